@@ -1,0 +1,48 @@
+# The two commands a new user needs: `make run` and `make test`. Everything else is optional.
+# Each target installs missing Debian packages first (scripts/install-deps.sh, silent when done).
+
+SAMPLE := resources/models/sample_yolo_tiny.onnx
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 1800
+
+.PHONY: run test setup configure build asan fuzz fuzz-corpus format clean help
+
+help:
+	@echo "make run    build and inspect the bundled sample model"
+	@echo "make test   build and run the whole test suite (ctest)"
+	@echo "make asan   build and test with AddressSanitizer + UBSan"
+	@echo "make fuzz   run the ONNX importer fuzzer for FUZZ_SECONDS (default 1800)"
+
+setup:
+	@bash scripts/install-deps.sh
+
+# Reconfigure only when there is no build tree yet; CMake re-runs itself when CMakeLists change.
+build/build.ninja: | setup
+	@cmake --preset dev >/dev/null
+
+configure: setup build/build.ninja
+
+build: configure
+	@cmake --build --preset dev -j $(JOBS)
+
+run: build
+	@./build/bin/sod2 inspect $(SAMPLE)
+
+test: build
+	@ctest --preset dev -j $(JOBS)
+
+asan: setup
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan -j $(JOBS)
+	@ctest --preset asan -j $(JOBS)
+
+fuzz: setup
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz -j $(JOBS)
+	@bash scripts/run-fuzzer.sh onnx_import_fuzzer $(FUZZ_SECONDS)
+
+format:
+	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
+
+clean:
+	@rm -rf build build-release build-asan build-fuzz

@@ -1,0 +1,59 @@
+#include "app/cli/command_line.h"
+
+#include <stdexcept>
+
+namespace sod2::cli {
+
+const CommandLine::Flag* CommandLine::find(const std::string& name) const {
+  for (const Flag& f : flags_)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+void CommandLine::parse(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-' || arg == "-") {
+      positional_.push_back(arg);
+      continue;
+    }
+    std::optional<std::string> inline_value;
+    if (auto eq = arg.find('='); eq != std::string::npos) {
+      inline_value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    const Flag* flag = find(arg);
+    if (!flag) throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
+    if (!flag->takes_value) {
+      if (inline_value) throw std::invalid_argument("option '" + arg + "' takes no value");
+      values_[arg] = "";
+      continue;
+    }
+    if (!inline_value) {
+      if (i + 1 >= args.size())
+        throw std::invalid_argument("option '" + arg + "' needs a value (" + flag->value_name +
+                                    ")");
+      inline_value = args[++i];
+    }
+    values_[arg] = *inline_value;
+  }
+}
+
+std::optional<std::string> CommandLine::value(const std::string& flag) const {
+  auto it = values_.find(flag);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string CommandLine::flags_help() const {
+  std::string out;
+  for (const Flag& f : flags_) {
+    std::string left = "  " + f.name + (f.takes_value ? " " + f.value_name : "");
+    if (left.size() < 26) left.resize(26, ' ');
+    else left += "\n" + std::string(26, ' ');
+    out += left + f.help + "\n";
+  }
+  return out;
+}
+
+}  // namespace sod2::cli

@@ -1,0 +1,38 @@
+// A small, strict argument parser: every flag must be known, values are validated where they are
+// read, and unknown or malformed flags are errors that name the flag.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sod2::cli {
+
+class CommandLine {
+ public:
+  struct Flag {
+    std::string name;   // "--json"
+    bool takes_value;   // "--bind k=v" vs "--json"
+    std::string help;
+    std::string value_name;  // shown in help: "FILE"
+  };
+
+  explicit CommandLine(std::vector<Flag> flags) : flags_(std::move(flags)) {}
+
+  // Throws std::invalid_argument with a user-facing message on an unknown flag or missing value.
+  void parse(const std::vector<std::string>& args);
+
+  bool has(const std::string& flag) const { return values_.count(flag) > 0; }
+  std::optional<std::string> value(const std::string& flag) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+  std::string flags_help() const;
+
+ private:
+  const Flag* find(const std::string& name) const;
+  std::vector<Flag> flags_;
+  std::map<std::string, std::string> values_;
+  std::vector<std::string> positional_;
+};
+
+}  // namespace sod2::cli

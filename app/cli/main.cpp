@@ -1,0 +1,50 @@
+// The `sod2` command-line tool: one subcommand per job, each in its own file.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/cli/inspect_command.h"
+#include "core/onnx/onnx_import.h"
+#include "core/version.h"
+
+namespace {
+
+const char* kHelp =
+    "usage: sod2 COMMAND [options]\n\n"
+    "SoD2 Studio's command-line tool for dynamic ONNX models.\n\n"
+    "commands:\n"
+    "  inspect MODEL.onnx    validate a model and summarise inputs, outputs and ops\n"
+    "                        (--json for a machine-readable document)\n\n"
+    "options:\n"
+    "  --version             print the version and the ONNX opset this build understands\n"
+    "  --help                show this help; `sod2 COMMAND --help` explains a command\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << kHelp;
+    return 1;
+  }
+  const std::string command = args.front();
+  args.erase(args.begin());
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (command == "--version") {
+    std::cout << "sod2 " << SOD2_VERSION_STRING << " (ONNX opsets up to "
+              << sod2::max_known_onnx_opset() << ")\n";
+    return 0;
+  }
+  // Exceptions never cross into the OS: anything unexpected is one line and exit status 1.
+  try {
+    if (command == "inspect") return sod2::cli::run_inspect(args, std::cout, std::cerr);
+  } catch (const std::exception& e) {
+    std::cerr << "sod2 " << command << ": unexpected error: " << e.what() << "\n";
+    return 1;
+  }
+  std::cerr << "sod2: unknown command '" << command << "' (see sod2 --help)\n";
+  return 1;
+}
