@@ -32,3 +32,10 @@ Expected<Model> import_onnx_bytes(std::span<const uint8_t> bytes, const std::str
                                   const ImportOptions& options = {});
 
 }  // namespace sod2
+
+namespace sod2 {
+
+// Reads one serialized TensorProto (the ONNX test-data layout: test_data_set_N/input_K.pb).
+Expected<Tensor> read_tensor_file(const std::string& path);
+
+}  // namespace sod2

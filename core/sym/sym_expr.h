@@ -86,7 +86,6 @@ class SymExpr {
  public:
   SymExpr();                                  // the constant 0
   SymExpr(int64_t value);                     // NOLINT(google-explicit-constructor): `2*n + 1`
-  SymExpr(int value) : SymExpr(int64_t{value}) {}  // NOLINT: literals without casts
   SymExpr(const Symbol& s);                   // NOLINT(google-explicit-constructor)
 
   static SymExpr overflow();
