@@ -5,11 +5,12 @@ SAMPLE := resources/models/sample_yolo_tiny.onnx
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 1800
 
-.PHONY: run test setup configure build asan fuzz fuzz-corpus format clean help
+.PHONY: run test bench setup configure build asan fuzz format clean help
 
 help:
 	@echo "make run    build and inspect the bundled sample model"
 	@echo "make test   build and run the whole test suite (ctest)"
+	@echo "make bench  build and run the benchmarks (tables on stdout, JSON under build/bench/)"
 	@echo "make asan   build and test with AddressSanitizer + UBSan"
 	@echo "make fuzz   run the ONNX importer fuzzer for FUZZ_SECONDS (default 1800)"
 
@@ -30,6 +31,9 @@ run: build
 
 test: build
 	@ctest --preset dev -j $(JOBS)
+
+bench: build
+	@./build/bin/rdp_bench ../shared/models build/bench
 
 asan: setup
 	@cmake --preset asan >/dev/null

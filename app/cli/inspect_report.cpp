@@ -5,6 +5,9 @@
 #include <map>
 #include <sstream>
 
+#include "core/ops/op_registry.h"
+#include "core/rdp/binding.h"
+#include "core/rdp/rdp_summary.h"
 #include "core/version.h"
 
 namespace sod2::cli {
@@ -14,61 +17,114 @@ using Json = nlohmann::ordered_json;
 
 std::string value_name(const Graph& g, ValueId id) { return id == kNoValue ? "" : g.value(id).name; }
 
-Json dims_json(const ShapeDecl& shape) {
+Json declared_dims_json(const ShapeDecl& shape) {
   if (!shape) return nullptr;
   Json dims = Json::array();
   for (const DimDecl& d : *shape) dims.push_back(d.is_unknown() ? Json(nullptr) : Json(d.to_string()));
   return dims;
 }
 
-Json value_json(const Graph& g, const Value& v) {
+Json fact_dims_json(const TensorFact& f) {
+  if (!f.dims) return nullptr;
+  Json dims = Json::array();
+  for (const Dim& d : *f.dims) dims.push_back(d ? Json(d->to_string()) : Json(nullptr));
+  return dims;
+}
+
+Json dims_at_json(const TensorFact& f, const sym::Binding& b) {
+  if (!f.dims) return nullptr;
+  Json dims = Json::array();
+  for (const Dim& d : *f.dims) {
+    auto v = dim_at(d, b);
+    dims.push_back(v ? Json(*v) : Json(nullptr));
+  }
+  return dims;
+}
+
+std::string dtype_of(const Value& v, const TensorFact& f) {
+  return std::string(data_type_name(f.dtype != DataType::kUndefined ? f.dtype : v.dtype));
+}
+
+// Node outputs and graph outputs get RDP facts; graph inputs and initializers show theirs too.
+Json value_json(const Graph& g, ValueId id, const InspectData& d) {
+  const Value& v = g.value(id);
+  const TensorFact& f = d.rdp.fact(g, id);
   Json j;
   j["name"] = v.name;
   j["graph"] = g.name();
   j["kind"] = value_kind_name(v.kind);
-  j["type"] = type_category_name(v.category);
-  j["dtype"] = v.category == TypeCategory::kTensor || v.category == TypeCategory::kSparseTensor
-                   ? Json(std::string(data_type_name(v.dtype)))
-                   : Json(nullptr);
-  j["rank"] = v.shape ? Json(v.shape->size()) : Json(nullptr);
-  j["dims"] = dims_json(v.shape);
+  j["type"] = type_category_name(f.category);
+  j["dtype"] = dtype_of(v, f);
+  j["rank"] = f.dims ? Json(f.dims->size()) : Json(nullptr);
+  j["dims"] = fact_dims_json(f);
+  if (f.value && v.kind != ValueKind::kInitializer) {
+    Json vals = Json::array();
+    for (const auto& e : *f.value) vals.push_back(e.to_string());
+    j["value"] = vals;
+  }
+  j["declared_dims"] = declared_dims_json(v.shape);
+  if (d.binding) j["dims_at"] = dims_at_json(f, *d.binding);
   return j;
 }
 
-Json io_json(const Graph& g, const std::vector<ValueId>& ids) {
+Json io_json(const Graph& g, const std::vector<ValueId>& ids, const InspectData& d) {
   Json arr = Json::array();
   for (ValueId id : ids) {
     const Value& v = g.value(id);
+    const TensorFact& f = d.rdp.fact(g, id);
     Json j;
     j["name"] = v.name;
-    j["dtype"] = std::string(data_type_name(v.dtype));
-    j["rank"] = v.shape ? Json(v.shape->size()) : Json(nullptr);
-    j["dims"] = dims_json(v.shape);
+    j["dtype"] = dtype_of(v, f);
+    j["rank"] = f.dims ? Json(f.dims->size()) : Json(nullptr);
+    j["dims"] = fact_dims_json(f);
+    j["declared_dims"] = declared_dims_json(v.shape);
+    if (d.binding) j["dims_at"] = dims_at_json(f, *d.binding);
     arr.push_back(std::move(j));
   }
   return arr;
 }
 
-std::map<std::string, size_t> op_histogram(const Graph& root) {
-  std::map<std::string, size_t> hist;
-  visit_graphs(root, [&](const Graph& g, const Node*) {
-    for (const Node& n : g.nodes())
-      ++hist[n.domain.empty() ? n.op_type : n.domain + "::" + n.op_type];
-  });
-  return hist;
+// ISDO/ISDOS shapes are always static; ISVDOS ones when RDP resolved their value inputs.
+bool node_resolved(const Node& n, const RdpResult& rdp) {
+  switch (op_class_of(n)) {
+    case OpClass::kISDO:
+    case OpClass::kISDOS: return true;
+    case OpClass::kISVDOS: return rdp.resolved(n);
+    default: return false;
+  }
 }
 
-// Most frequent first, ties by name, so the output is stable.
 std::vector<std::pair<std::string, size_t>> sorted_histogram(const Graph& root) {
-  const auto hist = op_histogram(root);
+  std::map<std::string, size_t> hist;
+  visit_graphs(root, [&](const Graph& g, const Node*) {
+    for (const Node& n : g.nodes()) ++hist[n.domain.empty() ? n.op_type : n.domain + "::" + n.op_type];
+  });
   std::vector<std::pair<std::string, size_t>> v(hist.begin(), hist.end());
   std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return v;
 }
 
+Json summary_json(const RdpSummary& s) {
+  return {{"values_total", s.values_total}, {"rank_unknown", s.rank_unknown},
+          {"dims_total", s.dims_total},     {"dims_constant", s.dims_constant},
+          {"dims_symbolic", s.dims_symbolic}, {"dims_unknown", s.dims_unknown},
+          {"dims_execution", s.dims_execution}, {"assumptions", s.assumptions}};
+}
+
+Json diagnostics_json(const InspectData& d) {
+  Json diags = Json::array();
+  auto add = [&](const Diagnostic& x) {
+    diags.push_back({{"severity", severity_name(x.severity)}, {"message", x.message}, {"node", x.node}});
+  };
+  for (const Diagnostic& x : d.model.diagnostics) add(x);
+  for (const Diagnostic& x : d.rdp.diagnostics()) add(x);
+  return diags;
+}
+
 }  // namespace
 
-Json inspect_json(const Model& model) {
+Json inspect_json(const InspectData& d) {
+  const Model& model = d.model;
   const Graph& root = *model.graph;
   Json doc;
   doc["schema_version"] = kInspectSchemaVersion;
@@ -83,8 +139,26 @@ Json inspect_json(const Model& model) {
   for (const OpsetImport& o : model.opset_imports)
     imports.push_back({{"domain", o.domain.empty() ? "ai.onnx" : o.domain}, {"version", o.version}});
   doc["opset_imports"] = imports;
-  doc["inputs"] = io_json(root, root.inputs());
-  doc["outputs"] = io_json(root, root.outputs());
+  doc["inputs"] = io_json(root, root.inputs(), d);
+  doc["outputs"] = io_json(root, root.outputs(), d);
+
+  Json symbols = Json::array();
+  for (const SymbolInfo& s : d.rdp.symbols()) {
+    const sym::SymbolRange r = d.rdp.ranges().get(s.symbol);
+    Json j = {{"name", s.symbol.name()},
+              {"kind", s.kind == SymbolKind::kInput ? "input" : "execution"},
+              {"origin", s.origin},
+              {"range", {r.lo, r.hi, r.multiple}},
+              {"range_declared", s.has_declared_range}};
+    if (auto it = d.rdp.refinements().find(s.symbol); it != d.rdp.refinements().end())
+      j["refined_to"] = it->second.to_string();
+    if (d.binding) {
+      auto b = d.binding->find(s.symbol);
+      j["bound"] = b == d.binding->end() ? Json(nullptr) : Json(b->second);
+    }
+    symbols.push_back(std::move(j));
+  }
+  doc["symbols"] = symbols;
 
   Json nodes = Json::array(), values = Json::array(), subgraphs = Json::array();
   visit_graphs(root, [&](const Graph& g, const Node* owner) {
@@ -109,6 +183,8 @@ Json inspect_json(const Model& model) {
       j["op"] = n.op_type;
       j["domain"] = n.domain.empty() ? "ai.onnx" : n.domain;
       j["graph"] = g.name();
+      j["class"] = op_class_name(op_class_of(n));
+      j["resolved"] = node_resolved(n, d.rdp);
       Json ins = Json::array(), outs = Json::array(), subs = Json::array();
       for (ValueId id : n.inputs) ins.push_back(value_name(g, id));
       for (ValueId id : n.outputs) outs.push_back(value_name(g, id));
@@ -118,12 +194,18 @@ Json inspect_json(const Model& model) {
       j["subgraphs"] = subs;
       nodes.push_back(std::move(j));
     }
-    for (const Value& v : g.values())
-      if (v.kind != ValueKind::kOuterScope) values.push_back(value_json(g, v));
+    for (size_t i = 0; i < g.num_values(); ++i)
+      if (g.value(static_cast<ValueId>(i)).kind != ValueKind::kOuterScope)
+        values.push_back(value_json(g, static_cast<ValueId>(i), d));
   });
   doc["nodes"] = std::move(nodes);
   doc["values"] = std::move(values);
   doc["subgraphs"] = std::move(subgraphs);
+
+  Json assumptions = Json::array();
+  for (const Assumption& a : d.rdp.assumptions())
+    assumptions.push_back({{"expr", a.to_string()}, {"node", a.node}, {"why", a.why}});
+  doc["assumptions"] = assumptions;
 
   Json hist = Json::object();
   for (const auto& [op, count] : sorted_histogram(root)) hist[op] = count;
@@ -132,14 +214,21 @@ Json inspect_json(const Model& model) {
                    {"nodes_main_graph", root.num_nodes()},
                    {"subgraphs", root.total_subgraphs()},
                    {"initializers", root.total_initializers()}};
-  Json diags = Json::array();
-  for (const Diagnostic& d : model.diagnostics)
-    diags.push_back({{"severity", severity_name(d.severity)}, {"message", d.message}, {"node", d.node}});
-  doc["diagnostics"] = diags;
+  doc["summary"] = summary_json(summarize_rdp(model, d.rdp));
+  if (d.onnx) {
+    doc["onnx_summary"] = {{"values_total", d.onnx->values_total},
+                           {"rank_unknown", d.onnx->rank_unknown},
+                           {"dims_total", d.onnx->dims_total},
+                           {"dims_constant", d.onnx->dims_constant},
+                           {"dims_symbolic", d.onnx->dims_symbolic},
+                           {"dims_unknown", d.onnx->dims_unknown}};
+  }
+  doc["diagnostics"] = diagnostics_json(d);
   return doc;
 }
 
-std::string inspect_text(const Model& model) {
+std::string inspect_text(const InspectData& d) {
+  const Model& model = d.model;
   const Graph& root = *model.graph;
   std::ostringstream out;
   out << "model     " << (model.path.empty() ? root.name() : model.path) << "\n";
@@ -157,8 +246,12 @@ std::string inspect_text(const Model& model) {
     bool first = true;
     for (ValueId id : ids) {
       const Value& v = root.value(id);
+      const TensorFact& f = d.rdp.fact(root, id);
       out << (first ? title : "          ") << std::left << std::setw(static_cast<int>(width) + 2)
-          << v.name << std::setw(9) << data_type_name(v.dtype) << shape_to_string(v.shape) << "\n";
+          << v.name << std::setw(9) << dtype_of(v, f) << f.to_string();
+      if (v.shape && shape_to_string(v.shape) != f.to_string())
+        out << "   (declared " << shape_to_string(v.shape) << ")";
+      out << "\n";
       first = false;
     }
     if (first) out << title << "(none)\n";
@@ -168,27 +261,106 @@ std::string inspect_text(const Model& model) {
   out << "nodes     " << root.total_nodes() << " (" << root.num_nodes() << " in the main graph, "
       << root.total_subgraphs() << " subgraph" << (root.total_subgraphs() == 1 ? "" : "s")
       << "), " << root.total_initializers() << " initializers\n";
-  out << "ops      ";
+  out << "ops       ";
   size_t col = 10;
   bool first = true;
   for (const auto& [op, count] : sorted_histogram(root)) {
-    std::string item = (first ? " " : ", ") + op + " " + std::to_string(count);
-    if (col + item.size() > 100) {
-      out << ",\n          ";
-      item = item.substr(first ? 1 : 2);
-      col = 10;
+    const std::string item = op + " " + std::to_string(count);
+    if (!first) {
+      if (col + item.size() + 2 > 100) {
+        out << ",\n          ";
+        col = 10;
+      } else {
+        out << ", ";
+        col += 2;
+      }
     }
     out << item;
     col += item.size();
     first = false;
   }
   out << "\n";
-  for (const Diagnostic& d : model.diagnostics) {
-    out << severity_name(d.severity) << ": " << d.message;
-    if (!d.node.empty()) out << " [node " << d.node << "]";
-    out << "\n";
+  const RdpSummary s = summarize_rdp(model, d.rdp);
+  out << "shapes    " << s.values_total << " values, " << s.rank_unknown << " of unknown rank; "
+      << s.dims_total << " dims: " << s.dims_constant << " constant, " << s.dims_symbolic
+      << " symbolic, " << s.dims_execution << " execution-dependent, " << s.dims_unknown
+      << " unknown\n";
+  if (d.onnx) {
+    out << "libonnx   " << d.onnx->values_total << " values, " << d.onnx->rank_unknown
+        << " of unknown rank; " << d.onnx->dims_total << " dims: " << d.onnx->dims_constant
+        << " constant, " << d.onnx->dims_symbolic << " symbolic, " << d.onnx->dims_unknown
+        << " unknown (InferShapes with data propagation)\n";
   }
+  out << "symbols  ";
+  for (const SymbolInfo& si : d.rdp.symbols()) {
+    if (si.kind != SymbolKind::kInput) continue;
+    const sym::SymbolRange r = d.rdp.ranges().get(si.symbol);
+    out << " " << si.symbol.name() << "∈[" << r.lo << "," << r.hi << "]";
+    if (r.multiple > 1) out << "%" << r.multiple;
+    if (d.binding) out << "=" << d.binding->at(si.symbol);
+  }
+  const size_t n_exec = std::count_if(d.rdp.symbols().begin(), d.rdp.symbols().end(),
+                                      [](const SymbolInfo& i) { return i.kind == SymbolKind::kExecution; });
+  out << "; " << n_exec << " execution symbol" << (n_exec == 1 ? "" : "s") << "\n";
+  for (const Assumption& a : d.rdp.assumptions())
+    out << "assumes   " << a.to_string() << "   [node " << a.node << ": " << a.why << "]\n";
+
+  // The node table: one line per node output, so every propagated shape can be read.
+  out << "\n" << std::left << std::setw(28) << "node" << std::setw(20) << "op" << std::setw(8)
+      << "class" << "output shapes" << (d.binding ? " (at binding)" : "") << "\n";
+  visit_graphs(root, [&](const Graph& g, const Node* owner) {
+    if (owner) out << "-- subgraph " << g.name() << " of " << owner->name << "\n";
+    for (const Node& n : g.nodes()) {
+      std::string cls = op_class_name(op_class_of(n));
+      if (op_class_of(n) == OpClass::kISVDOS && d.rdp.resolved(n)) cls += "*";
+      out << std::setw(28) << n.name << std::setw(20) << n.op_type << std::setw(8) << cls;
+      bool first_out = true;
+      for (ValueId id : n.outputs) {
+        if (id == kNoValue) continue;
+        const TensorFact& f = d.rdp.fact(g, id);
+        out << (first_out ? "" : "; ") << f.to_string();
+        if (d.binding && f.dims) {
+          out << " → [";
+          for (size_t i = 0; i < f.dims->size(); ++i) {
+            auto v = dim_at((*f.dims)[i], *d.binding);
+            out << (i ? ", " : "") << (v ? std::to_string(*v) : "?");
+          }
+          out << "]";
+        }
+        first_out = false;
+      }
+      out << "\n";
+    }
+  });
+  out << "(class* = ISVDOS whose value inputs RDP resolved)\n";
+  for (const auto* diags : {&model.diagnostics, &d.rdp.diagnostics()})
+    for (const Diagnostic& x : *diags) {
+      out << severity_name(x.severity) << ": " << x.message;
+      if (!x.node.empty()) out << " [node " << x.node << "]";
+      out << "\n";
+    }
   return out.str();
+}
+
+ShapeAnnotations shape_annotations(const Model& model, const RdpResult& rdp) {
+  ShapeAnnotations out;
+  visit_graphs(*model.graph, [&](const Graph& g, const Node*) {
+    auto& by_name = out.emplace_back();
+    for (size_t i = 0; i < g.num_values(); ++i) {
+      const Value& v = g.value(static_cast<ValueId>(i));
+      if (v.kind != ValueKind::kNodeOutput) continue;
+      const TensorFact& f = rdp.fact(g, static_cast<ValueId>(i));
+      if (f.category != TypeCategory::kTensor || !f.dims) continue;
+      std::vector<DimDecl> dims;
+      for (const Dim& dim : *f.dims) {
+        if (!dim) dims.push_back(DimDecl::unknown());
+        else if (auto c = dim->constant_value()) dims.push_back(DimDecl::constant(*c));
+        else dims.push_back(DimDecl::param(dim->to_string()));
+      }
+      by_name[v.name] = {f.dtype != DataType::kUndefined ? f.dtype : v.dtype, std::move(dims)};
+    }
+  });
+  return out;
 }
 
 }  // namespace sod2::cli

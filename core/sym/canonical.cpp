@@ -74,9 +74,8 @@ void PolyBuilder::add(const SymExpr& e, int64_t scale) {
 
 SymExpr PolyBuilder::build() {
   if (overflow_) return SymExpr::overflow();
-  std::sort(terms_.begin(), terms_.end(), [](const Term& a, const Term& b) {
-    return compare_terms(a.mono, b.mono) < 0;
-  });
+  std::sort(terms_.begin(), terms_.end(),
+            [](const Term& a, const Term& b) { return compare_terms(a.mono, b.mono) < 0; });
   // c1*m + c2*m = (c1+c2)*m (distributivity); zero coefficients vanish (0*m = 0).
   size_t out = 0;
   for (size_t i = 0; i < terms_.size(); ++i) {
@@ -90,6 +89,7 @@ SymExpr PolyBuilder::build() {
   }
   terms_.resize(out);
   std::erase_if(terms_, [](const Term& t) { return t.coeff == 0; });
+  if (SymExpr merged; merge_division_identity(&merged)) return merged;
   if (terms_.empty()) return SymExpr(constant_);
   if (terms_.size() == 1 && terms_[0].coeff == 1 && constant_ == 0) return terms_[0].mono;
   std::vector<SymExpr> monos;
@@ -101,6 +101,33 @@ SymExpr PolyBuilder::build() {
     coeffs.push_back(t.coeff);
   }
   return intern(Kind::kSum, constant_, {}, monos, coeffs);
+}
+
+bool PolyBuilder::merge_division_identity(SymExpr* out) {
+  for (size_t i = 0; i < terms_.size(); ++i) {
+    const SymExpr& m = terms_[i].mono;
+    if (m.kind() != Kind::kMod) continue;
+    auto c = m.operands()[1].constant_value();
+    int64_t ck = 0;
+    if (!c || *c < 2 || !mul_checked(*c, terms_[i].coeff, &ck)) continue;
+    for (size_t j = 0; j < terms_.size(); ++j) {
+      const SymExpr& f = terms_[j].mono;
+      if (f.kind() != Kind::kFloorDiv || terms_[j].coeff != ck ||
+          f.operands()[0] != m.operands()[0] || f.operands()[1] != m.operands()[1]) {
+        continue;
+      }
+      // c*k*floordiv(x, c) + k*mod(x, c) = k*x: the division identity x = c*floor(x/c) + x mod c.
+      PolyBuilder rest;
+      rest.add_const(constant_);
+      for (size_t t = 0; t < terms_.size(); ++t) {
+        if (t != i && t != j) rest.add_term(terms_[t].mono, terms_[t].coeff);
+      }
+      rest.add(m.operands()[0], terms_[i].coeff);
+      *out = rest.build();
+      return true;
+    }
+  }
+  return false;
 }
 
 void append_factors(const SymExpr& mono, std::vector<Factor>* out) {
@@ -152,7 +179,8 @@ bool monomial_divide(const SymExpr& num, const SymExpr& den, SymExpr* quotient) 
   append_factors(num, &n);
   append_factors(den, &d);
   for (const Factor& df : d) {
-    auto it = std::find_if(n.begin(), n.end(), [&](const Factor& nf) { return nf.atom == df.atom; });
+    auto it =
+        std::find_if(n.begin(), n.end(), [&](const Factor& nf) { return nf.atom == df.atom; });
     if (it == n.end() || it->power < df.power) return false;
     it->power -= df.power;
   }
@@ -176,6 +204,7 @@ bool exact_div(int64_t c, int64_t k, int64_t* q) {
   return true;
 }
 
+// k * (sum c_i m_i + c0) = sum (k c_i) m_i + k c0; k = 0 leaves 0 (x*0 = 0 for every integer x).
 SymExpr scale(const SymExpr& e, int64_t k) {
   if (k == 1) return e;
   PolyBuilder b;
@@ -239,7 +268,7 @@ SymExpr div_symbolic(Kind kind, const SymExpr& a, const SymExpr& d) {
 SymExpr floordiv_const(const SymExpr& a, int64_t c) {
   // A zero divisor is undefined everywhere; keeping the node lets evaluation report it.
   if (c == 0) return make_binary(Kind::kFloorDiv, a, SymExpr(0));
-  if (auto v = a.constant_value()) {
+  if (auto v = a.constant_value()) {  // constant folding, with the one overflow (MIN / -1)
     int64_t q = 0;
     return floordiv_checked(*v, c, &q) ? SymExpr(q) : SymExpr::overflow();
   }
@@ -293,8 +322,8 @@ SymExpr floordiv_const(const SymExpr& a, int64_t c) {
 
 SymExpr mod_const(const SymExpr& a, int64_t c) {
   if (c == 0) return make_binary(Kind::kMod, a, SymExpr(0));  // undefined: evaluation reports it
-  if (auto v = a.constant_value()) return SymExpr(mod_nonzero(*v, c));
-  if (c == kInt64Min) return make_binary(Kind::kMod, a, SymExpr(c));  // cannot negate
+  if (auto v = a.constant_value()) return SymExpr(mod_nonzero(*v, c));  // constant folding
+  if (c == kInt64Min) return make_binary(Kind::kMod, a, SymExpr(c));    // cannot negate
   // x mod -c = -((-x) mod c): both are x - (-c)*floor(x/-c).
   if (c < 0) return -mod_const(-a, -c);
   // x mod 1 = 0.
@@ -446,7 +475,7 @@ SymExpr operator+(const SymExpr& a, const SymExpr& b) {
 
 SymExpr operator-(const SymExpr& a, const SymExpr& b) {
   if (b.is_constant() && b.constant_term() == 0) return a;  // x - 0 = x
-  if (a == b && !a.is_overflow()) return SymExpr(0);       // x - x = 0
+  if (a == b && !a.is_overflow()) return SymExpr(0);        // x - x = 0
   PolyBuilder pb;
   pb.add(a, 1);
   pb.add(b, -1);
@@ -513,8 +542,9 @@ SymExpr floordiv(const SymExpr& a, const SymExpr& b) {
 SymExpr ceildiv(const SymExpr& a, const SymExpr& b) {
   if (a.is_overflow() || b.is_overflow()) return SymExpr::overflow();
   if (auto c = b.constant_value()) {
-    if (*c == 0) return detail::make_binary(Kind::kCeilDiv, a, b);  // undefined: evaluation reports it
-    if (auto v = a.constant_value()) {
+    if (*c == 0)
+      return detail::make_binary(Kind::kCeilDiv, a, b);  // undefined: evaluation reports it
+    if (auto v = a.constant_value()) {                   // constant folding
       int64_t q = 0;
       return detail::ceildiv_checked(*v, *c, &q) ? SymExpr(q) : SymExpr::overflow();
     }

@@ -65,7 +65,7 @@ class PolyBuilder {
  public:
   void add_const(int64_t k);
   void add_term(const SymExpr& mono, int64_t coeff);  // mono must be a monomial
-  void add(const SymExpr& e, int64_t scale);           // adds scale * e, e any expression
+  void add(const SymExpr& e, int64_t scale);          // adds scale * e, e any expression
   void set_overflow() { overflow_ = true; }
 
   bool overflowed() const { return overflow_; }
@@ -74,6 +74,9 @@ class PolyBuilder {
   SymExpr build();
 
  private:
+  // Folds c*k*floordiv(x,c) + k*mod(x,c) into k*x; true (and *out set) when it fired.
+  bool merge_division_identity(SymExpr* out);
+
   int64_t constant_ = 0;
   std::vector<Term> terms_;
   bool overflow_ = false;

@@ -14,7 +14,8 @@ inline constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 inline bool floordiv_checked(int64_t a, int64_t b, int64_t* out) {
   if (b == 0 || (a == kInt64Min && b == -1)) return false;
   int64_t q = a / b;
-  // C++ truncates toward zero; a non-zero remainder with operands of opposite signs is one too high.
+  // C++ truncates toward zero; a non-zero remainder with operands of opposite signs is one too
+  // high.
   if (a % b != 0 && ((a < 0) != (b < 0))) --q;
   *out = q;
   return true;
@@ -63,6 +64,29 @@ inline bool sub_checked(int64_t a, int64_t b, int64_t* out) {
 }
 inline bool mul_checked(int64_t a, int64_t b, int64_t* out) {
   return !__builtin_mul_overflow(a, b, out);
+}
+
+// base^exponent (exponent >= 0), false when it leaves int64. Bases of magnitude <= 1 are
+// answered directly so huge exponents cost nothing; any other base overflows within 63 steps.
+inline bool pow_checked(int64_t base, int64_t exponent, int64_t* out) {
+  if (exponent == 0 || base == 1) {
+    *out = 1;
+    return true;
+  }
+  if (base == 0) {
+    *out = 0;
+    return true;
+  }
+  if (base == -1) {
+    *out = exponent % 2 == 0 ? 1 : -1;
+    return true;
+  }
+  int64_t acc = base;
+  for (int64_t i = 1; i < exponent; ++i) {
+    if (__builtin_mul_overflow(acc, base, &acc)) return false;
+  }
+  *out = acc;
+  return true;
 }
 
 // gcd of magnitudes; works for MIN because it runs on unsigned values. gcd(0, x) = |x|.

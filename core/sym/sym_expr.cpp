@@ -77,15 +77,16 @@ class Table {
   Table() {
     nodes_.reserve(1 << 12);
     for (int64_t v = kSmallMin; v <= kSmallMax; ++v) {
-      small_[static_cast<size_t>(v - kSmallMin)] = intern_locked(make_key(Kind::kConst, v, {}, {}, {}));
+      small_[static_cast<size_t>(v - kSmallMin)] =
+          intern_locked(make_key(Kind::kConst, v, {}, {}, {}));
     }
     overflow_ = intern_locked(make_key(Kind::kOverflow, 0, {}, {}, {}));
   }
 
   static Key make_key(Kind kind, int64_t value, std::string_view name,
                       std::span<const SymExpr> operands, std::span<const int64_t> coeffs) {
-    return Key{kind, value, name, operands, coeffs,
-               structural_hash(kind, value, name, operands, coeffs)};
+    return Key{kind,     value,  name,
+               operands, coeffs, structural_hash(kind, value, name, operands, coeffs)};
   }
 
   const Node* intern(const Key& key) {
@@ -147,8 +148,7 @@ uint64_t structural_hash(Kind kind, int64_t value, std::string_view name,
 
 SymExpr intern(Kind kind, int64_t value, std::string_view name, std::span<const SymExpr> operands,
                std::span<const int64_t> coeffs) {
-  return SymExpr::from_node(
-      table().intern(Table::make_key(kind, value, name, operands, coeffs)));
+  return SymExpr::from_node(table().intern(Table::make_key(kind, value, name, operands, coeffs)));
 }
 
 }  // namespace detail
@@ -177,7 +177,7 @@ SymExpr::SymExpr(int64_t value) {
   if (node_ == nullptr) node_ = detail::intern(Kind::kConst, value, {}, {}, {}).node();
 }
 
-SymExpr SymExpr::overflow() { return SymExpr(detail::table().overflow()); }
+SymExpr SymExpr::overflow() { return from_node(detail::table().overflow()); }
 
 std::optional<Symbol> SymExpr::as_symbol() const {
   if (!is_symbol()) return std::nullopt;

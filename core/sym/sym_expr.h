@@ -27,17 +27,20 @@
 //  I2  kSum = constant_term() + sum(coefficients()[i] * operands()[i]): operands are monomials
 //      (atoms or kProduct) strictly increasing in term order (higher degree first, then
 //      compare()); coefficients are non-zero; never a bare monomial (1 operand, coefficient 1,
-//      constant 0) and never term-free (that is a kConst).
+//      constant 0) and never term-free (that is a kConst); no pair of terms c*k*floordiv(x,c)
+//      and k*mod(x,c) (they fold to k*x).
 //  I3  kProduct = prod(operands()[i] ^ coefficients()[i]): operands are atoms strictly increasing
 //      by compare(), powers >= 1, never a single atom to the power 1. Products are fully expanded:
 //      no sum is ever a factor.
 //  I4  Atoms are kSymbol, kFloorDiv, kCeilDiv, kMod, kMin, kMax.
-//  I5  floordiv(x, c), constant c: c >= 2 or c == 0; x is not a constant unless c == 0; for
-//      c >= 2 no coefficient of x is a multiple of c, x's constant is in [0, c), gcd(coefficients
-//      of x, c) = 1 and x is not `floordiv(y, c2) + k` with constant c2 > 0.
-//  I6  mod(x, c), constant c >= 2: coefficients of x in [1, c), constant in [0, c),
-//      gcd(coefficients, c) = 1, no term of x is mod(y, c2) with c | c2. c == 0 is kept as is.
-//  I7  kCeilDiv has a non-constant divisor, or the constant 0.
+//  I5  floordiv(x, c), constant c: c >= 2, or c is 0 or INT64_MIN (kept verbatim: undefined,
+//      resp. not negatable); x is not a constant; for c >= 2 no coefficient of x is a multiple of
+//      c, x's constant is in [0, c), gcd(coefficients of x, c) = 1 and x is not
+//      `floordiv(y, c2) + k` with constant c2 > 0.
+//  I6  mod(x, c), constant c >= 2 (or 0 / INT64_MIN, kept verbatim): coefficients of x in
+//      [1, c), constant in [0, c), gcd(coefficients, c) = 1, no term of x is mod(y, c2) with
+//      c | c2.
+//  I7  kCeilDiv has a non-constant divisor, or the constant 0 or INT64_MIN.
 //  I8  Symbolic divisor d = k*M (single monomial M): no term of x is a multiple of k*M, x != 0
 //      and x != d.
 //  I9  kMin/kMax: >= 2 operands strictly increasing by compare(); none of the same kind
@@ -84,9 +87,9 @@ class Symbol;
 
 class SymExpr {
  public:
-  SymExpr();                                  // the constant 0
-  SymExpr(int64_t value);                     // NOLINT(google-explicit-constructor): `2*n + 1`
-  SymExpr(const Symbol& s);                   // NOLINT(google-explicit-constructor)
+  SymExpr();                 // the constant 0
+  SymExpr(int64_t value);    // NOLINT(google-explicit-constructor): `2*n + 1`
+  SymExpr(const Symbol& s);  // NOLINT(google-explicit-constructor)
 
   static SymExpr overflow();
 
@@ -103,18 +106,18 @@ class SymExpr {
   // kFloorDiv/kCeilDiv/kMod: {numerator, divisor}. kMin/kMax: the arguments.
   std::span<const SymExpr> operands() const;
   std::span<const int64_t> coefficients() const;
-  int64_t constant_term() const;            // kConst's value, kSum's constant, else 0
-  const std::string& symbol_name() const;   // empty unless kSymbol
-  uint32_t depth() const;                   // 1 for leaves; recursive passes recurse this deep
-  uint64_t hash() const;                    // structural and deterministic across runs
+  int64_t constant_term() const;           // kConst's value, kSum's constant, else 0
+  const std::string& symbol_name() const;  // empty unless kSymbol
+  uint32_t depth() const;                  // 1 for leaves; recursive passes recurse this deep
+  uint64_t hash() const;                   // structural and deterministic across runs
 
-  std::string to_string() const;            // printer.cpp; parse() reads it back
+  std::string to_string() const;  // printer.cpp; parse() reads it back
 
   const detail::Node* node() const { return node_; }
-  static SymExpr from_node(const detail::Node* node) { return SymExpr(node); }  // internal
+  static SymExpr from_node(const detail::Node* node) { return SymExpr(node, 0); }  // internal
 
  private:
-  explicit SymExpr(const detail::Node* node) : node_(node) {}
+  SymExpr(const detail::Node* node, int /*tag*/) : node_(node) {}  // a tag: SymExpr(0) is 0
   const detail::Node* node_;
 };
 
@@ -124,12 +127,12 @@ class Symbol {
   const std::string& name() const;
   SymExpr expr() const { return SymExpr::from_node(node_); }
   const detail::Node* node() const { return node_; }
-  static Symbol from_node(const detail::Node* node) { return Symbol(node); }  // internal
+  static Symbol from_node(const detail::Node* node) { return Symbol(node, 0); }  // internal
 
   friend bool operator==(const Symbol& a, const Symbol& b) { return a.node_ == b.node_; }
 
  private:
-  explicit Symbol(const detail::Node* node) : node_(node) {}
+  Symbol(const detail::Node* node, int /*tag*/) : node_(node) {}
   const detail::Node* node_;
 };
 
@@ -173,10 +176,10 @@ struct Node {
   Kind kind;
   uint32_t depth;
   uint64_t hash;
-  int64_t value;                 // kConst: the value; kSum: the constant term; else 0
-  std::string name;              // kSymbol only
+  int64_t value;     // kConst: the value; kSum: the constant term; else 0
+  std::string name;  // kSymbol only
   std::vector<SymExpr> operands;
-  std::vector<int64_t> coeffs;   // kSum: coefficients; kProduct: powers; else empty
+  std::vector<int64_t> coeffs;  // kSum: coefficients; kProduct: powers; else empty
 };
 }  // namespace detail
 

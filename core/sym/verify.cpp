@@ -32,6 +32,19 @@ Status check_sum(const SymExpr& e) {
   }
   if (!strictly_increasing(ops, detail::compare_terms)) return fail(e, "I2: term order");
   if (ops.size() == 1 && cs[0] == 1 && e.constant_term() == 0) return fail(e, "I2: bare monomial");
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind() != Kind::kMod) continue;
+    for (size_t j = 0; j < ops.size(); ++j) {
+      int64_t ck = 0;
+      auto c = ops[i].operands()[1].constant_value();
+      if (ops[j].kind() == Kind::kFloorDiv && c && *c >= 2 &&
+          ops[j].operands()[0] == ops[i].operands()[0] &&
+          ops[j].operands()[1] == ops[i].operands()[1] && detail::mul_checked(*c, cs[i], &ck) &&
+          ck == cs[j]) {
+        return fail(e, "I2: unfolded division identity");
+      }
+    }
+  }
   return {};
 }
 
@@ -119,9 +132,8 @@ Status check_min_max(const SymExpr& e) {
         same = a.mono(k) == b.mono(k) && a.coeff(k) == b.coeff(k);
       }
       if (same) return fail(e, "I9: operands differ by a constant");
-      if (ops[i].kind() == dual &&
-          std::find(ops[i].operands().begin(), ops[i].operands().end(), ops[j]) !=
-              ops[i].operands().end()) {
+      if (ops[i].kind() == dual && std::find(ops[i].operands().begin(), ops[i].operands().end(),
+                                             ops[j]) != ops[i].operands().end()) {
         return fail(e, "I9: absorbable operand");
       }
     }

@@ -23,6 +23,14 @@ NodeId add_node(Graph& g, const std::string& name, std::vector<ValueId> in,
   return g.add_node(std::move(n));
 }
 
+Attribute graph_attr(const std::string& name, std::shared_ptr<Graph> g) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kGraph;
+  a.g = std::move(g);
+  return a;
+}
+
 TEST(Graph, RejectsDuplicateNames) {
   Graph g("g");
   add(g, "x");
@@ -93,12 +101,12 @@ TEST(Graph, VisitsNestedSubgraphsDepthFirst) {
   Node in_mid;
   in_mid.name = "inner";
   in_mid.op_type = "If";
-  in_mid.attributes.push_back({.name = "then_branch", .type = AttributeType::kGraph, .g = leaf});
+  in_mid.attributes.push_back(graph_attr("then_branch", leaf));
   mid->add_node(in_mid);
   Node in_root;
   in_root.name = "outer";
   in_root.op_type = "Loop";
-  in_root.attributes.push_back({.name = "body", .type = AttributeType::kGraph, .g = mid});
+  in_root.attributes.push_back(graph_attr("body", mid));
   root->add_node(in_root);
   std::vector<std::string> seen;
   visit_graphs(*root, [&](const Graph& g, const Node* owner) {

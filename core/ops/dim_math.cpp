@@ -1,0 +1,113 @@
+#include "core/ops/dim_math.h"
+
+#include <algorithm>
+
+namespace sod2 {
+
+std::optional<int64_t> normalize_axis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::optional<std::vector<int64_t>> normalize_axes(const std::vector<int64_t>& axes, int64_t rank) {
+  std::vector<int64_t> out;
+  for (int64_t a : axes) {
+    auto n = normalize_axis(a, rank);
+    if (!n || std::find(out.begin(), out.end(), *n) != out.end()) return std::nullopt;
+    out.push_back(*n);
+  }
+  return out;
+}
+
+Dim broadcast_dim(InferContext& ctx, const Dim& a, const Dim& b) {
+  if (!a || !b) {
+    // The known side decides unless it is 1 (then the unknown one does).
+    const Dim& known = a ? a : b;
+    if (known && known->constant_value() != 1 && ctx.prove_le(2, *known) == Tri::kTrue) return known;
+    return std::nullopt;
+  }
+  if (*a == *b) return a;
+  if (a->constant_value() == 1) return b;
+  if (b->constant_value() == 1) return a;
+  if (ctx.prove_eq(*a, *b) == Tri::kTrue) return a;
+  const bool a_big = ctx.prove_le(2, *a) == Tri::kTrue, b_big = ctx.prove_le(2, *b) == Tri::kTrue;
+  if (a_big && b_big) {
+    ctx.require_equal(*a, *b, "broadcast operands must match where neither is 1");
+    return a;
+  }
+  if (a_big) return a;  // b is 1 or equal to a in every valid run
+  if (b_big) return b;
+  // Neither side is provably >= 2: for valid broadcasting the result is max(a, b) unless one of
+  // them is 0, which max cannot express; say that only when both are provably >= 1.
+  if (ctx.prove_le(1, *a) == Tri::kTrue && ctx.prove_le(1, *b) == Tri::kTrue)
+    return ctx.simplify(sym::max(*a, *b));
+  return std::nullopt;
+}
+
+std::optional<DimList> broadcast_shapes(InferContext& ctx,
+                                        const std::vector<const TensorFact*>& in) {
+  size_t rank = 0;
+  for (const TensorFact* f : in) {
+    if (!f->dims) return std::nullopt;
+    rank = std::max(rank, f->dims->size());
+  }
+  DimList out(rank, sym::SymExpr(1));
+  for (const TensorFact* f : in) {
+    const DimList& d = *f->dims;
+    const size_t offset = rank - d.size();
+    for (size_t i = 0; i < d.size(); ++i) out[offset + i] = broadcast_dim(ctx, out[offset + i], d[i]);
+  }
+  return out;
+}
+
+void same_shape_as_input(InferContext& ctx, size_t from, size_t out,
+                         std::optional<DataType> dtype) {
+  TensorFact f = ctx.input(from);
+  f.value.reset();
+  if (dtype) f.dtype = *dtype;
+  ctx.set_output(out, std::move(f));
+}
+
+bool tracks_values(const DimList& dims) {
+  if (dims.size() > 1) return false;
+  if (dims.empty()) return true;
+  const auto n = dims[0] ? dims[0]->constant_value() : std::nullopt;
+  return n && *n >= 0 && *n <= kMaxTrackedElements;
+}
+
+std::optional<std::vector<sym::SymExpr>> elementwise_values(
+    const std::vector<const TensorFact*>& in, const DimList& out_dims, const ValueFn& fn) {
+  if (!tracks_values(out_dims)) return std::nullopt;
+  const int64_t n = out_dims.empty() ? 1 : *out_dims[0]->constant_value();
+  for (const TensorFact* f : in)
+    if (!f->value || f->value->empty() != (n == 0)) return std::nullopt;
+  std::vector<sym::SymExpr> out;
+  out.reserve(static_cast<size_t>(n));
+  std::vector<sym::SymExpr> args(in.size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < in.size(); ++k) {
+      const auto& v = *in[k]->value;
+      // A single element broadcasts; otherwise lengths match (checked by the shape rule).
+      args[k] = v.size() == 1 ? v[0] : v[static_cast<size_t>(i) % v.size()];
+    }
+    auto r = fn(args);
+    if (!r) return std::nullopt;
+    out.push_back(*r);
+  }
+  return out;
+}
+
+std::optional<sym::SymExpr> dims_product(const DimList& dims, size_t from, size_t to) {
+  sym::SymExpr p(1);
+  for (size_t i = from; i < to && i < dims.size(); ++i) {
+    if (!dims[i]) return std::nullopt;
+    p = p * *dims[i];
+  }
+  return p;
+}
+
+DimList values_to_dims(const std::vector<sym::SymExpr>& values) {
+  return DimList(values.begin(), values.end());
+}
+
+}  // namespace sod2

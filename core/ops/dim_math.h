@@ -1,0 +1,42 @@
+// Shape arithmetic shared by the rule families: axes, broadcasting, and integer value propagation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "core/ops/infer_context.h"
+
+namespace sod2 {
+
+// `axis` in [-rank, rank) mapped to [0, rank); nullopt when out of range.
+std::optional<int64_t> normalize_axis(int64_t axis, int64_t rank);
+// The same for a list; nullopt when any is out of range or repeated.
+std::optional<std::vector<int64_t>> normalize_axes(const std::vector<int64_t>& axes, int64_t rank);
+
+// One broadcast dim of two (numpy rules). Requires equality where neither side can be 1.
+Dim broadcast_dim(InferContext& ctx, const Dim& a, const Dim& b);
+// Multidirectional broadcast of several inputs' dims; nullopt when some rank is unknown.
+std::optional<DimList> broadcast_shapes(InferContext& ctx, const std::vector<const TensorFact*>& in);
+
+// Output 0 = a copy of input `from`'s fact without its values (dtype kept unless given).
+void same_shape_as_input(InferContext& ctx, size_t from = 0, size_t out = 0,
+                         std::optional<DataType> dtype = std::nullopt);
+
+// Elementwise over the known values of broadcast inputs (rank <= 1, at most
+// kMaxTrackedElements); nullopt if some value is unknown or `fn` declines an element.
+using ValueFn = std::function<std::optional<sym::SymExpr>(const std::vector<sym::SymExpr>&)>;
+std::optional<std::vector<sym::SymExpr>> elementwise_values(
+    const std::vector<const TensorFact*>& in, const DimList& out_dims, const ValueFn& fn);
+
+// Whether a fact of this shape is small enough to carry values.
+bool tracks_values(const DimList& dims);
+
+// The symbolic number of elements of dims[from, to); nullopt when one is unknown.
+std::optional<sym::SymExpr> dims_product(const DimList& dims, size_t from, size_t to);
+
+// Converts a known value list to dims (for Reshape/Expand/ConstantOfShape shape inputs).
+DimList values_to_dims(const std::vector<sym::SymExpr>& values);
+
+}  // namespace sod2

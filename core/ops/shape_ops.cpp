@@ -1,0 +1,675 @@
+// Ops that compute or rearrange shapes: the ones that carry shape values through the graph
+// (Shape → Slice → Concat → Reshape) and whose output shape often depends on input values.
+#include <algorithm>
+#include <cmath>
+
+#include "core/ops/dim_math.h"
+#include "core/ops/op_registry.h"
+
+namespace sod2 {
+namespace {
+
+using sym::SymExpr;
+
+const std::vector<SymExpr>* values_of(InferContext& ctx, size_t i) {
+  if (!ctx.has_input(i)) return nullptr;
+  const TensorFact& f = ctx.input(i);
+  return f.value ? &*f.value : nullptr;
+}
+
+// An unknown-but-ranked output: each dim becomes an execution symbol (known once the op ran).
+DimList execution_dims(InferContext& ctx, size_t out, int64_t rank) {
+  DimList dims;
+  for (int64_t d = 0; d < rank; ++d)
+    dims.push_back(ctx.execution_dim(out, static_cast<size_t>(d), 0, sym::kDefaultMaxDim));
+  return dims;
+}
+
+Status shape_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  if (!in.dims) {
+    ctx.set_output(0, TensorFact::ranked(DataType::kInt64, 1));
+    return {};
+  }
+  const auto rank = static_cast<int64_t>(in.dims->size());
+  int64_t start = 0, end = rank;
+  if (ctx.opset() >= 15) {
+    // Out-of-range start/end clamp rather than fail (ONNX Shape-15).
+    start = ctx.attr_int("start", 0);
+    end = ctx.attr_int("end", rank);
+    if (start < 0) start += rank;
+    if (end < 0) end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, 0, rank);
+  }
+  std::vector<SymExpr> values;
+  bool known = true;
+  for (int64_t i = start; i < end; ++i) {
+    const Dim& d = (*in.dims)[static_cast<size_t>(i)];
+    if (!d) known = false;
+    else values.push_back(*d);
+  }
+  const int64_t n = std::max<int64_t>(end - start, 0);
+  if (known) {
+    ctx.set_output(0, TensorFact::with_value(DataType::kInt64, std::move(values), false));
+  } else {
+    ctx.set_output(0, TensorFact::shaped(DataType::kInt64, {SymExpr(n)}));
+  }
+  return {};
+}
+
+Status size_rule(InferContext& ctx) {
+  const auto n = ctx.input(0).numel();
+  if (n) ctx.set_output(0, TensorFact::with_value(DataType::kInt64, {ctx.simplify(*n)}, true));
+  else ctx.set_output(0, TensorFact::shaped(DataType::kInt64, {}));
+  return {};
+}
+
+Status constant_rule(InferContext& ctx) {
+  if (const Tensor* t = ctx.attr_tensor("value")) {
+    DimList dims;
+    for (int64_t d : t->dims()) dims.push_back(SymExpr(d));
+    TensorFact f = TensorFact::shaped(t->dtype(), dims);
+    if (t->dtype() != DataType::kString && tracks_values(dims)) {
+      std::vector<SymExpr> values;
+      for (int64_t i = 0; i < t->numel(); ++i) {
+        const auto v = t->int_at(i);
+        if (!v) {
+          values.clear();
+          break;
+        }
+        values.push_back(*v);
+      }
+      if (static_cast<int64_t>(values.size()) == t->numel()) f.value = std::move(values);
+    }
+    ctx.set_output(0, std::move(f));
+    return {};
+  }
+  if (auto v = ctx.attr_int("value_int")) {
+    ctx.set_output(0, TensorFact::with_value(DataType::kInt64, {*v}, true));
+  } else if (auto vs = ctx.attr_ints("value_ints")) {
+    std::vector<SymExpr> values(vs->begin(), vs->end());
+    if (static_cast<int64_t>(values.size()) <= kMaxTrackedElements)
+      ctx.set_output(0, TensorFact::with_value(DataType::kInt64, std::move(values), false));
+    else
+      ctx.set_output(0, TensorFact::shaped(DataType::kInt64, {SymExpr(int64_t(vs->size()))}));
+  } else if (auto f = ctx.attr_float("value_float")) {
+    TensorFact fact = TensorFact::shaped(DataType::kFloat, {});
+    if (std::trunc(*f) == *f && std::fabs(*f) < 1e15) fact.value = {{static_cast<int64_t>(*f)}};
+    ctx.set_output(0, std::move(fact));
+  } else if (auto fs = ctx.attr_floats("value_floats")) {
+    ctx.set_output(0, TensorFact::shaped(DataType::kFloat, {SymExpr(int64_t(fs->size()))}));
+  } else if (const Attribute* a = ctx.node().attribute("value_string")) {
+    (void)a;
+    ctx.set_output(0, TensorFact::shaped(DataType::kString, {}));
+  } else if (const Attribute* s = ctx.node().attribute("value_strings")) {
+    ctx.set_output(0, TensorFact::shaped(DataType::kString, {SymExpr(int64_t(s->strings.size()))}));
+  } else {
+    return invalid_model("Constant has none of value, value_int(s), value_float(s), value_string(s)");
+  }
+  return {};
+}
+
+// Reshape's output dim for one requested value; nullopt when only running can tell.
+Dim reshape_dim(InferContext& ctx, const SymExpr& v, const DimList* in_dims, size_t i,
+                bool allowzero) {
+  if (auto c = v.constant_value()) {
+    if (*c == 0 && !allowzero) {
+      if (!in_dims || i >= in_dims->size()) return std::nullopt;
+      return (*in_dims)[i];
+    }
+    if (*c >= 0) return v;
+    return std::nullopt;  // -1 is handled by the caller; other negatives are invalid
+  }
+  // A symbolic request is its own dim when it cannot be the special 0 (or -1).
+  if (ctx.prove_le(1, v) == Tri::kTrue) return v;
+  if (allowzero && ctx.prove_le(0, v) == Tri::kTrue) return v;
+  if (in_dims && i < in_dims->size() && (*in_dims)[i] && ctx.prove_eq(v, *(*in_dims)[i]) == Tri::kTrue)
+    return v;  // 0 would copy the same dim
+  return std::nullopt;
+}
+
+Status reshape_rule(InferContext& ctx) {
+  const TensorFact& data = ctx.input(0);
+  std::optional<std::vector<SymExpr>> request;
+  if (ctx.opset() < 5) {
+    if (auto s = ctx.attr_ints("shape")) request = std::vector<SymExpr>(s->begin(), s->end());
+  } else if (const auto* v = values_of(ctx, 1)) {
+    request = *v;
+  }
+  const bool allowzero = ctx.opset() >= 14 && ctx.attr_int("allowzero", 0) != 0;
+  if (!request) {
+    const TensorFact& shape = ctx.input(1);
+    if (shape.dims && shape.dims->size() == 1 && (*shape.dims)[0] && (*shape.dims)[0]->constant_value()) {
+      const int64_t rank = *(*shape.dims)[0]->constant_value();
+      ctx.set_output(0, TensorFact::shaped(data.dtype, execution_dims(ctx, 0, rank)));
+    } else {
+      ctx.set_output(0, TensorFact::unknown(data.dtype));
+    }
+    return {};
+  }
+  const DimList* in_dims = data.dims ? &*data.dims : nullptr;
+  DimList out(request->size());
+  std::optional<size_t> infer_at;
+  for (size_t i = 0; i < request->size(); ++i) {
+    const SymExpr& v = (*request)[i];
+    if (v.constant_value() == -1) {
+      if (infer_at) return invalid_model("Reshape: more than one -1 in the requested shape");
+      infer_at = i;
+      continue;
+    }
+    if (auto c = v.constant_value(); c && *c < -1)
+      return invalid_model("Reshape: invalid requested dim " + std::to_string(*c));
+    out[i] = reshape_dim(ctx, v, in_dims, i, allowzero);
+  }
+  const auto in_numel = data.numel();
+  if (infer_at) {
+    const auto rest = dims_product(out, 0, out.size());  // the -1 slot is nullopt: skip it
+    DimList others = out;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(*infer_at));
+    const auto known_rest = dims_product(others, 0, others.size());
+    (void)rest;
+    if (in_numel && known_rest) {
+      const SymExpr inferred = ctx.simplify(sym::floordiv(*in_numel, *known_rest));
+      // The division is exact for a valid model; say so when the prover cannot.
+      ctx.require_equal(ctx.simplify(inferred * *known_rest), ctx.simplify(*in_numel),
+                        "Reshape's -1 must divide the element count exactly");
+      out[*infer_at] = inferred;
+    }
+  } else if (in_numel) {
+    if (auto out_numel = dims_product(out, 0, out.size()))
+      ctx.require_equal(ctx.simplify(*in_numel), ctx.simplify(*out_numel),
+                        "Reshape must keep the element count");
+  }
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!out[i]) out[i] = ctx.execution_dim(0, i, 0, sym::kDefaultMaxDim);
+  TensorFact f = TensorFact::shaped(data.dtype, out);
+  if (data.value && tracks_values(out)) f.value = data.value;
+  ctx.set_output(0, std::move(f));
+  return {};
+}
+
+Status flatten_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  if (!in.dims) {
+    ctx.set_output(0, TensorFact::ranked(in.dtype, 2));
+    return {};
+  }
+  const auto rank = static_cast<int64_t>(in.dims->size());
+  int64_t axis = ctx.attr_int("axis", 1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis > rank) return invalid_model("Flatten: axis out of range");
+  auto a = dims_product(*in.dims, 0, static_cast<size_t>(axis));
+  auto b = dims_product(*in.dims, static_cast<size_t>(axis), in.dims->size());
+  ctx.set_output(0, TensorFact::shaped(in.dtype, {a ? Dim(ctx.simplify(*a)) : Dim{},
+                                                  b ? Dim(ctx.simplify(*b)) : Dim{}}));
+  return {};
+}
+
+std::optional<std::vector<int64_t>> axes_from(InferContext& ctx, size_t input_index, bool use_input) {
+  if (use_input) {
+    if (!ctx.has_input(input_index)) return std::nullopt;
+    return ctx.input_ints(input_index);
+  }
+  return ctx.attr_ints("axes");
+}
+
+Status squeeze_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  const bool from_input = ctx.opset() >= 13;
+  const bool has_axes = from_input ? ctx.has_input(1) : ctx.attr_ints("axes").has_value();
+  if (!in.dims) {
+    ctx.set_output(0, TensorFact::unknown(in.dtype));
+    return {};
+  }
+  const auto rank = static_cast<int64_t>(in.dims->size());
+  std::vector<bool> drop(in.dims->size(), false);
+  if (has_axes) {
+    auto axes = axes_from(ctx, 1, from_input);
+    if (!axes) {  // axes known only at run time: the rank is not known either
+      ctx.set_output(0, TensorFact::unknown(in.dtype));
+      return {};
+    }
+    auto norm = normalize_axes(*axes, rank);
+    if (!norm) return invalid_model("Squeeze: axes out of range or repeated");
+    for (int64_t a : *norm) {
+      const Dim& d = (*in.dims)[static_cast<size_t>(a)];
+      if (d) ctx.require_equal(*d, 1, "Squeeze axes must have size 1");
+      drop[static_cast<size_t>(a)] = true;
+    }
+  } else {
+    for (size_t i = 0; i < in.dims->size(); ++i) {
+      const Dim& d = (*in.dims)[i];
+      if (!d) {
+        ctx.set_output(0, TensorFact::unknown(in.dtype));
+        return {};
+      }
+      const Tri one = ctx.prove_eq(*d, 1);
+      if (one == Tri::kUnknown) {
+        ctx.set_output(0, TensorFact::unknown(in.dtype));
+        return {};
+      }
+      drop[i] = one == Tri::kTrue;
+    }
+  }
+  DimList out;
+  for (size_t i = 0; i < in.dims->size(); ++i)
+    if (!drop[i]) out.push_back((*in.dims)[i]);
+  TensorFact f = TensorFact::shaped(in.dtype, out);
+  if (in.value && tracks_values(out)) f.value = in.value;
+  ctx.set_output(0, std::move(f));
+  return {};
+}
+
+Status unsqueeze_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  auto axes = axes_from(ctx, 1, ctx.opset() >= 13);
+  if (!axes || !in.dims) {
+    TensorFact f = TensorFact::unknown(in.dtype);
+    if (in.dims && ctx.has_input(1)) {
+      const TensorFact& a = ctx.input(1);
+      if (a.dims && a.dims->size() == 1 && (*a.dims)[0] && (*a.dims)[0]->constant_value()) {
+        // The rank is known even if the axes are not; their positions are not.
+        f = TensorFact::ranked(in.dtype, in.rank() + *(*a.dims)[0]->constant_value());
+      }
+    }
+    ctx.set_output(0, std::move(f));
+    return {};
+  }
+  const int64_t out_rank = in.rank() + static_cast<int64_t>(axes->size());
+  auto norm = normalize_axes(*axes, out_rank);
+  if (!norm) return invalid_model("Unsqueeze: axes out of range or repeated");
+  DimList out(static_cast<size_t>(out_rank));
+  std::vector<bool> inserted(out.size(), false);
+  for (int64_t a : *norm) {
+    inserted[static_cast<size_t>(a)] = true;
+    out[static_cast<size_t>(a)] = SymExpr(1);
+  }
+  size_t src = 0;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!inserted[i]) out[i] = (*in.dims)[src++];
+  TensorFact f = TensorFact::shaped(in.dtype, out);
+  if (in.value && tracks_values(out)) f.value = in.value;
+  ctx.set_output(0, std::move(f));
+  return {};
+}
+
+Status transpose_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  if (!in.dims) {
+    ctx.set_output(0, TensorFact::unknown(in.dtype));
+    return {};
+  }
+  const auto rank = static_cast<int64_t>(in.dims->size());
+  std::vector<int64_t> perm;
+  if (auto p = ctx.attr_ints("perm")) perm = *p;
+  else
+    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  auto norm = normalize_axes(perm, rank);
+  if (!norm || static_cast<int64_t>(norm->size()) != rank)
+    return invalid_model("Transpose: perm is not a permutation of the input's axes");
+  DimList out;
+  for (int64_t p : *norm) out.push_back((*in.dims)[static_cast<size_t>(p)]);
+  TensorFact f = TensorFact::shaped(in.dtype, out);
+  if (in.value && rank <= 1) f.value = in.value;
+  ctx.set_output(0, std::move(f));
+  return {};
+}
+
+Status expand_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  const auto* shape = values_of(ctx, 1);
+  if (!shape) {
+    const TensorFact& s = ctx.input(1);
+    if (s.dims && s.dims->size() == 1 && (*s.dims)[0] && (*s.dims)[0]->constant_value() && in.dims) {
+      const int64_t n = std::max<int64_t>(*(*s.dims)[0]->constant_value(), in.rank());
+      ctx.set_output(0, TensorFact::shaped(in.dtype, execution_dims(ctx, 0, n)));
+    } else {
+      ctx.set_output(0, TensorFact::unknown(in.dtype));
+    }
+    return {};
+  }
+  TensorFact target = TensorFact::shaped(in.dtype, values_to_dims(*shape));
+  auto out = broadcast_shapes(ctx, {&in, &target});
+  if (!out) {
+    ctx.set_output(0, TensorFact::unknown(in.dtype));
+    return {};
+  }
+  for (size_t i = 0; i < out->size(); ++i)
+    if (!(*out)[i]) (*out)[i] = ctx.execution_dim(0, i, 0, sym::kDefaultMaxDim);
+  TensorFact f = TensorFact::shaped(in.dtype, *out);
+  if (auto v = elementwise_values({&in}, *out, [](const auto& a) { return std::optional(a[0]); }))
+    f.value = std::move(v);
+  ctx.set_output(0, std::move(f));
+  return {};
+}
+
+Status concat_rule(InferContext& ctx) {
+  const auto axis_attr = ctx.attr_int("axis");
+  if (!axis_attr && ctx.opset() >= 4) return invalid_model("Concat: the axis attribute is missing");
+  DataType dtype = DataType::kUndefined;
+  int64_t rank = -1;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (dtype == DataType::kUndefined) dtype = ctx.input(i).dtype;
+    if (ctx.input(i).dims) rank = ctx.input(i).rank();
+  }
+  if (rank < 0) {
+    ctx.set_output(0, TensorFact::unknown(dtype));
+    return {};
+  }
+  const auto axis = normalize_axis(axis_attr.value_or(1), rank);
+  if (!axis) return invalid_model("Concat: axis out of range");
+  DimList out(static_cast<size_t>(rank));
+  Dim total = SymExpr(0);
+  bool first = true;
+  std::vector<SymExpr> values;
+  bool values_known = true;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    const TensorFact& f = ctx.input(i);
+    if (!f.dims) {
+      total.reset();
+      values_known = false;
+      continue;
+    }
+    if (f.rank() != rank) return invalid_model("Concat: inputs have different ranks");
+    for (size_t d = 0; d < out.size(); ++d) {
+      const Dim& dim = (*f.dims)[d];
+      if (static_cast<int64_t>(d) == *axis) {
+        if (total && dim) total = *total + *dim;
+        else total.reset();
+        continue;
+      }
+      if (first || !out[d]) {
+        if (dim) out[d] = dim;
+      } else if (dim && !(*out[d] == *dim)) {
+        ctx.require_equal(*out[d], *dim, "Concat inputs must match off the concatenation axis");
+      }
+    }
+    first = false;
+    if (f.value) values.insert(values.end(), f.value->begin(), f.value->end());
+    else values_known = false;
+  }
+  out[static_cast<size_t>(*axis)] = total ? Dim(ctx.simplify(*total)) : Dim{};
+  TensorFact f = TensorFact::shaped(dtype, out);
+  if (values_known && rank == 1 && tracks_values(out)) f.value = std::move(values);
+  ctx.set_output(0, std::move(f));
+  return {};
+}
+
+Status split_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  const size_t n_out = ctx.num_outputs();
+  if (!in.dims) {
+    for (size_t o = 0; o < n_out; ++o) ctx.set_output(o, TensorFact::unknown(in.dtype));
+    return {};
+  }
+  const auto axis = normalize_axis(ctx.attr_int("axis", 0), in.rank());
+  if (!axis) return invalid_model("Split: axis out of range");
+  std::optional<std::vector<int64_t>> split;
+  bool split_given = false;
+  if (ctx.opset() >= 13 || ctx.opset() == 1) {
+    split_given = ctx.has_input(1);
+    if (split_given) split = ctx.input_ints(1);
+  }
+  if (!split_given && ctx.opset() < 13) {
+    split = ctx.attr_ints("split");
+    split_given = split.has_value();
+  }
+  const Dim& whole = (*in.dims)[static_cast<size_t>(*axis)];
+  for (size_t o = 0; o < n_out; ++o) {
+    DimList dims = *in.dims;
+    Dim part;
+    if (split_given && split) {
+      if (split->size() != n_out) return invalid_model("Split: split has a different count than outputs");
+      part = SymExpr((*split)[o]);
+    } else if (!split_given && whole) {
+      const auto n = static_cast<int64_t>(n_out);
+      part = ctx.simplify(sym::floordiv(*whole, n));
+      if (o == 0)
+        ctx.require_equal(ctx.simplify(*part * n), *whole, "Split into equal parts needs a divisible dim");
+    } else {
+      part = ctx.execution_dim(o, static_cast<size_t>(*axis), 0, sym::kDefaultMaxDim);
+    }
+    dims[static_cast<size_t>(*axis)] = part;
+    TensorFact f = TensorFact::shaped(in.dtype, dims);
+    if (in.value && in.rank() == 1 && split) {
+      int64_t begin = 0;
+      for (size_t k = 0; k < o; ++k) begin += (*split)[k];
+      if (begin + (*split)[o] <= static_cast<int64_t>(in.value->size()))
+        f.value = std::vector<SymExpr>(in.value->begin() + begin, in.value->begin() + begin + (*split)[o]);
+    }
+    ctx.set_output(o, std::move(f));
+  }
+  return {};
+}
+
+// Length of one sliced axis; see the ONNX Slice-13 definition of clamping.
+Dim slice_len(InferContext& ctx, const SymExpr& dim, const SymExpr& start, const SymExpr& end,
+              int64_t step) {
+  auto resolve = [&](const SymExpr& v, int64_t lo_adj) -> std::optional<SymExpr> {
+    // Maps a possibly-negative index to [lo_adj, dim + lo_adj] (positive step: [0, dim];
+    // negative: [-1, dim-1]).
+    const SymExpr lo(lo_adj), hi = dim + lo_adj;
+    if (auto c = v.constant_value()) {
+      if (*c >= 0) return ctx.simplify(sym::min(v, hi));
+      return ctx.simplify(sym::max(v + dim, lo));
+    }
+    if (ctx.prove_le(0, v) == Tri::kTrue) return ctx.simplify(sym::min(v, hi));
+    if (ctx.prove_lt(v, 0) == Tri::kTrue) return ctx.simplify(sym::max(v + dim, lo));
+    return std::nullopt;
+  };
+  if (step > 0) {
+    auto s = resolve(start, 0), e = resolve(end, 0);
+    if (!s || !e) return std::nullopt;
+    return ctx.simplify(sym::max(sym::ceildiv(*e - *s, step), 0));
+  }
+  auto s = resolve(start, -1), e = resolve(end, -1);
+  if (!s || !e) return std::nullopt;
+  // Starts clamp to [0, dim-1] for negative steps; ends to [-1, dim-1].
+  const SymExpr s_clamped = ctx.simplify(sym::max(*s, 0));
+  return ctx.simplify(sym::max(sym::ceildiv(s_clamped - *e, -step), 0));
+}
+
+Status slice_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  if (!in.dims) {
+    ctx.set_output(0, TensorFact::unknown(in.dtype));
+    return {};
+  }
+  const int64_t rank = in.rank();
+  std::optional<std::vector<SymExpr>> starts, ends;
+  std::optional<std::vector<int64_t>> axes, steps;
+  if (ctx.opset() < 10) {
+    if (auto s = ctx.attr_ints("starts")) starts = std::vector<SymExpr>(s->begin(), s->end());
+    if (auto e = ctx.attr_ints("ends")) ends = std::vector<SymExpr>(e->begin(), e->end());
+    axes = ctx.attr_ints("axes");
+  } else {
+    if (const auto* v = values_of(ctx, 1)) starts = *v;
+    if (const auto* v = values_of(ctx, 2)) ends = *v;
+    if (ctx.has_input(3)) {
+      axes = ctx.input_ints(3);
+      if (!axes) starts.reset();  // axes unknown: which dims change is unknown
+    }
+    if (ctx.has_input(4)) {
+      steps = ctx.input_ints(4);
+      if (!steps) starts.reset();
+    }
+  }
+  DimList out = *in.dims;
+  if (!starts || !ends) {
+    // Which axes change is unknown unless axes are given; each changed dim is data-dependent.
+    const bool axes_known = axes.has_value();
+    for (size_t d = 0; d < out.size(); ++d) {
+      const bool touched = !axes_known || std::count(axes->begin(), axes->end(), int64_t(d)) ||
+                           std::count(axes->begin(), axes->end(), int64_t(d) - rank);
+      if (touched) out[d] = ctx.execution_dim(0, d, 0, sym::kDefaultMaxDim);
+    }
+    ctx.set_output(0, TensorFact::shaped(in.dtype, out));
+    return {};
+  }
+  if (starts->size() != ends->size()) return invalid_model("Slice: starts and ends differ in length");
+  std::vector<int64_t> ax;
+  if (axes) ax = *axes;
+  else
+    for (size_t i = 0; i < starts->size(); ++i) ax.push_back(static_cast<int64_t>(i));
+  if (ax.size() != starts->size()) return invalid_model("Slice: axes and starts differ in length");
+  auto norm = normalize_axes(ax, rank);
+  if (!norm) return invalid_model("Slice: axes out of range or repeated");
+  std::vector<int64_t> st = steps.value_or(std::vector<int64_t>(ax.size(), 1));
+  if (st.size() != ax.size()) return invalid_model("Slice: steps and axes differ in length");
+  // Values of a 1-D tensor slice exactly when everything is constant.
+  std::optional<std::vector<SymExpr>> values;
+  for (size_t i = 0; i < norm->size(); ++i) {
+    const auto a = static_cast<size_t>((*norm)[i]);
+    if (st[i] == 0) return invalid_model("Slice: a step is 0");
+    const Dim& dim = (*in.dims)[a];
+    out[a] = dim ? slice_len(ctx, *dim, (*starts)[i], (*ends)[i], st[i]) : Dim{};
+    if (!out[a]) out[a] = ctx.execution_dim(0, a, 0, dim ? sym::bounds(*dim, ctx.ranges()).hi : sym::kDefaultMaxDim);
+  }
+  if (in.value && rank == 1 && norm->size() == 1) {
+    const auto n = static_cast<int64_t>(in.value->size());
+    auto s = (*starts)[0].constant_value(), e = (*ends)[0].constant_value();
+    if (s && e) {
+      const int64_t step = st[0];
+      int64_t b = *s < 0 ? *s + n : *s, en = *e < 0 ? *e + n : *e;
+      std::vector<SymExpr> v;
+      if (step > 0) {
+        b = std::clamp<int64_t>(b, 0, n);
+        en = std::clamp<int64_t>(en, 0, n);
+        for (int64_t k = b; k < en; k += step) v.push_back((*in.value)[static_cast<size_t>(k)]);
+      } else {
+        b = std::clamp<int64_t>(b, 0, n - 1);
+        en = std::clamp<int64_t>(en, -1, n - 1);
+        for (int64_t k = b; k > en; k += step) v.push_back((*in.value)[static_cast<size_t>(k)]);
+      }
+      values = std::move(v);
+    }
+  }
+  TensorFact f = TensorFact::shaped(in.dtype, out);
+  if (values && out[0] && out[0]->constant_value() == static_cast<int64_t>(values->size()))
+    f.value = std::move(values);
+  ctx.set_output(0, std::move(f));
+  return {};
+}
+
+Status tile_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  const auto* reps = values_of(ctx, 1);
+  if (!in.dims) {
+    ctx.set_output(0, TensorFact::unknown(in.dtype));
+    return {};
+  }
+  DimList out = *in.dims;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (reps && reps->size() == out.size() && out[i]) out[i] = ctx.simplify(*out[i] * (*reps)[i]);
+    else out[i] = ctx.execution_dim(0, i, 0, sym::kDefaultMaxDim);
+  }
+  ctx.set_output(0, TensorFact::shaped(in.dtype, out));
+  return {};
+}
+
+Status pad_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  if (!in.dims) {
+    ctx.set_output(0, TensorFact::unknown(in.dtype));
+    return {};
+  }
+  std::optional<std::vector<SymExpr>> pads;
+  if (ctx.opset() < 11) {
+    auto p = ctx.attr_ints(ctx.opset() < 2 ? "paddings" : "pads");
+    if (p) pads = std::vector<SymExpr>(p->begin(), p->end());
+  } else if (const auto* v = values_of(ctx, 1)) {
+    pads = *v;
+  }
+  DimList out = *in.dims;
+  const size_t r = out.size();
+  for (size_t i = 0; i < r; ++i) {
+    if (pads && pads->size() == 2 * r && out[i]) out[i] = ctx.simplify(*out[i] + (*pads)[i] + (*pads)[i + r]);
+    else out[i] = ctx.execution_dim(0, i, 0, sym::kDefaultMaxDim);
+  }
+  ctx.set_output(0, TensorFact::shaped(in.dtype, out));
+  return {};
+}
+
+Status constant_of_shape_rule(InferContext& ctx) {
+  DataType dtype = DataType::kFloat;
+  std::optional<SymExpr> fill = SymExpr(0);
+  if (const Tensor* t = ctx.attr_tensor("value")) {
+    dtype = t->dtype();
+    const auto v = t->int_at(0);
+    fill = v ? std::optional<SymExpr>(*v) : std::nullopt;
+  }
+  const auto* shape = values_of(ctx, 0);
+  if (!shape) {
+    const TensorFact& s = ctx.input(0);
+    if (s.dims && s.dims->size() == 1 && (*s.dims)[0] && (*s.dims)[0]->constant_value())
+      ctx.set_output(0, TensorFact::shaped(dtype, execution_dims(ctx, 0, *(*s.dims)[0]->constant_value())));
+    else
+      ctx.set_output(0, TensorFact::unknown(dtype));
+    return {};
+  }
+  DimList out = values_to_dims(*shape);
+  TensorFact f = TensorFact::shaped(dtype, out);
+  if (fill && tracks_values(out)) {
+    const int64_t n = out.empty() ? 1 : *out[0]->constant_value();
+    f.value = std::vector<SymExpr>(static_cast<size_t>(n), *fill);
+  }
+  ctx.set_output(0, std::move(f));
+  return {};
+}
+
+Status range_rule(InferContext& ctx) {
+  const DataType dtype = ctx.input(0).dtype;
+  auto scalar = [&](size_t i) -> std::optional<SymExpr> {
+    const auto* v = values_of(ctx, i);
+    if (!v || v->size() != 1) return std::nullopt;
+    return (*v)[0];
+  };
+  const auto start = scalar(0), limit = scalar(1), delta = scalar(2);
+  if (!start || !limit || !delta || !delta->constant_value() || *delta->constant_value() == 0) {
+    ctx.set_output(0, TensorFact::shaped(dtype, {ctx.execution_dim(0, 0, 0, sym::kDefaultMaxDim)}));
+    return {};
+  }
+  const int64_t step = *delta->constant_value();
+  // ONNX: number_of_elements = max(ceil((limit - start) / delta), 0).
+  const SymExpr len = step > 0 ? ctx.simplify(sym::max(sym::ceildiv(*limit - *start, step), 0))
+                               : ctx.simplify(sym::max(sym::ceildiv(*start - *limit, -step), 0));
+  TensorFact f = TensorFact::shaped(dtype, {len});
+  if (auto n = len.constant_value(); n && *n <= kMaxTrackedElements) {
+    std::vector<SymExpr> v;
+    for (int64_t i = 0; i < *n; ++i) v.push_back(ctx.simplify(*start + SymExpr(i * step)));
+    f.value = std::move(v);
+  }
+  ctx.set_output(0, std::move(f));
+  return {};
+}
+
+}  // namespace
+
+void register_shape_ops(OpRegistry& r) {
+  r.add({"Shape", 1, OpClass::kISDO, {}, shape_rule});
+  r.add({"Size", 1, OpClass::kISDO, {}, size_rule});
+  r.add({"Constant", 1, OpClass::kISDO, {}, constant_rule});
+  r.add({"Reshape", 1, OpClass::kISDOS, {}, reshape_rule});
+  r.add({"Reshape", 5, OpClass::kISVDOS, {1}, reshape_rule});
+  r.add({"Flatten", 1, OpClass::kISDOS, {}, flatten_rule});
+  r.add({"Squeeze", 1, OpClass::kISDOS, {}, squeeze_rule});
+  r.add({"Squeeze", 13, OpClass::kISVDOS, {1}, squeeze_rule});
+  r.add({"Unsqueeze", 1, OpClass::kISDOS, {}, unsqueeze_rule});
+  r.add({"Unsqueeze", 13, OpClass::kISVDOS, {1}, unsqueeze_rule});
+  r.add({"Transpose", 1, OpClass::kISDOS, {}, transpose_rule});
+  r.add({"Expand", 8, OpClass::kISVDOS, {1}, expand_rule});
+  r.add({"Concat", 1, OpClass::kISDOS, {}, concat_rule});
+  r.add({"Split", 1, OpClass::kISVDOS, {1}, split_rule});
+  r.add({"Split", 2, OpClass::kISDOS, {}, split_rule});
+  r.add({"Split", 13, OpClass::kISVDOS, {1}, split_rule});
+  r.add({"Slice", 1, OpClass::kISDOS, {}, slice_rule});
+  r.add({"Slice", 10, OpClass::kISVDOS, {1, 2, 3, 4}, slice_rule});
+  r.add({"Tile", 1, OpClass::kISVDOS, {1}, tile_rule});
+  r.add({"Pad", 1, OpClass::kISDOS, {}, pad_rule});
+  r.add({"Pad", 11, OpClass::kISVDOS, {1}, pad_rule});
+  r.add({"ConstantOfShape", 9, OpClass::kISVDOS, {0}, constant_of_shape_rule});
+  r.add({"Range", 11, OpClass::kISVDOS, {0, 1, 2}, range_rule});
+}
+
+}  // namespace sod2

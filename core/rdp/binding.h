@@ -1,0 +1,25 @@
+// Binding symbols to integers: what a user (or the runtime) does once input sizes are known.
+// The binding is validated against RDP's result before anything uses it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/rdp/rdp.h"
+#include "core/sym/evaluate.h"
+
+namespace sod2 {
+
+// Checks that every input symbol is bound, every bound name is a symbol of the model, every value
+// lies in the symbol's range (and on its multiple), and no assumption is broken; execution
+// symbols may be bound too (to see a plan at a chosen data-dependent size). Errors name the
+// symbol or the assumption and the node that needs it.
+Expected<sym::Binding> make_binding(const RdpResult& result,
+                                    const std::map<std::string, int64_t>& values);
+
+// A dim under a binding: nullopt when it is unknown or involves an unbound (execution) symbol.
+std::optional<int64_t> dim_at(const Dim& dim, const sym::Binding& binding);
+
+}  // namespace sod2

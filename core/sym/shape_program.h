@@ -1,0 +1,88 @@
+// A shape program: many expressions compiled to one flat instruction list over an int64 register
+// file, so the runtime turns bound input dims into every dim of a plan in microseconds, without
+// walking expression trees, allocating, or linking the symbolic library's canonicaliser.
+//
+// Instructions are plain structs (opcode + int32 operands + int64 immediate) so a package writer
+// can serialise them verbatim; from_instructions() validates such a list before it may run.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/status/status.h"
+#include "core/sym/sym_expr.h"
+
+namespace sod2::sym {
+
+// r[x] is scratch register x, in[x] input x, out[x] output x. Values are stable: a serialised
+// program depends on them.
+enum class ShapeOp : uint8_t {
+  kLoadImm = 0,    // r[dst] = imm
+  kLoadInput = 1,  // r[dst] = in[a]
+  kAdd = 2,        // r[dst] = r[a] + r[b]
+  kAddImm = 3,     // r[dst] = r[a] + imm
+  kMulImm = 4,     // r[dst] = r[a] * imm
+  kMulAddImm = 5,  // r[dst] = r[a] + r[b] * imm
+  kMul = 6,        // r[dst] = r[a] * r[b]
+  kPowImm = 7,     // r[dst] = r[a] ^ imm, imm >= 0
+  kFloorDiv = 8,   // r[dst] = floordiv(r[a], r[b])
+  kCeilDiv = 9,    // r[dst] = ceildiv(r[a], r[b])
+  kMod = 10,       // r[dst] = mod(r[a], r[b])
+  kMin = 11,       // r[dst] = min(r[a], r[b])
+  kMax = 12,       // r[dst] = max(r[a], r[b])
+  kStore = 13,     // out[dst] = r[a]
+};
+
+const char* shape_op_name(ShapeOp op);
+
+struct ShapeInstruction {
+  ShapeOp op;
+  int32_t dst;
+  int32_t a;
+  int32_t b;
+  int64_t imm;
+
+  friend bool operator==(const ShapeInstruction&, const ShapeInstruction&) = default;
+};
+
+class ShapeProgram {
+ public:
+  ShapeProgram() = default;  // no inputs, no outputs
+
+  // Output i of the program is outputs[i]; input j is inputs[j]. Every node shared between
+  // outputs (hash-consing makes sharing structural) is computed once. Errors: a free symbol not
+  // in `inputs` (named), an overflow() expression, more than 2^31 registers.
+  static Expected<ShapeProgram> compile(std::span<const SymExpr> outputs,
+                                        std::span<const Symbol> inputs);
+
+  // Rebuilds a program from serialised parts. Rejects any instruction that reads a register
+  // before writing it, indexes out of range, or leaves an output unwritten, so run() needs no
+  // per-instruction checks.
+  static Expected<ShapeProgram> from_instructions(std::vector<ShapeInstruction> code,
+                                                  size_t num_inputs, size_t num_outputs,
+                                                  size_t num_registers);
+
+  // Evaluates with Python division semantics and checked int64 arithmetic; performs no heap
+  // allocation unless it returns an error. outputs.size() must equal num_outputs() and
+  // scratch.size() be at least scratch_size().
+  Status run(std::span<const int64_t> inputs, std::span<int64_t> outputs,
+             std::span<int64_t> scratch) const;
+
+  size_t scratch_size() const { return num_registers_; }
+  size_t num_inputs() const { return num_inputs_; }
+  size_t num_outputs() const { return num_outputs_; }
+  std::span<const ShapeInstruction> instructions() const { return code_; }
+
+  // One instruction per line (`r3 = mul r1, r2`), for goldens and the studio.
+  std::string to_string() const;
+
+ private:
+  std::vector<ShapeInstruction> code_;
+  size_t num_inputs_ = 0;
+  size_t num_outputs_ = 0;
+  size_t num_registers_ = 0;
+};
+
+}  // namespace sod2::sym
