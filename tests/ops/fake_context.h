@@ -2,6 +2,8 @@
 // captured, requirements and warnings are recorded, execution symbols are named like the engine's.
 #pragma once
 
+#include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,7 +22,7 @@ class FakeContext : public InferContext {
   // slot with `omitted` true leaves that input out) and `num_outputs` outputs.
   FakeContext(std::string op_type, std::vector<TensorFact> inputs, size_t num_outputs = 1,
               int64_t opset = 17)
-      : graph_("test"), inputs_(std::move(inputs)), outputs_(num_outputs) {
+      : graph_(std::make_unique<Graph>("test")), inputs_(std::move(inputs)), outputs_(num_outputs) {
     Node n;
     n.name = op_type + "_0";
     n.op_type = std::move(op_type);
@@ -29,12 +31,12 @@ class FakeContext : public InferContext {
       Value v;
       v.name = "in" + std::to_string(i);
       v.kind = ValueKind::kGraphInput;
-      n.inputs.push_back(*graph_.add_value(v));
+      n.inputs.push_back(*graph_->add_value(v));
     }
     for (size_t i = 0; i < num_outputs; ++i) {
       Value v;
       v.name = "out" + std::to_string(i);
-      n.outputs.push_back(*graph_.add_value(v));
+      n.outputs.push_back(*graph_->add_value(v));
     }
     node_ = std::move(n);
   }
@@ -98,7 +100,7 @@ class FakeContext : public InferContext {
 
   // --- InferContext ---
   const Node& node() const override { return node_; }
-  const Graph& graph() const override { return graph_; }
+  const Graph& graph() const override { return *graph_; }
   const TensorFact& input(size_t i) const override {
     static const TensorFact kUnknown;
     return has_input(i) && i < inputs_.size() ? inputs_[i] : kUnknown;
@@ -129,7 +131,7 @@ class FakeContext : public InferContext {
   std::vector<std::string> warnings;
 
  private:
-  Graph graph_;
+  std::unique_ptr<Graph> graph_;  // behind a pointer so a FakeContext can be returned by value
   Node node_;
   std::vector<TensorFact> inputs_;
   std::vector<TensorFact> outputs_;

@@ -666,6 +666,17 @@ void write_broken(Writer& w, const fs::path& real_model) {
     then_g->mutable_node(0)->set_input(0, "undefined_in_any_scope");
     w.write("if_subgraph_undefined_name.onnx", m);
   }
+  {
+    // The then branch defines 'x', a name of the main graph: the ONNX checker's SSA rule covers
+    // enclosing scopes too ("has been used as output names multiple times").
+    onnx::ModelProto m = valid_if_model();
+    auto* then_g = m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
+    then_g->mutable_node(0)->set_op_type("Identity");
+    then_g->mutable_node(0)->set_input(0, "cond");
+    then_g->mutable_node(0)->set_output(0, "x");
+    then_g->mutable_output(0)->set_name("x");
+    w.write("subgraph_shadows_outer_name.onnx", m);
+  }
   // The importer allows 32 levels (import_limits.h: kMaxGraphDepth); 33 is one too many.
   w.write("nested_if_33_levels.onnx", nested_if_model(33));
   w.write("nested_if_40_levels.onnx", nested_if_model(40));
