@@ -26,6 +26,7 @@ enum class AttributeType {
   kTensors,
   kGraphs,
   kSparseTensor,
+  kSparseTensors,  // densified into `tensors`
   kTypeProto,
   kTypeProtos,
 };
@@ -61,6 +62,7 @@ inline std::string_view attribute_type_name(AttributeType type) {
     case AttributeType::kTensors: return "tensors";
     case AttributeType::kGraphs: return "graphs";
     case AttributeType::kSparseTensor: return "sparse_tensor";
+    case AttributeType::kSparseTensors: return "sparse_tensors";
     case AttributeType::kTypeProto: return "type_proto";
     case AttributeType::kTypeProtos: return "type_protos";
   }

@@ -101,12 +101,29 @@ Expected<std::vector<NodeId>> Graph::topological_order() const {
       if (--pending[static_cast<size_t>(u)] == 0) ready.push(u);
   }
   if (order.size() != n) {
-    for (size_t i = 0; i < n; ++i) {
-      if (pending[i] > 0) {
-        return invalid_model("graph '" + name_ + "' has a cycle: node '" + nodes_[i].name + "' (" +
-                             nodes_[i].op_type + ") depends on its own output");
-      }
+    // Every node left over waits on a producer that is also left over; walking those producers
+    // from any of them must revisit a node, and that node lies on a cycle (a node merely
+    // downstream of a cycle would be a misleading name).
+    NodeId at = kNoNode;
+    for (size_t i = 0; i < n && at == kNoNode; ++i)
+      if (pending[i] > 0) at = static_cast<NodeId>(i);
+    std::vector<bool> seen(n, false);
+    while (!seen[static_cast<size_t>(at)]) {
+      seen[static_cast<size_t>(at)] = true;
+      const Node& node = nodes_[static_cast<size_t>(at)];
+      NodeId next = kNoNode;
+      auto visit = [&](ValueId id) {
+        if (next != kNoNode || id == kNoValue) return;
+        const NodeId p = values_[static_cast<size_t>(id)].producer;
+        if (p != kNoNode && pending[static_cast<size_t>(p)] > 0) next = p;
+      };
+      for (ValueId id : node.inputs) visit(id);
+      for (ValueId id : node.implicit_inputs) visit(id);
+      at = next;
     }
+    const Node& on_cycle = nodes_[static_cast<size_t>(at)];
+    return invalid_model("graph '" + name_ + "' has a cycle: node '" + on_cycle.name + "' (" +
+                         on_cycle.op_type + ") depends on its own output");
   }
   return order;
 }

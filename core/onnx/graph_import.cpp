@@ -40,6 +40,15 @@ ValueId GraphImporter::resolve(const std::string& name) {
   return *graph_->add_value(std::move(v));
 }
 
+Status GraphImporter::check_not_shadowing(const std::string& name, const std::string& what) const {
+  if (parent_ && parent_->graph_->find_in_scope(name, nullptr) != kNoValue) {
+    return invalid_model(what + where() + " reuses the name '" + name +
+                         "' of an enclosing graph (ONNX names are single-assignment across "
+                         "subgraph scopes)");
+  }
+  return {};
+}
+
 std::string GraphImporter::unique_node_name(const onnx::NodeProto& node) {
   std::string name = node.name();
   if (!name.empty() && scope_->node_names.insert(name).second) return name;
@@ -70,6 +79,7 @@ Status GraphImporter::declare_inputs_and_initializers(const onnx::GraphProto& pr
     v.kind = ValueKind::kGraphInput;
     const std::string what = "graph input '" + in.name() + "'" + where();
     if (in.name().empty()) return invalid_model("a graph input has an empty name" + where());
+    SOD2_RETURN_IF_ERROR(check_not_shadowing(in.name(), "graph input '" + in.name() + "'"));
     SOD2_RETURN_IF_ERROR(import_type(in.type(), what, &v));
     SOD2_ASSIGN_OR_RETURN(ValueId id, graph_->add_value(std::move(v)));
     inputs.push_back(id);
@@ -78,6 +88,7 @@ Status GraphImporter::declare_inputs_and_initializers(const onnx::GraphProto& pr
 
   auto add = [&](Tensor tensor) -> Status {
     if (tensor.name().empty()) return invalid_model("an initializer has an empty name" + where());
+    SOD2_RETURN_IF_ERROR(check_not_shadowing(tensor.name(), "initializer '" + tensor.name() + "'"));
     Value v;
     v.name = tensor.name();
     SOD2_ASSIGN_OR_RETURN(ValueId id, graph_->add_value(std::move(v)));
@@ -106,6 +117,8 @@ Status GraphImporter::declare_node_outputs(const onnx::GraphProto& proto) {
     node_names_.push_back(unique_node_name(node));
     for (const std::string& out : node.output()) {
       if (out.empty()) continue;
+      SOD2_RETURN_IF_ERROR(check_not_shadowing(
+          out, node_label(node_names_.back(), node.op_type()) + " output '" + out + "'"));
       Value v;
       v.name = out;
       v.kind = ValueKind::kNodeOutput;
@@ -210,6 +223,15 @@ Expected<Attribute> GraphImporter::import_attribute(const onnx::AttributeProto& 
       }
       break;
     }
+    case onnx::AttributeProto::SPARSE_TENSORS: {
+      a.type = AttributeType::kSparseTensors;
+      for (int i = 0; i < p.sparse_tensors_size(); ++i) {
+        SOD2_ASSIGN_OR_RETURN(Tensor t, import_sparse_tensor(p.sparse_tensors(i), scope_->tensors,
+                                                             what + "[" + std::to_string(i) + "]"));
+        a.tensors.push_back(std::move(t));
+      }
+      break;
+    }
     case onnx::AttributeProto::TYPE_PROTO: a.type = AttributeType::kTypeProto; break;
     case onnx::AttributeProto::TYPE_PROTOS: a.type = AttributeType::kTypeProtos; break;
     default: return invalid_model(what + ": has no value (its type is undefined)");
@@ -262,7 +284,49 @@ Status GraphImporter::import_node(const onnx::NodeProto& p, size_t index) {
         node.implicit_inputs.end())
       node.implicit_inputs.push_back(id);
   }
+  SOD2_RETURN_IF_ERROR(check_control_flow_arity(node, label));
   graph_->add_node(std::move(node));
+  return {};
+}
+
+// Bodies whose inputs and outputs do not line up with their node cannot run; catching that here
+// keeps every later stage from guarding against it.
+Status GraphImporter::check_control_flow_arity(const Node& node, const std::string& label) const {
+  if (!node.domain.empty()) return {};
+  auto body_of = [&](const char* name) -> const Graph* {
+    const Attribute* a = node.attribute(name);
+    return a ? a->g.get() : nullptr;
+  };
+  auto mismatch = [&](const std::string& what, size_t got, size_t want) {
+    return invalid_model(label + ": " + what + " has " + std::to_string(got) + " but " +
+                         std::to_string(want) + " are needed");
+  };
+  if (node.op_type == "If") {
+    for (const char* branch : {"then_branch", "else_branch"}) {
+      const Graph* g = body_of(branch);
+      if (g && g->outputs().size() != node.outputs.size())
+        return mismatch(std::string(branch) + " outputs", g->outputs().size(), node.outputs.size());
+    }
+  } else if (node.op_type == "Loop") {
+    const Graph* g = body_of("body");
+    if (!g) return {};
+    if (node.inputs.size() < 2)
+      return invalid_model(label + ": Loop needs its M and cond inputs (either may be empty)");
+    const size_t carried = node.inputs.size() - 2;
+    if (g->inputs().size() != carried + 2)
+      return mismatch("the body's inputs", g->inputs().size(), carried + 2);
+    if (g->outputs().size() != node.outputs.size() + 1)
+      return mismatch("the body's outputs", g->outputs().size(), node.outputs.size() + 1);
+    if (node.outputs.size() < carried)
+      return mismatch("the node's outputs", node.outputs.size(), carried);
+  } else if (node.op_type == "Scan" && node.opset >= 9) {
+    const Graph* g = body_of("body");
+    if (!g) return {};
+    if (g->inputs().size() != node.inputs.size())
+      return mismatch("the body's inputs", g->inputs().size(), node.inputs.size());
+    if (g->outputs().size() != node.outputs.size())
+      return mismatch("the body's outputs", g->outputs().size(), node.outputs.size());
+  }
   return {};
 }
 

@@ -50,6 +50,8 @@ class GraphImporter {
                                        std::vector<std::string>* captured);
   Status import_outputs(const onnx::GraphProto& proto);
   std::string where() const;
+  Status check_not_shadowing(const std::string& name, const std::string& what) const;
+  Status check_control_flow_arity(const Node& node, const std::string& label) const;
 
   ModelScope* scope_;
   GraphImporter* parent_;

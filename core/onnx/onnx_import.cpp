@@ -7,6 +7,7 @@
 #include <google/protobuf/io/coded_stream.h>
 
 #include "core/onnx/graph_import.h"
+#include "core/onnx/import_limits.h"
 #include "core/onnx/op_schema_check.h"
 
 namespace sod2 {
@@ -68,11 +69,18 @@ Expected<Model> import_guarded(std::span<const uint8_t> bytes, const std::string
     return unsupported("is " + std::to_string(bytes.size()) +
                        " bytes; protobuf models must stay under 2 GiB (keep weights in external "
                        "data files)");
+  if (bytes.empty()) return parse_error("is empty (0 bytes), not an ONNX model");
   onnx::ModelProto proto;
   google::protobuf::io::CodedInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
   stream.SetTotalBytesLimit(INT32_MAX);
+  // Each subgraph level costs protobuf 3 message levels (attribute, graph, node). Parsing far
+  // past kMaxGraphDepth lets a too-deep model get the importer's own, clearer error; the limit
+  // still bounds protobuf's recursion (and stack) on hostile files.
+  stream.SetRecursionLimit(3 * 8 * onnx_import::kMaxGraphDepth);
   if (!proto.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
-    return parse_error("is not a valid ONNX protobuf (truncated, corrupted or another format)");
+    return parse_error(
+        "is not a valid ONNX protobuf (truncated, corrupted, nested too deeply, or another "
+        "format)");
   return import_model(proto, base_dir, options);
 }
 

@@ -177,8 +177,10 @@ Expected<Tensor> import_sparse_tensor(const onnx::SparseTensorProto& proto,
   if (values.dtype() == DataType::kString)
     return unsupported(what + ": sparse string tensors are not supported");
   const uint64_t elem = data_type_size(values.dtype());
-  if (numel * elem > kMaxTensorBytes)
-    return invalid_model(what + ": dense size of the sparse tensor is too large");
+  if (numel * elem > kMaxDensifiedBytes)
+    return unsupported(what + ": the sparse tensor's dense form would take " +
+                       std::to_string(numel * elem) + " bytes (more than " +
+                       std::to_string(kMaxDensifiedBytes >> 20) + " MiB)");
   if (values.rank() != 1) return invalid_model(what + ": sparse values must be 1-D");
   if (indices.dtype() != DataType::kInt64)
     return invalid_model(what + ": sparse indices must be int64");

@@ -152,12 +152,9 @@ Status unique_rule(InferContext& ctx) {
 }
 
 Status nms_rule(InferContext& ctx) {
-  // Selected boxes: at most batch * classes * max_output_boxes_per_class; bounded by the boxes.
-  const TensorFact& boxes = ctx.input(0);
-  const TensorFact& scores = ctx.input(1);
-  std::optional<SymExpr> cap;
-  if (scores.numel()) cap = scores.numel();
-  (void)boxes;
+  // Each selected index names one (batch, class, box) triple, so there are at most as many as
+  // scores (batch * classes * boxes).
+  const std::optional<SymExpr> cap = ctx.input(1).numel();
   const SymExpr n = ctx.execution_dim(0, 0, 0, upper_bound_of(ctx, cap));
   ctx.set_output(0, TensorFact::shaped(DataType::kInt64, {n, SymExpr(3)}));
   return {};

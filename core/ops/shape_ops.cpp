@@ -99,8 +99,7 @@ Status constant_rule(InferContext& ctx) {
     ctx.set_output(0, std::move(fact));
   } else if (auto fs = ctx.attr_floats("value_floats")) {
     ctx.set_output(0, TensorFact::shaped(DataType::kFloat, {SymExpr(int64_t(fs->size()))}));
-  } else if (const Attribute* a = ctx.node().attribute("value_string")) {
-    (void)a;
+  } else if (ctx.node().attribute("value_string")) {
     ctx.set_output(0, TensorFact::shaped(DataType::kString, {}));
   } else if (const Attribute* s = ctx.node().attribute("value_strings")) {
     ctx.set_output(0, TensorFact::shaped(DataType::kString, {SymExpr(int64_t(s->strings.size()))}));
@@ -164,11 +163,9 @@ Status reshape_rule(InferContext& ctx) {
   }
   const auto in_numel = data.numel();
   if (infer_at) {
-    const auto rest = dims_product(out, 0, out.size());  // the -1 slot is nullopt: skip it
     DimList others = out;
     others.erase(others.begin() + static_cast<std::ptrdiff_t>(*infer_at));
     const auto known_rest = dims_product(others, 0, others.size());
-    (void)rest;
     if (in_numel && known_rest) {
       const SymExpr inferred = ctx.simplify(sym::floordiv(*in_numel, *known_rest));
       // The division is exact for a valid model; say so when the prover cannot.

@@ -94,6 +94,18 @@ TEST(Graph, CycleIsAnErrorNamingANode) {
   EXPECT_NE(order.status().message().find("node 'first'"), std::string::npos);
 }
 
+TEST(Graph, CycleErrorNamesANodeOnTheCycleNotOneDownstream) {
+  Graph g("g");
+  const ValueId x = add(g, "x", ValueKind::kGraphInput), s = add(g, "s"), d = add(g, "d");
+  add_node(g, "downstream", {s}, {d});  // listed first, only reads the cycle's value
+  add_node(g, "looping_add", {x, s}, {s});
+  g.link();
+  auto order = g.topological_order();
+  ASSERT_FALSE(order.ok());
+  EXPECT_NE(order.status().message().find("node 'looping_add'"), std::string::npos)
+      << order.status().message();
+}
+
 TEST(Graph, VisitsNestedSubgraphsDepthFirst) {
   auto root = std::make_shared<Graph>("root");
   auto mid = std::make_shared<Graph>("mid", root.get());

@@ -363,6 +363,70 @@ TEST_F(ExternalDataTest, ReportsRangeBeyondFile) {
       << model.status().message();
 }
 
+TEST(OnnxImport, IfBranchesMustMatchTheNodesOutputs) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {int64_t{2}});
+  add_input(g, "c", {}, onnx::TensorProto::BOOL);
+  onnx::GraphProto then_g, else_g;
+  then_g.set_name("then");
+  add_node(&then_g, "Relu", {"x"}, {"t1"});
+  add_output(&then_g, "t1");
+  add_output(&then_g, "x");  // two outputs where the node has one
+  else_g.set_name("else");
+  add_node(&else_g, "Neg", {"x"}, {"e1"});
+  add_output(&else_g, "e1");
+  auto* n = add_node(g, "If", {"c"}, {"y"}, "branch");
+  for (auto [name, body] : {std::pair{"then_branch", &then_g}, std::pair{"else_branch", &else_g}}) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = *body;
+  }
+  add_output(g, "y");
+  auto model = import(m);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("node 'branch' (If): then_branch outputs has 2 but 1"),
+            std::string::npos)
+      << model.status().message();
+}
+
+TEST(OnnxImport, SparseTensorsAttributeIsDensified) {
+  auto m = make_model();
+  auto* o = m.add_opset_import();
+  o->set_domain("com.example");
+  o->set_version(1);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {int64_t{2}});
+  auto* n = add_node(g, "Custom", {"x"}, {"y"});
+  n->set_domain("com.example");
+  auto* a = n->add_attribute();
+  a->set_name("tables");
+  a->set_type(onnx::AttributeProto::SPARSE_TENSORS);
+  auto* sp = a->add_sparse_tensors();
+  sp->add_dims(3);
+  sp->mutable_values()->set_data_type(onnx::TensorProto::FLOAT);
+  sp->mutable_values()->add_dims(1);
+  sp->mutable_values()->add_float_data(2.5f);
+  sp->mutable_indices()->set_data_type(onnx::TensorProto::INT64);
+  sp->mutable_indices()->add_dims(1);
+  sp->mutable_indices()->add_int64_data(2);
+  add_output(g, "y");
+  auto model = import(m);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const Attribute* attr = model->graph->node(0).attribute("tables");
+  ASSERT_NE(attr, nullptr);
+  EXPECT_EQ(attr->type, AttributeType::kSparseTensors);
+  ASSERT_EQ(attr->tensors.size(), 1u);
+  EXPECT_EQ(attr->tensors[0].double_at(2), 2.5);
+}
+
+TEST(OnnxImport, EmptyBytesSayEmpty) {
+  auto model = import_onnx_bytes({}, "", "nothing.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("is empty"), std::string::npos);
+}
+
 TEST(OnnxImport, ErrorsNameTheFile) {
   const std::vector<uint8_t> junk = {0xff, 0xff, 0xff, 0x01};
   auto model = import_onnx_bytes(junk, "", "junk.onnx");

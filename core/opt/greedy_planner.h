@@ -1,0 +1,30 @@
+// The per-binding reference planner: "greedy by size" offset calculation (Pisarchyk & Lee 2020,
+// "Efficient Memory Management for Deep Neural Net Inference"; TFLite's ArenaPlanner strategy).
+// It needs concrete sizes, so it runs once per binding; the symbolic planner uses it once, at the
+// upper bounds, to decide which tensor goes below which.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/opt/plan_types.h"
+
+namespace sod2::opt {
+
+struct GreedyPlan {
+  std::vector<int64_t> offsets;  // per tensor, in input order
+  int64_t arena_bytes = 0;
+};
+
+// The order tensors are placed in: size descending, then earlier first step, then index. Ties
+// broken this way keep the plan deterministic.
+std::vector<int32_t> greedy_by_size_order(std::span<const int64_t> sizes,
+                                          std::span<const Lifetime> lives);
+
+// Each tensor, largest first, goes into the smallest gap between already placed tensors whose
+// lifetimes overlap its own (best fit), or on top of the highest of them when no gap fits.
+// Sizes must be multiples of kTensorAlignment for the offsets to be aligned. O(n^2) in tensors.
+GreedyPlan plan_greedy_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives);
+
+}  // namespace sod2::opt

@@ -1,0 +1,72 @@
+#include "core/opt/tensor_sizes.h"
+
+#include "core/ir/data_type.h"
+#include "core/opt/plan_types.h"
+#include "core/sym/prover.h"
+
+namespace sod2::opt {
+namespace {
+
+bool is_constant_node(const Node& node) { return node.op_type == "Constant" && node.domain.empty(); }
+
+// The size in bytes of one node output, or the reason it has none.
+struct Sizing {
+  std::optional<sym::SymExpr> bytes;
+  std::string reason;
+};
+
+Sizing size_of(const Value& value, const TensorFact& fact) {
+  if (fact.category != TypeCategory::kTensor) {
+    return {std::nullopt, std::string(type_category_name(fact.category)) +
+                              " value: the runtime allocates its elements when it is built"};
+  }
+  const DataType dtype = fact.dtype != DataType::kUndefined ? fact.dtype : value.dtype;
+  const size_t elem = data_type_size(dtype);
+  if (elem == 0) {
+    return {std::nullopt, "element type " + std::string(data_type_name(dtype)) +
+                              " has no fixed size"};
+  }
+  const std::optional<sym::SymExpr> numel = fact.numel();
+  if (!numel) return {std::nullopt, "shape " + fact.to_string() + " is not fully known"};
+  const sym::SymExpr bytes = *numel * sym::SymExpr(static_cast<int64_t>(elem));
+  if (bytes.is_overflow()) return {std::nullopt, "size overflows int64"};
+  return {bytes, ""};
+}
+
+}  // namespace
+
+sym::SymExpr align_bytes(const sym::SymExpr& bytes) {
+  const sym::SymExpr a(kTensorAlignment);
+  return a * sym::floordiv(bytes + sym::SymExpr(kTensorAlignment - 1), a);
+}
+
+TensorSet arena_tensors(const Graph& graph, const RdpResult& rdp) {
+  TensorSet set;
+  set.index_of_value.assign(graph.num_values(), -1);
+  std::vector<bool> is_output(graph.num_values(), false);
+  for (ValueId v : graph.outputs()) is_output[static_cast<size_t>(v)] = true;
+
+  for (size_t n = 0; n < graph.num_nodes(); ++n) {
+    const Node& node = graph.node(static_cast<NodeId>(n));
+    for (ValueId v : node.outputs) {
+      if (v == kNoValue) continue;  // an omitted optional output is never written
+      const Value& value = graph.value(v);
+      const bool output = is_output[static_cast<size_t>(v)];
+      if (is_constant_node(node) && !output) {
+        ++set.package_constants;
+        continue;
+      }
+      Sizing s = size_of(value, rdp.fact(graph, v));
+      if (!s.bytes) {
+        set.off_arena.push_back({v, value.name, std::move(s.reason)});
+        continue;
+      }
+      set.index_of_value[static_cast<size_t>(v)] = static_cast<int32_t>(set.tensors.size());
+      set.tensors.push_back({v, value.name, static_cast<NodeId>(n),
+                             sym::simplify(align_bytes(*s.bytes), rdp.ranges()), output});
+    }
+  }
+  return set;
+}
+
+}  // namespace sod2::opt

@@ -1,0 +1,64 @@
+// Which values the arena holds and how many bytes each needs, as SymExprs (DESIGN §5).
+//
+// The arena holds every tensor the runtime materialises in the main graph except graph inputs
+// (the caller owns them) and initializers (mapped from the package); graph outputs live in it.
+// Decisions and limits, each for a reason:
+//  - A `Constant` node's output is not in the arena: its bytes are known when the package is
+//    written, so it is stored and mapped exactly like an initializer. A Constant that is itself a
+//    graph output is the exception: outputs are views into the arena.
+//  - Only the main graph is planned. Values inside If/Loop/Scan bodies are allocated by the
+//    runtime when the body runs; the If/Loop node's own outputs are in the arena like any other.
+//  - No aliasing: Identity, Reshape, Squeeze... get their own bytes. In-place reuse is a later
+//    optimisation that only has to shorten lifetimes.
+//  - A value whose size RDP could not express (an unknown dim, a sequence, a string tensor) is
+//    left out and listed with the reason, so a report shows it instead of failing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ir/graph.h"
+#include "core/rdp/rdp.h"
+#include "core/sym/sym_expr.h"
+
+namespace sod2::opt {
+
+struct ArenaTensor {
+  ValueId value = kNoValue;
+  std::string name;
+  NodeId producer = kNoNode;
+  sym::SymExpr bytes;  // numel * element size, aligned up to kTensorAlignment
+  bool graph_output = false;
+};
+
+// A value the runtime materialises but the arena cannot hold, and why.
+struct OffArenaValue {
+  ValueId value = kNoValue;
+  std::string name;
+  std::string reason;
+};
+
+struct TensorSet {
+  std::vector<ArenaTensor> tensors;  // in node order, then output order
+  std::vector<OffArenaValue> off_arena;
+  int32_t package_constants = 0;  // Constant outputs kept in the package
+  // Index into `tensors` per ValueId of the graph; -1 for values the arena does not hold.
+  std::vector<int32_t> index_of_value;
+
+  int32_t index_of(ValueId v) const {
+    return v >= 0 && static_cast<size_t>(v) < index_of_value.size()
+               ? index_of_value[static_cast<size_t>(v)]
+               : -1;
+  }
+};
+
+// 64 * floordiv(bytes + 63, 64): the canonical spelling, which the simplifier folds to `bytes`
+// whenever the ranges prove 64 divides it.
+sym::SymExpr align_bytes(const sym::SymExpr& bytes);
+
+// The arena's tensors of `graph` (the model's main graph) with their sizes simplified under the
+// RDP ranges. Never fails: what cannot be sized goes to off_arena.
+TensorSet arena_tensors(const Graph& graph, const RdpResult& rdp);
+
+}  // namespace sod2::opt
