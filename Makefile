@@ -2,6 +2,7 @@
 # Each target installs missing Debian packages first (scripts/install-deps.sh, silent when done).
 
 SAMPLE := resources/models/sample_yolo_tiny.onnx
+SAMPLE_RANGES := resources/models/sample_yolo_tiny.ranges.json
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 1800
 
@@ -27,7 +28,7 @@ build: configure
 	@cmake --build --preset dev -j $(JOBS)
 
 run: build
-	@./build/bin/sod2 inspect $(SAMPLE)
+	@./build/bin/sod2 inspect $(SAMPLE) --ranges $(SAMPLE_RANGES)
 
 test: build
 	@ctest --preset dev -j $(JOBS)

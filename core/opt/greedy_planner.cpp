@@ -8,29 +8,39 @@
 namespace sod2::opt {
 
 std::vector<int32_t> greedy_by_size_order(std::span<const int64_t> sizes,
-                                          std::span<const Lifetime> lives) {
+                                          std::span<const Lifetime> lives,
+                                          std::span<const int32_t> segments) {
   std::vector<int32_t> order(sizes.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    if (!segments.empty() && segments[a] != segments[b]) return segments[a] < segments[b];
     if (sizes[a] != sizes[b]) return sizes[a] > sizes[b];
     return lives[a].first_step < lives[b].first_step;
   });
   return order;
 }
 
-GreedyPlan plan_greedy_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives) {
+GreedyPlan plan_greedy_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
+                               std::span<const int32_t> segments) {
   GreedyPlan plan;
   plan.offsets.assign(sizes.size(), 0);
   std::vector<int32_t> placed;  // sorted by offset, then by placement
   placed.reserve(sizes.size());
-  for (int32_t t : greedy_by_size_order(sizes, lives)) {
+  for (int32_t t : greedy_by_size_order(sizes, lives, segments)) {
     const int64_t size = sizes[t];
+    // The floor: the top of every overlapping tensor of a lower segment (all placed already).
     int64_t prev_end = 0;
+    if (!segments.empty()) {
+      for (int32_t p : placed) {
+        if (segments[p] < segments[t] && lives[p].overlaps(lives[t]))
+          prev_end = std::max(prev_end, saturating_add(plan.offsets[p], sizes[p]));
+      }
+    }
     int64_t best_offset = -1;
     int64_t best_gap = INT64_MAX;
     for (int32_t p : placed) {
       if (!lives[p].overlaps(lives[t])) continue;
-      const int64_t gap = plan.offsets[p] - prev_end;
+      const int64_t gap = plan.offsets[p] - prev_end;  // negative below the floor: never chosen
       if (gap >= size && gap < best_gap) {
         best_gap = gap;
         best_offset = prev_end;

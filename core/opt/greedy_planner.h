@@ -17,14 +17,20 @@ struct GreedyPlan {
   int64_t arena_bytes = 0;
 };
 
-// The order tensors are placed in: size descending, then earlier first step, then index. Ties
-// broken this way keep the plan deterministic.
+// The order tensors are placed in: segment ascending (when given), then size descending, then
+// earlier first step, then index. Ties broken this way keep the plan deterministic.
 std::vector<int32_t> greedy_by_size_order(std::span<const int64_t> sizes,
-                                          std::span<const Lifetime> lives);
+                                          std::span<const Lifetime> lives,
+                                          std::span<const int32_t> segments = {});
 
 // Each tensor, largest first, goes into the smallest gap between already placed tensors whose
 // lifetimes overlap its own (best fit), or on top of the highest of them when no gap fits.
 // Sizes must be multiples of kTensorAlignment for the offsets to be aligned. O(n^2) in tensors.
-GreedyPlan plan_greedy_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives);
+//
+// `segments` (empty, or one number per tensor) layers the plan: a tensor is placed above every
+// lifetime-overlapping tensor of a lower segment. The symbolic planner uses it for EDO segments,
+// so that no offset depends on a size that is only known later (see symbolic_planner.h).
+GreedyPlan plan_greedy_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
+                               std::span<const int32_t> segments = {});
 
 }  // namespace sod2::opt

@@ -1,0 +1,57 @@
+// The symbolic memory plan: one offset per tensor as a SymExpr, valid at every binding inside
+// the ranges, so that a new input size needs an evaluation, never a new plan (DESIGN §5).
+//
+// Construction. The tensors are put in a total order; a tensor's `below` set is every earlier
+// tensor whose lifetime overlaps its own, and
+//     offset(t) = max(0, max over u in below(t) of offset(u) + size(u)).
+// Non-overlap then holds by construction at every binding: of two tensors live at the same step
+// one is below the other, and the max puts the upper one at or above the lower one's end (sizes
+// are never negative). No proof search is needed; the prover only simplifies. Offsets are sums
+// of aligned sizes, so they are aligned too. The arena is the max of offset + size over the
+// tensors nothing is placed on.
+//
+// Quality comes from the order: it is the order of the offsets that the greedy-by-size planner
+// gives at the reference binding (the upper bounds), so at that binding every offset is at most
+// greedy's (offset(t) is a longest path in the below-DAG, and greedy's offsets satisfy the same
+// inequalities) and the arena is at most greedy's arena. At smaller bindings the same layering
+// shrinks with the sizes.
+//
+// Expressions stay small: u is dropped from below(t) when another member of below(t) is already
+// on top of u (transitively), since that member's end bounds u's end; the simplifier then drops
+// max operands the ranges prove never win.
+//
+// EDO segments: `segments[t]` is the first step at which every symbol of t's size is known (0
+// without execution symbols). Tensors of a later segment are always placed above the tensors of
+// an earlier one, so a tensor's offset only involves symbols known when it is written: the
+// runtime instantiates each segment once its execution symbols are known, with no search.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/opt/plan_types.h"
+#include "core/sym/ranges.h"
+#include "core/sym/sym_expr.h"
+
+namespace sod2::opt {
+
+struct SymbolicPlan {
+  std::vector<sym::SymExpr> sizes;
+  std::vector<sym::SymExpr> offsets;
+  // The tensors whose end bounds each offset from below (after the reduction above).
+  std::vector<std::vector<int32_t>> below;
+  sym::SymExpr arena_bytes;
+};
+
+struct SymbolicPlanRequest {
+  std::span<const sym::SymExpr> sizes;     // aligned, never negative inside the ranges
+  std::span<const Lifetime> lives;
+  std::span<const int64_t> reference_sizes;  // the sizes at the upper bounds
+  std::span<const int32_t> segments;         // empty: one segment
+  const sym::RangeMap* ranges = nullptr;     // for simplification; nullptr: canonical forms only
+};
+
+SymbolicPlan plan_symbolic(const SymbolicPlanRequest& request);
+
+}  // namespace sod2::opt
