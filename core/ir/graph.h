@@ -29,6 +29,13 @@ class Graph {
   int depth() const { return parent_ ? parent_->depth() + 1 : 0; }
 
   // --- building; names must be unique within the graph (SSA) ---
+  // Sizes the tables up front: growing them node by node re-copies every Value and Node, which
+  // dominates importing large graphs on machines where fresh pages fault slowly.
+  void reserve(size_t values, size_t nodes) {
+    values_.reserve(values);
+    nodes_.reserve(nodes);
+    by_name_.reserve(values);
+  }
   Expected<ValueId> add_value(Value value);
   ValueId add_initializer(Tensor tensor, ValueId value);  // binds tensor to an existing value
   NodeId add_node(Node node);

@@ -352,6 +352,10 @@ Expected<std::shared_ptr<Graph>> GraphImporter::import(const onnx::GraphProto& p
                                                        const std::string& fallback_name) {
   graph_ = std::make_shared<Graph>(proto.name().empty() ? fallback_name : proto.name(),
                                    parent_ ? parent_->graph_.get() : nullptr);
+  size_t n_values = static_cast<size_t>(proto.input_size() + proto.initializer_size() +
+                                        proto.sparse_initializer_size());
+  for (const auto& node : proto.node()) n_values += static_cast<size_t>(node.output_size());
+  graph_->reserve(n_values, static_cast<size_t>(proto.node_size()));
   SOD2_RETURN_IF_ERROR(declare_inputs_and_initializers(proto));
   SOD2_RETURN_IF_ERROR(declare_node_outputs(proto));
   apply_value_info(proto);

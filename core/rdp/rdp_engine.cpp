@@ -29,7 +29,25 @@ sym::SymExpr RdpEngine::simplify(const sym::SymExpr& e) const {
   return sym::simplify(e, result_->ranges_);
 }
 
+namespace {
+// Deeper expressions are no longer readable shapes, and the recursive passes over them (simplify,
+// bounds, printing) must stay far from the stack's limit on hostile models.
+constexpr uint32_t kMaxDimDepth = 128;
+
+bool usable(const sym::SymExpr& e) { return !e.is_overflow() && e.depth() <= kMaxDimDepth; }
+}  // namespace
+
 TensorFact RdpEngine::refine(TensorFact f) const {
+  // Overflowed or absurdly deep expressions become unknown rather than wrong or slow.
+  if (f.dims)
+    for (Dim& d : *f.dims)
+      if (d && !usable(*d)) d.reset();
+  if (f.value)
+    for (const sym::SymExpr& v : *f.value)
+      if (!usable(v)) {
+        f.value.reset();
+        break;
+      }
   if (result_->refinements_.empty()) return f;
   auto apply = [&](const sym::SymExpr& e) {
     return simplify(sym::substitute(e, result_->refinements_));

@@ -495,6 +495,11 @@ SymExpr operator*(const SymExpr& a, const SymExpr& b) {
   // Distributivity: expand (sum a_i)(sum b_j) into sum a_i*b_j; monomials multiply by adding
   // powers.
   PolyView va(a), vb(b);
+  // A hostile model can square a many-term shape expression again and again; past this size an
+  // expansion is no longer a shape anyone can use, and it becomes the overflow poison instead of
+  // taking exponential time and memory.
+  constexpr size_t kMaxExpandedTerms = 4096;
+  if ((va.size() + 1) * (vb.size() + 1) > kMaxExpandedTerms) return SymExpr::overflow();
   PolyBuilder out;
   for (size_t i = 0; i <= va.size(); ++i) {
     const bool ia = i == va.size();  // index size() stands for the constant term
