@@ -265,6 +265,23 @@ TEST(RdpEngine, DeclaredShapesAreCheckedNotTrusted) {
   EXPECT_TRUE(has_diagnostic(r.rdp, "declared as 5 but RDP derives 4", Severity::kWarning));
 }
 
+TEST(RdpEngine, OverflowingShapeArithmeticBecomesUnknownNotWrong) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {std::string("n")});
+  add_node(g, "Shape", {"x"}, {"shape"});
+  add_i64(g, "huge", {int64_t{1} << 62});
+  add_node(g, "Mul", {"shape", "huge"}, {"big"});
+  add_node(g, "Mul", {"big", "huge"}, {"bigger"});
+  add_node(g, "ConstantOfShape", {"bigger"}, {"y"});
+  add_output(g, "y");
+  Analysed r = analyse(m);
+  ASSERT_TRUE(r.fact("y").rank_known());
+  const Dim& d = (*r.fact("y").dims)[0];
+  // Either unknown or an execution symbol; never a wrapped-around number.
+  EXPECT_TRUE(!d || r.rdp.involves_execution(*d)) << r.fact("y").to_string();
+}
+
 TEST(RdpEngine, InputsWithoutRangesGetTheDefaultAndAWarning) {
   auto m = make_model();
   auto* g = m.mutable_graph();

@@ -251,3 +251,20 @@ TEST(SymExpr, CompareIsATotalOrder) {
 
 }  // namespace
 }  // namespace sod2::sym
+
+namespace sod2::sym {
+namespace {
+
+// A hostile model can square a many-term shape again and again: past the expansion cap the
+// product is the overflow poison rather than an exponential blow-up.
+TEST(CanonicalLimits, HugeExpansionsBecomeOverflow) {
+  SymExpr many(0);
+  for (int i = 0; i < 70; ++i) many = many + symbol("t" + std::to_string(i));
+  EXPECT_FALSE((many * SymExpr(symbol("u"))).is_overflow());
+  EXPECT_TRUE((many * many).is_overflow());
+  EXPECT_TRUE((many * many + 1).is_overflow());  // the poison absorbs what follows
+}
+
+}  // namespace
+}  // namespace sod2::sym
+

@@ -60,7 +60,7 @@ TEST(ConstructionPerf, TenThousandNodeChain) {
   std::printf("10k-node chain: %.1f ms, %d proofs, %zu interned nodes\n", ms, proofs,
               interned_node_count());
   EXPECT_EQ(proofs, 2000);
-  EXPECT_LT(ms, 2000.0);  // loose for sanitizer builds; the target is well under 100 ms
+  // No timing assertion: speed targets live in `make bench` (rdp_bench), not in unit tests.
 }
 
 }  // namespace
