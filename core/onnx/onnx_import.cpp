@@ -109,6 +109,8 @@ Expected<Model> import_onnx_file(const std::string& path, const ImportOptions& o
   if (!std::filesystem::exists(p, ec)) return not_found(path + ": no such file");
   if (std::filesystem::is_directory(p, ec))
     return invalid_argument(path + ": is a directory, not an .onnx file");
+  if (!std::filesystem::is_regular_file(p, ec))
+    return invalid_argument(path + ": is not a regular file (a device, pipe or socket)");
   const uintmax_t size = std::filesystem::file_size(p, ec);
   if (ec) return io_error(path + ": cannot read: " + ec.message());
   if (size > options.max_model_bytes)

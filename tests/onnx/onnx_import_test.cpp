@@ -435,6 +435,15 @@ TEST(OnnxImport, ErrorsNameTheFile) {
   EXPECT_EQ(model.status().message().rfind("junk.onnx: ", 0), 0u) << model.status().message();
 }
 
+TEST(OnnxImport, DirectoriesAndDevicesAreRefusedByName) {
+  auto dir = import_onnx_file("/tmp");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.status().message().find("is a directory"), std::string::npos);
+  auto dev = import_onnx_file("/dev/null");
+  ASSERT_FALSE(dev.ok());
+  EXPECT_NE(dev.status().message().find("not a regular file"), std::string::npos);
+}
+
 TEST(OnnxImport, MissingFileIsNotFound) {
   auto model = import_onnx_file("/nonexistent/dir/model.onnx");
   ASSERT_FALSE(model.ok());
