@@ -35,6 +35,7 @@ test: build
 
 bench: build
 	@./build/bin/rdp_bench ../shared/models build/bench
+	@./build/bin/plan_bench ../shared/models build/bench
 
 asan: setup
 	@cmake --preset asan >/dev/null

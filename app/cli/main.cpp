@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "app/cli/inspect_command.h"
+#include "app/cli/plan_command.h"
 #include "core/onnx/onnx_import.h"
 #include "core/version.h"
 
@@ -14,7 +15,9 @@ const char* kHelp =
     "SoD2 Studio's command-line tool for dynamic ONNX models.\n\n"
     "commands:\n"
     "  inspect MODEL.onnx    validate a model and summarise inputs, outputs and ops\n"
-    "                        (--json for a machine-readable document)\n\n"
+    "                        (--json for a machine-readable document)\n"
+    "  plan MODEL.onnx       execution order and symbolic memory plan, instantiated at\n"
+    "                        --bind sizes or the upper bounds (--json)\n\n"
     "options:\n"
     "  --version             print the version and the ONNX opset this build understands\n"
     "  --help                show this help; `sod2 COMMAND --help` explains a command\n";
@@ -41,6 +44,7 @@ int main(int argc, char** argv) {
   // Exceptions never cross into the OS: anything unexpected is one line and exit status 1.
   try {
     if (command == "inspect") return sod2::cli::run_inspect(args, std::cout, std::cerr);
+    if (command == "plan") return sod2::cli::run_plan(args, std::cout, std::cerr);
   } catch (const std::exception& e) {
     std::cerr << "sod2 " << command << ": unexpected error: " << e.what() << "\n";
     return 1;

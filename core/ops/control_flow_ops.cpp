@@ -26,10 +26,8 @@ TensorFact merge_branches(InferContext& ctx, size_t out, const TensorFact& a, co
     if (x && y && (*x == *y || ctx.prove_eq(*x, *y) == Tri::kTrue)) {
       dims[d] = x;
     } else {
-      int64_t hi = sym::kDefaultMaxDim;
-      if (x && y)
-        hi = std::max(sym::bounds(*x, ctx.ranges()).hi, sym::bounds(*y, ctx.ranges()).hi);
-      dims[d] = ctx.execution_dim(out, d, 0, std::min(hi, sym::kDefaultMaxDim));
+      const int64_t hi = std::max(dim_bounds(ctx, x).second, dim_bounds(ctx, y).second);
+      dims[d] = ctx.execution_dim(out, d, 0, hi);
     }
   }
   f.dims = std::move(dims);
@@ -73,8 +71,8 @@ TensorFact generalise(InferContext& ctx, size_t index, const TensorFact& before,
     const Dim& x = (*before.dims)[d];
     const Dim& y = (*after.dims)[d];
     if (!(x && y && *x == *y))
-      (*f.dims)[d] = ctx.execution_symbol("carried" + std::to_string(index) + ".d" + std::to_string(d),
-                                          0, sym::kDefaultMaxDim);
+      (*f.dims)[d] = ctx.execution_symbol(
+          "carried" + std::to_string(index) + ".d" + std::to_string(d), 0, sym::kDefaultMaxDim);
   }
   return f;
 }
@@ -88,16 +86,17 @@ Status loop_rule(InferContext& ctx) {
   const size_t n_scan = body->outputs().size() - 1 - n_carried;
 
   // The trip count: M when the loop cannot stop early, else an execution symbol bounded by M.
-  std::optional<SymExpr> max_trips;
-  if (ctx.has_input(0) && ctx.input(0).value && ctx.input(0).value->size() == 1)
-    max_trips = (*ctx.input(0).value)[0];
+  const std::optional<SymExpr> max_trips = input_scalar(ctx, 0);
 
   // The body's condition input is the loop's condition on the first iteration and the body's own
   // condition output after that; it keeps a known value only if the body passes it on unchanged.
   TensorFact cond_in = TensorFact::shaped(DataType::kBool, {});
-  const auto initial_cond = ctx.has_input(1) ? ctx.input_ints(1) : std::optional<std::vector<int64_t>>();
-  if (!ctx.has_input(1)) cond_in.value = std::vector<SymExpr>{SymExpr(1)};
-  else if (initial_cond && initial_cond->size() == 1) cond_in.value = std::vector<SymExpr>{SymExpr((*initial_cond)[0] != 0)};
+  const auto initial_cond =
+      ctx.has_input(1) ? ctx.input_ints(1) : std::optional<std::vector<int64_t>>();
+  if (!ctx.has_input(1))
+    cond_in.value = std::vector<SymExpr>{SymExpr(1)};
+  else if (initial_cond && initial_cond->size() == 1)
+    cond_in.value = std::vector<SymExpr>{SymExpr((*initial_cond)[0] != 0)};
 
   std::vector<TensorFact> carried, outs;
   auto body_inputs = [&] {
@@ -167,7 +166,8 @@ Status scan_rule(InferContext& ctx) {
   if (!m || *m < 0 || static_cast<size_t>(*m) > ctx.num_inputs())
     return invalid_model("Scan: num_scan_inputs is missing or out of range");
   const size_t n_state = ctx.num_inputs() - static_cast<size_t>(*m);
-  const auto in_axes = ctx.attr_ints("scan_input_axes").value_or(std::vector<int64_t>(static_cast<size_t>(*m), 0));
+  const auto in_axes =
+      ctx.attr_ints("scan_input_axes").value_or(std::vector<int64_t>(static_cast<size_t>(*m), 0));
   std::vector<TensorFact> in;
   for (size_t i = 0; i < n_state; ++i) in.push_back(ctx.input(i));
   Dim seq_len;
@@ -179,21 +179,25 @@ Status scan_rule(InferContext& ctx) {
       if (!axis) return invalid_model("Scan: scan_input_axes out of range");
       DimList dims = *x.dims;
       const Dim len = dims[static_cast<size_t>(*axis)];
-      if (!seq_len) seq_len = len;
-      else if (len) ctx.require_equal(*seq_len, *len, "Scan inputs must share the sequence length");
+      if (!seq_len)
+        seq_len = len;
+      else if (len)
+        ctx.require_equal(*seq_len, *len, "Scan inputs must share the sequence length");
       dims.erase(dims.begin() + *axis);
       slice.dims = std::move(dims);
     }
     in.push_back(std::move(slice));
   }
   SOD2_ASSIGN_OR_RETURN(auto outs, ctx.infer_subgraph(*body, in));
-  for (size_t i = 0; i < n_state && i < outs.size(); ++i) ctx.set_output(i, in[i] == outs[i] ? in[i] : outs[i]);
+  for (size_t i = 0; i < n_state && i < outs.size(); ++i)
+    ctx.set_output(i, in[i] == outs[i] ? in[i] : outs[i]);
   const auto out_axes = ctx.attr_ints("scan_output_axes");
   for (size_t k = n_state; k < outs.size() && k < ctx.num_outputs(); ++k) {
     const TensorFact& elem = outs[k];
     TensorFact f = TensorFact::unknown(elem.dtype);
     if (elem.dims) {
-      const int64_t axis_attr = out_axes && k - n_state < out_axes->size() ? (*out_axes)[k - n_state] : 0;
+      const int64_t axis_attr =
+          out_axes && k - n_state < out_axes->size() ? (*out_axes)[k - n_state] : 0;
       const auto axis = normalize_axis(axis_attr, elem.rank() + 1);
       if (!axis) return invalid_model("Scan: scan_output_axes out of range");
       DimList dims = *elem.dims;

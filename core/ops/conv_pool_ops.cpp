@@ -12,16 +12,6 @@ namespace {
 
 using sym::SymExpr;
 
-Dim simplified(InferContext& ctx, const Dim& d) { return d ? Dim(ctx.simplify(*d)) : Dim(); }
-
-Dim dim_at(const TensorFact& f, size_t i) {
-  return f.dims && i < f.dims->size() ? (*f.dims)[i] : Dim();
-}
-
-void require_if_known(InferContext& ctx, const Dim& a, const Dim& b, std::string_view why) {
-  if (a && b && *a != *b) ctx.require_equal(*a, *b, why);
-}
-
 enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
 
 Expected<AutoPad> read_auto_pad(const InferContext& ctx) {
@@ -335,10 +325,7 @@ Status max_unpool_rule(InferContext& ctx) {
       ctx.set_output(0, TensorFact::unknown(x.dtype));
       return {};
     }
-    DimList dims;
-    for (int64_t d = 0; d < rank; ++d)
-      dims.push_back(ctx.execution_dim(0, static_cast<size_t>(d), 0, sym::kDefaultMaxDim));
-    ctx.set_output(0, TensorFact::shaped(x.dtype, std::move(dims)));
+    ctx.set_output(0, TensorFact::shaped(x.dtype, execution_dims(ctx, 0, rank)));
     return {};
   }
   if (spatial < 0) {

@@ -1,6 +1,8 @@
 #include "core/ops/dim_math.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 
 namespace sod2 {
 
@@ -23,7 +25,8 @@ Dim broadcast_dim(InferContext& ctx, const Dim& a, const Dim& b) {
   if (!a || !b) {
     // The known side decides unless it is 1 (then the unknown one does).
     const Dim& known = a ? a : b;
-    if (known && known->constant_value() != 1 && ctx.prove_le(2, *known) == Tri::kTrue) return known;
+    if (known && known->constant_value() != 1 && ctx.prove_le(2, *known) == Tri::kTrue)
+      return known;
     return std::nullopt;
   }
   if (*a == *b) return a;
@@ -55,7 +58,8 @@ std::optional<DimList> broadcast_shapes(InferContext& ctx,
   for (const TensorFact* f : in) {
     const DimList& d = *f->dims;
     const size_t offset = rank - d.size();
-    for (size_t i = 0; i < d.size(); ++i) out[offset + i] = broadcast_dim(ctx, out[offset + i], d[i]);
+    for (size_t i = 0; i < d.size(); ++i)
+      out[offset + i] = broadcast_dim(ctx, out[offset + i], d[i]);
   }
   return out;
 }
@@ -108,6 +112,68 @@ std::optional<sym::SymExpr> dims_product(const DimList& dims, size_t from, size_
 
 DimList values_to_dims(const std::vector<sym::SymExpr>& values) {
   return DimList(values.begin(), values.end());
+}
+
+Dim dim_at(const TensorFact& f, size_t i) {
+  return f.dims && i < f.dims->size() ? (*f.dims)[i] : Dim();
+}
+
+Dim simplified(const InferContext& ctx, const Dim& d) { return d ? Dim(ctx.simplify(*d)) : Dim(); }
+
+void require_if_known(InferContext& ctx, const Dim& a, const Dim& b, std::string_view why) {
+  if (a && b && *a != *b) ctx.require_equal(*a, *b, why);
+}
+
+std::pair<int64_t, int64_t> dim_bounds(const InferContext& ctx, const Dim& d) {
+  if (!d) return {0, sym::kDefaultMaxDim};
+  const sym::Interval b = sym::bounds(*d, ctx.ranges());
+  return {std::max<int64_t>(b.lo, 0), std::min<int64_t>(b.hi, sym::kDefaultMaxDim)};
+}
+
+DimList execution_dims(InferContext& ctx, size_t out, int64_t rank) {
+  DimList dims;
+  for (int64_t d = 0; d < rank; ++d)
+    dims.push_back(ctx.execution_dim(out, static_cast<size_t>(d), 0, sym::kDefaultMaxDim));
+  return dims;
+}
+
+const std::vector<sym::SymExpr>* input_values(const InferContext& ctx, size_t i) {
+  if (!ctx.has_input(i)) return nullptr;
+  const TensorFact& f = ctx.input(i);
+  return f.value ? &*f.value : nullptr;
+}
+
+std::optional<sym::SymExpr> input_scalar(const InferContext& ctx, size_t i) {
+  const std::vector<sym::SymExpr>* v = input_values(ctx, i);
+  if (!v || v->size() != 1) return std::nullopt;
+  return (*v)[0];
+}
+
+std::optional<sym::Interval> exact_integer_range(DataType dt) {
+  switch (dt) {
+    case DataType::kBool: return sym::Interval{0, 1};
+    case DataType::kUInt8: return sym::Interval{0, 255};
+    case DataType::kInt8: return sym::Interval{-128, 127};
+    case DataType::kUInt16: return sym::Interval{0, 65535};
+    case DataType::kInt16: return sym::Interval{-32768, 32767};
+    case DataType::kInt32: return sym::Interval{INT32_MIN, INT32_MAX};
+    case DataType::kUInt32: return sym::Interval{0, UINT32_MAX};
+    case DataType::kInt64: return sym::Interval{INT64_MIN, INT64_MAX};
+    case DataType::kUInt64: return sym::Interval{0, INT64_MAX};
+    // A float holds every integer up to 2^(stored mantissa bits + 1); beyond that it rounds.
+    case DataType::kFloat16: return sym::Interval{-(1 << 11), 1 << 11};
+    case DataType::kBFloat16: return sym::Interval{-(1 << 8), 1 << 8};
+    case DataType::kFloat: return sym::Interval{-(1 << 24), 1 << 24};
+    case DataType::kDouble: return sym::Interval{-(int64_t{1} << 53), int64_t{1} << 53};
+    default: return std::nullopt;
+  }
+}
+
+bool representable(const InferContext& ctx, DataType dt, const sym::SymExpr& e) {
+  const auto r = exact_integer_range(dt);
+  if (!r || e.is_overflow()) return false;
+  const sym::Interval b = sym::bounds(e, ctx.ranges());
+  return b.lo >= r->lo && b.hi <= r->hi;
 }
 
 }  // namespace sod2

@@ -4,9 +4,12 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/ops/infer_context.h"
+#include "core/sym/ranges.h"
 
 namespace sod2 {
 
@@ -18,7 +21,8 @@ std::optional<std::vector<int64_t>> normalize_axes(const std::vector<int64_t>& a
 // One broadcast dim of two (numpy rules). Requires equality where neither side can be 1.
 Dim broadcast_dim(InferContext& ctx, const Dim& a, const Dim& b);
 // Multidirectional broadcast of several inputs' dims; nullopt when some rank is unknown.
-std::optional<DimList> broadcast_shapes(InferContext& ctx, const std::vector<const TensorFact*>& in);
+std::optional<DimList> broadcast_shapes(InferContext& ctx,
+                                        const std::vector<const TensorFact*>& in);
 
 // Output 0 = a copy of input `from`'s fact without its values (dtype kept unless given).
 void same_shape_as_input(InferContext& ctx, size_t from = 0, size_t out = 0,
@@ -38,5 +42,26 @@ std::optional<sym::SymExpr> dims_product(const DimList& dims, size_t from, size_
 
 // Converts a known value list to dims (for Reshape/Expand/ConstantOfShape shape inputs).
 DimList values_to_dims(const std::vector<sym::SymExpr>& values);
+
+// Dim i of `f`; unknown when the rank is unknown or not above i.
+Dim dim_at(const TensorFact& f, size_t i);
+// `d` simplified under the context's ranges; an unknown dim stays unknown.
+Dim simplified(const InferContext& ctx, const Dim& d);
+// Requires a == b when both are known and not the same expression.
+void require_if_known(InferContext& ctx, const Dim& a, const Dim& b, std::string_view why);
+// [lo, hi] of `d` within [0, kDefaultMaxDim], for execution-symbol bounds; unknown is anything.
+std::pair<int64_t, int64_t> dim_bounds(const InferContext& ctx, const Dim& d);
+// `rank` dims of output `out`, each a fresh execution dim in [0, kDefaultMaxDim].
+DimList execution_dims(InferContext& ctx, size_t out, int64_t rank);
+
+// The tracked values of input i; null when it is omitted or its values are unknown.
+const std::vector<sym::SymExpr>* input_values(const InferContext& ctx, size_t i);
+// The one tracked value of input i (a scalar or a one-element tensor), not simplified.
+std::optional<sym::SymExpr> input_scalar(const InferContext& ctx, size_t i);
+
+// The integers `dt` holds exactly (floats: up to 2^(mantissa bits + 1)); nullopt for non-numbers.
+std::optional<sym::Interval> exact_integer_range(DataType dt);
+// Whether `dt` holds every value `e` can take under the ranges (no wrap-around, no rounding).
+bool representable(const InferContext& ctx, DataType dt, const sym::SymExpr& e);
 
 }  // namespace sod2

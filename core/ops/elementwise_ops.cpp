@@ -24,36 +24,6 @@ using MaybeExpr = std::optional<SymExpr>;
 const SymExpr kZero{int64_t{0}};
 const SymExpr kOne{int64_t{1}};
 
-// ---- which integers a dtype holds exactly (candidate for dim_math) ----
-
-std::optional<sym::Interval> exact_range(DataType dt) {
-  switch (dt) {
-    case DataType::kBool: return sym::Interval{0, 1};
-    case DataType::kUInt8: return sym::Interval{0, 255};
-    case DataType::kInt8: return sym::Interval{-128, 127};
-    case DataType::kUInt16: return sym::Interval{0, 65535};
-    case DataType::kInt16: return sym::Interval{-32768, 32767};
-    case DataType::kInt32: return sym::Interval{INT32_MIN, INT32_MAX};
-    case DataType::kUInt32: return sym::Interval{0, UINT32_MAX};
-    case DataType::kInt64: return sym::Interval{INT64_MIN, INT64_MAX};
-    case DataType::kUInt64: return sym::Interval{0, INT64_MAX};
-    // A float holds every integer up to 2^(stored mantissa bits + 1); beyond that it rounds.
-    case DataType::kFloat16: return sym::Interval{-(1 << 11), 1 << 11};
-    case DataType::kBFloat16: return sym::Interval{-(1 << 8), 1 << 8};
-    case DataType::kFloat: return sym::Interval{-(1 << 24), 1 << 24};
-    case DataType::kDouble: return sym::Interval{-(int64_t{1} << 53), int64_t{1} << 53};
-    default: return std::nullopt;
-  }
-}
-
-// Whether `dt` holds every value `e` can take under the ranges (no wrap-around, no rounding).
-bool representable(const InferContext& ctx, DataType dt, const SymExpr& e) {
-  const auto r = exact_range(dt);
-  if (!r || e.is_overflow()) return false;
-  const sym::Interval b = sym::bounds(e, ctx.ranges());
-  return b.lo >= r->lo && b.hi <= r->hi;
-}
-
 MaybeExpr from_tri(Tri t) {
   if (t == Tri::kTrue) return kOne;
   if (t == Tri::kFalse) return kZero;
@@ -241,7 +211,7 @@ std::optional<DataType> dtype_from_name(const std::string& name) {
 // A tracked value converted to `to`: exact conversions only (tracked float values are integral,
 // so float → int truncation is exact too); bool is whether the value is provably non-zero.
 MaybeExpr cast_value(const InferContext& ctx, DataType from, DataType to, const SymExpr& v) {
-  if (!exact_range(from)) return std::nullopt;
+  if (!exact_integer_range(from)) return std::nullopt;
   if (to == DataType::kBool) {
     const MaybeExpr z = from_tri(ctx.prove_eq(v, 0));
     return z ? MaybeExpr(kOne - *z) : std::nullopt;
@@ -300,8 +270,7 @@ Bound clip_bound(const InferContext& ctx, const char* attr, size_t input) {
   }
   if (!ctx.has_input(input)) return b;
   b.absent = false;
-  const TensorFact& f = ctx.input(input);
-  if (f.value && f.value->size() == 1) b.value = (*f.value)[0];
+  b.value = input_scalar(ctx, input);
   return b;
 }
 

@@ -35,7 +35,8 @@ Status gather_rule(InferContext& ctx) {
       const auto n = static_cast<int64_t>(data.value->size());
       std::vector<SymExpr> v;
       for (int64_t i : *indices) {
-        if (i < -n || i >= n) return invalid_model("Gather: index " + std::to_string(i) + " out of range");
+        if (i < -n || i >= n)
+          return invalid_model("Gather: index " + std::to_string(i) + " out of range");
         v.push_back((*data.value)[static_cast<size_t>(i < 0 ? i + n : i)]);
       }
       f.value = std::move(v);
@@ -85,9 +86,8 @@ Status one_hot_rule(InferContext& ctx) {
   }
   const auto axis = normalize_axis(ctx.attr_int("axis", -1), idx.rank() + 1);
   if (!axis) return invalid_model("OneHot: axis out of range");
-  Dim depth;
-  if (ctx.input(1).value && ctx.input(1).value->size() == 1) depth = (*ctx.input(1).value)[0];
-  else depth = ctx.execution_dim(0, static_cast<size_t>(*axis), 0, sym::kDefaultMaxDim);
+  Dim depth = input_scalar(ctx, 1);
+  if (!depth) depth = ctx.execution_dim(0, static_cast<size_t>(*axis), 0, sym::kDefaultMaxDim);
   DimList out = *idx.dims;
   out.insert(out.begin() + *axis, depth);
   ctx.set_output(0, TensorFact::shaped(dtype, out));
@@ -109,7 +109,8 @@ Status compress_rule(InferContext& ctx) {
   const TensorFact& in = ctx.input(0);
   const auto axis = ctx.attr_int("axis");
   if (!axis) {
-    ctx.set_output(0, TensorFact::shaped(in.dtype, {ctx.execution_dim(0, 0, 0, upper_bound_of(ctx, in.numel()))}));
+    ctx.set_output(0, TensorFact::shaped(
+                          in.dtype, {ctx.execution_dim(0, 0, 0, upper_bound_of(ctx, in.numel()))}));
     return {};
   }
   if (!in.dims) {
@@ -119,8 +120,8 @@ Status compress_rule(InferContext& ctx) {
   const auto a = normalize_axis(*axis, in.rank());
   if (!a) return invalid_model("Compress: axis out of range");
   DimList out = *in.dims;
-  out[static_cast<size_t>(*a)] = ctx.execution_dim(0, static_cast<size_t>(*a), 0,
-                                                    upper_bound_of(ctx, out[static_cast<size_t>(*a)]));
+  out[static_cast<size_t>(*a)] = ctx.execution_dim(
+      0, static_cast<size_t>(*a), 0, upper_bound_of(ctx, out[static_cast<size_t>(*a)]));
   ctx.set_output(0, TensorFact::shaped(in.dtype, out));
   return {};
 }
@@ -172,11 +173,12 @@ Status top_k_rule(InferContext& ctx) {
   Dim k;
   if (ctx.opset() < 10) {
     if (auto a = ctx.attr_int("k")) k = SymExpr(*a);
-  } else if (ctx.input(1).value && ctx.input(1).value->size() == 1) {
-    k = (*ctx.input(1).value)[0];
+  } else {
+    k = input_scalar(ctx, 1);
   }
-  if (!k) k = ctx.execution_dim(0, static_cast<size_t>(*axis), 0,
-                                upper_bound_of(ctx, (*in.dims)[static_cast<size_t>(*axis)]));
+  if (!k)
+    k = ctx.execution_dim(0, static_cast<size_t>(*axis), 0,
+                          upper_bound_of(ctx, (*in.dims)[static_cast<size_t>(*axis)]));
   DimList out = *in.dims;
   out[static_cast<size_t>(*axis)] = k;
   ctx.set_output(0, TensorFact::shaped(in.dtype, out));

@@ -14,8 +14,6 @@ namespace {
 
 using sym::SymExpr;
 
-Dim simplified(InferContext& ctx, const Dim& d) { return d ? Dim(ctx.simplify(*d)) : Dim(); }
-
 // The dims of a (batched) matrix product a @ b; nullopt in *out when a rank is unknown (the output
 // rank depends on both).
 Status matmul_dims(InferContext& ctx, const TensorFact& a, const TensorFact& b, std::string_view op,

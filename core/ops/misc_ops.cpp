@@ -29,18 +29,9 @@ std::optional<DataType> dtype_attr(const InferContext& ctx, const char* name, Da
   return data_type_from_onnx(static_cast<int32_t>(*v));
 }
 
-// The scalar value of input i, when known.
+// The scalar value of input i, simplified, when known.
 MaybeExpr scalar_value(const InferContext& ctx, size_t i) {
-  if (!ctx.has_input(i)) return std::nullopt;
-  const TensorFact& f = ctx.input(i);
-  if (!f.value || f.value->size() != 1) return std::nullopt;
-  return ctx.simplify((*f.value)[0]);
-}
-
-std::pair<int64_t, int64_t> dim_bounds(const InferContext& ctx, const Dim& d) {
-  if (!d) return {0, sym::kDefaultMaxDim};
-  const sym::Interval b = sym::bounds(*d, ctx.ranges());
-  return {std::max<int64_t>(b.lo, 0), std::min<int64_t>(b.hi, sym::kDefaultMaxDim)};
+  return simplified(ctx, input_scalar(ctx, i));
 }
 
 Status random_rule(InferContext& ctx) {

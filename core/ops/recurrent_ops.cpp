@@ -10,14 +10,6 @@ namespace {
 
 using sym::SymExpr;
 
-Dim dim_at(const TensorFact& f, size_t i) {
-  return f.dims && i < f.dims->size() ? (*f.dims)[i] : Dim();
-}
-
-void require_if_known(InferContext& ctx, const Dim& a, const Dim& b, std::string_view why) {
-  if (a && b && *a != *b) ctx.require_equal(*a, *b, why);
-}
-
 // Inputs: X, W [dirs, gates*hidden, input], R [dirs, gates*hidden, hidden], B, sequence_lens,
 // initial_h (, initial_c, P for LSTM). Outputs: Y, Y_h (, Y_c for LSTM).
 // layout 0: X [seq, batch, input], Y [seq, dirs, batch, hidden], Y_h [dirs, batch, hidden];

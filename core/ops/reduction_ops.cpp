@@ -23,29 +23,6 @@ Status ok() { return Status::ok_status(); }
 
 enum class Red { kL1, kL2, kLogSum, kLogSumExp, kMax, kMean, kMin, kProd, kSum, kSumSquare };
 
-// The integers a tracked dtype holds exactly (wrap-around and float rounding excluded).
-bool representable(const InferContext& ctx, DataType dt, const SymExpr& e) {
-  int64_t lo = INT64_MIN, hi = INT64_MAX;
-  switch (dt) {
-    case DataType::kInt64: break;
-    case DataType::kUInt64: lo = 0; break;
-    case DataType::kInt32: lo = INT32_MIN, hi = INT32_MAX; break;
-    case DataType::kUInt32: lo = 0, hi = UINT32_MAX; break;
-    case DataType::kInt16: lo = INT16_MIN, hi = INT16_MAX; break;
-    case DataType::kUInt16: lo = 0, hi = UINT16_MAX; break;
-    case DataType::kInt8: lo = INT8_MIN, hi = INT8_MAX; break;
-    case DataType::kUInt8: lo = 0, hi = UINT8_MAX; break;
-    case DataType::kFloat: lo = -(1 << 24), hi = 1 << 24; break;
-    case DataType::kDouble: lo = -(int64_t{1} << 53), hi = int64_t{1} << 53; break;
-    case DataType::kFloat16: lo = -(1 << 11), hi = 1 << 11; break;
-    case DataType::kBFloat16: lo = -(1 << 8), hi = 1 << 8; break;
-    default: return false;
-  }
-  if (e.is_overflow()) return false;
-  const sym::Interval b = sym::bounds(e, ctx.ranges());
-  return b.lo >= lo && b.hi <= hi;
-}
-
 MaybeExpr fold(Red op, const Values& v) {
   switch (op) {
     case Red::kSum:
@@ -63,13 +40,6 @@ MaybeExpr fold(Red op, const Values& v) {
     case Red::kMin: return v.empty() ? std::nullopt : MaybeExpr(sym::min(v));
     default: return std::nullopt;
   }
-}
-
-// [lo, hi] of a dim for execution-symbol bounds; an unknown dim is anything.
-std::pair<int64_t, int64_t> dim_bounds(const InferContext& ctx, const Dim& d) {
-  if (!d) return {0, sym::kDefaultMaxDim};
-  const sym::Interval b = sym::bounds(*d, ctx.ranges());
-  return {std::max<int64_t>(b.lo, 0), std::min<int64_t>(b.hi, sym::kDefaultMaxDim)};
 }
 
 std::string axis_error(const char* what, int64_t axis, int64_t rank) {

@@ -11,20 +11,6 @@ namespace {
 
 using sym::SymExpr;
 
-const std::vector<SymExpr>* values_of(InferContext& ctx, size_t i) {
-  if (!ctx.has_input(i)) return nullptr;
-  const TensorFact& f = ctx.input(i);
-  return f.value ? &*f.value : nullptr;
-}
-
-// An unknown-but-ranked output: each dim becomes an execution symbol (known once the op ran).
-DimList execution_dims(InferContext& ctx, size_t out, int64_t rank) {
-  DimList dims;
-  for (int64_t d = 0; d < rank; ++d)
-    dims.push_back(ctx.execution_dim(out, static_cast<size_t>(d), 0, sym::kDefaultMaxDim));
-  return dims;
-}
-
 Status shape_rule(InferContext& ctx) {
   const TensorFact& in = ctx.input(0);
   if (!in.dims) {
@@ -46,8 +32,10 @@ Status shape_rule(InferContext& ctx) {
   bool known = true;
   for (int64_t i = start; i < end; ++i) {
     const Dim& d = (*in.dims)[static_cast<size_t>(i)];
-    if (!d) known = false;
-    else values.push_back(*d);
+    if (!d)
+      known = false;
+    else
+      values.push_back(*d);
   }
   const int64_t n = std::max<int64_t>(end - start, 0);
   if (known) {
@@ -60,8 +48,10 @@ Status shape_rule(InferContext& ctx) {
 
 Status size_rule(InferContext& ctx) {
   const auto n = ctx.input(0).numel();
-  if (n) ctx.set_output(0, TensorFact::with_value(DataType::kInt64, {ctx.simplify(*n)}, true));
-  else ctx.set_output(0, TensorFact::shaped(DataType::kInt64, {}));
+  if (n)
+    ctx.set_output(0, TensorFact::with_value(DataType::kInt64, {ctx.simplify(*n)}, true));
+  else
+    ctx.set_output(0, TensorFact::shaped(DataType::kInt64, {}));
   return {};
 }
 
@@ -104,7 +94,8 @@ Status constant_rule(InferContext& ctx) {
   } else if (const Attribute* s = ctx.node().attribute("value_strings")) {
     ctx.set_output(0, TensorFact::shaped(DataType::kString, {SymExpr(int64_t(s->strings.size()))}));
   } else {
-    return invalid_model("Constant has none of value, value_int(s), value_float(s), value_string(s)");
+    return invalid_model(
+        "Constant has none of value, value_int(s), value_float(s), value_string(s)");
   }
   return {};
 }
@@ -123,7 +114,8 @@ Dim reshape_dim(InferContext& ctx, const SymExpr& v, const DimList* in_dims, siz
   // A symbolic request is its own dim when it cannot be the special 0 (or -1).
   if (ctx.prove_le(1, v) == Tri::kTrue) return v;
   if (allowzero && ctx.prove_le(0, v) == Tri::kTrue) return v;
-  if (in_dims && i < in_dims->size() && (*in_dims)[i] && ctx.prove_eq(v, *(*in_dims)[i]) == Tri::kTrue)
+  if (in_dims && i < in_dims->size() && (*in_dims)[i] &&
+      ctx.prove_eq(v, *(*in_dims)[i]) == Tri::kTrue)
     return v;  // 0 would copy the same dim
   return std::nullopt;
 }
@@ -133,13 +125,14 @@ Status reshape_rule(InferContext& ctx) {
   std::optional<std::vector<SymExpr>> request;
   if (ctx.opset() < 5) {
     if (auto s = ctx.attr_ints("shape")) request = std::vector<SymExpr>(s->begin(), s->end());
-  } else if (const auto* v = values_of(ctx, 1)) {
+  } else if (const auto* v = input_values(ctx, 1)) {
     request = *v;
   }
   const bool allowzero = ctx.opset() >= 14 && ctx.attr_int("allowzero", 0) != 0;
   if (!request) {
     const TensorFact& shape = ctx.input(1);
-    if (shape.dims && shape.dims->size() == 1 && (*shape.dims)[0] && (*shape.dims)[0]->constant_value()) {
+    if (shape.dims && shape.dims->size() == 1 && (*shape.dims)[0] &&
+        (*shape.dims)[0]->constant_value()) {
       const int64_t rank = *(*shape.dims)[0]->constant_value();
       ctx.set_output(0, TensorFact::shaped(data.dtype, execution_dims(ctx, 0, rank)));
     } else {
@@ -203,7 +196,8 @@ Status flatten_rule(InferContext& ctx) {
   return {};
 }
 
-std::optional<std::vector<int64_t>> axes_from(InferContext& ctx, size_t input_index, bool use_input) {
+std::optional<std::vector<int64_t>> axes_from(InferContext& ctx, size_t input_index,
+                                              bool use_input) {
   if (use_input) {
     if (!ctx.has_input(input_index)) return std::nullopt;
     return ctx.input_ints(input_index);
@@ -299,7 +293,8 @@ Status transpose_rule(InferContext& ctx) {
   }
   const auto rank = static_cast<int64_t>(in.dims->size());
   std::vector<int64_t> perm;
-  if (auto p = ctx.attr_ints("perm")) perm = *p;
+  if (auto p = ctx.attr_ints("perm"))
+    perm = *p;
   else
     for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
   auto norm = normalize_axes(perm, rank);
@@ -315,10 +310,11 @@ Status transpose_rule(InferContext& ctx) {
 
 Status expand_rule(InferContext& ctx) {
   const TensorFact& in = ctx.input(0);
-  const auto* shape = values_of(ctx, 1);
+  const auto* shape = input_values(ctx, 1);
   if (!shape) {
     const TensorFact& s = ctx.input(1);
-    if (s.dims && s.dims->size() == 1 && (*s.dims)[0] && (*s.dims)[0]->constant_value() && in.dims) {
+    if (s.dims && s.dims->size() == 1 && (*s.dims)[0] && (*s.dims)[0]->constant_value() &&
+        in.dims) {
       const int64_t n = std::max<int64_t>(*(*s.dims)[0]->constant_value(), in.rank());
       ctx.set_output(0, TensorFact::shaped(in.dtype, execution_dims(ctx, 0, n)));
     } else {
@@ -372,8 +368,10 @@ Status concat_rule(InferContext& ctx) {
     for (size_t d = 0; d < out.size(); ++d) {
       const Dim& dim = (*f.dims)[d];
       if (static_cast<int64_t>(d) == *axis) {
-        if (total && dim) total = *total + *dim;
-        else total.reset();
+        if (total && dim)
+          total = *total + *dim;
+        else
+          total.reset();
         continue;
       }
       if (first || !out[d]) {
@@ -383,8 +381,10 @@ Status concat_rule(InferContext& ctx) {
       }
     }
     first = false;
-    if (f.value) values.insert(values.end(), f.value->begin(), f.value->end());
-    else values_known = false;
+    if (f.value)
+      values.insert(values.end(), f.value->begin(), f.value->end());
+    else
+      values_known = false;
   }
   out[static_cast<size_t>(*axis)] = total ? Dim(ctx.simplify(*total)) : Dim{};
   TensorFact f = TensorFact::shaped(dtype, out);
@@ -417,13 +417,15 @@ Status split_rule(InferContext& ctx) {
     DimList dims = *in.dims;
     Dim part;
     if (split_given && split) {
-      if (split->size() != n_out) return invalid_model("Split: split has a different count than outputs");
+      if (split->size() != n_out)
+        return invalid_model("Split: split has a different count than outputs");
       part = SymExpr((*split)[o]);
     } else if (!split_given && whole) {
       const auto n = static_cast<int64_t>(n_out);
       part = ctx.simplify(sym::floordiv(*whole, n));
       if (o == 0)
-        ctx.require_equal(ctx.simplify(*part * n), *whole, "Split into equal parts needs a divisible dim");
+        ctx.require_equal(ctx.simplify(*part * n), *whole,
+                          "Split into equal parts needs a divisible dim");
     } else {
       part = ctx.execution_dim(o, static_cast<size_t>(*axis), 0, sym::kDefaultMaxDim);
     }
@@ -433,7 +435,8 @@ Status split_rule(InferContext& ctx) {
       int64_t begin = 0;
       for (size_t k = 0; k < o; ++k) begin += (*split)[k];
       if (begin + (*split)[o] <= static_cast<int64_t>(in.value->size()))
-        f.value = std::vector<SymExpr>(in.value->begin() + begin, in.value->begin() + begin + (*split)[o]);
+        f.value = std::vector<SymExpr>(in.value->begin() + begin,
+                                       in.value->begin() + begin + (*split)[o]);
     }
     ctx.set_output(o, std::move(f));
   }
@@ -481,8 +484,8 @@ Status slice_rule(InferContext& ctx) {
     if (auto e = ctx.attr_ints("ends")) ends = std::vector<SymExpr>(e->begin(), e->end());
     axes = ctx.attr_ints("axes");
   } else {
-    if (const auto* v = values_of(ctx, 1)) starts = *v;
-    if (const auto* v = values_of(ctx, 2)) ends = *v;
+    if (const auto* v = input_values(ctx, 1)) starts = *v;
+    if (const auto* v = input_values(ctx, 2)) ends = *v;
     if (ctx.has_input(3)) {
       axes = ctx.input_ints(3);
       if (!axes) starts.reset();  // axes unknown: which dims change is unknown
@@ -504,9 +507,11 @@ Status slice_rule(InferContext& ctx) {
     ctx.set_output(0, TensorFact::shaped(in.dtype, out));
     return {};
   }
-  if (starts->size() != ends->size()) return invalid_model("Slice: starts and ends differ in length");
+  if (starts->size() != ends->size())
+    return invalid_model("Slice: starts and ends differ in length");
   std::vector<int64_t> ax;
-  if (axes) ax = *axes;
+  if (axes)
+    ax = *axes;
   else
     for (size_t i = 0; i < starts->size(); ++i) ax.push_back(static_cast<int64_t>(i));
   if (ax.size() != starts->size()) return invalid_model("Slice: axes and starts differ in length");
@@ -521,7 +526,9 @@ Status slice_rule(InferContext& ctx) {
     if (st[i] == 0) return invalid_model("Slice: a step is 0");
     const Dim& dim = (*in.dims)[a];
     out[a] = dim ? slice_len(ctx, *dim, (*starts)[i], (*ends)[i], st[i]) : Dim{};
-    if (!out[a]) out[a] = ctx.execution_dim(0, a, 0, dim ? sym::bounds(*dim, ctx.ranges()).hi : sym::kDefaultMaxDim);
+    if (!out[a])
+      out[a] = ctx.execution_dim(0, a, 0,
+                                 dim ? sym::bounds(*dim, ctx.ranges()).hi : sym::kDefaultMaxDim);
   }
   if (in.value && rank == 1 && norm->size() == 1) {
     const auto n = static_cast<int64_t>(in.value->size());
@@ -551,15 +558,17 @@ Status slice_rule(InferContext& ctx) {
 
 Status tile_rule(InferContext& ctx) {
   const TensorFact& in = ctx.input(0);
-  const auto* reps = values_of(ctx, 1);
+  const auto* reps = input_values(ctx, 1);
   if (!in.dims) {
     ctx.set_output(0, TensorFact::unknown(in.dtype));
     return {};
   }
   DimList out = *in.dims;
   for (size_t i = 0; i < out.size(); ++i) {
-    if (reps && reps->size() == out.size() && out[i]) out[i] = ctx.simplify(*out[i] * (*reps)[i]);
-    else out[i] = ctx.execution_dim(0, i, 0, sym::kDefaultMaxDim);
+    if (reps && reps->size() == out.size() && out[i])
+      out[i] = ctx.simplify(*out[i] * (*reps)[i]);
+    else
+      out[i] = ctx.execution_dim(0, i, 0, sym::kDefaultMaxDim);
   }
   ctx.set_output(0, TensorFact::shaped(in.dtype, out));
   return {};
@@ -575,14 +584,16 @@ Status pad_rule(InferContext& ctx) {
   if (ctx.opset() < 11) {
     auto p = ctx.attr_ints(ctx.opset() < 2 ? "paddings" : "pads");
     if (p) pads = std::vector<SymExpr>(p->begin(), p->end());
-  } else if (const auto* v = values_of(ctx, 1)) {
+  } else if (const auto* v = input_values(ctx, 1)) {
     pads = *v;
   }
   DimList out = *in.dims;
   const size_t r = out.size();
   for (size_t i = 0; i < r; ++i) {
-    if (pads && pads->size() == 2 * r && out[i]) out[i] = ctx.simplify(*out[i] + (*pads)[i] + (*pads)[i + r]);
-    else out[i] = ctx.execution_dim(0, i, 0, sym::kDefaultMaxDim);
+    if (pads && pads->size() == 2 * r && out[i])
+      out[i] = ctx.simplify(*out[i] + (*pads)[i] + (*pads)[i + r]);
+    else
+      out[i] = ctx.execution_dim(0, i, 0, sym::kDefaultMaxDim);
   }
   ctx.set_output(0, TensorFact::shaped(in.dtype, out));
   return {};
@@ -596,11 +607,12 @@ Status constant_of_shape_rule(InferContext& ctx) {
     const auto v = t->int_at(0);
     fill = v ? std::optional<SymExpr>(*v) : std::nullopt;
   }
-  const auto* shape = values_of(ctx, 0);
+  const auto* shape = input_values(ctx, 0);
   if (!shape) {
     const TensorFact& s = ctx.input(0);
     if (s.dims && s.dims->size() == 1 && (*s.dims)[0] && (*s.dims)[0]->constant_value())
-      ctx.set_output(0, TensorFact::shaped(dtype, execution_dims(ctx, 0, *(*s.dims)[0]->constant_value())));
+      ctx.set_output(
+          0, TensorFact::shaped(dtype, execution_dims(ctx, 0, *(*s.dims)[0]->constant_value())));
     else
       ctx.set_output(0, TensorFact::unknown(dtype));
     return {};
@@ -617,12 +629,8 @@ Status constant_of_shape_rule(InferContext& ctx) {
 
 Status range_rule(InferContext& ctx) {
   const DataType dtype = ctx.input(0).dtype;
-  auto scalar = [&](size_t i) -> std::optional<SymExpr> {
-    const auto* v = values_of(ctx, i);
-    if (!v || v->size() != 1) return std::nullopt;
-    return (*v)[0];
-  };
-  const auto start = scalar(0), limit = scalar(1), delta = scalar(2);
+  const auto start = input_scalar(ctx, 0), limit = input_scalar(ctx, 1),
+             delta = input_scalar(ctx, 2);
   if (!start || !limit || !delta || !delta->constant_value() || *delta->constant_value() == 0) {
     ctx.set_output(0, TensorFact::shaped(dtype, {ctx.execution_dim(0, 0, 0, sym::kDefaultMaxDim)}));
     return {};

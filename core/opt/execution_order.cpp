@@ -51,7 +51,8 @@ std::vector<NodeId> list_schedule(const Graph& graph, const TensorSet& set,
       const int32_t t = set.index_of(v);
       if (t < 0) continue;
       *alloc = saturating_add(*alloc, sizes[t]);
-      if (readers_left[t] == 0 && !set.tensors[t].graph_output) *dead = saturating_add(*dead, sizes[t]);
+      if (readers_left[t] == 0 && !set.tensors[t].graph_output)
+        *dead = saturating_add(*dead, sizes[t]);
     }
   };
 
@@ -68,14 +69,15 @@ std::vector<NodeId> list_schedule(const Graph& graph, const TensorSet& set,
       int64_t alloc = 0, freed = 0;
       outputs_of(i, &alloc, &freed);
       for (int32_t t : reads[i]) {
-        if (readers_left[t] == 1 && !set.tensors[t].graph_output) freed = saturating_add(freed, sizes[t]);
+        if (readers_left[t] == 1 && !set.tensors[t].graph_output)
+          freed = saturating_add(freed, sizes[t]);
       }
       const int64_t delta = alloc - freed;
       const int64_t key1 = rule == ScheduleRule::kMinDelta ? delta : alloc;
       const int64_t key2 = rule == ScheduleRule::kMinDelta ? alloc : delta;
       const bool better = r == 0 || key1 < best_key1 ||
-                          (key1 == best_key1 && (key2 < best_key2 ||
-                                                 (key2 == best_key2 && ready[r] < ready[best])));
+                          (key1 == best_key1 &&
+                           (key2 < best_key2 || (key2 == best_key2 && ready[r] < ready[best])));
       if (better) {
         best = r;
         best_key1 = key1;

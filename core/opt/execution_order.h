@@ -17,7 +17,7 @@ namespace sod2::opt {
 
 struct ExecutionOrder {
   std::vector<NodeId> order;
-  std::string strategy;  // "source", "min-delta" or "min-alloc"
+  std::string strategy;           // "source", "min-delta" or "min-alloc"
   int64_t peak_bytes = 0;         // at the reference (upper-bound) sizes
   int64_t source_peak_bytes = 0;  // the source order's, same sizes
 };

@@ -17,11 +17,18 @@ struct GreedyPlan {
   int64_t arena_bytes = 0;
 };
 
-// The order tensors are placed in: segment ascending (when given), then size descending, then
-// earlier first step, then index. Ties broken this way keep the plan deterministic.
-std::vector<int32_t> greedy_by_size_order(std::span<const int64_t> sizes,
-                                          std::span<const Lifetime> lives,
-                                          std::span<const int32_t> segments = {});
+// The order tensors are placed in. Every rule puts lower segments first (when given) and breaks
+// ties by earlier first step, then index, so plans are deterministic.
+enum class PlacementOrder {
+  kBySize,     // size descending: greedy by size, the reference
+  kByBreadth,  // steps by live bytes descending, each step's tensors by size descending
+               // (Pisarchyk & Lee's "greedy by breadth")
+  kByLifetime  // lifetime length descending, then size: long-lived tensors settle low
+};
+std::vector<int32_t> placement_order(std::span<const int64_t> sizes,
+                                     std::span<const Lifetime> lives,
+                                     std::span<const int32_t> segments = {},
+                                     PlacementOrder rule = PlacementOrder::kBySize);
 
 // Each tensor, largest first, goes into the smallest gap between already placed tensors whose
 // lifetimes overlap its own (best fit), or on top of the highest of them when no gap fits.
@@ -31,6 +38,7 @@ std::vector<int32_t> greedy_by_size_order(std::span<const int64_t> sizes,
 // lifetime-overlapping tensor of a lower segment. The symbolic planner uses it for EDO segments,
 // so that no offset depends on a size that is only known later (see symbolic_planner.h).
 GreedyPlan plan_greedy_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
-                               std::span<const int32_t> segments = {});
+                               std::span<const int32_t> segments = {},
+                               PlacementOrder rule = PlacementOrder::kBySize);
 
 }  // namespace sod2::opt

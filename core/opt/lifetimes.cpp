@@ -7,8 +7,8 @@ namespace sod2::opt {
 Expected<std::vector<int32_t>> steps_of(const Graph& graph, std::span<const NodeId> order) {
   std::vector<int32_t> step(graph.num_nodes(), -1);
   if (order.size() != graph.num_nodes()) {
-    return internal_error("an execution order has " + std::to_string(order.size()) +
-                          " steps for " + std::to_string(graph.num_nodes()) + " nodes");
+    return internal_error("an execution order has " + std::to_string(order.size()) + " steps for " +
+                          std::to_string(graph.num_nodes()) + " nodes");
   }
   for (size_t i = 0; i < order.size(); ++i) {
     const NodeId n = order[i];
@@ -20,8 +20,7 @@ Expected<std::vector<int32_t>> steps_of(const Graph& graph, std::span<const Node
   return step;
 }
 
-Expected<std::vector<Lifetime>> tensor_lifetimes(const Graph& graph,
-                                                 std::span<const NodeId> order,
+Expected<std::vector<Lifetime>> tensor_lifetimes(const Graph& graph, std::span<const NodeId> order,
                                                  const TensorSet& set) {
   SOD2_ASSIGN_OR_RETURN(std::vector<int32_t> step, steps_of(graph, order));
   const int32_t last = order.empty() ? 0 : static_cast<int32_t>(order.size()) - 1;
@@ -41,8 +40,7 @@ Expected<std::vector<Lifetime>> tensor_lifetimes(const Graph& graph,
       if (s <= l.first_step) {
         return internal_error("the execution order runs '" + node.name + "' before '" +
                               graph.node(set.tensors[static_cast<size_t>(t)].producer).name +
-                              "', which writes the tensor '" + graph.value(v).name +
-                              "' it reads");
+                              "', which writes the tensor '" + graph.value(v).name + "' it reads");
       }
       l.last_step = std::max(l.last_step, s);
       return Status::ok_status();

@@ -19,8 +19,7 @@ Expected<std::vector<int32_t>> steps_of(const Graph& graph, std::span<const Node
 // reads by a subgraph (a node's implicit inputs) count as reads by the node that owns it; a graph
 // output lives to the last step; a tensor nobody reads lives during its producer's step only.
 // Errors: `order` is not a topological order of the graph (names the node and the tensor).
-Expected<std::vector<Lifetime>> tensor_lifetimes(const Graph& graph,
-                                                 std::span<const NodeId> order,
+Expected<std::vector<Lifetime>> tensor_lifetimes(const Graph& graph, std::span<const NodeId> order,
                                                  const TensorSet& set);
 
 }  // namespace sod2::opt

@@ -68,7 +68,8 @@ Status verify_lifetimes(const Graph& graph, std::span<const NodeId> order, const
                           std::to_string(set.tensors.size()) + " tensors");
   }
   std::vector<int32_t> step(graph.num_nodes(), -1);
-  for (size_t i = 0; i < order.size(); ++i) step[static_cast<size_t>(order[i])] = static_cast<int32_t>(i);
+  for (size_t i = 0; i < order.size(); ++i)
+    step[static_cast<size_t>(order[i])] = static_cast<int32_t>(i);
   const int32_t last = static_cast<int32_t>(order.size()) - 1;
   for (size_t t = 0; t < set.tensors.size(); ++t) {
     const Value& v = graph.value(set.tensors[t].value);

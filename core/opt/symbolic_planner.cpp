@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/opt/greedy_planner.h"
+#include "core/opt/memory_stats.h"
 #include "core/sym/prover.h"
 
 namespace sod2::opt {
@@ -23,58 +24,116 @@ class BitSet {
   std::vector<uint64_t> words_;
 };
 
+const char* placement_name(PlacementOrder rule) {
+  switch (rule) {
+    case PlacementOrder::kBySize: return "by-size";
+    case PlacementOrder::kByBreadth: return "by-breadth";
+    case PlacementOrder::kByLifetime: return "by-lifetime";
+  }
+  return "by-size";
+}
+
 }  // namespace
 
-SymbolicPlan plan_symbolic(const SymbolicPlanRequest& request) {
-  const size_t n = request.sizes.size();
-  SymbolicPlan plan;
-  plan.sizes.assign(request.sizes.begin(), request.sizes.end());
-  plan.offsets.assign(n, sym::SymExpr(0));
-  plan.below.assign(n, {});
-
-  // The layering: tensors by their greedy offset at the reference binding (segments first).
-  const GreedyPlan reference =
-      plan_greedy_by_size(request.reference_sizes, request.lives, request.segments);
-  std::vector<int32_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  auto segment = [&](int32_t t) { return request.segments.empty() ? 0 : request.segments[t]; };
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+Layering make_layering(std::span<const int64_t> offsets, std::span<const int64_t> sizes,
+                       std::span<const Lifetime> lives, std::span<const int32_t> segments) {
+  const size_t n = sizes.size();
+  Layering layering;
+  layering.order.resize(n);
+  std::iota(layering.order.begin(), layering.order.end(), 0);
+  auto segment = [&](int32_t t) { return segments.empty() ? 0 : segments[t]; };
+  std::stable_sort(layering.order.begin(), layering.order.end(), [&](int32_t a, int32_t b) {
     if (segment(a) != segment(b)) return segment(a) < segment(b);
-    if (reference.offsets[a] != reference.offsets[b])
-      return reference.offsets[a] < reference.offsets[b];
-    return request.reference_sizes[a] < request.reference_sizes[b];
+    if (offsets[a] != offsets[b]) return offsets[a] < offsets[b];
+    return sizes[a] < sizes[b];  // an empty tensor at the same offset goes first
   });
-
-  std::vector<BitSet> ancestors(n, BitSet(n));
-  std::vector<bool> has_successor(n, false);
+  layering.below.assign(n, {});
+  std::vector<BitSet> ancestors(n);
   std::vector<int32_t> candidates;
   for (size_t pos = 0; pos < n; ++pos) {
-    const int32_t t = order[pos];
+    const int32_t t = layering.order[pos];
     // Earlier tensors live at the same time, latest first: a candidate already under a kept one
     // is implied by it.
     candidates.clear();
     for (size_t q = pos; q-- > 0;) {
-      if (request.lives[order[q]].overlaps(request.lives[t])) candidates.push_back(order[q]);
+      if (lives[layering.order[q]].overlaps(lives[t])) candidates.push_back(layering.order[q]);
     }
     BitSet covered(n);
-    std::vector<sym::SymExpr> ends;
     for (int32_t u : candidates) {
       if (covered.test(static_cast<size_t>(u))) continue;
       covered.set(static_cast<size_t>(u));
       covered.merge(ancestors[static_cast<size_t>(u)]);
-      plan.below[t].push_back(u);
-      has_successor[static_cast<size_t>(u)] = true;
-      ends.push_back(plan.offsets[u] + plan.sizes[u]);
+      layering.below[t].push_back(u);
     }
     ancestors[static_cast<size_t>(t)] = std::move(covered);
-    std::sort(plan.below[t].begin(), plan.below[t].end());
-    if (!ends.empty()) {
-      sym::SymExpr off = sym::max(ends);
-      if (request.ranges) off = sym::simplify(off, *request.ranges);
-      plan.offsets[t] = off;
+    std::sort(layering.below[t].begin(), layering.below[t].end());
+  }
+  return layering;
+}
+
+int64_t layering_arena(const Layering& layering, std::span<const int64_t> sizes) {
+  std::vector<int64_t> offset(sizes.size(), 0);
+  int64_t arena = 0;
+  for (int32_t t : layering.order) {
+    for (int32_t u : layering.below[t])
+      offset[t] = std::max(offset[t], saturating_add(offset[u], sizes[u]));
+    arena = std::max(arena, saturating_add(offset[t], sizes[t]));
+  }
+  return arena;
+}
+
+SymbolicPlan plan_symbolic(const SymbolicPlanRequest& request) {
+  const size_t n = request.sizes.size();
+  // Pick the layering: every reference times every placement order, judged by the worst
+  // arena / lower bound over the judged sizes.
+  std::span<const std::vector<int64_t>> judges =
+      request.judges.empty() ? request.references.first(1) : request.judges;
+  std::vector<int64_t> lower_bounds;
+  for (const auto& sizes : judges)
+    lower_bounds.push_back(std::max<int64_t>(peak_live_bytes(sizes, request.lives), 1));
+  Layering best;
+  double best_score = 0;
+  std::string best_name;
+  size_t best_reference = 0;
+  for (size_t r = 0; r < request.references.size(); ++r) {
+    for (PlacementOrder rule :
+         {PlacementOrder::kBySize, PlacementOrder::kByBreadth, PlacementOrder::kByLifetime}) {
+      const std::vector<int64_t>& ref = request.references[r];
+      const GreedyPlan greedy = plan_greedy_by_size(ref, request.lives, request.segments, rule);
+      Layering layering = make_layering(greedy.offsets, ref, request.lives, request.segments);
+      double score = 0;
+      for (size_t j = 0; j < judges.size(); ++j) {
+        score = std::max(score, static_cast<double>(layering_arena(layering, judges[j])) /
+                                    static_cast<double>(lower_bounds[j]));
+      }
+      if (best_name.empty() || score < best_score) {
+        best = std::move(layering);
+        best_score = score;
+        best_name = placement_name(rule);
+        best_reference = r;
+      }
     }
   }
 
+  SymbolicPlan plan;
+  plan.sizes.assign(request.sizes.begin(), request.sizes.end());
+  plan.offsets.assign(n, sym::SymExpr(0));
+  plan.below = std::move(best.below);
+  plan.placement = best_name;
+  plan.reference = best_reference;
+  std::vector<bool> has_successor(n, false);
+  std::vector<sym::SymExpr> ends;
+  for (int32_t t : best.order) {
+    if (plan.below[t].empty()) continue;
+    ends.clear();
+    for (int32_t u : plan.below[t]) {
+      ends.push_back(plan.offsets[u] + plan.sizes[u]);
+      has_successor[static_cast<size_t>(u)] = true;
+    }
+    sym::SymExpr off = sym::max(ends);
+    if (request.ranges) off = sym::simplify(off, *request.ranges);
+    plan.offsets[t] = off;
+  }
   std::vector<sym::SymExpr> tops;
   for (size_t t = 0; t < n; ++t) {
     if (!has_successor[t]) tops.push_back(plan.offsets[t] + plan.sizes[t]);

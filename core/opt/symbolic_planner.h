@@ -10,11 +10,14 @@
 // of aligned sizes, so they are aligned too. The arena is the max of offset + size over the
 // tensors nothing is placed on.
 //
-// Quality comes from the order: it is the order of the offsets that the greedy-by-size planner
-// gives at the reference binding (the upper bounds), so at that binding every offset is at most
-// greedy's (offset(t) is a longest path in the below-DAG, and greedy's offsets satisfy the same
-// inequalities) and the arena is at most greedy's arena. At smaller bindings the same layering
-// shrinks with the sizes.
+// Quality comes from the order. It is the order of the offsets that a greedy planner gives at a
+// reference binding, so at that binding every offset is at most greedy's (offset(t) is a longest
+// path in the below-DAG, and greedy's offsets satisfy the same inequalities) and the arena is at
+// most greedy's arena; at other bindings the same layering shrinks with the sizes. Several
+// candidates are tried, cheaply, with concrete sizes only: each reference (the upper bounds
+// first, then the bindings a caller checks) times each placement order of greedy_planner.h.
+// The candidate with the lowest worst arena / lower bound over the judged bindings wins (ties go
+// to the earlier one); only the winner is turned into expressions.
 //
 // Expressions stay small: u is dropped from below(t) when another member of below(t) is already
 // on top of u (transitively), since that member's end bounds u's end; the simplifier then drops
@@ -23,11 +26,15 @@
 // EDO segments: `segments[t]` is the first step at which every symbol of t's size is known (0
 // without execution symbols). Tensors of a later segment are always placed above the tensors of
 // an earlier one, so a tensor's offset only involves symbols known when it is written: the
-// runtime instantiates each segment once its execution symbols are known, with no search.
+// runtime instantiates each segment once its execution symbols are known, with no search. An
+// EDO node's own outputs open their segment, so their offsets may involve the symbol the node
+// mints: the runtime places them once the node has counted its output (the usual two-phase EDO
+// kernel), still before writing them.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/opt/plan_types.h"
@@ -36,20 +43,39 @@
 
 namespace sod2::opt {
 
+// Which tensor sits on which: a bottom-up order and, per tensor, the reduced below set.
+struct Layering {
+  std::vector<int32_t> order;
+  std::vector<std::vector<int32_t>> below;
+};
+
+// The layering of a concrete plan: tensors by offset (segment first), each below every later
+// lifetime-overlapping one, reduced as described above.
+Layering make_layering(std::span<const int64_t> offsets, std::span<const int64_t> sizes,
+                       std::span<const Lifetime> lives, std::span<const int32_t> segments);
+
+// The arena a layering needs at concrete sizes (longest path through the below-DAG).
+int64_t layering_arena(const Layering& layering, std::span<const int64_t> sizes);
+
 struct SymbolicPlan {
   std::vector<sym::SymExpr> sizes;
   std::vector<sym::SymExpr> offsets;
   // The tensors whose end bounds each offset from below (after the reduction above).
   std::vector<std::vector<int32_t>> below;
   sym::SymExpr arena_bytes;
+  std::string placement;  // the winning candidate's placement order: "by-size"...
+  size_t reference = 0;   // and the index of its reference sizes
 };
 
 struct SymbolicPlanRequest {
-  std::span<const sym::SymExpr> sizes;     // aligned, never negative inside the ranges
+  std::span<const sym::SymExpr> sizes;  // aligned, never negative inside the ranges
   std::span<const Lifetime> lives;
-  std::span<const int64_t> reference_sizes;  // the sizes at the upper bounds
-  std::span<const int32_t> segments;         // empty: one segment
-  const sym::RangeMap* ranges = nullptr;     // for simplification; nullptr: canonical forms only
+  // Concrete sizes to build candidate layerings at; the first is the upper bounds. At least one.
+  std::span<const std::vector<int64_t>> references;
+  // Concrete sizes to judge candidates at; empty: the first reference.
+  std::span<const std::vector<int64_t>> judges;
+  std::span<const int32_t> segments;      // empty: one segment
+  const sym::RangeMap* ranges = nullptr;  // for simplification; nullptr: canonical forms only
 };
 
 SymbolicPlan plan_symbolic(const SymbolicPlanRequest& request);

@@ -7,7 +7,9 @@
 namespace sod2::opt {
 namespace {
 
-bool is_constant_node(const Node& node) { return node.op_type == "Constant" && node.domain.empty(); }
+bool is_constant_node(const Node& node) {
+  return node.op_type == "Constant" && node.domain.empty();
+}
 
 // The size in bytes of one node output, or the reason it has none.
 struct Sizing {
@@ -23,8 +25,8 @@ Sizing size_of(const Value& value, const TensorFact& fact) {
   const DataType dtype = fact.dtype != DataType::kUndefined ? fact.dtype : value.dtype;
   const size_t elem = data_type_size(dtype);
   if (elem == 0) {
-    return {std::nullopt, "element type " + std::string(data_type_name(dtype)) +
-                              " has no fixed size"};
+    return {std::nullopt,
+            "element type " + std::string(data_type_name(dtype)) + " has no fixed size"};
   }
   const std::optional<sym::SymExpr> numel = fact.numel();
   if (!numel) return {std::nullopt, "shape " + fact.to_string() + " is not fully known"};

@@ -1,35 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <tuple>
 #include <vector>
 
-#include "fake_context.h"
+#include "rule_cases.h"
 
 namespace sod2::testing {
 namespace {
-
-Attribute ai(std::string n, int64_t v) {
-  Attribute a;
-  a.name = std::move(n);
-  a.type = AttributeType::kInt;
-  a.i = v;
-  return a;
-}
-Attribute af(std::string n, float v) {
-  Attribute a;
-  a.name = std::move(n);
-  a.type = AttributeType::kFloat;
-  a.f = v;
-  return a;
-}
-Attribute as(std::string n, std::string v) {
-  Attribute a;
-  a.name = std::move(n);
-  a.type = AttributeType::kString;
-  a.s = std::move(v);
-  return a;
-}
 
 TensorFact typed(DataType dt, std::vector<std::string> values, bool scalar = false) {
   TensorFact f = ints(std::move(values), scalar);
@@ -44,37 +21,10 @@ TensorFact floats(std::vector<std::string> v, bool scalar = false) {
 }
 TensorFact unknown_rank(DataType dt) { return TensorFact::unknown(dt); }
 
-std::string describe(const TensorFact& f) {
-  return std::string(data_type_name(f.dtype)) + " " + f.to_string();
-}
-
-struct Case {
-  std::string name;
-  std::string op;
-  std::vector<TensorFact> in;
-  std::vector<std::string> out;  // describe() of each output
-  std::vector<Attribute> attrs = {};
-  int64_t opset = 17;
-  std::vector<std::tuple<std::string, int64_t, int64_t>> ranges = {};
-  std::vector<std::string> requirements = {};
-};
-
-void run_case(const Case& c) {
-  SCOPED_TRACE(c.name);
-  FakeContext ctx(c.op, c.in, c.out.size(), c.opset);
-  for (const Attribute& a : c.attrs) ctx.attr(a);
-  for (const auto& [s, lo, hi] : c.ranges) ctx.range(s, lo, hi);
-  const Status st = ctx.run();
-  ASSERT_TRUE(st.ok()) << st.to_string();
-  for (size_t i = 0; i < c.out.size(); ++i)
-    EXPECT_EQ(describe(ctx.out(i)), c.out[i]) << "output " << i;
-  EXPECT_EQ(ctx.requirements, c.requirements);
-}
-
 const DataType kF = DataType::kFloat;
 
 TEST(ElementwiseOps, UnaryShapesAndValues) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"relu keeps the shape", "Relu", {ffact("batch, 3, h")}, {"float32 [batch, 3, h]"}},
       {"relu of values", "Relu", {ints({"n", "-2"})}, {"int64 [2] = (n, 0)"}},
       {"sigmoid unknown rank", "Sigmoid", {unknown_rank(kF)}, {"float32 <unknown rank>"}},
@@ -115,11 +65,11 @@ TEST(ElementwiseOps, UnaryShapesAndValues) {
       {"elu", "Elu", {ffact("?, 7")}, {"float32 [?, 7]"}, {af("alpha", 0.5f)}, 6},
       {"hardswish", "HardSwish", {ffact("n, 7")}, {"float32 [n, 7]"}, {}, 14},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases);
 }
 
 TEST(ElementwiseOps, CumSum) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"shape", "CumSum", {ffact("b, s"), ints({"1"}, true)}, {"float32 [b, s]"}},
       {"values",
        "CumSum",
@@ -140,11 +90,11 @@ TEST(ElementwiseOps, CumSum) {
        {ints({"1", "2"}), fact(DataType::kInt64, "")},
        {"int64 [2]"}},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases);
 }
 
 TEST(ElementwiseOps, CastValues) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"int64 to float within range",
        "Cast",
        {ints({"n", "4"})},
@@ -191,11 +141,11 @@ TEST(ElementwiseOps, CastValues) {
        {},
        15},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases);
 }
 
 TEST(ElementwiseOps, ClipDropoutPRelu) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"clip opset 6 attributes",
        "Clip",
        {ffact("n, 3")},
@@ -255,11 +205,11 @@ TEST(ElementwiseOps, ClipDropoutPRelu) {
        {},
        {"c == 8"}},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases);
 }
 
 TEST(ElementwiseOps, Broadcasting) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"ones and symbols",
        "Add",
        {ffact("batch, 1, seq"), ffact("4, 1")},
@@ -323,11 +273,11 @@ TEST(ElementwiseOps, Broadcasting) {
        {as("direction", "LEFT")},
        11},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases);
 }
 
 TEST(ElementwiseOps, ArithmeticValues) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"shape values times a scalar",
        "Mul",
        {ints({"n", "s"}), ints({"2"}, true)},
@@ -407,11 +357,11 @@ TEST(ElementwiseOps, ArithmeticValues) {
        {as("direction", "LEFT")},
        11},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases);
 }
 
 TEST(ElementwiseOps, LogicAndComparisonValues) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"equal proves",
        "Equal",
        {ints({"n", "n+1", "2*n"}), ints({"n", "n", "n+n"})},
@@ -455,17 +405,11 @@ TEST(ElementwiseOps, LogicAndComparisonValues) {
        {bools({"0", "1"}), ints({"n", "4"}), ints({"7", "7"})},
        {"int64 [2] = (7, 4)"}},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases);
 }
 
 TEST(ElementwiseOps, Errors) {
-  struct Bad {
-    std::string op;
-    std::vector<TensorFact> in;
-    std::vector<Attribute> attrs;
-    int64_t opset;
-  };
-  const std::vector<Bad> bad = {
+  const std::vector<BadCase> bad = {
       {"Softmax", {ffact("b, 10")}, {ai("axis", 2)}, 13},
       {"Softmax", {ffact("b, 10")}, {ai("axis", 3)}, 11},
       {"CumSum", {ffact("b, 10"), ints({"2"}, true)}, {}, 14},
@@ -474,12 +418,7 @@ TEST(ElementwiseOps, Errors) {
       {"Cast", {ffact("10")}, {}, 13},
       {"Cast", {ffact("10")}, {ai("to", 99)}, 13},
   };
-  for (const Bad& b : bad) {
-    FakeContext ctx(b.op, b.in, 1, b.opset);
-    for (const Attribute& a : b.attrs) ctx.attr(a);
-    const Status st = ctx.run();
-    EXPECT_EQ(st.code(), StatusCode::kInvalidModel) << b.op << ": " << st.to_string();
-  }
+  expect_invalid_model(bad);
 }
 
 TEST(ElementwiseOps, Registry) {

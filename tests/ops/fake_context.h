@@ -16,13 +16,54 @@
 
 namespace sod2::testing {
 
+// Attributes by type: ai("axis", 1), af("alpha", 0.5f), as("mode", "linear"), ais, afs, astrs.
+inline Attribute named_attr(std::string name, AttributeType type) {
+  Attribute a;
+  a.name = std::move(name);
+  a.type = type;
+  return a;
+}
+inline Attribute ai(std::string name, int64_t v) {
+  Attribute a = named_attr(std::move(name), AttributeType::kInt);
+  a.i = v;
+  return a;
+}
+inline Attribute af(std::string name, float v) {
+  Attribute a = named_attr(std::move(name), AttributeType::kFloat);
+  a.f = v;
+  return a;
+}
+inline Attribute as(std::string name, std::string v) {
+  Attribute a = named_attr(std::move(name), AttributeType::kString);
+  a.s = std::move(v);
+  return a;
+}
+inline Attribute ais(std::string name, std::vector<int64_t> v) {
+  Attribute a = named_attr(std::move(name), AttributeType::kInts);
+  a.ints = std::move(v);
+  return a;
+}
+inline Attribute afs(std::string name, std::vector<float> v) {
+  Attribute a = named_attr(std::move(name), AttributeType::kFloats);
+  a.floats = std::move(v);
+  return a;
+}
+inline Attribute astrs(std::string name, std::vector<std::string> v) {
+  Attribute a = named_attr(std::move(name), AttributeType::kStrings);
+  a.strings = std::move(v);
+  return a;
+}
+
 class FakeContext : public InferContext {
  public:
   // Builds a one-node graph `op_type` with one input value per fact (an empty TensorFact name
   // slot with `omitted` true leaves that input out) and `num_outputs` outputs.
   FakeContext(std::string op_type, std::vector<TensorFact> inputs, size_t num_outputs = 1,
               int64_t opset = 17)
-      : graph_(std::make_unique<Graph>("test")), inputs_(std::move(inputs)), outputs_(num_outputs) {
+      : own_graph_(std::make_unique<Graph>("test")),
+        graph_(own_graph_.get()),
+        inputs_(std::move(inputs)),
+        outputs_(num_outputs) {
     Node n;
     n.name = op_type + "_0";
     n.op_type = std::move(op_type);
@@ -31,49 +72,67 @@ class FakeContext : public InferContext {
       Value v;
       v.name = "in" + std::to_string(i);
       v.kind = ValueKind::kGraphInput;
-      n.inputs.push_back(*graph_->add_value(v));
+      n.inputs.push_back(*own_graph_->add_value(v));
     }
     for (size_t i = 0; i < num_outputs; ++i) {
       Value v;
       v.name = "out" + std::to_string(i);
-      n.outputs.push_back(*graph_->add_value(v));
+      n.outputs.push_back(*own_graph_->add_value(v));
     }
     node_ = std::move(n);
   }
+
+  // Runs node `id` of `graph` (which must outlive this), so rules can follow its producers; the
+  // facts are those of its inputs.
+  FakeContext(const Graph& graph, NodeId id, std::vector<TensorFact> inputs)
+      : graph_(&graph),
+        node_(graph.node(id)),
+        inputs_(std::move(inputs)),
+        outputs_(node_.outputs.size()) {}
 
   // Omits input i (an optional input given as "").
   FakeContext& omit_input(size_t i) {
     node_.inputs[i] = kNoValue;
     return *this;
   }
+  // Makes input i a float initializer of the graph: rules that read constants (Resize scales)
+  // see the floats, which facts carry only when integral. This and constant_input() need the
+  // context's own one-node graph.
+  FakeContext& initializer(size_t i, const std::vector<float>& values) {
+    std::vector<uint8_t> bytes(values.size() * sizeof(float));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    const ValueId id = node_.inputs[i];
+    own_graph_->add_initializer(Tensor(own_graph_->value(id).name, DataType::kFloat,
+                                       {static_cast<int64_t>(values.size())}, std::move(bytes)),
+                                id);
+    return *this;
+  }
+  // Makes input i the output of a Constant node with these `value_floats`.
+  FakeContext& constant_input(size_t i, std::vector<float> values) {
+    const ValueId id = node_.inputs[i];
+    Node c;
+    c.name = "const" + std::to_string(i);
+    c.op_type = "Constant";
+    c.attributes.push_back(afs("value_floats", std::move(values)));
+    c.outputs = {id};
+    own_graph_->value(id).kind = ValueKind::kNodeOutput;
+    own_graph_->value(id).producer = own_graph_->add_node(std::move(c));
+    return *this;
+  }
   FakeContext& attr(Attribute a) {
     node_.attributes.push_back(std::move(a));
     return *this;
   }
-  FakeContext& attr_i(std::string name, int64_t v) {
-    Attribute a = named(std::move(name), AttributeType::kInt);
-    a.i = v;
-    return attr(std::move(a));
-  }
-  FakeContext& attr_f(std::string name, float v) {
-    Attribute a = named(std::move(name), AttributeType::kFloat);
-    a.f = v;
-    return attr(std::move(a));
-  }
+  FakeContext& attr_i(std::string name, int64_t v) { return attr(ai(std::move(name), v)); }
+  FakeContext& attr_f(std::string name, float v) { return attr(af(std::move(name), v)); }
   FakeContext& attr_s(std::string name, std::string v) {
-    Attribute a = named(std::move(name), AttributeType::kString);
-    a.s = std::move(v);
-    return attr(std::move(a));
+    return attr(as(std::move(name), std::move(v)));
   }
   FakeContext& attr_ints(std::string name, std::vector<int64_t> v) {
-    Attribute a = named(std::move(name), AttributeType::kInts);
-    a.ints = std::move(v);
-    return attr(std::move(a));
+    return attr(ais(std::move(name), std::move(v)));
   }
   FakeContext& attr_floats(std::string name, std::vector<float> v) {
-    Attribute a = named(std::move(name), AttributeType::kFloats);
-    a.floats = std::move(v);
-    return attr(std::move(a));
+    return attr(afs(std::move(name), std::move(v)));
   }
   FakeContext& range(const std::string& symbol, int64_t lo, int64_t hi, int64_t multiple = 1) {
     (void)ranges_.set(sym::symbol(symbol), {lo, hi, multiple});
@@ -81,10 +140,7 @@ class FakeContext : public InferContext {
   }
 
   static Attribute named(std::string name, AttributeType type) {
-    Attribute a;
-    a.name = std::move(name);
-    a.type = type;
-    return a;
+    return named_attr(std::move(name), type);
   }
 
   // Runs the registered rule for this op at this opset.
@@ -131,7 +187,9 @@ class FakeContext : public InferContext {
   std::vector<std::string> warnings;
 
  private:
-  std::unique_ptr<Graph> graph_;  // behind a pointer so a FakeContext can be returned by value
+  // Behind a pointer so a FakeContext can be returned by value; null for a node of a given graph.
+  std::unique_ptr<Graph> own_graph_;
+  const Graph* graph_;  // own_graph_ or the given graph
   Node node_;
   std::vector<TensorFact> inputs_;
   std::vector<TensorFact> outputs_;

@@ -5,64 +5,16 @@
 #include <tuple>
 #include <vector>
 
-#include "fake_context.h"
+#include "rule_cases.h"
 
 namespace sod2::testing {
 namespace {
 
-Attribute ai(std::string n, int64_t v) {
-  Attribute a;
-  a.name = std::move(n);
-  a.type = AttributeType::kInt;
-  a.i = v;
-  return a;
-}
-Attribute ais(std::string n, std::vector<int64_t> v) {
-  Attribute a;
-  a.name = std::move(n);
-  a.type = AttributeType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-Attribute astrs(std::string n, std::vector<std::string> v) {
-  Attribute a;
-  a.name = std::move(n);
-  a.type = AttributeType::kStrings;
-  a.strings = std::move(v);
-  return a;
-}
-
-std::string describe(const TensorFact& f) {
-  return std::string(data_type_name(f.dtype)) + " " + f.to_string();
-}
-
-struct Case {
-  std::string name;
-  std::string op;
-  std::vector<TensorFact> in;
-  std::vector<std::string> out;
-  std::vector<Attribute> attrs = {};
-  int64_t opset = 17;
-  std::vector<std::tuple<std::string, int64_t, int64_t>> ranges = {};
-};
-
-void run_case(const Case& c) {
-  SCOPED_TRACE(c.name);
-  FakeContext ctx(c.op, c.in, c.out.size(), c.opset);
-  for (const Attribute& a : c.attrs) ctx.attr(a);
-  for (const auto& [s, lo, hi] : c.ranges) ctx.range(s, lo, hi);
-  const Status st = ctx.run();
-  ASSERT_TRUE(st.ok()) << st.to_string();
-  for (size_t i = 0; i < c.out.size(); ++i)
-    EXPECT_EQ(describe(ctx.out(i)), c.out[i]) << "output " << i;
-}
-
-TensorFact of(DataType dt, const std::string& dims) { return fact(dt, dims); }
 TensorFact scalar(const std::string& v) { return ints({v}, true); }
 TensorFact unknown_scalar() { return fact(DataType::kInt64, ""); }
 
 TEST(MiscOps, Random) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"normal", "RandomNormal", {}, {"float32 [2, 3]"}, {ais("shape", {2, 3})}, 1},
       {"uniform double",
        "RandomUniform",
@@ -85,14 +37,14 @@ TEST(MiscOps, Random) {
        {"int64 [b, 1]"},
        {ai("dtype", 7)},
        7},
-      {"eyelike", "EyeLike", {of(DataType::kInt32, "n, m")}, {"int32 [n, m]"}, {}, 9},
+      {"eyelike", "EyeLike", {fact(DataType::kInt32, "n, m")}, {"int32 [n, m]"}, {}, 9},
       {"eyelike dtype", "EyeLike", {ffact("4, 4")}, {"int64 [4, 4]"}, {ai("dtype", 7)}, 9},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(MiscOps, WindowsAndMel) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"hann of a known size", "HannWindow", {scalar("n")}, {"float32 [n]"}},
       {"hamming of a constant",
        "HammingWindow",
@@ -117,12 +69,12 @@ TEST(MiscOps, WindowsAndMel) {
        {unknown_scalar(), unknown_scalar(), scalar("16000"), ffact(""), ffact("")},
        {"float32 [MelWeightMatrix_0.out0.d0, MelWeightMatrix_0.out0.d1]"}},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(MiscOps, DftStft) {
   const TensorFact signal = ffact("b, n, 1");
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"dft real to complex", "DFT", {signal}, {"float32 [b, n, 2]"}},
       {"dft onesided", "DFT", {signal}, {"float32 [b, floordiv(n,2)+1, 2]"}, {ai("onesided", 1)}},
       {"dft length", "DFT", {signal, scalar("512")}, {"float32 [b, 512, 2]"}},
@@ -162,11 +114,11 @@ TEST(MiscOps, DftStft) {
        {ffact("b, 1000, 1"), unknown_scalar(), ffact("200")},
        {"float32 [b, STFT_0.out0.d1, 101, 2]"}},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(MiscOps, Quantization) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"quantize default uint8",
        "QuantizeLinear",
        {ffact("n, 3"), ffact("")},
@@ -175,13 +127,13 @@ TEST(MiscOps, Quantization) {
        13},
       {"quantize to int8",
        "QuantizeLinear",
-       {ffact("n, 3"), ffact(""), of(DataType::kInt8, "")},
+       {ffact("n, 3"), ffact(""), fact(DataType::kInt8, "")},
        {"int8 [n, 3]"},
        {},
        13},
       {"dequantize",
        "DequantizeLinear",
-       {of(DataType::kInt8, "n, 3"), ffact("3"), of(DataType::kInt8, "3")},
+       {fact(DataType::kInt8, "n, 3"), ffact("3"), fact(DataType::kInt8, "3")},
        {"float32 [n, 3]"},
        {ai("axis", 1)},
        13},
@@ -192,39 +144,39 @@ TEST(MiscOps, Quantization) {
        {},
        11},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(MiscOps, StringsAndText) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"normalizer without stopwords keeps the shape",
        "StringNormalizer",
-       {of(DataType::kString, "c")},
+       {fact(DataType::kString, "c")},
        {"string [c]"},
        {},
        10},
       {"stopwords make the length an execution dim",
        "StringNormalizer",
-       {of(DataType::kString, "1, c")},
+       {fact(DataType::kString, "1, c")},
        {"string [1, StringNormalizer_0.out0.d1]"},
        {astrs("stopwords", {"a", "the"})},
        10},
       {"tfidf 1-D",
        "TfIdfVectorizer",
-       {of(DataType::kInt32, "c")},
+       {fact(DataType::kInt32, "c")},
        {"float32 [7]"},
        {ais("ngram_indexes", {0, 6, 2})},
        9},
       {"tfidf 2-D",
        "TfIdfVectorizer",
-       {of(DataType::kInt32, "n, c")},
+       {fact(DataType::kInt32, "n, c")},
        {"float32 [n, 3]"},
        {ais("ngram_indexes", {0, 1, 2})},
        9},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 
-  FakeContext ctx("StringNormalizer", {of(DataType::kString, "c")}, 1, 10);
+  FakeContext ctx("StringNormalizer", {fact(DataType::kString, "c")}, 1, 10);
   ctx.attr(astrs("stopwords", {"a"})).range("c", 2, 50);
   ASSERT_TRUE(ctx.run().ok());
   const sym::SymbolRange r = ctx.ranges().get(sym::symbol("StringNormalizer_0.out0.d0"));
@@ -257,12 +209,7 @@ TEST(MiscOps, Optionals) {
 }
 
 TEST(MiscOps, Errors) {
-  struct Bad {
-    std::string op;
-    std::vector<TensorFact> in;
-    std::vector<Attribute> attrs;
-  };
-  const std::vector<Bad> bad = {
+  const std::vector<BadCase> bad = {
       {"RandomNormal", {}, {}},
       {"RandomUniform", {}, {ais("shape", {2, -1})}},
       {"EyeLike", {ffact("3")}, {}},
@@ -270,12 +217,7 @@ TEST(MiscOps, Errors) {
       {"DFT", {ffact("b, n, 1")}, {ai("axis", 3)}},
       {"TfIdfVectorizer", {ffact("3")}, {}},
   };
-  for (const Bad& b : bad) {
-    FakeContext ctx(b.op, b.in, 1, 17);
-    for (const Attribute& a : b.attrs) ctx.attr(a);
-    const Status st = ctx.run();
-    EXPECT_EQ(st.code(), StatusCode::kInvalidModel) << b.op << ": " << st.to_string();
-  }
+  expect_invalid_model(bad);
 }
 
 TEST(MiscOps, Registry) {

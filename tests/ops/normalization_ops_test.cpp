@@ -3,62 +3,16 @@
 #include <string>
 #include <vector>
 
-#include "fake_context.h"
+#include "rule_cases.h"
 
 namespace sod2::testing {
 namespace {
 
-Attribute ai(std::string n, int64_t v) {
-  Attribute a;
-  a.name = std::move(n);
-  a.type = AttributeType::kInt;
-  a.i = v;
-  return a;
-}
-Attribute as(std::string n, std::string v) {
-  Attribute a;
-  a.name = std::move(n);
-  a.type = AttributeType::kString;
-  a.s = std::move(v);
-  return a;
-}
-Attribute ais(std::string n, std::vector<int64_t> v) {
-  Attribute a;
-  a.name = std::move(n);
-  a.type = AttributeType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-
-std::string describe(const TensorFact& f) {
-  return std::string(data_type_name(f.dtype)) + " " + f.to_string();
-}
-
-struct Case {
-  std::string name;
-  std::string op;
-  std::vector<TensorFact> in;
-  std::vector<std::string> out;
-  std::vector<Attribute> attrs = {};
-  int64_t opset = 17;
-};
-
-void run_case(const Case& c) {
-  SCOPED_TRACE(c.name);
-  FakeContext ctx(c.op, c.in, c.out.size(), c.opset);
-  for (const Attribute& a : c.attrs) ctx.attr(a);
-  const Status st = ctx.run();
-  ASSERT_TRUE(st.ok()) << st.to_string();
-  for (size_t i = 0; i < c.out.size(); ++i)
-    EXPECT_EQ(describe(ctx.out(i)), c.out[i]) << "output " << i;
-}
-
-TensorFact of(DataType dt, const std::string& dims) { return fact(dt, dims); }
 const TensorFact kUnknown = TensorFact::unknown();
 
 TEST(NormalizationOps, BatchNormalization) {
   const TensorFact x = ffact("n, 64, h, w"), c = ffact("64");
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"inference", "BatchNormalization", {x, c, c, c, c}, {"float32 [n, 64, h, w]"}, {}, 15},
       {"training outputs opset 15",
        "BatchNormalization",
@@ -68,8 +22,8 @@ TEST(NormalizationOps, BatchNormalization) {
        15},
       {"statistics of another type",
        "BatchNormalization",
-       {of(DataType::kFloat16, "n, 8"), of(DataType::kFloat16, "8"), of(DataType::kFloat16, "8"),
-        ffact("8"), ffact("8")},
+       {fact(DataType::kFloat16, "n, 8"), fact(DataType::kFloat16, "8"),
+        fact(DataType::kFloat16, "8"), ffact("8"), ffact("8")},
        {"float16 [n, 8]", "float32 [8]", "float32 [8]"},
        {ai("training_mode", 1)},
        15},
@@ -99,12 +53,12 @@ TEST(NormalizationOps, BatchNormalization) {
        {ai("spatial", 0)},
        7},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(NormalizationOps, LayerNormalization) {
   const TensorFact x = ffact("b, s, 768"), g = ffact("768");
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"axis -1",
        "LayerNormalization",
        {x, g, g},
@@ -121,7 +75,7 @@ TEST(NormalizationOps, LayerNormalization) {
        {ai("axis", 0)}},
       {"float16 input, float statistics",
        "LayerNormalization",
-       {of(DataType::kFloat16, "b, 4"), of(DataType::kFloat16, "4")},
+       {fact(DataType::kFloat16, "b, 4"), fact(DataType::kFloat16, "4")},
        {"float16 [b, 4]", "float32 [b, 1]", "float32 [b, 1]"}},
       {"stash type double",
        "LayerNormalization",
@@ -133,11 +87,11 @@ TEST(NormalizationOps, LayerNormalization) {
        {TensorFact::unknown(DataType::kFloat), g},
        {"float32 <unknown rank>", "float32 <unknown rank>"}},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(NormalizationOps, SameShape) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"instance norm",
        "InstanceNormalization",
        {ffact("n, c, h, w"), ffact("c"), ffact("c")},
@@ -153,12 +107,12 @@ TEST(NormalizationOps, SameShape) {
        13},
       {"lrn", "LRN", {ffact("n, c, h, w")}, {"float32 [n, c, h, w]"}, {ai("size", 5)}, 13},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(NormalizationOps, Losses) {
-  const TensorFact scores = ffact("n, c, d"), target = of(DataType::kInt64, "n, d");
-  const std::vector<Case> cases = {
+  const TensorFact scores = ffact("n, c, d"), target = fact(DataType::kInt64, "n, d");
+  const std::vector<RuleCase> cases = {
       {"nll mean", "NegativeLogLikelihoodLoss", {scores, target}, {"float32 []"}, {}, 13},
       {"nll sum",
        "NegativeLogLikelihoodLoss",
@@ -174,19 +128,19 @@ TEST(NormalizationOps, Losses) {
        13},
       {"nll none completed from the target",
        "NegativeLogLikelihoodLoss",
-       {ffact("?, c, ?"), of(DataType::kInt64, "n, d")},
+       {ffact("?, c, ?"), fact(DataType::kInt64, "n, d")},
        {"float32 [n, d]"},
        {as("reduction", "none")},
        12},
       {"nll none from the target alone",
        "NegativeLogLikelihoodLoss",
-       {TensorFact::unknown(DataType::kFloat), of(DataType::kInt64, "n")},
+       {TensorFact::unknown(DataType::kFloat), fact(DataType::kInt64, "n")},
        {"float32 [n]"},
        {as("reduction", "none")},
        13},
       {"sce log_prob",
        "SoftmaxCrossEntropyLoss",
-       {ffact("n, c"), of(DataType::kInt64, "n")},
+       {ffact("n, c"), fact(DataType::kInt64, "n")},
        {"float32 []", "float32 [n, c]"},
        {},
        13},
@@ -197,27 +151,17 @@ TEST(NormalizationOps, Losses) {
        {as("reduction", "none")},
        12},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(NormalizationOps, Errors) {
-  struct Bad {
-    std::string op;
-    std::vector<TensorFact> in;
-    std::vector<Attribute> attrs;
-  };
-  const std::vector<Bad> bad = {
+  const std::vector<BadCase> bad = {
       {"LayerNormalization", {ffact("b, 4"), ffact("4")}, {ai("axis", 2)}},
       {"LayerNormalization", {ffact("b, 4"), ffact("4")}, {ai("axis", -3)}},
       {"LpNormalization", {ffact("b, 4")}, {ai("axis", 5)}},
       {"NegativeLogLikelihoodLoss", {ffact("n, c"), ffact("n")}, {as("reduction", "max")}},
   };
-  for (const Bad& b : bad) {
-    FakeContext ctx(b.op, b.in, 1, 17);
-    for (const Attribute& a : b.attrs) ctx.attr(a);
-    const Status st = ctx.run();
-    EXPECT_EQ(st.code(), StatusCode::kInvalidModel) << b.op << ": " << st.to_string();
-  }
+  expect_invalid_model(bad);
 }
 
 TEST(NormalizationOps, Registry) {

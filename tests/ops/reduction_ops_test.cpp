@@ -4,54 +4,15 @@
 #include <tuple>
 #include <vector>
 
-#include "fake_context.h"
+#include "rule_cases.h"
 
 namespace sod2::testing {
 namespace {
 
-Attribute ai(std::string n, int64_t v) {
-  Attribute a;
-  a.name = std::move(n);
-  a.type = AttributeType::kInt;
-  a.i = v;
-  return a;
-}
-Attribute ais(std::string n, std::vector<int64_t> v) {
-  Attribute a;
-  a.name = std::move(n);
-  a.type = AttributeType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-
-std::string describe(const TensorFact& f) {
-  return std::string(data_type_name(f.dtype)) + " " + f.to_string();
-}
-
-struct Case {
-  std::string name;
-  std::string op;
-  std::vector<TensorFact> in;
-  std::string out;
-  std::vector<Attribute> attrs = {};
-  int64_t opset = 17;
-  std::vector<std::tuple<std::string, int64_t, int64_t>> ranges = {};
-};
-
-void run_case(const Case& c) {
-  SCOPED_TRACE(c.name);
-  FakeContext ctx(c.op, c.in, 1, c.opset);
-  for (const Attribute& a : c.attrs) ctx.attr(a);
-  for (const auto& [s, lo, hi] : c.ranges) ctx.range(s, lo, hi);
-  const Status st = ctx.run();
-  ASSERT_TRUE(st.ok()) << st.to_string();
-  EXPECT_EQ(describe(ctx.out()), c.out);
-}
-
 const TensorFact kX = ffact("b, s, 64");
 
 TEST(ReductionOps, ReduceSumAxesInput) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"keepdims 1", "ReduceSum", {kX, ints({"1"})}, "float32 [b, 1, 64]"},
       {"keepdims 0", "ReduceSum", {kX, ints({"1"})}, "float32 [b, 64]", {ai("keepdims", 0)}},
       {"negative and unordered axes",
@@ -121,11 +82,11 @@ TEST(ReductionOps, ReduceSumAxesInput) {
        {ais("axes", {1}), ai("keepdims", 0)},
        11},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(ReductionOps, AttributeAxes) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"mean opset 17 negative axis", "ReduceMean", {kX}, "float32 [b, s, 1]", {ais("axes", {-1})}},
       {"mean keepdims 0",
        "ReduceMean",
@@ -161,11 +122,11 @@ TEST(ReductionOps, AttributeAxes) {
        {ais("axes", {-2}), ai("keepdims", 0)},
        12},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(ReductionOps, Values) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"prod of a shape slice is numel",
        "ReduceProd",
        {ints({"n", "s", "4"})},
@@ -202,11 +163,11 @@ TEST(ReductionOps, Values) {
        {ints({"n", "2"}), fact(DataType::kInt64, "1")},
        "int64 [ReduceSum_0.out0.d0]"},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(ReductionOps, ArgMaxArgMin) {
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"default axis 0 keepdims", "ArgMax", {kX}, "int64 [1, s, 64]"},
       {"keepdims 0", "ArgMax", {kX}, "int64 [b, 64]", {ai("axis", 1), ai("keepdims", 0)}},
       {"negative axis", "ArgMin", {kX}, "int64 [b, s, 1]", {ai("axis", -1)}, 13},
@@ -218,29 +179,17 @@ TEST(ReductionOps, ArgMaxArgMin) {
        12},
       {"unknown rank", "ArgMax", {TensorFact::unknown(DataType::kFloat)}, "int64 <unknown rank>"},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(ReductionOps, Errors) {
-  struct Bad {
-    std::string op;
-    std::vector<TensorFact> in;
-    std::vector<Attribute> attrs;
-    int64_t opset;
-  };
-  const std::vector<Bad> bad = {
+  const std::vector<BadCase> bad = {
       {"ReduceSum", {kX, ints({"3"})}, {}, 13},
       {"ReduceSum", {kX}, {ais("axes", {-4})}, 11},
       {"ReduceMean", {ffact("")}, {ais("axes", {0})}, 17},
       {"ArgMax", {kX}, {ai("axis", 3)}, 13},
   };
-  for (const Bad& b : bad) {
-    FakeContext ctx(b.op, b.in, 1, b.opset);
-    for (const Attribute& a : b.attrs) ctx.attr(a);
-    const Status st = ctx.run();
-    EXPECT_EQ(st.code(), StatusCode::kInvalidModel) << b.op << ": " << st.to_string();
-    EXPECT_NE(st.message().find("out of range"), std::string::npos) << st.message();
-  }
+  expect_invalid_model(bad, "out of range");
 }
 
 TEST(ReductionOps, Registry) {

@@ -4,22 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "fake_context.h"
+#include "rule_cases.h"
 
 namespace sod2::testing {
 namespace {
-
-Attribute ai(std::string n, int64_t v) {
-  Attribute a;
-  a.name = std::move(n);
-  a.type = AttributeType::kInt;
-  a.i = v;
-  return a;
-}
-
-std::string describe(const TensorFact& f) {
-  return std::string(data_type_name(f.dtype)) + " " + f.to_string();
-}
 
 TensorFact seq(const TensorFact& element) {
   TensorFact s = TensorFact::unknown(element.dtype);
@@ -28,26 +16,9 @@ TensorFact seq(const TensorFact& element) {
   return s;
 }
 
-struct Case {
-  std::string name;
-  std::string op;
-  std::vector<TensorFact> in;
-  std::string out;
-  std::vector<Attribute> attrs = {};
-};
-
-void run_case(const Case& c) {
-  SCOPED_TRACE(c.name);
-  FakeContext ctx(c.op, c.in, 1, 17);
-  for (const Attribute& a : c.attrs) ctx.attr(a);
-  const Status st = ctx.run();
-  ASSERT_TRUE(st.ok()) << st.to_string();
-  EXPECT_EQ(describe(ctx.out()), c.out);
-}
-
 TEST(SequenceOps, ElementFacts) {
   const TensorFact a = ffact("n, 3"), s = seq(a);
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"construct of equal shapes", "SequenceConstruct", {a, a}, "float32 sequence of [n, 3]"},
       {"construct merges differing dims",
        "SequenceConstruct",
@@ -84,12 +55,12 @@ TEST(SequenceOps, ElementFacts) {
        "int64 [] = (SequenceLength_0.length)"},
       {"map outputs unknown elements", "SequenceMap", {s}, "undefined sequence"},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(SequenceOps, SplitToSequence) {
   const TensorFact x = ffact("n, 6");
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"no split: slices of 1",
        "SplitToSequence",
        {x},
@@ -130,12 +101,12 @@ TEST(SequenceOps, SplitToSequence) {
        "float32 sequence of [1, 6]",
        {ai("keepdims", 0)}},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(SequenceOps, ConcatFromSequence) {
   const TensorFact s = seq(ffact("n, 3"));
-  const std::vector<Case> cases = {
+  const std::vector<RuleCase> cases = {
       {"concat dim is an execution dim",
        "ConcatFromSequence",
        {s},
@@ -157,7 +128,7 @@ TEST(SequenceOps, ConcatFromSequence) {
        "undefined <unknown rank>",
        {ai("axis", 0)}},
   };
-  for (const Case& c : cases) run_case(c);
+  run_cases(cases, Requirements::kUnchecked);
 
   for (auto [axis, new_axis] : {std::pair<int64_t, int64_t>{2, 0}, {3, 1}, {-4, 1}}) {
     FakeContext ctx("ConcatFromSequence", {s}, 1, 11);
@@ -168,20 +139,6 @@ TEST(SequenceOps, ConcatFromSequence) {
   bad.attr(ai("axis", 2));
   EXPECT_EQ(bad.run().code(), StatusCode::kInvalidModel);
 }
-
-// A FakeContext whose node sits in a real graph, so rules can follow producers. Attributes are
-// those of the graph's node.
-class GraphContext : public FakeContext {
- public:
-  GraphContext(std::string op, std::vector<TensorFact> in, const Graph& g, NodeId id)
-      : FakeContext(std::move(op), std::move(in), 1, 17), g_(g), node_(g.node(id)) {}
-  const Node& node() const override { return node_; }
-  const Graph& graph() const override { return g_; }
-
- private:
-  const Graph& g_;
-  const Node& node_;
-};
 
 struct Chain {
   Graph g{"g"};
@@ -222,25 +179,24 @@ TEST(SequenceOps, LengthFromProducers) {
   c.g.link();
 
   const TensorFact element = ffact("n, 3");
-  GraphContext l1("SequenceLength", {seq(element)}, c.g, n_len);
+  FakeContext l1(c.g, n_len, {seq(element)});
   ASSERT_TRUE(l1.run().ok());
   EXPECT_EQ(describe(l1.out()), "int64 [] = (2)");
 
-  GraphContext l2("SequenceLength", {seq(element)}, c.g, n_len2);
+  FakeContext l2(c.g, n_len2, {seq(element)});
   ASSERT_TRUE(l2.run().ok());
   EXPECT_EQ(describe(l2.out()), "int64 [] = (1)");
 
   // Inserting into a known-empty sequence: the tensor alone is the element fact.
-  GraphContext ins("SequenceInsert", {seq(TensorFact::unknown(DataType::kFloat)), ffact("k, 5")},
-                   c.g, n_ins);
+  FakeContext ins(c.g, n_ins, {seq(TensorFact::unknown(DataType::kFloat)), ffact("k, 5")});
   ASSERT_TRUE(ins.run().ok());
   EXPECT_EQ(describe(ins.out()), "float32 sequence of [k, 5]");
 
-  GraphContext stack("ConcatFromSequence", {seq(element)}, c.g, n_stack);
+  FakeContext stack(c.g, n_stack, {seq(element)});
   ASSERT_TRUE(stack.run().ok());
   EXPECT_EQ(describe(stack.out()), "float32 [2, n, 3]");
 
-  GraphContext cat3("ConcatFromSequence", {seq(element)}, c.g, n_cat);
+  FakeContext cat3(c.g, n_cat, {seq(element)});
   ASSERT_TRUE(cat3.run().ok());
   EXPECT_EQ(describe(cat3.out()), "float32 [3*n, 3]");
 }

@@ -2,63 +2,75 @@
 // silently corrupt everything downstream.
 #include <gtest/gtest.h>
 
-#include "fake_context.h"
+#include "rule_cases.h"
 
 namespace sod2::testing {
 namespace {
 
 using DT = DataType;
 
-struct Case {
-  std::string name;
-  std::function<FakeContext()> make;
-  std::string expected;  // output 0 as TensorFact::to_string()
-};
-
-void run_cases(const std::vector<Case>& cases) {
-  for (const Case& c : cases) {
-    FakeContext ctx = c.make();
-    Status st = ctx.run();
-    ASSERT_TRUE(st.ok()) << c.name << ": " << st.message();
-    EXPECT_EQ(ctx.out_str(), c.expected) << c.name;
-  }
-}
-
 TEST(ShapeOps, ShapeAndSizeCarryValues) {
-  run_cases({
-      {"shape", [] { return FakeContext("Shape", {ffact("b, s, 8")}); }, "[3] = (b, s, 8)"},
+  const std::vector<SetupCase> cases = {
+      {"shape", "Shape", {ffact("b, s, 8")}, none, "[3] = (b, s, 8)"},
       {"shape start/end (15)",
-       [] { return std::move(FakeContext("Shape", {ffact("b, s, 8")}, 1, 15).attr_i("start", -2)); },
-       "[2] = (s, 8)"},
+       "Shape",
+       {ffact("b, s, 8")},
+       [](FakeContext& c) { c.attr_i("start", -2); },
+       "[2] = (s, 8)",
+       {},
+       15},
       {"shape end clamps",
-       [] { return std::move(FakeContext("Shape", {ffact("b, s")}, 1, 15).attr_i("end", 10)); },
-       "[2] = (b, s)"},
-      {"size", [] { return FakeContext("Size", {ffact("b, s, 8")}); }, "[] = (8*b*s)"},
-      {"shape of unknown dims", [] { return FakeContext("Shape", {ffact("b, ?")}); }, "[2]"},
-  });
+       "Shape",
+       {ffact("b, s")},
+       [](FakeContext& c) { c.attr_i("end", 10); },
+       "[2] = (b, s)",
+       {},
+       15},
+      {"size", "Size", {ffact("b, s, 8")}, none, "[] = (8*b*s)"},
+      {"shape of unknown dims", "Shape", {ffact("b, ?")}, none, "[2]"},
+  };
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(ShapeOps, ReshapeZerosMinusOneAndAllowzero) {
-  run_cases({
-      {"-1 infers", [] { return FakeContext("Reshape", {ffact("b, s, 8"), ints({"0", "-1", "4"})}); },
-       "[b, 2*s, 4]"},
-      {"0 copies", [] { return FakeContext("Reshape", {ffact("b, s, 8"), ints({"0", "0", "2", "4"})}); },
-       "[b, s, 2, 4]"},
-      {"symbolic request", [] { return std::move(FakeContext("Reshape", {ffact("b, s, 8"), ints({"b", "8*s"})}).range("b", 1, 8).range("s", 1, 64)); },
+  const std::vector<SetupCase> cases = {
+      {"-1 infers", "Reshape", {ffact("b, s, 8"), ints({"0", "-1", "4"})}, none, "[b, 2*s, 4]"},
+      {"0 copies", "Reshape", {ffact("b, s, 8"), ints({"0", "0", "2", "4"})}, none, "[b, s, 2, 4]"},
+      {"symbolic request",
+       "Reshape",
+       {ffact("b, s, 8"), ints({"b", "8*s"})},
+       [](FakeContext& c) { c.range("b", 1, 8).range("s", 1, 64); },
        "[b, 8*s]"},
       {"allowzero keeps 0",
-       [] { return std::move(FakeContext("Reshape", {ffact("0, 8"), ints({"0", "4", "2"})}, 1, 14).attr_i("allowzero", 1)); },
-       "[0, 4, 2]"},
+       "Reshape",
+       {ffact("0, 8"), ints({"0", "4", "2"})},
+       [](FakeContext& c) { c.attr_i("allowzero", 1); },
+       "[0, 4, 2]",
+       {},
+       14},
       {"allowzero off copies 0",
-       [] { return FakeContext("Reshape", {ffact("3, 8"), ints({"0", "4", "2"})}, 1, 14); },
-       "[3, 4, 2]"},
+       "Reshape",
+       {ffact("3, 8"), ints({"0", "4", "2"})},
+       none,
+       "[3, 4, 2]",
+       {},
+       14},
       {"unknown request: execution dims",
-       [] { return FakeContext("Reshape", {ffact("b, 8"), fact(DT::kInt64, "2")}); },
+       "Reshape",
+       {ffact("b, 8"), fact(DT::kInt64, "2")},
+       none,
        "[Reshape_0.out0.d0, Reshape_0.out0.d1]"},
       {"opset 1 attribute",
-       [] { return std::move(FakeContext("Reshape", {ffact("2, 6")}, 1, 4).attr_ints("shape", {3, -1})); },
-       "[3, 4]"},
-  });
+       "Reshape",
+       {ffact("2, 6")},
+       [](FakeContext& c) {
+         c.attr_ints("shape", {3, -1});
+       },
+       "[3, 4]",
+       {},
+       4},
+  };
+  run_cases(cases, Requirements::kUnchecked);
   FakeContext two_minus_one("Reshape", {ffact("4"), ints({"-1", "-1"})});
   EXPECT_FALSE(two_minus_one.run().ok());
 }
@@ -73,56 +85,158 @@ TEST(ShapeOps, ReshapeRequiresTheElementCount) {
 
 TEST(ShapeOps, SliceNegativeClampedAndStepped) {
   const std::string kMax = "9223372036854775807";
-  run_cases({
-      {"tail from -2", [&] { return std::move(FakeContext("Slice", {ffact("b, s"), ints({"-2"}), ints({kMax}), ints({"1"})}).range("s", 2, 64)); },
+  const std::vector<SetupCase> cases = {
+      {"tail from -2",
+       "Slice",
+       {ffact("b, s"), ints({"-2"}), ints({kMax}), ints({"1"})},
+       [](FakeContext& c) { c.range("s", 2, 64); },
        "[b, 2]"},
-      {"start 1 to end", [&] { return std::move(FakeContext("Slice", {ffact("b, s"), ints({"1"}), ints({kMax}), ints({"1"})}).range("s", 1, 64)); },
+      {"start 1 to end",
+       "Slice",
+       {ffact("b, s"), ints({"1"}), ints({kMax}), ints({"1"})},
+       [](FakeContext& c) { c.range("s", 1, 64); },
        "[b, s-1]"},
-      {"clamped end", [] { return FakeContext("Slice", {ffact("10, 4"), ints({"2"}), ints({"100"})}); }, "[8, 4]"},
-      {"step 2", [] { return FakeContext("Slice", {ffact("10, 4"), ints({"1"}), ints({"10"}), ints({"0"}), ints({"2"})}); },
+      {"clamped end", "Slice", {ffact("10, 4"), ints({"2"}), ints({"100"})}, none, "[8, 4]"},
+      {"step 2",
+       "Slice",
+       {ffact("10, 4"), ints({"1"}), ints({"10"}), ints({"0"}), ints({"2"})},
+       none,
        "[5, 4]"},
-      {"negative step reverses", [&] { return FakeContext("Slice", {ffact("7"), ints({"-1"}), ints({"-" + kMax}), ints({"0"}), ints({"-1"})}); },
+      {"negative step reverses",
+       "Slice",
+       {ffact("7"), ints({"-1"}), ints({"-" + kMax}), ints({"0"}), ints({"-1"})},
+       none,
        "[7]"},
-      {"negative step with stride", [] { return FakeContext("Slice", {ffact("10"), ints({"8"}), ints({"1"}), ints({"0"}), ints({"-3"})}); },
+      {"negative step with stride",
+       "Slice",
+       {ffact("10"), ints({"8"}), ints({"1"}), ints({"0"}), ints({"-3"})},
+       none,
        "[3]"},
-      {"empty when start past end", [] { return FakeContext("Slice", {ffact("10"), ints({"8"}), ints({"2"})}); }, "[0]"},
-      {"values of a shape vector", [] { return FakeContext("Slice", {ints({"b", "s", "8"}), ints({"1"}), ints({"3"})}); },
+      {"empty when start past end", "Slice", {ffact("10"), ints({"8"}), ints({"2"})}, none, "[0]"},
+      {"values of a shape vector",
+       "Slice",
+       {ints({"b", "s", "8"}), ints({"1"}), ints({"3"})},
+       none,
        "[2] = (s, 8)"},
-      {"symbolic end", [] { return std::move(FakeContext("Slice", {ffact("t, 4"), ints({"0"}), ints({"p"}), ints({"0"})}).range("t", 1, 64).range("p", 1, 64)); },
+      {"symbolic end",
+       "Slice",
+       {ffact("t, 4"), ints({"0"}), ints({"p"}), ints({"0"})},
+       [](FakeContext& c) { c.range("t", 1, 64).range("p", 1, 64); },
        "[min(p,t), 4]"},
-      {"opset 9 attributes", [] {
-         return std::move(FakeContext("Slice", {ffact("b, 10")}, 1, 9).attr_ints("starts", {2}).attr_ints("ends", {-1}).attr_ints("axes", {1}));
-       }, "[b, 7]"},
-  });
+      {"opset 9 attributes",
+       "Slice",
+       {ffact("b, 10")},
+       [](FakeContext& c) {
+         c.attr_ints("starts", {2}).attr_ints("ends", {-1}).attr_ints("axes", {1});
+       },
+       "[b, 7]",
+       {},
+       9},
+  };
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(ShapeOps, SqueezeAndUnsqueezeAcrossOpsets) {
-  run_cases({
-      {"squeeze 11 attr", [] { return std::move(FakeContext("Squeeze", {ffact("1, b, 1")}, 1, 11).attr_ints("axes", {-1})); }, "[1, b]"},
-      {"squeeze 13 input", [] { return FakeContext("Squeeze", {ffact("1, b, 1"), ints({"0"})}, 1, 13); }, "[b, 1]"},
-      {"squeeze all ones", [] { return std::move(FakeContext("Squeeze", {ffact("1, b, 1")}, 1, 13).range("b", 2, 8)); }, "[b]"},
-      {"squeeze maybe-one stays unknown", [] { return std::move(FakeContext("Squeeze", {ffact("1, b")}, 1, 13).range("b", 1, 8)); }, "<unknown rank>"},
-      {"unsqueeze 11 attr", [] { return std::move(FakeContext("Unsqueeze", {ffact("b, s")}, 1, 11).attr_ints("axes", {0, 3})); }, "[1, b, s, 1]"},
-      {"unsqueeze 13 input negative", [] { return FakeContext("Unsqueeze", {ffact("b, s"), ints({"-1"})}, 1, 13); }, "[b, s, 1]"},
-      {"unsqueeze scalar value", [] { return FakeContext("Unsqueeze", {ints({"s"}, true), ints({"0"})}, 1, 13); }, "[1] = (s)"},
-  });
+  const std::vector<SetupCase> cases = {
+      {"squeeze 11 attr",
+       "Squeeze",
+       {ffact("1, b, 1")},
+       [](FakeContext& c) { c.attr_ints("axes", {-1}); },
+       "[1, b]",
+       {},
+       11},
+      {"squeeze 13 input", "Squeeze", {ffact("1, b, 1"), ints({"0"})}, none, "[b, 1]", {}, 13},
+      {"squeeze all ones",
+       "Squeeze",
+       {ffact("1, b, 1")},
+       [](FakeContext& c) { c.range("b", 2, 8); },
+       "[b]",
+       {},
+       13},
+      {"squeeze maybe-one stays unknown",
+       "Squeeze",
+       {ffact("1, b")},
+       [](FakeContext& c) { c.range("b", 1, 8); },
+       "<unknown rank>",
+       {},
+       13},
+      {"unsqueeze 11 attr",
+       "Unsqueeze",
+       {ffact("b, s")},
+       [](FakeContext& c) {
+         c.attr_ints("axes", {0, 3});
+       },
+       "[1, b, s, 1]",
+       {},
+       11},
+      {"unsqueeze 13 input negative",
+       "Unsqueeze",
+       {ffact("b, s"), ints({"-1"})},
+       none,
+       "[b, s, 1]",
+       {},
+       13},
+      {"unsqueeze scalar value",
+       "Unsqueeze",
+       {ints({"s"}, true), ints({"0"})},
+       none,
+       "[1] = (s)",
+       {},
+       13},
+  };
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(ShapeOps, ConcatSplitExpandTileTranspose) {
-  run_cases({
-      {"concat dims", [] { return std::move(FakeContext("Concat", {ffact("b, past, 32"), ffact("b, s, 32")}).attr_i("axis", -2)); },
+  const std::vector<SetupCase> cases = {
+      {"concat dims",
+       "Concat",
+       {ffact("b, past, 32"), ffact("b, s, 32")},
+       [](FakeContext& c) { c.attr_i("axis", -2); },
        "[b, past+s, 32]"},
-      {"concat values", [] { return std::move(FakeContext("Concat", {ints({"b"}), ints({"s", "4"})}).attr_i("axis", 0)); },
+      {"concat values",
+       "Concat",
+       {ints({"b"}), ints({"s", "4"})},
+       [](FakeContext& c) { c.attr_i("axis", 0); },
        "[3] = (b, s, 4)"},
-      {"split equal", [] { return std::move(FakeContext("Split", {ffact("b, 96")}, 3).attr_i("axis", 1)); }, "[b, 32]"},
-      {"split sizes 13", [] { return std::move(FakeContext("Split", {ffact("b, 10"), ints({"3", "7"})}, 2).attr_i("axis", 1)); }, "[b, 3]"},
-      {"expand", [] { return std::move(FakeContext("Expand", {ffact("1, s, 1"), ints({"b", "1", "4"})}).range("b", 1, 8).range("s", 1, 8)); }, "[b, s, 4]"},
-      {"tile", [] { return FakeContext("Tile", {ffact("b, 3"), ints({"2", "s"})}); }, "[2*b, 3*s]"},
-      {"transpose perm", [] { return std::move(FakeContext("Transpose", {ffact("b, s, h, d")}).attr_ints("perm", {0, 2, 1, 3})); }, "[b, h, s, d]"},
-      {"transpose default reverses", [] { return FakeContext("Transpose", {ffact("a, b, c")}); }, "[c, b, a]"},
-      {"flatten", [] { return std::move(FakeContext("Flatten", {ffact("b, c, h, w")}).attr_i("axis", 2)); }, "[b*c, h*w]"},
-      {"pad 11", [] { return FakeContext("Pad", {ffact("b, h"), ints({"0", "1", "0", "2"})}, 1, 11); }, "[b, h+3]"},
-  });
+      {"split equal",
+       "Split",
+       {ffact("b, 96")},
+       [](FakeContext& c) { c.attr_i("axis", 1); },
+       "[b, 32]",
+       {},
+       17,
+       3},
+      {"split sizes 13",
+       "Split",
+       {ffact("b, 10"), ints({"3", "7"})},
+       [](FakeContext& c) { c.attr_i("axis", 1); },
+       "[b, 3]",
+       {},
+       17,
+       2},
+      {"expand",
+       "Expand",
+       {ffact("1, s, 1"), ints({"b", "1", "4"})},
+       [](FakeContext& c) { c.range("b", 1, 8).range("s", 1, 8); },
+       "[b, s, 4]"},
+      {"tile", "Tile", {ffact("b, 3"), ints({"2", "s"})}, none, "[2*b, 3*s]"},
+      {"transpose perm",
+       "Transpose",
+       {ffact("b, s, h, d")},
+       [](FakeContext& c) {
+         c.attr_ints("perm", {0, 2, 1, 3});
+       },
+       "[b, h, s, d]"},
+      {"transpose default reverses", "Transpose", {ffact("a, b, c")}, none, "[c, b, a]"},
+      {"flatten",
+       "Flatten",
+       {ffact("b, c, h, w")},
+       [](FakeContext& c) { c.attr_i("axis", 2); },
+       "[b*c, h*w]"},
+      {"pad 11", "Pad", {ffact("b, h"), ints({"0", "1", "0", "2"})}, none, "[b, h+3]", {}, 11},
+  };
+  run_cases(cases, Requirements::kUnchecked);
   FakeContext split("Split", {ffact("b, 10"), ints({"3", "7"})}, 2);
   split.attr_i("axis", 1);
   ASSERT_TRUE(split.run().ok());
@@ -130,29 +244,67 @@ TEST(ShapeOps, ConcatSplitExpandTileTranspose) {
 }
 
 TEST(ShapeOps, ConstantOfShapeAndRange) {
-  run_cases({
-      {"constant of shape", [] { return FakeContext("ConstantOfShape", {ints({"b", "s"})}); }, "[b, s]"},
-      {"constant of shape values", [] { return FakeContext("ConstantOfShape", {ints({"3"})}); }, "[3] = (0, 0, 0)"},
-      {"range symbolic", [] { return std::move(FakeContext("Range", {ints({"past"}, true), ints({"past+s"}, true), ints({"1"}, true)}).range("s", 0, 64)); },
+  const std::vector<SetupCase> cases = {
+      {"constant of shape", "ConstantOfShape", {ints({"b", "s"})}, none, "[b, s]"},
+      {"constant of shape values", "ConstantOfShape", {ints({"3"})}, none, "[3] = (0, 0, 0)"},
+      {"range symbolic",
+       "Range",
+       {ints({"past"}, true), ints({"past+s"}, true), ints({"1"}, true)},
+       [](FakeContext& c) { c.range("s", 0, 64); },
        "[s]"},
-      {"range values", [] { return FakeContext("Range", {ints({"0"}, true), ints({"4"}, true), ints({"1"}, true)}); }, "[4] = (0, 1, 2, 3)"},
-      {"range negative step", [] { return FakeContext("Range", {ints({"10"}, true), ints({"1"}, true), ints({"-3"}, true)}); }, "[3] = (10, 7, 4)"},
-      {"range unknown limit", [] { return FakeContext("Range", {ints({"0"}, true), fact(DT::kInt64, ""), ints({"1"}, true)}); },
+      {"range values",
+       "Range",
+       {ints({"0"}, true), ints({"4"}, true), ints({"1"}, true)},
+       none,
+       "[4] = (0, 1, 2, 3)"},
+      {"range negative step",
+       "Range",
+       {ints({"10"}, true), ints({"1"}, true), ints({"-3"}, true)},
+       none,
+       "[3] = (10, 7, 4)"},
+      {"range unknown limit",
+       "Range",
+       {ints({"0"}, true), fact(DT::kInt64, ""), ints({"1"}, true)},
+       none,
        "[Range_0.out0.d0]"},
-  });
+  };
+  run_cases(cases, Requirements::kUnchecked);
 }
 
 TEST(ShapeOps, GatherAndDataDependentOps) {
-  run_cases({
-      {"gather axis 1", [] { return std::move(FakeContext("Gather", {ffact("b, s, 64"), fact(DT::kInt64, "k")}).attr_i("axis", 1)); },
+  const std::vector<SetupCase> cases = {
+      {"gather axis 1",
+       "Gather",
+       {ffact("b, s, 64"), fact(DT::kInt64, "k")},
+       [](FakeContext& c) { c.attr_i("axis", 1); },
        "[b, k, 64]"},
-      {"gather shape value", [] { return FakeContext("Gather", {ints({"b", "s", "8"}), ints({"-2"}, true)}); }, "[] = (s)"},
-      {"gather embedding", [] { return FakeContext("Gather", {ffact("1000, 128"), fact(DT::kInt64, "b, s")}); }, "[b, s, 128]"},
-      {"nonzero", [] { return FakeContext("NonZero", {fact(DT::kBool, "b, 4")}); }, "[2, NonZero_0.out0.d1]"},
-      {"topk known k", [] { return FakeContext("TopK", {ffact("b, 100"), ints({"10"})}, 2); }, "[b, 10]"},
-      {"topk unknown k", [] { return FakeContext("TopK", {ffact("b, 100"), fact(DT::kInt64, "1")}, 2); }, "[b, TopK_0.out0.d1]"},
-      {"nms", [] { return FakeContext("NonMaxSuppression", {ffact("1, n, 4"), ffact("1, 3, n")}); }, "[NonMaxSuppression_0.out0.d0, 3]"},
-  });
+      {"gather shape value",
+       "Gather",
+       {ints({"b", "s", "8"}), ints({"-2"}, true)},
+       none,
+       "[] = (s)"},
+      {"gather embedding",
+       "Gather",
+       {ffact("1000, 128"), fact(DT::kInt64, "b, s")},
+       none,
+       "[b, s, 128]"},
+      {"nonzero", "NonZero", {fact(DT::kBool, "b, 4")}, none, "[2, NonZero_0.out0.d1]"},
+      {"topk known k", "TopK", {ffact("b, 100"), ints({"10"})}, none, "[b, 10]", {}, 17, 2},
+      {"topk unknown k",
+       "TopK",
+       {ffact("b, 100"), fact(DT::kInt64, "1")},
+       none,
+       "[b, TopK_0.out0.d1]",
+       {},
+       17,
+       2},
+      {"nms",
+       "NonMaxSuppression",
+       {ffact("1, n, 4"), ffact("1, 3, n")},
+       none,
+       "[NonMaxSuppression_0.out0.d0, 3]"},
+  };
+  run_cases(cases, Requirements::kUnchecked);
   FakeContext nz("NonZero", {fact(DT::kBool, "b, 4")});
   nz.range("b", 1, 16);
   ASSERT_TRUE(nz.run().ok());

@@ -1,0 +1,156 @@
+#include "app/cli/plan_command.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include "app/cli/command_line.h"
+#include "app/cli/plan_report.h"
+#include "app/cli/symbol_args.h"
+#include "core/onnx/onnx_import.h"
+#include "core/opt/fusion.h"
+#include "core/opt/memory_plan.h"
+#include "core/opt/report_binding.h"
+#include "core/rdp/binding.h"
+
+namespace sod2::cli {
+namespace {
+
+CommandLine make_parser() {
+  return CommandLine({
+      {"--bind", true,
+       "instantiate the plan at these sizes (input symbols; execution symbols optional, else "
+       "their upper bound); without it the plan is shown at the upper bounds",
+       "k=v,..."},
+      {"--range", true, "declare symbol ranges; MULTIPLE defaults to 1", "k=lo:hi[:multiple],..."},
+      {"--ranges", true,
+       "read ranges from a JSON file: {\"height\": [32, 1024, 32]} or a models.json entry", "FILE"},
+      {"--json", false,
+       "print one JSON document (schema_version, symbols, order, groups, plan with symbolic "
+       "sizes and offsets, binding, tensors with size/offset/first_step/last_step, summary)",
+       ""},
+      {"--source-order", false, "keep the file's node order instead of choosing one", ""},
+      {"--no-external-data", false, "do not read external weight files (shapes only)", ""},
+      {"--help", false, "show this help", ""},
+  });
+}
+
+std::string usage() {
+  return "usage: sod2 plan MODEL.onnx [options]\n\n"
+         "Plans the memory of a dynamic model: an execution order that keeps few bytes live, and\n"
+         "one arena with every tensor's offset as an expression of the input symbols, valid for\n"
+         "every size inside the ranges. Shows the plan instantiated at --bind (or at the upper\n"
+         "bounds) next to its lower bound, the per-binding greedy plan and no reuse at all.\n\n"
+         "options:\n" +
+         make_parser().flags_help();
+}
+
+// Median time of one instantiation over a few runs, in microseconds.
+double time_instantiation(const opt::MemoryPlan& plan, const sym::Binding& binding) {
+  auto inputs = plan.program.inputs_from(binding);
+  if (!inputs.ok()) return 0;
+  opt::PlanInstance inst = plan.program.make_instance();
+  std::vector<double> us;
+  for (int i = 0; i < 101; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)plan.program.instantiate(*inputs, &inst);
+    us.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::nth_element(us.begin(), us.begin() + 50, us.end());
+  return us[50];
+}
+
+}  // namespace
+
+int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CommandLine cl = make_parser();
+  RdpOptions options;
+  std::map<std::string, int64_t> bind_values;
+  try {
+    cl.parse(args);
+    if (cl.has("--help")) {
+      out << usage();
+      return 0;
+    }
+    if (auto file = cl.value("--ranges")) options.ranges = read_ranges_file(*file);
+    if (auto spec = cl.value("--range"))
+      for (auto& [name, range] : parse_ranges(*spec)) options.ranges[name] = range;
+    if (auto b = cl.value("--bind")) bind_values = parse_bindings(*b);
+  } catch (const std::invalid_argument& e) {
+    err << "sod2 plan: " << e.what() << "\n";
+    return 1;
+  }
+  if (cl.positional().size() != 1) {
+    err << "sod2 plan: expected exactly one MODEL.onnx (see sod2 plan --help)\n";
+    return 1;
+  }
+  ImportOptions import_options;
+  import_options.load_external_data = !cl.has("--no-external-data");
+  Expected<Model> model = import_onnx_file(cl.positional()[0], import_options);
+  if (!model.ok()) {
+    err << "sod2 plan: " << model.status().message() << "\n";
+    return 1;
+  }
+  Expected<RdpResult> rdp = run_rdp(*model, options);
+  if (!rdp.ok()) {
+    err << "sod2 plan: " << rdp.status().message() << "\n";
+    return 1;
+  }
+  std::vector<std::string> warnings;
+  for (const Diagnostic& d : rdp->diagnostics()) {
+    if (d.severity != Severity::kWarning) continue;
+    if (d.message.rfind("no range declared", 0) == 0 || d.message.rfind("a range is given", 0) == 0)
+      warnings.push_back(d.message);
+  }
+  opt::MemoryPlanOptions plan_options;
+  plan_options.reorder = !cl.has("--source-order");
+  std::optional<sym::Binding> binding;
+  if (cl.has("--bind")) {
+    auto b = make_binding(*rdp, bind_values);
+    if (!b.ok()) {
+      err << "sod2 plan: --bind: " << b.status().message() << "\n";
+      return 1;
+    }
+    binding = std::move(*b);
+    plan_options.check_bindings.push_back(*binding);
+  }
+  Expected<opt::MemoryPlan> plan = opt::plan_memory(*model->graph, *rdp, plan_options);
+  if (!plan.ok()) {
+    err << "sod2 plan: " << plan.status().message() << "\n";
+    return 1;
+  }
+  Expected<opt::PlanAtBinding> at =
+      opt::evaluate_plan(*plan, *rdp, binding ? *binding : plan->reference);
+  if (!at.ok()) {
+    err << "sod2 plan: " << (binding ? "--bind: " : "") << at.status().message() << "\n";
+    return 1;
+  }
+  // An execution symbol the plan needs that RDP could not bound: say what the report took.
+  for (const sym::Symbol& s : plan->program.symbols()) {
+    if (rdp->is_execution_symbol(s) && opt::has_no_useful_bound(*rdp, s) &&
+        !bind_values.count(s.name())) {
+      warnings.push_back("execution symbol " + s.name() + " has no bound; the report takes " +
+                         std::to_string(at->binding.at(s)) + " (bind it with --bind " + s.name() +
+                         "=N)");
+    }
+  }
+  Expected<opt::FusionPlan> fusion = opt::fuse(*model->graph, *rdp);
+  if (!fusion.ok()) {
+    err << "sod2 plan: " << fusion.status().message() << "\n";
+    return 1;
+  }
+  for (const std::string& w : warnings) err << "sod2 plan: warning: " << w << "\n";
+  const double us = time_instantiation(*plan, at->binding);
+  PlanReportData data{*model, *rdp, *plan, *at, *fusion, binding.has_value(), us, warnings};
+  if (cl.has("--json")) {
+    out << plan_json(data).dump(1) << "\n";
+  } else {
+    out << plan_text(data);
+  }
+  return 0;
+}
+
+}  // namespace sod2::cli

@@ -1,0 +1,171 @@
+#include "app/cli/plan_report.h"
+
+#include <iomanip>
+#include <sstream>
+
+#include "core/opt/plan_text.h"
+#include "core/opt/report_binding.h"
+
+namespace sod2::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A value's source in the report: bound by the user, or its upper bound (DESIGN §5).
+Json symbols_json(const PlanReportData& d) {
+  Json arr = Json::array();
+  for (const SymbolInfo& info : d.rdp.symbols()) {
+    const sym::SymbolRange r = d.rdp.ranges().get(info.symbol);
+    Json j;
+    j["name"] = info.symbol.name();
+    j["kind"] = info.kind == SymbolKind::kInput ? "input" : "execution";
+    j["range"] = {r.lo, r.hi, r.multiple};
+    auto it = d.at.binding.find(info.symbol);
+    if (it == d.at.binding.end()) {
+      j["value"] = nullptr;  // the plan does not depend on it
+    } else {
+      j["value"] = it->second;
+    }
+    j["unbounded"] = opt::has_no_useful_bound(d.rdp, info.symbol);
+    arr.push_back(j);
+  }
+  return arr;
+}
+
+Json summary_json(const PlanReportData& d) {
+  Json s;
+  s["arena_bytes"] = d.at.arena_bytes;
+  s["lower_bound_bytes"] = d.at.lower_bound_bytes;
+  s["naive_bytes"] = d.at.naive_bytes;
+  s["greedy_bytes"] = d.at.greedy_bytes;
+  s["source_order_peak_bytes"] = d.at.source_order_peak_bytes;
+  s["groups"] = d.fusion.groups.size();
+  s["kernels_unfused"] = d.fusion.kernels_unfused;
+  s["plan_instantiate_us"] = d.instantiate_us;
+  return s;
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+}  // namespace
+
+nlohmann::ordered_json plan_json(const PlanReportData& d) {
+  const Graph& g = *d.model.graph;
+  const opt::MemoryPlan& p = d.plan;
+  Json doc;
+  doc["schema_version"] = kPlanSchemaVersion;
+  doc["model"] = d.model.path;
+  doc["symbols"] = symbols_json(d);
+
+  Json order;
+  order["strategy"] = p.order.strategy;
+  order["peak_bytes_at_upper_bounds"] = p.order.peak_bytes;
+  order["source_peak_bytes_at_upper_bounds"] = p.order.source_peak_bytes;
+  Json steps = Json::array();
+  for (size_t i = 0; i < p.order.order.size(); ++i) {
+    const Node& n = g.node(p.order.order[i]);
+    steps.push_back({{"step", i}, {"node", n.name}, {"op", n.op_type}});
+  }
+  order["steps"] = steps;
+  doc["order"] = order;
+
+  Json groups = Json::array();
+  auto names = [&](const std::vector<ValueId>& ids) {
+    Json arr = Json::array();
+    for (ValueId v : ids) arr.push_back(g.value(v).name);
+    return arr;
+  };
+  for (size_t i = 0; i < d.fusion.groups.size(); ++i) {
+    const opt::FusionGroup& grp = d.fusion.groups[i];
+    Json nodes = Json::array();
+    for (NodeId n : grp.nodes) nodes.push_back(g.node(n).name);
+    groups.push_back({{"id", i},
+                      {"kind", grp.kind},
+                      {"nodes", nodes},
+                      {"inputs", names(grp.inputs)},
+                      {"outputs", names(grp.outputs)},
+                      {"not_fused", grp.not_fused}});
+  }
+  doc["groups"] = groups;
+
+  Json plan;
+  plan["alignment"] = opt::kTensorAlignment;
+  plan["arena_bytes"] = p.symbolic.arena_bytes.to_string();
+  // Which greedy layering the offsets follow: the placement order, and where it was built
+  // (0: the upper bounds; k: the k-th checked binding, i.e. --bind).
+  plan["layering"] = {{"placement", p.symbolic.placement}, {"reference", p.symbolic.reference}};
+  Json tensors = Json::array();
+  for (size_t t = 0; t < p.tensors.tensors.size(); ++t) {
+    Json j;
+    j["name"] = p.tensors.tensors[t].name;
+    j["size"] = p.symbolic.sizes[t].to_string();
+    j["offset"] = p.symbolic.offsets[t].to_string();
+    j["first_step"] = p.lives[t].first_step;
+    j["last_step"] = p.lives[t].last_step;
+    j["segment"] = p.segments[t];
+    j["graph_output"] = p.tensors.tensors[t].graph_output;
+    tensors.push_back(j);
+  }
+  plan["tensors"] = tensors;
+  Json left_out = Json::array();
+  for (const opt::OffArenaValue& v : p.tensors.off_arena)
+    left_out.push_back({{"name", v.name}, {"reason", v.reason}});
+  plan["left_out"] = left_out;
+  plan["package_constants"] = p.tensors.package_constants;
+  doc["plan"] = plan;
+
+  Json binding;
+  binding["kind"] = d.bound ? "bound" : "upper_bounds";
+  Json values = Json::object();
+  for (const SymbolInfo& info : d.rdp.symbols()) {
+    auto it = d.at.binding.find(info.symbol);
+    if (it != d.at.binding.end()) values[info.symbol.name()] = it->second;
+  }
+  binding["values"] = values;
+  doc["binding"] = binding;
+
+  Json inst = Json::array();
+  for (size_t t = 0; t < d.at.tensors.size(); ++t) {
+    const opt::PlacedTensor& pt = d.at.tensors[t];
+    inst.push_back({{"name", p.tensors.tensors[t].name},
+                    {"size", pt.size},
+                    {"offset", pt.offset},
+                    {"first_step", pt.life.first_step},
+                    {"last_step", pt.life.last_step}});
+  }
+  doc["tensors"] = inst;
+  doc["summary"] = summary_json(d);
+  doc["warnings"] = d.warnings;
+  return doc;
+}
+
+std::string plan_text(const PlanReportData& d) {
+  const Graph& g = *d.model.graph;
+  std::string out = "model    " + d.model.path + "\n";
+  out += "groups   " + std::to_string(d.fusion.groups.size()) + " (" +
+         std::to_string(d.fusion.kernels_unfused) + " kernels unfused)\n";
+  for (size_t i = 0; i < d.fusion.groups.size(); ++i) {
+    const opt::FusionGroup& grp = d.fusion.groups[i];
+    std::string nodes;
+    for (NodeId n : grp.nodes) nodes += (nodes.empty() ? "" : ", ") + g.node(n).name;
+    out += "  " + std::to_string(i) + "  " + grp.kind + ": " + nodes + "\n";
+    for (const std::string& why : grp.not_fused) out += "       " + why + "\n";
+  }
+  out += opt::symbolic_plan_text(g, d.plan);
+  out += d.bound ? "" : "(no --bind: the plan at the upper bounds)\n";
+  out += opt::plan_at_binding_text(d.plan, d.at);
+  const Json s = summary_json(d);
+  const double lb = static_cast<double>(d.at.arena_bytes) /
+                    static_cast<double>(std::max<int64_t>(d.at.lower_bound_bytes, 1));
+  out += "summary  arena " + std::to_string(d.at.arena_bytes) + " bytes = " + fixed(lb, 3) +
+         " x lower bound; " + std::to_string(s["groups"].get<int>()) + " groups (" +
+         std::to_string(s["kernels_unfused"].get<int>()) + " kernels unfused); instantiated in " +
+         fixed(d.instantiate_us, 2) + " us\n";
+  return out;
+}
+
+}  // namespace sod2::cli

@@ -1,0 +1,34 @@
+// What `sod2 plan` prints: one JSON document (the studio, tests) and a text form (people). Both
+// read a MemoryPlan and its instantiation at one binding; neither computes anything new.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/ir/model.h"
+#include "core/opt/fusion.h"
+#include "core/opt/memory_plan.h"
+#include "core/rdp/rdp.h"
+
+namespace sod2::cli {
+
+// Bumped whenever a field changes meaning or disappears (adding fields keeps the version).
+inline constexpr int kPlanSchemaVersion = 1;
+
+struct PlanReportData {
+  const Model& model;
+  const RdpResult& rdp;
+  const opt::MemoryPlan& plan;
+  const opt::PlanAtBinding& at;
+  const opt::FusionPlan& fusion;
+  bool bound = false;  // --bind given; otherwise `at` is the upper bounds
+  double instantiate_us = 0;
+  std::vector<std::string> warnings;
+};
+
+nlohmann::ordered_json plan_json(const PlanReportData& data);
+std::string plan_text(const PlanReportData& data);
+
+}  // namespace sod2::cli

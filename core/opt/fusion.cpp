@@ -1,0 +1,305 @@
+#include "core/opt/fusion.h"
+
+#include <algorithm>
+#include <numeric>
+#include <queue>
+
+#include "core/ops/op_registry.h"
+#include "core/opt/fusion_rules.h"
+#include "core/sym/prover.h"
+
+namespace sod2::opt {
+namespace {
+
+bool is_constant_node(const Node& n) { return n.op_type == "Constant" && n.domain.empty(); }
+
+// Shapes proven equal: same rank, every dim known and equal for every binding in range.
+bool same_shape(const TensorFact& a, const TensorFact& b, const sym::RangeMap& ranges) {
+  if (!a.dims || !b.dims || a.dims->size() != b.dims->size()) return false;
+  for (size_t i = 0; i < a.dims->size(); ++i) {
+    const Dim& x = (*a.dims)[i];
+    const Dim& y = (*b.dims)[i];
+    if (!x || !y) return false;
+    if (!(*x == *y) && sym::prove_eq(*x, *y, ranges) != sym::Proof::kTrue) return false;
+  }
+  return true;
+}
+
+class Fuser {
+ public:
+  Fuser(const Graph& graph, const RdpResult& rdp) : g_(graph), rdp_(rdp) {}
+
+  Expected<FusionPlan> run() {
+    SOD2_ASSIGN_OR_RETURN(order_, g_.topological_order());
+    const size_t n = g_.num_nodes();
+    pos_.assign(n, 0);
+    for (size_t i = 0; i < order_.size(); ++i)
+      pos_[static_cast<size_t>(order_[i])] = static_cast<int32_t>(i);
+    parent_.resize(n);
+    std::iota(parent_.begin(), parent_.end(), 0);
+    members_.assign(n, {});
+    anchor_.assign(n, -1);
+    notes_.assign(n, {});
+    for (size_t i = 0; i < n; ++i) {
+      members_[i] = {static_cast<NodeId>(i)};
+      if (role(static_cast<NodeId>(i)) != FusionRole::kElementwise)
+        anchor_[i] = static_cast<NodeId>(i);
+    }
+    // Two passes over each node's inputs: an input read twice by the group (x in GELU's
+    // x * (1 + erf(x / sqrt 2)) / 2) can only join once the other reader has.
+    for (NodeId c : order_) {
+      if (is_constant_node(g_.node(c))) continue;
+      for (int pass = 0; pass < 2; ++pass)
+        for (ValueId v : g_.node(c).inputs) consider(v, c);
+    }
+    return build();
+  }
+
+ private:
+  FusionRole role(NodeId n) const { return fusion_role(g_.node(n)); }
+  const TensorFact& fact(ValueId v) const { return rdp_.fact(g_, v); }
+  int32_t find(int32_t x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+
+  // Whether the node's output shape follows from input shapes alone, as fusion needs.
+  bool shape_static(NodeId n) const {
+    const OpClass c = op_class_of(g_.node(n));
+    return c == OpClass::kISDOS || (c == OpClass::kISVDOS && rdp_.resolved(g_.node(n)));
+  }
+
+  // Why p was not fused into c's group; dropped at the end if they did join later.
+  struct Note {
+    NodeId producer;
+    std::string text;
+  };
+  void note(NodeId c, const std::string& text) {
+    const NodeId p = g_.value(current_value_).producer;
+    auto& list = notes_[static_cast<size_t>(c)];
+    for (Note& n : list) {
+      if (n.producer == p) {
+        n.text = text;  // the latest reason
+        return;
+      }
+    }
+    list.push_back({p, text});
+  }
+
+  void consider(ValueId v, NodeId c) {
+    if (v == kNoValue) return;
+    const Value& value = g_.value(v);
+    if (value.kind != ValueKind::kNodeOutput || value.producer == kNoNode) return;
+    current_value_ = v;
+    const NodeId p = value.producer;
+    if (is_constant_node(g_.node(p))) return;
+    const int32_t gp = find(p), gc = find(c);
+    if (gp == gc) return;  // already together (a value read twice by one node)
+    const std::string who = "'" + g_.node(p).name + "'";
+    const FusionRole rp = role(p), rc = role(c);
+    if (rc == FusionRole::kOpaque) return;  // an opaque consumer is its own kernel: no news
+    if (rp == FusionRole::kOpaque)
+      return note(c, who + ": " + g_.node(p).op_type + " does not fuse");
+    if (!shape_static(p) || !shape_static(c)) {
+      const NodeId bad = shape_static(p) ? c : p;
+      return note(
+          c, who + ": '" + g_.node(bad).name + "' is " + op_class_name(op_class_of(g_.node(bad))) +
+                 (op_class_of(g_.node(bad)) == OpClass::kISVDOS ? " with unresolved value inputs"
+                                                                : ""));
+    }
+    if (std::find(g_.outputs().begin(), g_.outputs().end(), v) != g_.outputs().end())
+      return note(c, who + ": '" + value.name + "' is a graph output");
+    for (NodeId reader : value.consumers) {
+      // An ISDO reader (Shape, Size) needs only v's shape, which RDP knows: it does not keep v
+      // materialised.
+      if (op_class_of(g_.node(reader)) == OpClass::kISDO) continue;
+      if (find(reader) != gc) {
+        return note(c,
+                    who + ": '" + value.name + "' is also read by '" + g_.node(reader).name + "'");
+      }
+    }
+    const NodeId ap = anchor_[static_cast<size_t>(gp)], ac = anchor_[static_cast<size_t>(gc)];
+    if (ap >= 0 && ac >= 0)
+      return note(c, who + ": a group holds one " + std::string(fusion_role_name(role(ac))) +
+                         " and '" + g_.node(ap).name + "' is another non-elementwise op");
+    if (ac >= 0 && role(ac) == FusionRole::kContraction)
+      return note(c, who + ": a contraction takes no prologue");
+    // Shapes: every elementwise node of the result computes the anchor's input or output shape,
+    // or, without an anchor, one shared shape.
+    if (rc == FusionRole::kElementwise) {
+      if (!same_shape(fact(v), fact(g_.node(c).outputs[0]), rdp_.ranges()))
+        return note(c, who + ": '" + value.name + "' " + fact(v).to_string() + " is broadcast to " +
+                           fact(g_.node(c).outputs[0]).to_string());
+    } else if (v != g_.node(c).inputs[0]) {
+      return note(
+          c, who + ": '" + value.name + "' is not the data input of '" + g_.node(c).name + "'");
+    }
+    if (creates_cycle(gp, gc))
+      return note(c, who + ": fusing would create a cycle through another group");
+    merge(gp, gc);
+  }
+
+  // Whether some node outside groups a and b is reachable from them and reaches them.
+  bool creates_cycle(int32_t a, int32_t b) {
+    std::vector<NodeId> set = members_[a];
+    set.insert(set.end(), members_[b].begin(), members_[b].end());
+    int32_t hi = 0;
+    for (NodeId x : set) hi = std::max(hi, pos_[static_cast<size_t>(x)]);
+    auto inside = [&](NodeId x) {
+      int32_t r = find(x);
+      return r == a || r == b;
+    };
+    std::vector<char> seen(g_.num_nodes(), 0);
+    std::queue<NodeId> q;
+    auto push_successors = [&](NodeId x) {
+      for (ValueId v : g_.node(x).outputs) {
+        if (v == kNoValue) continue;
+        for (NodeId y : g_.value(v).consumers) {
+          if (inside(y) || seen[static_cast<size_t>(y)] || pos_[static_cast<size_t>(y)] > hi)
+            continue;
+          seen[static_cast<size_t>(y)] = 1;
+          q.push(y);
+        }
+      }
+    };
+    for (NodeId x : set) push_successors(x);
+    while (!q.empty()) {
+      const NodeId x = q.front();
+      q.pop();
+      for (ValueId v : g_.node(x).outputs) {
+        if (v == kNoValue) continue;
+        for (NodeId y : g_.value(v).consumers)
+          if (inside(y)) return true;
+      }
+      push_successors(x);
+    }
+    return false;
+  }
+
+  void merge(int32_t a, int32_t b) {
+    const NodeId anchor = anchor_[static_cast<size_t>(a)] >= 0 ? anchor_[static_cast<size_t>(a)]
+                                                               : anchor_[static_cast<size_t>(b)];
+    parent_[a] = b;
+    members_[b].insert(members_[b].end(), members_[a].begin(), members_[a].end());
+    members_[a].clear();
+    anchor_[static_cast<size_t>(b)] = anchor;
+  }
+
+  Expected<FusionPlan> build() {
+    FusionPlan plan;
+    const size_t n = g_.num_nodes();
+    plan.group_of.assign(n, -1);
+    // Groups ordered by a topological sort of the group graph, ties by their first node.
+    std::vector<int32_t> root_index(n, -1);
+    std::vector<int32_t> roots;
+    for (NodeId x : order_) {
+      if (is_constant_node(g_.node(x))) continue;
+      ++plan.kernels_unfused;
+      const int32_t r = find(x);
+      if (root_index[static_cast<size_t>(r)] < 0) {
+        root_index[static_cast<size_t>(r)] = static_cast<int32_t>(roots.size());
+        roots.push_back(r);
+      }
+    }
+    const size_t k = roots.size();
+    std::vector<std::vector<int32_t>> succ(k);
+    std::vector<int32_t> indeg(k, 0);
+    for (NodeId x : order_) {
+      if (is_constant_node(g_.node(x))) continue;
+      const int32_t gx = root_index[static_cast<size_t>(find(x))];
+      for (ValueId v : g_.node(x).outputs) {
+        if (v == kNoValue) continue;
+        for (NodeId y : g_.value(v).consumers) {
+          const int32_t gy = root_index[static_cast<size_t>(find(y))];
+          if (gy != gx) {
+            succ[static_cast<size_t>(gx)].push_back(gy);
+            ++indeg[static_cast<size_t>(gy)];
+          }
+        }
+      }
+    }
+    std::priority_queue<int32_t, std::vector<int32_t>, std::greater<>> ready;
+    for (size_t i = 0; i < k; ++i)
+      if (indeg[i] == 0) ready.push(static_cast<int32_t>(i));
+    std::vector<int32_t> group_order;
+    while (!ready.empty()) {
+      const int32_t i = ready.top();
+      ready.pop();
+      group_order.push_back(i);
+      for (int32_t j : succ[static_cast<size_t>(i)])
+        if (--indeg[static_cast<size_t>(j)] == 0) ready.push(j);
+    }
+    if (group_order.size() != k) return internal_error("fused groups form a cycle");
+
+    for (int32_t i : group_order) {
+      const int32_t r = roots[static_cast<size_t>(i)];
+      FusionGroup grp;
+      grp.nodes = members_[static_cast<size_t>(r)];
+      std::sort(grp.nodes.begin(), grp.nodes.end(), [&](NodeId a, NodeId b) {
+        return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)];
+      });
+      const NodeId anchor = anchor_[static_cast<size_t>(r)];
+      grp.kind = grp.nodes.size() == 1 ? "single"
+                 : anchor >= 0         ? fusion_role_name(role(anchor))
+                                       : "elementwise";
+      const auto id = static_cast<int32_t>(plan.groups.size());
+      for (NodeId x : grp.nodes) plan.group_of[static_cast<size_t>(x)] = id;
+      for (NodeId x : grp.nodes) {
+        for (const Note& note : notes_[static_cast<size_t>(x)]) {
+          if (find(note.producer) != r)
+            grp.not_fused.push_back("'" + g_.node(x).name + "' not fused with " + note.text);
+        }
+      }
+      plan.groups.push_back(std::move(grp));
+    }
+    // Inputs and outputs once membership is final.
+    std::vector<char> is_output(g_.num_values(), 0);
+    for (ValueId v : g_.outputs()) is_output[static_cast<size_t>(v)] = 1;
+    for (FusionGroup& grp : plan.groups) {
+      const int32_t id = plan.group_of[static_cast<size_t>(grp.nodes.front())];
+      auto add = [](std::vector<ValueId>* list, ValueId v) {
+        if (std::find(list->begin(), list->end(), v) == list->end()) list->push_back(v);
+      };
+      for (NodeId x : grp.nodes) {
+        const Node& node = g_.node(x);
+        for (const auto* ins : {&node.inputs, &node.implicit_inputs}) {
+          for (ValueId v : *ins) {
+            if (v == kNoValue) continue;
+            const Value& value = g_.value(v);
+            if (value.producer == kNoNode ||
+                plan.group_of[static_cast<size_t>(value.producer)] != id)
+              add(&grp.inputs, v);
+          }
+        }
+        for (ValueId v : node.outputs) {
+          if (v == kNoValue) continue;
+          bool outside = is_output[static_cast<size_t>(v)] || g_.value(v).consumers.empty();
+          for (NodeId y : g_.value(v).consumers) {
+            outside = outside || (plan.group_of[static_cast<size_t>(y)] != id &&
+                                  op_class_of(g_.node(y)) != OpClass::kISDO);
+          }
+          if (outside) add(&grp.outputs, v);
+        }
+      }
+    }
+    return plan;
+  }
+
+  const Graph& g_;
+  const RdpResult& rdp_;
+  std::vector<NodeId> order_;
+  std::vector<int32_t> pos_;
+  std::vector<int32_t> parent_;
+  std::vector<std::vector<NodeId>> members_;
+  std::vector<NodeId> anchor_;  // per root: the group's non-elementwise node, or -1
+  std::vector<std::vector<Note>> notes_;
+  ValueId current_value_ = kNoValue;
+};
+
+}  // namespace
+
+Expected<FusionPlan> fuse(const Graph& graph, const RdpResult& rdp) {
+  return Fuser(graph, rdp).run();
+}
+
+}  // namespace sod2::opt

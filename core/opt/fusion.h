@@ -1,0 +1,48 @@
+// Fused groups (DESIGN §5, "Fusion"): ISDOS nodes whose shapes RDP proves compatible run as one
+// kernel and keep the values between them out of memory.
+//
+// Rules. Nodes are visited in topological order and each input edge P -> C (through value v) is
+// fused when all of these hold, else the reason is recorded in C's group:
+//  - P and C are ISDOS (or ISVDOS with every value input resolved) and neither is opaque
+//    (fusion_rules.h); an EDO op is never in a group.
+//  - v is not a graph output and C's group holds every reader of v: a fused value is never
+//    materialised, so a value read elsewhere keeps its producer out. ISDO readers (Shape, Size)
+//    do not count: they need v's shape, which RDP knows, not its bytes.
+//  - roles fit: elementwise joins elementwise; a contraction (Conv/MatMul/Gemm) takes
+//    elementwise epilogues but no prologue; a normalization or reduction takes an elementwise
+//    prologue and epilogue; a group holds at most one non-elementwise node.
+//  - shapes fit, proven by RDP's facts: an elementwise consumer's output has v's shape (no
+//    broadcast up, which would recompute the producer per broadcast element); a prologue's
+//    output is the anchor's data input.
+//  - the merged group stays convex: no path leaves it and comes back (else no order could run
+//    it as one step).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ir/graph.h"
+#include "core/rdp/rdp.h"
+#include "core/status/status.h"
+
+namespace sod2::opt {
+
+struct FusionGroup {
+  std::vector<NodeId> nodes;     // in topological order
+  std::string kind;              // "single", "elementwise", "contraction", "normalization"...
+  std::vector<ValueId> inputs;   // read from outside the group (graph inputs, weights included)
+  std::vector<ValueId> outputs;  // read outside the group or graph outputs: materialised
+  std::vector<std::string> not_fused;  // "'/Add_3': '/x' is also read by '/Mul_2'"
+};
+
+struct FusionPlan {
+  std::vector<FusionGroup> groups;  // in a topological order of the group graph
+  std::vector<int32_t> group_of;    // per NodeId; -1 for Constant nodes (no kernel)
+  int32_t kernels_unfused = 0;      // nodes that launch a kernel without fusion
+};
+
+// Errors: the graph has a cycle.
+Expected<FusionPlan> fuse(const Graph& graph, const RdpResult& rdp);
+
+}  // namespace sod2::opt

@@ -1,0 +1,130 @@
+#include "core/opt/memory_plan.h"
+
+#include <algorithm>
+
+#include "core/opt/greedy_planner.h"
+#include "core/opt/lifetimes.h"
+#include "core/opt/memory_stats.h"
+#include "core/opt/report_binding.h"
+#include "core/opt/segments.h"
+#include "core/sym/ranges.h"
+#include "core/sym/transform.h"
+
+namespace sod2::opt {
+namespace {
+
+// Every symbol any size mentions, sorted by name.
+std::vector<sym::Symbol> size_symbols(const TensorSet& set) {
+  std::vector<sym::Symbol> out;
+  for (const ArenaTensor& t : set.tensors) {
+    for (const sym::Symbol& s : sym::free_symbols(t.bytes)) {
+      if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const sym::Symbol& a, const sym::Symbol& b) { return a.name() < b.name(); });
+  return out;
+}
+
+Expected<std::vector<int64_t>> sizes_at(const TensorSet& set, const sym::Binding& binding) {
+  std::vector<int64_t> sizes;
+  sizes.reserve(set.tensors.size());
+  for (const ArenaTensor& t : set.tensors) {
+    auto v = sym::evaluate(t.bytes, binding);
+    if (!v.ok()) return v.status().with_context("size of '" + t.name + "'");
+    sizes.push_back(std::max<int64_t>(*v, 0));
+  }
+  return sizes;
+}
+
+// Sizes at the upper bounds, for heuristics only: a size that overflows there takes a large
+// stand-in so that sums of a few thousand of them still fit in int64.
+std::vector<int64_t> reference_sizes(const TensorSet& set, const sym::Binding& reference) {
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  std::vector<int64_t> sizes;
+  sizes.reserve(set.tensors.size());
+  for (const ArenaTensor& t : set.tensors) {
+    auto v = sym::evaluate(t.bytes, reference);
+    sizes.push_back(v.ok() ? std::clamp<int64_t>(*v, 0, kHuge) : kHuge);
+  }
+  return sizes;
+}
+
+}  // namespace
+
+int32_t count_kernels(const Graph& graph) {
+  int32_t n = 0;
+  for (const Node& node : graph.nodes()) n += !(node.op_type == "Constant" && node.domain.empty());
+  return n;
+}
+
+Expected<MemoryPlan> plan_memory(const Graph& graph, const RdpResult& rdp,
+                                 const MemoryPlanOptions& options) {
+  MemoryPlan plan;
+  plan.tensors = arena_tensors(graph, rdp);
+  const std::vector<sym::Symbol> symbols = size_symbols(plan.tensors);
+  plan.reference = complete_binding(rdp, symbols);
+  const std::vector<int64_t> ref_sizes = reference_sizes(plan.tensors, plan.reference);
+
+  std::vector<std::vector<int64_t>> check_sizes;  // the sizes at the checked bindings
+  for (const sym::Binding& b : options.check_bindings) {
+    auto sizes = sizes_at(plan.tensors, complete_binding(rdp, symbols, b));
+    if (sizes.ok()) check_sizes.push_back(std::move(*sizes));
+  }
+  if (options.reorder) {
+    SOD2_ASSIGN_OR_RETURN(plan.order,
+                          choose_execution_order(graph, plan.tensors, ref_sizes, check_sizes));
+  } else {
+    SOD2_ASSIGN_OR_RETURN(plan.order.order, graph.topological_order());
+    plan.order.strategy = "source";
+  }
+  SOD2_ASSIGN_OR_RETURN(std::vector<NodeId> source, graph.topological_order());
+  SOD2_ASSIGN_OR_RETURN(plan.lives, tensor_lifetimes(graph, plan.order.order, plan.tensors));
+  SOD2_ASSIGN_OR_RETURN(plan.source_lives, tensor_lifetimes(graph, source, plan.tensors));
+  plan.order.peak_bytes = peak_live_bytes(ref_sizes, plan.lives);
+  plan.order.source_peak_bytes = peak_live_bytes(ref_sizes, plan.source_lives);
+
+  SOD2_ASSIGN_OR_RETURN(std::vector<int32_t> step_of, steps_of(graph, plan.order.order));
+  plan.segments = tensor_segments(graph, rdp, plan.tensors, step_of);
+
+  std::vector<sym::SymExpr> sizes;
+  sizes.reserve(plan.tensors.tensors.size());
+  for (const ArenaTensor& t : plan.tensors.tensors) sizes.push_back(t.bytes);
+  // Layerings are built at the upper bounds and at each checked binding, and judged at all.
+  std::vector<std::vector<int64_t>> points{ref_sizes};
+  points.insert(points.end(), check_sizes.begin(), check_sizes.end());
+  SymbolicPlanRequest request;
+  request.sizes = sizes;
+  request.lives = plan.lives;
+  request.references = points;
+  request.judges = points;
+  request.segments = plan.segments;
+  request.ranges = &rdp.ranges();
+  plan.symbolic = plan_symbolic(request);
+  SOD2_ASSIGN_OR_RETURN(plan.program, PlanProgram::compile(plan.symbolic));
+  return plan;
+}
+
+Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& rdp,
+                                      const sym::Binding& binding) {
+  PlanAtBinding at;
+  at.binding = complete_binding(rdp, plan.program.symbols(), binding);
+  SOD2_ASSIGN_OR_RETURN(std::vector<int64_t> inputs, plan.program.inputs_from(at.binding));
+  PlanInstance inst = plan.program.make_instance();
+  SOD2_RETURN_IF_ERROR(plan.program.instantiate(inputs, &inst));
+  const size_t n = inst.num_tensors();
+  std::vector<int64_t> sizes(n);
+  at.tensors.resize(n);
+  for (size_t t = 0; t < n; ++t) {
+    sizes[t] = inst.size(t);
+    at.tensors[t] = {inst.size(t), inst.offset(t), plan.lives[t]};
+  }
+  at.arena_bytes = inst.arena_bytes();
+  at.lower_bound_bytes = peak_live_bytes(sizes, plan.lives);
+  at.naive_bytes = total_bytes(sizes);
+  at.greedy_bytes = plan_greedy_by_size(sizes, plan.lives).arena_bytes;
+  at.source_order_peak_bytes = peak_live_bytes(sizes, plan.source_lives);
+  return at;
+}
+
+}  // namespace sod2::opt

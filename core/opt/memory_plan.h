@@ -1,0 +1,61 @@
+// The memory plan of a model's main graph, end to end: which tensors, in which order, at which
+// symbolic offsets, compiled for instantiation; and what one binding makes of it, next to the
+// yardsticks (lower bound, no reuse, per-binding greedy, the source order's peak).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ir/graph.h"
+#include "core/opt/execution_order.h"
+#include "core/opt/plan_program.h"
+#include "core/opt/plan_types.h"
+#include "core/opt/symbolic_planner.h"
+#include "core/opt/tensor_sizes.h"
+#include "core/rdp/rdp.h"
+#include "core/sym/evaluate.h"
+
+namespace sod2::opt {
+
+struct MemoryPlanOptions {
+  // Bindings an execution order is checked at besides the upper bounds (models.json's three,
+  // say); execution symbols they leave out take their upper bound.
+  std::vector<sym::Binding> check_bindings;
+  bool reorder = true;  // false: keep the source order
+};
+
+struct MemoryPlan {
+  TensorSet tensors;
+  ExecutionOrder order;
+  std::vector<Lifetime> lives;         // in order.order
+  std::vector<Lifetime> source_lives;  // in the source order, for its peak
+  std::vector<int32_t> segments;       // EDO segments (segments.h)
+  SymbolicPlan symbolic;
+  PlanProgram program;
+  sym::Binding reference;  // the upper bounds: what the order and the layering were chosen at
+};
+
+Expected<MemoryPlan> plan_memory(const Graph& graph, const RdpResult& rdp,
+                                 const MemoryPlanOptions& options = {});
+
+// Nodes that launch a kernel: every node but Constant (whose value the package stores).
+int32_t count_kernels(const Graph& graph);
+
+// A plan at one binding.
+struct PlanAtBinding {
+  sym::Binding binding;  // as given, plus upper bounds for unbound execution symbols
+  std::vector<PlacedTensor> tensors;
+  int64_t arena_bytes = 0;
+  int64_t lower_bound_bytes = 0;        // peak live bytes in the plan's order
+  int64_t naive_bytes = 0;              // no reuse
+  int64_t greedy_bytes = 0;             // greedy by size at this binding, same order
+  int64_t source_order_peak_bytes = 0;  // peak live bytes in the source order
+};
+
+// Instantiates the plan at `binding` (input symbols bound, execution symbols optional) and
+// computes the yardsticks. Errors: a symbol the plan needs is unbound, or a size overflows.
+Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& rdp,
+                                      const sym::Binding& binding);
+
+}  // namespace sod2::opt

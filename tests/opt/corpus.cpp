@@ -1,0 +1,37 @@
+#include "corpus.h"
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace sod2::testing {
+
+Expected<std::vector<CorpusModel>> read_corpus(const std::filesystem::path& models_dir) {
+  std::ifstream in(models_dir / "models.json");
+  if (!in) return not_found((models_dir / "models.json").string() + ": cannot open");
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (!doc.is_array()) return parse_error("models.json: expected an array of models");
+  std::vector<CorpusModel> out;
+  for (const auto& e : doc) {
+    CorpusModel m;
+    m.name = e.value("name", "");
+    m.file = models_dir / e.value("file", "");
+    if (!e.contains("ranges") || !e.contains("bindings"))
+      return parse_error("models.json: '" + m.name + "' has no ranges or bindings");
+    for (const auto& [name, r] : e["ranges"].items()) {
+      auto range = sym::SymbolRange::from_step(r.at(0).get<int64_t>(), r.at(1).get<int64_t>(),
+                                               r.size() > 2 ? r.at(2).get<int64_t>() : 1);
+      if (!range.ok()) return range.status().with_context("models.json: " + m.name + ": " + name);
+      m.options.ranges[name] = *range;
+    }
+    for (const auto& b : e["bindings"]) {
+      std::map<std::string, int64_t> binding;
+      for (const auto& [name, v] : b.items()) binding[name] = v.get<int64_t>();
+      m.bindings.push_back(std::move(binding));
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace sod2::testing

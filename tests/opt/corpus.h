@@ -1,0 +1,26 @@
+// The model corpus of ../shared/models as the plan tests and plan_bench read it: each entry's
+// file, its ranges as RdpOptions and its three benchmark bindings.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/rdp/rdp.h"
+#include "core/status/status.h"
+
+namespace sod2::testing {
+
+struct CorpusModel {
+  std::string name;
+  std::filesystem::path file;
+  RdpOptions options;
+  std::vector<std::map<std::string, int64_t>> bindings;
+};
+
+// Reads `models_dir`/models.json. Errors: the file is missing or not in the expected form.
+Expected<std::vector<CorpusModel>> read_corpus(const std::filesystem::path& models_dir);
+
+}  // namespace sod2::testing

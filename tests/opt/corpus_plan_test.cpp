@@ -1,0 +1,218 @@
+// Every model of ../shared/models: the plan is verified at its three bindings and at 50 random
+// bindings inside its ranges (multiples respected, execution symbols drawn inside their bounds):
+// no two live tensors share a byte, every tensor lies inside the arena and is live from its
+// producer to its last reader, the arena is never below the lower bound, instantiation agrees
+// with evaluating the expressions, and no offset waits for a symbol known only later.
+#include <gtest/gtest.h>
+
+#include "core/onnx/onnx_import.h"
+#include "core/ops/op_registry.h"
+#include "core/opt/fusion.h"
+#include "core/opt/fusion_rules.h"
+#include "core/opt/memory_plan.h"
+#include "core/opt/plan_verifier.h"
+#include "core/opt/report_binding.h"
+#include "core/rdp/binding.h"
+#include "core/sym/transform.h"
+#include "corpus.h"
+
+namespace sod2::opt {
+namespace {
+
+constexpr int kRandomBindings = 50;
+
+struct Rng {
+  uint64_t state;
+  int64_t in(int64_t lo, int64_t hi) {  // uniform-ish in [lo, hi]
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return lo + static_cast<int64_t>((state >> 17) % static_cast<uint64_t>(hi - lo + 1));
+  }
+};
+
+// A binding inside the ranges: input symbols on their multiple, execution symbols inside their
+// bounds; redrawn until RDP's assumptions hold.
+std::optional<sym::Binding> random_binding(const RdpResult& rdp, Rng* rng) {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    std::map<std::string, int64_t> values;
+    for (const SymbolInfo& info : rdp.symbols()) {
+      const sym::SymbolRange r = rdp.ranges().get(info.symbol);
+      const int64_t hi =
+          has_no_useful_bound(rdp, info.symbol) ? report_upper_bound(rdp, info.symbol) : r.hi;
+      values[info.symbol.name()] = r.lo + r.multiple * rng->in(0, (hi - r.lo) / r.multiple);
+    }
+    auto b = make_binding(rdp, values);
+    if (b.ok()) return *b;
+  }
+  return std::nullopt;
+}
+
+// The step from which each execution symbol is known, worked out here from the facts.
+std::map<std::string, int32_t> known_steps(const Graph& graph, const RdpResult& rdp,
+                                           const std::vector<NodeId>& order) {
+  std::map<std::string, int32_t> known;
+  for (size_t i = 0; i < order.size(); ++i) {
+    for (ValueId v : graph.node(order[i]).outputs) {
+      if (v == kNoValue || !rdp.fact(graph, v).dims) continue;
+      for (const Dim& d : *rdp.fact(graph, v).dims) {
+        if (!d) continue;
+        for (const sym::Symbol& s : sym::free_symbols(*d))
+          if (rdp.is_execution_symbol(s)) known.emplace(s.name(), static_cast<int32_t>(i));
+      }
+    }
+  }
+  return known;
+}
+
+class CorpusPlan : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusPlan, VerifiedAtBenchmarkAndRandomBindings) {
+  auto corpus = testing::read_corpus(SOD2_SHARED_DIR "/models");
+  ASSERT_TRUE(corpus.ok()) << corpus.status().to_string();
+  const testing::CorpusModel* m = nullptr;
+  for (const auto& c : *corpus)
+    if (c.name == GetParam()) m = &c;
+  ASSERT_NE(m, nullptr);
+  auto model = import_onnx_file(m->file.string());
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  auto rdp = run_rdp(*model, m->options);
+  ASSERT_TRUE(rdp.ok()) << rdp.status().to_string();
+  const Graph& graph = *model->graph;
+
+  std::vector<sym::Binding> bench;
+  for (const auto& b : m->bindings) {
+    auto binding = make_binding(*rdp, b);
+    ASSERT_TRUE(binding.ok()) << binding.status().to_string();
+    bench.push_back(*binding);
+  }
+  MemoryPlanOptions options;
+  options.check_bindings = bench;
+  auto plan = plan_memory(graph, *rdp, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_TRUE(plan->tensors.off_arena.empty()) << plan->tensors.off_arena[0].name;
+  ASSERT_TRUE(verify_lifetimes(graph, plan->order.order, plan->tensors, plan->lives).ok());
+
+  // Offsets only mention execution symbols known by the tensor's first step.
+  const auto known = known_steps(graph, *rdp, plan->order.order);
+  for (size_t t = 0; t < plan->tensors.tensors.size(); ++t) {
+    for (const sym::Symbol& s : sym::free_symbols(plan->symbolic.offsets[t])) {
+      if (!rdp->is_execution_symbol(s)) continue;
+      ASSERT_TRUE(known.count(s.name())) << s.name();
+      EXPECT_LE(known.at(s.name()), plan->lives[t].first_step)
+          << "offset of '" << plan->tensors.tensors[t].name << "' needs " << s.name();
+    }
+  }
+
+  std::vector<sym::Binding> bindings = bench;
+  Rng rng{std::hash<std::string>()(m->name)};
+  for (int i = 0; i < kRandomBindings; ++i) {
+    auto b = random_binding(*rdp, &rng);
+    ASSERT_TRUE(b.has_value()) << "no random binding satisfies the assumptions";
+    bindings.push_back(*b);
+  }
+  std::vector<std::string> names;
+  for (const ArenaTensor& t : plan->tensors.tensors) names.push_back(t.name);
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    auto at = evaluate_plan(*plan, *rdp, bindings[i]);
+    ASSERT_TRUE(at.ok()) << at.status().to_string();
+    const std::string where = "binding #" + std::to_string(i);
+    Status st = verify_layout(at->tensors, at->arena_bytes, names);
+    ASSERT_TRUE(st.ok()) << where << ": " << st.to_string();
+    EXPECT_GE(at->arena_bytes, at->lower_bound_bytes) << where;
+    EXPECT_GE(at->greedy_bytes, at->lower_bound_bytes) << where;
+    EXPECT_GE(at->naive_bytes, at->arena_bytes) << where;
+    if (i < bench.size()) {
+      // The order was checked at these bindings: never worse than the file's.
+      EXPECT_LE(at->lower_bound_bytes, at->source_order_peak_bytes) << where;
+    }
+    if (i < 5) {
+      for (size_t t = 0; t < at->tensors.size(); ++t) {
+        ASSERT_EQ(at->tensors[t].offset, *sym::evaluate(plan->symbolic.offsets[t], at->binding));
+        ASSERT_EQ(at->tensors[t].size, *sym::evaluate(plan->symbolic.sizes[t], at->binding));
+      }
+      EXPECT_EQ(at->arena_bytes, *sym::evaluate(plan->symbolic.arena_bytes, at->binding));
+    }
+  }
+}
+
+// The fused groups, checked from the graph: a partition of the kernels, in topological order,
+// no EDO or opaque op inside a multi-node group, and no value kept inside a group that a graph
+// output or a data reader outside needs.
+TEST_P(CorpusPlan, FusionGroupsAreSound) {
+  auto corpus = testing::read_corpus(SOD2_SHARED_DIR "/models");
+  ASSERT_TRUE(corpus.ok());
+  const testing::CorpusModel* m = nullptr;
+  for (const auto& c : *corpus)
+    if (c.name == GetParam()) m = &c;
+  ASSERT_NE(m, nullptr);
+  auto model = import_onnx_file(m->file.string());
+  ASSERT_TRUE(model.ok());
+  auto rdp = run_rdp(*model, m->options);
+  ASSERT_TRUE(rdp.ok());
+  const Graph& graph = *model->graph;
+  auto fusion = fuse(graph, *rdp);
+  ASSERT_TRUE(fusion.ok()) << fusion.status().to_string();
+  std::vector<int> seen(graph.num_nodes(), 0);
+  for (size_t i = 0; i < fusion->groups.size(); ++i) {
+    const FusionGroup& grp = fusion->groups[i];
+    ASSERT_FALSE(grp.nodes.empty());
+    for (NodeId n : grp.nodes) {
+      ++seen[static_cast<size_t>(n)];
+      EXPECT_EQ(fusion->group_of[static_cast<size_t>(n)], static_cast<int32_t>(i));
+      const Node& node = graph.node(n);
+      if (grp.nodes.size() > 1) {
+        EXPECT_NE(op_class_of(node), OpClass::kEDO) << node.name;
+        EXPECT_NE(fusion_role(node), FusionRole::kOpaque) << node.name;
+      }
+      for (ValueId v : node.inputs) {
+        if (v == kNoValue || graph.value(v).producer == kNoNode) continue;
+        const int32_t pg = fusion->group_of[static_cast<size_t>(graph.value(v).producer)];
+        EXPECT_LE(pg, static_cast<int32_t>(i)) << "group " << i << " reads a later group";
+      }
+      for (ValueId v : node.outputs) {
+        if (v == kNoValue) continue;
+        const bool listed =
+            std::find(grp.outputs.begin(), grp.outputs.end(), v) != grp.outputs.end();
+        if (listed) continue;
+        EXPECT_EQ(std::find(graph.outputs().begin(), graph.outputs().end(), v),
+                  graph.outputs().end())
+            << graph.value(v).name << " is a graph output kept inside a group";
+        for (NodeId r : graph.value(v).consumers) {
+          if (op_class_of(graph.node(r)) == OpClass::kISDO) continue;
+          EXPECT_EQ(fusion->group_of[static_cast<size_t>(r)], static_cast<int32_t>(i))
+              << graph.value(v).name << " is kept inside group " << i << " but read by "
+              << graph.node(r).name;
+        }
+      }
+    }
+  }
+  int32_t kernels = 0;
+  for (size_t n = 0; n < graph.num_nodes(); ++n) {
+    const bool constant = graph.node(static_cast<NodeId>(n)).op_type == "Constant";
+    kernels += !constant;
+    EXPECT_EQ(seen[n], constant ? 0 : 1) << graph.node(static_cast<NodeId>(n)).name;
+  }
+  EXPECT_EQ(fusion->kernels_unfused, kernels);
+  EXPECT_LE(fusion->groups.size(), static_cast<size_t>(kernels));
+}
+
+std::vector<std::string> corpus_names() {
+  auto corpus = testing::read_corpus(SOD2_SHARED_DIR "/models");
+  std::vector<std::string> names;
+  if (corpus.ok())
+    for (const auto& c : *corpus) names.push_back(c.name);
+  return names;
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string s = info.param;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, CorpusPlan, ::testing::ValuesIn(corpus_names()), test_name);
+
+TEST(CorpusPlanSetup, FindsTheCorpus) { EXPECT_GE(corpus_names().size(), 10u); }
+
+}  // namespace
+}  // namespace sod2::opt

@@ -1,0 +1,286 @@
+// `plan_bench [MODELS_DIR] [OUT_DIR]`: the memory plan against its yardsticks on every model of
+// the corpus at its three bindings (arena / lower bound, arena / greedy, chosen order's peak vs
+// the source order's), and plan instantiation time on corpus models and on synthetic
+// transformer-like graphs of 1k and 10k nodes. Prints markdown tables and writes
+// OUT_DIR/plan.json. A program, not a test: ctest never times anything.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "../bench/synthetic_models.h"
+#include "core/onnx/onnx_import.h"
+#include "core/opt/fusion.h"
+#include "core/opt/memory_plan.h"
+#include "core/opt/report_binding.h"
+#include "core/rdp/binding.h"
+#include "corpus.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace sod2;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Median wall time of one instantiation, in µs, over `runs` runs.
+double instantiate_us(const opt::MemoryPlan& plan, const sym::Binding& binding, int runs) {
+  auto inputs = plan.program.inputs_from(binding);
+  if (!inputs.ok()) return -1;
+  opt::PlanInstance inst = plan.program.make_instance();
+  std::vector<double> t;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = Clock::now();
+    Status st = plan.program.instantiate(*inputs, &inst);
+    t.push_back(1000.0 * ms_since(t0));
+    if (!st.ok()) return -1;
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::string fixed3(double v) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(3) << v;
+  return s.str();
+}
+
+std::string ratio(int64_t a, int64_t b) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(3) << (b > 0 ? static_cast<double>(a) / b : 1.0);
+  return s.str();
+}
+
+// Random bindings inside the ranges (multiples respected, execution symbols inside their bounds)
+// that satisfy RDP's assumptions, from a fixed seed.
+std::vector<sym::Binding> random_bindings(const RdpResult& rdp, int count, uint64_t seed) {
+  std::vector<sym::Binding> out;
+  uint64_t state = seed;
+  auto draw = [&](int64_t lo, int64_t hi) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return lo + static_cast<int64_t>((state >> 17) % static_cast<uint64_t>(hi - lo + 1));
+  };
+  for (int attempt = 0; attempt < 50 * count && static_cast<int>(out.size()) < count; ++attempt) {
+    std::map<std::string, int64_t> values;
+    for (const SymbolInfo& info : rdp.symbols()) {
+      const sym::SymbolRange r = rdp.ranges().get(info.symbol);
+      const int64_t hi = opt::report_upper_bound(rdp, info.symbol);
+      values[info.symbol.name()] = r.lo + r.multiple * draw(0, (hi - r.lo) / r.multiple);
+    }
+    if (auto b = make_binding(rdp, values); b.ok()) out.push_back(*b);
+  }
+  return out;
+}
+
+std::string binding_text(const std::map<std::string, int64_t>& b) {
+  std::string s;
+  for (const auto& [k, v] : b) s += (s.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  return s;
+}
+
+int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
+  auto corpus = testing::read_corpus(models);
+  if (!corpus.ok()) {
+    std::cerr << "plan_bench: " << corpus.status().message() << "\n";
+    return 1;
+  }
+  std::vector<std::vector<std::string>> spread, launches;
+  std::cout << "## Memory plan per model and binding (bytes)\n\n"
+            << "| model | binding | tensors | arena | lower bound | arena/LB | greedy | "
+               "arena/greedy | naive | order peak | source peak | order | plan ms | "
+               "instantiate µs |\n"
+            << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n";
+  for (const testing::CorpusModel& m : *corpus) {
+    auto model = import_onnx_file(m.file.string());
+    if (!model.ok()) {
+      std::cerr << model.status().message() << "\n";
+      return 1;
+    }
+    auto rdp = run_rdp(*model, m.options);
+    if (!rdp.ok()) {
+      std::cerr << rdp.status().message() << "\n";
+      return 1;
+    }
+    std::vector<sym::Binding> bindings;
+    for (const auto& b : m.bindings) {
+      auto binding = make_binding(*rdp, b);
+      if (!binding.ok()) {
+        std::cerr << m.name << ": " << binding.status().message() << "\n";
+        return 1;
+      }
+      bindings.push_back(*binding);
+    }
+    opt::MemoryPlanOptions options;
+    options.check_bindings = bindings;
+    const auto t0 = Clock::now();
+    auto plan = opt::plan_memory(*model->graph, *rdp, options);
+    const double plan_ms = ms_since(t0);
+    if (!plan.ok()) {
+      std::cerr << m.name << ": " << plan.status().message() << "\n";
+      return 1;
+    }
+    for (size_t i = 0; i < bindings.size(); ++i) {
+      auto at = opt::evaluate_plan(*plan, *rdp, bindings[i]);
+      if (!at.ok()) {
+        std::cerr << m.name << ": " << at.status().message() << "\n";
+        return 1;
+      }
+      const double us = instantiate_us(*plan, at->binding, 201);
+      std::cout << "| " << m.name << " | " << binding_text(m.bindings[i]) << " | "
+                << at->tensors.size() << " | " << at->arena_bytes << " | " << at->lower_bound_bytes
+                << " | " << ratio(at->arena_bytes, at->lower_bound_bytes) << " | "
+                << at->greedy_bytes << " | " << ratio(at->arena_bytes, at->greedy_bytes) << " | "
+                << at->naive_bytes << " | " << at->lower_bound_bytes << " | "
+                << at->source_order_peak_bytes << " | " << plan->order.strategy << " | "
+                << std::fixed << std::setprecision(1) << plan_ms << " | " << std::setprecision(2)
+                << us << " |\n";
+      (*out)["bindings"].push_back({{"model", m.name},
+                                    {"binding", m.bindings[i]},
+                                    {"tensors", at->tensors.size()},
+                                    {"arena_bytes", at->arena_bytes},
+                                    {"lower_bound_bytes", at->lower_bound_bytes},
+                                    {"greedy_bytes", at->greedy_bytes},
+                                    {"naive_bytes", at->naive_bytes},
+                                    {"source_order_peak_bytes", at->source_order_peak_bytes},
+                                    {"order", plan->order.strategy},
+                                    {"plan_ms", plan_ms},
+                                    {"plan_instantiate_us", us}});
+    }
+    // Beyond the three benchmark bindings: the upper bounds and random bindings.
+    double worst_lb = 0, worst_greedy = 0, sum_lb = 0;
+    const std::vector<sym::Binding> random = random_bindings(*rdp, 50, 7);
+    for (const sym::Binding& b : random) {
+      auto at = opt::evaluate_plan(*plan, *rdp, b);
+      if (!at.ok()) {
+        std::cerr << m.name << ": " << at.status().message() << "\n";
+        return 1;
+      }
+      const double lb =
+          static_cast<double>(at->arena_bytes) / std::max<int64_t>(at->lower_bound_bytes, 1);
+      worst_lb = std::max(worst_lb, lb);
+      sum_lb += lb;
+      worst_greedy = std::max(worst_greedy, static_cast<double>(at->arena_bytes) /
+                                                std::max<int64_t>(at->greedy_bytes, 1));
+    }
+    auto fusion = opt::fuse(*model->graph, *rdp);
+    if (!fusion.ok()) {
+      std::cerr << m.name << ": " << fusion.status().message() << "\n";
+      return 1;
+    }
+    std::map<std::string, int> kinds;
+    int known_values = 0;  // single groups whose every output value RDP already knows
+    for (const opt::FusionGroup& g : fusion->groups) {
+      ++kinds[g.kind];
+      bool known = g.nodes.size() == 1 && !g.outputs.empty();
+      for (ValueId v : g.outputs) known = known && rdp->fact(*model->graph, v).value.has_value();
+      known_values += known;
+    }
+    std::string kind_text;
+    for (const auto& [k, c] : kinds)
+      kind_text += (kind_text.empty() ? "" : ", ") + k + " " + std::to_string(c);
+    launches.push_back(
+        {m.name, std::to_string(fusion->kernels_unfused), std::to_string(fusion->groups.size()),
+         fixed3(static_cast<double>(fusion->groups.size()) / std::max(fusion->kernels_unfused, 1)),
+         kind_text, std::to_string(known_values)});
+    (*out)["fusion"].push_back({{"model", m.name},
+                                {"kernels_unfused", fusion->kernels_unfused},
+                                {"groups", fusion->groups.size()},
+                                {"kinds", kinds}});
+    auto ub = opt::evaluate_plan(*plan, *rdp, plan->reference);
+    if (!ub.ok()) return 1;
+    spread.push_back({m.name, ratio(ub->arena_bytes, ub->lower_bound_bytes),
+                      std::to_string(random.size()),
+                      fixed3(sum_lb / std::max<size_t>(random.size(), 1)), fixed3(worst_lb),
+                      fixed3(worst_greedy)});
+    (*out)["spread"].push_back(
+        {{"model", m.name},
+         {"upper_bound_arena_over_lower_bound",
+          static_cast<double>(ub->arena_bytes) / std::max<int64_t>(ub->lower_bound_bytes, 1)},
+         {"random_bindings", random.size()},
+         {"mean_arena_over_lower_bound", sum_lb / std::max<size_t>(random.size(), 1)},
+         {"worst_arena_over_lower_bound", worst_lb},
+         {"worst_arena_over_greedy", worst_greedy}});
+  }
+  std::cout << "\n## Beyond the benchmark bindings: upper bounds and 50 random bindings\n\n"
+            << "| model | arena/LB at upper bounds | random bindings | mean arena/LB | worst "
+               "arena/LB | worst arena/greedy |\n"
+            << "|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& row : spread) {
+    std::cout << "|";
+    for (const std::string& cell : row) std::cout << " " << cell << " |";
+    std::cout << "\n";
+  }
+  std::cout << "\n## Kernel launches before and after fusion\n\n"
+            << "| model | kernels unfused | groups | groups/kernels | groups by kind | single "
+               "groups whose values RDP knows |\n"
+            << "|---|---:|---:|---:|---|---:|\n";
+  for (const auto& row : launches) {
+    std::cout << "|";
+    for (const std::string& cell : row) std::cout << " " << cell << " |";
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+int synthetic_table(nlohmann::json* out) {
+  std::cout << "\n## Plan instantiation on synthetic transformer-like graphs\n\n"
+            << "| nodes | tensors | program instructions | plan ms | instantiate µs (median of "
+               "1001) | arena/LB at upper bound |\n"
+            << "|---:|---:|---:|---:|---:|---:|\n";
+  for (int64_t n : {1000, 10000}) {
+    const std::string bytes = bench::transformer_like(n).SerializeAsString();
+    auto model = import_onnx_bytes(
+        std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), "", "synthetic");
+    if (!model.ok()) {
+      std::cerr << model.status().message() << "\n";
+      return 1;
+    }
+    RdpOptions options;
+    options.ranges["batch"] = {1, 64, 1};
+    options.ranges["seq"] = {1, 4096, 1};
+    auto rdp = run_rdp(*model, options);
+    if (!rdp.ok()) return 1;
+    const auto t0 = Clock::now();
+    auto plan = opt::plan_memory(*model->graph, *rdp);
+    const double plan_ms = ms_since(t0);
+    if (!plan.ok()) {
+      std::cerr << "synthetic: " << plan.status().message() << "\n";
+      return 1;
+    }
+    auto at = opt::evaluate_plan(*plan, *rdp, plan->reference);
+    if (!at.ok()) return 1;
+    const double us = instantiate_us(*plan, plan->reference, 1001);
+    std::cout << "| " << model->graph->num_nodes() << " | " << at->tensors.size() << " | "
+              << plan->program.program().instructions().size() << " | " << std::fixed
+              << std::setprecision(1) << plan_ms << " | " << std::setprecision(2) << us << " | "
+              << ratio(at->arena_bytes, at->lower_bound_bytes) << " |\n";
+    (*out)["synthetic"].push_back({{"nodes", model->graph->num_nodes()},
+                                   {"tensors", at->tensors.size()},
+                                   {"instructions", plan->program.program().instructions().size()},
+                                   {"plan_ms", plan_ms},
+                                   {"plan_instantiate_us", us}});
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::filesystem::path models = argc > 1 ? argv[1] : SOD2_SHARED_DIR "/models";
+  const std::filesystem::path out_dir = argc > 2 ? argv[2] : "build/bench";
+  nlohmann::json doc;
+  doc["schema_version"] = 1;
+  if (int rc = corpus_table(models, &doc)) return rc;
+  if (int rc = synthetic_table(&doc)) return rc;
+  std::filesystem::create_directories(out_dir);
+  std::ofstream(out_dir / "plan.json") << doc.dump(1) << "\n";
+  std::cout << "\nwrote " << (out_dir / "plan.json").string() << "\n";
+  return 0;
+}

@@ -1,0 +1,182 @@
+// Which values the arena holds, their sizes as SymExprs, and their lifetimes in an order.
+#include <gtest/gtest.h>
+
+#include "core/opt/lifetimes.h"
+#include "core/opt/tensor_sizes.h"
+#include "golden_models.h"
+
+namespace sod2::opt {
+namespace {
+
+using namespace sod2::testing;
+
+std::vector<std::string> names(const TensorSet& set) {
+  std::vector<std::string> out;
+  for (const ArenaTensor& t : set.tensors) out.push_back(t.name);
+  return out;
+}
+
+const ArenaTensor& tensor(const TensorSet& set, const std::string& name) {
+  for (const ArenaTensor& t : set.tensors)
+    if (t.name == name) return t;
+  ADD_FAILURE() << "no arena tensor " << name;
+  return set.tensors.front();
+}
+
+TEST(AlignBytes, RoundsUpToSixtyFourBytes) {
+  EXPECT_EQ(align_bytes(0).constant_value(), 0);
+  EXPECT_EQ(align_bytes(1).constant_value(), 64);
+  EXPECT_EQ(align_bytes(64).constant_value(), 64);
+  EXPECT_EQ(align_bytes(65).constant_value(), 128);
+  const sym::SymExpr n = sym::symbol("n");
+  EXPECT_EQ(align_bytes(64 * n).to_string(), "64*n");
+  // floordiv(16n+63, 64) is canonically floordiv(n+3, 4): the same ceiling, divided through.
+  EXPECT_EQ(align_bytes(16 * n).to_string(), "64*floordiv(n+3,4)");
+}
+
+TEST(TensorSizes, NodeOutputsAreSizedAsNumelTimesElementSizeAligned) {
+  Analysed a = analyse(nonzero_model(), range_of("n", 1, 100));
+  TensorSet set = arena_tensors(a.graph(), a.rdp);
+  EXPECT_EQ(names(set), (std::vector<std::string>{"s", "nz", "t", "y"}));
+  EXPECT_EQ(tensor(set, "s").bytes.to_string(), "64*floordiv(n+3,4)");
+  EXPECT_EQ(tensor(set, "nz").bytes.to_string(), "64*floordiv(nonzero.out0.d1+3,4)");
+  EXPECT_TRUE(tensor(set, "t").graph_output);
+  EXPECT_FALSE(tensor(set, "s").graph_output);
+  EXPECT_TRUE(set.off_arena.empty());
+}
+
+TEST(TensorSizes, RangesThatProveAlignmentDropTheRounding) {
+  Analysed a = analyse(nonzero_model(), range_of("n", 4, 64, 4));
+  TensorSet set = arena_tensors(a.graph(), a.rdp);
+  EXPECT_EQ(tensor(set, "s").bytes.to_string(), "16*n");
+}
+
+TEST(TensorSizes, GraphInputsInitializersAndConstantsStayOutOfTheArena) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {std::string("n"), int64_t{16}});
+  add_initializer(g, "w", {16});
+  auto* c = add_node(g, "Constant", {}, {"k"}, "const_k");
+  auto* attr = c->add_attribute();
+  attr->set_name("value");
+  attr->set_type(onnx::AttributeProto::TENSOR);
+  attr->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  attr->mutable_t()->add_dims(16);
+  for (int i = 0; i < 16; ++i) attr->mutable_t()->add_float_data(1.0f);
+  auto* c2 = add_node(g, "Constant", {}, {"k_out"}, "const_out");
+  *c2->add_attribute() = *attr;
+  add_node(g, "Add", {"x", "w"}, {"a"}, "add_w");
+  add_node(g, "Add", {"a", "k"}, {"y"}, "add_k");
+  add_output(g, "y");
+  add_output(g, "x", {std::string("n"), int64_t{16}});  // an input passed through
+  add_output(g, "k_out");                               // a Constant that is an output
+  Analysed a = analyse(m, range_of("n", 1, 8));
+  TensorSet set = arena_tensors(a.graph(), a.rdp);
+  EXPECT_EQ(names(set), (std::vector<std::string>{"k_out", "a", "y"}));
+  EXPECT_EQ(set.package_constants, 1);
+  EXPECT_EQ(tensor(set, "k_out").bytes.to_string(), "64");
+  EXPECT_EQ(set.index_of(a.graph().find("x")), -1);
+  EXPECT_EQ(set.index_of(a.graph().find("w")), -1);
+  EXPECT_EQ(set.index_of(a.graph().find("a")), 1);
+}
+
+TEST(TensorSizes, ValuesWithoutAFixedSizeAreLeftOutWithAReason) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {std::string("n"), int64_t{16}});
+  add_node(g, "SequenceConstruct", {"x", "x"}, {"seq"}, "make_seq");
+  add_int_attr(add_node(g, "Cast", {"x"}, {"str"}, "to_string"), "to", onnx::TensorProto::STRING);
+  add_node(g, "Relu", {"x"}, {"y"}, "relu");
+  add_output(g, "y");
+  Analysed a = analyse(m, range_of("n", 1, 8));
+  TensorSet set = arena_tensors(a.graph(), a.rdp);
+  EXPECT_EQ(names(set), (std::vector<std::string>{"y"}));
+  ASSERT_EQ(set.off_arena.size(), 2u);
+  EXPECT_EQ(set.off_arena[0].name, "seq");
+  EXPECT_NE(set.off_arena[0].reason.find("sequence"), std::string::npos) << set.off_arena[0].reason;
+  EXPECT_EQ(set.off_arena[1].name, "str");
+  EXPECT_NE(set.off_arena[1].reason.find("string"), std::string::npos) << set.off_arena[1].reason;
+}
+
+std::vector<NodeId> source_order(const Analysed& a) { return *a.graph().topological_order(); }
+
+TEST(Lifetimes, RunFromProducerToLastReaderAndOutputsToTheEnd) {
+  Analysed a = analyse(residual_mlp_model(), range_of("n", 1, 8));
+  TensorSet set = arena_tensors(a.graph(), a.rdp);
+  ASSERT_EQ(names(set), (std::vector<std::string>{"r", "h", "g", "c", "y"}));
+  auto lives = tensor_lifetimes(a.graph(), source_order(a), set);
+  ASSERT_TRUE(lives.ok()) << lives.status().to_string();
+  EXPECT_EQ(*lives, (std::vector<Lifetime>{{0, 4}, {1, 2}, {2, 3}, {3, 4}, {4, 4}}));
+}
+
+TEST(Lifetimes, AnUnreadOutputLivesDuringItsStepOnly) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {std::string("n")});
+  auto* k = g->add_initializer();
+  k->set_name("k");
+  k->set_data_type(onnx::TensorProto::INT64);
+  k->add_dims(1);
+  k->add_int64_data(1);
+  add_node(g, "TopK", {"x", "k"}, {"values", "indices"}, "topk");
+  add_node(g, "Relu", {"values"}, {"y"}, "relu");
+  add_node(g, "Relu", {"y"}, {"z"}, "relu2");
+  add_output(g, "z");
+  Analysed a = analyse(m, range_of("n", 1, 8));
+  TensorSet set = arena_tensors(a.graph(), a.rdp);
+  auto lives = tensor_lifetimes(a.graph(), source_order(a), set);
+  ASSERT_TRUE(lives.ok());
+  EXPECT_EQ((*lives)[static_cast<size_t>(set.index_of(a.graph().find("indices")))],
+            (Lifetime{0, 0}));
+  EXPECT_EQ((*lives)[static_cast<size_t>(set.index_of(a.graph().find("values")))],
+            (Lifetime{0, 1}));
+}
+
+onnx::GraphProto reading_branch(const std::string& name, const std::string& op) {
+  onnx::GraphProto b;
+  b.set_name(name);
+  add_node(&b, op, {"v"}, {name + "_out"});
+  add_output(&b, name + "_out");
+  return b;
+}
+
+TEST(Lifetimes, ReadsInsideIfBranchesKeepTheOuterTensorAliveUntilTheIf) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {std::string("n")});
+  add_input(g, "cond", {}, onnx::TensorProto::BOOL);
+  add_node(g, "Relu", {"x"}, {"v"}, "make_v");
+  add_node(g, "Relu", {"x"}, {"w"}, "make_w");
+  add_node(g, "Relu", {"w"}, {"w2"}, "use_w");
+  auto* n = add_node(g, "If", {"cond"}, {"y"}, "branch");
+  for (const auto& [attr, body] : {std::pair{"then_branch", reading_branch("t", "Relu")},
+                                   std::pair{"else_branch", reading_branch("e", "Neg")}}) {
+    auto* a = n->add_attribute();
+    a->set_name(attr);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = body;
+  }
+  add_output(g, "y");
+  add_output(g, "w2");
+  Analysed a = analyse(m, range_of("n", 1, 8));
+  TensorSet set = arena_tensors(a.graph(), a.rdp);
+  auto lives = tensor_lifetimes(a.graph(), source_order(a), set);
+  ASSERT_TRUE(lives.ok());
+  EXPECT_EQ((*lives)[static_cast<size_t>(set.index_of(a.graph().find("v")))], (Lifetime{0, 3}));
+  EXPECT_EQ((*lives)[static_cast<size_t>(set.index_of(a.graph().find("y")))], (Lifetime{3, 3}));
+  EXPECT_EQ((*lives)[static_cast<size_t>(set.index_of(a.graph().find("w2")))], (Lifetime{2, 3}));
+}
+
+TEST(Lifetimes, AnOrderThatReadsBeforeWritingIsAnErrorNamingBothNodes) {
+  Analysed a = analyse(chain_model(), range_of("n", 1, 8));
+  TensorSet set = arena_tensors(a.graph(), a.rdp);
+  auto lives = tensor_lifetimes(a.graph(), std::vector<NodeId>{1, 0, 2}, set);
+  ASSERT_FALSE(lives.ok());
+  EXPECT_NE(lives.status().message().find("'relu_b' before 'relu_a'"), std::string::npos)
+      << lives.status().message();
+  EXPECT_FALSE(tensor_lifetimes(a.graph(), std::vector<NodeId>{0, 0, 2}, set).ok());
+  EXPECT_FALSE(tensor_lifetimes(a.graph(), std::vector<NodeId>{0, 1}, set).ok());
+}
+
+}  // namespace
+}  // namespace sod2::opt
