@@ -45,14 +45,6 @@ std::string usage() {
          make_parser().flags_help();
 }
 
-RdpOptions rdp_options(const CommandLine& cl) {
-  RdpOptions options;
-  if (auto file = cl.value("--ranges")) options.ranges = read_ranges_file(*file);
-  if (auto spec = cl.value("--range"))
-    for (auto& [name, range] : parse_ranges(*spec)) options.ranges[name] = range;
-  return options;
-}
-
 }  // namespace
 
 int run_inspect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -65,7 +57,7 @@ int run_inspect(const std::vector<std::string>& args, std::ostream& out, std::os
       out << usage();
       return 0;
     }
-    options = rdp_options(cl);
+    options = rdp_options_from(cl.value("--ranges"), cl.value("--range"));
     if (auto b = cl.value("--bind")) bind_values = parse_bindings(*b);
   } catch (const std::invalid_argument& e) {
     err << "sod2 inspect: " << e.what() << "\n";

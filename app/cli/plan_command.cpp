@@ -75,9 +75,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
       out << usage();
       return 0;
     }
-    if (auto file = cl.value("--ranges")) options.ranges = read_ranges_file(*file);
-    if (auto spec = cl.value("--range"))
-      for (auto& [name, range] : parse_ranges(*spec)) options.ranges[name] = range;
+    options = rdp_options_from(cl.value("--ranges"), cl.value("--range"));
     if (auto b = cl.value("--bind")) bind_values = parse_bindings(*b);
   } catch (const std::invalid_argument& e) {
     err << "sod2 plan: " << e.what() << "\n";

@@ -92,4 +92,13 @@ std::unordered_map<std::string, sym::SymbolRange> read_ranges_file(const std::st
   return out;
 }
 
+RdpOptions rdp_options_from(const std::optional<std::string>& ranges_file,
+                            const std::optional<std::string>& range_spec) {
+  RdpOptions options;
+  if (ranges_file) options.ranges = read_ranges_file(*ranges_file);
+  if (range_spec)
+    for (auto& [name, range] : parse_ranges(*range_spec)) options.ranges[name] = range;
+  return options;
+}
+
 }  // namespace sod2::cli

@@ -3,9 +3,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "core/rdp/rdp.h"
 #include "core/sym/ranges.h"
 
 namespace sod2::cli {
@@ -19,5 +21,10 @@ std::unordered_map<std::string, sym::SymbolRange> parse_ranges(const std::string
 // A JSON file: {"height": [32, 1024, 32], ...}, or an object with such a map under "ranges"
 // (a models.json entry). Throws std::invalid_argument naming the file and the problem.
 std::unordered_map<std::string, sym::SymbolRange> read_ranges_file(const std::string& path);
+
+// The ranges of --ranges FILE, then --range overriding per symbol: what every analysis command
+// hands to RDP. Throws std::invalid_argument like the parsers above.
+RdpOptions rdp_options_from(const std::optional<std::string>& ranges_file,
+                            const std::optional<std::string>& range_spec);
 
 }  // namespace sod2::cli
