@@ -32,6 +32,8 @@ CommandLine make_parser() {
        "sizes and offsets, binding, tensors with size/offset/first_step/last_step, summary)",
        ""},
       {"--source-order", false, "keep the file's node order instead of choosing one", ""},
+      {"--no-fusion", false,
+       "plan one node per step with every value materialised, as an unfused runtime would", ""},
       {"--no-external-data", false, "do not read external weight files (shapes only)", ""},
       {"--help", false, "show this help", ""},
   });
@@ -105,6 +107,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
   opt::MemoryPlanOptions plan_options;
   plan_options.reorder = !cl.has("--source-order");
+  plan_options.fuse = !cl.has("--no-fusion");
   std::optional<sym::Binding> binding;
   if (cl.has("--bind")) {
     auto b = make_binding(*rdp, bind_values);
@@ -135,14 +138,9 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                          "=N)");
     }
   }
-  Expected<opt::FusionPlan> fusion = opt::fuse(*model->graph, *rdp);
-  if (!fusion.ok()) {
-    err << "sod2 plan: " << fusion.status().message() << "\n";
-    return 1;
-  }
   for (const std::string& w : warnings) err << "sod2 plan: warning: " << w << "\n";
   const double us = time_instantiation(*plan, at->binding);
-  PlanReportData data{*model, *rdp, *plan, *at, *fusion, binding.has_value(), us, warnings};
+  PlanReportData data{*model, *rdp, *plan, *at, binding.has_value(), us, warnings};
   if (cl.has("--json")) {
     out << plan_json(data).dump(1) << "\n";
   } else {

@@ -39,8 +39,8 @@ Json summary_json(const PlanReportData& d) {
   s["naive_bytes"] = d.at.naive_bytes;
   s["greedy_bytes"] = d.at.greedy_bytes;
   s["source_order_peak_bytes"] = d.at.source_order_peak_bytes;
-  s["groups"] = d.fusion.groups.size();
-  s["kernels_unfused"] = d.fusion.kernels_unfused;
+  s["groups"] = opt::count_kernel_steps(*d.model.graph, d.plan.units);
+  s["kernels_unfused"] = d.plan.fusion.kernels_unfused;
   s["plan_instantiate_us"] = d.instantiate_us;
   return s;
 }
@@ -66,9 +66,16 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
   order["peak_bytes_at_upper_bounds"] = p.order.peak_bytes;
   order["source_peak_bytes_at_upper_bounds"] = p.order.source_peak_bytes;
   Json steps = Json::array();
-  for (size_t i = 0; i < p.order.order.size(); ++i) {
-    const Node& n = g.node(p.order.order[i]);
-    steps.push_back({{"step", i}, {"node", n.name}, {"op", n.op_type}});
+  for (size_t i = 0; i < p.order.steps.size(); ++i) {
+    const int32_t unit = p.order.steps[i];
+    Json nodes = Json::array(), ops = Json::array();
+    for (NodeId n : p.units.nodes[static_cast<size_t>(unit)]) {
+      nodes.push_back(g.node(n).name);
+      ops.push_back(g.node(n).op_type);
+    }
+    // A unit below the group count is that fused group; the others are single Constant nodes.
+    const bool grouped = static_cast<size_t>(unit) < p.fusion.groups.size();
+    steps.push_back({{"step", i}, {"group", grouped ? unit : -1}, {"nodes", nodes}, {"ops", ops}});
   }
   order["steps"] = steps;
   doc["order"] = order;
@@ -79,8 +86,8 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
     for (ValueId v : ids) arr.push_back(g.value(v).name);
     return arr;
   };
-  for (size_t i = 0; i < d.fusion.groups.size(); ++i) {
-    const opt::FusionGroup& grp = d.fusion.groups[i];
+  for (size_t i = 0; i < d.plan.fusion.groups.size(); ++i) {
+    const opt::FusionGroup& grp = d.plan.fusion.groups[i];
     Json nodes = Json::array();
     for (NodeId n : grp.nodes) nodes.push_back(g.node(n).name);
     groups.push_back({{"id", i},
@@ -146,10 +153,16 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
 std::string plan_text(const PlanReportData& d) {
   const Graph& g = *d.model.graph;
   std::string out = "model    " + d.model.path + "\n";
-  out += "groups   " + std::to_string(d.fusion.groups.size()) + " (" +
-         std::to_string(d.fusion.kernels_unfused) + " kernels unfused)\n";
-  for (size_t i = 0; i < d.fusion.groups.size(); ++i) {
-    const opt::FusionGroup& grp = d.fusion.groups[i];
+  if (d.plan.fusion.groups.empty()) {
+    out +=
+        "groups   none, planned without fusion: " + std::to_string(d.plan.fusion.kernels_unfused) +
+        " kernels, one node each\n";
+  } else {
+    out += "groups   " + std::to_string(d.plan.fusion.groups.size()) + " (" +
+           std::to_string(d.plan.fusion.kernels_unfused) + " kernels unfused)\n";
+  }
+  for (size_t i = 0; i < d.plan.fusion.groups.size(); ++i) {
+    const opt::FusionGroup& grp = d.plan.fusion.groups[i];
     std::string nodes;
     for (NodeId n : grp.nodes) nodes += (nodes.empty() ? "" : ", ") + g.node(n).name;
     out += "  " + std::to_string(i) + "  " + grp.kind + ": " + nodes + "\n";

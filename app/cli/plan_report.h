@@ -15,14 +15,13 @@
 namespace sod2::cli {
 
 // Bumped whenever a field changes meaning or disappears (adding fields keeps the version).
-inline constexpr int kPlanSchemaVersion = 1;
+inline constexpr int kPlanSchemaVersion = 2;  // 2: a step runs a unit (group) of nodes
 
 struct PlanReportData {
   const Model& model;
   const RdpResult& rdp;
   const opt::MemoryPlan& plan;
   const opt::PlanAtBinding& at;
-  const opt::FusionPlan& fusion;
   bool bound = false;  // --bind given; otherwise `at` is the upper bounds
   double instantiate_us = 0;
   std::vector<std::string> warnings;

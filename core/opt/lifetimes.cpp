@@ -5,25 +5,19 @@
 namespace sod2::opt {
 
 Expected<std::vector<int32_t>> steps_of(const Graph& graph, std::span<const NodeId> order) {
-  std::vector<int32_t> step(graph.num_nodes(), -1);
-  if (order.size() != graph.num_nodes()) {
-    return internal_error("an execution order has " + std::to_string(order.size()) + " steps for " +
-                          std::to_string(graph.num_nodes()) + " nodes");
-  }
-  for (size_t i = 0; i < order.size(); ++i) {
-    const NodeId n = order[i];
-    if (n < 0 || static_cast<size_t>(n) >= graph.num_nodes() || step[static_cast<size_t>(n)] >= 0) {
-      return internal_error("an execution order repeats or invents node " + std::to_string(n));
-    }
-    step[static_cast<size_t>(n)] = static_cast<int32_t>(i);
-  }
-  return step;
+  return steps_of(graph, units_per_node(graph), order);
 }
 
 Expected<std::vector<Lifetime>> tensor_lifetimes(const Graph& graph, std::span<const NodeId> order,
                                                  const TensorSet& set) {
-  SOD2_ASSIGN_OR_RETURN(std::vector<int32_t> step, steps_of(graph, order));
-  const int32_t last = order.empty() ? 0 : static_cast<int32_t>(order.size()) - 1;
+  return tensor_lifetimes(graph, units_per_node(graph), order, set);
+}
+
+Expected<std::vector<Lifetime>> tensor_lifetimes(const Graph& graph, const StepUnits& units,
+                                                 std::span<const int32_t> unit_order,
+                                                 const TensorSet& set) {
+  SOD2_ASSIGN_OR_RETURN(std::vector<int32_t> step, steps_of(graph, units, unit_order));
+  const int32_t last = unit_order.empty() ? 0 : static_cast<int32_t>(unit_order.size()) - 1;
   std::vector<Lifetime> life(set.tensors.size());
   for (size_t t = 0; t < set.tensors.size(); ++t) {
     const ArenaTensor& tensor = set.tensors[t];
@@ -37,7 +31,11 @@ Expected<std::vector<Lifetime>> tensor_lifetimes(const Graph& graph, std::span<c
       const int32_t t = set.index_of(v);
       if (t < 0) return Status::ok_status();
       Lifetime& l = life[static_cast<size_t>(t)];
-      if (s <= l.first_step) {
+      // A reader in the producer's own unit runs in the same step, after the producer.
+      const bool same_unit =
+          units.unit_of[n] ==
+          units.unit_of[static_cast<size_t>(set.tensors[static_cast<size_t>(t)].producer)];
+      if (s < l.first_step || (s == l.first_step && !same_unit)) {
         return internal_error("the execution order runs '" + node.name + "' before '" +
                               graph.node(set.tensors[static_cast<size_t>(t)].producer).name +
                               "', which writes the tensor '" + graph.value(v).name + "' it reads");

@@ -52,16 +52,40 @@ std::vector<int64_t> reference_sizes(const TensorSet& set, const sym::Binding& r
 
 }  // namespace
 
+namespace {
+bool launches_kernel(const Node& node) {
+  return !(node.op_type == "Constant" && node.domain.empty());
+}
+}  // namespace
+
 int32_t count_kernels(const Graph& graph) {
   int32_t n = 0;
-  for (const Node& node : graph.nodes()) n += !(node.op_type == "Constant" && node.domain.empty());
+  for (const Node& node : graph.nodes()) n += launches_kernel(node);
+  return n;
+}
+
+int32_t count_kernel_steps(const Graph& graph, const StepUnits& units) {
+  int32_t n = 0;
+  for (const auto& nodes : units.nodes) {
+    n += std::any_of(nodes.begin(), nodes.end(),
+                     [&](NodeId x) { return launches_kernel(graph.node(x)); });
+  }
   return n;
 }
 
 Expected<MemoryPlan> plan_memory(const Graph& graph, const RdpResult& rdp,
                                  const MemoryPlanOptions& options) {
   MemoryPlan plan;
-  plan.tensors = arena_tensors(graph, rdp);
+  if (options.fuse) {
+    SOD2_ASSIGN_OR_RETURN(plan.fusion, fuse(graph, rdp));
+    plan.units = units_of_fusion(graph, plan.fusion);
+    plan.tensors = arena_tensors(graph, rdp, &plan.fusion);
+  } else {
+    plan.fusion.group_of.assign(graph.num_nodes(), -1);
+    plan.fusion.kernels_unfused = count_kernels(graph);
+    plan.units = units_per_node(graph);
+    plan.tensors = arena_tensors(graph, rdp);
+  }
   const std::vector<sym::Symbol> symbols = size_symbols(plan.tensors);
   plan.reference = complete_binding(rdp, symbols);
   const std::vector<int64_t> ref_sizes = reference_sizes(plan.tensors, plan.reference);
@@ -71,20 +95,24 @@ Expected<MemoryPlan> plan_memory(const Graph& graph, const RdpResult& rdp,
     auto sizes = sizes_at(plan.tensors, complete_binding(rdp, symbols, b));
     if (sizes.ok()) check_sizes.push_back(std::move(*sizes));
   }
+  SOD2_ASSIGN_OR_RETURN(std::vector<int32_t> source, source_unit_order(graph, plan.units));
   if (options.reorder) {
-    SOD2_ASSIGN_OR_RETURN(plan.order,
-                          choose_execution_order(graph, plan.tensors, ref_sizes, check_sizes));
+    SOD2_ASSIGN_OR_RETURN(plan.order, choose_execution_order(graph, plan.units, plan.tensors,
+                                                             ref_sizes, check_sizes));
   } else {
-    SOD2_ASSIGN_OR_RETURN(plan.order.order, graph.topological_order());
+    plan.order.steps = source;
+    plan.order.order = node_order(plan.units, source);
     plan.order.strategy = "source";
   }
-  SOD2_ASSIGN_OR_RETURN(std::vector<NodeId> source, graph.topological_order());
-  SOD2_ASSIGN_OR_RETURN(plan.lives, tensor_lifetimes(graph, plan.order.order, plan.tensors));
-  SOD2_ASSIGN_OR_RETURN(plan.source_lives, tensor_lifetimes(graph, source, plan.tensors));
+  SOD2_ASSIGN_OR_RETURN(plan.lives,
+                        tensor_lifetimes(graph, plan.units, plan.order.steps, plan.tensors));
+  SOD2_ASSIGN_OR_RETURN(plan.source_lives,
+                        tensor_lifetimes(graph, plan.units, source, plan.tensors));
   plan.order.peak_bytes = peak_live_bytes(ref_sizes, plan.lives);
   plan.order.source_peak_bytes = peak_live_bytes(ref_sizes, plan.source_lives);
 
-  SOD2_ASSIGN_OR_RETURN(std::vector<int32_t> step_of, steps_of(graph, plan.order.order));
+  SOD2_ASSIGN_OR_RETURN(std::vector<int32_t> step_of,
+                        steps_of(graph, plan.units, plan.order.steps));
   plan.segments = tensor_segments(graph, rdp, plan.tensors, step_of);
 
   std::vector<sym::SymExpr> sizes;

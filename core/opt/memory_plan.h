@@ -9,8 +9,10 @@
 
 #include "core/ir/graph.h"
 #include "core/opt/execution_order.h"
+#include "core/opt/fusion.h"
 #include "core/opt/plan_program.h"
 #include "core/opt/plan_types.h"
+#include "core/opt/step_units.h"
 #include "core/opt/symbolic_planner.h"
 #include "core/opt/tensor_sizes.h"
 #include "core/rdp/rdp.h"
@@ -23,13 +25,18 @@ struct MemoryPlanOptions {
   // say); execution symbols they leave out take their upper bound.
   std::vector<sym::Binding> check_bindings;
   bool reorder = true;  // false: keep the source order
+  // true: plan fused groups (fusion.h) as the steps and keep the values inside a group out of
+  // the arena, as the runtime executes them; false: one node per step, every value materialised.
+  bool fuse = true;
 };
 
 struct MemoryPlan {
+  FusionPlan fusion;  // empty groups when planned without fusion
+  StepUnits units;    // what each step may run: the fused groups, or one node each
   TensorSet tensors;
   ExecutionOrder order;
   std::vector<Lifetime> lives;         // in order.order
-  std::vector<Lifetime> source_lives;  // in the source order, for its peak
+  std::vector<Lifetime> source_lives;  // in the source order of the same units, for its peak
   std::vector<int32_t> segments;       // EDO segments (segments.h)
   SymbolicPlan symbolic;
   PlanProgram program;
@@ -41,6 +48,8 @@ Expected<MemoryPlan> plan_memory(const Graph& graph, const RdpResult& rdp,
 
 // Nodes that launch a kernel: every node but Constant (whose value the package stores).
 int32_t count_kernels(const Graph& graph);
+// Steps that launch a kernel: units with a node other than Constant.
+int32_t count_kernel_steps(const Graph& graph, const StepUnits& units);
 
 // A plan at one binding.
 struct PlanAtBinding {

@@ -47,14 +47,18 @@ std::string symbolic_plan_text(const Graph& graph, const MemoryPlan& plan) {
                     " bytes at the upper bounds (source order " +
                     std::to_string(plan.order.source_peak_bytes) + ")\n";
   std::vector<std::vector<std::string>> rows{{"step", "node", "op"}};
-  for (size_t i = 0; i < plan.order.order.size(); ++i) {
-    const Node& node = graph.node(plan.order.order[i]);
-    rows.push_back({std::to_string(i), node.name, node.op_type});
+  for (size_t i = 0; i < plan.order.steps.size(); ++i) {
+    const auto& nodes = plan.units.nodes[static_cast<size_t>(plan.order.steps[i])];
+    std::string name = graph.node(nodes.front()).name, ops;
+    if (nodes.size() > 1) name += " (+" + std::to_string(nodes.size() - 1) + ")";
+    for (NodeId n : nodes) ops += (ops.empty() ? "" : "+") + graph.node(n).op_type;
+    rows.push_back({std::to_string(i), name, ops});
   }
   out += table(rows, "  ");
   const TensorSet& set = plan.tensors;
   out += "tensors  " + std::to_string(set.tensors.size()) + " in the arena, " +
          std::to_string(set.package_constants) + " constants in the package, " +
+         std::to_string(set.fused_values) + " kept inside fused groups, " +
          std::to_string(set.off_arena.size()) + " left out\n";
   rows = {{"tensor", "steps", "size", "offset"}};
   const bool segmented =

@@ -63,14 +63,23 @@ Status verify_layout(std::span<const PlacedTensor> tensors, int64_t arena_bytes,
 
 Status verify_lifetimes(const Graph& graph, std::span<const NodeId> order, const TensorSet& set,
                         std::span<const Lifetime> lives) {
+  std::vector<int32_t> step(graph.num_nodes(), -1);
+  for (size_t i = 0; i < order.size(); ++i)
+    step[static_cast<size_t>(order[i])] = static_cast<int32_t>(i);
+  return verify_lifetimes(graph, step, static_cast<int32_t>(order.size()), set, lives);
+}
+
+Status verify_lifetimes(const Graph& graph, std::span<const int32_t> step, int32_t num_steps,
+                        const TensorSet& set, std::span<const Lifetime> lives) {
   if (lives.size() != set.tensors.size()) {
     return internal_error(std::to_string(lives.size()) + " lifetimes for " +
                           std::to_string(set.tensors.size()) + " tensors");
   }
-  std::vector<int32_t> step(graph.num_nodes(), -1);
-  for (size_t i = 0; i < order.size(); ++i)
-    step[static_cast<size_t>(order[i])] = static_cast<int32_t>(i);
-  const int32_t last = static_cast<int32_t>(order.size()) - 1;
+  if (step.size() != graph.num_nodes()) {
+    return internal_error(std::to_string(step.size()) + " steps for " +
+                          std::to_string(graph.num_nodes()) + " nodes");
+  }
+  const int32_t last = num_steps - 1;
   for (size_t t = 0; t < set.tensors.size(); ++t) {
     const Value& v = graph.value(set.tensors[t].value);
     const Lifetime& l = lives[t];

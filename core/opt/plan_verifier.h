@@ -23,6 +23,11 @@ Status verify_layout(std::span<const PlacedTensor> tensors, int64_t arena_bytes,
 // Every arena tensor is live from its producer's step to the step of its last reader (implicit
 // reads by subgraphs included) and graph outputs to the last step; read from the graph's own
 // producer/consumer links, not from the lifetime code.
+// `step_of[node]` is the step that runs the node (nodes of one fused group share a step) and
+// `num_steps` the order's length.
+Status verify_lifetimes(const Graph& graph, std::span<const int32_t> step_of, int32_t num_steps,
+                        const TensorSet& set, std::span<const Lifetime> lives);
+// One node per step: step i runs order[i].
 Status verify_lifetimes(const Graph& graph, std::span<const NodeId> order, const TensorSet& set,
                         std::span<const Lifetime> lives);
 

@@ -42,11 +42,16 @@ sym::SymExpr align_bytes(const sym::SymExpr& bytes) {
   return a * sym::floordiv(bytes + sym::SymExpr(kTensorAlignment - 1), a);
 }
 
-TensorSet arena_tensors(const Graph& graph, const RdpResult& rdp) {
+TensorSet arena_tensors(const Graph& graph, const RdpResult& rdp, const FusionPlan* fusion) {
   TensorSet set;
   set.index_of_value.assign(graph.num_values(), -1);
   std::vector<bool> is_output(graph.num_values(), false);
   for (ValueId v : graph.outputs()) is_output[static_cast<size_t>(v)] = true;
+  std::vector<bool> group_output(graph.num_values(), fusion == nullptr);
+  if (fusion) {
+    for (const FusionGroup& g : fusion->groups)
+      for (ValueId v : g.outputs) group_output[static_cast<size_t>(v)] = true;
+  }
 
   for (size_t n = 0; n < graph.num_nodes(); ++n) {
     const Node& node = graph.node(static_cast<NodeId>(n));
@@ -56,6 +61,10 @@ TensorSet arena_tensors(const Graph& graph, const RdpResult& rdp) {
       const bool output = is_output[static_cast<size_t>(v)];
       if (is_constant_node(node) && !output) {
         ++set.package_constants;
+        continue;
+      }
+      if (!group_output[static_cast<size_t>(v)] && !is_constant_node(node)) {
+        ++set.fused_values;
         continue;
       }
       Sizing s = size_of(value, rdp.fact(graph, v));

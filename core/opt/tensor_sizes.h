@@ -8,6 +8,8 @@
 //    graph output is the exception: outputs are views into the arena.
 //  - Only the main graph is planned. Values inside If/Loop/Scan bodies are allocated by the
 //    runtime when the body runs; the If/Loop node's own outputs are in the arena like any other.
+//  - With fusion, a value that stays inside its fused group (fusion.h) is never materialised:
+//    only a group's outputs are in the arena.
 //  - No aliasing: Identity, Reshape, Squeeze... get their own bytes. In-place reuse is a later
 //    optimisation that only has to shorten lifetimes.
 //  - A value whose size RDP could not express (an unknown dim, a sequence, a string tensor) is
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "core/ir/graph.h"
+#include "core/opt/fusion.h"
 #include "core/rdp/rdp.h"
 #include "core/sym/sym_expr.h"
 
@@ -43,6 +46,7 @@ struct TensorSet {
   std::vector<ArenaTensor> tensors;  // in node order, then output order
   std::vector<OffArenaValue> off_arena;
   int32_t package_constants = 0;  // Constant outputs kept in the package
+  int32_t fused_values = 0;       // values kept inside a fused group
   // Index into `tensors` per ValueId of the graph; -1 for values the arena does not hold.
   std::vector<int32_t> index_of_value;
 
@@ -58,7 +62,9 @@ struct TensorSet {
 sym::SymExpr align_bytes(const sym::SymExpr& bytes);
 
 // The arena's tensors of `graph` (the model's main graph) with their sizes simplified under the
-// RDP ranges. Never fails: what cannot be sized goes to off_arena.
-TensorSet arena_tensors(const Graph& graph, const RdpResult& rdp);
+// RDP ranges; with `fusion`, only the values its groups materialise. Never fails: what cannot be
+// sized goes to off_arena.
+TensorSet arena_tensors(const Graph& graph, const RdpResult& rdp,
+                        const FusionPlan* fusion = nullptr);
 
 }  // namespace sod2::opt

@@ -48,10 +48,14 @@ std::optional<sym::Binding> random_binding(const RdpResult& rdp, Rng* rng) {
 
 // The step from which each execution symbol is known, worked out here from the facts.
 std::map<std::string, int32_t> known_steps(const Graph& graph, const RdpResult& rdp,
-                                           const std::vector<NodeId>& order) {
+                                           const MemoryPlan& plan) {
   std::map<std::string, int32_t> known;
-  for (size_t i = 0; i < order.size(); ++i) {
-    for (ValueId v : graph.node(order[i]).outputs) {
+  std::vector<std::pair<NodeId, size_t>> runs;  // (node, its step)
+  for (size_t i = 0; i < plan.order.steps.size(); ++i)
+    for (NodeId n : plan.units.nodes[static_cast<size_t>(plan.order.steps[i])])
+      runs.push_back({n, i});
+  for (const auto& [node, i] : runs) {
+    for (ValueId v : graph.node(node).outputs) {
       if (v == kNoValue || !rdp.fact(graph, v).dims) continue;
       for (const Dim& d : *rdp.fact(graph, v).dims) {
         if (!d) continue;
@@ -89,10 +93,24 @@ TEST_P(CorpusPlan, VerifiedAtBenchmarkAndRandomBindings) {
   auto plan = plan_memory(graph, *rdp, options);
   ASSERT_TRUE(plan.ok()) << plan.status().to_string();
   EXPECT_TRUE(plan->tensors.off_arena.empty()) << plan->tensors.off_arena[0].name;
-  ASSERT_TRUE(verify_lifetimes(graph, plan->order.order, plan->tensors, plan->lives).ok());
+  std::vector<int32_t> step_of(graph.num_nodes(), -1);
+  for (size_t i = 0; i < plan->order.steps.size(); ++i)
+    for (NodeId n : plan->units.nodes[static_cast<size_t>(plan->order.steps[i])])
+      step_of[static_cast<size_t>(n)] = static_cast<int32_t>(i);
+  ASSERT_TRUE(std::find(step_of.begin(), step_of.end(), -1) == step_of.end());
+  Status lives_ok = verify_lifetimes(graph, step_of, static_cast<int32_t>(plan->order.steps.size()),
+                                     plan->tensors, plan->lives);
+  ASSERT_TRUE(lives_ok.ok()) << lives_ok.to_string();
+  // With fusion only a group's outputs are materialised.
+  for (const ArenaTensor& t : plan->tensors.tensors) {
+    const int32_t g = plan->fusion.group_of[static_cast<size_t>(t.producer)];
+    if (g < 0) continue;
+    const auto& outs = plan->fusion.groups[static_cast<size_t>(g)].outputs;
+    EXPECT_NE(std::find(outs.begin(), outs.end(), t.value), outs.end()) << t.name;
+  }
 
   // Offsets only mention execution symbols known by the tensor's first step.
-  const auto known = known_steps(graph, *rdp, plan->order.order);
+  const auto known = known_steps(graph, *rdp, *plan);
   for (size_t t = 0; t < plan->tensors.tensors.size(); ++t) {
     for (const sym::Symbol& s : sym::free_symbols(plan->symbolic.offsets[t])) {
       if (!rdp->is_execution_symbol(s)) continue;

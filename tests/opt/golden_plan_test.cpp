@@ -14,8 +14,11 @@ namespace {
 
 using namespace sod2::testing;
 
-MemoryPlan plan_of(const Analysed& a) {
-  auto plan = plan_memory(a.graph(), a.rdp);
+// The hand-worked layouts count one node per step, every value materialised.
+MemoryPlan plan_of(const Analysed& a, bool fuse = false) {
+  MemoryPlanOptions options;
+  options.fuse = fuse;
+  auto plan = plan_memory(a.graph(), a.rdp, options);
   EXPECT_TRUE(plan.ok()) << plan.status().to_string();
   return std::move(*plan);
 }
@@ -61,6 +64,27 @@ TEST(GoldenPlan, ResidualBlockKeepsTheSkipTensorAboveTheHiddenLayer) {
   EXPECT_EQ(p.lower_bound_bytes, 576 * 3);  // at step 2: r + h + g
   EXPECT_EQ(p.greedy_bytes, 576 * 3);
   expect_golden("residual_mlp.txt",
+                symbolic_plan_text(a.graph(), plan) + plan_at_binding_text(plan, p));
+}
+
+TEST(GoldenPlan, FusedResidualBlockMaterialisesOnlyGroupOutputs) {
+  // Groups: {relu_r}, {fc1, act} (h stays inside), {fc2, residual} (c stays inside). Three
+  // steps; r 0..2 (64n), g 1..2 (256n), y 2..2 (64n): all three live at step 2, so the arena is
+  // 384n = the lower bound, against 576n unfused.
+  Analysed a = analyse(residual_mlp_model(), range_of("n", 1, 64));
+  MemoryPlan plan = plan_of(a, /*fuse=*/true);
+  ASSERT_EQ(plan.fusion.groups.size(), 3u);
+  EXPECT_EQ(plan.order.steps.size(), 3u);
+  EXPECT_EQ(plan.tensors.fused_values, 2);
+  std::vector<std::string> names;
+  for (const ArenaTensor& t : plan.tensors.tensors) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"r", "g", "y"}));
+  EXPECT_EQ(plan.symbolic.arena_bytes.to_string(), "384*n");
+  PlanAtBinding p = at(plan, a, {{"n", 3}});
+  EXPECT_EQ(p.arena_bytes, 384 * 3);
+  EXPECT_EQ(p.lower_bound_bytes, 384 * 3);
+  EXPECT_EQ(p.naive_bytes, 384 * 3);
+  expect_golden("residual_mlp_fused.txt",
                 symbolic_plan_text(a.graph(), plan) + plan_at_binding_text(plan, p));
 }
 

@@ -43,7 +43,7 @@ TEST(PlanCommand, JsonCarriesTheDocumentedFieldsAndAValidLayout) {
                          "height=320,width=320", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
-  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["schema_version"], 2);
   for (const char* key :
        {"model", "symbols", "order", "groups", "plan", "binding", "tensors", "summary", "warnings"})
     EXPECT_TRUE(doc.contains(key)) << key;
@@ -68,7 +68,18 @@ TEST(PlanCommand, JsonCarriesTheDocumentedFieldsAndAValidLayout) {
     grouped += grp["nodes"].size();
   }
   EXPECT_EQ(grouped, s["kernels_unfused"].get<size_t>());
-  EXPECT_EQ(doc["order"]["steps"].size(), 465u);
+  // One step per group, plus one per Constant node (no kernel; its value is in the package).
+  size_t group_steps = 0, nodes_run = 0;
+  for (const auto& step : doc["order"]["steps"]) {
+    nodes_run += step["nodes"].size();
+    if (step["group"] >= 0) {
+      ++group_steps;
+    } else {
+      EXPECT_EQ(step["ops"], nlohmann::json::array({"Constant"}));
+    }
+  }
+  EXPECT_EQ(group_steps, doc["groups"].size());
+  EXPECT_EQ(nodes_run, 465u);
 
   // The listed tensors, checked here without the verifier: aligned, inside the arena, and no
   // two that live at the same step share a byte.
@@ -104,13 +115,25 @@ TEST(PlanCommand, TextFormShowsOrderPlanBindingAndSummary) {
   const std::string path = write_model(testing::residual_mlp_model(), "residual");
   const CliRun r = plan({path, "--range", "n=1:64", "--bind", "n=3"});
   ASSERT_EQ(r.code, 0) << r.err;
+  // Fused: h and c stay inside their groups; r, g and y are all live at the last step.
+  for (const char* line :
+       {"order    source: peak 24576 bytes at the upper bounds (source order 24576)",
+        "  1     fc1 (+1)  MatMul+Relu", "  r       0..2   64*n   256*n", "arena    384*n",
+        "binding  n=3",
+        "arena    1152 bytes; lower bound 1152, greedy 1152, naive 1152, source order peak 1152",
+        "groups   3 (5 kernels unfused)", "  1  contraction: fc1, act",
+        "summary  arena 1152 bytes = 1.000 x lower bound; 3 groups (5 kernels unfused)"})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+
+  const CliRun unfused = plan({path, "--range", "n=1:64", "--bind", "n=3", "--no-fusion"});
+  ASSERT_EQ(unfused.code, 0) << unfused.err;
   for (const char* line :
        {"order    source: peak 36864 bytes at the upper bounds (source order 36864)",
-        "  r       0..4   64*n   512*n", "arena    576*n", "binding  n=3",
+        "  r       0..4   64*n   512*n", "arena    576*n",
         "arena    1728 bytes; lower bound 1728, greedy 1728, naive 2112, source order peak 1728",
-        "groups   3 (5 kernels unfused)", "  1  contraction: fc1, act",
-        "summary  arena 1728 bytes = 1.000 x lower bound; 3 groups (5 kernels unfused)"})
-    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+        "groups   none, planned without fusion: 5 kernels, one node each",
+        "summary  arena 1728 bytes = 1.000 x lower bound; 5 groups (5 kernels unfused)"})
+    EXPECT_NE(unfused.out.find(line), std::string::npos) << line << "\n" << unfused.out;
   std::filesystem::remove(path);
 }
 

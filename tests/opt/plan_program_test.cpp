@@ -71,7 +71,9 @@ TEST(PlanProgram, InstantiationMatchesEvaluatingEachExpression) {
 
 TEST(PlanProgram, InstantiateAllocatesNothing) {
   Analysed a = analyse(residual_mlp_model(), range_of("n", 1, 64));
-  auto plan = plan_memory(a.graph(), a.rdp);
+  MemoryPlanOptions unfused;
+  unfused.fuse = false;
+  auto plan = plan_memory(a.graph(), a.rdp, unfused);
   ASSERT_TRUE(plan.ok());
   PlanInstance inst = plan->program.make_instance();
   std::vector<int64_t> inputs{5};
