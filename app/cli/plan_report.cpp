@@ -123,6 +123,20 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
     left_out.push_back({{"name", v.name}, {"reason", v.reason}});
   plan["left_out"] = left_out;
   plan["package_constants"] = p.tensors.package_constants;
+  // Size-bucketed versions: which grid cells use which, and each version's arena. Cells not
+  // listed use the whole-range plan above.
+  Json versions = Json::array();
+  for (size_t v = 0; v < p.versions.versions.size(); ++v) {
+    Json cells = Json::array();
+    for (size_t c = 0; c < p.versions.version_of_cell.size(); ++c)
+      if (p.versions.version_of_cell[c] == static_cast<int32_t>(v))
+        cells.push_back(p.versions.grid.cell_text(c));
+    versions.push_back({{"version", v},
+                        {"cells", cells},
+                        {"arena_bytes", p.versions.versions[v].symbolic.arena_bytes.to_string()}});
+  }
+  plan["versions"] = versions;
+  plan["bucket_cells"] = p.versions.version_of_cell.size();
   doc["plan"] = plan;
 
   Json binding;
@@ -133,6 +147,7 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
     if (it != d.at.binding.end()) values[info.symbol.name()] = it->second;
   }
   binding["values"] = values;
+  binding["version"] = d.at.version;  // -1: the whole-range plan
   doc["binding"] = binding;
 
   Json inst = Json::array();

@@ -13,6 +13,9 @@
 namespace sod2::opt {
 namespace {
 
+// Tensors times bucket cells that versioning may spend greedy plans on.
+constexpr size_t kVersionBudget = 60000;
+
 // Every symbol any size mentions, sorted by name.
 std::vector<sym::Symbol> size_symbols(const TensorSet& set) {
   std::vector<sym::Symbol> out;
@@ -130,16 +133,54 @@ Expected<MemoryPlan> plan_memory(const Graph& graph, const RdpResult& rdp,
   request.ranges = &rdp.ranges();
   plan.symbolic = plan_symbolic(request);
   SOD2_ASSIGN_OR_RETURN(plan.program, PlanProgram::compile(plan.symbolic));
+
+  if (options.versions) {
+    std::vector<sym::Symbol> inputs;
+    for (const sym::Symbol& s : symbols)
+      if (!rdp.is_execution_symbol(s)) inputs.push_back(s);
+    VersionRequest vr;
+    vr.sizes = sizes;
+    vr.lives = plan.lives;
+    vr.segments = plan.segments;
+    vr.ranges = &rdp.ranges();
+    vr.whole_range = &plan.symbolic;
+    vr.sizes_at = [&](const sym::Binding& b) {
+      return reference_sizes(plan.tensors, complete_binding(rdp, symbols, b));
+    };
+    // Each cell costs a few greedy plans over every tensor: fewer cells for big graphs keep
+    // planning time near the single plan's.
+    const size_t max_cells = std::clamp<size_t>(
+        kVersionBudget / std::max<size_t>(plan.tensors.tensors.size(), 1), 1, 27);
+    SOD2_ASSIGN_OR_RETURN(plan.versions,
+                          plan_versions(make_bucket_grid(rdp.ranges(), inputs, 3, max_cells), vr));
+  }
   return plan;
 }
 
+int32_t MemoryPlan::version_for(const sym::Binding& binding) const {
+  if (versions.version_of_cell.empty()) return -1;
+  return versions.version_of_cell[versions.grid.cell_of(binding)];
+}
+
+const SymbolicPlan& MemoryPlan::symbolic_of(int32_t version) const {
+  return version < 0 ? symbolic : versions.versions[static_cast<size_t>(version)].symbolic;
+}
+
+const PlanProgram& MemoryPlan::program_of(int32_t version) const {
+  return version < 0 ? program : versions.versions[static_cast<size_t>(version)].program;
+}
+
 Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& rdp,
-                                      const sym::Binding& binding) {
+                                      const sym::Binding& binding, std::optional<int32_t> version) {
   PlanAtBinding at;
   at.binding = complete_binding(rdp, plan.program.symbols(), binding);
-  SOD2_ASSIGN_OR_RETURN(std::vector<int64_t> inputs, plan.program.inputs_from(at.binding));
-  PlanInstance inst = plan.program.make_instance();
-  SOD2_RETURN_IF_ERROR(plan.program.instantiate(inputs, &inst));
+  at.version = version ? *version : plan.version_for(at.binding);
+  if (at.version < -1 || at.version >= static_cast<int32_t>(plan.versions.versions.size()))
+    return internal_error("no plan version " + std::to_string(at.version));
+  const PlanProgram& program = plan.program_of(at.version);
+  SOD2_ASSIGN_OR_RETURN(std::vector<int64_t> inputs, program.inputs_from(at.binding));
+  PlanInstance inst = program.make_instance();
+  SOD2_RETURN_IF_ERROR(program.instantiate(inputs, &inst));
   const size_t n = inst.num_tensors();
   std::vector<int64_t> sizes(n);
   at.tensors.resize(n);

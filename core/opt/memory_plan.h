@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "core/opt/fusion.h"
 #include "core/opt/plan_program.h"
 #include "core/opt/plan_types.h"
+#include "core/opt/plan_versions.h"
 #include "core/opt/step_units.h"
 #include "core/opt/symbolic_planner.h"
 #include "core/opt/tensor_sizes.h"
@@ -28,6 +30,8 @@ struct MemoryPlanOptions {
   // true: plan fused groups (fusion.h) as the steps and keep the values inside a group out of
   // the arena, as the runtime executes them; false: one node per step, every value materialised.
   bool fuse = true;
+  // true: add size-bucketed versions (plan_versions.h) where a bucket gets closer to the bound.
+  bool versions = true;
 };
 
 struct MemoryPlan {
@@ -38,9 +42,16 @@ struct MemoryPlan {
   std::vector<Lifetime> lives;         // in order.order
   std::vector<Lifetime> source_lives;  // in the source order of the same units, for its peak
   std::vector<int32_t> segments;       // EDO segments (segments.h)
-  SymbolicPlan symbolic;
+  SymbolicPlan symbolic;               // the whole-range plan
   PlanProgram program;
+  PlanVersions versions;   // bucketed versions; a cell without one uses the whole-range plan
   sym::Binding reference;  // the upper bounds: what the order and the layering were chosen at
+
+  // The version a binding runs with: -1 for the whole-range plan, else an index into
+  // versions.versions. Symbols the binding lacks count at their upper bound.
+  int32_t version_for(const sym::Binding& binding) const;
+  const SymbolicPlan& symbolic_of(int32_t version) const;
+  const PlanProgram& program_of(int32_t version) const;
 };
 
 Expected<MemoryPlan> plan_memory(const Graph& graph, const RdpResult& rdp,
@@ -54,6 +65,7 @@ int32_t count_kernel_steps(const Graph& graph, const StepUnits& units);
 // A plan at one binding.
 struct PlanAtBinding {
   sym::Binding binding;  // as given, plus upper bounds for unbound execution symbols
+  int32_t version = -1;  // MemoryPlan::version_for(binding)
   std::vector<PlacedTensor> tensors;
   int64_t arena_bytes = 0;
   int64_t lower_bound_bytes = 0;        // peak live bytes in the plan's order
@@ -64,7 +76,10 @@ struct PlanAtBinding {
 
 // Instantiates the plan at `binding` (input symbols bound, execution symbols optional) and
 // computes the yardsticks. Errors: a symbol the plan needs is unbound, or a size overflows.
+// `version` forces a version (-1: the whole-range plan) instead of the binding's own, which any
+// version's layout must survive.
 Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& rdp,
-                                      const sym::Binding& binding);
+                                      const sym::Binding& binding,
+                                      std::optional<int32_t> version = std::nullopt);
 
 }  // namespace sod2::opt

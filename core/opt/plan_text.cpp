@@ -83,6 +83,11 @@ std::string symbolic_plan_text(const Graph& graph, const MemoryPlan& plan) {
 
 std::string plan_at_binding_text(const MemoryPlan& plan, const PlanAtBinding& at) {
   std::string out = "binding  " + binding_text(at.binding) + "\n";
+  if (at.version >= 0) {
+    const PlanVersions& v = plan.versions;
+    out += "version  " + std::to_string(at.version) + " of " + std::to_string(v.versions.size()) +
+           " bucketed, for " + v.grid.cell_text(v.grid.cell_of(at.binding)) + "\n";
+  }
   std::vector<std::vector<std::string>> rows{{"tensor", "steps", "size", "offset"}};
   for (size_t t = 0; t < at.tensors.size(); ++t) {
     rows.push_back({plan.tensors.tensors[t].name, steps(at.tensors[t].life),

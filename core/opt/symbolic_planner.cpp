@@ -82,19 +82,15 @@ int64_t layering_arena(const Layering& layering, std::span<const int64_t> sizes)
   return arena;
 }
 
-SymbolicPlan plan_symbolic(const SymbolicPlanRequest& request) {
-  const size_t n = request.sizes.size();
-  // Pick the layering: every reference times every placement order, judged by the worst
-  // arena / lower bound over the judged sizes.
+LayeringChoice choose_layering(const SymbolicPlanRequest& request) {
+  // Every reference times every placement order, judged by the worst arena / lower bound over
+  // the judged sizes.
   std::span<const std::vector<int64_t>> judges =
       request.judges.empty() ? request.references.first(1) : request.judges;
   std::vector<int64_t> lower_bounds;
   for (const auto& sizes : judges)
     lower_bounds.push_back(std::max<int64_t>(peak_live_bytes(sizes, request.lives), 1));
-  Layering best;
-  double best_score = 0;
-  std::string best_name;
-  size_t best_reference = 0;
+  LayeringChoice best;
   for (size_t r = 0; r < request.references.size(); ++r) {
     for (PlacementOrder rule :
          {PlacementOrder::kBySize, PlacementOrder::kByBreadth, PlacementOrder::kByLifetime}) {
@@ -106,21 +102,27 @@ SymbolicPlan plan_symbolic(const SymbolicPlanRequest& request) {
         score = std::max(score, static_cast<double>(layering_arena(layering, judges[j])) /
                                     static_cast<double>(lower_bounds[j]));
       }
-      if (best_name.empty() || score < best_score) {
-        best = std::move(layering);
-        best_score = score;
-        best_name = placement_name(rule);
-        best_reference = r;
-      }
+      if (best.placement.empty() || score < best.score)
+        best = {std::move(layering), score, placement_name(rule), r};
     }
   }
+  return best;
+}
 
+SymbolicPlan plan_symbolic(const SymbolicPlanRequest& request) {
+  return symbolic_from_layering(request, choose_layering(request));
+}
+
+SymbolicPlan symbolic_from_layering(const SymbolicPlanRequest& request, LayeringChoice choice) {
+  const size_t n = request.sizes.size();
+  Layering& best = choice.layering;
   SymbolicPlan plan;
   plan.sizes.assign(request.sizes.begin(), request.sizes.end());
   plan.offsets.assign(n, sym::SymExpr(0));
   plan.below = std::move(best.below);
-  plan.placement = best_name;
-  plan.reference = best_reference;
+  plan.layer_order = best.order;
+  plan.placement = choice.placement;
+  plan.reference = choice.reference;
   std::vector<bool> has_successor(n, false);
   std::vector<sym::SymExpr> ends;
   for (int32_t t : best.order) {

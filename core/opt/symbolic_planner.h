@@ -60,8 +60,10 @@ int64_t layering_arena(const Layering& layering, std::span<const int64_t> sizes)
 struct SymbolicPlan {
   std::vector<sym::SymExpr> sizes;
   std::vector<sym::SymExpr> offsets;
-  // The tensors whose end bounds each offset from below (after the reduction above).
+  // The tensors whose end bounds each offset from below (after the reduction above), and an
+  // order in which every tensor comes after those below it.
   std::vector<std::vector<int32_t>> below;
+  std::vector<int32_t> layer_order;
   sym::SymExpr arena_bytes;
   std::string placement;  // the winning candidate's placement order: "by-size"...
   size_t reference = 0;   // and the index of its reference sizes
@@ -77,6 +79,18 @@ struct SymbolicPlanRequest {
   std::span<const int32_t> segments;      // empty: one segment
   const sym::RangeMap* ranges = nullptr;  // for simplification; nullptr: canonical forms only
 };
+
+// The two halves of plan_symbolic, for callers that compare layerings before paying for
+// expressions (plan_versions.h): the winning candidate, judged with concrete sizes only...
+struct LayeringChoice {
+  Layering layering;
+  double score = 0;  // worst arena / lower bound over the judged sizes
+  std::string placement;
+  size_t reference = 0;
+};
+LayeringChoice choose_layering(const SymbolicPlanRequest& request);
+// ...and its offsets as expressions.
+SymbolicPlan symbolic_from_layering(const SymbolicPlanRequest& request, LayeringChoice choice);
 
 SymbolicPlan plan_symbolic(const SymbolicPlanRequest& request);
 

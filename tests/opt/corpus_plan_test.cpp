@@ -111,12 +111,15 @@ TEST_P(CorpusPlan, VerifiedAtBenchmarkAndRandomBindings) {
 
   // Offsets only mention execution symbols known by the tensor's first step.
   const auto known = known_steps(graph, *rdp, *plan);
-  for (size_t t = 0; t < plan->tensors.tensors.size(); ++t) {
-    for (const sym::Symbol& s : sym::free_symbols(plan->symbolic.offsets[t])) {
-      if (!rdp->is_execution_symbol(s)) continue;
-      ASSERT_TRUE(known.count(s.name())) << s.name();
-      EXPECT_LE(known.at(s.name()), plan->lives[t].first_step)
-          << "offset of '" << plan->tensors.tensors[t].name << "' needs " << s.name();
+  const int32_t num_versions = static_cast<int32_t>(plan->versions.versions.size());
+  for (int32_t v = -1; v < num_versions; ++v) {
+    for (size_t t = 0; t < plan->tensors.tensors.size(); ++t) {
+      for (const sym::Symbol& s : sym::free_symbols(plan->symbolic_of(v).offsets[t])) {
+        if (!rdp->is_execution_symbol(s)) continue;
+        ASSERT_TRUE(known.count(s.name())) << s.name();
+        EXPECT_LE(known.at(s.name()), plan->lives[t].first_step)
+            << "offset of '" << plan->tensors.tensors[t].name << "' needs " << s.name();
+      }
     }
   }
 
@@ -142,12 +145,20 @@ TEST_P(CorpusPlan, VerifiedAtBenchmarkAndRandomBindings) {
       // The order was checked at these bindings: never worse than the file's.
       EXPECT_LE(at->lower_bound_bytes, at->source_order_peak_bytes) << where;
     }
+    // Every version is valid everywhere, not only in its own cell.
+    for (int32_t v = -1; v < num_versions && i < 10; ++v) {
+      auto forced = evaluate_plan(*plan, *rdp, bindings[i], v);
+      ASSERT_TRUE(forced.ok()) << forced.status().to_string();
+      Status fst = verify_layout(forced->tensors, forced->arena_bytes, names);
+      ASSERT_TRUE(fst.ok()) << where << ", version " << v << ": " << fst.to_string();
+    }
     if (i < 5) {
+      const SymbolicPlan& symbolic = plan->symbolic_of(at->version);
       for (size_t t = 0; t < at->tensors.size(); ++t) {
-        ASSERT_EQ(at->tensors[t].offset, *sym::evaluate(plan->symbolic.offsets[t], at->binding));
-        ASSERT_EQ(at->tensors[t].size, *sym::evaluate(plan->symbolic.sizes[t], at->binding));
+        ASSERT_EQ(at->tensors[t].offset, *sym::evaluate(symbolic.offsets[t], at->binding));
+        ASSERT_EQ(at->tensors[t].size, *sym::evaluate(symbolic.sizes[t], at->binding));
       }
-      EXPECT_EQ(at->arena_bytes, *sym::evaluate(plan->symbolic.arena_bytes, at->binding));
+      EXPECT_EQ(at->arena_bytes, *sym::evaluate(symbolic.arena_bytes, at->binding));
     }
   }
 }
