@@ -1,0 +1,7 @@
+#include "runtime/kernels/kernel_registry.h"
+
+namespace sod2::rt {
+
+void register_data_kernels(KernelRegistry& r) {}
+
+}  // namespace sod2::rt

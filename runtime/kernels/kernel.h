@@ -1,0 +1,79 @@
+// The CPU kernel interface. A kernel is created once per node when a model loads (reading and
+// validating its attributes then), and run once per execution of the node.
+//
+// Inputs arrive as views; an omitted optional input is nullptr. A kernel computes its outputs'
+// shapes itself and asks the context for their memory with output(): the executor hands out
+// the bytes the memory plan reserved (checking that the shape fits what RDP predicted) or, for
+// values the plan does not hold, other memory. A kernel never allocates tensors itself, and in
+// the steady state it should not touch the heap at all (scratch comes from scratch()).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/status/status.h"
+#include "runtime/kernels/attrs.h"
+#include "runtime/tensor/tensor.h"
+#include "runtime/threads/thread_pool.h"
+
+namespace sod2::rt {
+
+// What a kernel factory knows about its node.
+struct NodeInfo {
+  std::string name;
+  std::string op_type;
+  std::string domain;  // "" for ai.onnx
+  int opset = 0;       // of the node's domain
+  Attrs attrs;
+  // Per input slot (omitted optional inputs included, as kUndefined with present = false).
+  std::vector<DType> input_dtypes;
+  std::vector<bool> input_present;
+  std::vector<DType> output_dtypes;  // kUndefined where unknown
+  size_t num_outputs = 0;
+};
+
+// Memory for outputs and scratch, provided by the executor.
+class OutputAllocator {
+ public:
+  virtual ~OutputAllocator() = default;
+  virtual Expected<Tensor*> output(size_t index, DType dtype, const Shape& shape) = 0;
+  virtual Expected<void*> scratch(size_t bytes) = 0;
+};
+
+class KernelContext {
+ public:
+  KernelContext(std::span<const Tensor* const> inputs, OutputAllocator* alloc, ThreadPool* pool)
+      : inputs_(inputs), alloc_(alloc), pool_(pool) {}
+
+  size_t num_inputs() const { return inputs_.size(); }
+  // nullptr for an omitted optional input (or an index past the end).
+  const Tensor* input(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  // The memory for output i with this type and shape; the view stays valid for this run.
+  Expected<Tensor*> output(size_t i, DType dtype, const Shape& shape) {
+    return alloc_->output(i, dtype, shape);
+  }
+  // Scratch bytes valid until the kernel returns, 64-byte aligned.
+  Expected<void*> scratch(size_t bytes) { return alloc_->scratch(bytes); }
+  ThreadPool& pool() { return *pool_; }
+
+ private:
+  std::span<const Tensor* const> inputs_;
+  OutputAllocator* alloc_;
+  ThreadPool* pool_;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Errors name what is wrong with the inputs ("Gather: index 7 is out of range for axis 0 of
+  // size 5"); the executor adds the node's name.
+  virtual Status run(KernelContext& ctx) = 0;
+};
+
+// Validates the node's attributes and input types; an unsupported case (a mode, a dtype) is an
+// `unsupported` error naming it.
+using KernelFactory = Expected<std::unique_ptr<Kernel>> (*)(const NodeInfo& node);
+
+}  // namespace sod2::rt

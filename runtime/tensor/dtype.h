@@ -1,0 +1,82 @@
+// Element types the runtime handles, numbered like ONNX's TensorProto.DataType so a package can
+// store them verbatim.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sod2::rt {
+
+enum class DType : uint8_t {
+  kUndefined = 0,
+  kFloat = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kUint16 = 4,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kString = 8,
+  kBool = 9,
+  kFloat16 = 10,
+  kDouble = 11,
+  kUint32 = 12,
+  kUint64 = 13,
+  kBFloat16 = 16,
+};
+
+// Bytes per element; 0 for kUndefined and kString (no fixed size).
+size_t dtype_size(DType t);
+const char* dtype_name(DType t);
+// Whether `raw` (a stored byte) names a DType this runtime knows.
+bool is_known_dtype(uint8_t raw);
+
+// The C++ type of each numeric DType, for kernels that dispatch with a switch.
+template <DType T>
+struct DTypeTraits;
+template <>
+struct DTypeTraits<DType::kFloat> {
+  using type = float;
+};
+template <>
+struct DTypeTraits<DType::kDouble> {
+  using type = double;
+};
+template <>
+struct DTypeTraits<DType::kInt8> {
+  using type = int8_t;
+};
+template <>
+struct DTypeTraits<DType::kUint8> {
+  using type = uint8_t;
+};
+template <>
+struct DTypeTraits<DType::kInt16> {
+  using type = int16_t;
+};
+template <>
+struct DTypeTraits<DType::kUint16> {
+  using type = uint16_t;
+};
+template <>
+struct DTypeTraits<DType::kInt32> {
+  using type = int32_t;
+};
+template <>
+struct DTypeTraits<DType::kUint32> {
+  using type = uint32_t;
+};
+template <>
+struct DTypeTraits<DType::kInt64> {
+  using type = int64_t;
+};
+template <>
+struct DTypeTraits<DType::kUint64> {
+  using type = uint64_t;
+};
+template <>
+struct DTypeTraits<DType::kBool> {
+  using type = bool;
+};
+
+}  // namespace sod2::rt
