@@ -14,6 +14,7 @@ PACKAGES=(
   xvfb xauth
   clang libclang-rt-14-dev
   nlohmann-json3-dev
+  libdnnl-dev libopenblas-dev
 )
 
 missing=()

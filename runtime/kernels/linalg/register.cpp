@@ -1,7 +1,24 @@
 #include "runtime/kernels/kernel_registry.h"
+#include "runtime/kernels/linalg/linalg_kernels.h"
 
 namespace sod2::rt {
 
-void register_linalg_kernels(KernelRegistry& r) {}
+// Each op is registered at every opset where its ONNX definition changed (within 1..17); the
+// kernels read the node's opset where the versions differ (Resize, pooling's ceil_mode...).
+void register_linalg_kernels(KernelRegistry& r) {
+  for (int v : {1, 9, 13}) r.add("", "MatMul", v, make_matmul);
+  for (int v : {1, 6, 7, 9, 11, 13}) r.add("", "Gemm", v, make_gemm);
+  for (int v : {1, 11}) r.add("", "Conv", v, make_conv);
+  for (int v : {1, 11}) r.add("", "ConvTranspose", v, make_conv_transpose);
+  for (int v : {1, 8, 10, 11, 12}) r.add("", "MaxPool", v, make_max_pool);
+  for (int v : {1, 7, 10, 11}) r.add("", "AveragePool", v, make_average_pool);
+  r.add("", "GlobalAveragePool", 1, make_global_average_pool);
+  r.add("", "GlobalMaxPool", 1, make_global_max_pool);
+  for (int v : {10, 11, 13}) r.add("", "Resize", v, make_resize);
+  for (int v : {7, 9}) r.add("", "Upsample", v, make_upsample);
+  for (int v : {1, 7, 14}) r.add("", "LSTM", v, make_lstm);
+  for (int v : {1, 3, 7, 14}) r.add("", "GRU", v, make_gru);
+  r.add("", "Einsum", 12, make_einsum);
+}
 
 }  // namespace sod2::rt

@@ -1,7 +1,21 @@
+// The math family: elementwise, activations, normalisation and reductions.
 #include "runtime/kernels/kernel_registry.h"
+#include "runtime/kernels/math/math_common.h"
 
 namespace sod2::rt {
 
-void register_math_kernels(KernelRegistry& r) {}
+void register_math_kernels(KernelRegistry& r) {
+  math::register_unary(r);
+  math::register_binary(r);
+  math::register_variadic(r);
+  math::register_where_clip(r);
+  math::register_cast(r);
+  math::register_softmax(r);
+  math::register_normalization(r);
+  math::register_reduce(r);
+  math::register_arg_reduce(r);
+  math::register_topk(r);
+  math::register_cumsum(r);
+}
 
 }  // namespace sod2::rt

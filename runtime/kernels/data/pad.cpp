@@ -1,0 +1,205 @@
+// Pad in constant, reflect and edge modes; negative pads crop. Each output row (one index over
+// all dims but the last) maps to an input row or is all padding; inside a row the part that lies
+// within the input is one memcpy and only the pads are written element by element.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "runtime/kernels/data/common.h"
+#include "runtime/kernels/data/factories.h"
+
+namespace sod2::rt {
+namespace {
+
+enum class PadMode { kConstant, kReflect, kEdge };
+
+// The input index an output index reads along one axis, or -1 for the constant.
+inline int64_t source_index(int64_t o, int64_t begin, int64_t n, PadMode mode) {
+  int64_t i = o - begin;
+  if (i >= 0 && i < n) return i;
+  switch (mode) {
+    case PadMode::kConstant: return -1;
+    case PadMode::kEdge: return i < 0 ? 0 : n - 1;
+    case PadMode::kReflect: {
+      if (n == 1) return 0;
+      const int64_t period = 2 * (n - 1);
+      i %= period;
+      if (i < 0) i += period;
+      return i < n ? i : period - i;
+    }
+  }
+  return -1;
+}
+
+struct PadSpec {
+  PadMode mode = PadMode::kConstant;
+  int count = 0;  // 2 * rank
+  int64_t pads[2 * kMaxRank] = {};
+};
+
+Status pad(KernelContext& ctx, const Tensor& data, const PadSpec& spec, const uint8_t* value) {
+  SOD2_RETURN_IF_ERROR(require_fixed_size(data.dtype, "Pad"));
+  const Shape& in = data.shape;
+  const int rank = in.rank();
+  if (spec.count != 2 * rank) {
+    return invalid_argument("Pad: " + std::to_string(spec.count) + " pads for an input of rank " +
+                            std::to_string(rank));
+  }
+  if (rank == 0) return invalid_argument("Pad: input must have rank >= 1");
+  int64_t dims[kMaxRank];
+  const int64_t* begin = spec.pads;
+  const int64_t* end = spec.pads + rank;
+  for (int i = 0; i < rank; ++i) {
+    if (__builtin_add_overflow(in[i], begin[i], &dims[i]) ||
+        __builtin_add_overflow(dims[i], end[i], &dims[i]) || dims[i] < 0) {
+      return invalid_argument("Pad: pads make axis " + std::to_string(i) + " of size " +
+                              std::to_string(in[i]) + " invalid");
+    }
+    if (spec.mode != PadMode::kConstant && in[i] == 0 && dims[i] > 0) {
+      return invalid_argument("Pad: cannot " +
+                              std::string(spec.mode == PadMode::kEdge ? "edge" : "reflect") +
+                              "-pad the empty axis " + std::to_string(i));
+    }
+  }
+  const size_t elem = dtype_size(data.dtype);
+  SOD2_ASSIGN_OR_RETURN(Shape out_shape, checked_shape(dims, rank, elem, "Pad"));
+  SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, data.dtype, out_shape));
+  if (out_shape.numel() == 0) return Status::ok_status();
+
+  int64_t in_strides[kMaxRank];
+  row_major_strides(in, in_strides);
+  const int last = rank - 1;
+  const int64_t row_len = dims[last], in_len = in[last], b_last = begin[last];
+  // The part of each output row that lies inside the input row.
+  const int64_t mid_lo = std::clamp<int64_t>(b_last, 0, row_len);
+  const int64_t mid_hi = std::clamp<int64_t>(b_last + in_len, mid_lo, row_len);
+  const int64_t rows = out_shape.numel() / row_len;
+  const auto* src = static_cast<const uint8_t*>(data.data);
+  auto* dst = static_cast<uint8_t*>(out->data);
+  const PadMode mode = spec.mode;
+  const size_t row_bytes = static_cast<size_t>(row_len) * elem;
+  const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>((64u << 10) / row_bytes));
+
+  ctx.pool().parallel_for(rows, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t row = lo; row < hi; ++row) {
+      uint8_t* out_row = dst + static_cast<size_t>(row) * row_bytes;
+      int64_t offset = 0;  // of the input row, in elements
+      bool padding_row = false;
+      int64_t r = row;
+      for (int i = last - 1; i >= 0; --i) {
+        const int64_t o = r % dims[i];
+        r /= dims[i];
+        const int64_t s = source_index(o, begin[i], in[i], mode);
+        if (s < 0) {
+          padding_row = true;
+          break;
+        }
+        offset += s * in_strides[i];
+      }
+      if (padding_row) {
+        fill_elements(out_row, value, elem, row_len);
+        continue;
+      }
+      const uint8_t* in_row = src + static_cast<size_t>(offset) * elem;
+      for (int64_t o = 0; o < mid_lo; ++o) {
+        const int64_t s = source_index(o, b_last, in_len, mode);
+        std::memcpy(out_row + static_cast<size_t>(o) * elem,
+                    s < 0 ? value : in_row + static_cast<size_t>(s) * elem, elem);
+      }
+      if (mid_hi > mid_lo) {
+        std::memcpy(out_row + static_cast<size_t>(mid_lo) * elem,
+                    in_row + static_cast<size_t>(mid_lo - b_last) * elem,
+                    static_cast<size_t>(mid_hi - mid_lo) * elem);
+      }
+      for (int64_t o = mid_hi; o < row_len; ++o) {
+        const int64_t s = source_index(o, b_last, in_len, mode);
+        std::memcpy(out_row + static_cast<size_t>(o) * elem,
+                    s < 0 ? value : in_row + static_cast<size_t>(s) * elem, elem);
+      }
+    }
+  });
+  return Status::ok_status();
+}
+
+Expected<PadMode> read_mode(const NodeInfo& node) {
+  SOD2_ASSIGN_OR_RETURN(std::string mode, node.attrs.get_string("mode", "constant"));
+  if (mode == "constant") return PadMode::kConstant;
+  if (mode == "reflect") return PadMode::kReflect;
+  if (mode == "edge") return PadMode::kEdge;
+  return unsupported("Pad: mode '" + mode + "'");
+}
+
+// Pad-1 and Pad-2: pads and the constant are attributes.
+class PadAttrKernel final : public Kernel {
+ public:
+  PadAttrKernel(const PadSpec& spec, float value) : spec_(spec), value_(value) {}
+  Status run(KernelContext& ctx) override {
+    const Tensor* data = ctx.input(0);
+    if (!data) return invalid_argument("Pad: missing input");
+    alignas(8) uint8_t value[8] = {};
+    if (spec_.mode == PadMode::kConstant)
+      SOD2_RETURN_IF_ERROR(store_scalar(data->dtype, value_, value));
+    return pad(ctx, *data, spec_, value);
+  }
+
+ private:
+  PadSpec spec_;
+  float value_;
+};
+
+// Pad-11+: pads (input 1) and constant_value (optional input 2).
+class PadInputKernel final : public Kernel {
+ public:
+  explicit PadInputKernel(PadMode mode) : mode_(mode) {}
+  Status run(KernelContext& ctx) override {
+    const Tensor* data = ctx.input(0);
+    const Tensor* pads = ctx.input(1);
+    if (!data || !pads) return invalid_argument("Pad: data and pads are required");
+    PadSpec spec;
+    spec.mode = mode_;
+    SOD2_ASSIGN_OR_RETURN(spec.count, read_int_list(*pads, spec.pads, 2 * kMaxRank, "Pad", "pads"));
+    alignas(8) uint8_t value[8] = {};
+    const Tensor* constant = ctx.input(2);
+    if (constant && constant->numel() > 0 && mode_ == PadMode::kConstant) {
+      if (constant->dtype != data->dtype || constant->numel() != 1) {
+        return invalid_argument("Pad: constant_value must be one value of the data's type");
+      }
+      if (dtype_size(data->dtype) <= 8) std::memcpy(value, constant->data, dtype_size(data->dtype));
+    }
+    return pad(ctx, *data, spec, value);
+  }
+
+ private:
+  PadMode mode_;
+};
+
+Expected<std::unique_ptr<Kernel>> make_pad_attr(const NodeInfo& node, const char* pads_name) {
+  SOD2_ASSIGN_OR_RETURN(PadMode mode, read_mode(node));
+  SOD2_ASSIGN_OR_RETURN(std::vector<int64_t> pads, node.attrs.get_ints(pads_name));
+  SOD2_ASSIGN_OR_RETURN(float value, node.attrs.get_float("value", 0.0f));
+  if (pads.size() > static_cast<size_t>(2 * kMaxRank) || pads.size() % 2 != 0) {
+    return invalid_model(std::string("Pad: attribute '") + pads_name + "' has a bad length");
+  }
+  PadSpec spec;
+  spec.mode = mode;
+  spec.count = static_cast<int>(pads.size());
+  std::copy(pads.begin(), pads.end(), spec.pads);
+  return make_kernel<PadAttrKernel>(spec, value);
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Kernel>> make_pad_v1(const NodeInfo& node) {
+  return make_pad_attr(node, "paddings");
+}
+
+Expected<std::unique_ptr<Kernel>> make_pad_v2(const NodeInfo& node) {
+  return make_pad_attr(node, "pads");
+}
+
+Expected<std::unique_ptr<Kernel>> make_pad_v11(const NodeInfo& node) {
+  SOD2_ASSIGN_OR_RETURN(PadMode mode, read_mode(node));
+  return make_kernel<PadInputKernel>(mode);
+}
+
+}  // namespace sod2::rt

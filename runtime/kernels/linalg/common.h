@@ -1,0 +1,79 @@
+// Helpers shared by the linalg kernels: dtype checks, attribute reading, per-thread scratch.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status/status.h"
+#include "runtime/kernels/kernel.h"
+
+namespace sod2::rt {
+
+// "Conv: dtype int32 of input X is not supported (float32 only)".
+Status unsupported_dtype(const char* op, const char* input, DType t);
+// Checks that every present input of the node is float32 (at creation time).
+Status require_float_inputs(const NodeInfo& node);
+
+// Reads an int attribute into *out, or returns the error (for use in factories).
+#define SOD2_ATTR(out, expr)                          \
+  do {                                                \
+    auto sod2_attr_ = (expr);                         \
+    if (!sod2_attr_.ok()) return sod2_attr_.status(); \
+    out = std::move(sod2_attr_).value();              \
+  } while (0)
+
+// Slices of one scratch buffer, one per concurrently running parallel_for chunk: the pool gives
+// no thread index, but at most num_threads() chunks run at once, so a free slice always exists.
+class ScratchSlots {
+ public:
+  static constexpr int kMaxSlots = 256;
+  ScratchSlots(float* base, int64_t slot_floats, int slots)
+      : base_(base), slot_floats_(slot_floats), slots_(slots < kMaxSlots ? slots : kMaxSlots) {
+    for (auto& f : busy_) f.store(false, std::memory_order_relaxed);
+  }
+  // Slot count a pool needs.
+  static int count(const ThreadPool& pool) {
+    return pool.num_threads() < kMaxSlots ? pool.num_threads() : kMaxSlots;
+  }
+  int acquire() {
+    for (;;) {
+      for (int i = 0; i < slots_; ++i) {
+        bool expected = false;
+        if (!busy_[i].load(std::memory_order_relaxed) &&
+            busy_[i].compare_exchange_strong(expected, true, std::memory_order_acquire))
+          return i;
+      }
+    }
+  }
+  void release(int i) { busy_[i].store(false, std::memory_order_release); }
+  float* data(int i) const { return base_ + slot_floats_ * i; }
+
+ private:
+  float* base_;
+  int64_t slot_floats_;
+  int slots_;
+  std::array<std::atomic<bool>, kMaxSlots> busy_;
+};
+
+// Scratch for `count` floats (at least one, so a zero-sized job still gets a valid pointer).
+Expected<float*> scratch_floats(KernelContext& ctx, int64_t count);
+
+// Broadcasts two shapes numpy-style; false when incompatible.
+bool broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b,
+                      std::vector<int64_t>* out);
+
+std::string dims_string(std::span<const int64_t> dims);
+
+// Per-target vectorisation of direct loops: the runtime is built for baseline x86-64 (SSE2), so
+// hot loops get AVX2/AVX-512 clones picked at load time; other targets compile them once.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SOD2_LINALG_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define SOD2_LINALG_CLONES
+#endif
+
+}  // namespace sod2::rt

@@ -1,0 +1,292 @@
+// Conv (1-D to 3-D, groups, dilations, pads, auto_pad, bias) on NCHW float32.
+//
+// Three paths, all ending in the same per-tile epilogue (bias + activation + residual):
+//  - depthwise (one input channel per group, 1-D/2-D): a direct loop per output plane; im2col
+//    would copy every input value k*k times for k*k multiply-adds each;
+//  - pointwise (1x1, stride 1, no pads): a GEMM on the input as it is;
+//  - otherwise im2col + GEMM, tiled over output positions so each thread builds a panel of
+//    columns that fits in L2 and multiplies it right away.
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/conv_internal.h"
+#include "runtime/kernels/linalg/gemm.h"
+#include "runtime/kernels/linalg/geometry.h"
+#include "runtime/kernels/linalg/linalg_kernels.h"
+
+namespace sod2::rt {
+namespace {
+
+// One output value of a depthwise conv with bounds checks (plane borders).
+inline float depthwise_point(const float* x, const float* w, const Window3& g, int64_t oy,
+                             int64_t ox) {
+  float acc = 0.f;
+  for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+    const int64_t iy = oy * g.stride[1] - g.pad_begin[1] + ky * g.dil[1];
+    if (iy < 0 || iy >= g.in[1]) continue;
+    for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+      const int64_t ix = ox * g.stride[2] - g.pad_begin[2] + kx * g.dil[2];
+      if (ix >= 0 && ix < g.in[2]) acc += w[ky * g.k[2] + kx] * x[iy * g.in[2] + ix];
+    }
+  }
+  return acc;
+}
+
+// One output plane of a depthwise conv (2-D view: depth is 1). Interior columns, where every
+// tap is inside the row, run in blocks of 16 outputs held in registers across all taps (one
+// store per output); borders and strided rows take the checked path.
+SOD2_LINALG_CLONES
+void depthwise_plane(const float* x, const float* w, float* y, const Window3& g) {
+  const int64_t iw = g.in[2], oh = g.out[1], ow = g.out[2];
+  const int64_t kh = g.k[1], kw = g.k[2], sw = g.stride[2], dw = g.dil[2];
+  const int64_t pw = g.pad_begin[2];
+  // Interior: ox - pw >= 0 and ox - pw + (kw - 1) * dw < iw (stride 1 only).
+  int64_t a = ow, b = ow;
+  if (sw == 1) {
+    a = std::min(ow, pw);
+    b = std::clamp<int64_t>(iw - (kw - 1) * dw + pw, a, ow);
+  }
+  constexpr int V = 16;
+  constexpr int kMaxRows = 16;
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    float* yr = y + oy * ow;
+    const float* rows[kMaxRows];
+    const float* wrows[kMaxRows];
+    int nr = 0;
+    bool fits = kh <= kMaxRows;
+    for (int64_t ky = 0; fits && ky < kh; ++ky) {
+      const int64_t iy = oy * g.stride[1] - g.pad_begin[1] + ky * g.dil[1];
+      if (iy < 0 || iy >= g.in[1]) continue;
+      rows[nr] = x + iy * iw - pw;
+      wrows[nr++] = w + ky * kw;
+    }
+    int64_t ox = 0;
+    for (; ox < a; ++ox) yr[ox] = depthwise_point(x, w, g, oy, ox);
+    if (fits && b - a >= V) {
+      // Blocks of V; the last one is shifted back to end at b (recomputing a few outputs is
+      // cheaper than a scalar tail).
+      for (;;) {
+        const int64_t o0 = std::min(ox, b - V);
+        float acc[V] = {};
+        for (int r = 0; r < nr; ++r) {
+          const float* xr = rows[r] + o0;
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            const float wv = wrows[r][kx];
+            const float* xs = xr + kx * dw;
+            for (int i = 0; i < V; ++i) acc[i] += wv * xs[i];
+          }
+        }
+        for (int i = 0; i < V; ++i) yr[o0 + i] = acc[i];
+        ox = o0 + V;
+        if (ox >= b) break;
+      }
+    }
+    for (; ox < ow; ++ox) yr[ox] = depthwise_point(x, w, g, oy, ox);
+  }
+}
+
+// Rows [0, cg*k_size) x columns [p0, p1) of the im2col matrix of one group's input `x`
+// (cg planes of g.in_size()), written densely (row stride p1 - p0) to `dst`.
+void im2col_tile(const float* x, int64_t cg, const Window3& g, int64_t p0, int64_t p1, float* dst) {
+  const int64_t tp = p1 - p0;
+  const int64_t ow = g.out[2], oh = g.out[1];
+  int64_t row = 0;
+  for (int64_t c = 0; c < cg; ++c) {
+    const float* xc = x + c * g.in_size();
+    for (int64_t kz = 0; kz < g.k[0]; ++kz)
+      for (int64_t ky = 0; ky < g.k[1]; ++ky)
+        for (int64_t kx = 0; kx < g.k[2]; ++kx, ++row) {
+          float* d = dst + row * tp;
+          int64_t p = p0;
+          int64_t ox = p % ow, oy = (p / ow) % oh, oz = p / (ow * oh);
+          const int64_t offx = kx * g.dil[2] - g.pad_begin[2];
+          while (p < p1) {
+            const int64_t run = std::min(ow - ox, p1 - p);
+            const int64_t iz = oz * g.stride[0] - g.pad_begin[0] + kz * g.dil[0];
+            const int64_t iy = oy * g.stride[1] - g.pad_begin[1] + ky * g.dil[1];
+            if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1]) {
+              std::memset(d, 0, static_cast<size_t>(run) * sizeof(float));
+            } else {
+              const float* xr = xc + (iz * g.in[1] + iy) * g.in[2];
+              const int64_t sw = g.stride[2], iw = g.in[2];
+              // Columns j in [j0, j1) read inside the row; the rest are padding.
+              const int64_t first = ox * sw + offx;  // ix of j = 0
+              const int64_t j0 = std::min(run, first >= 0 ? 0 : (-first + sw - 1) / sw);
+              const int64_t j1 =
+                  std::clamp<int64_t>(iw - 1 - first < 0 ? 0 : (iw - 1 - first) / sw + 1, j0, run);
+              std::fill(d, d + j0, 0.f);
+              if (sw == 1) {
+                std::memcpy(d + j0, xr + first + j0, static_cast<size_t>(j1 - j0) * sizeof(float));
+              } else {
+                for (int64_t j = j0; j < j1; ++j) d[j] = xr[first + j * sw];
+              }
+              std::fill(d + j1, d + run, 0.f);
+            }
+            d += run;
+            p += run;
+            ox = 0;
+            if (++oy == oh) {
+              oy = 0;
+              ++oz;
+            }
+          }
+        }
+  }
+}
+
+class ConvKernel : public Kernel {
+ public:
+  ConvKernel(WindowAttrs w, int64_t group, const Epilogue& epi)
+      : attrs_(std::move(w)), group_(group), epi_(epi) {}
+
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    const Tensor* w = ctx.input(1);
+    const Tensor* b = ctx.input(2);
+    SOD2_ASSIGN_OR_RETURN(ConvShape s, conv_shape(x, w, b, attrs_, group_, "Conv"));
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, s.out));
+    if (y->numel() == 0) return Status::ok_status();
+    SOD2_ASSIGN_OR_RETURN(EpilogueRun e, resolve_epilogue(epi_, ctx, "Conv", y->shape, s.m,
+                                                          b ? b->as<float>() : nullptr));
+    return conv_forward(ctx, s, x->as<float>(), w->as<float>(), y->as<float>(), e);
+  }
+
+ private:
+  WindowAttrs attrs_;
+  int64_t group_;
+  Epilogue epi_;
+};
+
+}  // namespace
+
+Expected<ConvShape> conv_shape(const Tensor* x, const Tensor* w, const Tensor* b,
+                               const WindowAttrs& attrs, int64_t group, const char* op) {
+  if (!x || !w) return invalid_argument(std::string(op) + ": needs inputs X and W");
+  if (x->dtype != DType::kFloat) return unsupported_dtype(op, "X", x->dtype);
+  if (w->dtype != DType::kFloat) return unsupported_dtype(op, "W", w->dtype);
+  if (b && b->dtype != DType::kFloat) return unsupported_dtype(op, "B", b->dtype);
+  const int r = x->shape.rank();
+  if (r < 3 || w->shape.rank() != r)
+    return invalid_argument(std::string(op) + ": X " + x->shape.to_string() + " and W " +
+                            w->shape.to_string() + " must have the same rank, at least 3");
+  ConvShape s;
+  s.n = x->shape[0];
+  s.c = x->shape[1];
+  s.m = w->shape[0];
+  s.group = group;
+  if (group <= 0 || s.c % group != 0 || s.m % group != 0 || w->shape[1] * group != s.c)
+    return invalid_argument(std::string(op) + ": X " + x->shape.to_string() + " and W " +
+                            w->shape.to_string() + " do not fit group " + std::to_string(group));
+  const std::span<const int64_t> kernel = w->shape.dims().subspan(2);
+  if (!attrs.kernel_shape.empty() &&
+      !std::equal(kernel.begin(), kernel.end(), attrs.kernel_shape.begin(),
+                  attrs.kernel_shape.end()))
+    return invalid_argument(std::string(op) + ": kernel_shape " + dims_string(attrs.kernel_shape) +
+                            " differs from W " + w->shape.to_string());
+  if (b && b->numel() != s.m)
+    return invalid_argument(std::string(op) + ": B " + b->shape.to_string() + " must have " +
+                            std::to_string(s.m) + " elements");
+  SOD2_ASSIGN_OR_RETURN(s.win, resolve_window(attrs, x->shape.dims().subspan(2), kernel, op));
+  s.out.push_back(s.n);
+  s.out.push_back(s.m);
+  for (int i = 0; i < s.win.spatial; ++i) s.out.push_back(s.win.out[3 - s.win.spatial + i]);
+  return s;
+}
+
+Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
+                    float* Y, const EpilogueRun& e) {
+  const Window3& g = s.win;
+  const int64_t cg = s.c / s.group, mg = s.m / s.group;
+  const int64_t kvol = g.k_size(), kdim = cg * kvol;
+  const int64_t P = g.out_size(), Pin = g.in_size();
+  ThreadPool& pool = ctx.pool();
+
+  if (cg == 1 && g.spatial <= 2) {
+    // Depthwise (with any channel multiplier): one plane per output channel.
+    const int64_t planes = s.n * s.m;
+    const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(P * kvol, 1));
+    pool.parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
+      for (int64_t pl = p0; pl < p1; ++pl) {
+        const int64_t img = pl / s.m, oc = pl % s.m, ic = oc / mg;
+        float* y = Y + pl * P;
+        depthwise_plane(X + (img * s.c + ic) * Pin, W + oc * kvol, y, g);
+        if (!e.empty()) e.apply(y, e.residual ? e.residual + pl * P : nullptr, 1, P, P, oc, true);
+      }
+    });
+    return Status::ok_status();
+  }
+
+  const bool pointwise = kvol == 1 && g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1 &&
+                         g.pad_begin[0] + g.pad_begin[1] + g.pad_begin[2] == 0 &&
+                         g.pad_end[0] + g.pad_end[1] + g.pad_end[2] == 0;
+  // Column tiles: the im2col panel (kdim x tp) stays under ~512 KiB, tiles are multiples of 16
+  // and there are enough of them to keep every thread busy.
+  const int64_t threads = pool.num_threads();
+  int64_t tp = std::max<int64_t>(16, (128 * 1024) / std::max<int64_t>(kdim, 1));
+  const int64_t units = s.n * s.group;
+  const double macs = static_cast<double>(units) * mg * kdim * P;
+  if (parallel_parts(pool, macs) > 1) {
+    const int64_t want_tiles = (threads * 2 + units - 1) / units;
+    tp = std::min(tp, (P + want_tiles - 1) / want_tiles);
+  }
+  tp = std::min(P, (tp + 15) / 16 * 16);
+  const int64_t tiles = (P + tp - 1) / tp;
+  const int slots = ScratchSlots::count(pool);
+  float* panel_base = nullptr;
+  if (!pointwise) {
+    SOD2_ASSIGN_OR_RETURN(panel_base, scratch_floats(ctx, slots * kdim * tp));
+  }
+  ScratchSlots panels(panel_base, kdim * tp, slots);
+  const int64_t items = units * tiles;
+  const double item_macs = static_cast<double>(mg) * kdim * tp;
+  const int64_t grain =
+      std::max<int64_t>(1, static_cast<int64_t>(1.0e6 / std::max(item_macs, 1.0)));
+  pool.parallel_for(items, grain, [&](int64_t i0, int64_t i1) {
+    const int slot = pointwise ? -1 : panels.acquire();
+    for (int64_t it = i0; it < i1; ++it) {
+      const int64_t unit = it / tiles, t = it % tiles;
+      const int64_t img = unit / s.group, grp = unit % s.group;
+      const int64_t p0 = t * tp, p1 = std::min(P, p0 + tp);
+      const float* xg = X + (img * s.c + grp * cg) * Pin;
+      GemmArgs ga;
+      ga.m = mg;
+      ga.n = p1 - p0;
+      ga.k = kdim;
+      ga.a = W + grp * mg * kdim;
+      ga.lda = kdim;
+      if (pointwise) {
+        ga.b = xg + p0;
+        ga.ldb = Pin;
+      } else {
+        float* panel = panels.data(slot);
+        im2col_tile(xg, cg, g, p0, p1, panel);
+        ga.b = panel;
+        ga.ldb = p1 - p0;
+      }
+      const int64_t off = (img * s.m + grp * mg) * P + p0;
+      ga.c = Y + off;
+      ga.ldc = P;
+      sgemm_serial(ga);
+      if (!e.empty())
+        e.apply(Y + off, e.residual ? e.residual + off : nullptr, mg, p1 - p0, P, grp * mg, true);
+    }
+    if (slot >= 0) panels.release(slot);
+  });
+  return Status::ok_status();
+}
+
+Expected<std::unique_ptr<Kernel>> make_conv_kernel(const NodeInfo& node, const Epilogue& epi) {
+  SOD2_RETURN_IF_ERROR(require_float_inputs(node));
+  SOD2_ASSIGN_OR_RETURN(WindowAttrs w, read_window_attrs(node.attrs, "Conv"));
+  int64_t group = 1;
+  SOD2_ATTR(group, node.attrs.get_int("group", 1));
+  if (group <= 0) return invalid_argument("Conv: group must be positive");
+  return std::unique_ptr<Kernel>(new ConvKernel(std::move(w), group, epi));
+}
+
+Expected<std::unique_ptr<Kernel>> make_conv(const NodeInfo& node) {
+  return make_conv_kernel(node, Epilogue{});
+}
+
+}  // namespace sod2::rt

@@ -1,0 +1,141 @@
+// GRU (layout 0): gates z, r, h; optional B, sequence_lens, initial_h; linear_before_reset.
+// Same structure as LSTM: one GEMM projects every step's input, each step multiplies H_{t-1} by
+// R^T. Without linear_before_reset the h gate needs (r . H_{t-1}) * Rh^T, a second GEMM per step
+// after r is known.
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/gemm.h"
+#include "runtime/kernels/linalg/linalg_kernels.h"
+#include "runtime/kernels/linalg/rnn_common.h"
+
+namespace sod2::rt {
+namespace {
+
+class GruKernel : public Kernel {
+ public:
+  GruKernel(RnnAttrs a, bool lbr, size_t outputs)
+      : a_(std::move(a)), lbr_(lbr), outputs_(outputs) {}
+
+  Status run(KernelContext& ctx) override {
+    SOD2_ASSIGN_OR_RETURN(RnnShape s, check_rnn_inputs(ctx, a_, 3, "GRU"));
+    const Shape state{s.dirs, s.batch, s.hidden};
+    Tensor* y = nullptr;
+    Tensor* yh = nullptr;
+    if (outputs_ > 0) {
+      SOD2_ASSIGN_OR_RETURN(y,
+                            ctx.output(0, DType::kFloat, Shape{s.seq, s.dirs, s.batch, s.hidden}));
+    }
+    if (outputs_ > 1) {
+      SOD2_ASSIGN_OR_RETURN(yh, ctx.output(1, DType::kFloat, state));
+    }
+    const int64_t H = s.hidden, B = s.batch, G = 3 * H;
+    if (y) std::memset(y->data, 0, y->bytes());
+    if (B == 0 || H == 0) return Status::ok_status();
+
+    // Scratch: projected inputs, recurrent gates, h, r.h, input bias, recurrent h-gate bias.
+    const int64_t floats = s.seq * B * G + B * G + 2 * B * H + G + H;
+    SOD2_ASSIGN_OR_RETURN(float* mem, scratch_floats(ctx, floats));
+    float* gx = mem;
+    float* gh = gx + s.seq * B * G;
+    float* h = gh + B * G;
+    float* rh = h + B * H;
+    float* bias = rh + B * H;
+    float* rbh = bias + G;
+    SOD2_ASSIGN_OR_RETURN(void* lmem, ctx.scratch(static_cast<size_t>(B) * sizeof(int64_t)));
+    int64_t* lens = static_cast<int64_t*>(lmem);
+    SOD2_RETURN_IF_ERROR(read_sequence_lens(ctx.input(4), s, "GRU", lens));
+
+    const float* X = ctx.input(0)->as<float>();
+    const float* W = ctx.input(1)->as<float>();
+    const float* R = ctx.input(2)->as<float>();
+    const Tensor* bt = ctx.input(3);
+    const Tensor* h0 = ctx.input(5);
+    for (int d = 0; d < s.dirs; ++d) {
+      const bool rev = a_.reverse || d == 1;
+      // z and r take both biases up front; the h gate's recurrent bias Rbh goes inside r * (...)
+      // with linear_before_reset, so it is kept apart.
+      std::fill(bias, bias + G, 0.f);
+      std::fill(rbh, rbh + H, 0.f);
+      if (bt) {
+        const float* bd = bt->as<float>() + d * 2 * G;
+        for (int64_t j = 0; j < G; ++j) bias[j] = bd[j] + (j < 2 * H ? bd[G + j] : 0.f);
+        std::copy(bd + G + 2 * H, bd + 2 * G, rbh);
+      }
+      project_inputs(ctx.pool(), s, 3, X, W + d * G * s.input, bt ? bias : nullptr, gx);
+      if (h0)
+        std::memcpy(h, h0->as<float>() + d * B * H, B * H * sizeof(float));
+      else
+        std::fill(h, h + B * H, 0.f);
+      const RnnActivation& f = a_.acts[d * 2];
+      const RnnActivation& g = a_.acts[d * 2 + 1];
+      const float clip = a_.clip;
+      auto cl = [clip](float v) { return clip > 0.f ? std::clamp(v, -clip, clip) : v; };
+      const float* Rd = R + d * G * H;
+      for (int64_t step = 0; step < s.seq; ++step) {
+        GemmArgs ga;
+        ga.trans_b = true;
+        ga.m = B;
+        ga.n = lbr_ ? G : 2 * H;  // without lbr the h gate's GEMM waits for r
+        ga.k = H;
+        ga.a = h;
+        ga.lda = H;
+        ga.b = Rd;
+        ga.ldb = H;
+        ga.c = gh;
+        ga.ldc = G;
+        sgemm(ctx.pool(), ga);
+        if (!lbr_) {
+          for (int64_t b = 0; b < B; ++b) {
+            const int64_t t = step < lens[b] ? (rev ? lens[b] - 1 - step : step) : 0;
+            const float* xg = gx + (t * B + b) * G;
+            for (int64_t j = 0; j < H; ++j)
+              rh[b * H + j] = f(cl(xg[H + j] + gh[b * G + H + j])) * h[b * H + j];
+          }
+          GemmArgs gb = ga;
+          gb.n = H;
+          gb.a = rh;
+          gb.b = Rd + 2 * H * H;
+          gb.c = gh + 2 * H;
+          sgemm(ctx.pool(), gb);
+        }
+        for (int64_t b = 0; b < B; ++b) {
+          if (step >= lens[b]) continue;
+          const int64_t t = rev ? lens[b] - 1 - step : step;
+          const float* xg = gx + (t * B + b) * G;
+          const float* rg = gh + b * G;
+          float* hb = h + b * H;
+          for (int64_t j = 0; j < H; ++j) {
+            const float z = f(cl(xg[j] + rg[j]));
+            const float r = f(cl(xg[H + j] + rg[H + j]));
+            const float pre = lbr_ ? xg[2 * H + j] + r * (rg[2 * H + j] + rbh[j])
+                                   : xg[2 * H + j] + rg[2 * H + j] + rbh[j];
+            const float hh = g(cl(pre));
+            hb[j] = (1.f - z) * hh + z * hb[j];
+          }
+          if (y)
+            std::memcpy(y->as<float>() + ((t * s.dirs + d) * B + b) * H, hb, H * sizeof(float));
+        }
+      }
+      if (yh) std::memcpy(yh->as<float>() + d * B * H, h, B * H * sizeof(float));
+    }
+    return Status::ok_status();
+  }
+
+ private:
+  RnnAttrs a_;
+  bool lbr_;
+  size_t outputs_;
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<Kernel>> make_gru(const NodeInfo& node) {
+  SOD2_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(node, "GRU", {"Sigmoid", "Tanh"}));
+  int64_t lbr = 0;
+  SOD2_ATTR(lbr, node.attrs.get_int("linear_before_reset", 0));
+  return std::unique_ptr<Kernel>(new GruKernel(std::move(a), lbr != 0, node.num_outputs));
+}
+
+}  // namespace sod2::rt

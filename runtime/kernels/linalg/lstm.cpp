@@ -1,0 +1,148 @@
+// LSTM (layout 0): gates i, o, f, c; optional B, sequence_lens, initial_h/c, peepholes P.
+// The input projection of all steps is one GEMM; each step adds H_{t-1} * R^T (a GEMM of batch
+// rows) and runs the cell elementwise. Entries past their sequence length keep their state and
+// write zeros to Y.
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/gemm.h"
+#include "runtime/kernels/linalg/linalg_kernels.h"
+#include "runtime/kernels/linalg/rnn_common.h"
+
+namespace sod2::rt {
+namespace {
+
+class LstmKernel : public Kernel {
+ public:
+  LstmKernel(RnnAttrs a, bool input_forget, size_t outputs)
+      : a_(std::move(a)), input_forget_(input_forget), outputs_(outputs) {}
+
+  Status run(KernelContext& ctx) override {
+    SOD2_ASSIGN_OR_RETURN(RnnShape s, check_rnn_inputs(ctx, a_, 4, "LSTM"));
+    const Tensor* c0 = ctx.input(6);
+    const Tensor* p = ctx.input(7);
+    const Shape state{s.dirs, s.batch, s.hidden};
+    if (c0 && !(c0->shape == state))
+      return invalid_argument("LSTM: initial_c " + c0->shape.to_string() + " should be " +
+                              state.to_string());
+    if (p && !(p->shape == Shape{s.dirs, 3 * s.hidden}))
+      return invalid_argument("LSTM: P " + p->shape.to_string() + " should be [" +
+                              std::to_string(s.dirs) + "," + std::to_string(3 * s.hidden) + "]");
+    Tensor* y = nullptr;
+    Tensor* yh = nullptr;
+    Tensor* yc = nullptr;
+    if (outputs_ > 0) {
+      SOD2_ASSIGN_OR_RETURN(y,
+                            ctx.output(0, DType::kFloat, Shape{s.seq, s.dirs, s.batch, s.hidden}));
+    }
+    if (outputs_ > 1) {
+      SOD2_ASSIGN_OR_RETURN(yh, ctx.output(1, DType::kFloat, state));
+    }
+    if (outputs_ > 2) {
+      SOD2_ASSIGN_OR_RETURN(yc, ctx.output(2, DType::kFloat, state));
+    }
+    const int64_t H = s.hidden, B = s.batch, G = 4 * H;
+    if (y) std::memset(y->data, 0, y->bytes());
+    if (B == 0 || H == 0) return Status::ok_status();
+
+    // Scratch: projected inputs, recurrent gates, h, c, summed bias; lengths apart (int64).
+    const int64_t floats = s.seq * B * G + B * G + 2 * B * H + G;
+    SOD2_ASSIGN_OR_RETURN(float* mem, scratch_floats(ctx, floats));
+    float* gx = mem;
+    float* gh = gx + s.seq * B * G;
+    float* h = gh + B * G;
+    float* c = h + B * H;
+    float* bias = c + B * H;
+    SOD2_ASSIGN_OR_RETURN(void* lmem, ctx.scratch(static_cast<size_t>(B) * sizeof(int64_t)));
+    int64_t* lens = static_cast<int64_t*>(lmem);
+    SOD2_RETURN_IF_ERROR(read_sequence_lens(ctx.input(4), s, "LSTM", lens));
+
+    const float* X = ctx.input(0)->as<float>();
+    const float* W = ctx.input(1)->as<float>();
+    const float* R = ctx.input(2)->as<float>();
+    const Tensor* bt = ctx.input(3);
+    const Tensor* h0 = ctx.input(5);
+    for (int d = 0; d < s.dirs; ++d) {
+      const bool rev = a_.reverse || d == 1;
+      const float* bptr = nullptr;
+      if (bt) {
+        const float* bd = bt->as<float>() + d * 2 * G;
+        for (int64_t j = 0; j < G; ++j) bias[j] = bd[j] + bd[G + j];
+        bptr = bias;
+      }
+      project_inputs(ctx.pool(), s, 4, X, W + d * G * s.input, bptr, gx);
+      if (h0)
+        std::memcpy(h, h0->as<float>() + d * B * H, B * H * sizeof(float));
+      else
+        std::fill(h, h + B * H, 0.f);
+      if (c0)
+        std::memcpy(c, c0->as<float>() + d * B * H, B * H * sizeof(float));
+      else
+        std::fill(c, c + B * H, 0.f);
+      const float* pi = p ? p->as<float>() + d * 3 * H : nullptr;
+      const float* po = pi ? pi + H : nullptr;
+      const float* pf = pi ? pi + 2 * H : nullptr;
+      const RnnActivation& f = a_.acts[d * 3];
+      const RnnActivation& g = a_.acts[d * 3 + 1];
+      const RnnActivation& hf = a_.acts[d * 3 + 2];
+      const float clip = a_.clip;
+      auto cl = [clip](float v) { return clip > 0.f ? std::clamp(v, -clip, clip) : v; };
+      for (int64_t step = 0; step < s.seq; ++step) {
+        GemmArgs ga;
+        ga.trans_b = true;
+        ga.m = B;
+        ga.n = G;
+        ga.k = H;
+        ga.a = h;
+        ga.lda = H;
+        ga.b = R + d * G * H;
+        ga.ldb = H;
+        ga.c = gh;
+        ga.ldc = G;
+        sgemm(ctx.pool(), ga);
+        for (int64_t b = 0; b < B; ++b) {
+          if (step >= lens[b]) continue;
+          const int64_t t = rev ? lens[b] - 1 - step : step;
+          const float* xg = gx + (t * B + b) * G;
+          const float* rg = gh + b * G;
+          float* hb = h + b * H;
+          float* cb = c + b * H;
+          for (int64_t j = 0; j < H; ++j) {
+            const float cp = cb[j];
+            const float i = f(cl(xg[j] + rg[j] + (pi ? pi[j] * cp : 0.f)));
+            const float fg = input_forget_
+                                 ? 1.f - i
+                                 : f(cl(xg[2 * H + j] + rg[2 * H + j] + (pf ? pf[j] * cp : 0.f)));
+            const float cc = g(cl(xg[3 * H + j] + rg[3 * H + j]));
+            const float cn = fg * cp + i * cc;
+            const float o = f(cl(xg[H + j] + rg[H + j] + (po ? po[j] * cn : 0.f)));
+            cb[j] = cn;
+            hb[j] = o * hf(cn);
+          }
+          if (y)
+            std::memcpy(y->as<float>() + ((t * s.dirs + d) * B + b) * H, hb, H * sizeof(float));
+        }
+      }
+      if (yh) std::memcpy(yh->as<float>() + d * B * H, h, B * H * sizeof(float));
+      if (yc) std::memcpy(yc->as<float>() + d * B * H, c, B * H * sizeof(float));
+    }
+    return Status::ok_status();
+  }
+
+ private:
+  RnnAttrs a_;
+  bool input_forget_;
+  size_t outputs_;
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<Kernel>> make_lstm(const NodeInfo& node) {
+  SOD2_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(node, "LSTM", {"Sigmoid", "Tanh", "Tanh"}));
+  int64_t input_forget = 0;
+  SOD2_ATTR(input_forget, node.attrs.get_int("input_forget", 0));
+  return std::unique_ptr<Kernel>(new LstmKernel(std::move(a), input_forget != 0, node.num_outputs));
+}
+
+}  // namespace sod2::rt

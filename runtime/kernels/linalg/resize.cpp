@@ -1,0 +1,327 @@
+// Resize (opsets 10, 11, 13) and Upsample (7, 9) on float32 of any rank.
+//
+// Every mode here is separable (nearest, N-linear, cubic), so the kernel resizes one axis at a
+// time: per axis a small table of (input index, weight) taps per output index, then one pass
+// that blends whole inner rows. Axes left as they are cost nothing; a 4-D NCHW bilinear resize is
+// a W pass (gathers) and an H pass (row blends that vectorise).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/linalg_kernels.h"
+
+namespace sod2::rt {
+namespace {
+
+enum class Mode : uint8_t { kNearest, kLinear, kCubic };
+enum class Coord : uint8_t {
+  kHalfPixel,
+  kPytorchHalfPixel,
+  kAlignCorners,
+  kAsymmetric,
+  kTfHalfPixelForNn
+};
+enum class Nearest : uint8_t { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
+
+struct ResizeAttrs {
+  Mode mode = Mode::kNearest;
+  Coord coord = Coord::kHalfPixel;
+  Nearest nearest = Nearest::kRoundPreferFloor;
+  float cubic_a = -0.75f;
+  bool exclude_outside = false;
+  int scales_input = 1;  // input slot of scales (-1: from the attribute)
+  int sizes_input = -1;
+  std::vector<float> attr_scales;  // Upsample-7
+  const char* op = "Resize";
+};
+
+float original_coord(const ResizeAttrs& a, int64_t x, float scale, int64_t in, int64_t out) {
+  const float xf = static_cast<float>(x);
+  switch (a.coord) {
+    case Coord::kHalfPixel: return (xf + 0.5f) / scale - 0.5f;
+    case Coord::kPytorchHalfPixel: return out > 1 ? (xf + 0.5f) / scale - 0.5f : 0.f;
+    case Coord::kAlignCorners:
+      return out == 1 ? 0.f : xf * static_cast<float>(in - 1) / static_cast<float>(out - 1);
+    case Coord::kAsymmetric: return xf / scale;
+    case Coord::kTfHalfPixelForNn: return (xf + 0.5f) / scale;
+  }
+  return 0.f;
+}
+
+int64_t nearest_index(Nearest n, float x, bool downsample) {
+  switch (n) {
+    case Nearest::kRoundPreferFloor:
+      return x == std::floor(x) + 0.5f ? static_cast<int64_t>(std::floor(x))
+                                       : static_cast<int64_t>(std::round(x));
+    case Nearest::kRoundPreferCeil:
+      return x == std::floor(x) + 0.5f ? static_cast<int64_t>(std::ceil(x))
+                                       : static_cast<int64_t>(std::round(x));
+    case Nearest::kFloor: return static_cast<int64_t>(std::floor(x));
+    case Nearest::kCeil: return static_cast<int64_t>(std::ceil(x));
+    case Nearest::kSimple:  // ONNX Runtime's rule for Upsample and Resize-10
+      return downsample ? static_cast<int64_t>(std::ceil(x)) : static_cast<int64_t>(x);
+  }
+  return 0;
+}
+
+int taps_of(Mode m) { return m == Mode::kNearest ? 1 : m == Mode::kLinear ? 2 : 4; }
+
+// Fills taps (index, weight) for every output index of one axis.
+void axis_taps(const ResizeAttrs& a, int64_t in, int64_t out, float scale, int64_t* idx, float* w) {
+  const int T = taps_of(a.mode);
+  for (int64_t o = 0; o < out; ++o) {
+    float x = original_coord(a, o, scale, in, out);
+    int64_t* ix = idx + o * T;
+    float* wx = w + o * T;
+    if (a.mode == Mode::kNearest) {
+      ix[0] = std::clamp<int64_t>(nearest_index(a.nearest, x, scale < 1.f), 0, in - 1);
+      wx[0] = 1.f;
+    } else if (a.mode == Mode::kLinear) {
+      x = std::clamp(x, 0.f, static_cast<float>(in - 1));
+      const int64_t x0 = static_cast<int64_t>(x);
+      ix[0] = x0;
+      ix[1] = std::min(x0 + 1, in - 1);
+      wx[1] = x - static_cast<float>(x0);
+      wx[0] = 1.f - wx[1];
+    } else {
+      const float fl = std::floor(x), s = x - fl, A = a.cubic_a;
+      const float c[4] = {((A * (s + 1) - 5 * A) * (s + 1) + 8 * A) * (s + 1) - 4 * A,
+                          ((A + 2) * s - (A + 3)) * s * s + 1,
+                          ((A + 2) * (1 - s) - (A + 3)) * (1 - s) * (1 - s) + 1,
+                          ((A * (2 - s) - 5 * A) * (2 - s) + 8 * A) * (2 - s) - 4 * A};
+      float sum = 0.f;
+      for (int t = 0; t < 4; ++t) {
+        const int64_t i = static_cast<int64_t>(fl) - 1 + t;
+        const bool outside = i < 0 || i >= in;
+        ix[t] = std::clamp<int64_t>(i, 0, in - 1);
+        wx[t] = a.exclude_outside && outside ? 0.f : c[t];
+        sum += wx[t];
+      }
+      if (a.exclude_outside && sum != 0.f)
+        for (int t = 0; t < 4; ++t) wx[t] /= sum;
+    }
+  }
+}
+
+// dst[o, j, :] = sum_t w[j,t] * src[o, idx[j,t], :] for rows of `inner` floats.
+void axis_pass(ThreadPool& pool, const float* src, float* dst, int64_t outer, int64_t in_len,
+               int64_t out_len, int64_t inner, int T, const int64_t* idx, const float* w) {
+  const int64_t rows = outer * out_len;
+  pool.parallel_for(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(inner * T, 1)),
+                    [&](int64_t r0, int64_t r1) {
+                      for (int64_t r = r0; r < r1; ++r) {
+                        const int64_t o = r / out_len, j = r % out_len;
+                        float* d = dst + r * inner;
+                        const float* base = src + o * in_len * inner;
+                        const int64_t* ij = idx + j * T;
+                        const float* wj = w + j * T;
+                        if (T == 1) {
+                          std::memcpy(d, base + ij[0] * inner,
+                                      static_cast<size_t>(inner) * sizeof(float));
+                          continue;
+                        }
+                        if (inner == 1) {
+                          float acc = 0.f;
+                          for (int t = 0; t < T; ++t) acc += wj[t] * base[ij[t]];
+                          *d = acc;
+                          continue;
+                        }
+                        const float* s0 = base + ij[0] * inner;
+                        const float w0 = wj[0];
+                        for (int64_t i = 0; i < inner; ++i) d[i] = w0 * s0[i];
+                        for (int t = 1; t < T; ++t) {
+                          const float* st = base + ij[t] * inner;
+                          const float wt = wj[t];
+                          for (int64_t i = 0; i < inner; ++i) d[i] += wt * st[i];
+                        }
+                      }
+                    });
+}
+
+class ResizeKernel : public Kernel {
+ public:
+  explicit ResizeKernel(ResizeAttrs a) : a_(std::move(a)) {}
+
+  Status run(KernelContext& ctx) override {
+    const char* op = a_.op;
+    const Tensor* x = ctx.input(0);
+    if (!x) return invalid_argument(std::string(op) + ": needs input X");
+    if (x->dtype != DType::kFloat) return unsupported_dtype(op, "X", x->dtype);
+    const int r = x->shape.rank();
+    float scales[kMaxRank];
+    Shape out = x->shape;
+    const Tensor* sizes = a_.sizes_input >= 0 ? ctx.input(a_.sizes_input) : nullptr;
+    const Tensor* st = a_.scales_input >= 0 ? ctx.input(a_.scales_input) : nullptr;
+    if (sizes && sizes->numel() == 0) sizes = nullptr;
+    if (st && st->numel() == 0) st = nullptr;
+    if (sizes) {
+      if (sizes->dtype != DType::kInt64) return unsupported_dtype(op, "sizes", sizes->dtype);
+      if (sizes->numel() != r)
+        return invalid_argument(std::string(op) + ": sizes " + sizes->shape.to_string() +
+                                " must have one value per dim of X " + x->shape.to_string());
+      for (int i = 0; i < r; ++i) {
+        out[i] = sizes->as<int64_t>()[i];
+        if (out[i] < 0) return invalid_argument(std::string(op) + ": negative size");
+        scales[i] =
+            x->shape[i] == 0 ? 1.f : static_cast<float>(out[i]) / static_cast<float>(x->shape[i]);
+      }
+    } else {
+      const float* sv = nullptr;
+      int64_t count = 0;
+      if (st) {
+        if (st->dtype != DType::kFloat) return unsupported_dtype(op, "scales", st->dtype);
+        sv = st->as<float>();
+        count = st->numel();
+      } else if (!a_.attr_scales.empty()) {
+        sv = a_.attr_scales.data();
+        count = static_cast<int64_t>(a_.attr_scales.size());
+      } else {
+        return invalid_argument(std::string(op) + ": needs scales or sizes");
+      }
+      if (count != r)
+        return invalid_argument(std::string(op) + ": " + std::to_string(count) + " scales for X " +
+                                x->shape.to_string());
+      for (int i = 0; i < r; ++i) {
+        scales[i] = sv[i];
+        if (!(sv[i] > 0.f)) return invalid_argument(std::string(op) + ": scales must be positive");
+        out[i] = static_cast<int64_t>(std::floor(sv[i] * static_cast<float>(x->shape[i])));
+      }
+    }
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, out));
+    if (y->numel() == 0) return Status::ok_status();
+    if (x->numel() == 0)
+      return invalid_argument(std::string(op) + ": cannot resize the empty X " +
+                              x->shape.to_string() + " to " + out.to_string());
+
+    // The axes that change, last first; and the scratch they need.
+    int axes[kMaxRank], n_axes = 0;
+    for (int i = r - 1; i >= 0; --i)
+      if (out[i] != x->shape[i] || scales[i] != 1.f) axes[n_axes++] = i;
+    const int T = taps_of(a_.mode);
+    int64_t table = 0, inter = 0;
+    Shape cur = x->shape;
+    for (int k = 0; k < n_axes; ++k) {
+      table += out[axes[k]] * T;
+      cur[axes[k]] = out[axes[k]];
+      if (k + 1 < n_axes) inter = std::max(inter, cur.numel());
+    }
+    SOD2_ASSIGN_OR_RETURN(
+        void* mem, ctx.scratch(static_cast<size_t>(table) * (sizeof(int64_t) + sizeof(float)) +
+                               static_cast<size_t>(2 * inter) * sizeof(float) + 64));
+    int64_t* idx = static_cast<int64_t*>(mem);
+    float* wts = reinterpret_cast<float*>(idx + table);
+    float* buf[2] = {wts + table, wts + table + inter};
+    const float* src = x->as<float>();
+    if (n_axes == 0) {
+      std::memcpy(y->data, src, x->bytes());
+      return Status::ok_status();
+    }
+    cur = x->shape;
+    for (int k = 0; k < n_axes; ++k) {
+      const int ax = axes[k];
+      const int64_t in_len = cur[ax], out_len = out[ax];
+      axis_taps(a_, in_len, out_len, scales[ax], idx, wts);
+      int64_t outer = 1, inner = 1;
+      for (int i = 0; i < ax; ++i) outer *= cur[i];
+      for (int i = ax + 1; i < r; ++i) inner *= cur[i];
+      float* dst = k + 1 == n_axes ? y->as<float>() : buf[k % 2];
+      axis_pass(ctx.pool(), src, dst, outer, in_len, out_len, inner, T, idx, wts);
+      idx += out_len * T;
+      wts += out_len * T;
+      cur[ax] = out_len;
+      src = dst;
+    }
+    return Status::ok_status();
+  }
+
+ private:
+  ResizeAttrs a_;
+};
+
+Status parse_mode(const std::string& m, const char* op, ResizeAttrs* a) {
+  if (m == "nearest")
+    a->mode = Mode::kNearest;
+  else if (m == "linear" || m == "bilinear")
+    a->mode = Mode::kLinear;
+  else if (m == "cubic" && std::string(op) == "Resize")
+    a->mode = Mode::kCubic;
+  else
+    return unsupported(std::string(op) + ": mode '" + m + "' is not supported");
+  return Status::ok_status();
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Kernel>> make_resize(const NodeInfo& node) {
+  if (!node.input_dtypes.empty() && node.input_dtypes[0] != DType::kFloat &&
+      node.input_dtypes[0] != DType::kUndefined)
+    return unsupported_dtype("Resize", "X", node.input_dtypes[0]);
+  ResizeAttrs a;
+  std::string mode;
+  SOD2_ATTR(mode, node.attrs.get_string("mode", "nearest"));
+  SOD2_RETURN_IF_ERROR(parse_mode(mode, "Resize", &a));
+  if (node.opset < 11) {
+    // Resize-10: (X, scales), asymmetric coordinates, ONNX Runtime's "simple" nearest rounding.
+    a.coord = Coord::kAsymmetric;
+    a.nearest = Nearest::kSimple;
+    a.scales_input = 1;
+    return std::unique_ptr<Kernel>(new ResizeKernel(std::move(a)));
+  }
+  a.scales_input = 2;
+  a.sizes_input = 3;
+  std::string coord, nearest;
+  SOD2_ATTR(coord, node.attrs.get_string("coordinate_transformation_mode", "half_pixel"));
+  SOD2_ATTR(nearest, node.attrs.get_string("nearest_mode", "round_prefer_floor"));
+  SOD2_ATTR(a.cubic_a, node.attrs.get_float("cubic_coeff_a", -0.75f));
+  int64_t excl = 0;
+  SOD2_ATTR(excl, node.attrs.get_int("exclude_outside", 0));
+  a.exclude_outside = excl != 0;
+  if (coord == "half_pixel")
+    a.coord = Coord::kHalfPixel;
+  else if (coord == "pytorch_half_pixel")
+    a.coord = Coord::kPytorchHalfPixel;
+  else if (coord == "align_corners")
+    a.coord = Coord::kAlignCorners;
+  else if (coord == "asymmetric")
+    a.coord = Coord::kAsymmetric;
+  else if (coord == "tf_half_pixel_for_nn")
+    a.coord = Coord::kTfHalfPixelForNn;
+  else if (coord == "tf_crop_and_resize")
+    return unsupported(
+        "Resize: coordinate_transformation_mode tf_crop_and_resize is not supported");
+  else
+    return invalid_argument("Resize: unknown coordinate_transformation_mode '" + coord + "'");
+  if (nearest == "round_prefer_floor")
+    a.nearest = Nearest::kRoundPreferFloor;
+  else if (nearest == "round_prefer_ceil")
+    a.nearest = Nearest::kRoundPreferCeil;
+  else if (nearest == "floor")
+    a.nearest = Nearest::kFloor;
+  else if (nearest == "ceil")
+    a.nearest = Nearest::kCeil;
+  else
+    return invalid_argument("Resize: unknown nearest_mode '" + nearest + "'");
+  return std::unique_ptr<Kernel>(new ResizeKernel(std::move(a)));
+}
+
+Expected<std::unique_ptr<Kernel>> make_upsample(const NodeInfo& node) {
+  if (!node.input_dtypes.empty() && node.input_dtypes[0] != DType::kFloat &&
+      node.input_dtypes[0] != DType::kUndefined)
+    return unsupported_dtype("Upsample", "X", node.input_dtypes[0]);
+  ResizeAttrs a;
+  a.op = "Upsample";
+  std::string mode;
+  SOD2_ATTR(mode, node.attrs.get_string("mode", "nearest"));
+  SOD2_RETURN_IF_ERROR(parse_mode(mode, "Upsample", &a));
+  a.coord = Coord::kAsymmetric;
+  a.nearest = Nearest::kSimple;
+  if (node.opset < 9) {
+    a.scales_input = -1;
+    SOD2_ATTR(a.attr_scales, node.attrs.get_floats("scales"));
+    if (a.attr_scales.empty()) return invalid_argument("Upsample: needs the scales attribute");
+  }
+  return std::unique_ptr<Kernel>(new ResizeKernel(std::move(a)));
+}
+
+}  // namespace sod2::rt

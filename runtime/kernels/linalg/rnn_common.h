@@ -1,0 +1,62 @@
+// What LSTM and GRU share: attribute parsing (direction, activations, clip), input checks, and
+// the input projection X * W^T for all time steps at once (one big GEMM instead of one per step).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/kernels/kernel.h"
+
+namespace sod2::rt {
+
+enum class RnnFn : uint8_t {
+  kSigmoid,
+  kTanh,
+  kRelu,
+  kHardSigmoid,
+  kLeakyRelu,
+  kAffine,
+  kScaledTanh,
+  kElu,
+  kSoftsign,
+  kSoftplus,
+  kThresholdedRelu
+};
+
+struct RnnActivation {
+  RnnFn fn = RnnFn::kSigmoid;
+  float alpha = 0.f, beta = 0.f;
+  float operator()(float x) const;
+};
+
+struct RnnAttrs {
+  int num_directions = 1;
+  bool reverse = false;  // the single direction runs backwards
+  int64_t hidden = 0;
+  float clip = 0.f;  // 0: none
+  // Per direction, `per_dir` functions (LSTM: f, g, h; GRU: f, g).
+  std::vector<RnnActivation> acts;
+};
+
+// Parses direction, hidden_size, clip, activations (defaults: Sigmoid then Tanh...), layout.
+Expected<RnnAttrs> read_rnn_attrs(const NodeInfo& node, const char* op,
+                                  const std::vector<std::string>& default_acts);
+
+// Checked shapes of one run. X [seq, batch, input]; W [dirs, gates*hidden, input];
+// R [dirs, gates*hidden, hidden].
+struct RnnShape {
+  int64_t seq = 0, batch = 0, input = 0, hidden = 0;
+  int dirs = 1;
+};
+Expected<RnnShape> check_rnn_inputs(KernelContext& ctx, const RnnAttrs& a, int gates,
+                                    const char* op);
+
+// Per batch entry, the number of valid steps (all `seq` when sequence_lens is absent).
+Status read_sequence_lens(const Tensor* t, const RnnShape& s, const char* op, int64_t* lens);
+
+// gx[t*batch + b, :] = X[t, b, :] * W_d^T + bias (bias may be null), gates*hidden columns.
+void project_inputs(ThreadPool& pool, const RnnShape& s, int gates, const float* x,
+                    const float* w_d, const float* bias, float* gx);
+
+}  // namespace sod2::rt

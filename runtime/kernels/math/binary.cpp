@@ -1,0 +1,457 @@
+// Binary elementwise ops with numpy broadcasting: arithmetic, Pow, Mod, BitShift, comparisons,
+// logic and PRelu. Before opset 7 the arithmetic, comparison and logic ops used ONNX's legacy
+// broadcast (B aligned to A at `axis`, only with broadcast=1); those opsets get a factory that
+// maps B's shape onto numpy rules.
+#include <cmath>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "runtime/kernels/math/elementwise.h"
+
+namespace sod2::rt::math {
+namespace {
+
+// Integer arithmetic in a wide unsigned type wraps around instead of overflowing (UB).
+template <class T>
+using WrapType = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+
+template <class T>
+T wrap_add(T a, T b) {
+  if constexpr (kIsInt<T>) {
+    return static_cast<T>(static_cast<WrapType<T>>(a) + static_cast<WrapType<T>>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+T wrap_sub(T a, T b) {
+  if constexpr (kIsInt<T>) {
+    return static_cast<T>(static_cast<WrapType<T>>(a) - static_cast<WrapType<T>>(b));
+  } else {
+    return a - b;
+  }
+}
+template <class T>
+T wrap_mul(T a, T b) {
+  if constexpr (kIsInt<T>) {
+    return static_cast<T>(static_cast<WrapType<T>>(a) * static_cast<WrapType<T>>(b));
+  } else {
+    return a * b;
+  }
+}
+
+// Integer division truncates toward zero like C; division by zero gives 0 rather than a trap,
+// and MIN / -1 wraps.
+template <class T>
+T int_div(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return wrap_sub<T>(0, a);
+  }
+  return static_cast<T>(a / b);
+}
+
+struct AddOp {
+  static constexpr const char* kName = "Add";
+  static constexpr bool kBoolOut = false;
+  template <class T>
+  static constexpr bool kSupports = kIsNumeric<T>;
+  template <class T>
+  T apply(T a, T b) const {
+    return wrap_add(a, b);
+  }
+};
+struct SubOp {
+  static constexpr const char* kName = "Sub";
+  static constexpr bool kBoolOut = false;
+  template <class T>
+  static constexpr bool kSupports = kIsNumeric<T>;
+  template <class T>
+  T apply(T a, T b) const {
+    return wrap_sub(a, b);
+  }
+};
+struct MulOp {
+  static constexpr const char* kName = "Mul";
+  static constexpr bool kBoolOut = false;
+  template <class T>
+  static constexpr bool kSupports = kIsNumeric<T>;
+  template <class T>
+  T apply(T a, T b) const {
+    return wrap_mul(a, b);
+  }
+};
+struct DivOp {
+  static constexpr const char* kName = "Div";
+  static constexpr bool kBoolOut = false;
+  template <class T>
+  static constexpr bool kSupports = kIsNumeric<T>;
+  template <class T>
+  T apply(T a, T b) const {
+    if constexpr (kIsInt<T>) {
+      return int_div(a, b);
+    } else {
+      return a / b;
+    }
+  }
+};
+
+// fmod=1: the remainder has the dividend's sign (C fmod / %); fmod=0: the divisor's (Python).
+struct ModOp {
+  static constexpr const char* kName = "Mod";
+  static constexpr bool kBoolOut = false;
+  template <class T>
+  static constexpr bool kSupports = kIsNumeric<T>;
+  bool fmod = false;
+  template <class T>
+  T apply(T a, T b) const {
+    if constexpr (kIsFloat<T>) {
+      T r = std::fmod(a, b);
+      if (!fmod && r != 0 && ((r < 0) != (b < 0))) r += b;
+      return r;
+    } else {
+      if (b == 0) return 0;
+      if constexpr (std::is_signed_v<T>) {
+        if (b == -1) return 0;  // MIN % -1 traps on x86
+      }
+      T r = static_cast<T>(a % b);
+      if constexpr (std::is_signed_v<T>) {
+        if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+      }
+      return r;
+    }
+  }
+};
+
+struct BitShiftOp {
+  static constexpr const char* kName = "BitShift";
+  static constexpr bool kBoolOut = false;
+  template <class T>
+  static constexpr bool kSupports = kIsInt<T>&& std::is_unsigned_v<T>;
+  bool left = true;
+  template <class T>
+  T apply(T a, T b) const {
+    // Shifting by the width or more is UB in C++; ONNX (numpy) gives 0.
+    if (b >= static_cast<T>(sizeof(T) * 8)) return 0;
+    return static_cast<T>(left ? static_cast<WrapType<T>>(a) << b : a >> b);
+  }
+};
+
+#define SOD2_COMPARE_OP(NAME, STR, EXPR, BOOL_OK)                 \
+  struct NAME {                                                   \
+    static constexpr const char* kName = STR;                     \
+    static constexpr bool kBoolOut = true;                        \
+    template <class T>                                            \
+    static constexpr bool kSupports = kIsNumeric<T> || (BOOL_OK); \
+    template <class T>                                            \
+    bool apply(T a, T b) const {                                  \
+      return EXPR;                                                \
+    }                                                             \
+  };
+SOD2_COMPARE_OP(EqualOp, "Equal", a == b, true)
+SOD2_COMPARE_OP(GreaterOp, "Greater", a > b, false)
+SOD2_COMPARE_OP(GreaterOrEqualOp, "GreaterOrEqual", a >= b, false)
+SOD2_COMPARE_OP(LessOp, "Less", a < b, false)
+SOD2_COMPARE_OP(LessOrEqualOp, "LessOrEqual", a <= b, false)
+#undef SOD2_COMPARE_OP
+
+#define SOD2_LOGIC_OP(NAME, STR, EXPR)                         \
+  struct NAME {                                                \
+    static constexpr const char* kName = STR;                  \
+    static constexpr bool kBoolOut = true;                     \
+    template <class T>                                         \
+    static constexpr bool kSupports = std::is_same_v<T, bool>; \
+    template <class T>                                         \
+    bool apply(T a, T b) const {                               \
+      return EXPR;                                             \
+    }                                                          \
+  };
+SOD2_LOGIC_OP(AndOp, "And", a&& b)
+SOD2_LOGIC_OP(OrOp, "Or", a || b)
+SOD2_LOGIC_OP(XorOp, "Xor", a != b)
+#undef SOD2_LOGIC_OP
+
+struct PReluOp {
+  static constexpr const char* kName = "PRelu";
+  static constexpr bool kBoolOut = false;
+  template <class T>
+  static constexpr bool kSupports = kIsSignedNumeric<T>;
+  template <class T>
+  T apply(T x, T slope) const {
+    return x < 0 ? wrap_mul(x, slope) : x;
+  }
+};
+
+// Opsets 1-6: B broadcasts onto A only with broadcast=1, aligned at `axis` (or at the end).
+struct LegacyBroadcast {
+  bool enabled = false;
+  bool broadcast = false;
+  bool has_axis = false;
+  int64_t axis = 0;
+};
+
+Status legacy_b_shape(const char* op, const LegacyBroadcast& lb, const Shape& a, const Shape& b,
+                      Shape* out) {
+  *out = b;
+  if (!lb.broadcast) {
+    if (!(a == b)) {
+      return invalid_argument(std::string(op) + ": shapes " + a.to_string() + " and " +
+                              b.to_string() + " differ and the node does not set broadcast=1");
+    }
+    return Status::ok_status();
+  }
+  if (!lb.has_axis) return Status::ok_status();
+  int axis = 0;
+  SOD2_RETURN_IF_ERROR(normalize_axis(op, lb.axis, a.rank(), &axis));
+  if (axis + b.rank() > a.rank()) {
+    return invalid_argument(std::string(op) + ": shape " + b.to_string() + " does not fit into " +
+                            a.to_string() + " at axis " + std::to_string(axis));
+  }
+  // B covers dims [axis, axis + rank(B)) of A: pad it with trailing ones.
+  for (int i = axis + b.rank(); i < a.rank(); ++i) out->push_back(1);
+  return Status::ok_status();
+}
+
+template <class Op>
+class BinaryKernel final : public Kernel {
+ public:
+  BinaryKernel(Op op, LegacyBroadcast legacy, bool output_is_a_shape)
+      : op_(op), legacy_(legacy), output_is_a_shape_(output_is_a_shape) {}
+
+  Status run(KernelContext& ctx) override {
+    const Tensor* a = ctx.input(0);
+    const Tensor* b = ctx.input(1);
+    if (!a || !b) return invalid_argument(std::string(Op::kName) + ": needs two inputs");
+    if (a->dtype != b->dtype) {
+      return invalid_argument(std::string(Op::kName) + ": inputs have different types " +
+                              dtype_name(a->dtype) + " and " + dtype_name(b->dtype));
+    }
+    Shape b_shape = b->shape;
+    if (legacy_.enabled)
+      SOD2_RETURN_IF_ERROR(legacy_b_shape(Op::kName, legacy_, a->shape, b->shape, &b_shape));
+    Shape out_shape;
+    SOD2_RETURN_IF_ERROR(broadcast_shapes(Op::kName, a->shape, b_shape, &out_shape));
+    if (output_is_a_shape_ && !(out_shape == a->shape)) {
+      return invalid_argument(std::string(Op::kName) + ": shape " + b->shape.to_string() +
+                              " does not broadcast to " + a->shape.to_string());
+    }
+    const Shape* in_shapes[2] = {&a->shape, &b_shape};
+    return visit_dtype(Op::kName, a->dtype, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (Op::template kSupports<T>) {
+        using TO = std::conditional_t<Op::kBoolOut, bool, T>;
+        const DType out_dtype = Op::kBoolOut ? DType::kBool : a->dtype;
+        SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, out_dtype, out_shape));
+        if (out_shape.numel() == 0) return Status::ok_status();
+        const BroadcastPlan plan = plan_broadcast(out_shape, in_shapes, 2);
+        const Op op = op_;
+        run_binary(ctx.pool(), plan, a->as<const T>(), b->as<const T>(), out->as<TO>(),
+                   [op](T x, T y) { return static_cast<TO>(op.template apply<T>(x, y)); });
+        return Status::ok_status();
+      } else {
+        return unsupported_dtype(Op::kName, a->dtype);
+      }
+    });
+  }
+
+ private:
+  Op op_;
+  LegacyBroadcast legacy_;
+  bool output_is_a_shape_;
+};
+
+// Checks a known input dtype at load time so an unsupported model fails early.
+template <class Op>
+Status check_dtype(DType t) {
+  if (t == DType::kUndefined) return Status::ok_status();
+  return visit_dtype(Op::kName, t, [&]<class T>(Tag<T>) -> Status {
+    if constexpr (Op::template kSupports<T>) {
+      return Status::ok_status();
+    } else {
+      return unsupported_dtype(Op::kName, t);
+    }
+  });
+}
+
+template <class Op>
+Expected<std::unique_ptr<Kernel>> make_binary(const NodeInfo& node, Op op, bool legacy) {
+  SOD2_RETURN_IF_ERROR(require_inputs(node, 2));
+  SOD2_RETURN_IF_ERROR(check_dtype<Op>(node.input_dtypes[0]));
+  LegacyBroadcast lb;
+  if (legacy) {
+    lb.enabled = true;
+    SOD2_ASSIGN_OR_RETURN(int64_t broadcast, node.attrs.get_int("broadcast", 0));
+    lb.broadcast = broadcast != 0;
+    lb.has_axis = node.attrs.has("axis");
+    SOD2_ASSIGN_OR_RETURN(lb.axis, node.attrs.get_int("axis", 0));
+  }
+  const bool output_is_a_shape = std::is_same_v<Op, PReluOp>;
+  return std::unique_ptr<Kernel>(std::make_unique<BinaryKernel<Op>>(op, lb, output_is_a_shape));
+}
+
+template <class Op, bool kLegacy>
+Expected<std::unique_ptr<Kernel>> binary_factory(const NodeInfo& node) {
+  return make_binary(node, Op{}, kLegacy);
+}
+
+Expected<std::unique_ptr<Kernel>> mod_factory(const NodeInfo& node) {
+  SOD2_ASSIGN_OR_RETURN(int64_t fmod, node.attrs.get_int("fmod", 0));
+  ModOp op;
+  op.fmod = fmod != 0;
+  return make_binary(node, op, false);
+}
+
+Expected<std::unique_ptr<Kernel>> bitshift_factory(const NodeInfo& node) {
+  std::string dir;
+  SOD2_RETURN_IF_ERROR(get_string_attr(node, "direction", "", &dir));
+  if (dir != "LEFT" && dir != "RIGHT")
+    return invalid_model("BitShift: direction should be LEFT or RIGHT, not '" + dir + "'");
+  BitShiftOp op;
+  op.left = dir == "LEFT";
+  return make_binary(node, op, false);
+}
+
+// ---- Pow: the exponent may have another type than the base (opset 12+).
+
+template <class TB, class TE>
+TB pow_value(TB base, TE e) {
+  if constexpr (kIsFloat<TB>) {
+    return std::pow(base, static_cast<TB>(e));
+  } else if constexpr (kIsFloat<TE>) {
+    // Integer base, float exponent: computed in double, truncated like a cast.
+    const double r = std::pow(static_cast<double>(base), static_cast<double>(e));
+    return std::isfinite(r) ? static_cast<TB>(r) : TB{0};
+  } else {
+    if (e < 0) {
+      // |base| > 1 gives a fraction that truncates to 0.
+      if (base == 1) return 1;
+      if constexpr (std::is_signed_v<TB>) {
+        if (base == -1) return (e % 2 == 0) ? 1 : -1;
+      }
+      return 0;
+    }
+    TB result = 1;
+    auto exp = static_cast<std::make_unsigned_t<TE>>(e);
+    while (exp) {
+      if (exp & 1) result = wrap_mul(result, base);
+      base = wrap_mul(base, base);
+      exp >>= 1;
+    }
+    return result;
+  }
+}
+
+template <class T>
+inline constexpr bool kPowType = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                 std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>;
+
+class PowKernel final : public Kernel {
+ public:
+  explicit PowKernel(LegacyBroadcast legacy) : legacy_(legacy) {}
+
+  Status run(KernelContext& ctx) override {
+    const Tensor* a = ctx.input(0);
+    const Tensor* b = ctx.input(1);
+    if (!a || !b) return invalid_argument("Pow: needs two inputs");
+    Shape b_shape = b->shape;
+    if (legacy_.enabled)
+      SOD2_RETURN_IF_ERROR(legacy_b_shape("Pow", legacy_, a->shape, b->shape, &b_shape));
+    Shape out_shape;
+    SOD2_RETURN_IF_ERROR(broadcast_shapes("Pow", a->shape, b_shape, &out_shape));
+    const Shape* in_shapes[2] = {&a->shape, &b_shape};
+    return visit_dtype("Pow", a->dtype, [&]<class TB>(Tag<TB>) -> Status {
+      if constexpr (kPowType<TB>) {
+        return visit_dtype("Pow", b->dtype, [&]<class TE>(Tag<TE>) -> Status {
+          if constexpr (kPowType<TE>) {
+            SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, a->dtype, out_shape));
+            if (out_shape.numel() == 0) return Status::ok_status();
+            return compute<TB, TE>(ctx, *a, *b, in_shapes, out);
+          } else {
+            return unsupported_dtype("Pow (exponent)", b->dtype);
+          }
+        });
+      } else {
+        return unsupported_dtype("Pow", a->dtype);
+      }
+    });
+  }
+
+ private:
+  template <class TB, class TE>
+  Status compute(KernelContext& ctx, const Tensor& a, const Tensor& b, const Shape* const* shapes,
+                 Tensor* out) {
+    const TB* x = a.as<const TB>();
+    TB* y = out->as<TB>();
+    // A scalar exponent of 2, 0.5 or 1 (common in normalisation layers) avoids pow() per element.
+    if constexpr (kIsFloat<TB>) {
+      if (b.numel() == 1 && out->shape == a.shape) {
+        const double e = static_cast<double>(*b.as<const TE>());
+        const int64_t n = a.numel();
+        if (e == 2) {
+          run_unary(ctx.pool(), n, x, y, [](TB v) { return v * v; });
+          return Status::ok_status();
+        }
+        if (e == 1) {
+          run_unary(ctx.pool(), n, x, y, [](TB v) { return v; });
+          return Status::ok_status();
+        }
+        if (e == 0.5) {
+          run_unary(ctx.pool(), n, x, y, [](TB v) { return std::sqrt(v); });
+          return Status::ok_status();
+        }
+      }
+    }
+    const BroadcastPlan plan = plan_broadcast(out->shape, shapes, 2);
+    run_binary(
+        ctx.pool(), plan, x, b.as<const TE>(), y,
+        [](TB v, TE e) { return pow_value<TB, TE>(v, e); }, kTranscendentalGrain);
+    return Status::ok_status();
+  }
+
+  LegacyBroadcast legacy_;
+};
+
+template <bool kLegacy>
+Expected<std::unique_ptr<Kernel>> pow_factory(const NodeInfo& node) {
+  SOD2_RETURN_IF_ERROR(require_inputs(node, 2));
+  LegacyBroadcast lb;
+  if (kLegacy) {
+    lb.enabled = true;
+    SOD2_ASSIGN_OR_RETURN(int64_t broadcast, node.attrs.get_int("broadcast", 0));
+    lb.broadcast = broadcast != 0;
+    lb.has_axis = node.attrs.has("axis");
+    SOD2_ASSIGN_OR_RETURN(lb.axis, node.attrs.get_int("axis", 0));
+  }
+  return std::unique_ptr<Kernel>(std::make_unique<PowKernel>(lb));
+}
+
+template <class Op>
+void add_with_legacy(KernelRegistry& r, const char* name) {
+  r.add("", name, 1, &binary_factory<Op, true>);
+  r.add("", name, 7, &binary_factory<Op, false>);
+}
+
+}  // namespace
+
+void register_binary(KernelRegistry& r) {
+  add_with_legacy<AddOp>(r, "Add");
+  add_with_legacy<SubOp>(r, "Sub");
+  add_with_legacy<MulOp>(r, "Mul");
+  add_with_legacy<DivOp>(r, "Div");
+  add_with_legacy<EqualOp>(r, "Equal");
+  add_with_legacy<GreaterOp>(r, "Greater");
+  add_with_legacy<LessOp>(r, "Less");
+  add_with_legacy<AndOp>(r, "And");
+  add_with_legacy<OrOp>(r, "Or");
+  add_with_legacy<XorOp>(r, "Xor");
+  r.add("", "GreaterOrEqual", 12, &binary_factory<GreaterOrEqualOp, false>);
+  r.add("", "LessOrEqual", 12, &binary_factory<LessOrEqualOp, false>);
+  r.add("", "Pow", 1, &pow_factory<true>);
+  r.add("", "Pow", 7, &pow_factory<false>);
+  r.add("", "Mod", 10, &mod_factory);
+  r.add("", "BitShift", 11, &bitshift_factory);
+  // PRelu's slope broadcasts onto X (unidirectionally) in every opset.
+  r.add("", "PRelu", 1, &binary_factory<PReluOp, false>);
+}
+
+}  // namespace sod2::rt::math

@@ -1,0 +1,297 @@
+// LayerNormalization (opset 17), BatchNormalization (inference mode) and InstanceNormalization.
+// Statistics are taken in double with a two-pass variance; the per-element pass is a
+// vectorisable multiply-add in the tensor's own type.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "runtime/kernels/math/accumulate.h"
+#include "runtime/kernels/math/math_common.h"
+
+namespace sod2::rt::math {
+namespace {
+
+// y = (x - mean) * inv_std * scale + bias over one row; scale/bias may be null (1 and 0) and
+// have stride 0 (one value) or 1.
+template <class T>
+void normalize_row(const T* x, T* y, int64_t n, T mean, T inv_std, const T* scale,
+                   int64_t scale_stride, const T* bias, int64_t bias_stride) {
+  if (scale && bias && scale_stride == 1 && bias_stride == 1) {
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv_std * scale[i] + bias[i];
+  } else if (scale && !bias && scale_stride == 1) {
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv_std * scale[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const T s = scale ? scale[i * scale_stride] : T(1);
+      const T b = bias ? bias[i * bias_stride] : T(0);
+      y[i] = (x[i] - mean) * inv_std * s + b;
+    }
+  }
+}
+
+// ---- LayerNormalization
+
+class LayerNormKernel final : public Kernel {
+ public:
+  LayerNormKernel(int64_t axis, float epsilon, size_t num_outputs, bool stash_double)
+      : axis_(axis), epsilon_(epsilon), num_outputs_(num_outputs), stash_double_(stash_double) {}
+
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    const Tensor* scale = ctx.input(1);
+    const Tensor* bias = ctx.input(2);
+    if (!x || !scale) return invalid_argument("LayerNormalization: needs X and Scale");
+    const int rank = x->shape.rank();
+    int axis = 0;
+    SOD2_RETURN_IF_ERROR(normalize_axis("LayerNormalization", axis_, rank, &axis));
+    const int64_t rows = dims_product(x->shape, 0, axis);
+    const int64_t n = dims_product(x->shape, axis, rank);
+    SOD2_RETURN_IF_ERROR(check_param(scale, *x, n, "Scale"));
+    if (bias) SOD2_RETURN_IF_ERROR(check_param(bias, *x, n, "B"));
+    // Mean and InvStdDev keep the leading dims and have 1 for the normalised ones.
+    Shape stat_shape = x->shape;
+    for (int i = axis; i < rank; ++i) stat_shape[i] = 1;
+    return visit_dtype("LayerNormalization", x->dtype, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (kIsFloat<T>) {
+        SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
+        const DType stat_dtype = stash_double_ ? DType::kDouble : DType::kFloat;
+        Tensor* mean_out = nullptr;
+        Tensor* inv_out = nullptr;
+        if (num_outputs_ > 1) {
+          SOD2_ASSIGN_OR_RETURN(mean_out, ctx.output(1, stat_dtype, stat_shape));
+        }
+        if (num_outputs_ > 2) {
+          SOD2_ASSIGN_OR_RETURN(inv_out, ctx.output(2, stat_dtype, stat_shape));
+        }
+        if (rows == 0) return Status::ok_status();
+        const T* in = x->as<const T>();
+        T* out = y->as<T>();
+        const T* s = scale->as<const T>();
+        const T* b = bias ? bias->as<const T>() : nullptr;
+        const int64_t ss = scale->numel() == 1 ? 0 : 1;
+        const int64_t bs = bias && bias->numel() == 1 ? 0 : 1;
+        const double eps = epsilon_;
+        const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(n, 1));
+        ctx.pool().parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
+          for (int64_t r = begin; r < end; ++r) {
+            const T* row = in + r * n;
+            const double mean = n > 0 ? row_sum(row, n) / static_cast<double>(n) : 0.0;
+            const double var =
+                n > 0 ? row_squared_deviation(row, n, mean) / static_cast<double>(n) : 0.0;
+            const double inv_std = 1.0 / std::sqrt(var + eps);
+            normalize_row(row, out + r * n, n, static_cast<T>(mean), static_cast<T>(inv_std), s, ss,
+                          b, bs);
+            store_stat(mean_out, r, mean);
+            store_stat(inv_out, r, inv_std);
+          }
+        });
+        return Status::ok_status();
+      } else {
+        return unsupported_dtype("LayerNormalization", x->dtype);
+      }
+    });
+  }
+
+ private:
+  static void store_stat(Tensor* t, int64_t i, double v) {
+    if (!t) return;
+    if (t->dtype == DType::kDouble) {
+      t->as<double>()[i] = v;
+    } else {
+      t->as<float>()[i] = static_cast<float>(v);
+    }
+  }
+
+  static Status check_param(const Tensor* p, const Tensor& x, int64_t n, const char* what) {
+    if (p->dtype != x.dtype) {
+      return invalid_argument(std::string("LayerNormalization: ") + what + " has type " +
+                              dtype_name(p->dtype) + ", X " + dtype_name(x.dtype));
+    }
+    if (p->numel() != n && p->numel() != 1) {
+      return invalid_argument(std::string("LayerNormalization: ") + what + " of shape " +
+                              p->shape.to_string() + " does not match the normalised dims of " +
+                              x.shape.to_string());
+    }
+    return Status::ok_status();
+  }
+
+  int64_t axis_;
+  float epsilon_;
+  size_t num_outputs_;
+  bool stash_double_;
+};
+
+Expected<std::unique_ptr<Kernel>> layer_norm_factory(const NodeInfo& node) {
+  SOD2_RETURN_IF_ERROR(require_inputs(node, 2));
+  SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", -1));
+  SOD2_ASSIGN_OR_RETURN(float epsilon, node.attrs.get_float("epsilon", 1e-5f));
+  SOD2_ASSIGN_OR_RETURN(int64_t stash, node.attrs.get_int("stash_type", 1));
+  if (stash != 1 && stash != 11) {
+    return unsupported("LayerNormalization: stash_type " + std::to_string(stash) +
+                       " (only float and double)");
+  }
+  return std::unique_ptr<Kernel>(
+      std::make_unique<LayerNormKernel>(axis, epsilon, node.num_outputs, stash == 11));
+}
+
+// ---- BatchNormalization (inference: running statistics)
+
+class BatchNormKernel final : public Kernel {
+ public:
+  BatchNormKernel(float epsilon, bool spatial) : epsilon_(epsilon), spatial_(spatial) {}
+
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    for (size_t i = 0; i < 5; ++i) {
+      if (!ctx.input(i)) return invalid_argument("BatchNormalization: needs five inputs");
+      if (ctx.input(i)->dtype != x->dtype) {
+        return invalid_argument(std::string("BatchNormalization: input ") + std::to_string(i) +
+                                " has type " + dtype_name(ctx.input(i)->dtype) + ", X " +
+                                dtype_name(x->dtype));
+      }
+    }
+    const int rank = x->shape.rank();
+    if (rank < 1) return invalid_argument("BatchNormalization: X must have a channel dim");
+    const int64_t batch = x->shape[0];
+    // spatial=0 (opsets < 9): one statistic per element of a sample, not per channel.
+    const int64_t channels =
+        spatial_ ? (rank > 1 ? x->shape[1] : 1) : dims_product(x->shape, 1, rank);
+    const int64_t plane = spatial_ ? dims_product(x->shape, std::min(rank, 2), rank) : 1;
+    for (size_t i = 1; i < 5; ++i) {
+      if (ctx.input(i)->numel() != channels) {
+        return invalid_argument("BatchNormalization: input " + std::to_string(i) + " of shape " +
+                                ctx.input(i)->shape.to_string() + " does not match " +
+                                std::to_string(channels) + " channels of X " +
+                                x->shape.to_string());
+      }
+    }
+    return visit_dtype("BatchNormalization", x->dtype, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (kIsFloat<T>) {
+        SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
+        if (x->numel() == 0) return Status::ok_status();
+        // y = x * a + b with a = scale / sqrt(var + eps), b = B - mean * a per channel.
+        SOD2_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(2 * sizeof(T) * channels));
+        T* a = static_cast<T*>(scratch);
+        T* b = a + channels;
+        const T* scale = ctx.input(1)->as<const T>();
+        const T* bias = ctx.input(2)->as<const T>();
+        const T* mean = ctx.input(3)->as<const T>();
+        const T* var = ctx.input(4)->as<const T>();
+        for (int64_t c = 0; c < channels; ++c) {
+          const double k = scale[c] / std::sqrt(static_cast<double>(var[c]) + epsilon_);
+          a[c] = static_cast<T>(k);
+          b[c] = static_cast<T>(bias[c] - mean[c] * k);
+        }
+        const T* in = x->as<const T>();
+        T* out = y->as<T>();
+        const int64_t planes = batch * channels;
+        const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(plane, 1));
+        ctx.pool().parallel_for(planes, grain, [&](int64_t begin, int64_t end) {
+          if (plane == 1) {
+            for (int64_t p = begin; p < end; ++p)
+              out[p] = in[p] * a[p % channels] + b[p % channels];
+            return;
+          }
+          for (int64_t p = begin; p < end; ++p) {
+            const T ka = a[p % channels], kb = b[p % channels];
+            const T* src = in + p * plane;
+            T* dst = out + p * plane;
+            for (int64_t i = 0; i < plane; ++i) dst[i] = src[i] * ka + kb;
+          }
+        });
+        return Status::ok_status();
+      } else {
+        return unsupported_dtype("BatchNormalization", x->dtype);
+      }
+    });
+  }
+
+ private:
+  float epsilon_;
+  bool spatial_;
+};
+
+Expected<std::unique_ptr<Kernel>> batch_norm_factory(const NodeInfo& node) {
+  SOD2_RETURN_IF_ERROR(require_inputs(node, 5));
+  SOD2_ASSIGN_OR_RETURN(float epsilon, node.attrs.get_float("epsilon", 1e-5f));
+  SOD2_ASSIGN_OR_RETURN(int64_t training, node.attrs.get_int("training_mode", 0));
+  SOD2_ASSIGN_OR_RETURN(int64_t spatial, node.attrs.get_int("spatial", 1));
+  if (training != 0) return unsupported("BatchNormalization: training_mode=1");
+  if (node.num_outputs > 1) {
+    return unsupported("BatchNormalization: the running-statistics outputs of training mode");
+  }
+  return std::unique_ptr<Kernel>(std::make_unique<BatchNormKernel>(epsilon, spatial != 0));
+}
+
+// ---- InstanceNormalization
+
+class InstanceNormKernel final : public Kernel {
+ public:
+  explicit InstanceNormKernel(float epsilon) : epsilon_(epsilon) {}
+
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    const Tensor* scale = ctx.input(1);
+    const Tensor* bias = ctx.input(2);
+    if (!x || !scale || !bias) return invalid_argument("InstanceNormalization: needs three inputs");
+    const int rank = x->shape.rank();
+    if (rank < 2) {
+      return invalid_argument("InstanceNormalization: X of shape " + x->shape.to_string() +
+                              " has no channel dim");
+    }
+    const int64_t channels = x->shape[1];
+    if (scale->numel() != channels || bias->numel() != channels || scale->dtype != x->dtype ||
+        bias->dtype != x->dtype) {
+      return invalid_argument("InstanceNormalization: scale " + scale->shape.to_string() +
+                              " and B " + bias->shape.to_string() + " should be [" +
+                              std::to_string(channels) + "] of X's type");
+    }
+    const int64_t planes = x->shape[0] * channels;
+    const int64_t plane = dims_product(x->shape, 2, rank);
+    return visit_dtype("InstanceNormalization", x->dtype, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (kIsFloat<T>) {
+        SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
+        if (x->numel() == 0) return Status::ok_status();
+        const T* in = x->as<const T>();
+        T* out = y->as<T>();
+        const T* s = scale->as<const T>();
+        const T* b = bias->as<const T>();
+        const double eps = epsilon_;
+        const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / plane);
+        ctx.pool().parallel_for(planes, grain, [&](int64_t begin, int64_t end) {
+          for (int64_t p = begin; p < end; ++p) {
+            const T* src = in + p * plane;
+            const double mean = row_sum(src, plane) / static_cast<double>(plane);
+            const double var = row_squared_deviation(src, plane, mean) / static_cast<double>(plane);
+            const int64_t c = p % channels;
+            normalize_row(src, out + p * plane, plane, static_cast<T>(mean),
+                          static_cast<T>(1.0 / std::sqrt(var + eps)), s + c, 0, b + c, 0);
+          }
+        });
+        return Status::ok_status();
+      } else {
+        return unsupported_dtype("InstanceNormalization", x->dtype);
+      }
+    });
+  }
+
+ private:
+  float epsilon_;
+};
+
+Expected<std::unique_ptr<Kernel>> instance_norm_factory(const NodeInfo& node) {
+  SOD2_RETURN_IF_ERROR(require_inputs(node, 3));
+  SOD2_ASSIGN_OR_RETURN(float epsilon, node.attrs.get_float("epsilon", 1e-5f));
+  return std::unique_ptr<Kernel>(std::make_unique<InstanceNormKernel>(epsilon));
+}
+
+}  // namespace
+
+void register_normalization(KernelRegistry& r) {
+  r.add("", "LayerNormalization", 17, &layer_norm_factory);
+  r.add("", "BatchNormalization", 1, &batch_norm_factory);
+  r.add("", "InstanceNormalization", 1, &instance_norm_factory);
+}
+
+}  // namespace sod2::rt::math

@@ -1,0 +1,305 @@
+// Unary elementwise ops: activations, rounding, transcendental functions, logic Not, the IsNaN /
+// IsInf predicates, and Identity. Each op is a small struct; one templated kernel maps it over
+// the input in parallel chunks.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "runtime/kernels/math/elementwise.h"
+#include "runtime/kernels/math/fast_math.h"
+
+namespace sod2::rt::math {
+namespace {
+
+template <class T>
+T tanh_of(T x) {
+  if constexpr (std::is_same_v<T, float>) {
+    return vec_tanhf(x);
+  } else {
+    return std::tanh(x);
+  }
+}
+
+// Ops that only exist for floating-point tensors.
+#define SOD2_FLOAT_UNARY(NAME, STR, GRAIN, EXPR)   \
+  struct NAME {                                    \
+    static constexpr const char* kName = STR;      \
+    static constexpr bool kBoolOut = false;        \
+    static constexpr int64_t kGrain = GRAIN;       \
+    template <class T>                             \
+    static constexpr bool kSupports = kIsFloat<T>; \
+    float alpha = 0, beta = 0, gamma = 0;          \
+    template <class T>                             \
+    T apply(T x) const {                           \
+      return EXPR;                                 \
+    }                                              \
+  };
+
+// float exp/tanh use the vectorisable versions; double keeps libm.
+template <class T>
+T exp_of(T x) {
+  if constexpr (std::is_same_v<T, float>) {
+    return vec_expf(x);
+  } else {
+    return std::exp(x);
+  }
+}
+
+SOD2_FLOAT_UNARY(SigmoidOp, "Sigmoid", kTranscendentalGrain, T(1) / (T(1) + exp_of(-x)))
+SOD2_FLOAT_UNARY(ErfOp, "Erf", kTranscendentalGrain, std::erf(x))
+SOD2_FLOAT_UNARY(ExpOp, "Exp", kTranscendentalGrain, exp_of(x))
+SOD2_FLOAT_UNARY(TanhOp, "Tanh", kTranscendentalGrain, tanh_of(x))
+SOD2_FLOAT_UNARY(LogOp, "Log", kTranscendentalGrain, std::log(x))
+SOD2_FLOAT_UNARY(SinOp, "Sin", kTranscendentalGrain, std::sin(x))
+SOD2_FLOAT_UNARY(CosOp, "Cos", kTranscendentalGrain, std::cos(x))
+SOD2_FLOAT_UNARY(SqrtOp, "Sqrt", kElementwiseGrain, std::sqrt(x))
+SOD2_FLOAT_UNARY(ReciprocalOp, "Reciprocal", kElementwiseGrain, T(1) / x)
+SOD2_FLOAT_UNARY(FloorOp, "Floor", kElementwiseGrain, std::floor(x))
+SOD2_FLOAT_UNARY(CeilOp, "Ceil", kElementwiseGrain, std::ceil(x))
+// Round half to even (the default rounding mode), like numpy.round.
+SOD2_FLOAT_UNARY(RoundOp, "Round", kElementwiseGrain, std::nearbyint(x))
+// log(1 + e^x) without overflow for large x.
+SOD2_FLOAT_UNARY(SoftplusOp, "Softplus", kTranscendentalGrain,
+                 std::max(x, T(0)) + std::log1p(std::exp(-std::abs(x))))
+SOD2_FLOAT_UNARY(SoftsignOp, "Softsign", kElementwiseGrain, x / (T(1) + std::abs(x)))
+SOD2_FLOAT_UNARY(LeakyReluOp, "LeakyRelu", kElementwiseGrain, x < 0 ? x * T(alpha) : x)
+// expm1 keeps relative accuracy for x near 0.
+SOD2_FLOAT_UNARY(EluOp, "Elu", kTranscendentalGrain, x < 0 ? T(alpha) * std::expm1(x) : x)
+SOD2_FLOAT_UNARY(SeluOp, "Selu", kTranscendentalGrain,
+                 T(gamma) * (x <= 0 ? T(alpha) * std::expm1(x) : x))
+SOD2_FLOAT_UNARY(HardSigmoidOp, "HardSigmoid", kElementwiseGrain,
+                 std::min(T(1), std::max(T(0), T(alpha) * x + T(beta))))
+SOD2_FLOAT_UNARY(HardSwishOp, "HardSwish", kElementwiseGrain,
+                 x* std::min(T(1), std::max(T(0), x / T(6) + T(0.5))))
+#undef SOD2_FLOAT_UNARY
+
+struct ReluOp {
+  static constexpr const char* kName = "Relu";
+  static constexpr bool kBoolOut = false;
+  static constexpr int64_t kGrain = kElementwiseGrain;
+  template <class T>
+  static constexpr bool kSupports = kIsSignedNumeric<T>;
+  template <class T>
+  T apply(T x) const {
+    return x > T(0) ? x : T(0);
+  }
+};
+
+struct NegOp {
+  static constexpr const char* kName = "Neg";
+  static constexpr bool kBoolOut = false;
+  static constexpr int64_t kGrain = kElementwiseGrain;
+  template <class T>
+  static constexpr bool kSupports = kIsSignedNumeric<T>;
+  template <class T>
+  T apply(T x) const {
+    if constexpr (kIsInt<T>) {
+      return static_cast<T>(-static_cast<std::make_unsigned_t<T>>(x));  // MIN wraps, no UB
+    } else {
+      return -x;
+    }
+  }
+};
+
+struct AbsOp {
+  static constexpr const char* kName = "Abs";
+  static constexpr bool kBoolOut = false;
+  static constexpr int64_t kGrain = kElementwiseGrain;
+  template <class T>
+  static constexpr bool kSupports = kIsNumeric<T>;
+  template <class T>
+  T apply(T x) const {
+    if constexpr (std::is_unsigned_v<T>) {
+      return x;
+    } else if constexpr (kIsInt<T>) {
+      return x < 0 ? NegOp{}.apply(x) : x;
+    } else {
+      return std::abs(x);
+    }
+  }
+};
+
+struct SignOp {
+  static constexpr const char* kName = "Sign";
+  static constexpr bool kBoolOut = false;
+  static constexpr int64_t kGrain = kElementwiseGrain;
+  template <class T>
+  static constexpr bool kSupports = kIsNumeric<T>;
+  template <class T>
+  T apply(T x) const {
+    if constexpr (kIsFloat<T>) {
+      if (std::isnan(x)) return x;
+    }
+    return static_cast<T>((T(0) < x) - (x < T(0)));
+  }
+};
+
+struct NotOp {
+  static constexpr const char* kName = "Not";
+  static constexpr bool kBoolOut = true;
+  static constexpr int64_t kGrain = kElementwiseGrain;
+  template <class T>
+  static constexpr bool kSupports = std::is_same_v<T, bool>;
+  template <class T>
+  bool apply(T x) const {
+    return !x;
+  }
+};
+
+struct IsNaNOp {
+  static constexpr const char* kName = "IsNaN";
+  static constexpr bool kBoolOut = true;
+  static constexpr int64_t kGrain = kElementwiseGrain;
+  template <class T>
+  static constexpr bool kSupports = kIsFloat<T>;
+  template <class T>
+  bool apply(T x) const {
+    return x != x;
+  }
+};
+
+struct IsInfOp {
+  static constexpr const char* kName = "IsInf";
+  static constexpr bool kBoolOut = true;
+  static constexpr int64_t kGrain = kElementwiseGrain;
+  template <class T>
+  static constexpr bool kSupports = kIsFloat<T>;
+  bool detect_negative = true, detect_positive = true;
+  template <class T>
+  bool apply(T x) const {
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    return (detect_positive && x == inf) || (detect_negative && x == -inf);
+  }
+};
+
+template <class Op>
+class UnaryKernel final : public Kernel {
+ public:
+  explicit UnaryKernel(Op op) : op_(op) {}
+
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    if (!x) return invalid_argument(std::string(Op::kName) + ": input is missing");
+    return visit_dtype(Op::kName, x->dtype, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (Op::template kSupports<T>) {
+        using TO = std::conditional_t<Op::kBoolOut, bool, T>;
+        SOD2_ASSIGN_OR_RETURN(Tensor * y,
+                              ctx.output(0, Op::kBoolOut ? DType::kBool : x->dtype, x->shape));
+        const Op op = op_;
+        run_unary(
+            ctx.pool(), x->numel(), x->as<const T>(), y->as<TO>(),
+            [op](T v) { return static_cast<TO>(op.template apply<T>(v)); }, Op::kGrain);
+        return Status::ok_status();
+      } else {
+        return unsupported_dtype(Op::kName, x->dtype);
+      }
+    });
+  }
+
+ private:
+  Op op_;
+};
+
+template <class Op>
+Expected<std::unique_ptr<Kernel>> make_unary(const NodeInfo& node, Op op) {
+  SOD2_RETURN_IF_ERROR(require_inputs(node, 1));
+  const DType t = node.input_dtypes[0];
+  if (t != DType::kUndefined) {
+    SOD2_RETURN_IF_ERROR(visit_dtype(Op::kName, t, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (Op::template kSupports<T>) {
+        return Status::ok_status();
+      } else {
+        return unsupported_dtype(Op::kName, t);
+      }
+    }));
+  }
+  return std::unique_ptr<Kernel>(std::make_unique<UnaryKernel<Op>>(op));
+}
+
+template <class Op>
+Expected<std::unique_ptr<Kernel>> unary_factory(const NodeInfo& node) {
+  return make_unary(node, Op{});
+}
+
+// Ops whose attributes land in alpha/beta/gamma, with ONNX's defaults.
+template <class Op>
+Expected<std::unique_ptr<Kernel>> unary_factory_attrs(const NodeInfo& node, float alpha, float beta,
+                                                      float gamma) {
+  Op op;
+  SOD2_ASSIGN_OR_RETURN(op.alpha, node.attrs.get_float("alpha", alpha));
+  SOD2_ASSIGN_OR_RETURN(op.beta, node.attrs.get_float("beta", beta));
+  SOD2_ASSIGN_OR_RETURN(op.gamma, node.attrs.get_float("gamma", gamma));
+  return make_unary(node, op);
+}
+
+Expected<std::unique_ptr<Kernel>> is_inf_factory(const NodeInfo& node) {
+  IsInfOp op;
+  SOD2_ASSIGN_OR_RETURN(int64_t neg, node.attrs.get_int("detect_negative", 1));
+  SOD2_ASSIGN_OR_RETURN(int64_t pos, node.attrs.get_int("detect_positive", 1));
+  op.detect_negative = neg != 0;
+  op.detect_positive = pos != 0;
+  return make_unary(node, op);
+}
+
+// Identity copies any fixed-size type byte for byte.
+class IdentityKernel final : public Kernel {
+ public:
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    if (!x) return invalid_argument("Identity: input is missing");
+    if (dtype_size(x->dtype) == 0) return unsupported_dtype("Identity", x->dtype);
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
+    if (y->data != x->data && x->bytes() > 0) std::memcpy(y->data, x->data, x->bytes());
+    return Status::ok_status();
+  }
+};
+
+Expected<std::unique_ptr<Kernel>> identity_factory(const NodeInfo& node) {
+  SOD2_RETURN_IF_ERROR(require_inputs(node, 1));
+  const DType t = node.input_dtypes[0];
+  if (t != DType::kUndefined && dtype_size(t) == 0) return unsupported_dtype("Identity", t);
+  return std::unique_ptr<Kernel>(std::make_unique<IdentityKernel>());
+}
+
+}  // namespace
+
+void register_unary(KernelRegistry& r) {
+  r.add("", "Relu", 1, &unary_factory<ReluOp>);
+  r.add("", "LeakyRelu", 1,
+        [](const NodeInfo& n) { return unary_factory_attrs<LeakyReluOp>(n, 0.01f, 0, 0); });
+  r.add("", "Elu", 1, [](const NodeInfo& n) { return unary_factory_attrs<EluOp>(n, 1.0f, 0, 0); });
+  r.add("", "Selu", 1, [](const NodeInfo& n) {
+    return unary_factory_attrs<SeluOp>(n, 1.67326319217681884765625f, 0,
+                                       1.05070102214813232421875f);
+  });
+  r.add("", "Sigmoid", 1, &unary_factory<SigmoidOp>);
+  r.add("", "HardSigmoid", 1,
+        [](const NodeInfo& n) { return unary_factory_attrs<HardSigmoidOp>(n, 0.2f, 0.5f, 0); });
+  r.add("", "HardSwish", 14, &unary_factory<HardSwishOp>);
+  r.add("", "Tanh", 1, &unary_factory<TanhOp>);
+  r.add("", "Erf", 9, &unary_factory<ErfOp>);
+  r.add("", "Exp", 1, &unary_factory<ExpOp>);
+  r.add("", "Log", 1, &unary_factory<LogOp>);
+  r.add("", "Sqrt", 1, &unary_factory<SqrtOp>);
+  r.add("", "Reciprocal", 1, &unary_factory<ReciprocalOp>);
+  r.add("", "Neg", 1, &unary_factory<NegOp>);
+  r.add("", "Abs", 1, &unary_factory<AbsOp>);
+  r.add("", "Floor", 1, &unary_factory<FloorOp>);
+  r.add("", "Ceil", 1, &unary_factory<CeilOp>);
+  r.add("", "Round", 11, &unary_factory<RoundOp>);
+  r.add("", "Sign", 9, &unary_factory<SignOp>);
+  r.add("", "Sin", 7, &unary_factory<SinOp>);
+  r.add("", "Cos", 7, &unary_factory<CosOp>);
+  r.add("", "Softplus", 1, &unary_factory<SoftplusOp>);
+  r.add("", "Softsign", 1, &unary_factory<SoftsignOp>);
+  r.add("", "Not", 1, &unary_factory<NotOp>);
+  r.add("", "IsNaN", 9, &unary_factory<IsNaNOp>);
+  r.add("", "IsInf", 10, &is_inf_factory);
+  r.add("", "Identity", 1, &identity_factory);
+}
+
+}  // namespace sod2::rt::math

@@ -1,0 +1,292 @@
+#include <algorithm>
+
+#include "runtime/kernels/linalg/linalg_kernels.h"
+#include "tests/runtime/kernels/linalg/linalg_test_util.h"
+
+namespace sod2::rt::linalg_test {
+namespace {
+
+struct ConvP {
+  int64_t group = 1;
+  std::vector<int64_t> strides, dil, pb, pe;  // per spatial dim
+};
+
+// Direct convolution from the definition (double accumulation), explicit pads.
+std::vector<double> ref_conv(const HostTensor& x, const HostTensor& w, const HostTensor* b,
+                             const ConvP& p, Shape* out) {
+  const Shape& xs = x.shape();
+  const Shape& ws = w.shape();
+  const int ns = xs.rank() - 2;
+  const int64_t N = xs[0], C = xs[1], M = ws[0], cg = C / p.group, mg = M / p.group;
+  int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, o[3] = {1, 1, 1}, s[3] = {1, 1, 1}, d[3] = {1, 1, 1},
+          pad[3] = {0, 0, 0};
+  *out = Shape{N, M};
+  for (int i = 0; i < ns; ++i) {
+    const int j = 3 - ns + i;
+    in[j] = xs[2 + i];
+    k[j] = ws[2 + i];
+    s[j] = p.strides.empty() ? 1 : p.strides[i];
+    d[j] = p.dil.empty() ? 1 : p.dil[i];
+    pad[j] = p.pb.empty() ? 0 : p.pb[i];
+    const int64_t pend = p.pe.empty() ? 0 : p.pe[i];
+    o[j] = (in[j] + pad[j] + pend - (k[j] - 1) * d[j] - 1) / s[j] + 1;
+    out->push_back(o[j]);
+  }
+  std::vector<double> y(static_cast<size_t>(out->numel()));
+  const float* X = x.data<float>();
+  const float* W = w.data<float>();
+  size_t yi = 0;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t oz = 0; oz < o[0]; ++oz)
+        for (int64_t oy = 0; oy < o[1]; ++oy)
+          for (int64_t ox = 0; ox < o[2]; ++ox) {
+            double acc = b ? b->data<float>()[m] : 0.0;
+            const int64_t g = m / mg;
+            for (int64_t c = 0; c < cg; ++c)
+              for (int64_t kz = 0; kz < k[0]; ++kz)
+                for (int64_t ky = 0; ky < k[1]; ++ky)
+                  for (int64_t kx = 0; kx < k[2]; ++kx) {
+                    const int64_t iz = oz * s[0] - pad[0] + kz * d[0];
+                    const int64_t iy = oy * s[1] - pad[1] + ky * d[1];
+                    const int64_t ix = ox * s[2] - pad[2] + kx * d[2];
+                    if (iz < 0 || iz >= in[0] || iy < 0 || iy >= in[1] || ix < 0 || ix >= in[2])
+                      continue;
+                    const double xv =
+                        X[(((n * C + g * cg + c) * in[0] + iz) * in[1] + iy) * in[2] + ix];
+                    const double wv = W[(((m * cg + c) * k[0] + kz) * k[1] + ky) * k[2] + kx];
+                    acc += xv * wv;
+                  }
+            y[yi++] = acc;
+          }
+  return y;
+}
+
+Attrs conv_attrs(const ConvP& p) {
+  A a;
+  a.i("group", p.group);
+  if (!p.strides.empty()) a.is("strides", p.strides);
+  if (!p.dil.empty()) a.is("dilations", p.dil);
+  if (!p.pb.empty()) {
+    std::vector<int64_t> pads = p.pb;
+    pads.insert(pads.end(), p.pe.begin(), p.pe.end());
+    a.is("pads", pads);
+  }
+  return a;
+}
+
+void check_conv(Shape xs, Shape ws, bool bias, const ConvP& p, uint32_t seed) {
+  SCOPED_TRACE("X " + xs.to_string() + " W " + ws.to_string() + " group " +
+               std::to_string(p.group));
+  const HostTensor x = rand_tensor(xs, seed), w = rand_tensor(ws, seed + 1),
+                   b = rand_tensor({ws[0]}, seed + 2);
+  Shape out;
+  const auto want = ref_conv(x, w, bias ? &b : nullptr, p, &out);
+  auto got = run_both("Conv", 11, {&x, &w, bias ? &b : nullptr}, 1, conv_attrs(p));
+  ASSERT_EQ(got.size(), 1u);
+  expect_close(got[0], out, want);
+}
+
+TEST(Conv, Basic2D) {
+  check_conv({1, 3, 8, 8}, {4, 3, 3, 3}, true, {1, {}, {}, {1, 1}, {1, 1}}, 1);
+  check_conv({2, 4, 9, 7}, {6, 4, 3, 2}, false, {1, {2, 1}, {1, 2}, {1, 0}, {2, 1}}, 2);
+  check_conv({1, 32, 28, 28}, {48, 32, 3, 3}, true, {1, {}, {}, {1, 1}, {1, 1}}, 3);
+  check_conv({1, 3, 30, 30}, {16, 3, 3, 3}, true, {1, {2, 2}, {}, {0, 0}, {1, 1}}, 4);
+}
+
+TEST(Conv, GroupedDepthwisePointwise) {
+  check_conv({1, 4, 6, 6}, {6, 2, 3, 3}, true, {2, {}, {}, {1, 1}, {1, 1}}, 1);
+  check_conv({2, 8, 10, 10}, {8, 1, 3, 3}, true, {8, {2, 2}, {}, {1, 1}, {1, 1}}, 2);
+  check_conv({1, 8, 11, 9}, {16, 1, 3, 3}, false, {8, {1, 2}, {2, 1}, {2, 0}, {1, 3}}, 3);
+  check_conv({1, 64, 28, 28}, {64, 1, 5, 5}, true, {64, {}, {}, {2, 2}, {2, 2}}, 4);
+  check_conv({1, 16, 5, 5}, {8, 16, 1, 1}, true, {}, 5);
+  check_conv({2, 64, 14, 14}, {96, 64, 1, 1}, false, {}, 6);
+  check_conv({1, 8, 7, 7}, {8, 4, 1, 1}, true, {2, {2, 2}, {}, {}, {}}, 7);  // strided 1x1
+}
+
+TEST(Conv, OneAndThreeD) {
+  check_conv({2, 3, 20}, {4, 3, 5}, true, {1, {2}, {2}, {2}, {1}}, 1);
+  check_conv({1, 6, 17}, {6, 1, 3}, true, {6, {1}, {}, {1}, {1}}, 2);  // 1-D depthwise
+  check_conv({1, 2, 5, 6, 4}, {3, 2, 3, 3, 2}, true, {1, {1, 2, 1}, {}, {1, 1, 0}, {1, 0, 1}}, 3);
+  check_conv({1, 4, 4, 5, 5}, {4, 1, 3, 3, 3}, false, {4, {}, {}, {1, 1, 1}, {1, 1, 1}}, 4);
+}
+
+TEST(Conv, AutoPad) {
+  const HostTensor x = rand_tensor({1, 2, 6, 6}, 1), w = rand_tensor({3, 2, 3, 3}, 2);
+  struct Case {
+    const char* mode;
+    std::vector<int64_t> pb, pe;
+  };
+  for (const Case& c : {Case{"SAME_UPPER", {0, 0}, {1, 1}}, Case{"SAME_LOWER", {1, 1}, {0, 0}},
+                        Case{"VALID", {0, 0}, {0, 0}}}) {
+    SCOPED_TRACE(c.mode);
+    Shape out;
+    const auto want = ref_conv(x, w, nullptr, {1, {2, 2}, {}, c.pb, c.pe}, &out);
+    auto got = run_both("Conv", 11, {&x, &w}, 1, A().s("auto_pad", c.mode).is("strides", {2, 2}));
+    ASSERT_EQ(got.size(), 1u);
+    expect_close(got[0], out, want);
+  }
+}
+
+TEST(Conv, ZeroSizedAndErrors) {
+  const HostTensor x0(DType::kFloat, Shape{0, 3, 5, 5});
+  const HostTensor w = rand_tensor({4, 3, 3, 3}, 1);
+  auto got = run_both("Conv", 11, {&x0, &w}, 1, {});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].shape().to_string(), "[0,4,3,3]");
+  // No input channels: the output is the bias.
+  const HostTensor xc(DType::kFloat, Shape{1, 0, 4, 4}), wc(DType::kFloat, Shape{2, 0, 3, 3});
+  const HostTensor b = floats({2}, {0.5f, -1.f});
+  got = run_both("Conv", 11, {&xc, &wc, &b}, 1, {});
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<double> want(4, 0.5);
+  want.insert(want.end(), 4, -1.0);
+  expect_close(got[0], Shape{1, 2, 2, 2}, want);
+
+  const HostTensor x = rand_tensor({1, 6, 5, 5}, 2), wg = rand_tensor({4, 3, 3, 3}, 3);
+  Status s = run_status("Conv", 11, {&x, &wg}, 1, A().i("group", 4));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("[1,6,5,5]"), std::string::npos) << s.message();
+  EXPECT_EQ(run_status("Conv", 11, {&x, &w}, 1, {}).code(), StatusCode::kInvalidArgument);
+  const HostTensor big = rand_tensor({2, 6, 7, 7}, 4);
+  EXPECT_EQ(run_status("Conv", 11, {&x, &big}, 1, {}).code(), StatusCode::kInvalidArgument);
+  const HostTensor xi(DType::kInt32, Shape{1, 3, 5, 5});
+  s = run_status("Conv", 11, {&xi, &w}, 1, {});
+  EXPECT_EQ(s.code(), StatusCode::kUnsupported);
+  EXPECT_NE(s.message().find("int32"), std::string::npos) << s.message();
+}
+
+TEST(Epilogue, ConvPaths) {
+  struct Case {
+    Shape xs, ws;
+    ConvP p;
+  };
+  for (const Case& c : {Case{{1, 8, 12, 12}, {16, 8, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
+                        Case{{2, 8, 12, 12}, {8, 1, 3, 3}, {8, {}, {}, {1, 1}, {1, 1}}},
+                        Case{{1, 8, 12, 12}, {16, 8, 1, 1}, {}}}) {
+    SCOPED_TRACE(c.ws.to_string());
+    const HostTensor x = rand_tensor(c.xs, 1), w = rand_tensor(c.ws, 2);
+    const HostTensor b = rand_tensor({c.ws[0]}, 3), fb = rand_tensor({c.ws[0]}, 4);
+    Shape out;
+    auto want = ref_conv(x, w, &b, c.p, &out);
+    const HostTensor res = rand_tensor(out, 5);
+    const int64_t plane = out.numel() / (out[0] * out[1]);
+    for (size_t i = 0; i < want.size(); ++i) {
+      const double v = want[i] + fb.data<float>()[(i / plane) % out[1]] + res.data<float>()[i];
+      want[i] = std::max(0.0, v);
+    }
+    Epilogue e;
+    e.bias_input = 3;
+    e.residual_input = 4;
+    e.activation = Activation::kRelu;
+    const std::vector<const HostTensor*> in = {&x, &w, &b, &fb, &res};
+    const NodeInfo node = testing::node_info("Conv", 11, in, 1, conv_attrs(c.p));
+    for (int threads : {1, 2}) {
+      auto got = run_made(make_conv_kernel(node, e), in, 1, threads);
+      ASSERT_TRUE(got.ok()) << got.status().to_string();
+      expect_close(got.value()[0], out, want);
+    }
+  }
+}
+
+// ConvTranspose from the definition: every input value scatters a kernel-sized patch.
+std::vector<double> ref_conv_transpose(const HostTensor& x, const HostTensor& w,
+                                       const HostTensor* b, int64_t group,
+                                       const std::vector<int64_t>& s, const std::vector<int64_t>& d,
+                                       const std::vector<int64_t>& pb,
+                                       const std::vector<int64_t>& out_sp, Shape* out) {
+  const Shape& xs = x.shape();
+  const Shape& ws = w.shape();
+  const int ns = xs.rank() - 2;
+  const int64_t N = xs[0], C = xs[1], mg = ws[1], M = mg * group, cg = C / group;
+  int64_t in[2] = {1, 1}, k[2] = {1, 1}, o[2] = {1, 1}, st[2] = {1, 1}, dl[2] = {1, 1},
+          p[2] = {0, 0};
+  *out = Shape{N, M};
+  for (int i = 0; i < ns; ++i) {
+    const int j = 2 - ns + i;
+    in[j] = xs[2 + i];
+    k[j] = ws[2 + i];
+    st[j] = s[i];
+    dl[j] = d[i];
+    p[j] = pb[i];
+    o[j] = out_sp[i];
+    out->push_back(o[j]);
+  }
+  std::vector<double> y(static_cast<size_t>(out->numel()), 0.0);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t i = 0; i < o[0] * o[1]; ++i)
+        y[static_cast<size_t>((n * M + m) * o[0] * o[1] + i)] = b ? b->data<float>()[m] : 0.0;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t iy = 0; iy < in[0]; ++iy)
+        for (int64_t ix = 0; ix < in[1]; ++ix) {
+          const double xv = x.data<float>()[((n * C + c) * in[0] + iy) * in[1] + ix];
+          const int64_t g = c / cg;
+          for (int64_t m = 0; m < mg; ++m)
+            for (int64_t ky = 0; ky < k[0]; ++ky)
+              for (int64_t kx = 0; kx < k[1]; ++kx) {
+                const int64_t oy = iy * st[0] - p[0] + ky * dl[0];
+                const int64_t ox = ix * st[1] - p[1] + kx * dl[1];
+                if (oy < 0 || oy >= o[0] || ox < 0 || ox >= o[1]) continue;
+                const double wv = w.data<float>()[((c * mg + m) * k[0] + ky) * k[1] + kx];
+                y[static_cast<size_t>(((n * M + g * mg + m) * o[0] + oy) * o[1] + ox)] += xv * wv;
+              }
+        }
+  return y;
+}
+
+TEST(ConvTranspose, StridesPadsOutputPaddingGroups) {
+  {
+    const HostTensor x = rand_tensor({2, 4, 5, 6}, 1), w = rand_tensor({4, 3, 3, 3}, 2),
+                     b = rand_tensor({3}, 3);
+    Shape out;
+    // out = 2*(in-1) + 1 + 3 - 1 - 1
+    const auto want = ref_conv_transpose(x, w, &b, 1, {2, 2}, {1, 1}, {1, 1}, {10, 12}, &out);
+    auto got =
+        run_both("ConvTranspose", 11, {&x, &w, &b}, 1,
+                 A().is("strides", {2, 2}).is("pads", {1, 1, 1, 1}).is("output_padding", {1, 1}));
+    ASSERT_EQ(got.size(), 1u);
+    expect_close(got[0], out, want);
+  }
+  {
+    const HostTensor x = rand_tensor({1, 4, 4, 4}, 4), w = rand_tensor({4, 2, 3, 2}, 5);
+    Shape out;
+    // group 2, dilation 2 on H: out H = 1*(4-1) + (3-1)*2 + 1 - 0 - 1 = 7 ; W = 2*3 + 2 - 1 - 0 = 7
+    const auto want = ref_conv_transpose(x, w, nullptr, 2, {1, 2}, {2, 1}, {0, 1}, {7, 7}, &out);
+    auto got = run_both(
+        "ConvTranspose", 11, {&x, &w}, 1,
+        A().i("group", 2).is("strides", {1, 2}).is("dilations", {2, 1}).is("pads", {0, 1, 1, 0}));
+    ASSERT_EQ(got.size(), 1u);
+    expect_close(got[0], out, want);
+  }
+}
+
+TEST(ConvTranspose, OutputShapeAutoPadAnd1D) {
+  const HostTensor x = rand_tensor({1, 3, 4, 4}, 1), w = rand_tensor({3, 2, 3, 3}, 2);
+  Shape out;
+  // Full size 2*3+3 = 9; output_shape 8 -> total padding 1: begin 1, end 0 (NOTSET).
+  auto want = ref_conv_transpose(x, w, nullptr, 1, {2, 2}, {1, 1}, {1, 1}, {8, 8}, &out);
+  auto got = run_both("ConvTranspose", 11, {&x, &w}, 1,
+                      A().is("strides", {2, 2}).is("output_shape", {8, 8}));
+  ASSERT_EQ(got.size(), 1u);
+  expect_close(got[0], out, want);
+  // SAME_UPPER: output = in * stride = 8, total 1 -> begin 0, end 1.
+  want = ref_conv_transpose(x, w, nullptr, 1, {2, 2}, {1, 1}, {0, 0}, {8, 8}, &out);
+  got = run_both("ConvTranspose", 11, {&x, &w}, 1,
+                 A().is("strides", {2, 2}).s("auto_pad", "SAME_UPPER"));
+  ASSERT_EQ(got.size(), 1u);
+  expect_close(got[0], out, want);
+  const HostTensor x1 = rand_tensor({2, 2, 7}, 3), w1 = rand_tensor({2, 3, 4}, 4);
+  want = ref_conv_transpose(x1, w1, nullptr, 1, {3}, {1}, {1}, {3 * 6 + 4 - 2 + 1}, &out);
+  got = run_both("ConvTranspose", 11, {&x1, &w1}, 1,
+                 A().is("strides", {3}).is("pads", {1, 1}).is("output_padding", {1}));
+  ASSERT_EQ(got.size(), 1u);
+  expect_close(got[0], out, want);
+  const HostTensor bad = rand_tensor({4, 2, 3, 3}, 5);
+  EXPECT_EQ(run_status("ConvTranspose", 11, {&x, &bad}, 1, {}).code(),
+            StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace sod2::rt::linalg_test

@@ -1,0 +1,154 @@
+#include <algorithm>
+#include <limits>
+
+#include "tests/runtime/kernels/linalg/linalg_test_util.h"
+
+namespace sod2::rt::linalg_test {
+namespace {
+
+struct PoolP {
+  std::vector<int64_t> k, s, d, pb, pe;
+  bool ceil = false, include_pad = false;
+};
+
+// 2-D pooling from the definition; output size per ONNX (ceil_mode drops a window that would
+// start in the end padding).
+std::vector<double> ref_pool(const HostTensor& x, const PoolP& p, bool max, Shape* out) {
+  const Shape& xs = x.shape();
+  const int64_t N = xs[0], C = xs[1], H = xs[2], W = xs[3];
+  int64_t o[2];
+  const int64_t in[2] = {H, W};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t d = p.d.empty() ? 1 : p.d[i];
+    const int64_t span = in[i] + p.pb[i] + p.pe[i] - ((p.k[i] - 1) * d + 1);
+    o[i] = p.ceil ? (span + p.s[i] - 1) / p.s[i] + 1 : span / p.s[i] + 1;
+    if (p.ceil && (o[i] - 1) * p.s[i] >= in[i] + p.pb[i]) --o[i];
+  }
+  *out = Shape{N, C, o[0], o[1]};
+  std::vector<double> y;
+  for (int64_t nc = 0; nc < N * C; ++nc)
+    for (int64_t oy = 0; oy < o[0]; ++oy)
+      for (int64_t ox = 0; ox < o[1]; ++ox) {
+        const int64_t dy = p.d.empty() ? 1 : p.d[0], dx = p.d.empty() ? 1 : p.d[1];
+        double acc = max ? -std::numeric_limits<double>::infinity() : 0.0;
+        int64_t n = 0, padded = 0;
+        for (int64_t ky = 0; ky < p.k[0]; ++ky)
+          for (int64_t kx = 0; kx < p.k[1]; ++kx) {
+            const int64_t iy = oy * p.s[0] - p.pb[0] + ky * dy;
+            const int64_t ix = ox * p.s[1] - p.pb[1] + kx * dx;
+            if (iy < H + p.pe[0] && ix < W + p.pe[1]) ++padded;
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+            const double v = x.data<float>()[(nc * H + iy) * W + ix];
+            acc = max ? std::max(acc, v) : acc + v;
+            ++n;
+          }
+        if (!max) acc /= static_cast<double>(p.include_pad ? padded : n);
+        y.push_back(acc);
+      }
+  return y;
+}
+
+Attrs pool_attrs(const PoolP& p) {
+  A a;
+  a.is("kernel_shape", p.k).is("strides", p.s).i("ceil_mode", p.ceil);
+  std::vector<int64_t> pads = p.pb;
+  pads.insert(pads.end(), p.pe.begin(), p.pe.end());
+  a.is("pads", pads);
+  if (!p.d.empty()) a.is("dilations", p.d);
+  a.i("count_include_pad", p.include_pad);
+  return a;
+}
+
+TEST(Pool, MaxPool) {
+  const HostTensor x = rand_tensor({2, 3, 11, 10}, 1);
+  for (const PoolP& p : {PoolP{{3, 3}, {2, 2}, {}, {1, 1}, {1, 1}},
+                         PoolP{{2, 2}, {2, 2}, {}, {0, 0}, {0, 0}, true},      // ceil
+                         PoolP{{3, 2}, {2, 3}, {2, 1}, {1, 0}, {2, 1}, true},  // dilated
+                         PoolP{{1, 1}, {1, 1}, {}, {0, 0}, {0, 0}}}) {
+    Shape out;
+    const auto want = ref_pool(x, p, true, &out);
+    auto got = run_both("MaxPool", 12, {&x}, 1, pool_attrs(p));
+    ASSERT_EQ(got.size(), 1u);
+    expect_close(got[0], out, want, 0);
+  }
+}
+
+TEST(Pool, MaxPoolIndices) {
+  const HostTensor x = floats({1, 1, 2, 3}, {1, 5, 2, 7, 3, 4});
+  auto got = run_both("MaxPool", 12, {&x}, 2, A().is("kernel_shape", {2, 2}));
+  ASSERT_EQ(got.size(), 2u);
+  expect_close(got[0], Shape{1, 1, 1, 2}, {7, 5});
+  ASSERT_EQ(got[1].dtype(), DType::kInt64);
+  EXPECT_EQ(got[1].data<int64_t>()[0], 3);
+  EXPECT_EQ(got[1].data<int64_t>()[1], 1);
+}
+
+TEST(Pool, AveragePool) {
+  const HostTensor x = rand_tensor({1, 4, 9, 8}, 2);
+  for (bool include : {false, true})
+    for (const PoolP& base : {PoolP{{3, 3}, {2, 2}, {}, {1, 1}, {1, 1}},
+                              PoolP{{3, 2}, {2, 2}, {}, {1, 0}, {0, 1}, true},
+                              PoolP{{2, 2}, {3, 3}, {}, {0, 0}, {0, 0}, true}}) {
+      PoolP p = base;
+      p.include_pad = include;
+      Shape out;
+      const auto want = ref_pool(x, p, false, &out);
+      auto got = run_both("AveragePool", 11, {&x}, 1, pool_attrs(p));
+      ASSERT_EQ(got.size(), 1u);
+      expect_close(got[0], out, want);
+    }
+}
+
+TEST(Pool, AutoPadOneDAndErrors) {
+  const HostTensor x = floats({1, 1, 5}, {1, 2, 3, 4, 5});
+  // SAME_UPPER, k 2, s 2: out 3, total pad 1 at the end.
+  auto got = run_both("AveragePool", 11, {&x}, 1,
+                      A().is("kernel_shape", {2}).is("strides", {2}).s("auto_pad", "SAME_UPPER"));
+  ASSERT_EQ(got.size(), 1u);
+  expect_close(got[0], Shape{1, 1, 3}, {1.5, 3.5, 5});
+  got = run_both("MaxPool", 11, {&x}, 1,
+                 A().is("kernel_shape", {2}).is("strides", {2}).s("auto_pad", "SAME_LOWER"));
+  ASSERT_EQ(got.size(), 1u);
+  expect_close(got[0], Shape{1, 1, 3}, {1, 3, 5});
+  got = run_both("MaxPool", 11, {&x}, 1, A().is("kernel_shape", {3}).s("auto_pad", "VALID"));
+  ASSERT_EQ(got.size(), 1u);
+  expect_close(got[0], Shape{1, 1, 3}, {3, 4, 5});
+  EXPECT_EQ(run_status("MaxPool", 11, {&x}, 1, A().is("kernel_shape", {7})).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(run_status("MaxPool", 11, {&x}, 1, A().is("kernel_shape", {2, 2})).code(),
+            StatusCode::kInvalidArgument);
+  const HostTensor xi(DType::kInt8, Shape{1, 1, 4});
+  EXPECT_EQ(run_status("MaxPool", 12, {&xi}, 1, A().is("kernel_shape", {2})).code(),
+            StatusCode::kUnsupported);
+  const HostTensor z(DType::kFloat, Shape{0, 3, 4, 4});
+  got = run_both("MaxPool", 12, {&z}, 1, A().is("kernel_shape", {2, 2}));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].shape().to_string(), "[0,3,3,3]");
+}
+
+TEST(Pool, Global) {
+  const HostTensor x = rand_tensor({2, 5, 7, 6}, 3);
+  std::vector<double> avg, mx;
+  for (int64_t p = 0; p < 10; ++p) {
+    double s = 0, m = -1e30;
+    for (int64_t i = 0; i < 42; ++i) {
+      s += x.data<float>()[p * 42 + i];
+      m = std::max(m, double(x.data<float>()[p * 42 + i]));
+    }
+    avg.push_back(s / 42);
+    mx.push_back(m);
+  }
+  auto got = run_both("GlobalAveragePool", 1, {&x}, 1, {});
+  ASSERT_EQ(got.size(), 1u);
+  expect_close(got[0], Shape{2, 5, 1, 1}, avg);
+  got = run_both("GlobalMaxPool", 1, {&x}, 1, {});
+  ASSERT_EQ(got.size(), 1u);
+  expect_close(got[0], Shape{2, 5, 1, 1}, mx);
+  const HostTensor z(DType::kFloat, Shape{0, 5, 3});
+  got = run_both("GlobalAveragePool", 1, {&z}, 1, {});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].shape().to_string(), "[0,5,1]");
+}
+
+}  // namespace
+}  // namespace sod2::rt::linalg_test
