@@ -5,6 +5,7 @@
 
 #include "app/cli/inspect_command.h"
 #include "app/cli/plan_command.h"
+#include "app/cli/run_command.h"
 #include "core/onnx/onnx_import.h"
 #include "core/version.h"
 
@@ -17,7 +18,9 @@ const char* kHelp =
     "  inspect MODEL.onnx    validate a model and summarise inputs, outputs and ops\n"
     "                        (--json for a machine-readable document)\n"
     "  plan MODEL.onnx       execution order and symbolic memory plan, instantiated at\n"
-    "                        --bind sizes or the upper bounds (--json)\n\n"
+    "                        --bind sizes or the upper bounds (--json)\n"
+    "  run MODEL.onnx        run with the CPU runtime on --test-data DIR and compare with\n"
+    "                        the reference outputs\n\n"
     "options:\n"
     "  --version             print the version and the ONNX opset this build understands\n"
     "  --help                show this help; `sod2 COMMAND --help` explains a command\n";
@@ -45,6 +48,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "inspect") return sod2::cli::run_inspect(args, std::cout, std::cerr);
     if (command == "plan") return sod2::cli::run_plan(args, std::cout, std::cerr);
+    if (command == "run") return sod2::cli::run_run(args, std::cout, std::cerr);
   } catch (const std::exception& e) {
     std::cerr << "sod2 " << command << ": unexpected error: " << e.what() << "\n";
     return 1;

@@ -1,5 +1,6 @@
 #include "corpus.h"
 
+#include <cctype>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,20 @@ Expected<std::vector<CorpusModel>> read_corpus(const std::filesystem::path& mode
     out.push_back(std::move(m));
   }
   return out;
+}
+
+std::vector<std::string> corpus_names(const std::filesystem::path& models_dir) {
+  auto corpus = read_corpus(models_dir);
+  std::vector<std::string> names;
+  if (corpus.ok())
+    for (const auto& c : *corpus) names.push_back(c.name);
+  return names;
+}
+
+std::string gtest_safe_name(std::string name) {
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
 }
 
 }  // namespace sod2::testing

@@ -23,4 +23,10 @@ struct CorpusModel {
 // Reads `models_dir`/models.json. Errors: the file is missing or not in the expected form.
 Expected<std::vector<CorpusModel>> read_corpus(const std::filesystem::path& models_dir);
 
+// The models' names, for INSTANTIATE_TEST_SUITE_P (empty if the corpus cannot be read; the
+// suites' setup tests then fail), and a gtest-safe spelling of one ("dofa_mbv3/small" ->
+// "dofa_mbv3_small").
+std::vector<std::string> corpus_names(const std::filesystem::path& models_dir);
+std::string gtest_safe_name(std::string name);
+
 }  // namespace sod2::testing

@@ -224,19 +224,10 @@ TEST_P(CorpusPlan, FusionGroupsAreSound) {
   EXPECT_LE(fusion->groups.size(), static_cast<size_t>(kernels));
 }
 
-std::vector<std::string> corpus_names() {
-  auto corpus = testing::read_corpus(SOD2_SHARED_DIR "/models");
-  std::vector<std::string> names;
-  if (corpus.ok())
-    for (const auto& c : *corpus) names.push_back(c.name);
-  return names;
-}
+std::vector<std::string> corpus_names() { return testing::corpus_names(SOD2_SHARED_DIR "/models"); }
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string s = info.param;
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
+  return testing::gtest_safe_name(info.param);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, CorpusPlan, ::testing::ValuesIn(corpus_names()), test_name);

@@ -1,41 +1,10 @@
 // Instantiation: the compiled program agrees with evaluating each expression, and running it
 // allocates nothing.
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
 #include <gtest/gtest.h>
 
+#include "../common/allocation_counter.h"
 #include "core/opt/memory_plan.h"
 #include "golden_models.h"
-
-namespace {
-std::atomic<int64_t> g_allocations{0};
-}  // namespace
-
-// Counts every allocation of this test binary; every plain form is replaced so that no
-// allocation made by one allocator is freed by another (AddressSanitizer checks the pairing). GCC
-// cannot see that the replaced new and delete pair malloc with free, hence the pragma.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  ++g_allocations;
-  return std::malloc(n ? n : 1);
-}
-void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
 
 namespace sod2::opt {
 namespace {

@@ -1,0 +1,134 @@
+#include "app/cli/run_benchmark.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/run_inputs.h"
+#include "app/cli/symbol_args.h"
+
+namespace sod2::cli {
+namespace {
+
+int parse_count(const std::optional<std::string>& v, int fallback, const char* flag, int min) {
+  if (!v) return fallback;
+  try {
+    size_t used = 0;
+    const long n = std::stol(*v, &used);
+    if (used == v->size() && n >= min && n <= 1000000) return static_cast<int>(n);
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument(
+      std::string(flag) + " takes a whole number >= " + std::to_string(min) + ", got '" + *v + "'");
+}
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  const size_t i =
+      std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
+  return v[i];
+}
+
+}  // namespace
+
+BenchmarkOptions benchmark_options_from(const CommandLine& cl) {
+  BenchmarkOptions o;
+  if (auto b = cl.value("--bind")) o.bind = parse_bindings(*b);
+  o.inputs_dir = cl.value("--inputs");
+  o.runs = parse_count(cl.value("--runs"), 20, "--runs", 1);
+  o.warmup = parse_count(cl.value("--warmup"), 3, "--warmup", 1);
+  o.seed = static_cast<uint32_t>(parse_count(cl.value("--seed"), 1, "--seed", 0));
+  o.json = cl.has("--json");
+  if (auto r = cl.value("--int-range")) {
+    for (const auto& [name, range] : parse_ranges(*r)) {
+      if (range.hi <= range.lo)
+        throw std::invalid_argument("--int-range " + name + " needs lo < hi");
+      o.int_ranges[name] = {range.lo, range.hi};
+    }
+  }
+  return o;
+}
+
+std::pair<int64_t, int64_t> resident_bytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  int64_t rss = 0, hwm = 0;
+  while (std::getline(in, line)) {
+    std::istringstream s(line);
+    std::string key;
+    int64_t kb = 0;
+    s >> key >> kb;
+    if (key == "VmRSS:") rss = kb * 1024;
+    if (key == "VmHWM:") hwm = kb * 1024;
+  }
+  return {rss, hwm};
+}
+
+int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream& out,
+                  std::ostream& err) {
+  auto fail = [&](const Status& st) {
+    err << "sod2 run: " << st.message() << "\n";
+    return 1;
+  };
+  // Measured before the inputs exist, like ort_bench.js: the inputs count as working memory.
+  const int64_t rss_after_load = resident_bytes().first;
+  std::vector<rt::HostTensor> inputs;
+  if (o.inputs_dir) {
+    auto read = read_saved_inputs(session.program(), *o.inputs_dir);
+    if (!read.ok()) return fail(read.status());
+    inputs = std::move(*read);
+  } else {
+    auto shapes = bound_input_shapes(session.program(), o.bind);
+    if (!shapes.ok()) return fail(shapes.status());
+    inputs = random_inputs(session.program(), *shapes, o.int_ranges, o.seed);
+  }
+  std::vector<rt::Tensor> views;
+  for (const rt::HostTensor& h : inputs) views.push_back(h.view());
+
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  auto t = Clock::now();
+  auto first = session.run(views);
+  const double first_ms = ms_since(t);
+  if (!first.ok()) return fail(first.status());
+  for (int i = 1; i < o.warmup; ++i) {
+    auto r = session.run(views);
+    if (!r.ok()) return fail(r.status());
+  }
+  std::vector<double> times;
+  for (int i = 0; i < o.runs; ++i) {
+    t = Clock::now();
+    auto r = session.run(views);
+    times.push_back(ms_since(t));
+    if (!r.ok()) return fail(r.status());
+  }
+  const int64_t peak = resident_bytes().second;
+  nlohmann::ordered_json j;
+  j["median_ms"] = percentile(times, 0.5);
+  j["p90_ms"] = percentile(times, 0.9);
+  j["min_ms"] = *std::min_element(times.begin(), times.end());
+  j["first_run_ms"] = first_ms;
+  j["load_ms"] = o.load_ms;
+  j["runs"] = o.runs;
+  j["threads"] = session.threads();
+  j["arena_bytes"] = session.arena_bytes();
+  j["peak_rss_bytes"] = peak;
+  j["rss_after_load_bytes"] = rss_after_load;
+  j["working_bytes"] = peak - rss_after_load;
+  if (o.json) {
+    out << j.dump() << "\n";
+  } else {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      out << std::left << std::setw(22) << it.key() << " " << it.value().dump() << "\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace sod2::cli

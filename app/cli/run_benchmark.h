@@ -1,0 +1,39 @@
+// `sod2 run MODEL (--bind k=v,... | --inputs DIR) [--runs N] [--warmup K] [--json]`: latency and
+// memory of the CPU runtime, measured the way ../shared/bench/ort_bench.js measures ONNX
+// Runtime, so the two can be compared (make bench).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+
+#include "app/cli/command_line.h"
+#include "runtime/exec/session.h"
+
+namespace sod2::cli {
+
+struct BenchmarkOptions {
+  std::map<std::string, int64_t> bind;
+  std::optional<std::string> inputs_dir;
+  std::map<std::string, std::pair<int64_t, int64_t>> int_ranges;
+  uint32_t seed = 1;
+  int runs = 20;
+  int warmup = 3;
+  bool json = false;
+  double load_ms = 0;
+};
+
+// Throws std::invalid_argument naming a malformed flag.
+BenchmarkOptions benchmark_options_from(const CommandLine& cl);
+
+// VmRSS and VmHWM of this process in bytes (0 where /proc is unavailable).
+std::pair<int64_t, int64_t> resident_bytes();
+
+// The exit status.
+int run_benchmark(rt::Session& session, const BenchmarkOptions& options, std::ostream& out,
+                  std::ostream& err);
+
+}  // namespace sod2::cli

@@ -1,0 +1,207 @@
+#include "app/cli/run_command.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iomanip>
+#include <sstream>
+
+#include "app/cli/command_line.h"
+#include "app/cli/output_compare.h"
+#include "app/cli/run_benchmark.h"
+#include "app/cli/symbol_args.h"
+#include "core/onnx/onnx_import.h"
+#include "core/package/compile.h"
+#include "core/package/program_builder.h"
+#include "core/rdp/rdp.h"
+#include "runtime/exec/session.h"
+
+namespace sod2::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+CommandLine make_parser() {
+  return CommandLine({
+      {"--test-data", true,
+       "a folder with input_K.pb and output_K.pb (the ONNX test-data layout): run on the inputs "
+       "and compare with the outputs",
+       "DIR"},
+      {"--bind", true, "benchmark on random inputs of these sizes", "k=v,..."},
+      {"--inputs", true,
+       "benchmark on the exact inputs ort_bench.js --save-inputs DIR wrote (inputs.json + .bin)",
+       "DIR"},
+      {"--runs", true, "timed runs when benchmarking (default 20)", "N"},
+      {"--warmup", true, "untimed runs before them, the first included (default 3)", "K"},
+      {"--int-range", true, "integer inputs' values for random inputs, [lo, hi) (default 0:2)",
+       "name=lo:hi,..."},
+      {"--seed", true, "random inputs' seed (default 1)", "S"},
+      {"--json", false, "benchmark results as one JSON line", ""},
+      {"--rtol", true, "relative tolerance (default 1e-3)", "R"},
+      {"--atol", true, "absolute tolerance (default 1e-4)", "A"},
+      {"--threads", true, "worker threads (default: all cores)", "T"},
+      {"--range", true, "declare symbol ranges; MULTIPLE defaults to 1", "k=lo:hi[:multiple],..."},
+      {"--ranges", true, "read ranges from a JSON file (see sod2 plan --help)", "FILE"},
+      {"--help", false, "show this help", ""},
+  });
+}
+
+std::string usage() {
+  return "usage: sod2 run MODEL.onnx --test-data DIR [options]\n"
+         "       sod2 run MODEL.onnx (--bind k=v,... | --inputs DIR) [--runs N] [--json] ...\n\n"
+         "Compiles the model in memory (RDP, memory plan) and runs it with the CPU runtime.\n"
+         "With --test-data: runs on the inputs in DIR and compares every output with the\n"
+         "reference; prints the largest absolute and relative error per output and exits 1 if\n"
+         "any element is outside atol + rtol * |reference|.\n"
+         "With --bind or --inputs: benchmarks; prints median_ms, p90_ms, min_ms, first_run_ms,\n"
+         "load_ms, arena_bytes, peak_rss_bytes, rss_after_load_bytes.\n\n"
+         "options:\n" +
+         make_parser().flags_help();
+}
+
+double parse_double(const std::optional<std::string>& v, double fallback, const char* flag) {
+  if (!v) return fallback;
+  try {
+    size_t used = 0;
+    const double d = std::stod(*v, &used);
+    if (used == v->size() && d >= 0) return d;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument(std::string(flag) + " takes a non-negative number, got '" + *v + "'");
+}
+
+// input_0.pb, input_1.pb...: the files of one kind in index order, stopping at the first gap.
+std::vector<fs::path> numbered(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> out;
+  for (int i = 0;; ++i) {
+    fs::path p = dir / (prefix + std::to_string(i) + ".pb");
+    if (!fs::exists(p)) break;
+    out.push_back(p);
+  }
+  return out;
+}
+
+Expected<std::vector<rt::HostTensor>> read_all(const std::vector<fs::path>& files) {
+  std::vector<rt::HostTensor> out;
+  for (const fs::path& f : files) {
+    SOD2_ASSIGN_OR_RETURN(Tensor t, read_tensor_file(f.string()));
+    SOD2_ASSIGN_OR_RETURN(rt::HostTensor h, package::to_host_tensor(t, f.string()));
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+std::string fmt(double v) {
+  std::ostringstream s;
+  s << std::setprecision(3) << std::scientific << v;
+  return s.str();
+}
+
+// Runs the test-data set in `dir` and compares; the exit status.
+int run_test_data(rt::Session& session, const fs::path& dir, double rtol, double atol,
+                  double load_ms, std::ostream& out, std::ostream& err) {
+  auto fail = [&](const Status& st) {
+    err << "sod2 run: " << st.message() << "\n";
+    return 1;
+  };
+  if (!fs::is_directory(dir)) return fail(not_found("no test-data folder " + dir.string()));
+  auto inputs = read_all(numbered(dir, "input_"));
+  if (!inputs.ok()) return fail(inputs.status());
+  auto expected = read_all(numbered(dir, "output_"));
+  if (!expected.ok()) return fail(expected.status());
+  std::vector<rt::Tensor> views;
+  for (const rt::HostTensor& h : *inputs) views.push_back(h.view());
+  const auto t1 = std::chrono::steady_clock::now();
+  auto outputs = session.run(views);
+  const double run_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+  if (!outputs.ok()) return fail(outputs.status());
+  if (outputs->size() < expected->size()) {
+    return fail(invalid_argument("the model has " + std::to_string(outputs->size()) +
+                                 " outputs but " + dir.string() + " holds " +
+                                 std::to_string(expected->size())));
+  }
+  bool all_ok = true;
+  const rt::GraphDesc& main = session.program().graphs[0];
+  for (size_t i = 0; i < expected->size(); ++i) {
+    const rt::Tensor& a = (*outputs)[i];
+    const rt::Tensor e = (*expected)[i].view();
+    const Comparison c = compare_tensors(a, e, rtol, atol);
+    const std::string& name = main.values[static_cast<size_t>(main.outputs[i])].name;
+    out << (c.ok() ? "ok        " : "MISMATCH  ") << name << "  ";
+    if (!c.dtype_matches) {
+      out << "dtype " << rt::dtype_name(a.dtype) << ", reference " << rt::dtype_name(e.dtype);
+    } else if (!c.shape_matches) {
+      out << "shape " << a.shape.to_string() << ", reference " << e.shape.to_string();
+    } else {
+      out << a.shape.to_string() << " max abs err " << fmt(c.max_abs) << ", max rel err "
+          << fmt(c.max_rel);
+      if (c.mismatches) out << ", " << c.mismatches << " elements outside tolerance";
+    }
+    out << "\n";
+    all_ok = all_ok && c.ok();
+  }
+  out << (all_ok ? "PASS" : "FAIL") << "  " << expected->size() << " outputs, rtol " << rtol
+      << ", atol " << atol << ", " << session.threads() << " threads; compile " << std::fixed
+      << std::setprecision(1) << load_ms << " ms, run " << run_ms << " ms, arena "
+      << session.arena_bytes() << " bytes\n";
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace
+
+int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CommandLine cl = make_parser();
+  RdpOptions options;
+  double rtol = 1e-3, atol = 1e-4;
+  int threads = 0;
+  BenchmarkOptions bench;
+  try {
+    cl.parse(args);
+    if (cl.has("--help")) {
+      out << usage();
+      return 0;
+    }
+    options = rdp_options_from(cl.value("--ranges"), cl.value("--range"));
+    rtol = parse_double(cl.value("--rtol"), rtol, "--rtol");
+    atol = parse_double(cl.value("--atol"), atol, "--atol");
+    threads = static_cast<int>(parse_double(cl.value("--threads"), 0, "--threads"));
+    bench = benchmark_options_from(cl);
+  } catch (const std::invalid_argument& e) {
+    err << "sod2 run: " << e.what() << "\n";
+    return 1;
+  }
+  if (cl.positional().size() != 1) {
+    err << "sod2 run: expected exactly one MODEL.onnx (see sod2 run --help)\n";
+    return 1;
+  }
+  const int modes = cl.has("--test-data") + (cl.has("--bind") || cl.has("--inputs"));
+  if (modes != 1 || (cl.has("--bind") && cl.has("--inputs"))) {
+    err << "sod2 run: give one of --test-data DIR, --bind k=v,... or --inputs DIR (see sod2 run "
+           "--help)\n";
+    return 1;
+  }
+  auto fail = [&](const Status& st) {
+    err << "sod2 run: " << st.message() << "\n";
+    return 1;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  Expected<Model> model = import_onnx_file(cl.positional()[0]);
+  if (!model.ok()) return fail(model.status());
+  package::CompileOptions compile_options;
+  compile_options.rdp = options;
+  Expected<rt::ProgramDesc> program = package::compile_model(*model, compile_options);
+  if (!program.ok()) return fail(program.status());
+  rt::SessionOptions session_options;
+  session_options.threads = threads;
+  auto session =
+      rt::Session::create(std::move(*program), rt::KernelRegistry::standard(), session_options);
+  if (!session.ok()) return fail(session.status());
+  const double load_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (cl.has("--test-data"))
+    return run_test_data(**session, *cl.value("--test-data"), rtol, atol, load_ms, out, err);
+  bench.load_ms = load_ms;
+  return run_benchmark(**session, bench, out, err);
+}
+
+}  // namespace sod2::cli

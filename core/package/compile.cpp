@@ -1,0 +1,19 @@
+#include "core/package/compile.h"
+
+#include "core/opt/memory_plan.h"
+#include "core/package/program_builder.h"
+
+namespace sod2::package {
+
+Expected<rt::ProgramDesc> compile_model(const Model& model, const CompileOptions& options) {
+  SOD2_ASSIGN_OR_RETURN(RdpResult rdp, run_rdp(model, options.rdp));
+  opt::MemoryPlanOptions plan_options;
+  plan_options.fuse = options.fuse;
+  // The program carries the whole-range plan only (the session does not pick bucketed versions
+  // yet), so building them would be wasted work.
+  plan_options.versions = false;
+  SOD2_ASSIGN_OR_RETURN(opt::MemoryPlan plan, opt::plan_memory(*model.graph, rdp, plan_options));
+  return build_program(model, rdp, plan);
+}
+
+}  // namespace sod2::package

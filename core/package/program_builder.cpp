@@ -1,0 +1,352 @@
+#include "core/package/program_builder.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+#include "core/sym/transform.h"
+
+namespace sod2::package {
+namespace {
+
+bool is_constant_node(const Node& n) { return n.op_type == "Constant" && n.domain.empty(); }
+
+rt::DType to_rt(DataType t) {
+  const auto raw = static_cast<int32_t>(t);
+  return rt::is_known_dtype(static_cast<uint8_t>(raw)) && raw >= 0 && raw <= 16
+             ? static_cast<rt::DType>(raw)
+             : rt::DType::kUndefined;
+}
+
+}  // namespace
+
+Expected<rt::HostTensor> to_host_tensor(const Tensor& t, const std::string& what) {
+  const rt::DType dtype = to_rt(t.dtype());
+  if (dtype == rt::DType::kUndefined || rt::dtype_size(dtype) == 0) {
+    return unsupported(what + ": tensors of type " + std::string(data_type_name(t.dtype())) +
+                       " are not supported by the runtime");
+  }
+  if (!rt::Shape::fits(t.dims().size())) {
+    return unsupported(what + ": rank " + std::to_string(t.dims().size()) + " is above " +
+                       std::to_string(rt::kMaxRank));
+  }
+  rt::HostTensor h(dtype, rt::Shape(std::span<const int64_t>(t.dims())));
+  if (h.bytes().size() != t.bytes().size()) {
+    return invalid_model(what + ": holds " + std::to_string(t.bytes().size()) +
+                         " bytes, expected " + std::to_string(h.bytes().size()));
+  }
+  if (!t.bytes().empty()) std::memcpy(h.bytes().data(), t.bytes().data(), t.bytes().size());
+  return h;
+}
+
+namespace {
+
+// The value a Constant node holds (value, value_float(s), value_int(s)).
+Expected<rt::HostTensor> constant_value(const Node& node) {
+  const std::string what = "Constant '" + node.name + "'";
+  for (const Attribute& a : node.attributes) {
+    if (a.name == "value") return to_host_tensor(a.t, what);
+    if (a.name == "value_float") {
+      rt::HostTensor h(rt::DType::kFloat, rt::Shape{});
+      *h.data<float>() = a.f;
+      return h;
+    }
+    if (a.name == "value_int") {
+      rt::HostTensor h(rt::DType::kInt64, rt::Shape{});
+      *h.data<int64_t>() = a.i;
+      return h;
+    }
+    if (a.name == "value_floats") {
+      rt::HostTensor h(rt::DType::kFloat, rt::Shape{static_cast<int64_t>(a.floats.size())});
+      if (!a.floats.empty()) std::memcpy(h.data<float>(), a.floats.data(), a.floats.size() * 4);
+      return h;
+    }
+    if (a.name == "value_ints") {
+      rt::HostTensor h(rt::DType::kInt64, rt::Shape{static_cast<int64_t>(a.ints.size())});
+      if (!a.ints.empty()) std::memcpy(h.data<int64_t>(), a.ints.data(), a.ints.size() * 8);
+      return h;
+    }
+  }
+  return unsupported(what + ": only tensor, float(s) and int(s) values are supported");
+}
+
+class Builder {
+ public:
+  Builder(const Model& model, const RdpResult& rdp, const opt::MemoryPlan& plan)
+      : model_(model), rdp_(rdp), plan_(plan) {}
+
+  Expected<rt::ProgramDesc> build() {
+    SOD2_RETURN_IF_ERROR(collect_symbols());
+    const Graph& main = *model_.graph;
+    p_.graphs.emplace_back();
+    SOD2_RETURN_IF_ERROR(convert_graph(main, 0, &plan_.order.order));
+    SOD2_RETURN_IF_ERROR(bind_inputs(main));
+    SOD2_RETURN_IF_ERROR(compile_plan());
+    SOD2_RETURN_IF_ERROR(compile_assumptions());
+    return std::move(p_);
+  }
+
+ private:
+  // The program's symbols: every input symbol, then the execution symbols the plan needs,
+  // sorted by name within each group.
+  Status collect_symbols() {
+    std::vector<sym::Symbol> input, exec;
+    for (const SymbolInfo& info : rdp_.symbols()) {
+      (info.kind == SymbolKind::kInput ? input : exec).push_back(info.symbol);
+    }
+    std::vector<sym::Symbol> needed(plan_.program.symbols().begin(), plan_.program.symbols().end());
+    std::erase_if(exec, [&](const sym::Symbol& s) {
+      return std::find(needed.begin(), needed.end(), s) == needed.end();
+    });
+    auto by_name = [](const sym::Symbol& a, const sym::Symbol& b) { return a.name() < b.name(); };
+    std::sort(input.begin(), input.end(), by_name);
+    std::sort(exec.begin(), exec.end(), by_name);
+    for (const auto* list : {&input, &exec}) {
+      for (const sym::Symbol& s : *list) {
+        const sym::SymbolRange r = rdp_.ranges().get(s);
+        index_[s] = static_cast<int32_t>(symbols_.size());
+        symbols_.push_back(s);
+        p_.symbols.push_back({s.name(), list == &exec, r.lo, r.hi, r.multiple});
+      }
+    }
+    return Status::ok_status();
+  }
+
+  Status convert_graph(const Graph& g, size_t gi, const std::vector<NodeId>* order) {
+    const bool is_main = gi == 0;
+    rt::GraphDesc desc;
+    desc.name = g.name();
+    desc.values.resize(g.num_values());
+    graph_index_[&g] = static_cast<int32_t>(gi);
+    for (size_t v = 0; v < g.num_values(); ++v) {
+      const Value& value = g.value(static_cast<ValueId>(v));
+      rt::ValueDesc& d = desc.values[v];
+      d.name = value.name;
+      const TensorFact& fact = rdp_.fact(g, static_cast<ValueId>(v));
+      d.dtype = to_rt(fact.dtype != DataType::kUndefined ? fact.dtype : value.dtype);
+      switch (value.kind) {
+        case ValueKind::kGraphInput: d.storage = rt::ValueStorage::kGraphInput; break;
+        case ValueKind::kInitializer: {
+          d.storage = rt::ValueStorage::kConstant;
+          SOD2_ASSIGN_OR_RETURN(rt::HostTensor h,
+                                to_host_tensor(*g.initializer_of(static_cast<ValueId>(v)),
+                                               "initializer '" + value.name + "'"));
+          d.constant = static_cast<int32_t>(p_.constants.size());
+          p_.constants.push_back(std::move(h));
+          break;
+        }
+        case ValueKind::kOuterScope: {
+          d.storage = rt::ValueStorage::kOuterScope;
+          d.outer_value = value.outer_value;
+          d.outer_levels = g.depth() - value.outer_graph->depth();
+          break;
+        }
+        case ValueKind::kNodeOutput: {
+          const int32_t t = is_main ? plan_.tensors.index_of(static_cast<ValueId>(v)) : -1;
+          d.storage = t >= 0 ? rt::ValueStorage::kArena : rt::ValueStorage::kHeap;
+          d.arena_tensor = t;
+          if (is_main && fact.dims) {
+            for (size_t k = 0; k < fact.dims->size(); ++k) {
+              const Dim& dim = (*fact.dims)[k];
+              if (!dim) continue;
+              const auto s = dim->as_symbol();
+              if (s && rdp_.is_execution_symbol(*s) && index_.count(*s))
+                d.exec_dims.push_back({static_cast<int32_t>(k), index_.at(*s)});
+            }
+          }
+          break;
+        }
+      }
+    }
+    for (ValueId v : g.inputs()) desc.inputs.push_back(v);
+    for (ValueId v : g.outputs()) desc.outputs.push_back(v);
+
+    std::vector<NodeId> topo;
+    if (!order) {
+      SOD2_ASSIGN_OR_RETURN(topo, g.topological_order());
+      order = &topo;
+    }
+    for (NodeId n : *order) {
+      const Node& node = g.node(n);
+      if (is_constant_node(node)) {
+        SOD2_ASSIGN_OR_RETURN(rt::HostTensor h, constant_value(node));
+        for (ValueId out : node.outputs) {
+          if (out == kNoValue) continue;
+          rt::ValueDesc& d = desc.values[static_cast<size_t>(out)];
+          d.storage = rt::ValueStorage::kConstant;
+          d.arena_tensor = -1;
+          d.dtype = h.dtype();
+          d.constant = static_cast<int32_t>(p_.constants.size());
+          p_.constants.push_back(h);
+        }
+        continue;
+      }
+      SOD2_ASSIGN_OR_RETURN(rt::NodeDesc nd, convert_node(g, node));
+      desc.nodes.push_back(std::move(nd));
+    }
+    p_.graphs[gi] = std::move(desc);
+    return Status::ok_status();
+  }
+
+  Expected<rt::NodeDesc> convert_node(const Graph& g, const Node& node) {
+    rt::NodeDesc nd;
+    rt::NodeInfo& info = nd.info;
+    info.name = node.name;
+    info.op_type = node.op_type;
+    info.domain = node.domain;
+    info.opset = static_cast<int>(node.opset);
+    for (ValueId v : node.inputs) {
+      nd.inputs.push_back(v);
+      info.input_present.push_back(v != kNoValue);
+      info.input_dtypes.push_back(v == kNoValue
+                                      ? rt::DType::kUndefined
+                                      : to_rt(rdp_.fact(g, v).dtype != DataType::kUndefined
+                                                  ? rdp_.fact(g, v).dtype
+                                                  : g.value(v).dtype));
+    }
+    for (ValueId v : node.outputs) {
+      nd.outputs.push_back(v);
+      info.output_dtypes.push_back(v == kNoValue ? rt::DType::kUndefined
+                                                 : to_rt(rdp_.fact(g, v).dtype));
+    }
+    info.num_outputs = node.outputs.size();
+    const std::string where = "node '" + node.name + "'";
+    // Subgraphs in the order the session expects: If then/else, Loop and Scan body.
+    std::vector<const Attribute*> graphs;
+    for (const char* name : {"then_branch", "else_branch", "body"}) {
+      if (const Attribute* a = node.attribute(name); a && a->g) graphs.push_back(a);
+    }
+    for (const Attribute& a : node.attributes) {
+      rt::AttrValue v;
+      using K = rt::AttrValue::Kind;
+      switch (a.type) {
+        case AttributeType::kInt:
+          v.kind = K::kInt;
+          v.i = a.i;
+          break;
+        case AttributeType::kFloat:
+          v.kind = K::kFloat;
+          v.f = a.f;
+          break;
+        case AttributeType::kString:
+          v.kind = K::kString;
+          v.s = a.s;
+          break;
+        case AttributeType::kInts:
+          v.kind = K::kInts;
+          v.ints = a.ints;
+          break;
+        case AttributeType::kFloats:
+          v.kind = K::kFloats;
+          v.floats = a.floats;
+          break;
+        case AttributeType::kStrings:
+          v.kind = K::kStrings;
+          v.strings = a.strings;
+          break;
+        case AttributeType::kTensor: {
+          v.kind = K::kTensor;
+          SOD2_ASSIGN_OR_RETURN(v.tensor,
+                                to_host_tensor(a.t, where + " attribute '" + a.name + "'"));
+          break;
+        }
+        case AttributeType::kGraph: {
+          if (std::find(graphs.begin(), graphs.end(), &a) == graphs.end()) {
+            return unsupported(where + ": graph attribute '" + a.name + "' of " + node.op_type);
+          }
+          v.kind = K::kGraph;
+          break;  // filled in below, once the subgraph has its index
+        }
+        default:
+          return unsupported(where + ": attribute '" + a.name + "' of type " +
+                             std::string(attribute_type_name(a.type)));
+      }
+      info.attrs.set(a.name, std::move(v));
+    }
+    for (const Attribute* a : graphs) {
+      const size_t gi = p_.graphs.size();
+      p_.graphs.emplace_back();
+      SOD2_RETURN_IF_ERROR(convert_graph(*a->g, gi, nullptr));
+      nd.subgraphs.push_back(static_cast<int32_t>(gi));
+      rt::AttrValue v;
+      v.kind = rt::AttrValue::Kind::kGraph;
+      v.graph = static_cast<int32_t>(gi);
+      info.attrs.set(a->name, std::move(v));
+    }
+    return nd;
+  }
+
+  Status bind_inputs(const Graph& main) {
+    for (size_t i = 0; i < main.inputs().size(); ++i) {
+      const ValueId v = main.inputs()[i];
+      const TensorFact& fact = rdp_.fact(main, v);
+      const std::string what = "input '" + main.value(v).name + "'";
+      if (fact.category != TypeCategory::kTensor || !fact.dims) {
+        return unsupported(what + ": only tensors of known rank can be fed to the runtime");
+      }
+      if (!rt::Shape::fits(fact.dims->size())) return unsupported(what + ": rank too high");
+      p_.inputs.push_back(
+          {main.value(v).name,
+           to_rt(fact.dtype != DataType::kUndefined ? fact.dtype : main.value(v).dtype),
+           static_cast<int32_t>(fact.dims->size())});
+      for (size_t k = 0; k < fact.dims->size(); ++k) {
+        const Dim& dim = (*fact.dims)[k];
+        rt::InputDimDesc d{static_cast<int32_t>(i), static_cast<int32_t>(k)};
+        if (dim && dim->constant_value()) {
+          d.fixed = *dim->constant_value();
+        } else if (const auto s = dim ? dim->as_symbol() : std::nullopt; s && index_.count(*s)) {
+          d.symbol = index_.at(*s);
+        } else {
+          return unsupported(what + " dim " + std::to_string(k) +
+                             " is neither a number nor a symbol");
+        }
+        p_.input_dims.push_back(d);
+      }
+    }
+    return Status::ok_status();
+  }
+
+  Status compile_plan() {
+    const opt::SymbolicPlan& s = plan_.symbolic;
+    std::vector<sym::SymExpr> outs = s.sizes;
+    outs.insert(outs.end(), s.offsets.begin(), s.offsets.end());
+    outs.push_back(s.arena_bytes);
+    SOD2_ASSIGN_OR_RETURN(p_.plan_program, sym::ShapeProgram::compile(outs, symbols_));
+    p_.num_arena_tensors = s.sizes.size();
+    return Status::ok_status();
+  }
+
+  Status compile_assumptions() {
+    std::vector<sym::SymExpr> outs;
+    for (const Assumption& a : rdp_.assumptions()) {
+      bool input_only = true;
+      for (const sym::SymExpr* e : {&a.lhs, &a.rhs})
+        for (const sym::Symbol& s : sym::free_symbols(*e))
+          input_only = input_only && !rdp_.is_execution_symbol(s) && index_.count(s);
+      if (!input_only) continue;
+      outs.push_back(a.lhs);
+      outs.push_back(a.rhs);
+      p_.assumptions.push_back({a.to_string(), a.node});
+    }
+    SOD2_ASSIGN_OR_RETURN(p_.assumption_program, sym::ShapeProgram::compile(outs, symbols_));
+    return Status::ok_status();
+  }
+
+  const Model& model_;
+  const RdpResult& rdp_;
+  const opt::MemoryPlan& plan_;
+  rt::ProgramDesc p_;
+  std::vector<sym::Symbol> symbols_;
+  std::unordered_map<sym::Symbol, int32_t> index_;
+  std::unordered_map<const Graph*, int32_t> graph_index_;
+};
+
+}  // namespace
+
+Expected<rt::ProgramDesc> build_program(const Model& model, const RdpResult& rdp,
+                                        const opt::MemoryPlan& plan) {
+  return Builder(model, rdp, plan).build();
+}
+
+}  // namespace sod2::package

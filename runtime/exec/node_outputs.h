@@ -1,0 +1,123 @@
+// The memory a node's kernel writes its outputs to (kernel.h's OutputAllocator), for one
+// execution of the node: arena views at the planned offsets (checked against the planned size),
+// heap tensors for values the plan does not hold, and kernel scratch. Private to the session.
+#pragma once
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "runtime/exec/frame.h"
+#include "runtime/exec/session.h"
+
+namespace sod2::rt {
+
+// Hands a node's kernel the memory of its outputs (kernel.h) and kernel scratch.
+class NodeOutputs : public OutputAllocator {
+ public:
+  NodeOutputs(Session* s, Frame* f, const NodeDesc* n) : s_(s), f_(f), n_(n) {}
+
+  Expected<Tensor*> output(size_t index, DType dtype, const Shape& shape) override {
+    if (index >= n_->outputs.size() || n_->outputs[index] < 0) {
+      // An optional output the model omitted: the kernel still writes it somewhere.
+      discarded_.emplace_back(dtype, shape);
+      discarded_views_.push_back(discarded_.back().view());
+      return &discarded_views_.back();
+    }
+    const int32_t v = n_->outputs[index];
+    const ValueDesc& d = f_->graph->values[static_cast<size_t>(v)];
+    const std::string where = "output '" + d.name + "'";
+    if (d.dtype != DType::kUndefined && d.dtype != dtype) {
+      return internal_error(where + " is " + dtype_name(dtype) + " but the model declares " +
+                            dtype_name(d.dtype));
+    }
+    for (const ExecDim& e : d.exec_dims) {
+      if (e.dim >= shape.rank()) return internal_error(where + " has fewer dims than planned");
+      SOD2_RETURN_IF_ERROR(s_->bind_execution_symbol(e.symbol, shape[e.dim], where));
+    }
+    const size_t bytes = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
+    Tensor& t = f_->tensors[static_cast<size_t>(v)];
+    if (d.storage == ValueStorage::kArena) {
+      const size_t k = static_cast<size_t>(d.arena_tensor);
+      const int64_t planned = s_->plan_values_[k];
+      if (static_cast<int64_t>(bytes) > planned) {
+        return internal_error(where + " has shape " + shape.to_string() + " (" +
+                              std::to_string(bytes) + " bytes) but the memory plan holds " +
+                              std::to_string(planned) +
+                              " bytes: the model's shapes differ from what RDP derived");
+      }
+      const int64_t offset = s_->plan_values_[s_->program_.num_arena_tensors + k];
+      t = {dtype, shape, s_->arena_.data() + offset};
+      if (index < kInlineOutputs) {
+        given_base_[index] = s_->arena_.data();
+      } else {
+        if (more_bases_.size() <= index) more_bases_.resize(n_->outputs.size(), nullptr);
+        more_bases_[index] = s_->arena_.data();
+      }
+    } else {
+      f_->heap[static_cast<size_t>(v)] = HostTensor(dtype, shape);
+      t = f_->heap[static_cast<size_t>(v)].view();
+    }
+    f_->ready[static_cast<size_t>(v)] = 1;
+    return &t;
+  }
+
+  Expected<void*> scratch(size_t bytes) override {
+    auto& buf = s_->scratch_;
+    const size_t start = (s_->scratch_used_ + 63) / 64 * 64;
+    if (start + bytes > buf.size()) {
+      if (s_->scratch_used_ == 0) {
+        buf.resize(start + bytes + 64);
+      } else {
+        // Earlier scratch of this kernel must stay put: this request gets its own block, and
+        // the shared buffer grows for the next run.
+        extra_.emplace_back(bytes + 64);
+        grow_to_ = std::max(grow_to_, start + bytes + 64);
+        auto p = reinterpret_cast<uintptr_t>(extra_.back().data());
+        return reinterpret_cast<void*>((p + 63) & ~uintptr_t{63});
+      }
+    }
+    auto base = reinterpret_cast<uintptr_t>(buf.data());
+    const uintptr_t aligned = (base + start + 63) & ~uintptr_t{63};
+    s_->scratch_used_ = aligned - base + bytes;
+    return reinterpret_cast<void*>(aligned);
+  }
+
+  void finish() {
+    s_->scratch_used_ = 0;
+    if (grow_to_ > s_->scratch_.size()) s_->scratch_.resize(grow_to_);
+  }
+
+  // If the arena grew while the kernel ran, the outputs it was handed before the growth were
+  // written to a retired block (alive until the run ends): move their bytes to the new one.
+  void move_outputs_written_before_growth() {
+    for (size_t i = 0; i < n_->outputs.size(); ++i) {
+      uint8_t* base =
+          i < kInlineOutputs ? given_base_[i] : (i < more_bases_.size() ? more_bases_[i] : nullptr);
+      if (!base || base == s_->arena_.data()) continue;
+      const int32_t v = n_->outputs[i];
+      const ValueDesc& d = f_->graph->values[static_cast<size_t>(v)];
+      const size_t k = static_cast<size_t>(d.arena_tensor);
+      const int64_t offset = s_->plan_values_[s_->program_.num_arena_tensors + k];
+      Tensor& t = f_->tensors[static_cast<size_t>(v)];
+      std::memcpy(s_->arena_.data() + offset, base + offset, t.bytes());
+      t.data = s_->arena_.data() + offset;
+    }
+  }
+
+ private:
+  Session* s_;
+  Frame* f_;
+  const NodeDesc* n_;
+  std::vector<HostTensor> discarded_;
+  std::vector<Tensor> discarded_views_;
+  std::vector<std::vector<uint8_t>> extra_;
+  size_t grow_to_ = 0;
+  // Per output: the arena block its view pointed into (inline for the usual few outputs, so the
+  // steady state does not allocate).
+  static constexpr size_t kInlineOutputs = 8;
+  uint8_t* given_base_[kInlineOutputs] = {};
+  std::vector<uint8_t*> more_bases_;
+};
+
+}  // namespace sod2::rt

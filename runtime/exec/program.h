@@ -1,0 +1,97 @@
+// What the runtime executes (DESIGN §6): the graphs with their kernels' node descriptions, the
+// constants, how input dims bind symbols, and the compiled memory plan. A package stores exactly
+// this; `core/package` builds it from an optimised model, in memory or on the way to a file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/sym/shape_program.h"
+#include "runtime/kernels/kernel.h"
+#include "runtime/tensor/tensor.h"
+
+namespace sod2::rt {
+
+enum class ValueStorage : uint8_t {
+  kGraphInput,  // the caller's tensor (main graph) or the body input the control-flow op passes
+  kConstant,    // ProgramDesc::constants[constant]
+  kArena,       // the memory plan's tensor `arena_tensor` (main graph only)
+  kHeap,        // allocated when produced: control-flow bodies, values the plan cannot size
+  kOuterScope,  // a value of the enclosing graph (`outer_value`), read by a body
+};
+
+struct ExecDim {
+  int32_t dim = 0;     // of the value's shape
+  int32_t symbol = 0;  // index into ProgramDesc::symbols: bound when the value is produced
+};
+
+struct ValueDesc {
+  std::string name;
+  DType dtype = DType::kUndefined;  // kUndefined: whatever the kernel produces
+  ValueStorage storage = ValueStorage::kHeap;
+  int32_t constant = -1;
+  int32_t arena_tensor = -1;
+  int32_t outer_value = -1;  // for kOuterScope: the value's id in the graph `outer_levels` up
+  int32_t outer_levels = 1;
+  std::vector<ExecDim> exec_dims;
+};
+
+struct NodeDesc {
+  NodeInfo info;
+  std::vector<int32_t> inputs;     // value ids; -1 for an omitted optional input
+  std::vector<int32_t> outputs;    // value ids; -1 for an omitted optional output
+  std::vector<int32_t> subgraphs;  // ProgramDesc::graphs indices (If: then, else; Loop/Scan: body)
+};
+
+struct GraphDesc {
+  std::string name;
+  std::vector<ValueDesc> values;
+  std::vector<NodeDesc> nodes;  // in execution order
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+};
+
+struct SymbolDesc {
+  std::string name;
+  bool execution = false;
+  int64_t lo = 0, hi = 0, multiple = 1;
+};
+
+// How a dim of a main-graph input binds: a fixed size, or a symbol.
+struct InputDimDesc {
+  int32_t input = 0;  // position among the main graph's inputs
+  int32_t dim = 0;
+  int64_t fixed = -1;   // >= 0: the dim must equal this
+  int32_t symbol = -1;  // else: binds ProgramDesc::symbols[symbol]
+};
+
+struct InputSignature {
+  std::string name;
+  DType dtype = DType::kUndefined;
+  int32_t rank = 0;
+};
+
+// An equality RDP assumed (DESIGN §4): outputs 2k and 2k+1 of `assumption_program` must agree.
+struct AssumptionDesc {
+  std::string text;  // "seq == past+1"
+  std::string node;  // the node that needs it
+};
+
+struct ProgramDesc {
+  std::vector<SymbolDesc> symbols;  // the plan program's inputs, in order
+  std::vector<InputSignature> inputs;
+  std::vector<InputDimDesc> input_dims;
+  std::vector<HostTensor> constants;
+  std::vector<GraphDesc> graphs;  // [0] is the main graph
+
+  // Sizes, then offsets, of `num_arena_tensors` tensors, then the arena size.
+  sym::ShapeProgram plan_program;
+  size_t num_arena_tensors = 0;
+
+  // Over the same symbols; only assumptions without execution symbols.
+  sym::ShapeProgram assumption_program;
+  std::vector<AssumptionDesc> assumptions;
+};
+
+}  // namespace sod2::rt

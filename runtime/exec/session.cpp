@@ -1,0 +1,229 @@
+#include "runtime/exec/session.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/exec/frame.h"
+#include "runtime/exec/node_outputs.h"
+
+namespace sod2::rt {
+
+Session::Session(ProgramDesc program, SessionOptions options)
+    : program_(std::move(program)), pool_(options.threads) {}
+
+Session::~Session() = default;
+
+Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
+                                                   const KernelRegistry& registry,
+                                                   SessionOptions options) {
+  if (program.graphs.empty()) return invalid_model("the program has no graph");
+  std::unique_ptr<Session> s(new Session(std::move(program), options));
+  const ProgramDesc& p = s->program_;
+  s->kernels_.resize(p.graphs.size());
+  for (size_t g = 0; g < p.graphs.size(); ++g) {
+    for (const NodeDesc& node : p.graphs[g].nodes) {
+      const std::string& op = node.info.op_type;
+      const bool control = node.info.domain.empty() && (op == "If" || op == "Loop" || op == "Scan");
+      if (control) {
+        s->kernels_[g].push_back(nullptr);
+        continue;
+      }
+      SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> k, registry.create(node.info));
+      s->kernels_[g].push_back(std::move(k));
+    }
+  }
+  s->main_ = std::make_unique<Frame>(p.graphs[0], nullptr);
+  s->symbol_values_.assign(p.symbols.size(), 0);
+  s->symbol_bound_.assign(p.symbols.size(), 0);
+  s->plan_values_.assign(p.plan_program.num_outputs(), 0);
+  s->plan_scratch_.assign(p.plan_program.scratch_size(), 0);
+  s->outputs_.resize(p.graphs[0].outputs.size());
+  return s;
+}
+
+Status Session::bind_inputs(std::span<const Tensor> inputs) {
+  const ProgramDesc& p = program_;
+  if (inputs.size() != p.inputs.size()) {
+    return invalid_argument("the model takes " + std::to_string(p.inputs.size()) + " inputs, got " +
+                            std::to_string(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const InputSignature& sig = p.inputs[i];
+    if (sig.dtype != DType::kUndefined && inputs[i].dtype != sig.dtype) {
+      return invalid_argument("input '" + sig.name + "' must be " + dtype_name(sig.dtype) +
+                              ", got " + dtype_name(inputs[i].dtype));
+    }
+    if (inputs[i].shape.rank() != sig.rank) {
+      return invalid_argument("input '" + sig.name + "' must have rank " +
+                              std::to_string(sig.rank) + ", got shape " +
+                              inputs[i].shape.to_string());
+    }
+    if (inputs[i].data == nullptr && inputs[i].numel() > 0) {
+      return invalid_argument("input '" + sig.name + "' has no data");
+    }
+  }
+  std::fill(symbol_bound_.begin(), symbol_bound_.end(), 0);
+  for (const InputDimDesc& d : p.input_dims) {
+    const InputSignature& sig = p.inputs[static_cast<size_t>(d.input)];
+    const int64_t v = inputs[static_cast<size_t>(d.input)].shape[d.dim];
+    const std::string where = "input '" + sig.name + "' dim " + std::to_string(d.dim);
+    if (d.symbol < 0) {
+      if (v != d.fixed) {
+        return invalid_argument(where + " must be " + std::to_string(d.fixed) + ", got " +
+                                std::to_string(v));
+      }
+      continue;
+    }
+    const size_t s = static_cast<size_t>(d.symbol);
+    const SymbolDesc& sym = p.symbols[s];
+    if (symbol_bound_[s] && symbol_values_[s] != v) {
+      return invalid_argument(where + " is " + std::to_string(v) + " but '" + sym.name +
+                              "' is already " + std::to_string(symbol_values_[s]) +
+                              " from another input");
+    }
+    if (v < sym.lo || v > sym.hi || (sym.multiple > 1 && v % sym.multiple != 0)) {
+      return invalid_argument(where + " ('" + sym.name + "') is " + std::to_string(v) +
+                              ", outside the declared range " + std::to_string(sym.lo) + ":" +
+                              std::to_string(sym.hi) +
+                              (sym.multiple > 1 ? ":" + std::to_string(sym.multiple) : "") +
+                              " (compile with a wider --range)");
+    }
+    symbol_values_[s] = v;
+    symbol_bound_[s] = 1;
+  }
+  for (size_t s = 0; s < p.symbols.size(); ++s) {
+    if (symbol_bound_[s]) continue;
+    if (!p.symbols[s].execution) {
+      return invalid_model("symbol '" + p.symbols[s].name + "' is bound by no input dim");
+    }
+    // Until the node that produces it runs: any value works for the tensors before it.
+    symbol_values_[s] = std::max<int64_t>(p.symbols[s].lo, 1);
+  }
+  if (!p.assumptions.empty()) {
+    std::vector<int64_t> values(p.assumption_program.num_outputs());
+    std::vector<int64_t> scratch(p.assumption_program.scratch_size());
+    SOD2_RETURN_IF_ERROR(p.assumption_program.run(symbol_values_, values, scratch));
+    for (size_t a = 0; a < p.assumptions.size(); ++a) {
+      if (values[2 * a] != values[2 * a + 1]) {
+        return invalid_argument("these input sizes break the assumption " + p.assumptions[a].text +
+                                " that node '" + p.assumptions[a].node + "' needs (" +
+                                std::to_string(values[2 * a]) +
+                                " != " + std::to_string(values[2 * a + 1]) + ")");
+      }
+    }
+  }
+  return Status::ok_status();
+}
+
+Status Session::instantiate_plan() {
+  const ProgramDesc& p = program_;
+  SOD2_RETURN_IF_ERROR(p.plan_program.run(symbol_values_, plan_values_, plan_scratch_));
+  const int64_t old_bytes = arena_bytes_;
+  arena_bytes_ = plan_values_.empty() ? 0 : plan_values_.back();
+  if (arena_bytes_ < 0) return internal_error("the memory plan gives a negative arena size");
+  // Tensors already written keep their offsets; only the bytes up to the old size matter.
+  return arena_.reserve(static_cast<size_t>(arena_bytes_),
+                        static_cast<size_t>(std::max<int64_t>(old_bytes, 0)));
+}
+
+Status Session::bind_execution_symbol(int32_t symbol, int64_t value, const std::string& where) {
+  const size_t s = static_cast<size_t>(symbol);
+  const SymbolDesc& sym = program_.symbols[s];
+  if (value < sym.lo || value > sym.hi) {
+    return internal_error(where + " makes '" + sym.name + "' " + std::to_string(value) +
+                          ", outside the bounds RDP derived (" + std::to_string(sym.lo) + ".." +
+                          std::to_string(sym.hi) + ")");
+  }
+  if (symbol_bound_[s] && symbol_values_[s] == value) return Status::ok_status();
+  symbol_values_[s] = value;
+  symbol_bound_[s] = 1;
+  uint8_t* before = arena_.data();
+  SOD2_RETURN_IF_ERROR(instantiate_plan());
+  uint8_t* after = arena_.data();
+  if (before != after && before != nullptr) {
+    // Rebase the views of everything already in the arena.
+    for (Frame* f = main_.get(); f; f = nullptr) {
+      for (size_t v = 0; v < f->tensors.size(); ++v) {
+        if (!f->ready[v] || f->graph->values[v].storage != ValueStorage::kArena) continue;
+        Tensor& t = f->tensors[v];
+        t.data = after + (static_cast<uint8_t*>(t.data) - before);
+      }
+    }
+  }
+  return Status::ok_status();
+}
+
+Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) {
+  const std::string& op = node.info.op_type;
+  if (node.info.domain.empty()) {
+    if (op == "If") return run_if(frame, node);
+    if (op == "Loop") return run_loop(frame, node);
+    if (op == "Scan") return run_scan(frame, node);
+  }
+  const size_t g = static_cast<size_t>(frame.graph - program_.graphs.data());
+  Kernel* kernel = kernels_[g][node_index].get();
+  // At most a few inputs: a fixed array keeps the steady state free of allocation.
+  constexpr size_t kInline = 16;
+  const Tensor* inline_inputs[kInline];
+  std::vector<const Tensor*> many;
+  const Tensor** ins = inline_inputs;
+  if (node.inputs.size() > kInline) {
+    many.resize(node.inputs.size());
+    ins = many.data();
+  }
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const int32_t v = node.inputs[i];
+    ins[i] = v < 0 ? nullptr : frame.get(v);
+    if (v >= 0 && !ins[i]) {
+      return internal_error("input '" + frame.graph->values[static_cast<size_t>(v)].name +
+                            "' is read before it is produced");
+    }
+  }
+  NodeOutputs outs(this, &frame, &node);
+  KernelContext ctx(std::span<const Tensor* const>(ins, node.inputs.size()), &outs, &pool_);
+  Status st = kernel->run(ctx);
+  outs.finish();
+  if (st.ok()) outs.move_outputs_written_before_growth();
+  if (!st.ok()) return st.with_context("node '" + node.info.name + "' (" + op + ")");
+  return Status::ok_status();
+}
+
+Status Session::run_graph(Frame& frame) {
+  const GraphDesc& g = *frame.graph;
+  for (size_t n = 0; n < g.nodes.size(); ++n) SOD2_RETURN_IF_ERROR(run_node(frame, g.nodes[n], n));
+  return Status::ok_status();
+}
+
+Expected<std::span<const Tensor>> Session::run(std::span<const Tensor> inputs) {
+  SOD2_RETURN_IF_ERROR(bind_inputs(inputs));
+  arena_bytes_ = 0;
+  SOD2_RETURN_IF_ERROR(instantiate_plan());
+  Frame& f = *main_;
+  std::fill(f.ready.begin(), f.ready.end(), 0);
+  const GraphDesc& g = program_.graphs[0];
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const size_t v = static_cast<size_t>(g.inputs[i]);
+    f.tensors[v] = inputs[i];
+    f.ready[v] = 1;
+  }
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    const ValueDesc& d = g.values[v];
+    if (d.storage != ValueStorage::kConstant) continue;
+    f.tensors[v] = program_.constants[static_cast<size_t>(d.constant)].view();
+    f.ready[v] = 1;
+  }
+  Status st = run_graph(f);
+  arena_.release_retired();
+  SOD2_RETURN_IF_ERROR(st);
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    const Tensor* t = f.get(g.outputs[o]);
+    if (!t) {
+      return internal_error("graph output '" + g.values[static_cast<size_t>(g.outputs[o])].name +
+                            "' was never produced");
+    }
+    outputs_[o] = *t;
+  }
+  return std::span<const Tensor>(outputs_);
+}
+
+}  // namespace sod2::rt

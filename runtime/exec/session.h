@@ -1,0 +1,82 @@
+// Executes a ProgramDesc (DESIGN §6): bind input dims → check ranges and assumptions → evaluate
+// the plan program → run the nodes in the planned order inside the arena → outputs as views.
+//
+// Execution symbols (an EDO op's output size, an If's choice) are bound when the node producing
+// them asks for its output's memory; the plan program is evaluated again then, and the arena
+// grows if the tensors after that point need more. Tensors written before keep their offsets
+// (the planner places later segments above earlier ones), so growing only copies bytes.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/status/status.h"
+#include "runtime/exec/program.h"
+#include "runtime/kernels/kernel_registry.h"
+#include "runtime/memory/arena.h"
+#include "runtime/threads/thread_pool.h"
+
+namespace sod2::rt {
+
+struct SessionOptions {
+  int threads = 0;  // 0: one per hardware thread
+};
+
+class Frame;
+
+class Session {
+ public:
+  // Creates every node's kernel. Errors: an op without a kernel, a bad attribute (named).
+  static Expected<std::unique_ptr<Session>> create(ProgramDesc program,
+                                                   const KernelRegistry& registry,
+                                                   SessionOptions options = {});
+  ~Session();
+
+  // Inputs in the main graph's input order. The outputs are views valid until the next run().
+  // Errors: wrong count, dtype or rank; a dim outside its symbol's range or off its multiple;
+  // dims that disagree about one symbol; a broken assumption; a kernel's error (with the node).
+  Expected<std::span<const Tensor>> run(std::span<const Tensor> inputs);
+
+  const ProgramDesc& program() const { return program_; }
+  size_t arena_capacity() const { return arena_.capacity(); }
+  int64_t arena_bytes() const { return arena_bytes_; }  // of the last run's plan
+  void trim() { arena_.trim(); }
+  int threads() const { return pool_.num_threads(); }
+
+ private:
+  friend class Frame;
+  friend class NodeOutputs;
+  Session(ProgramDesc program, SessionOptions options);
+
+  Status bind_inputs(std::span<const Tensor> inputs);
+  Status instantiate_plan();
+  Status run_graph(Frame& frame);
+  Status run_node(Frame& frame, const NodeDesc& node, size_t node_index);
+  Status run_if(Frame& frame, const NodeDesc& node);
+  Status run_loop(Frame& frame, const NodeDesc& node);
+  Status run_scan(Frame& frame, const NodeDesc& node);
+  // Runs graph `g` with these inputs in a child frame of `parent`; outputs copied into `out`.
+  Status run_body(Frame& parent, int32_t g, std::span<const Tensor> inputs,
+                  std::vector<HostTensor>* out);
+  // Binds an execution symbol from a produced dim; re-instantiates the plan if it changed.
+  Status bind_execution_symbol(int32_t symbol, int64_t value, const std::string& where);
+
+  ProgramDesc program_;
+  ThreadPool pool_;
+  // kernels_[g][n]: nullptr for the control-flow ops the session runs itself.
+  std::vector<std::vector<std::unique_ptr<Kernel>>> kernels_;
+  std::unique_ptr<Frame> main_;
+  Arena arena_;
+  std::vector<int64_t> symbol_values_;
+  std::vector<char> symbol_bound_;
+  std::vector<int64_t> plan_values_;  // sizes, offsets, arena size
+  std::vector<int64_t> plan_scratch_;
+  int64_t arena_bytes_ = 0;
+  std::vector<uint8_t> scratch_;  // kernel scratch, reused
+  size_t scratch_used_ = 0;
+  std::vector<Tensor> outputs_;
+};
+
+}  // namespace sod2::rt

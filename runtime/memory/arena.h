@@ -1,0 +1,45 @@
+// The arena every planned tensor lives in (DESIGN §6): allocated at the first run, reused while
+// bindings fit, grown for a bigger one, given back by trim(). Large arenas are 2 MiB aligned and
+// advised as huge pages, because faulting fresh 4 KiB pages dominates a first run on small
+// machines.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/status/status.h"
+
+namespace sod2::rt {
+
+class Arena {
+ public:
+  Arena() = default;
+  ~Arena();
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+
+  uint8_t* data() const { return data_; }
+  size_t capacity() const { return capacity_; }
+
+  // Makes capacity() >= bytes. The first `keep` bytes keep their contents; the old block stays
+  // readable until release_retired(), so views handed out before the growth stay valid for the
+  // caller to copy from.
+  Status reserve(size_t bytes, size_t keep = 0);
+  void release_retired();
+  void trim();  // gives all memory back
+
+ private:
+  struct Block {
+    uint8_t* data;
+    size_t size;
+  };
+  static uint8_t* allocate(size_t bytes);
+  static void free_block(Block b);
+
+  uint8_t* data_ = nullptr;
+  size_t capacity_ = 0;
+  std::vector<Block> retired_;
+};
+
+}  // namespace sod2::rt

@@ -1,0 +1,91 @@
+// Every test_data_set of every model in ../shared/models, compiled in memory and run by the CPU
+// runtime at 1 and 2 threads: each output matches the reference at the default tolerances of
+// `sod2 run` (rtol 1e-3, atol 1e-4).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "../../opt/corpus.h"
+#include "app/cli/output_compare.h"
+#include "core/onnx/onnx_import.h"
+#include "core/package/compile.h"
+#include "core/package/program_builder.h"
+#include "runtime/exec/session.h"
+#include "runtime/kernels/kernel_registry.h"
+
+namespace sod2 {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<rt::HostTensor> read_numbered(const fs::path& dir, const std::string& prefix) {
+  std::vector<rt::HostTensor> out;
+  for (int i = 0;; ++i) {
+    const fs::path p = dir / (prefix + std::to_string(i) + ".pb");
+    if (!fs::exists(p)) break;
+    auto t = read_tensor_file(p.string());
+    EXPECT_TRUE(t.ok()) << t.status().to_string();
+    auto h = package::to_host_tensor(*t, p.string());
+    EXPECT_TRUE(h.ok()) << h.status().to_string();
+    out.push_back(std::move(*h));
+  }
+  return out;
+}
+
+class CorpusRun : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusRun, EveryTestDataSetMatchesAtOneAndTwoThreads) {
+  auto corpus = testing::read_corpus(SOD2_SHARED_DIR "/models");
+  ASSERT_TRUE(corpus.ok()) << corpus.status().to_string();
+  const testing::CorpusModel* m = nullptr;
+  for (const auto& c : *corpus)
+    if (c.name == GetParam()) m = &c;
+  ASSERT_NE(m, nullptr);
+  auto model = import_onnx_file(m->file.string());
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  package::CompileOptions options;
+  options.rdp = m->options;
+  auto program = package::compile_model(*model, options);
+  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  int sets = 0;
+  for (int threads : {1, 2}) {
+    auto session = rt::Session::create(*program, rt::KernelRegistry::standard(), {threads});
+    ASSERT_TRUE(session.ok()) << session.status().to_string();
+    for (int set = 0;; ++set) {
+      const fs::path dir = m->file.parent_path() / ("test_data_set_" + std::to_string(set));
+      if (!fs::is_directory(dir)) break;
+      ++sets;
+      const auto inputs = read_numbered(dir, "input_");
+      const auto expected = read_numbered(dir, "output_");
+      std::vector<rt::Tensor> views;
+      for (const auto& h : inputs) views.push_back(h.view());
+      auto outputs = (*session)->run(views);
+      ASSERT_TRUE(outputs.ok()) << dir << ": " << outputs.status().to_string();
+      ASSERT_GE(outputs->size(), expected.size());
+      for (size_t i = 0; i < expected.size(); ++i) {
+        const cli::Comparison c =
+            cli::compare_tensors((*outputs)[i], expected[i].view(), 1e-3, 1e-4);
+        EXPECT_TRUE(c.ok()) << dir << " output " << i << " (" << threads << " threads): shape "
+                            << (*outputs)[i].shape.to_string() << " vs "
+                            << expected[i].shape().to_string() << ", max abs " << c.max_abs
+                            << ", max rel " << c.max_rel << ", " << c.mismatches << " mismatches";
+      }
+    }
+  }
+  EXPECT_GT(sets, 0) << "no test_data_set_N folders next to " << m->file;
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  return testing::gtest_safe_name(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, CorpusRun,
+                         ::testing::ValuesIn(testing::corpus_names(SOD2_SHARED_DIR "/models")),
+                         test_name);
+
+TEST(CorpusRunSetup, FindsTheCorpus) {
+  EXPECT_GE(testing::corpus_names(SOD2_SHARED_DIR "/models").size(), 10u);
+}
+
+}  // namespace
+}  // namespace sod2

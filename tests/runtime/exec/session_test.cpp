@@ -1,0 +1,254 @@
+// The session on hand-built programs with test kernels, so it is checked apart from the real
+// kernel families: inputs bind symbols and are validated, tensors land at the planned offsets,
+// an execution symbol bound mid-run grows the arena without losing earlier tensors, If/Loop run
+// their bodies, and the steady state allocates nothing.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "../../common/allocation_counter.h"
+#include "core/sym/sym_expr.h"
+#include "runtime/exec/session.h"
+
+namespace sod2::rt {
+namespace {
+
+// y = x * 2 (float), same shape.
+class DoubleKernel : public Kernel {
+ public:
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
+    for (int64_t i = 0; i < x->numel(); ++i) y->as<float>()[i] = x->as<float>()[i] * 2;
+    return Status::ok_status();
+  }
+};
+
+// y = the first `count` elements of x, where count = number of positive elements (an EDO op
+// whose output size is known only once it has looked at the data).
+class PositivesKernel : public Kernel {
+ public:
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    const float* src = x->as<float>();  // read before the output exists, like real EDO kernels
+    int64_t count = 0;
+    for (int64_t i = 0; i < x->numel(); ++i) count += src[i] > 0;
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, Shape{count}));
+    int64_t k = 0;
+    for (int64_t i = 0; i < x->numel(); ++i)
+      if (src[i] > 0) y->as<float>()[k++] = src[i];
+    return Status::ok_status();
+  }
+};
+
+// y = x + 1 (float or int64), same shape.
+class IncKernel : public Kernel {
+ public:
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
+    if (x->dtype == DType::kInt64) {
+      for (int64_t i = 0; i < x->numel(); ++i) y->as<int64_t>()[i] = x->as<int64_t>()[i] + 1;
+    } else {
+      for (int64_t i = 0; i < x->numel(); ++i) y->as<float>()[i] = x->as<float>()[i] + 1;
+    }
+    return Status::ok_status();
+  }
+};
+
+template <typename K>
+Expected<std::unique_ptr<Kernel>> make(const NodeInfo&) {
+  return std::unique_ptr<Kernel>(new K());
+}
+
+KernelRegistry test_registry() {
+  KernelRegistry r;
+  r.add("", "Double", 1, &make<DoubleKernel>);
+  r.add("", "Positives", 1, &make<PositivesKernel>);
+  r.add("", "Inc", 1, &make<IncKernel>);
+  return r;
+}
+
+ValueDesc value(const std::string& name, ValueStorage storage, int32_t arena_tensor = -1) {
+  ValueDesc v;
+  v.name = name;
+  v.dtype = DType::kFloat;
+  v.storage = storage;
+  v.arena_tensor = arena_tensor;
+  return v;
+}
+
+NodeDesc node(const std::string& op, std::vector<int32_t> in, std::vector<int32_t> out) {
+  NodeDesc n;
+  n.info.name = op + "_" + std::to_string(out.empty() ? 0 : out[0]);
+  n.info.op_type = op;
+  n.info.opset = 17;
+  n.info.num_outputs = out.size();
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  return n;
+}
+
+// x[n] -> Double a -> Double y: a at offset 0 (4n rounded to 64), y above it.
+ProgramDesc chain_program() {
+  ProgramDesc p;
+  p.symbols.push_back({"n", false, 1, 100, 1});
+  p.inputs.push_back({"x", DType::kFloat, 1});
+  p.input_dims.push_back({0, 0, -1, 0});
+  GraphDesc g;
+  g.values = {value("x", ValueStorage::kGraphInput), value("a", ValueStorage::kArena, 0),
+              value("y", ValueStorage::kArena, 1)};
+  g.inputs = {0};
+  g.outputs = {2};
+  g.nodes = {node("Double", {0}, {1}), node("Double", {1}, {2})};
+  p.graphs.push_back(std::move(g));
+  const sym::SymExpr n(sym::symbol("n"));
+  const sym::SymExpr size = 64 * sym::floordiv(4 * n + 63, sym::SymExpr(64));
+  std::vector<sym::SymExpr> outs{size, size, sym::SymExpr(0), size, 2 * size};
+  p.plan_program = *sym::ShapeProgram::compile(outs, std::vector<sym::Symbol>{sym::symbol("n")});
+  p.num_arena_tensors = 2;
+  return p;
+}
+
+TEST(Session, RunsInThePlannedArenaAndAllocatesNothingOnceWarm) {
+  auto s = Session::create(chain_program(), test_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  HostTensor x(DType::kFloat, Shape{20});
+  for (int i = 0; i < 20; ++i) x.data<float>()[i] = static_cast<float>(i);
+  const Tensor in[] = {x.view()};
+  auto out = (*s)->run(in);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].shape, (Shape{20}));
+  EXPECT_FLOAT_EQ((*out)[0].as<float>()[7], 28.f);
+  EXPECT_EQ((*s)->arena_bytes(), 256);  // two tensors of 80 bytes, aligned to 128
+  const int64_t before = g_allocations.load();
+  for (int r = 0; r < 10; ++r) ASSERT_TRUE((*s)->run(in).ok());
+  EXPECT_EQ(g_allocations.load(), before);
+}
+
+TEST(Session, RejectsInputsThatDoNotFit) {
+  auto s = Session::create(chain_program(), test_registry(), {1});
+  ASSERT_TRUE(s.ok());
+  HostTensor big(DType::kFloat, Shape{101}), wrong_rank(DType::kFloat, Shape{2, 2});
+  HostTensor ints(DType::kInt64, Shape{4});
+  const Tensor a[] = {big.view()};
+  auto r = (*s)->run(a);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("outside the declared range 1:100"), std::string::npos)
+      << r.status().message();
+  const Tensor b[] = {wrong_rank.view()};
+  EXPECT_NE((*s)->run(b).status().message().find("must have rank 1"), std::string::npos);
+  const Tensor c[] = {ints.view()};
+  EXPECT_NE((*s)->run(c).status().message().find("must be float32"), std::string::npos);
+  EXPECT_FALSE((*s)->run({}).ok());
+}
+
+TEST(Session, AnExecutionSymbolBoundMidRunGrowsTheArenaAndKeepsEarlierTensors) {
+  // x[n] -> Double a (segment 0, offset 0) -> Positives p[k] (above a) -> Double y[k];
+  // y reads p, a stays live to the end as a graph output too.
+  ProgramDesc p;
+  p.symbols.push_back({"n", false, 1, 1000, 1});
+  p.symbols.push_back({"k", true, 0, 1000, 1});
+  p.inputs.push_back({"x", DType::kFloat, 1});
+  p.input_dims.push_back({0, 0, -1, 0});
+  GraphDesc g;
+  g.values = {value("x", ValueStorage::kGraphInput), value("a", ValueStorage::kArena, 0),
+              value("p", ValueStorage::kArena, 1), value("y", ValueStorage::kArena, 2)};
+  g.values[2].exec_dims.push_back({0, 1});
+  g.inputs = {0};
+  g.outputs = {1, 3};
+  g.nodes = {node("Double", {0}, {1}), node("Positives", {1}, {2}), node("Double", {2}, {3})};
+  p.graphs.push_back(std::move(g));
+  const sym::SymExpr n(sym::symbol("n")), k(sym::symbol("k"));
+  auto al = [](const sym::SymExpr& bytes) {
+    return 64 * sym::floordiv(bytes + 63, sym::SymExpr(64));
+  };
+  const sym::SymExpr a = al(4 * n), pk = al(4 * k);
+  std::vector<sym::SymExpr> outs{a, pk, pk, sym::SymExpr(0), a, a + pk, a + 2 * pk};
+  p.plan_program = *sym::ShapeProgram::compile(
+      outs, std::vector<sym::Symbol>{sym::symbol("n"), sym::symbol("k")});
+  p.num_arena_tensors = 3;
+  auto s = Session::create(std::move(p), test_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  HostTensor x(DType::kFloat, Shape{500});
+  for (int i = 0; i < 500; ++i) x.data<float>()[i] = (i % 3 == 0) ? 1.f + i : -1.f;
+  const Tensor in[] = {x.view()};
+  auto out = (*s)->run(in);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  const int64_t count = 167;  // i % 3 == 0 for i < 500
+  EXPECT_EQ((*out)[1].shape, (Shape{count}));
+  for (int64_t j = 0; j < count; ++j) ASSERT_FLOAT_EQ((*out)[1].as<float>()[j], 4.f * (1 + 3 * j));
+  for (int i = 0; i < 500; ++i) ASSERT_FLOAT_EQ((*out)[0].as<float>()[i], 2 * x.data<float>()[i]);
+  EXPECT_EQ((*s)->arena_bytes(), 2048 + 2 * 704);
+}
+
+TEST(Session, RunsIfAndLoopBodies) {
+  // out = If(c, then: Inc(x), else: Double(x)); loop = Loop(M=3, cond=true, v=x) body v+1.
+  ProgramDesc p;
+  p.inputs = {{"c", DType::kBool, 0}, {"x", DType::kFloat, 1}};
+  p.input_dims.push_back({1, 0, 4, -1});
+  GraphDesc main;
+  main.values = {value("c", ValueStorage::kGraphInput), value("x", ValueStorage::kGraphInput),
+                 value("out", ValueStorage::kHeap),     value("m", ValueStorage::kConstant),
+                 value("t", ValueStorage::kConstant),   value("loop", ValueStorage::kHeap)};
+  main.values[0].dtype = DType::kBool;
+  main.values[3].dtype = DType::kInt64;
+  main.values[3].constant = 0;
+  main.values[4].dtype = DType::kBool;
+  main.values[4].constant = 1;
+  main.inputs = {0, 1};
+  main.outputs = {2, 5};
+  NodeDesc iff = node("If", {0}, {2});
+  iff.subgraphs = {1, 2};
+  NodeDesc loop = node("Loop", {3, 4, 1}, {5});
+  loop.subgraphs = {3};
+  main.nodes = {iff, loop};
+  auto branch = [](const char* op) {
+    GraphDesc b;
+    b.name = op;
+    b.values = {value("x", ValueStorage::kOuterScope), value("r", ValueStorage::kHeap)};
+    b.values[0].outer_value = 1;
+    b.outputs = {1};
+    b.nodes = {node(op, {0}, {1})};
+    return b;
+  };
+  GraphDesc body;
+  body.name = "body";
+  body.values = {value("i", ValueStorage::kGraphInput), value("cin", ValueStorage::kGraphInput),
+                 value("v", ValueStorage::kGraphInput), value("v2", ValueStorage::kHeap)};
+  body.values[0].dtype = DType::kInt64;
+  body.values[1].dtype = DType::kBool;
+  body.inputs = {0, 1, 2};
+  body.outputs = {1, 3};
+  body.nodes = {node("Inc", {2}, {3})};
+  p.graphs = {main, branch("Inc"), branch("Double"), body};
+  HostTensor m(DType::kInt64, Shape{}), t(DType::kBool, Shape{});
+  *m.data<int64_t>() = 3;
+  *t.data<bool>() = true;
+  p.constants = {m, t};
+  auto s = Session::create(std::move(p), test_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  HostTensor c(DType::kBool, Shape{}), x(DType::kFloat, Shape{4});
+  for (int i = 0; i < 4; ++i) x.data<float>()[i] = static_cast<float>(i);
+  for (bool cond : {true, false}) {
+    *c.data<bool>() = cond;
+    const Tensor in[] = {c.view(), x.view()};
+    auto out = (*s)->run(in);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_FLOAT_EQ((*out)[0].as<float>()[3], cond ? 4.f : 6.f);
+    EXPECT_FLOAT_EQ((*out)[1].as<float>()[3], 6.f);  // 3 + 1 + 1 + 1
+  }
+}
+
+TEST(Session, AMissingKernelIsAnErrorNamingTheNode) {
+  ProgramDesc p = chain_program();
+  p.graphs[0].nodes[1].info.op_type = "Frobnicate";
+  auto s = Session::create(std::move(p), test_registry(), {1});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("no CPU kernel for Frobnicate"), std::string::npos)
+      << s.status().message();
+}
+
+}  // namespace
+}  // namespace sod2::rt
