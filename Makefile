@@ -6,6 +6,8 @@ SAMPLE_RANGES := resources/models/sample_yolo_tiny.ranges.json
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 1800
 
+BENCH_THREADS ?= 2
+
 .PHONY: run test bench setup configure build asan fuzz format clean help
 
 help:
@@ -36,6 +38,10 @@ test: build
 bench: build
 	@./build/bin/rdp_bench ../shared/models build/bench
 	@./build/bin/plan_bench ../shared/models build/bench
+	@scripts/install-bench-deps.sh
+	@NODE_PATH=$$(../shared/bench/install-ort.sh | tail -1) \
+	  node tests/bench/ort_compare.js build/bin/sod2 ../shared/models build/bench \
+	  --threads $(BENCH_THREADS) --runs 20
 
 asan: setup
 	@cmake --preset asan >/dev/null

@@ -1,6 +1,7 @@
 #include "app/cli/run_benchmark.h"
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <fstream>
 #include <iomanip>
@@ -33,6 +34,42 @@ double percentile(std::vector<double> v, double p) {
   return v[i];
 }
 
+// Per op type and the ten slowest nodes, in ms per run.
+void print_profile(const rt::Session& session, std::ostream& out) {
+  const rt::NodeTimes& t = session.node_times();
+  const auto& nodes = session.program().graphs[0].nodes;
+  if (t.runs == 0) return;
+  const double runs = static_cast<double>(t.runs);
+  std::map<std::string, std::pair<double, int>> by_op;
+  double total = 0;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    auto& e = by_op[nodes[n].info.op_type];
+    e.first += t.total_ms[n] / runs;
+    ++e.second;
+    total += t.total_ms[n] / runs;
+  }
+  std::vector<std::pair<std::string, std::pair<double, int>>> ops(by_op.begin(), by_op.end());
+  std::sort(ops.begin(), ops.end(),
+            [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  out << "profile: " << std::fixed << std::setprecision(3) << total << " ms per run in "
+      << nodes.size() << " nodes\n";
+  for (const auto& [op, e] : ops) {
+    out << "  " << std::left << std::setw(24) << op << std::right << std::setw(9) << e.first
+        << " ms " << std::setw(5) << std::setprecision(1) << 100 * e.first / std::max(total, 1e-9)
+        << "%  (" << e.second << " nodes)\n"
+        << std::setprecision(3);
+  }
+  std::vector<size_t> idx(nodes.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return t.total_ms[a] > t.total_ms[b]; });
+  out << "slowest nodes:\n";
+  for (size_t k = 0; k < std::min<size_t>(10, idx.size()); ++k) {
+    const auto& n = nodes[idx[k]];
+    out << "  " << std::setw(9) << t.total_ms[idx[k]] / runs << " ms  " << n.info.op_type << " '"
+        << n.info.name << "'\n";
+  }
+}
+
 }  // namespace
 
 BenchmarkOptions benchmark_options_from(const CommandLine& cl) {
@@ -43,6 +80,7 @@ BenchmarkOptions benchmark_options_from(const CommandLine& cl) {
   o.warmup = parse_count(cl.value("--warmup"), 3, "--warmup", 1);
   o.seed = static_cast<uint32_t>(parse_count(cl.value("--seed"), 1, "--seed", 0));
   o.json = cl.has("--json");
+  o.profile = cl.has("--profile");
   if (auto r = cl.value("--int-range")) {
     for (const auto& [name, range] : parse_ranges(*r)) {
       if (range.hi <= range.lo)
@@ -101,6 +139,7 @@ int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream&
     auto r = session.run(views);
     if (!r.ok()) return fail(r.status());
   }
+  session.reset_node_times();  // only the timed runs count
   std::vector<double> times;
   for (int i = 0; i < o.runs; ++i) {
     t = Clock::now();
@@ -121,6 +160,7 @@ int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream&
   j["peak_rss_bytes"] = peak;
   j["rss_after_load_bytes"] = rss_after_load;
   j["working_bytes"] = peak - rss_after_load;
+  if (o.profile) print_profile(session, o.json ? err : out);
   if (o.json) {
     out << j.dump() << "\n";
   } else {

@@ -23,6 +23,7 @@ struct BenchmarkOptions {
   int runs = 20;
   int warmup = 3;
   bool json = false;
+  bool profile = false;  // print where the time goes, per op type and the slowest nodes
   double load_ms = 0;
 };
 

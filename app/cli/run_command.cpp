@@ -36,6 +36,7 @@ CommandLine make_parser() {
        "name=lo:hi,..."},
       {"--seed", true, "random inputs' seed (default 1)", "S"},
       {"--json", false, "benchmark results as one JSON line", ""},
+      {"--profile", false, "with a benchmark: time per op type and the slowest nodes", ""},
       {"--rtol", true, "relative tolerance (default 1e-3)", "R"},
       {"--atol", true, "absolute tolerance (default 1e-4)", "A"},
       {"--threads", true, "worker threads (default: all cores)", "T"},
@@ -193,6 +194,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (!program.ok()) return fail(program.status());
   rt::SessionOptions session_options;
   session_options.threads = threads;
+  session_options.profile = cl.has("--profile");
   auto session =
       rt::Session::create(std::move(*program), rt::KernelRegistry::standard(), session_options);
   if (!session.ok()) return fail(session.status());

@@ -1,6 +1,7 @@
 #include "runtime/exec/session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "runtime/exec/frame.h"
@@ -9,7 +10,12 @@
 namespace sod2::rt {
 
 Session::Session(ProgramDesc program, SessionOptions options)
-    : program_(std::move(program)), pool_(options.threads) {}
+    : program_(std::move(program)), pool_(options.threads), profile_(options.profile) {}
+
+void Session::reset_node_times() {
+  times_.total_ms.assign(program_.graphs[0].nodes.size(), 0.0);
+  times_.runs = 0;
+}
 
 Session::~Session() = default;
 
@@ -38,6 +44,7 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   s->plan_values_.assign(p.plan_program.num_outputs(), 0);
   s->plan_scratch_.assign(p.plan_program.scratch_size(), 0);
   s->outputs_.resize(p.graphs[0].outputs.size());
+  s->reset_node_times();
   return s;
 }
 
@@ -190,7 +197,15 @@ Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) 
 
 Status Session::run_graph(Frame& frame) {
   const GraphDesc& g = *frame.graph;
-  for (size_t n = 0; n < g.nodes.size(); ++n) SOD2_RETURN_IF_ERROR(run_node(frame, g.nodes[n], n));
+  const bool timed = profile_ && &frame == main_.get();
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    SOD2_RETURN_IF_ERROR(run_node(frame, g.nodes[n], n));
+    if (timed) {
+      times_.total_ms[n] +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
+  }
   return Status::ok_status();
 }
 
@@ -213,6 +228,7 @@ Expected<std::span<const Tensor>> Session::run(std::span<const Tensor> inputs) {
     f.ready[v] = 1;
   }
   Status st = run_graph(f);
+  times_.runs += profile_;
   arena_.release_retired();
   SOD2_RETURN_IF_ERROR(st);
   for (size_t o = 0; o < g.outputs.size(); ++o) {

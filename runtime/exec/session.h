@@ -21,7 +21,15 @@
 namespace sod2::rt {
 
 struct SessionOptions {
-  int threads = 0;  // 0: one per hardware thread
+  int threads = 0;       // 0: one per hardware thread
+  bool profile = false;  // time every main-graph node (NodeTimes)
+};
+
+// Time spent per main-graph node over the runs since the last reset, for `sod2 run --profile`.
+// A control-flow node's time includes its bodies.
+struct NodeTimes {
+  std::vector<double> total_ms;  // per main-graph node, in execution order
+  int64_t runs = 0;
 };
 
 class Frame;
@@ -43,6 +51,8 @@ class Session {
   size_t arena_capacity() const { return arena_.capacity(); }
   int64_t arena_bytes() const { return arena_bytes_; }  // of the last run's plan
   void trim() { arena_.trim(); }
+  const NodeTimes& node_times() const { return times_; }
+  void reset_node_times();
   int threads() const { return pool_.num_threads(); }
 
  private:
@@ -77,6 +87,8 @@ class Session {
   std::vector<uint8_t> scratch_;  // kernel scratch, reused
   size_t scratch_used_ = 0;
   std::vector<Tensor> outputs_;
+  bool profile_ = false;
+  NodeTimes times_;
 };
 
 }  // namespace sod2::rt
