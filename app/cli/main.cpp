@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/compile_command.h"
 #include "app/cli/inspect_command.h"
 #include "app/cli/plan_command.h"
 #include "app/cli/run_command.h"
@@ -20,7 +21,9 @@ const char* kHelp =
     "  plan MODEL.onnx       execution order and symbolic memory plan, instantiated at\n"
     "                        --bind sizes or the upper bounds (--json)\n"
     "  run MODEL.onnx        run with the CPU runtime on --test-data DIR and compare with\n"
-    "                        the reference outputs\n\n"
+    "                        the reference outputs\n"
+    "  compile MODEL.onnx    write the deployable package MODEL.sod2 (-o FILE, --range);\n"
+    "                        `sod2 run MODEL.sod2` runs it\n\n"
     "options:\n"
     "  --version             print the version and the ONNX opset this build understands\n"
     "  --help                show this help; `sod2 COMMAND --help` explains a command\n";
@@ -49,6 +52,7 @@ int main(int argc, char** argv) {
     if (command == "inspect") return sod2::cli::run_inspect(args, std::cout, std::cerr);
     if (command == "plan") return sod2::cli::run_plan(args, std::cout, std::cerr);
     if (command == "run") return sod2::cli::run_run(args, std::cout, std::cerr);
+    if (command == "compile") return sod2::cli::run_compile(args, std::cout, std::cerr);
   } catch (const std::exception& e) {
     std::cerr << "sod2 " << command << ": unexpected error: " << e.what() << "\n";
     return 1;

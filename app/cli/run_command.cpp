@@ -14,6 +14,7 @@
 #include "core/package/program_builder.h"
 #include "core/rdp/rdp.h"
 #include "runtime/exec/session.h"
+#include "runtime/package/package_loader.h"
 
 namespace sod2::cli {
 namespace {
@@ -37,6 +38,7 @@ CommandLine make_parser() {
       {"--seed", true, "random inputs' seed (default 1)", "S"},
       {"--json", false, "benchmark results as one JSON line", ""},
       {"--profile", false, "with a benchmark: time per op type and the slowest nodes", ""},
+      {"--no-fusion", false, "run every node alone, every value in the arena", ""},
       {"--rtol", true, "relative tolerance (default 1e-3)", "R"},
       {"--atol", true, "absolute tolerance (default 1e-4)", "A"},
       {"--threads", true, "worker threads (default: all cores)", "T"},
@@ -148,6 +150,25 @@ int run_test_data(rt::Session& session, const fs::path& dir, double rtol, double
   return all_ok ? 0 : 1;
 }
 
+// A package (told by its magic bytes, whatever its extension) is loaded as compiled; an ONNX
+// model is compiled in memory under the --range/--ranges options.
+Expected<rt::ProgramDesc> load_program(const CommandLine& cl, const RdpOptions& options) {
+  const std::string& path = cl.positional()[0];
+  if (rt::is_package_file(path)) {
+    if (cl.has("--range") || cl.has("--ranges")) {
+      return invalid_argument(path + " is a compiled package: its ranges were fixed by `sod2 "
+                              "compile`; drop --range/--ranges or recompile the model");
+    }
+    return rt::load_package_file(path);
+  }
+  Expected<Model> model = import_onnx_file(path);
+  if (!model.ok()) return model.status();
+  package::CompileOptions compile_options;
+  compile_options.rdp = options;
+  compile_options.fuse = !cl.has("--no-fusion");
+  return package::compile_model(*model, compile_options);
+}
+
 }  // namespace
 
 int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -186,11 +207,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return 1;
   };
   const auto t0 = std::chrono::steady_clock::now();
-  Expected<Model> model = import_onnx_file(cl.positional()[0]);
-  if (!model.ok()) return fail(model.status());
-  package::CompileOptions compile_options;
-  compile_options.rdp = options;
-  Expected<rt::ProgramDesc> program = package::compile_model(*model, compile_options);
+  Expected<rt::ProgramDesc> program = load_program(cl, options);
   if (!program.ok()) return fail(program.status());
   rt::SessionOptions session_options;
   session_options.threads = threads;

@@ -13,7 +13,8 @@ namespace {
 
 bool is_constant_node(const Node& n) { return n.op_type == "Constant" && n.domain.empty(); }
 
-// Shapes proven equal: same rank, every dim known and equal for every binding in range.
+}  // namespace
+
 bool same_shape(const TensorFact& a, const TensorFact& b, const sym::RangeMap& ranges) {
   if (!a.dims || !b.dims || a.dims->size() != b.dims->size()) return false;
   for (size_t i = 0; i < a.dims->size(); ++i) {
@@ -23,6 +24,44 @@ bool same_shape(const TensorFact& a, const TensorFact& b, const sym::RangeMap& r
     if (!(*x == *y) && sym::prove_eq(*x, *y, ranges) != sym::Proof::kTrue) return false;
   }
   return true;
+}
+
+namespace {
+
+// Each group's inputs (read from outside it) and outputs (read outside it, graph outputs, or
+// read by nobody), from the final membership.
+void fill_group_io(const Graph& g, FusionPlan* plan) {
+  std::vector<char> is_output(g.num_values(), 0);
+  for (ValueId v : g.outputs()) is_output[static_cast<size_t>(v)] = 1;
+  for (FusionGroup& grp : plan->groups) {
+    grp.inputs.clear();
+    grp.outputs.clear();
+    const int32_t id = plan->group_of[static_cast<size_t>(grp.nodes.front())];
+    auto add = [](std::vector<ValueId>* list, ValueId v) {
+      if (std::find(list->begin(), list->end(), v) == list->end()) list->push_back(v);
+    };
+    for (NodeId x : grp.nodes) {
+      const Node& node = g.node(x);
+      for (const auto* ins : {&node.inputs, &node.implicit_inputs}) {
+        for (ValueId v : *ins) {
+          if (v == kNoValue) continue;
+          const Value& value = g.value(v);
+          if (value.producer == kNoNode ||
+              plan->group_of[static_cast<size_t>(value.producer)] != id)
+            add(&grp.inputs, v);
+        }
+      }
+      for (ValueId v : node.outputs) {
+        if (v == kNoValue) continue;
+        bool outside = is_output[static_cast<size_t>(v)] || g.value(v).consumers.empty();
+        for (NodeId y : g.value(v).consumers) {
+          outside = outside || (plan->group_of[static_cast<size_t>(y)] != id &&
+                                op_class_of(g.node(y)) != OpClass::kISDO);
+        }
+        if (outside) add(&grp.outputs, v);
+      }
+    }
+  }
 }
 
 class Fuser {
@@ -252,36 +291,7 @@ class Fuser {
       }
       plan.groups.push_back(std::move(grp));
     }
-    // Inputs and outputs once membership is final.
-    std::vector<char> is_output(g_.num_values(), 0);
-    for (ValueId v : g_.outputs()) is_output[static_cast<size_t>(v)] = 1;
-    for (FusionGroup& grp : plan.groups) {
-      const int32_t id = plan.group_of[static_cast<size_t>(grp.nodes.front())];
-      auto add = [](std::vector<ValueId>* list, ValueId v) {
-        if (std::find(list->begin(), list->end(), v) == list->end()) list->push_back(v);
-      };
-      for (NodeId x : grp.nodes) {
-        const Node& node = g_.node(x);
-        for (const auto* ins : {&node.inputs, &node.implicit_inputs}) {
-          for (ValueId v : *ins) {
-            if (v == kNoValue) continue;
-            const Value& value = g_.value(v);
-            if (value.producer == kNoNode ||
-                plan.group_of[static_cast<size_t>(value.producer)] != id)
-              add(&grp.inputs, v);
-          }
-        }
-        for (ValueId v : node.outputs) {
-          if (v == kNoValue) continue;
-          bool outside = is_output[static_cast<size_t>(v)] || g_.value(v).consumers.empty();
-          for (NodeId y : g_.value(v).consumers) {
-            outside = outside || (plan.group_of[static_cast<size_t>(y)] != id &&
-                                  op_class_of(g_.node(y)) != OpClass::kISDO);
-          }
-          if (outside) add(&grp.outputs, v);
-        }
-      }
-    }
+    fill_group_io(g_, &plan);
     return plan;
   }
 
@@ -300,6 +310,34 @@ class Fuser {
 
 Expected<FusionPlan> fuse(const Graph& graph, const RdpResult& rdp) {
   return Fuser(graph, rdp).run();
+}
+
+FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan, std::span<const char> keep) {
+  FusionPlan out;
+  out.kernels_unfused = plan.kernels_unfused;
+  out.group_of.assign(graph.num_nodes(), -1);
+  for (size_t i = 0; i < plan.groups.size(); ++i) {
+    const FusionGroup& grp = plan.groups[i];
+    if (grp.nodes.size() == 1 || (i < keep.size() && keep[i])) {
+      out.groups.push_back(grp);
+    } else {
+      // Split in place, in the group's own (topological) node order: the group order stays
+      // topological.
+      for (NodeId n : grp.nodes) {
+        FusionGroup single;
+        single.nodes = {n};
+        single.kind = "single";
+        single.not_fused.push_back("'" + graph.node(n).name +
+                                   "' runs alone: no fused kernel for its " + grp.kind + " group");
+        out.groups.push_back(std::move(single));
+      }
+    }
+  }
+  for (size_t i = 0; i < out.groups.size(); ++i)
+    for (NodeId n : out.groups[i].nodes)
+      out.group_of[static_cast<size_t>(n)] = static_cast<int32_t>(i);
+  fill_group_io(graph, &out);
+  return out;
 }
 
 }  // namespace sod2::opt

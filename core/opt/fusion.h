@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,15 @@ struct FusionPlan {
   int32_t kernels_unfused = 0;      // nodes that launch a kernel without fusion
 };
 
+// Shapes proven equal: same rank, every dim known and equal for every binding in range.
+bool same_shape(const TensorFact& a, const TensorFact& b, const sym::RangeMap& ranges);
+
 // Errors: the graph has a cycle.
 Expected<FusionPlan> fuse(const Graph& graph, const RdpResult& rdp);
+
+// `plan` with the multi-node groups whose `keep` entry is 0 split into one group per node (a
+// backend without a fused kernel for them runs the nodes one by one, so their values need
+// memory). Group inputs and outputs are recomputed.
+FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan, std::span<const char> keep);
 
 }  // namespace sod2::opt

@@ -30,6 +30,8 @@ struct MemoryPlanOptions {
   // true: plan fused groups (fusion.h) as the steps and keep the values inside a group out of
   // the arena, as the runtime executes them; false: one node per step, every value materialised.
   bool fuse = true;
+  // With fuse: these groups instead of fuse()'s own (a backend's restriction of them).
+  const FusionPlan* fusion = nullptr;
   // true: add size-bucketed versions (plan_versions.h) where a bucket gets closer to the bound.
   bool versions = true;
 };

@@ -1,6 +1,8 @@
 #include "core/package/compile.h"
 
+#include "core/opt/fusion.h"
 #include "core/opt/memory_plan.h"
+#include "core/package/kernel_fusion.h"
 #include "core/package/program_builder.h"
 
 namespace sod2::package {
@@ -9,11 +11,22 @@ Expected<rt::ProgramDesc> compile_model(const Model& model, const CompileOptions
   SOD2_ASSIGN_OR_RETURN(RdpResult rdp, run_rdp(model, options.rdp));
   opt::MemoryPlanOptions plan_options;
   plan_options.fuse = options.fuse;
+  opt::FusionPlan runnable;
+  std::vector<std::optional<FusedKernel>> kernels;
+  if (options.fuse) {
+    SOD2_ASSIGN_OR_RETURN(opt::FusionPlan groups, opt::fuse(*model.graph, rdp));
+    const auto matched = match_fused_kernels(*model.graph, rdp, groups);
+    std::vector<char> keep;
+    for (const auto& k : matched) keep.push_back(k.has_value());
+    runnable = opt::restrict_fusion(*model.graph, groups, keep);
+    kernels = match_fused_kernels(*model.graph, rdp, runnable);
+    plan_options.fusion = &runnable;
+  }
   // The program carries the whole-range plan only (the session does not pick bucketed versions
   // yet), so building them would be wasted work.
   plan_options.versions = false;
   SOD2_ASSIGN_OR_RETURN(opt::MemoryPlan plan, opt::plan_memory(*model.graph, rdp, plan_options));
-  return build_program(model, rdp, plan);
+  return build_program(model, rdp, plan, options.fuse ? &kernels : nullptr);
 }
 
 }  // namespace sod2::package

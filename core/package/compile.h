@@ -11,9 +11,9 @@ namespace sod2::package {
 
 struct CompileOptions {
   RdpOptions rdp;
-  // The CPU runtime runs node by node for now, so by default every value gets arena bytes; a
-  // fused plan keeps group-internal values out of the arena (they then live on the heap).
-  bool fuse = false;
+  // Run the fused groups the CPU runtime has kernels for (kernel_fusion.h) as one kernel each,
+  // their inside values out of the arena; false: every node alone, every value in the arena.
+  bool fuse = true;
 };
 
 Expected<rt::ProgramDesc> compile_model(const Model& model, const CompileOptions& options = {});

@@ -12,12 +12,18 @@ namespace {
 
 bool is_constant_node(const Node& n) { return n.op_type == "Constant" && n.domain.empty(); }
 
-rt::DType to_rt(DataType t) {
+}  // namespace
+
+rt::DType to_rt_dtype(DataType t) {
   const auto raw = static_cast<int32_t>(t);
   return rt::is_known_dtype(static_cast<uint8_t>(raw)) && raw >= 0 && raw <= 16
              ? static_cast<rt::DType>(raw)
              : rt::DType::kUndefined;
 }
+
+namespace {
+
+rt::DType to_rt(DataType t) { return to_rt_dtype(t); }
 
 }  // namespace
 
@@ -73,8 +79,9 @@ Expected<rt::HostTensor> constant_value(const Node& node) {
 
 class Builder {
  public:
-  Builder(const Model& model, const RdpResult& rdp, const opt::MemoryPlan& plan)
-      : model_(model), rdp_(rdp), plan_(plan) {}
+  Builder(const Model& model, const RdpResult& rdp, const opt::MemoryPlan& plan,
+          const std::vector<std::optional<FusedKernel>>* fused)
+      : model_(model), rdp_(rdp), plan_(plan), fused_(fused) {}
 
   Expected<rt::ProgramDesc> build() {
     SOD2_RETURN_IF_ERROR(collect_symbols());
@@ -169,6 +176,18 @@ class Builder {
     }
     for (NodeId n : *order) {
       const Node& node = g.node(n);
+      if (const FusedKernel* k = is_main ? fused_kernel_of(n) : nullptr) {
+        // The group's first node stands for the whole group; its other nodes are inside.
+        if (plan_.fusion.groups[static_cast<size_t>(plan_.fusion.group_of[static_cast<size_t>(n)])]
+                .nodes.front() != n)
+          continue;
+        rt::NodeDesc nd;
+        nd.info = k->info;
+        nd.inputs.assign(k->inputs.begin(), k->inputs.end());
+        nd.outputs = {k->output};
+        desc.nodes.push_back(std::move(nd));
+        continue;
+      }
       if (is_constant_node(node)) {
         SOD2_ASSIGN_OR_RETURN(rt::HostTensor h, constant_value(node));
         for (ValueId out : node.outputs) {
@@ -187,6 +206,15 @@ class Builder {
     }
     p_.graphs[gi] = std::move(desc);
     return Status::ok_status();
+  }
+
+  const FusedKernel* fused_kernel_of(NodeId n) const {
+    if (!fused_) return nullptr;
+    const int32_t grp =
+        plan_.fusion.group_of.empty() ? -1 : plan_.fusion.group_of[static_cast<size_t>(n)];
+    if (grp < 0 || static_cast<size_t>(grp) >= fused_->size()) return nullptr;
+    const auto& k = (*fused_)[static_cast<size_t>(grp)];
+    return k ? &*k : nullptr;
   }
 
   Expected<rt::NodeDesc> convert_node(const Graph& g, const Node& node) {
@@ -336,6 +364,7 @@ class Builder {
   const Model& model_;
   const RdpResult& rdp_;
   const opt::MemoryPlan& plan_;
+  const std::vector<std::optional<FusedKernel>>* fused_;
   rt::ProgramDesc p_;
   std::vector<sym::Symbol> symbols_;
   std::unordered_map<sym::Symbol, int32_t> index_;
@@ -345,8 +374,9 @@ class Builder {
 }  // namespace
 
 Expected<rt::ProgramDesc> build_program(const Model& model, const RdpResult& rdp,
-                                        const opt::MemoryPlan& plan) {
-  return Builder(model, rdp, plan).build();
+                                        const opt::MemoryPlan& plan,
+                                        const std::vector<std::optional<FusedKernel>>* fused) {
+  return Builder(model, rdp, plan, fused).build();
 }
 
 }  // namespace sod2::package

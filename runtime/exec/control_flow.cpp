@@ -16,6 +16,12 @@ HostTensor copy_of(const Tensor& t) {
   return h;
 }
 
+// Copies into `h`, reusing its bytes.
+void copy_into(const Tensor& t, HostTensor* h) {
+  h->reset(t.dtype, t.shape);
+  if (t.bytes() > 0) std::memcpy(h->bytes().data(), t.data, t.bytes());
+}
+
 Expected<bool> scalar_truth(const Tensor* t, const char* what) {
   if (!t || t->numel() != 1) return invalid_argument(std::string(what) + " must hold one element");
   switch (t->dtype) {
@@ -35,6 +41,31 @@ Status emit(NodeOutputs& outs, size_t first, const std::vector<HostTensor>& valu
     SOD2_ASSIGN_OR_RETURN(Tensor * t, outs.output(first + i, values[i].dtype(), values[i].shape()));
     if (t->bytes() > 0) std::memcpy(t->data, values[i].bytes().data(), t->bytes());
   }
+  return Status::ok_status();
+}
+
+// Writes parts[0, used) stacked along a new leading axis into the node's output `index`. With
+// no iterations the output is [0].
+Status emit_stacked(NodeOutputs& outs, size_t index, const std::vector<HostTensor>& parts,
+                    size_t used) {
+  if (used == 0) return outs.output(index, DType::kFloat, Shape{0}).status();
+  const Shape part = parts[0].shape();
+  if (part.rank() + 1 > kMaxRank) return unsupported("scan output rank too high to stack");
+  Shape shape;
+  shape.push_back(static_cast<int64_t>(used));
+  for (int d = 0; d < part.rank(); ++d) shape.push_back(part[d]);
+  const size_t bytes = parts[0].bytes().size();
+  for (size_t i = 0; i < used; ++i) {
+    if (!(parts[i].shape() == part) || parts[i].dtype() != parts[0].dtype()) {
+      return invalid_argument("iteration " + std::to_string(i) + " gives a scan output of shape " +
+                              parts[i].shape().to_string() + ", iteration 0 gave " +
+                              part.to_string());
+    }
+  }
+  SOD2_ASSIGN_OR_RETURN(Tensor * t, outs.output(index, parts[0].dtype(), shape));
+  for (size_t i = 0; i < used; ++i)
+    if (bytes > 0)
+      std::memcpy(static_cast<uint8_t*>(t->data) + i * bytes, parts[i].bytes().data(), bytes);
   return Status::ok_status();
 }
 
@@ -68,7 +99,11 @@ Status Session::run_body(Frame& parent, int32_t g, std::span<const Tensor> input
     return invalid_model("body '" + graph.name + "' takes " + std::to_string(graph.inputs.size()) +
                          " inputs, given " + std::to_string(inputs.size()));
   }
-  Frame child(graph, &parent);
+  std::unique_ptr<Frame>& cached = body_frames_[static_cast<size_t>(g)];
+  if (!cached) cached = std::make_unique<Frame>(graph, &parent);
+  Frame& child = *cached;
+  child.parent = &parent;
+  std::fill(child.ready.begin(), child.ready.end(), 0);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const size_t v = static_cast<size_t>(graph.inputs[i]);
     child.tensors[v] = inputs[i];
@@ -81,114 +116,132 @@ Status Session::run_body(Frame& parent, int32_t g, std::span<const Tensor> input
     child.ready[v] = 1;
   }
   SOD2_RETURN_IF_ERROR(run_graph(child));
-  out->clear();
-  for (int32_t o : graph.outputs) {
+  out->resize(graph.outputs.size());
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {
+    const int32_t o = graph.outputs[i];
     const Tensor* t = child.get(o);
     if (!t) {
       return internal_error("body '" + graph.name + "' output '" +
                             graph.values[static_cast<size_t>(o)].name + "' was never produced");
     }
-    out->push_back(copy_of(*t));
+    copy_into(*t, &(*out)[i]);
   }
   return Status::ok_status();
 }
 
 Status Session::run_if(Frame& frame, const NodeDesc& node) {
-  const std::string where = "node '" + node.info.name + "' (If)";
-  if (node.subgraphs.size() != 2) return invalid_model(where + " needs two branches");
+  // Built only on error paths, so the steady state does not allocate.
+  auto where_fn = [&] { return "node '" + node.info.name + "' (If)"; };
+  if (node.subgraphs.size() != 2) return invalid_model(where_fn() + " needs two branches");
   auto cond = scalar_truth(node.inputs.empty() ? nullptr : frame.get(node.inputs[0]), "cond");
-  if (!cond.ok()) return cond.status().with_context(where);
-  std::vector<HostTensor> results;
-  SOD2_RETURN_IF_ERROR(
-      run_body(frame, node.subgraphs[*cond ? 0 : 1], {}, &results).with_context(where));
+  if (!cond.ok()) return cond.status().with_context(where_fn());
+  const int32_t branch = node.subgraphs[*cond ? 0 : 1];
+  std::vector<HostTensor>& results = body_results_[static_cast<size_t>(branch)];
+  {
+    Status body_status = run_body(frame, branch, {}, &results);
+    if (!body_status.ok()) return body_status.with_context(where_fn());
+  }
   NodeOutputs outs(this, &frame, &node);
   Status st = emit(outs, 0, results);
   outs.finish();
-  return st.with_context(where);
+  return st.ok() ? st : st.with_context(where_fn());
 }
 
 Status Session::run_loop(Frame& frame, const NodeDesc& node) {
-  const std::string where = "node '" + node.info.name + "' (Loop)";
+  // Built only on error paths, so the steady state does not allocate.
+  auto where_fn = [&] { return "node '" + node.info.name + "' (Loop)"; };
   if (node.subgraphs.size() != 1 || node.inputs.size() < 2)
-    return invalid_model(where + " is malformed");
+    return invalid_model(where_fn() + " is malformed");
   const Tensor* max_trip = node.inputs[0] >= 0 ? frame.get(node.inputs[0]) : nullptr;
   const Tensor* cond_in = node.inputs[1] >= 0 ? frame.get(node.inputs[1]) : nullptr;
   if (!max_trip && !cond_in) {
-    return unsupported(where + " has neither a trip count nor a condition: it would never end");
+    return unsupported(where_fn() +
+                       " has neither a trip count nor a condition: it would never end");
   }
   int64_t trips = INT64_MAX;
   if (max_trip) {
     if (max_trip->numel() != 1 || max_trip->dtype != DType::kInt64)
-      return invalid_argument(where + ": M must be one int64");
+      return invalid_argument(where_fn() + ": M must be one int64");
     trips = *static_cast<const int64_t*>(max_trip->data);
   }
   bool cond = true;
   if (cond_in) {
     auto c = scalar_truth(cond_in, "cond");
-    if (!c.ok()) return c.status().with_context(where);
+    if (!c.ok()) return c.status().with_context(where_fn());
     cond = *c;
   }
   const size_t carried = node.inputs.size() - 2;
   const GraphDesc& body = program_.graphs[static_cast<size_t>(node.subgraphs[0])];
-  if (body.outputs.size() < 1 + carried) return invalid_model(where + ": body has too few outputs");
+  if (body.outputs.size() < 1 + carried)
+    return invalid_model(where_fn() + ": body has too few outputs");
   const size_t scans = body.outputs.size() - 1 - carried;
-  std::vector<HostTensor> state;
+  // Buffers kept per body across runs, so a loop that runs again like before allocates nothing.
+  LoopBuffers& buf = loop_buffers_[static_cast<size_t>(node.subgraphs[0])];
+  buf.state.resize(carried);
+  buf.parts.resize(scans);
+  buf.parts_used.assign(scans, 0);
   for (size_t i = 0; i < carried; ++i) {
     const Tensor* t = node.inputs[2 + i] >= 0 ? frame.get(node.inputs[2 + i]) : nullptr;
     if (!t)
-      return invalid_model(where + ": loop-carried input " + std::to_string(i) + " is missing");
-    state.push_back(copy_of(*t));
+      return invalid_model(where_fn() + ": loop-carried input " + std::to_string(i) +
+                           " is missing");
+    copy_into(*t, &buf.state[i]);
   }
-  std::vector<std::vector<HostTensor>> scan_parts(scans);
-  HostTensor iter(DType::kInt64, Shape{});
-  HostTensor cond_t(DType::kBool, Shape{});
-  std::vector<Tensor> inputs;
-  std::vector<HostTensor> results;
+  buf.iter.reset(DType::kInt64, Shape{});
+  buf.cond.reset(DType::kBool, Shape{});
+  std::vector<HostTensor>& results = body_results_[static_cast<size_t>(node.subgraphs[0])];
   for (int64_t i = 0; i < trips && cond; ++i) {
-    *iter.data<int64_t>() = i;
-    *cond_t.data<bool>() = cond;
-    inputs.clear();
-    inputs.push_back(iter.view());
-    inputs.push_back(cond_t.view());
-    for (const HostTensor& s : state) inputs.push_back(s.view());
-    SOD2_RETURN_IF_ERROR(run_body(frame, node.subgraphs[0], inputs, &results).with_context(where));
+    *buf.iter.data<int64_t>() = i;
+    *buf.cond.data<bool>() = cond;
+    buf.inputs.clear();
+    buf.inputs.push_back(buf.iter.view());
+    buf.inputs.push_back(buf.cond.view());
+    for (const HostTensor& st : buf.state) buf.inputs.push_back(st.view());
+    {
+      Status body_status = run_body(frame, node.subgraphs[0], buf.inputs, &results);
+      if (!body_status.ok()) return body_status.with_context(where_fn());
+    }
     const Tensor body_cond = results[0].view();
     auto c = scalar_truth(&body_cond, "the body's cond");
-    if (!c.ok()) return c.status().with_context(where);
+    if (!c.ok()) return c.status().with_context(where_fn());
     cond = *c;
-    for (size_t k = 0; k < carried; ++k) state[k] = std::move(results[1 + k]);
-    for (size_t k = 0; k < scans; ++k) scan_parts[k].push_back(std::move(results[1 + carried + k]));
-  }
-  std::vector<HostTensor> finals = std::move(state);
-  for (size_t k = 0; k < scans; ++k) {
-    SOD2_ASSIGN_OR_RETURN(HostTensor stacked, stack(scan_parts[k], where));
-    finals.push_back(std::move(stacked));
+    // Swap rather than move: the old state's bytes are reused by the next iteration's results.
+    for (size_t k = 0; k < carried; ++k) std::swap(buf.state[k], results[1 + k]);
+    for (size_t k = 0; k < scans; ++k) {
+      if (buf.parts[k].size() <= buf.parts_used[k]) buf.parts[k].emplace_back();
+      copy_into(results[1 + carried + k].view(), &buf.parts[k][buf.parts_used[k]++]);
+    }
   }
   NodeOutputs outs(this, &frame, &node);
-  Status st = emit(outs, 0, finals);
+  Status st = emit(outs, 0, buf.state);
+  for (size_t k = 0; k < scans && st.ok(); ++k)
+    st = emit_stacked(outs, carried + k, buf.parts[k], buf.parts_used[k]);
   outs.finish();
-  return st.with_context(where);
+  return st.ok() ? st : st.with_context(where_fn());
 }
 
 Status Session::run_scan(Frame& frame, const NodeDesc& node) {
-  const std::string where = "node '" + node.info.name + "' (Scan)";
+  // Built only on error paths, so the steady state does not allocate.
+  auto where_fn = [&] { return "node '" + node.info.name + "' (Scan)"; };
   if (node.info.opset < 9)
-    return unsupported(where + ": Scan before opset 9 (batched) is not supported");
-  if (node.subgraphs.size() != 1) return invalid_model(where + " needs one body");
+    return unsupported(where_fn() + ": Scan before opset 9 (batched) is not supported");
+  if (node.subgraphs.size() != 1) return invalid_model(where_fn() + " needs one body");
   auto m = node.info.attrs.get_int("num_scan_inputs", -1);
   if (!m.ok() || *m < 0 || static_cast<size_t>(*m) > node.inputs.size())
-    return invalid_model(where + ": bad num_scan_inputs");
+    return invalid_model(where_fn() + ": bad num_scan_inputs");
   for (const char* attr :
        {"scan_input_axes", "scan_input_directions", "scan_output_axes", "scan_output_directions"}) {
     auto v = node.info.attrs.get_ints(attr);
-    if (!v.ok()) return v.status().with_context(where);
+    if (!v.ok()) return v.status().with_context(where_fn());
     for (int64_t x : *v)
-      if (x != 0) return unsupported(where + ": " + attr + " other than 0 is not supported yet");
+      if (x != 0)
+        return unsupported(where_fn() + ": " + attr + " other than 0 is not supported yet");
   }
   const size_t scan_in = static_cast<size_t>(*m);
   const size_t state_n = node.inputs.size() - scan_in;
   const GraphDesc& body = program_.graphs[static_cast<size_t>(node.subgraphs[0])];
-  if (body.outputs.size() < state_n) return invalid_model(where + ": body has too few outputs");
+  if (body.outputs.size() < state_n)
+    return invalid_model(where_fn() + ": body has too few outputs");
   const size_t scans_out = body.outputs.size() - state_n;
   std::vector<HostTensor> state;
   for (size_t i = 0; i < state_n; ++i) state.push_back(copy_of(*frame.get(node.inputs[i])));
@@ -197,15 +250,15 @@ Status Session::run_scan(Frame& frame, const NodeDesc& node) {
   for (size_t i = 0; i < scan_in; ++i) {
     const Tensor* t = frame.get(node.inputs[state_n + i]);
     if (!t || t->shape.rank() < 1)
-      return invalid_argument(where + ": a scan input needs rank >= 1");
+      return invalid_argument(where_fn() + ": a scan input needs rank >= 1");
     if (iterations >= 0 && t->shape[0] != iterations)
-      return invalid_argument(where + ": scan inputs disagree on the sequence length");
+      return invalid_argument(where_fn() + ": scan inputs disagree on the sequence length");
     iterations = t->shape[0];
     seqs.push_back(t);
   }
   std::vector<std::vector<HostTensor>> parts(scans_out);
   std::vector<Tensor> inputs;
-  std::vector<HostTensor> results;
+  std::vector<HostTensor>& results = body_results_[static_cast<size_t>(node.subgraphs[0])];
   for (int64_t it = 0; it < std::max<int64_t>(iterations, 0); ++it) {
     inputs.clear();
     for (const HostTensor& s : state) inputs.push_back(s.view());
@@ -215,19 +268,22 @@ Status Session::run_scan(Frame& frame, const NodeDesc& node) {
       inputs.push_back(
           {t->dtype, slice, static_cast<uint8_t*>(t->data) + bytes * static_cast<size_t>(it)});
     }
-    SOD2_RETURN_IF_ERROR(run_body(frame, node.subgraphs[0], inputs, &results).with_context(where));
-    for (size_t k = 0; k < state_n; ++k) state[k] = std::move(results[k]);
-    for (size_t k = 0; k < scans_out; ++k) parts[k].push_back(std::move(results[state_n + k]));
+    {
+      Status body_status = run_body(frame, node.subgraphs[0], inputs, &results);
+      if (!body_status.ok()) return body_status.with_context(where_fn());
+    }
+    for (size_t k = 0; k < state_n; ++k) std::swap(state[k], results[k]);
+    for (size_t k = 0; k < scans_out; ++k) parts[k].push_back(copy_of(results[state_n + k].view()));
   }
   std::vector<HostTensor> finals = std::move(state);
   for (size_t k = 0; k < scans_out; ++k) {
-    SOD2_ASSIGN_OR_RETURN(HostTensor stacked, stack(parts[k], where));
+    SOD2_ASSIGN_OR_RETURN(HostTensor stacked, stack(parts[k], where_fn()));
     finals.push_back(std::move(stacked));
   }
   NodeOutputs outs(this, &frame, &node);
   Status st = emit(outs, 0, finals);
   outs.finish();
-  return st.with_context(where);
+  return st.ok() ? st : st.with_context(where_fn());
 }
 
 }  // namespace sod2::rt

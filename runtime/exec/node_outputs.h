@@ -19,21 +19,27 @@ class NodeOutputs : public OutputAllocator {
 
   Expected<Tensor*> output(size_t index, DType dtype, const Shape& shape) override {
     if (index >= n_->outputs.size() || n_->outputs[index] < 0) {
-      // An optional output the model omitted: the kernel still writes it somewhere.
-      discarded_.emplace_back(dtype, shape);
-      discarded_views_.push_back(discarded_.back().view());
-      return &discarded_views_.back();
+      // An optional output the model omitted: the kernel still writes it somewhere, into
+      // session-owned buffers reused run after run.
+      auto& pool = s_->discarded_;
+      if (discarded_used_ >= Session::kMaxDiscarded)
+        return internal_error("a kernel wrote more than 8 outputs the model omits");
+      HostTensor& h = pool[discarded_used_];
+      h.reset(dtype, shape);
+      s_->discarded_views_[discarded_used_] = h.view();
+      return &s_->discarded_views_[discarded_used_++];
     }
     const int32_t v = n_->outputs[index];
     const ValueDesc& d = f_->graph->values[static_cast<size_t>(v)];
-    const std::string where = "output '" + d.name + "'";
+    // Built only on the error paths: the steady state does not allocate.
+    auto where = [&] { return "output '" + d.name + "'"; };
     if (d.dtype != DType::kUndefined && d.dtype != dtype) {
-      return internal_error(where + " is " + dtype_name(dtype) + " but the model declares " +
+      return internal_error(where() + " is " + dtype_name(dtype) + " but the model declares " +
                             dtype_name(d.dtype));
     }
     for (const ExecDim& e : d.exec_dims) {
-      if (e.dim >= shape.rank()) return internal_error(where + " has fewer dims than planned");
-      SOD2_RETURN_IF_ERROR(s_->bind_execution_symbol(e.symbol, shape[e.dim], where));
+      if (e.dim >= shape.rank()) return internal_error(where() + " has fewer dims than planned");
+      SOD2_RETURN_IF_ERROR(s_->bind_execution_symbol(e.symbol, shape[e.dim], d.name));
     }
     const size_t bytes = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
     Tensor& t = f_->tensors[static_cast<size_t>(v)];
@@ -41,7 +47,7 @@ class NodeOutputs : public OutputAllocator {
       const size_t k = static_cast<size_t>(d.arena_tensor);
       const int64_t planned = s_->plan_values_[k];
       if (static_cast<int64_t>(bytes) > planned) {
-        return internal_error(where + " has shape " + shape.to_string() + " (" +
+        return internal_error(where() + " has shape " + shape.to_string() + " (" +
                               std::to_string(bytes) + " bytes) but the memory plan holds " +
                               std::to_string(planned) +
                               " bytes: the model's shapes differ from what RDP derived");
@@ -55,7 +61,7 @@ class NodeOutputs : public OutputAllocator {
         more_bases_[index] = s_->arena_.data();
       }
     } else {
-      f_->heap[static_cast<size_t>(v)] = HostTensor(dtype, shape);
+      f_->heap[static_cast<size_t>(v)].reset(dtype, shape);
       t = f_->heap[static_cast<size_t>(v)].view();
     }
     f_->ready[static_cast<size_t>(v)] = 1;
@@ -109,8 +115,7 @@ class NodeOutputs : public OutputAllocator {
   Session* s_;
   Frame* f_;
   const NodeDesc* n_;
-  std::vector<HostTensor> discarded_;
-  std::vector<Tensor> discarded_views_;
+  size_t discarded_used_ = 0;
   std::vector<std::vector<uint8_t>> extra_;
   size_t grow_to_ = 0;
   // Per output: the arena block its view pointed into (inline for the usual few outputs, so the

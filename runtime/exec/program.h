@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/sym/shape_program.h"
@@ -78,11 +80,37 @@ struct AssumptionDesc {
   std::string node;  // the node that needs it
 };
 
+// A constant's bytes: owned (a program built in memory) or a read-only view of bytes that
+// ProgramDesc::constant_storage keeps alive (a mapped package), so loading a package copies no
+// weights. Converts implicitly from HostTensor so builders keep pushing HostTensors.
+class ConstantTensor {
+ public:
+  ConstantTensor() = default;
+  // NOLINTNEXTLINE(google-explicit-constructor): builders push HostTensors.
+  ConstantTensor(HostTensor owned) : owned_(std::move(owned)) {}
+  static ConstantTensor borrowed(const Tensor& view) {
+    ConstantTensor c;
+    c.borrowed_ = view;
+    c.is_borrowed_ = true;
+    return c;
+  }
+  // Kernels only read constants (a mapped package is read-only memory).
+  Tensor view() const { return is_borrowed_ ? borrowed_ : owned_.view(); }
+  bool is_borrowed() const { return is_borrowed_; }
+
+ private:
+  HostTensor owned_;
+  Tensor borrowed_;
+  bool is_borrowed_ = false;
+};
+
 struct ProgramDesc {
   std::vector<SymbolDesc> symbols;  // the plan program's inputs, in order
   std::vector<InputSignature> inputs;
   std::vector<InputDimDesc> input_dims;
-  std::vector<HostTensor> constants;
+  std::vector<ConstantTensor> constants;
+  // Owns the bytes of borrowed constants (the package mapping); shared by copies of the program.
+  std::shared_ptr<const void> constant_storage;
   std::vector<GraphDesc> graphs;  // [0] is the main graph
 
   // Sizes, then offsets, of `num_arena_tensors` tensors, then the arena size.

@@ -23,6 +23,22 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
                                                    const KernelRegistry& registry,
                                                    SessionOptions options) {
   if (program.graphs.empty()) return invalid_model("the program has no graph");
+  // The executor indexes these without further checks.
+  const size_t plan_outputs = program.plan_program.num_outputs();
+  const bool no_plan = plan_outputs == 0 && program.num_arena_tensors == 0;
+  if ((!no_plan && plan_outputs != 2 * program.num_arena_tensors + 1) ||
+      (!no_plan && program.plan_program.num_inputs() != program.symbols.size())) {
+    return invalid_model("the memory plan program has " +
+                         std::to_string(program.plan_program.num_inputs()) + " inputs and " +
+                         std::to_string(program.plan_program.num_outputs()) + " outputs for " +
+                         std::to_string(program.symbols.size()) + " symbols and " +
+                         std::to_string(program.num_arena_tensors) + " tensors");
+  }
+  if (program.assumption_program.num_outputs() != 2 * program.assumptions.size() ||
+      (!program.assumptions.empty() &&
+       program.assumption_program.num_inputs() != program.symbols.size())) {
+    return invalid_model("the assumption program does not match the assumptions");
+  }
   std::unique_ptr<Session> s(new Session(std::move(program), options));
   const ProgramDesc& p = s->program_;
   s->kernels_.resize(p.graphs.size());
@@ -39,6 +55,9 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
     }
   }
   s->main_ = std::make_unique<Frame>(p.graphs[0], nullptr);
+  s->body_frames_.resize(p.graphs.size());
+  s->body_results_.resize(p.graphs.size());
+  s->loop_buffers_.resize(p.graphs.size());
   s->symbol_values_.assign(p.symbols.size(), 0);
   s->symbol_bound_.assign(p.symbols.size(), 0);
   s->plan_values_.assign(p.plan_program.num_outputs(), 0);
@@ -73,10 +92,10 @@ Status Session::bind_inputs(std::span<const Tensor> inputs) {
   for (const InputDimDesc& d : p.input_dims) {
     const InputSignature& sig = p.inputs[static_cast<size_t>(d.input)];
     const int64_t v = inputs[static_cast<size_t>(d.input)].shape[d.dim];
-    const std::string where = "input '" + sig.name + "' dim " + std::to_string(d.dim);
+    auto where = [&] { return "input '" + sig.name + "' dim " + std::to_string(d.dim); };
     if (d.symbol < 0) {
       if (v != d.fixed) {
-        return invalid_argument(where + " must be " + std::to_string(d.fixed) + ", got " +
+        return invalid_argument(where() + " must be " + std::to_string(d.fixed) + ", got " +
                                 std::to_string(v));
       }
       continue;
@@ -84,12 +103,12 @@ Status Session::bind_inputs(std::span<const Tensor> inputs) {
     const size_t s = static_cast<size_t>(d.symbol);
     const SymbolDesc& sym = p.symbols[s];
     if (symbol_bound_[s] && symbol_values_[s] != v) {
-      return invalid_argument(where + " is " + std::to_string(v) + " but '" + sym.name +
+      return invalid_argument(where() + " is " + std::to_string(v) + " but '" + sym.name +
                               "' is already " + std::to_string(symbol_values_[s]) +
                               " from another input");
     }
     if (v < sym.lo || v > sym.hi || (sym.multiple > 1 && v % sym.multiple != 0)) {
-      return invalid_argument(where + " ('" + sym.name + "') is " + std::to_string(v) +
+      return invalid_argument(where() + " ('" + sym.name + "') is " + std::to_string(v) +
                               ", outside the declared range " + std::to_string(sym.lo) + ":" +
                               std::to_string(sym.hi) +
                               (sym.multiple > 1 ? ":" + std::to_string(sym.multiple) : "") +
@@ -128,18 +147,30 @@ Status Session::instantiate_plan() {
   const int64_t old_bytes = arena_bytes_;
   arena_bytes_ = plan_values_.empty() ? 0 : plan_values_.back();
   if (arena_bytes_ < 0) return internal_error("the memory plan gives a negative arena size");
+  // A package's plan is data: never let it place a tensor outside the arena, whatever the sizes.
+  const size_t n = p.num_arena_tensors;
+  for (size_t t = 0; t < n; ++t) {
+    const int64_t size = plan_values_[t], offset = plan_values_[n + t];
+    if (size < 0 || offset < 0 || offset > arena_bytes_ || size > arena_bytes_ - offset) {
+      return invalid_model("the memory plan places tensor " + std::to_string(t) + " at offset " +
+                           std::to_string(offset) + " with " + std::to_string(size) +
+                           " bytes, outside its arena of " + std::to_string(arena_bytes_) +
+                           " bytes");
+    }
+  }
   // Tensors already written keep their offsets; only the bytes up to the old size matter.
   return arena_.reserve(static_cast<size_t>(arena_bytes_),
                         static_cast<size_t>(std::max<int64_t>(old_bytes, 0)));
 }
 
-Status Session::bind_execution_symbol(int32_t symbol, int64_t value, const std::string& where) {
+Status Session::bind_execution_symbol(int32_t symbol, int64_t value,
+                                      const std::string& value_name) {
   const size_t s = static_cast<size_t>(symbol);
   const SymbolDesc& sym = program_.symbols[s];
   if (value < sym.lo || value > sym.hi) {
-    return internal_error(where + " makes '" + sym.name + "' " + std::to_string(value) +
-                          ", outside the bounds RDP derived (" + std::to_string(sym.lo) + ".." +
-                          std::to_string(sym.hi) + ")");
+    return internal_error("output '" + value_name + "' makes '" + sym.name + "' " +
+                          std::to_string(value) + ", outside the bounds RDP derived (" +
+                          std::to_string(sym.lo) + ".." + std::to_string(sym.hi) + ")");
   }
   if (symbol_bound_[s] && symbol_values_[s] == value) return Status::ok_status();
   symbol_values_[s] = value;
@@ -199,7 +230,8 @@ Status Session::run_graph(Frame& frame) {
   const GraphDesc& g = *frame.graph;
   const bool timed = profile_ && &frame == main_.get();
   for (size_t n = 0; n < g.nodes.size(); ++n) {
-    const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    const auto t0 =
+        timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     SOD2_RETURN_IF_ERROR(run_node(frame, g.nodes[n], n));
     if (timed) {
       times_.total_ms[n] +=

@@ -70,14 +70,27 @@ class Session {
   // Runs graph `g` with these inputs in a child frame of `parent`; outputs copied into `out`.
   Status run_body(Frame& parent, int32_t g, std::span<const Tensor> inputs,
                   std::vector<HostTensor>* out);
-  // Binds an execution symbol from a produced dim; re-instantiates the plan if it changed.
-  Status bind_execution_symbol(int32_t symbol, int64_t value, const std::string& where);
+  // Binds an execution symbol from a dim of the value `value_name`; re-instantiates the plan if
+  // it changed.
+  Status bind_execution_symbol(int32_t symbol, int64_t value, const std::string& value_name);
 
   ProgramDesc program_;
   ThreadPool pool_;
   // kernels_[g][n]: nullptr for the control-flow ops the session runs itself.
   std::vector<std::vector<std::unique_ptr<Kernel>>> kernels_;
   std::unique_ptr<Frame> main_;
+  // One frame per body graph, kept across runs so body values reuse their heap bytes (a body
+  // never runs inside itself, so one frame per graph suffices).
+  std::vector<std::unique_ptr<Frame>> body_frames_;
+  std::vector<std::vector<HostTensor>> body_results_;  // per body graph, reused likewise
+  struct LoopBuffers {
+    std::vector<HostTensor> state;               // loop-carried values
+    std::vector<std::vector<HostTensor>> parts;  // per scan output, one per iteration
+    std::vector<size_t> parts_used;
+    HostTensor iter, cond;
+    std::vector<Tensor> inputs;
+  };
+  std::vector<LoopBuffers> loop_buffers_;  // per Loop body graph
   Arena arena_;
   std::vector<int64_t> symbol_values_;
   std::vector<char> symbol_bound_;
@@ -87,6 +100,10 @@ class Session {
   std::vector<uint8_t> scratch_;  // kernel scratch, reused
   size_t scratch_used_ = 0;
   std::vector<Tensor> outputs_;
+  // Where kernels write the optional outputs a model omits (per node run, reused).
+  static constexpr size_t kMaxDiscarded = 8;
+  HostTensor discarded_[kMaxDiscarded];
+  Tensor discarded_views_[kMaxDiscarded];
   bool profile_ = false;
   NodeTimes times_;
 };

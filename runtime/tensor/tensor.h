@@ -32,6 +32,13 @@ class HostTensor {
     bytes_.resize(static_cast<size_t>(shape.numel()) * dtype_size(dtype));
   }
   Tensor view() const { return {dtype_, shape_, const_cast<uint8_t*>(bytes_.data())}; }
+  // Re-types and reshapes in place, keeping the capacity: a value produced again with a size it
+  // had before reuses its (already faulted-in) bytes.
+  void reset(DType dtype, const Shape& shape) {
+    dtype_ = dtype;
+    shape_ = shape;
+    bytes_.resize(static_cast<size_t>(shape.numel()) * dtype_size(dtype));
+  }
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   template <typename T>

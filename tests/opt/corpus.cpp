@@ -35,6 +35,14 @@ Expected<std::vector<CorpusModel>> read_corpus(const std::filesystem::path& mode
   return out;
 }
 
+Expected<CorpusModel> find_corpus_model(const std::filesystem::path& models_dir,
+                                        const std::string& name) {
+  SOD2_ASSIGN_OR_RETURN(std::vector<CorpusModel> corpus, read_corpus(models_dir));
+  for (CorpusModel& c : corpus)
+    if (c.name == name) return std::move(c);
+  return not_found("no model '" + name + "' in " + (models_dir / "models.json").string());
+}
+
 std::vector<std::string> corpus_names(const std::filesystem::path& models_dir) {
   auto corpus = read_corpus(models_dir);
   std::vector<std::string> names;

@@ -26,6 +26,10 @@ Expected<std::vector<CorpusModel>> read_corpus(const std::filesystem::path& mode
 // The models' names, for INSTANTIATE_TEST_SUITE_P (empty if the corpus cannot be read; the
 // suites' setup tests then fail), and a gtest-safe spelling of one ("dofa_mbv3/small" ->
 // "dofa_mbv3_small").
+// The entry called `name`. Errors: the corpus cannot be read, or has no such model.
+Expected<CorpusModel> find_corpus_model(const std::filesystem::path& models_dir,
+                                        const std::string& name);
+
 std::vector<std::string> corpus_names(const std::filesystem::path& models_dir);
 std::string gtest_safe_name(std::string name);
 

@@ -70,12 +70,9 @@ std::map<std::string, int32_t> known_steps(const Graph& graph, const RdpResult& 
 class CorpusPlan : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CorpusPlan, VerifiedAtBenchmarkAndRandomBindings) {
-  auto corpus = testing::read_corpus(SOD2_SHARED_DIR "/models");
-  ASSERT_TRUE(corpus.ok()) << corpus.status().to_string();
-  const testing::CorpusModel* m = nullptr;
-  for (const auto& c : *corpus)
-    if (c.name == GetParam()) m = &c;
-  ASSERT_NE(m, nullptr);
+  auto found = testing::find_corpus_model(SOD2_SHARED_DIR "/models", GetParam());
+  ASSERT_TRUE(found.ok()) << found.status().to_string();
+  const testing::CorpusModel* m = &*found;
   auto model = import_onnx_file(m->file.string());
   ASSERT_TRUE(model.ok()) << model.status().to_string();
   auto rdp = run_rdp(*model, m->options);
@@ -167,12 +164,9 @@ TEST_P(CorpusPlan, VerifiedAtBenchmarkAndRandomBindings) {
 // no EDO or opaque op inside a multi-node group, and no value kept inside a group that a graph
 // output or a data reader outside needs.
 TEST_P(CorpusPlan, FusionGroupsAreSound) {
-  auto corpus = testing::read_corpus(SOD2_SHARED_DIR "/models");
-  ASSERT_TRUE(corpus.ok());
-  const testing::CorpusModel* m = nullptr;
-  for (const auto& c : *corpus)
-    if (c.name == GetParam()) m = &c;
-  ASSERT_NE(m, nullptr);
+  auto found = testing::find_corpus_model(SOD2_SHARED_DIR "/models", GetParam());
+  ASSERT_TRUE(found.ok()) << found.status().to_string();
+  const testing::CorpusModel* m = &*found;
   auto model = import_onnx_file(m->file.string());
   ASSERT_TRUE(model.ok());
   auto rdp = run_rdp(*model, m->options);

@@ -1,8 +1,8 @@
 // Conv (1-D to 3-D, groups, dilations, pads, auto_pad, bias) on NCHW float32.
 //
 // Three paths, all ending in the same per-tile epilogue (bias + activation + residual):
-//  - depthwise (one input channel per group, 1-D/2-D): a direct loop per output plane; im2col
-//    would copy every input value k*k times for k*k multiply-adds each;
+//  - depthwise (one input channel per group, 1-D/2-D): direct vectorised loops
+//    (conv_depthwise.cpp); im2col would copy every input value k*k times for k*k multiply-adds;
 //  - pointwise (1x1, stride 1, no pads): a GEMM on the input as it is;
 //  - otherwise im2col + GEMM, tiled over output positions so each thread builds a panel of
 //    columns that fits in L2 and multiplies it right away.
@@ -17,74 +17,6 @@
 
 namespace sod2::rt {
 namespace {
-
-// One output value of a depthwise conv with bounds checks (plane borders).
-inline float depthwise_point(const float* x, const float* w, const Window3& g, int64_t oy,
-                             int64_t ox) {
-  float acc = 0.f;
-  for (int64_t ky = 0; ky < g.k[1]; ++ky) {
-    const int64_t iy = oy * g.stride[1] - g.pad_begin[1] + ky * g.dil[1];
-    if (iy < 0 || iy >= g.in[1]) continue;
-    for (int64_t kx = 0; kx < g.k[2]; ++kx) {
-      const int64_t ix = ox * g.stride[2] - g.pad_begin[2] + kx * g.dil[2];
-      if (ix >= 0 && ix < g.in[2]) acc += w[ky * g.k[2] + kx] * x[iy * g.in[2] + ix];
-    }
-  }
-  return acc;
-}
-
-// One output plane of a depthwise conv (2-D view: depth is 1). Interior columns, where every
-// tap is inside the row, run in blocks of 16 outputs held in registers across all taps (one
-// store per output); borders and strided rows take the checked path.
-SOD2_LINALG_CLONES
-void depthwise_plane(const float* x, const float* w, float* y, const Window3& g) {
-  const int64_t iw = g.in[2], oh = g.out[1], ow = g.out[2];
-  const int64_t kh = g.k[1], kw = g.k[2], sw = g.stride[2], dw = g.dil[2];
-  const int64_t pw = g.pad_begin[2];
-  // Interior: ox - pw >= 0 and ox - pw + (kw - 1) * dw < iw (stride 1 only).
-  int64_t a = ow, b = ow;
-  if (sw == 1) {
-    a = std::min(ow, pw);
-    b = std::clamp<int64_t>(iw - (kw - 1) * dw + pw, a, ow);
-  }
-  constexpr int V = 16;
-  constexpr int kMaxRows = 16;
-  for (int64_t oy = 0; oy < oh; ++oy) {
-    float* yr = y + oy * ow;
-    const float* rows[kMaxRows];
-    const float* wrows[kMaxRows];
-    int nr = 0;
-    bool fits = kh <= kMaxRows;
-    for (int64_t ky = 0; fits && ky < kh; ++ky) {
-      const int64_t iy = oy * g.stride[1] - g.pad_begin[1] + ky * g.dil[1];
-      if (iy < 0 || iy >= g.in[1]) continue;
-      rows[nr] = x + iy * iw - pw;
-      wrows[nr++] = w + ky * kw;
-    }
-    int64_t ox = 0;
-    for (; ox < a; ++ox) yr[ox] = depthwise_point(x, w, g, oy, ox);
-    if (fits && b - a >= V) {
-      // Blocks of V; the last one is shifted back to end at b (recomputing a few outputs is
-      // cheaper than a scalar tail).
-      for (;;) {
-        const int64_t o0 = std::min(ox, b - V);
-        float acc[V] = {};
-        for (int r = 0; r < nr; ++r) {
-          const float* xr = rows[r] + o0;
-          for (int64_t kx = 0; kx < kw; ++kx) {
-            const float wv = wrows[r][kx];
-            const float* xs = xr + kx * dw;
-            for (int i = 0; i < V; ++i) acc[i] += wv * xs[i];
-          }
-        }
-        for (int i = 0; i < V; ++i) yr[o0 + i] = acc[i];
-        ox = o0 + V;
-        if (ox >= b) break;
-      }
-    }
-    for (; ox < ow; ++ox) yr[ox] = depthwise_point(x, w, g, oy, ox);
-  }
-}
 
 // Rows [0, cg*k_size) x columns [p0, p1) of the im2col matrix of one group's input `x`
 // (cg planes of g.in_size()), written densely (row stride p1 - p0) to `dst`.
@@ -143,7 +75,8 @@ class ConvKernel : public Kernel {
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     const Tensor* w = ctx.input(1);
-    const Tensor* b = ctx.input(2);
+    // Slot 2 is B unless the epilogue took it (a fused Conv that had no B).
+    const Tensor* b = epi_.bias_input == 2 || epi_.residual_input == 2 ? nullptr : ctx.input(2);
     SOD2_ASSIGN_OR_RETURN(ConvShape s, conv_shape(x, w, b, attrs_, group_, "Conv"));
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, s.out));
     if (y->numel() == 0) return Status::ok_status();
@@ -202,20 +135,7 @@ Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, cons
   const int64_t P = g.out_size(), Pin = g.in_size();
   ThreadPool& pool = ctx.pool();
 
-  if (cg == 1 && g.spatial <= 2) {
-    // Depthwise (with any channel multiplier): one plane per output channel.
-    const int64_t planes = s.n * s.m;
-    const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(P * kvol, 1));
-    pool.parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
-      for (int64_t pl = p0; pl < p1; ++pl) {
-        const int64_t img = pl / s.m, oc = pl % s.m, ic = oc / mg;
-        float* y = Y + pl * P;
-        depthwise_plane(X + (img * s.c + ic) * Pin, W + oc * kvol, y, g);
-        if (!e.empty()) e.apply(y, e.residual ? e.residual + pl * P : nullptr, 1, P, P, oc, true);
-      }
-    });
-    return Status::ok_status();
-  }
+  if (cg == 1 && g.spatial <= 2) return depthwise_forward(ctx, s, X, W, Y, e);
 
   const bool pointwise = kvol == 1 && g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1 &&
                          g.pad_begin[0] + g.pad_begin[1] + g.pad_begin[2] == 0 &&

@@ -21,4 +21,8 @@ Expected<ConvShape> conv_shape(const Tensor* x, const Tensor* w, const Tensor* b
 Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
                     float* Y, const EpilogueRun& e);
 
+// The depthwise case of conv_forward (one input channel per group, 1-D or 2-D).
+Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
+                         float* Y, const EpilogueRun& e);
+
 }  // namespace sod2::rt

@@ -3,64 +3,106 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/kernels/linalg/simd.h"
+#include "runtime/kernels/math/fast_math.h"
+
 namespace sod2::rt {
 namespace {
 
-inline float activate(float v, Activation a, float alpha, float beta) {
-  switch (a) {
-    case Activation::kNone: return v;
-    case Activation::kRelu: return v > 0.f ? v : 0.f;
-    case Activation::kLeakyRelu: return v >= 0.f ? v : v * alpha;
-    case Activation::kClip: return std::min(std::max(v, alpha), beta);
-    case Activation::kSigmoid: return 1.f / (1.f + std::exp(-v));
-    case Activation::kHardSigmoid: return std::min(1.f, std::max(0.f, alpha * v + beta));
-    case Activation::kHardSwish: return v * std::min(1.f, std::max(0.f, v / 6.f + 0.5f));
-    case Activation::kTanh: return std::tanh(v);
+// The activations with the math family's formulas (runtime/kernels/math/vec_kernels.cpp), so
+// a fused chain matches the separate ops; branch-free, so the row loops vectorise.
+template <Activation A>
+SOD2_SIMD_INLINE float activate(float v, float alpha, float beta) {
+  if constexpr (A == Activation::kNone) {
+    return v;
+  } else if constexpr (A == Activation::kRelu) {
+    return v > 0.f ? v : 0.f;
+  } else if constexpr (A == Activation::kLeakyRelu) {
+    return v < 0.f ? v * alpha : v;
+  } else if constexpr (A == Activation::kClip) {
+    const float t = v < alpha ? alpha : v;
+    return t > beta ? beta : t;
+  } else if constexpr (A == Activation::kSigmoid) {
+    return 1.f / (1.f + math::vec_expf(-v));
+  } else if constexpr (A == Activation::kHardSigmoid) {
+    float t = alpha * v + beta;
+    t = t > 0.f ? t : 0.f;
+    return t < 1.f ? t : 1.f;
+  } else if constexpr (A == Activation::kHardSwish) {
+    float t = v * (1.f / 6.f) + 0.5f;
+    t = t > 0.f ? t : 0.f;
+    return v * (t < 1.f ? t : 1.f);
+  } else {
+    return math::vec_tanhf(v);
   }
-  return v;
 }
 
-// One row with a fixed activation, so the switch leaves the inner loop and it vectorises.
-template <Activation A>
-void row_pass(float* y, const float* res, int64_t n, const float* bias0, const float* bias1,
-              float row_bias, bool res_first, float alpha, float beta) {
+// One row: NB column-bias vectors (0-2), RM residual mode (0 none, 1 before the activation,
+// 2 after). No branch in the loop, so it vectorises.
+template <Activation A, int NB, int RM>
+SOD2_SIMD_INLINE void row_pass(float* __restrict y, const float* __restrict res, int64_t n,
+                               const float* __restrict b0, const float* __restrict b1, float rb0,
+                               float rb1, float alpha, float beta) {
   for (int64_t j = 0; j < n; ++j) {
-    float v = y[j] + row_bias;
-    if (bias0) v += bias0[j];
-    if (bias1) v += bias1[j];
-    if (res && res_first) v += res[j];
-    v = activate(v, A, alpha, beta);
-    if (res && !res_first) v += res[j];
+    float v = y[j] + rb0 + rb1;
+    if constexpr (NB >= 1) v += b0[j];
+    if constexpr (NB >= 2) v += b1[j];
+    if constexpr (RM == 1) v += res[j];
+    v = activate<A>(v, alpha, beta);
+    if constexpr (RM == 2) v += res[j];
     y[j] = v;
   }
 }
 
-template <Activation A>
-void tile_pass(const EpilogueRun& e, float* y, const float* res, int64_t rows, int64_t cols,
-               int64_t ld, int64_t ch0, bool channel_is_row) {
+template <Activation A, int NB, int RM>
+SOD2_SIMD_INLINE void tile_pass(const EpilogueRun& e, float* y, const float* res, int64_t rows,
+                                int64_t cols, int64_t ld, int64_t ch0, bool channel_is_row) {
+  // Column biases (channel = column), or per-row scalars (channel = row).
+  const float* cb0 = nullptr;
+  const float* cb1 = nullptr;
+  if (!channel_is_row) {
+    const float* first = e.bias[0] ? e.bias[0] : e.bias[1];
+    cb0 = first ? first + ch0 : nullptr;
+    cb1 = e.bias[0] && e.bias[1] ? e.bias[1] + ch0 : nullptr;
+  }
   for (int64_t r = 0; r < rows; ++r) {
-    float row_bias = 0.f;
-    const float* b0 = nullptr;
-    const float* b1 = nullptr;
+    float rb0 = 0.f, rb1 = 0.f;
     if (channel_is_row) {
-      if (e.bias[0]) row_bias += e.bias[0][ch0 + r];
-      if (e.bias[1]) row_bias += e.bias[1][ch0 + r];
-    } else {
-      b0 = e.bias[0] ? e.bias[0] + ch0 : nullptr;
-      b1 = e.bias[1] ? e.bias[1] + ch0 : nullptr;
+      if (e.bias[0]) rb0 = e.bias[0][ch0 + r];
+      if (e.bias[1]) rb1 = e.bias[1][ch0 + r];
     }
-    row_pass<A>(y + r * ld, res ? res + r * ld : nullptr, cols, b0, b1, row_bias,
-                e.residual_before_activation, e.alpha, e.beta);
+    row_pass<A, NB, RM>(y + r * ld, res ? res + r * ld : nullptr, cols, cb0, cb1, rb0, rb1,
+                        e.alpha, e.beta);
   }
 }
 
-}  // namespace
+template <Activation A>
+SOD2_SIMD_INLINE void tile_act(const EpilogueRun& e, float* y, const float* res, int64_t rows,
+                               int64_t cols, int64_t ld, int64_t ch0, bool channel_is_row) {
+  const int nb = channel_is_row ? 0 : (e.bias[0] != nullptr) + (e.bias[1] != nullptr);
+  const int rm = !res ? 0 : e.residual_before_activation ? 1 : 2;
+  switch (nb * 3 + rm) {
+#define SOD2_EPI_CASE(NB, RM) \
+  case NB * 3 + RM: return tile_pass<A, NB, RM>(e, y, res, rows, cols, ld, ch0, channel_is_row);
+    SOD2_EPI_CASE(0, 0)
+    SOD2_EPI_CASE(0, 1)
+    SOD2_EPI_CASE(0, 2)
+    SOD2_EPI_CASE(1, 0)
+    SOD2_EPI_CASE(1, 1)
+    SOD2_EPI_CASE(1, 2)
+    SOD2_EPI_CASE(2, 0)
+    SOD2_EPI_CASE(2, 1)
+    SOD2_EPI_CASE(2, 2)
+#undef SOD2_EPI_CASE
+    default: break;
+  }
+}
 
-void EpilogueRun::apply(float* y, const float* residual_tile, int64_t rows, int64_t cols,
-                        int64_t ld, int64_t channel0, bool channel_is_row) const {
-  switch (activation) {
+SOD2_SIMD_INLINE void apply_impl(const EpilogueRun& e, float* y, const float* res, int64_t rows,
+                                 int64_t cols, int64_t ld, int64_t ch0, bool channel_is_row) {
+  switch (e.activation) {
 #define SOD2_EPI_CASE(A) \
-  case A: tile_pass<A>(*this, y, residual_tile, rows, cols, ld, channel0, channel_is_row); break;
+  case A: return tile_act<A>(e, y, res, rows, cols, ld, ch0, channel_is_row);
     SOD2_EPI_CASE(Activation::kNone)
     SOD2_EPI_CASE(Activation::kRelu)
     SOD2_EPI_CASE(Activation::kLeakyRelu)
@@ -71,6 +113,40 @@ void EpilogueRun::apply(float* y, const float* residual_tile, int64_t rows, int6
     SOD2_EPI_CASE(Activation::kTanh)
 #undef SOD2_EPI_CASE
   }
+}
+
+// One copy per instruction set (simd.h), picked at run time.
+#if SOD2_SIMD_X86
+SOD2_TARGET_AVX512 void apply_avx512(const EpilogueRun& e, float* y, const float* res,
+                                     int64_t rows, int64_t cols, int64_t ld, int64_t ch0,
+                                     bool channel_is_row) {
+  apply_impl(e, y, res, rows, cols, ld, ch0, channel_is_row);
+}
+SOD2_TARGET_AVX2 void apply_avx2(const EpilogueRun& e, float* y, const float* res, int64_t rows,
+                                 int64_t cols, int64_t ld, int64_t ch0, bool channel_is_row) {
+  apply_impl(e, y, res, rows, cols, ld, ch0, channel_is_row);
+}
+#endif
+void apply_base(const EpilogueRun& e, float* y, const float* res, int64_t rows, int64_t cols,
+                int64_t ld, int64_t ch0, bool channel_is_row) {
+  apply_impl(e, y, res, rows, cols, ld, ch0, channel_is_row);
+}
+
+}  // namespace
+
+void EpilogueRun::apply(float* y, const float* residual_tile, int64_t rows, int64_t cols,
+                        int64_t ld, int64_t channel0, bool channel_is_row) const {
+  if (empty() || rows <= 0 || cols <= 0) return;
+#if SOD2_SIMD_X86
+  switch (simd::simd_level()) {
+    case simd::Level::kAvx512:
+      return apply_avx512(*this, y, residual_tile, rows, cols, ld, channel0, channel_is_row);
+    case simd::Level::kAvx2:
+      return apply_avx2(*this, y, residual_tile, rows, cols, ld, channel0, channel_is_row);
+    default: break;
+  }
+#endif
+  apply_base(*this, y, residual_tile, rows, cols, ld, channel0, channel_is_row);
 }
 
 Expected<EpilogueRun> resolve_epilogue(const Epilogue& e, KernelContext& ctx, const char* op,

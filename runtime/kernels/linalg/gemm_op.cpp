@@ -17,7 +17,8 @@ class GemmKernel : public Kernel {
   Status run(KernelContext& ctx) override {
     const Tensor* a = ctx.input(0);
     const Tensor* b = ctx.input(1);
-    const Tensor* c = ctx.input(2);
+    // Slot 2 is C unless the epilogue took it (a fused Gemm that had no C).
+    const Tensor* c = epi_.bias_input == 2 || epi_.residual_input == 2 ? nullptr : ctx.input(2);
     if (!a || !b) return invalid_argument("Gemm: needs inputs A and B");
     if (a->dtype != DType::kFloat) return unsupported_dtype("Gemm", "A", a->dtype);
     if (b->dtype != DType::kFloat) return unsupported_dtype("Gemm", "B", b->dtype);

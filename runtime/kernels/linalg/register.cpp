@@ -1,4 +1,5 @@
 #include "runtime/kernels/kernel_registry.h"
+#include "runtime/kernels/linalg/fused_ops.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
 
 namespace sod2::rt {
@@ -19,6 +20,10 @@ void register_linalg_kernels(KernelRegistry& r) {
   for (int v : {1, 7, 14}) r.add("", "LSTM", v, make_lstm);
   for (int v : {1, 3, 7, 14}) r.add("", "GRU", v, make_gru);
   r.add("", "Einsum", 12, make_einsum);
+  // Contractions with a fused epilogue (fused_ops.h has the contract).
+  r.add("sod2", "FusedConv", 1, make_fused_conv);
+  r.add("sod2", "FusedMatMul", 1, make_fused_matmul);
+  r.add("sod2", "FusedGemm", 1, make_fused_gemm);
 }
 
 }  // namespace sod2::rt

@@ -2,12 +2,14 @@
 // logic and PRelu. Before opset 7 the arithmetic, comparison and logic ops used ONNX's legacy
 // broadcast (B aligned to A at `axis`, only with broadcast=1); those opsets get a factory that
 // maps B's shape onto numpy rules.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
 #include <type_traits>
 
 #include "runtime/kernels/math/elementwise.h"
+#include "runtime/kernels/math/vec_kernels.h"
 
 namespace sod2::rt::math {
 namespace {
@@ -213,6 +215,55 @@ Status legacy_b_shape(const char* op, const LegacyBroadcast& lb, const Shape& a,
   return Status::ok_status();
 }
 
+// The vectorised float loop of an op (vec_kernels.h), where it has one.
+template <class Op>
+inline constexpr int kFastF32 = -1;
+template <>
+inline constexpr int kFastF32<AddOp> = static_cast<int>(BinaryF32::kAdd);
+template <>
+inline constexpr int kFastF32<SubOp> = static_cast<int>(BinaryF32::kSub);
+template <>
+inline constexpr int kFastF32<MulOp> = static_cast<int>(BinaryF32::kMul);
+template <>
+inline constexpr int kFastF32<DivOp> = static_cast<int>(BinaryF32::kDiv);
+
+// out = a op b over a two-input plan with the vectorised float loops. Each parallel chunk of the
+// output is cut into runs of whole rows of the innermost dim that lie in one block of the next
+// dim (so one call covers e.g. every row of [s, s] scores against a [1, s] mask row, or every
+// [d] row against a bias), with partial rows at the chunk's ends.
+void run_binary_f32(ThreadPool& pool, const BroadcastPlan& p, BinaryF32 op, const float* a,
+                    const float* b, float* out) {
+  const int last = p.rank - 1;
+  const int64_t n = p.dims[last];
+  const int64_t sa = p.strides[0][last], sb = p.strides[1][last];
+  const int64_t m = last > 0 ? p.dims[last - 1] : 1;
+  const int64_t ra = last > 0 ? p.strides[0][last - 1] : 0;
+  const int64_t rb = last > 0 ? p.strides[1][last - 1] : 0;
+  pool.parallel_for(p.numel, kVecGrain, [&](int64_t begin, int64_t end) {
+    int64_t pos = begin;
+    while (pos < end) {
+      const int64_t row = pos / n, col = pos % n;
+      const int64_t i = row % m;
+      int64_t rest = row / m, oa = i * ra + col * sa, ob = i * rb + col * sb;
+      for (int d = last - 2; d >= 0; --d) {
+        const int64_t c = rest % p.dims[d];
+        rest /= p.dims[d];
+        oa += c * p.strides[0][d];
+        ob += c * p.strides[1][d];
+      }
+      if (col != 0 || end - pos < n) {
+        const int64_t count = std::min(n - col, end - pos);
+        binary_rows_f32(op, out + pos, a + oa, 0, sa, b + ob, 0, sb, 1, count);
+        pos += count;
+      } else {
+        const int64_t rows = std::min(m - i, (end - pos) / n);
+        binary_rows_f32(op, out + pos, a + oa, ra, sa, b + ob, rb, sb, rows, n);
+        pos += rows * n;
+      }
+    }
+  });
+}
+
 template <class Op>
 class BinaryKernel final : public Kernel {
  public:
@@ -244,6 +295,11 @@ class BinaryKernel final : public Kernel {
         SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, out_dtype, out_shape));
         if (out_shape.numel() == 0) return Status::ok_status();
         const BroadcastPlan plan = plan_broadcast(out_shape, in_shapes, 2);
+        if constexpr (std::is_same_v<T, float> && kFastF32<Op> >= 0) {
+          run_binary_f32(ctx.pool(), plan, static_cast<BinaryF32>(kFastF32<Op>),
+                         a->as<const float>(), b->as<const float>(), out->as<float>());
+          return Status::ok_status();
+        }
         const Op op = op_;
         run_binary(ctx.pool(), plan, a->as<const T>(), b->as<const T>(), out->as<TO>(),
                    [op](T x, T y) { return static_cast<TO>(op.template apply<T>(x, y)); });

@@ -13,6 +13,10 @@ namespace sod2::rt::math {
 // Elements per parallel_for chunk for cheap elementwise work; expensive ops use less.
 inline constexpr int64_t kElementwiseGrain = 16384;
 inline constexpr int64_t kTranscendentalGrain = 4096;
+// The same for the vectorised float loops (vec_kernels.h), which do a chunk several times
+// faster: a chunk should still take well over the few microseconds a worker needs to wake up.
+inline constexpr int64_t kVecGrain = 32768;
+inline constexpr int64_t kVecTranscendentalGrain = 16384;
 
 template <class T>
 using Tag = std::type_identity<T>;

@@ -8,6 +8,7 @@
 
 #include "runtime/kernels/math/accumulate.h"
 #include "runtime/kernels/math/math_common.h"
+#include "runtime/kernels/math/vec_kernels.h"
 
 namespace sod2::rt::math {
 namespace {
@@ -72,6 +73,12 @@ class LayerNormKernel final : public Kernel {
         const int64_t ss = scale->numel() == 1 ? 0 : 1;
         const int64_t bs = bias && bias->numel() == 1 ? 0 : 1;
         const double eps = epsilon_;
+        if constexpr (std::is_same_v<T, float>) {
+          if (n > 0) {
+            run_float(ctx.pool(), in, out, rows, n, s, ss, b, bs, eps, mean_out, inv_out);
+            return Status::ok_status();
+          }
+        }
         const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(n, 1));
         ctx.pool().parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
           for (int64_t r = begin; r < end; ++r) {
@@ -94,6 +101,27 @@ class LayerNormKernel final : public Kernel {
   }
 
  private:
+  // float: the vectorised rows (vec_kernels.h), statistics staged per 64 rows.
+  static void run_float(ThreadPool& pool, const float* in, float* out, int64_t rows, int64_t n,
+                        const float* s, int64_t ss, const float* b, int64_t bs, double eps,
+                        Tensor* mean_out, Tensor* inv_out) {
+    const int64_t grain = std::max<int64_t>(1, kVecGrain / n);
+    pool.parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
+      constexpr int64_t kBatch = 64;
+      double mean[kBatch], inv[kBatch];
+      const bool stats = mean_out || inv_out;
+      for (int64_t r = begin; r < end; r += kBatch) {
+        const int64_t count = std::min(kBatch, end - r);
+        layer_norm_rows_f32(in + r * n, out + r * n, count, n, s, ss, b, bs, eps,
+                            stats ? mean : nullptr, stats ? inv : nullptr);
+        for (int64_t i = 0; stats && i < count; ++i) {
+          store_stat(mean_out, r + i, mean[i]);
+          store_stat(inv_out, r + i, inv[i]);
+        }
+      }
+    });
+  }
+
   static void store_stat(Tensor* t, int64_t i, double v) {
     if (!t) return;
     if (t->dtype == DType::kDouble) {

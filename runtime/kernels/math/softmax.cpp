@@ -7,34 +7,26 @@
 #include <string>
 
 #include "runtime/kernels/math/accumulate.h"
-#include "runtime/kernels/math/fast_math.h"
 #include "runtime/kernels/math/math_common.h"
+#include "runtime/kernels/math/vec_kernels.h"
 
 namespace sod2::rt::math {
 namespace {
 
-template <class T>
-T exp_of(T x) {
-  if constexpr (std::is_same_v<T, float>) {
-    return vec_expf(x);
-  } else {
-    return std::exp(x);
-  }
-}
-
+// The double path (float has vectorised loops in vec_kernels.cpp, same algorithm).
 // One contiguous row of length n. The max is subtracted first so exp never overflows; sums are
 // kept in double so long rows stay accurate.
 template <class T, bool kLog>
 void softmax_row(const T* x, T* y, int64_t n) {
   T max = x[0];
   for (int64_t i = 1; i < n; ++i) max = x[i] > max ? x[i] : max;
-  // exp first into y (a vectorisable loop), then the sum in separate double lanes; LogSoftmax
-  // overwrites y afterwards.
-  for (int64_t i = 0; i < n; ++i) y[i] = exp_of(x[i] - max);
+  // exp first into y, then the sum in separate lanes; LogSoftmax overwrites y afterwards.
+  for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i] - max);
   const double sum = row_sum(y, n);
   if constexpr (kLog) {
-    const T shift = max + static_cast<T>(std::log(sum));
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+    // (x - max) - log(sum) keeps the small results near the maximum accurate.
+    const T lse = static_cast<T>(std::log(sum));
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - max) - lse;
   } else {
     const T scale = static_cast<T>(1.0 / sum);
     for (int64_t i = 0; i < n; ++i) y[i] *= scale;
@@ -57,21 +49,26 @@ void softmax_block(const T* x, T* y, int64_t n, int64_t inner, T* max, double* s
     const T* row = x + i * inner;
     T* out = y + i * inner;
     for (int64_t j = 0; j < inner; ++j) {
-      const T e = exp_of(row[j] - max[j]);
+      const T e = std::exp(row[j] - max[j]);
       if constexpr (!kLog) out[j] = e;
       sum[j] += e;
     }
   }
   if constexpr (kLog) {
-    for (int64_t j = 0; j < inner; ++j) max[j] += static_cast<T>(std::log(sum[j]));
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < inner; ++j) y[i * inner + j] = x[i * inner + j] - max[j];
+    for (int64_t j = 0; j < inner; ++j) sum[j] = std::log(sum[j]);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < inner; ++j)
+        y[i * inner + j] = (x[i * inner + j] - max[j]) - static_cast<T>(sum[j]);
+    }
   } else {
     for (int64_t j = 0; j < inner; ++j) sum[j] = 1.0 / sum[j];
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < inner; ++j) y[i * inner + j] *= static_cast<T>(sum[j]);
   }
 }
+
+// Elements per parallel chunk: a row's three passes cost about an exp per element.
+constexpr int64_t kSoftmaxGrain = 16384;
 
 template <bool kLog>
 class SoftmaxKernel final : public Kernel {
@@ -103,26 +100,12 @@ class SoftmaxKernel final : public Kernel {
         if (x->numel() == 0) return Status::ok_status();
         const T* in = x->as<const T>();
         T* out = y->as<T>();
-        const int64_t block = n * inner;
-        const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / block);
-        if (inner == 1) {
-          ctx.pool().parallel_for(outer, grain, [&](int64_t b, int64_t e) {
-            for (int64_t o = b; o < e; ++o) softmax_row<T, kLog>(in + o * n, out + o * n, n);
-          });
+        if constexpr (std::is_same_v<T, float>) {
+          run_float(ctx.pool(), in, out, outer, n, inner);
           return Status::ok_status();
+        } else {
+          return run_generic<T>(ctx, in, out, outer, n, inner);
         }
-        // Per outer block: inner maxima and sums, from scratch.
-        const size_t per_block = static_cast<size_t>(inner) * (sizeof(T) + sizeof(double));
-        SOD2_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(per_block * static_cast<size_t>(outer)));
-        auto* sums = static_cast<double*>(scratch);
-        T* maxes = reinterpret_cast<T*>(sums + outer * inner);
-        ctx.pool().parallel_for(outer, grain, [&](int64_t b, int64_t e) {
-          for (int64_t o = b; o < e; ++o) {
-            softmax_block<T, kLog>(in + o * block, out + o * block, n, inner, maxes + o * inner,
-                                   sums + o * inner);
-          }
-        });
-        return Status::ok_status();
       } else {
         return unsupported_dtype(name, x->dtype);
       }
@@ -130,6 +113,55 @@ class SoftmaxKernel final : public Kernel {
   }
 
  private:
+  // double: plain loops (libm's exp), in parallel over outer blocks.
+  template <class T>
+  static Status run_generic(KernelContext& ctx, const T* in, T* out, int64_t outer, int64_t n,
+                            int64_t inner) {
+    const int64_t block = n * inner;
+    const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / block);
+    if (inner == 1) {
+      ctx.pool().parallel_for(outer, grain, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) softmax_row<T, kLog>(in + o * n, out + o * n, n);
+      });
+      return Status::ok_status();
+    }
+    // Per outer block: inner maxima and sums, from scratch.
+    const size_t per_block = static_cast<size_t>(inner) * (sizeof(T) + sizeof(double));
+    SOD2_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(per_block * static_cast<size_t>(outer)));
+    auto* sums = static_cast<double*>(scratch);
+    T* maxes = reinterpret_cast<T*>(sums + outer * inner);
+    ctx.pool().parallel_for(outer, grain, [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) {
+        softmax_block<T, kLog>(in + o * block, out + o * block, n, inner, maxes + o * inner,
+                               sums + o * inner);
+      }
+    });
+    return Status::ok_status();
+  }
+
+  // float: the vectorised row or column loops, in parallel over rows (inner == 1) or over
+  // (block, column chunk) pairs, so an axis with few outer blocks still spreads over threads.
+  static void run_float(ThreadPool& pool, const float* in, float* out, int64_t outer, int64_t n,
+                        int64_t inner) {
+    if (inner == 1) {
+      const int64_t grain = std::max<int64_t>(1, kSoftmaxGrain / n);
+      pool.parallel_for(outer, grain, [&](int64_t b, int64_t e) {
+        softmax_rows_f32(in + b * n, out + b * n, e - b, n, kLog);
+      });
+      return;
+    }
+    const int64_t width = std::min(inner, kSoftmaxMaxCols);
+    const int64_t chunks = (inner + width - 1) / width;
+    const int64_t grain = std::max<int64_t>(1, kSoftmaxGrain / (n * width));
+    pool.parallel_for(outer * chunks, grain, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t o = t / chunks, j = (t % chunks) * width;
+        const int64_t offset = o * n * inner + j;
+        softmax_cols_f32(in + offset, out + offset, n, inner, std::min(width, inner - j), kLog);
+      }
+    });
+  }
+
   int64_t axis_;
   bool coerce_2d_;
 };

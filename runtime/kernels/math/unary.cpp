@@ -11,6 +11,7 @@
 
 #include "runtime/kernels/math/elementwise.h"
 #include "runtime/kernels/math/fast_math.h"
+#include "runtime/kernels/math/vec_kernels.h"
 
 namespace sod2::rt::math {
 namespace {
@@ -176,6 +177,47 @@ struct IsInfOp {
   }
 };
 
+// The vectorised float loop of an op (vec_kernels.h), where it has one.
+template <class Op>
+inline constexpr int kFastF32 = -1;
+#define SOD2_FAST_F32(OP, ID) \
+  template <>                 \
+  inline constexpr int kFastF32<OP> = static_cast<int>(UnaryF32::ID);
+SOD2_FAST_F32(ReluOp, kRelu)
+SOD2_FAST_F32(LeakyReluOp, kLeakyRelu)
+SOD2_FAST_F32(SigmoidOp, kSigmoid)
+SOD2_FAST_F32(HardSigmoidOp, kHardSigmoid)
+SOD2_FAST_F32(HardSwishOp, kHardSwish)
+SOD2_FAST_F32(TanhOp, kTanh)
+SOD2_FAST_F32(ErfOp, kErf)
+SOD2_FAST_F32(ExpOp, kExp)
+SOD2_FAST_F32(SqrtOp, kSqrt)
+SOD2_FAST_F32(ReciprocalOp, kReciprocal)
+SOD2_FAST_F32(NegOp, kNeg)
+SOD2_FAST_F32(AbsOp, kAbs)
+SOD2_FAST_F32(FloorOp, kFloor)
+SOD2_FAST_F32(CeilOp, kCeil)
+SOD2_FAST_F32(RoundOp, kRound)
+SOD2_FAST_F32(SoftsignOp, kSoftsign)
+#undef SOD2_FAST_F32
+
+template <class Op>
+float alpha_of(const Op& op) {
+  if constexpr (requires { op.alpha; }) {
+    return op.alpha;
+  } else {
+    return 0;
+  }
+}
+template <class Op>
+float beta_of(const Op& op) {
+  if constexpr (requires { op.beta; }) {
+    return op.beta;
+  } else {
+    return 0;
+  }
+}
+
 template <class Op>
 class UnaryKernel final : public Kernel {
  public:
@@ -189,6 +231,18 @@ class UnaryKernel final : public Kernel {
         using TO = std::conditional_t<Op::kBoolOut, bool, T>;
         SOD2_ASSIGN_OR_RETURN(Tensor * y,
                               ctx.output(0, Op::kBoolOut ? DType::kBool : x->dtype, x->shape));
+        if constexpr (std::is_same_v<T, float> && kFastF32<Op> >= 0) {
+          constexpr auto id = static_cast<UnaryF32>(kFastF32<Op>);
+          constexpr bool kExpensive = id == UnaryF32::kSigmoid || id == UnaryF32::kTanh ||
+                                      id == UnaryF32::kErf || id == UnaryF32::kExp;
+          const float* in = x->as<const float>();
+          float* out = y->as<float>();
+          const float alpha = alpha_of(op_), beta = beta_of(op_);
+          ctx.pool().parallel_for(
+              x->numel(), kExpensive ? kVecTranscendentalGrain : kVecGrain,
+              [&](int64_t b, int64_t e) { unary_f32(id, in + b, out + b, e - b, alpha, beta); });
+          return Status::ok_status();
+        }
         const Op op = op_;
         run_unary(
             ctx.pool(), x->numel(), x->as<const T>(), y->as<TO>(),

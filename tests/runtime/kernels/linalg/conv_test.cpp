@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "runtime/kernels/linalg/linalg_kernels.h"
+#include "runtime/kernels/linalg/simd.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
 
 namespace sod2::rt::linalg_test {
@@ -102,6 +103,88 @@ TEST(Conv, GroupedDepthwisePointwise) {
   check_conv({1, 16, 5, 5}, {8, 16, 1, 1}, true, {}, 5);
   check_conv({2, 64, 14, 14}, {96, 64, 1, 1}, false, {}, 6);
   check_conv({1, 8, 7, 7}, {8, 4, 1, 1}, true, {2, {2, 2}, {}, {}, {}}, 7);  // strided 1x1
+}
+
+// Every depthwise path (unrolled 3/5/7 with vertical stride 1/2, the generic loop) against the
+// reference: odd sizes, widths below/above/between vector blocks, asymmetric and large pads,
+// horizontal strides 1-3, dilations, channel multipliers.
+void depthwise_cases() {
+  uint32_t seed = 100;
+  for (int64_t k : {3, 5, 7})
+    for (int64_t st : {1, 2})
+      for (int64_t w : {5, 13, 31, 57, 70}) {
+        const int64_t h = w == 70 ? 9 : w + 2, pad = k / 2;
+        check_conv({2, 3, h, w}, {3, 1, k, k}, true, {3, {st, st}, {}, {pad, pad}, {pad, pad}},
+                   ++seed);
+      }
+  // No padding, asymmetric padding, padding larger than the kernel reach.
+  check_conv({1, 4, 15, 23}, {4, 1, 3, 3}, false, {4, {2, 2}, {}, {0, 0}, {0, 0}}, ++seed);
+  check_conv({1, 4, 15, 23}, {4, 1, 5, 5}, true, {4, {1, 1}, {}, {0, 2}, {3, 1}}, ++seed);
+  check_conv({1, 2, 6, 7}, {2, 1, 3, 3}, true, {2, {1, 2}, {}, {4, 3}, {5, 4}}, ++seed);
+  check_conv({1, 2, 9, 40}, {2, 1, 7, 7}, true, {2, {2, 1}, {}, {3, 3}, {2, 4}}, ++seed);
+  // Horizontal stride 3, vertical stride 3, non-square and even kernels (generic loop).
+  check_conv({1, 3, 17, 50}, {3, 1, 3, 3}, true, {3, {1, 3}, {}, {1, 1}, {1, 1}}, ++seed);
+  check_conv({1, 3, 17, 50}, {3, 1, 3, 3}, true, {3, {3, 1}, {}, {1, 1}, {1, 1}}, ++seed);
+  check_conv({2, 3, 12, 33}, {3, 1, 2, 4}, true, {3, {2, 2}, {}, {1, 2}, {0, 1}}, ++seed);
+  check_conv({1, 3, 12, 19}, {3, 1, 1, 1}, true, {3, {2, 2}, {}, {}, {}}, ++seed);
+  // Dilations (vertical dilation leaves the unrolled path; horizontal stays on it).
+  check_conv({1, 3, 20, 37}, {3, 1, 3, 3}, true, {3, {1, 1}, {1, 2}, {1, 2}, {1, 2}}, ++seed);
+  check_conv({1, 3, 20, 37}, {3, 1, 3, 3}, true, {3, {2, 2}, {2, 2}, {2, 2}, {2, 2}}, ++seed);
+  check_conv({1, 3, 25, 29}, {3, 1, 5, 5}, false, {3, {1, 2}, {3, 1}, {6, 2}, {6, 2}}, ++seed);
+  // Channel multipliers: one input channel to many outputs (Conv with C = 1 is depthwise too),
+  // few planes so the outputs of one plane are split over threads.
+  check_conv({1, 1, 41, 23}, {32, 1, 3, 3}, true, {1, {2, 2}, {}, {0, 0}, {0, 0}}, ++seed);
+  check_conv({2, 3, 14, 14}, {6, 1, 5, 5}, true, {3, {1, 1}, {}, {2, 2}, {2, 2}}, ++seed);
+  // Kernel taller than the input (every row window clipped).
+  check_conv({1, 2, 3, 18}, {2, 1, 7, 7}, true, {2, {1, 1}, {}, {3, 3}, {3, 3}}, ++seed);
+  // 1-D: long sequences with a wide kernel, strides and dilations.
+  check_conv({2, 5, 375}, {5, 1, 15}, true, {5, {1}, {}, {7}, {7}}, ++seed);
+  check_conv({1, 4, 101}, {8, 1, 4}, false, {4, {3}, {2}, {3}, {0}}, ++seed);
+  check_conv({1, 3, 9}, {3, 1, 3}, true, {3, {2}, {}, {1}, {1}}, ++seed);
+}
+
+// At each SIMD level this CPU has (AVX-512: 16 lanes, AVX2: 8, baseline: 4), since block shapes
+// and tails differ per level.
+TEST(Conv, DepthwiseFastPaths) {
+  for (int level : {2, 1, 0}) {
+    SCOPED_TRACE("simd level " + std::to_string(level));
+    simd::force_simd_level(level);
+    depthwise_cases();
+  }
+  simd::force_simd_level(-1);
+}
+
+TEST(Epilogue, DepthwisePathsWithResidual) {
+  // Epilogue per row block on the unrolled path and per row on the generic one.
+  struct Case {
+    Shape xs, ws;
+    ConvP p;
+  };
+  for (const Case& c : {Case{{2, 4, 19, 21}, {4, 1, 7, 7}, {4, {2, 2}, {}, {3, 3}, {3, 3}}},
+                        Case{{1, 4, 9, 70}, {4, 1, 3, 3}, {4, {}, {}, {1, 1}, {1, 1}}},
+                        Case{{1, 3, 40}, {6, 1, 15}, {3, {}, {}, {7}, {7}}}}) {
+    SCOPED_TRACE(c.ws.to_string());
+    const HostTensor x = rand_tensor(c.xs, 11), w = rand_tensor(c.ws, 12);
+    const HostTensor b = rand_tensor({c.ws[0]}, 13);
+    Shape out;
+    auto want = ref_conv(x, w, &b, c.p, &out);
+    const HostTensor res = rand_tensor(out, 14);
+    for (size_t i = 0; i < want.size(); ++i) {
+      const double v = want[i];
+      want[i] = v * std::min(1.0, std::max(0.0, v / 6 + 0.5)) + res.data<float>()[i];
+    }
+    Epilogue e;
+    e.residual_input = 3;
+    e.residual_before_activation = false;
+    e.activation = Activation::kHardSwish;
+    const std::vector<const HostTensor*> in = {&x, &w, &b, &res};
+    const NodeInfo node = testing::node_info("Conv", 11, in, 1, conv_attrs(c.p));
+    for (int threads : {1, 2}) {
+      auto got = run_made(make_conv_kernel(node, e), in, 1, threads);
+      ASSERT_TRUE(got.ok()) << got.status().to_string();
+      expect_close(got.value()[0], out, want);
+    }
+  }
 }
 
 TEST(Conv, OneAndThreeD) {

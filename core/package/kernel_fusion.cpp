@@ -1,0 +1,243 @@
+#include "core/package/kernel_fusion.h"
+
+#include <algorithm>
+
+#include "core/package/program_builder.h"
+#include "core/sym/prover.h"
+
+namespace sod2::package {
+namespace {
+
+bool is_constant(const Graph& g, ValueId v) {
+  const Value& value = g.value(v);
+  if (value.kind == ValueKind::kInitializer) return true;
+  return value.kind == ValueKind::kNodeOutput && value.producer != kNoNode &&
+         g.node(value.producer).op_type == "Constant" && g.node(value.producer).domain.empty();
+}
+
+// The fact's dims as constants, when all are.
+std::optional<std::vector<int64_t>> constant_dims(const TensorFact& f) {
+  if (!f.dims) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const Dim& d : *f.dims) {
+    if (!d || !d->constant_value()) return std::nullopt;
+    out.push_back(*d->constant_value());
+  }
+  return out;
+}
+
+float attr_float(const Node& n, const char* name, float fallback) {
+  const Attribute* a = n.attribute(name);
+  return a ? a->f : fallback;
+}
+
+// A scalar float held by a constant value (Clip's min/max inputs).
+std::optional<float> constant_scalar(const Graph& g, const RdpResult& rdp, ValueId v) {
+  if (v == kNoValue) return std::nullopt;
+  const TensorFact& f = rdp.fact(g, v);
+  const Tensor* t = g.initializer_of(v);
+  if (!t && g.value(v).producer != kNoNode) {
+    const Attribute* a = g.node(g.value(v).producer).attribute("value");
+    if (a) t = &a->t;
+  }
+  if (!t || t->numel() != 1 || f.dtype != DataType::kFloat) return std::nullopt;
+  const auto d = t->double_at(0);
+  return d ? std::optional<float>(static_cast<float>(*d)) : std::nullopt;
+}
+
+class Matcher {
+ public:
+  Matcher(const Graph& g, const RdpResult& rdp) : g_(g), rdp_(rdp) {}
+
+  std::optional<FusedKernel> match(const opt::FusionGroup& grp) {
+    if (grp.nodes.size() < 2 || grp.outputs.size() != 1) return std::nullopt;
+    const Node& anchor = g_.node(grp.nodes.front());
+    if (!anchor.domain.empty()) return std::nullopt;
+    const std::string& op = anchor.op_type;
+    if (op != "Conv" && op != "MatMul" && op != "Gemm") return std::nullopt;
+    if (anchor.outputs.size() != 1) return std::nullopt;
+    ValueId cur = anchor.outputs[0];
+    const TensorFact& out_fact = rdp_.fact(g_, cur);
+    if (out_fact.dtype != DataType::kFloat || !out_fact.dims || out_fact.dims->size() < 2)
+      return std::nullopt;
+    // Output channels: dim 1 for Conv, the last dim for MatMul/Gemm.
+    const Dim& ch = op == "Conv" ? (*out_fact.dims)[1] : out_fact.dims->back();
+    if (!ch || !ch->constant_value()) return std::nullopt;
+    const int64_t channels = *ch->constant_value();
+
+    FusedKernel k;
+    k.info.name = anchor.name;
+    k.info.op_type = "Fused" + op;
+    k.info.domain = "sod2";
+    k.info.opset = static_cast<int>(anchor.opset);
+    for (ValueId v : anchor.inputs) k.inputs.push_back(v);
+    int64_t bias = -1, residual = -1, before = 1;
+    std::string activation;
+    float alpha = 0, beta = 0;
+    for (size_t i = 1; i < grp.nodes.size(); ++i) {
+      const Node& n = g_.node(grp.nodes[i]);
+      if (!n.domain.empty() || n.outputs.size() != 1) return std::nullopt;
+      // The chain: each node reads the previous one's output, which nobody else reads.
+      const Value& prev = g_.value(cur);
+      if (prev.consumers.size() != 1 || prev.consumers[0] != grp.nodes[i]) return std::nullopt;
+      if (std::find(g_.outputs().begin(), g_.outputs().end(), cur) != g_.outputs().end())
+        return std::nullopt;
+      if (n.op_type == "Add") {
+        if (n.inputs.size() != 2) return std::nullopt;
+        const ValueId other = n.inputs[0] == cur ? n.inputs[1] : n.inputs[0];
+        if (n.inputs[0] != cur && n.inputs[1] != cur) return std::nullopt;
+        const TensorFact& of = rdp_.fact(g_, other);
+        const auto dims = constant_dims(of);
+        int64_t numel = 1;
+        if (dims)
+          for (int64_t d : *dims) numel *= d;
+        const bool per_channel = dims && numel == channels && is_constant(g_, other) &&
+                                 activation.empty() && bias < 0 && of.dtype == DataType::kFloat &&
+                                 fits_channel(*dims, op, out_fact.dims->size());
+        if (per_channel) {
+          bias = static_cast<int64_t>(k.inputs.size());
+          k.inputs.push_back(other);
+        } else if (residual < 0 && of.dtype == DataType::kFloat &&
+                   opt::same_shape(of, out_fact, rdp_.ranges()) &&
+                   opt::same_shape(rdp_.fact(g_, n.outputs[0]), out_fact, rdp_.ranges())) {
+          residual = static_cast<int64_t>(k.inputs.size());
+          before = activation.empty();
+          k.inputs.push_back(other);
+        } else {
+          return std::nullopt;
+        }
+      } else if (activation.empty() && residual < 0 && n.inputs.size() >= 1 && n.inputs[0] == cur) {
+        if (n.op_type == "Relu" || n.op_type == "Sigmoid" || n.op_type == "HardSwish" ||
+            n.op_type == "Tanh") {
+          activation = n.op_type;
+        } else if (n.op_type == "LeakyRelu") {
+          activation = n.op_type;
+          alpha = attr_float(n, "alpha", 0.01f);
+        } else if (n.op_type == "HardSigmoid") {
+          activation = n.op_type;
+          alpha = attr_float(n, "alpha", 0.2f);
+          beta = attr_float(n, "beta", 0.5f);
+        } else if (n.op_type == "Clip") {
+          activation = n.op_type;
+          alpha = -3.402823466e38f;
+          beta = 3.402823466e38f;
+          if (n.opset < 11) {
+            alpha = attr_float(n, "min", alpha);
+            beta = attr_float(n, "max", beta);
+          } else {
+            for (size_t j = 1; j < n.inputs.size() && j < 3; ++j) {
+              if (n.inputs[j] == kNoValue) continue;
+              const auto v = constant_scalar(g_, rdp_, n.inputs[j]);
+              if (!v) return std::nullopt;
+              (j == 1 ? alpha : beta) = *v;
+            }
+          }
+        } else {
+          return std::nullopt;
+        }
+      } else {
+        return std::nullopt;
+      }
+      cur = n.outputs[0];
+    }
+    if (cur != grp.outputs[0]) return std::nullopt;
+    k.output = cur;
+    // The anchor's attributes, then the epilogue's.
+    for (const Attribute& a : anchor.attributes) copy_attribute(a, &k.info.attrs);
+    set_string(&k.info.attrs, "activation", activation);
+    set_float(&k.info.attrs, "alpha", alpha);
+    set_float(&k.info.attrs, "beta", beta);
+    set_int(&k.info.attrs, "bias_input", bias);
+    set_int(&k.info.attrs, "residual_input", residual);
+    set_int(&k.info.attrs, "residual_before_activation", before);
+    for (ValueId v : k.inputs) {
+      k.info.input_present.push_back(v != kNoValue);
+      k.info.input_dtypes.push_back(v == kNoValue ? rt::DType::kUndefined
+                                                  : to_rt_dtype(rdp_.fact(g_, v).dtype));
+    }
+    k.info.output_dtypes = {rt::DType::kFloat};
+    k.info.num_outputs = 1;
+    return k;
+  }
+
+ private:
+  // A [C] bias, or [1,C,1,1]-like for Conv (ones around the channel axis, aligned to the output's
+  // rank); [C] or [1,C] for MatMul/Gemm.
+  static bool fits_channel(const std::vector<int64_t>& dims, const std::string& op,
+                           size_t out_rank) {
+    if (dims.size() > out_rank) return false;
+    if (op != "Conv") {
+      for (size_t i = 0; i + 1 < dims.size(); ++i)
+        if (dims[i] != 1) return false;
+      return true;
+    }
+    // Aligned right against the output: the channel axis is out_rank - 1 - (out_rank - 2) = 1.
+    const size_t offset = out_rank - dims.size();
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (offset + i == 1) continue;
+      if (dims[i] != 1) return false;
+    }
+    return offset <= 1;
+  }
+  static void set_string(rt::Attrs* a, const char* name, const std::string& v) {
+    rt::AttrValue x;
+    x.kind = rt::AttrValue::Kind::kString;
+    x.s = v;
+    a->set(name, std::move(x));
+  }
+  static void set_float(rt::Attrs* a, const char* name, float v) {
+    rt::AttrValue x;
+    x.kind = rt::AttrValue::Kind::kFloat;
+    x.f = v;
+    a->set(name, std::move(x));
+  }
+  static void set_int(rt::Attrs* a, const char* name, int64_t v) {
+    rt::AttrValue x;
+    x.kind = rt::AttrValue::Kind::kInt;
+    x.i = v;
+    a->set(name, std::move(x));
+  }
+  static void copy_attribute(const Attribute& a, rt::Attrs* out) {
+    rt::AttrValue x;
+    switch (a.type) {
+      case AttributeType::kInt:
+        x.kind = rt::AttrValue::Kind::kInt;
+        x.i = a.i;
+        break;
+      case AttributeType::kFloat:
+        x.kind = rt::AttrValue::Kind::kFloat;
+        x.f = a.f;
+        break;
+      case AttributeType::kString:
+        x.kind = rt::AttrValue::Kind::kString;
+        x.s = a.s;
+        break;
+      case AttributeType::kInts:
+        x.kind = rt::AttrValue::Kind::kInts;
+        x.ints = a.ints;
+        break;
+      case AttributeType::kFloats:
+        x.kind = rt::AttrValue::Kind::kFloats;
+        x.floats = a.floats;
+        break;
+      default: return;  // Conv/MatMul/Gemm have no other kinds
+    }
+    out->set(a.name, std::move(x));
+  }
+
+  const Graph& g_;
+  const RdpResult& rdp_;
+};
+
+}  // namespace
+
+std::vector<std::optional<FusedKernel>> match_fused_kernels(const Graph& graph,
+                                                            const RdpResult& rdp,
+                                                            const opt::FusionPlan& plan) {
+  Matcher m(graph, rdp);
+  std::vector<std::optional<FusedKernel>> out;
+  for (const opt::FusionGroup& grp : plan.groups) out.push_back(m.match(grp));
+  return out;
+}
+
+}  // namespace sod2::package

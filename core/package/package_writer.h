@@ -1,0 +1,33 @@
+// Writes what the runtime executes as one .sod2 file (runtime/package/FORMAT.md): the fixed
+// header, the protobuf manifest, every constant's bytes in one 64-byte-aligned weight blob, and a
+// SHA-256 trailer. runtime/package/ loads it back with mmap, constants becoming views.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status/status.h"
+#include "runtime/exec/program.h"
+
+namespace sod2::package {
+
+struct PackageStats {
+  uint64_t file_bytes = 0;
+  uint64_t manifest_bytes = 0;
+  uint64_t blob_bytes = 0;
+  size_t constants = 0;
+  std::string sha256;  // hex, of every byte before the trailer
+};
+
+// The package's bytes. Errors: a constant or attribute tensor without a fixed element size, a
+// manifest above protobuf's 2 GiB message limit.
+Expected<std::vector<uint8_t>> serialize_package(const rt::ProgramDesc& program,
+                                                 PackageStats* stats = nullptr);
+
+// Serialises, then writes `path` through a temporary file renamed into place, so a failed or
+// interrupted write never leaves a half-written package under the final name.
+Status write_package(const rt::ProgramDesc& program, const std::string& path,
+                     PackageStats* stats = nullptr);
+
+}  // namespace sod2::package

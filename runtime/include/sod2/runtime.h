@@ -1,0 +1,132 @@
+// SoD2 runtime: run a compiled model package (.sod2, made by `sod2 compile`) on a device.
+//
+// The one header an app includes; link the sod2_runtime_api library. Standard library only.
+//
+//   std::shared_ptr<const sod2::api::Package> package;
+//   sod2::api::Status st = sod2::api::Package::load("model.sod2", &package);
+//   std::unique_ptr<sod2::api::Session> session;
+//   st = sod2::api::Session::create(package, /*threads=*/2, &session);
+//   std::vector<sod2::api::TensorView> outputs;
+//   st = session->run({input}, &outputs);   // outputs valid until the next run()
+//
+// Nothing throws; every call returns a Status whose message says what to fix. A Package is
+// immutable and may be shared by sessions on different threads; one Session runs one call at a
+// time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sod2::api {
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,  // wrong inputs: count, type, rank, a size outside the compiled range
+  kNotFound,         // no such file
+  kParseError,       // not a package, or a corrupt one
+  kInvalidModel,     // a package describing an invalid program
+  kUnsupported,      // valid, but outside what this runtime handles (e.g. a newer format)
+  kIoError,          // the operating system refused a read
+  kInternal,         // a bug in sod2
+};
+
+class Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+// Element types, numbered like ONNX's TensorProto.DataType.
+enum class ElementType : uint8_t {
+  kUndefined = 0,
+  kFloat32 = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kUint16 = 4,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kBool = 9,
+  kFloat16 = 10,
+  kFloat64 = 11,
+  kUint32 = 12,
+  kUint64 = 13,
+  kBFloat16 = 16,
+};
+
+// Bytes per element (0 for kUndefined).
+size_t element_size(ElementType t);
+
+// A dense, row-major tensor someone else owns. For inputs, `data` must hold
+// product(shape) * element_size(type) bytes; the runtime only reads it.
+struct TensorView {
+  ElementType type = ElementType::kUndefined;
+  std::vector<int64_t> shape;
+  const void* data = nullptr;
+
+  size_t size_bytes() const;
+  template <typename T>
+  const T* as() const {
+    return static_cast<const T*>(data);
+  }
+};
+
+struct IoInfo {
+  std::string name;
+  ElementType type = ElementType::kUndefined;  // kUndefined: decided at run time
+  int rank = -1;                               // -1: unknown (outputs)
+};
+
+class Package {
+ public:
+  // Maps the file read-only and validates it (checksum, every offset and index); the weights stay
+  // in the mapping. Errors: a missing file, a truncated or corrupt package, a newer format.
+  static Status load(const std::string& path, std::shared_ptr<const Package>* out);
+
+  const std::vector<IoInfo>& inputs() const;
+  const std::vector<IoInfo>& outputs() const;
+
+  ~Package();
+
+ private:
+  friend class Session;
+  struct Impl;
+  explicit Package(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class Session {
+ public:
+  // threads: worker threads for kernels, 0 for one per hardware thread. Errors: an op this
+  // runtime has no kernel for.
+  static Status create(std::shared_ptr<const Package> package, int threads,
+                       std::unique_ptr<Session>* out);
+  ~Session();
+
+  // Inputs in the order of Package::inputs(). On success `outputs` holds views into the
+  // session's memory, valid until the next run() or until the session is destroyed; copy what
+  // must outlive that.
+  Status run(std::span<const TensorView> inputs, std::vector<TensorView>* outputs);
+
+  // Gives back memory held for the largest input sizes seen so far.
+  void trim();
+
+ private:
+  struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sod2::api

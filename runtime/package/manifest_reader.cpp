@@ -1,0 +1,211 @@
+#include "runtime/package/manifest_reader.h"
+
+#include <climits>
+#include <cstring>
+
+#include "runtime/package/format.h"
+#include "runtime/package/sod2_package.pb.h"
+
+namespace sod2::rt {
+namespace package_detail {
+
+Expected<DType> read_dtype(uint32_t raw, bool allow_unsized, const std::string& what) {
+  if (raw > 255 || !is_known_dtype(static_cast<uint8_t>(raw))) {
+    return parse_error(what + ": unknown dtype " + std::to_string(raw));
+  }
+  const DType t = static_cast<DType>(raw);
+  if (!allow_unsized && dtype_size(t) == 0) {
+    return parse_error(what + ": dtype " + dtype_name(t) + " has no fixed size");
+  }
+  return t;
+}
+
+Expected<Tensor> read_tensor(const pkg::TensorRef& t, std::span<const uint8_t> blob,
+                             bool allow_inline, const std::string& what) {
+  SOD2_ASSIGN_OR_RETURN(const DType dtype, read_dtype(t.dtype(), false, what));
+  if (!Shape::fits(static_cast<size_t>(t.dims_size()))) {
+    return parse_error(what + ": rank " + std::to_string(t.dims_size()) + " is above the maximum " +
+                       std::to_string(kMaxRank));
+  }
+  uint64_t bytes = dtype_size(dtype);
+  for (int i = 0; i < t.dims_size(); ++i) {
+    const int64_t d = t.dims(i);
+    if (d < 0) return parse_error(what + ": dim " + std::to_string(i) + " is negative");
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes)) {
+      return parse_error(what + ": dims overflow a 64-bit byte size");
+    }
+  }
+  if (bytes > static_cast<uint64_t>(INT64_MAX)) {
+    return parse_error(what + ": dims overflow a 64-bit byte size");
+  }
+  if (t.length() != bytes) {
+    return parse_error(what + ": stores " + std::to_string(t.length()) + " bytes but " +
+                       dtype_name(dtype) + " with these dims needs " + std::to_string(bytes));
+  }
+  Tensor out;
+  out.dtype = dtype;
+  out.shape = Shape(std::span<const int64_t>(t.dims().data(), static_cast<size_t>(t.dims_size())));
+  if (t.is_inline()) {
+    if (!allow_inline) return parse_error(what + ": must be stored in the weight blob, not inline");
+    if (t.inline_data().size() != bytes) {
+      return parse_error(what + ": inline data is " + std::to_string(t.inline_data().size()) +
+                         " bytes, expected " + std::to_string(bytes));
+    }
+    out.data = const_cast<char*>(t.inline_data().data());
+    return out;
+  }
+  if (t.offset() % kPackageAlignment != 0) {
+    return parse_error(what + ": blob offset " + std::to_string(t.offset()) + " is not " +
+                       std::to_string(kPackageAlignment) + "-byte aligned");
+  }
+  if (t.offset() > blob.size() || bytes > blob.size() - t.offset()) {
+    return parse_error(what + ": bytes [" + std::to_string(t.offset()) + ", +" +
+                       std::to_string(bytes) + ") lie outside the weight blob (" +
+                       std::to_string(blob.size()) + " bytes)");
+  }
+  out.data = const_cast<uint8_t*>(blob.data() + t.offset());
+  return out;
+}
+
+}  // namespace package_detail
+
+namespace {
+
+using package_detail::read_dtype;
+
+std::string n(uint64_t v) { return std::to_string(v); }
+
+// Checked before from_instructions(), which sizes bitmaps by these counts and whose result the
+// session sizes buffers by: a compiled program writes every register and output at least once,
+// so neither count can exceed the instructions that write it.
+Expected<sym::ShapeProgram> read_shape_program(const pkg::ShapeProgram& sp, size_t num_symbols,
+                                               uint64_t expected_outputs, const std::string& what) {
+  uint64_t stores = 0;
+  std::vector<sym::ShapeInstruction> code;
+  code.reserve(static_cast<size_t>(sp.code_size()));
+  for (int i = 0; i < sp.code_size(); ++i) {
+    const pkg::Instruction& in = sp.code(i);
+    if (in.op() > static_cast<uint32_t>(sym::ShapeOp::kStore)) {
+      return parse_error(what + ": instruction " + std::to_string(i) + " has unknown opcode " +
+                         n(in.op()));
+    }
+    const auto op = static_cast<sym::ShapeOp>(in.op());
+    stores += op == sym::ShapeOp::kStore;
+    code.push_back({op, in.dst(), in.a(), in.b(), in.imm()});
+  }
+  const uint64_t writes = code.size() - stores;
+  if (sp.num_registers() > writes) {
+    return parse_error(what + ": " + n(sp.num_registers()) + " registers but only " + n(writes) +
+                       " instructions write one");
+  }
+  if (sp.num_outputs() != expected_outputs) {
+    return parse_error(what + ": " + n(sp.num_outputs()) + " outputs, expected " +
+                       n(expected_outputs));
+  }
+  if (sp.num_outputs() > stores) {
+    return parse_error(what + ": " + n(sp.num_outputs()) + " outputs but only " + n(stores) +
+                       " store instructions");
+  }
+  // An empty program (no code, no outputs) may declare no inputs: the session never runs it.
+  const bool empty = code.empty() && sp.num_outputs() == 0;
+  if (sp.num_inputs() != num_symbols && !(empty && sp.num_inputs() == 0)) {
+    return parse_error(what + ": " + n(sp.num_inputs()) + " inputs, but the package has " +
+                       n(num_symbols) + " symbols");
+  }
+  auto p = sym::ShapeProgram::from_instructions(std::move(code), sp.num_inputs(), sp.num_outputs(),
+                                                sp.num_registers());
+  if (!p.ok()) return parse_error(what + ": " + p.status().message());
+  return std::move(*p);
+}
+
+Status read_symbols(const pkg::Manifest& m, ProgramDesc* p) {
+  for (int i = 0; i < m.symbols_size(); ++i) {
+    const pkg::Symbol& s = m.symbols(i);
+    const std::string what = "symbol " + std::to_string(i) + " ('" + s.name() + "')";
+    if (s.lo() < 0 || s.lo() > s.hi() || s.multiple() < 1) {
+      return parse_error(what + ": bad range " + std::to_string(s.lo()) + ":" +
+                         std::to_string(s.hi()) + ":" + std::to_string(s.multiple()) +
+                         " (needs 0 <= lo <= hi and multiple >= 1)");
+    }
+    p->symbols.push_back({s.name(), s.execution(), s.lo(), s.hi(), s.multiple()});
+  }
+  return Status::ok_status();
+}
+
+Status read_inputs(const pkg::Manifest& m, ProgramDesc* p) {
+  for (int i = 0; i < m.inputs_size(); ++i) {
+    const pkg::InputSignature& s = m.inputs(i);
+    const std::string what = "input " + std::to_string(i) + " ('" + s.name() + "')";
+    SOD2_ASSIGN_OR_RETURN(const DType dtype, read_dtype(s.dtype(), true, what));
+    if (s.rank() < 0 || s.rank() > kMaxRank) {
+      return parse_error(what + ": rank " + std::to_string(s.rank()) + " is outside 0.." +
+                         std::to_string(kMaxRank));
+    }
+    p->inputs.push_back({s.name(), dtype, s.rank()});
+  }
+  for (int i = 0; i < m.input_dims_size(); ++i) {
+    const pkg::InputDim& d = m.input_dims(i);
+    const std::string what = "input dim " + std::to_string(i);
+    if (d.input() < 0 || d.input() >= m.inputs_size()) {
+      return parse_error(what + ": input " + std::to_string(d.input()) + " out of range (" +
+                         std::to_string(m.inputs_size()) + " inputs)");
+    }
+    if (d.dim() < 0 || d.dim() >= m.inputs(d.input()).rank()) {
+      return parse_error(what + ": dim " + std::to_string(d.dim()) + " out of range for rank " +
+                         std::to_string(m.inputs(d.input()).rank()));
+    }
+    if (d.symbol() < -1 || d.symbol() >= m.symbols_size() || (d.symbol() == -1 && d.fixed() < 0)) {
+      return parse_error(what + ": needs a symbol in 0.." + std::to_string(m.symbols_size() - 1) +
+                         " or a fixed size >= 0 (symbol " + std::to_string(d.symbol()) +
+                         ", fixed " + std::to_string(d.fixed()) + ")");
+    }
+    InputDimDesc out;
+    out.input = d.input();
+    out.dim = d.dim();
+    out.fixed = d.symbol() < 0 ? d.fixed() : -1;
+    out.symbol = d.symbol();
+    p->input_dims.push_back(out);
+  }
+  return Status::ok_status();
+}
+
+Status read_constants(const pkg::Manifest& m, std::span<const uint8_t> blob, ProgramDesc* p) {
+  p->constants.reserve(static_cast<size_t>(m.constants_size()));
+  for (int i = 0; i < m.constants_size(); ++i) {
+    SOD2_ASSIGN_OR_RETURN(
+        const Tensor t,
+        package_detail::read_tensor(m.constants(i), blob, false, "constant " + std::to_string(i)));
+    p->constants.push_back(ConstantTensor::borrowed(t));
+  }
+  return Status::ok_status();
+}
+
+}  // namespace
+
+Expected<ProgramDesc> program_from_manifest(const pkg::Manifest& m, std::span<const uint8_t> blob) {
+  ProgramDesc p;
+  SOD2_RETURN_IF_ERROR(read_symbols(m, &p));
+  SOD2_RETURN_IF_ERROR(read_inputs(m, &p));
+  SOD2_RETURN_IF_ERROR(read_constants(m, blob, &p));
+  // Before the graphs: values' arena indices are checked against the plan's tensor count.
+  const uint64_t arena = m.num_arena_tensors();
+  if (arena > static_cast<uint64_t>(INT32_MAX)) {
+    return parse_error("num_arena_tensors " + n(arena) + " is out of range");
+  }
+  p.num_arena_tensors = static_cast<size_t>(arena);
+  const bool no_plan = arena == 0 && m.plan_program().num_outputs() == 0;
+  SOD2_ASSIGN_OR_RETURN(p.plan_program,
+                        read_shape_program(m.plan_program(), p.symbols.size(),
+                                           no_plan ? 0 : 2 * arena + 1, "plan program"));
+  for (int i = 0; i < m.assumptions_size(); ++i) {
+    p.assumptions.push_back({m.assumptions(i).text(), m.assumptions(i).node()});
+  }
+  SOD2_ASSIGN_OR_RETURN(
+      p.assumption_program,
+      read_shape_program(m.assumption_program(), p.symbols.size(),
+                         2 * static_cast<uint64_t>(m.assumptions_size()), "assumption program"));
+  SOD2_RETURN_IF_ERROR(package_detail::read_graphs(m, blob, &p));
+  return p;
+}
+
+}  // namespace sod2::rt

@@ -1,0 +1,114 @@
+// runtime/include/sod2/runtime.h over the loader and rt::Session: converts between the public
+// types and the runtime's, so apps never see core or runtime headers.
+#include <utility>
+
+#include "runtime/exec/session.h"
+#include "runtime/kernels/kernel_registry.h"
+#include "runtime/package/package_loader.h"
+#include "sod2/runtime.h"
+
+namespace sod2::api {
+namespace {
+
+Status from(const sod2::Status& s) {
+  return s.ok() ? Status() : Status(static_cast<StatusCode>(s.code()), s.message());
+}
+
+}  // namespace
+
+size_t element_size(ElementType t) { return rt::dtype_size(static_cast<rt::DType>(t)); }
+
+size_t TensorView::size_bytes() const {
+  size_t n = element_size(type);
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  return n;
+}
+
+struct Package::Impl {
+  rt::ProgramDesc program;
+  std::vector<IoInfo> inputs, outputs;
+};
+
+Package::Package(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Package::~Package() = default;
+
+const std::vector<IoInfo>& Package::inputs() const { return impl_->inputs; }
+const std::vector<IoInfo>& Package::outputs() const { return impl_->outputs; }
+
+Status Package::load(const std::string& path, std::shared_ptr<const Package>* out) {
+  auto program = rt::load_package_file(path);
+  if (!program.ok()) return from(program.status());
+  auto impl = std::make_unique<Impl>();
+  impl->program = std::move(*program);
+  for (const rt::InputSignature& s : impl->program.inputs)
+    impl->inputs.push_back({s.name, static_cast<ElementType>(s.dtype), s.rank});
+  const rt::GraphDesc& main = impl->program.graphs[0];
+  for (int32_t v : main.outputs) {
+    const rt::ValueDesc& d = main.values[static_cast<size_t>(v)];
+    impl->outputs.push_back({d.name, static_cast<ElementType>(d.dtype), -1});
+  }
+  *out = std::shared_ptr<const Package>(new Package(std::move(impl)));
+  return Status();
+}
+
+struct Session::Impl {
+  std::shared_ptr<const Package> package;  // owns the mapping the constants point into
+  std::unique_ptr<rt::Session> session;
+  std::vector<rt::Tensor> inputs;
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+Status Session::create(std::shared_ptr<const Package> package, int threads,
+                       std::unique_ptr<Session>* out) {
+  if (!package) return Status(StatusCode::kInvalidArgument, "no package given");
+  if (threads < 0) return Status(StatusCode::kInvalidArgument, "threads must be >= 0");
+  rt::SessionOptions options;
+  options.threads = threads;
+  // The program is copied (graphs, attributes); constants stay views into the one mapping.
+  auto s = rt::Session::create(package->impl_->program, rt::KernelRegistry::standard(), options);
+  if (!s.ok()) return from(s.status());
+  auto impl = std::make_unique<Impl>();
+  impl->package = std::move(package);
+  impl->session = std::move(*s);
+  *out = std::unique_ptr<Session>(new Session(std::move(impl)));
+  return Status();
+}
+
+Status Session::run(std::span<const TensorView> inputs, std::vector<TensorView>* outputs) {
+  std::vector<rt::Tensor>& ins = impl_->inputs;
+  ins.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorView& v = inputs[i];
+    if (!rt::Shape::fits(v.shape.size())) {
+      return Status(StatusCode::kInvalidArgument,
+                    "input " + std::to_string(i) + " has rank " + std::to_string(v.shape.size()) +
+                        ", above the maximum " + std::to_string(rt::kMaxRank));
+    }
+    for (int64_t d : v.shape) {
+      if (d < 0) {
+        return Status(StatusCode::kInvalidArgument,
+                      "input " + std::to_string(i) + " has a negative dim");
+      }
+    }
+    ins[i].dtype = static_cast<rt::DType>(v.type);
+    ins[i].shape = rt::Shape(std::span<const int64_t>(v.shape));
+    ins[i].data = const_cast<void*>(v.data);  // kernels only read inputs
+  }
+  auto result = impl_->session->run(ins);
+  if (!result.ok()) return from(result.status());
+  outputs->resize(result->size());
+  for (size_t i = 0; i < result->size(); ++i) {
+    const rt::Tensor& t = (*result)[i];
+    TensorView& o = (*outputs)[i];
+    o.type = static_cast<ElementType>(t.dtype);
+    o.shape.assign(t.shape.dims().begin(), t.shape.dims().end());
+    o.data = t.data;
+  }
+  return Status();
+}
+
+void Session::trim() { impl_->session->trim(); }
+
+}  // namespace sod2::api

@@ -1,0 +1,181 @@
+// `sod2 compile` then `sod2 run MODEL.sod2 --test-data` on a corpus model; the public API
+// (runtime/include/sod2/runtime.h) on the same package, in-process and through the example
+// program run_package, which is built by CMake and run here as a user would run it. Compiled
+// with --no-fusion so these tests do not depend on which fused kernels the runtime has.
+#include <gtest/gtest.h>
+#include <sod2/runtime.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "app/cli/compile_command.h"
+#include "app/cli/output_compare.h"
+#include "app/cli/run_command.h"
+#include "core/onnx/onnx_import.h"
+#include "core/package/program_builder.h"
+
+namespace sod2 {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kModelDir = fs::path(SOD2_SHARED_DIR) / "models" / "bert_tiny";
+
+class PackageCliAndApi : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    package_ = new fs::path(fs::temp_directory_path() /
+                            ("sod2_cli_api_" + std::to_string(::getpid()) + ".sod2"));
+    std::ostringstream out, err;
+    compiled_ = cli::run_compile({(kModelDir / "model.onnx").string(), "-o", package_->string(),
+                                  "--range", "batch=1:16,seq=1:512", "--no-fusion"},
+                                 out, err);
+    compile_output_ = new std::string(out.str() + err.str());
+  }
+  static void TearDownTestSuite() {
+    fs::remove(*package_);
+    delete package_;
+    delete compile_output_;
+  }
+  static fs::path* package_;
+  static int compiled_;
+  static std::string* compile_output_;
+};
+
+fs::path* PackageCliAndApi::package_ = nullptr;
+int PackageCliAndApi::compiled_ = 1;
+std::string* PackageCliAndApi::compile_output_ = nullptr;
+
+TEST_F(PackageCliAndApi, CompileWritesAPackage) {
+  ASSERT_EQ(compiled_, 0) << *compile_output_;
+  EXPECT_NE(compile_output_->find("wrote "), std::string::npos) << *compile_output_;
+  EXPECT_NE(compile_output_->find("sha256 "), std::string::npos) << *compile_output_;
+  EXPECT_NE(compile_output_->find("seq in 1:512"), std::string::npos) << *compile_output_;
+}
+
+TEST_F(PackageCliAndApi, RunAcceptsThePackage) {
+  ASSERT_EQ(compiled_, 0) << *compile_output_;
+  for (const char* set : {"test_data_set_0", "test_data_set_1"}) {
+    std::ostringstream out, err;
+    EXPECT_EQ(
+        cli::run_run({package_->string(), "--test-data", (kModelDir / set).string()}, out, err), 0)
+        << out.str() << err.str();
+    EXPECT_NE(out.str().find("PASS"), std::string::npos) << out.str();
+  }
+}
+
+TEST_F(PackageCliAndApi, RunRefusesRangesForAPackage) {
+  ASSERT_EQ(compiled_, 0) << *compile_output_;
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run_run({package_->string(), "--test-data",
+                          (kModelDir / "test_data_set_0").string(), "--range", "seq=1:8"},
+                         out, err),
+            1);
+  EXPECT_NE(err.str().find("compiled package"), std::string::npos) << err.str();
+}
+
+TEST_F(PackageCliAndApi, CompileReportsAMissingModel) {
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run_compile({"/nonexistent/model.onnx", "-o", "/tmp/x.sod2"}, out, err), 1);
+  EXPECT_NE(err.str().find("sod2 compile: "), std::string::npos) << err.str();
+}
+
+std::vector<rt::HostTensor> read_set(const fs::path& dir, const char* prefix) {
+  std::vector<rt::HostTensor> out;
+  for (int i = 0;; ++i) {
+    const fs::path p = dir / (prefix + std::to_string(i) + ".pb");
+    if (!fs::exists(p)) break;
+    auto t = read_tensor_file(p.string());
+    EXPECT_TRUE(t.ok());
+    auto h = package::to_host_tensor(*t, p.string());
+    EXPECT_TRUE(h.ok());
+    out.push_back(std::move(*h));
+  }
+  return out;
+}
+
+TEST_F(PackageCliAndApi, PublicApiRunsThePackage) {
+  ASSERT_EQ(compiled_, 0) << *compile_output_;
+  std::shared_ptr<const api::Package> package;
+  api::Status st = api::Package::load(package_->string(), &package);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(package->inputs().size(), 2u);
+  EXPECT_EQ(package->inputs()[0].name, "input_ids");
+  EXPECT_EQ(package->inputs()[0].type, api::ElementType::kInt64);
+  EXPECT_EQ(package->inputs()[0].rank, 2);
+  std::unique_ptr<api::Session> session;
+  st = api::Session::create(package, 1, &session);
+  ASSERT_TRUE(st.ok()) << st.message();
+  package.reset();  // the session keeps the mapping alive
+
+  const fs::path dir = kModelDir / "test_data_set_0";
+  const auto inputs = read_set(dir, "input_");
+  const auto expected = read_set(dir, "output_");
+  std::vector<api::TensorView> views;
+  for (const rt::HostTensor& h : inputs) {
+    api::TensorView v;
+    v.type = static_cast<api::ElementType>(h.dtype());
+    v.shape.assign(h.shape().dims().begin(), h.shape().dims().end());
+    v.data = h.bytes().data();
+    views.push_back(v);
+  }
+  std::vector<api::TensorView> outputs;
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    st = session->run(views, &outputs);
+    ASSERT_TRUE(st.ok()) << st.message();
+    ASSERT_EQ(outputs.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      rt::Tensor got{static_cast<rt::DType>(outputs[i].type),
+                     rt::Shape(std::span<const int64_t>(outputs[i].shape)),
+                     const_cast<void*>(outputs[i].data)};
+      const cli::Comparison c = cli::compare_tensors(got, expected[i].view(), 1e-3, 1e-4);
+      EXPECT_TRUE(c.ok()) << "output " << i << " max abs " << c.max_abs;
+    }
+  }
+  views.pop_back();
+  st = session->run(views, &outputs);
+  EXPECT_EQ(st.code(), api::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("takes 2 inputs"), std::string::npos) << st.message();
+}
+
+TEST_F(PackageCliAndApi, PublicApiReportsBadFiles) {
+  std::shared_ptr<const api::Package> package;
+  api::Status st = api::Package::load("/nonexistent/model.sod2", &package);
+  EXPECT_EQ(st.code(), api::StatusCode::kNotFound);
+  st = api::Package::load((kModelDir / "model.onnx").string(), &package);
+  EXPECT_EQ(st.code(), api::StatusCode::kParseError);
+  EXPECT_NE(st.message().find("not a SoD2 package"), std::string::npos) << st.message();
+}
+
+TEST_F(PackageCliAndApi, ExampleProgramRunsThePackage) {
+  ASSERT_EQ(compiled_, 0) << *compile_output_;
+  const std::string cmd = std::string(SOD2_RUN_PACKAGE_EXAMPLE) + " " + package_->string() +
+                          " input_ids=1x16 attention_mask=1x16 --threads 1 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buf[512];
+  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
+  const int status = ::pclose(pipe);
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("last_hidden_state [1,16,128]:"), std::string::npos) << output;
+  EXPECT_NE(output.find("logits [1,2]:"), std::string::npos) << output;
+}
+
+TEST_F(PackageCliAndApi, ExampleProgramReportsSizesOutsideTheRange) {
+  ASSERT_EQ(compiled_, 0) << *compile_output_;
+  const std::string cmd = std::string(SOD2_RUN_PACKAGE_EXAMPLE) + " " + package_->string() +
+                          " input_ids=1x600 attention_mask=1x600 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buf[512];
+  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
+  EXPECT_NE(::pclose(pipe), 0);
+  EXPECT_NE(output.find("outside the declared range"), std::string::npos) << output;
+}
+
+}  // namespace
+}  // namespace sod2
