@@ -49,8 +49,9 @@ CommandLine make_parser() {
 }
 
 std::string usage() {
-  return "usage: sod2 run MODEL.onnx --test-data DIR [options]\n"
-         "       sod2 run MODEL.onnx (--bind k=v,... | --inputs DIR) [--runs N] [--json] ...\n\n"
+  return "usage: sod2 run MODEL.onnx|MODEL.sod2 --test-data DIR [options]\n"
+         "       sod2 run MODEL.onnx|MODEL.sod2 (--bind k=v,... | --inputs DIR) [--runs N] "
+         "[--json]\n\n"
          "Compiles the model in memory (RDP, memory plan) and runs it with the CPU runtime.\n"
          "With --test-data: runs on the inputs in DIR and compares every output with the\n"
          "reference; prints the largest absolute and relative error per output and exits 1 if\n"
@@ -156,7 +157,8 @@ Expected<rt::ProgramDesc> load_program(const CommandLine& cl, const RdpOptions& 
   const std::string& path = cl.positional()[0];
   if (rt::is_package_file(path)) {
     if (cl.has("--range") || cl.has("--ranges")) {
-      return invalid_argument(path + " is a compiled package: its ranges were fixed by `sod2 "
+      return invalid_argument(path +
+                              " is a compiled package: its ranges were fixed by `sod2 "
                               "compile`; drop --range/--ranges or recompile the model");
     }
     return rt::load_package_file(path);
