@@ -73,8 +73,11 @@ inline Expected<std::vector<HostTensor>> run_kernel(const KernelRegistry& regist
 template <typename T>
 HostTensor make_tensor(DType dtype, Shape shape, const std::vector<T>& values) {
   HostTensor t(dtype, shape);
-  std::memcpy(t.bytes().data(), values.data(),
-              std::min(t.bytes().size(), values.size() * sizeof(T)));
+  // memcpy from an empty vector's null data() is UB even for 0 bytes (UBSan flags it).
+  if (!values.empty()) {
+    std::memcpy(t.bytes().data(), values.data(),
+                std::min(t.bytes().size(), values.size() * sizeof(T)));
+  }
   return t;
 }
 

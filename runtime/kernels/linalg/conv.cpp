@@ -1,8 +1,10 @@
 // Conv (1-D to 3-D, groups, dilations, pads, auto_pad, bias) on NCHW float32.
 //
-// Three paths, all ending in the same per-tile epilogue (bias + activation + residual):
+// Four paths, all ending in the same per-tile epilogue (bias + activation + residual):
 //  - depthwise (one input channel per group, 1-D/2-D): direct vectorised loops
 //    (conv_depthwise.cpp); im2col would copy every input value k*k times for k*k multiply-adds;
+//  - dense kernels larger than 1x1 up to 128 channels x 3x3 per group (1-D/2-D): direct
+//    vectorised loops (conv_direct.cpp), no im2col;
 //  - pointwise (1x1, stride 1, no pads): a GEMM on the input as it is;
 //  - otherwise im2col + GEMM, tiled over output positions so each thread builds a panel of
 //    columns that fits in L2 and multiplies it right away.
@@ -20,6 +22,7 @@ namespace {
 
 // Rows [0, cg*k_size) x columns [p0, p1) of the im2col matrix of one group's input `x`
 // (cg planes of g.in_size()), written densely (row stride p1 - p0) to `dst`.
+SOD2_LINALG_CLONES
 void im2col_tile(const float* x, int64_t cg, const Window3& g, int64_t p0, int64_t p1, float* dst) {
   const int64_t tp = p1 - p0;
   const int64_t ow = g.out[2], oh = g.out[1];
@@ -50,6 +53,10 @@ void im2col_tile(const float* x, int64_t cg, const Window3& g, int64_t p0, int64
               std::fill(d, d + j0, 0.f);
               if (sw == 1) {
                 std::memcpy(d + j0, xr + first + j0, static_cast<size_t>(j1 - j0) * sizeof(float));
+              } else if (sw == 2) {
+                // A constant stride vectorises (deinterleaving loads).
+                const float* xs = xr + first;
+                for (int64_t j = j0; j < j1; ++j) d[j] = xs[2 * j];
               } else {
                 for (int64_t j = j0; j < j1; ++j) d[j] = xr[first + j * sw];
               }
@@ -136,6 +143,7 @@ Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, cons
   ThreadPool& pool = ctx.pool();
 
   if (cg == 1 && g.spatial <= 2) return depthwise_forward(ctx, s, X, W, Y, e);
+  if (direct_conv_applies(s)) return direct_conv_forward(ctx, s, X, W, Y, e);
 
   const bool pointwise = kvol == 1 && g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1 &&
                          g.pad_begin[0] + g.pad_begin[1] + g.pad_begin[2] == 0 &&
@@ -144,6 +152,9 @@ Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, cons
   // and there are enough of them to keep every thread busy.
   const int64_t threads = pool.num_threads();
   int64_t tp = std::max<int64_t>(16, (128 * 1024) / std::max<int64_t>(kdim, 1));
+  // With an epilogue, the output tile (mg x tp) also stays within ~256 KiB, so the epilogue
+  // reads it back from L2 rather than memory.
+  if (!e.empty()) tp = std::min(tp, std::max<int64_t>(256, (64 * 1024) / std::max<int64_t>(mg, 1)));
   const int64_t units = s.n * s.group;
   const double macs = static_cast<double>(units) * mg * kdim * P;
   if (parallel_parts(pool, macs) > 1) {

@@ -12,21 +12,25 @@
 // hide the FMA latency, and for stride 1 every loaded input vector feeds up to R output rows).
 // Square 3x3/5x5/7x7 kernels with equal strides 1 or 2 and no dilation are fully unrolled, every
 // tap's phase and offset a constant; everything else (1-D, other sizes, dilations, unequal or
-// larger strides) takes a generic vectorised loop over the same layout.
+// larger strides) takes a generic vectorised loop over the same layout. Bias and plain
+// activations are applied to the accumulators before the store (epilogue_simd.h); residuals
+// and Sigmoid/Tanh run per block of rows right after it is stored, while it is in L1.
 #include <algorithm>
 #include <cstring>
 
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/conv_internal.h"
+#include "runtime/kernels/linalg/conv_rows.h"
+#include "runtime/kernels/linalg/epilogue_simd.h"
 #include "runtime/kernels/linalg/simd.h"
 
 namespace sod2::rt {
 namespace {
 
+using conv_rows::prepare_rows;
 using simd::Vec;
 
 constexpr int kMaxNV = 4;
-constexpr int kMaxRowsPerBlock = 8;
 
 // Everything a chunk of planes needs, computed once per run.
 struct DwJob {
@@ -34,64 +38,29 @@ struct DwJob {
   const float* w;
   float* y;
   const EpilogueRun* e;
-  int64_t c, m, mult;     // input channels, output channels, outputs per input channel
-  int64_t mchunk;         // outputs per work item (a slice of the multiplier)
+  InlineEpilogue ie;   // the part of *e applied to the accumulators before the store
+  int64_t c, m, mult;  // input channels, output channels, outputs per input channel
+  int64_t mchunk;      // outputs per work item (a slice of the multiplier)
   int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
-  int vl, nv;             // vector lanes; vectors per block
-  int64_t bw;             // block width in floats: nv * vl
-  int64_t pw;             // floats per phase of a prepared row
-  int64_t rf;             // floats per prepared row: sw * pw
-  int64_t th;             // padded rows the kernels may read
-  bool fixed;             // the unrolled K x K path applies
-  bool half;              // rows fit half a vector: run on VL/2 lanes
+  int vl, nv;  // vector lanes; vectors per block
+  int64_t bw;  // block width in floats: nv * vl
+  int64_t pw;  // floats per phase of a prepared row
+  int64_t rf;  // floats per prepared row: sw * pw
+  int64_t th;  // padded rows the kernels may read
+  bool fixed;  // the unrolled K x K path applies
+  bool half;   // rows fit half a vector: run on VL/2 lanes
   // Slot layout (floats from the slot's start).
   int64_t buf_off, zero_off, tab_off, koff_off, slot_floats;
 };
 
 inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
-inline int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-inline int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 int rows_per_block(int nv) { return nv == 1 ? 8 : nv == 2 ? 4 : 2; }
 
-// Copies input plane x into the padded, phase-split rows of the slot (vector copies; zero fills
-// in whole vectors may run past a phase into what is written next, or into the slack after
-// the last row).
-template <int VL>
-SOD2_SIMD_INLINE void prepare_plane(const DwJob& j, const float* x, float* buf) {
-  for (int64_t iy = 0; iy < j.ih; ++iy) {
-    const float* src = x + iy * j.iw;
-    float* dst = buf + iy * j.rf;
-    for (int64_t p = 0; p < j.sw; ++p) {
-      float* d = dst + p * j.pw;
-      // Column jj of phase p is padded column jj*sw + p, input column jj*sw + p - pl.
-      const int64_t lo = std::clamp<int64_t>(ceil_div(j.pl - p, j.sw), 0, j.pw);
-      const int64_t hi = std::clamp<int64_t>(floor_div(j.iw - 1 + j.pl - p, j.sw) + 1, lo, j.pw);
-      simd::zero_over<VL>(d, lo);
-      const int64_t t0 = lo * j.sw + p - j.pl;  // input column of d[lo]
-      const float* s = src + t0;
-      const int64_t n = hi - lo;
-      if (j.sw == 1) {
-        simd::copy<VL>(d + lo, s, n);
-      } else {
-        int64_t q = 0;
-        if (j.sw == 2) {
-          // Whole vectors while both loads stay inside the row.
-          for (; q + VL <= n && t0 + 2 * (q + VL) <= j.iw; q += VL)
-            simd::store<VL>(d + lo + q, simd::even_lanes<VL>(simd::load<VL>(s + 2 * q),
-                                                             simd::load<VL>(s + 2 * q + VL)));
-        }
-        for (; q < n; q = simd::launder(q + 1)) d[lo + q] = s[q * j.sw];
-      }
-      simd::zero_over<VL>(d + hi, j.pw - hi);
-    }
-  }
-}
-
 // Stores rows [0, nrows) of a block whose first `cols` columns are valid.
 template <int VL, int R, int NV>
-SOD2_SIMD_INLINE void store_block(const Vec<VL> (&acc)[R][NV], float* y, int64_t ldy,
-                                  int64_t nrows, int64_t cols) {
+SOD2_SIMD_INLINE void store_block(const Vec<VL> (&acc)[R][NV], float* y, int64_t ldy, int64_t nrows,
+                                  int64_t cols) {
   for (int r = 0; r < R; ++r) {
     if (r >= nrows) break;
     float* yr = y + r * ldy;
@@ -112,8 +81,8 @@ SOD2_SIMD_INLINE void store_block(const Vec<VL> (&acc)[R][NV], float* y, int64_t
 // One output plane with a K x K kernel, stride S on both axes, no dilation: every tap's
 // phase and offset are constants.
 template <int VL, int K, int S, int NV>
-SOD2_SIMD_INLINE void plane_fixed(const DwJob& j, const float* const* tab, const float* w,
-                                  float* y, const float* res, int64_t oc) {
+SOD2_SIMD_INLINE void plane_fixed(const DwJob& j, const float* const* tab, const float* w, float* y,
+                                  const float* res, int64_t oc) {
   constexpr int R = NV == 1 ? 8 : NV == 2 ? 4 : 2;
   constexpr int U = (R - 1) * S + K;  // input rows one block reads
   const int64_t pw = j.pw;
@@ -144,11 +113,14 @@ SOD2_SIMD_INLINE void plane_fixed(const DwJob& j, const float* const* tab, const
           }
         }
       }
+      if (j.ie.on)
+        for (int r = 0; r < R; ++r)
+          for (int v = 0; v < NV; ++v) acc[r][v] = inline_epilogue<VL>(acc[r][v], j.ie, oc);
       store_block<VL, R, NV>(acc, y + oy0 * j.ow + ox0, j.ow, nrows, j.ow - ox0);
     }
-    if (!j.e->empty())
-      j.e->apply(y + oy0 * j.ow, res ? res + oy0 * j.ow : nullptr, 1, nrows * j.ow,
-                 nrows * j.ow, oc, true);
+    if (!j.e->empty() && !j.ie.on)
+      j.e->apply(y + oy0 * j.ow, res ? res + oy0 * j.ow : nullptr, 1, nrows * j.ow, nrows * j.ow,
+                 oc, true);
   }
 }
 
@@ -171,9 +143,11 @@ SOD2_SIMD_INLINE void plane_generic(const DwJob& j, const float* const* tab, con
           for (int v = 0; v < NV; ++v) acc[0][v] += wv * simd::load<VL>(src + v * VL);
         }
       }
+      if (j.ie.on)
+        for (int v = 0; v < NV; ++v) acc[0][v] = inline_epilogue<VL>(acc[0][v], j.ie, oc);
       store_block<VL, 1, NV>(acc, y + oy * j.ow + ox0, j.ow, 1, j.ow - ox0);
     }
-    if (!j.e->empty())
+    if (!j.e->empty() && !j.ie.on)
       j.e->apply(y + oy * j.ow, res ? res + oy * j.ow : nullptr, 1, j.ow, j.ow, oc, true);
   }
 }
@@ -208,14 +182,13 @@ SOD2_SIMD_INLINE void run_items(const DwJob& j, int64_t i0, int64_t i1, float* s
     const int64_t iy = t - j.pt;
     tab[t] = iy >= 0 && iy < j.ih ? buf + iy * j.rf : zero;
   }
-  for (int64_t kx = 0; kx < j.kw; ++kx)
-    koff[kx] = ((kx * j.dw) % j.sw) * j.pw + (kx * j.dw) / j.sw;
+  for (int64_t kx = 0; kx < j.kw; ++kx) koff[kx] = conv_rows::tap_offset(kx, j.dw, j.sw, j.pw);
   const int64_t slices = (j.mult + j.mchunk - 1) / j.mchunk;
   const int64_t P = j.oh * j.ow;
   for (int64_t it = i0; it < i1; ++it) {
     const int64_t plane = it / slices, sl = it % slices;  // plane = img * c + ic
     const int64_t img = plane / j.c, ic = plane % j.c;
-    prepare_plane<VL>(j, j.x + plane * j.ih * j.iw, buf);
+    prepare_rows<VL>(j.x + plane * j.ih * j.iw, buf, j.ih, j.iw, j.sw, j.pl, j.pw, j.rf);
     const int64_t q1 = std::min(j.mult, (sl + 1) * j.mchunk);
     for (int64_t q = sl * j.mchunk; q < q1; ++q) {
       const int64_t oc = ic * j.mult + q;
@@ -259,6 +232,7 @@ Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X,
   j.w = W;
   j.y = Y;
   j.e = &e;
+  j.ie = InlineEpilogue::from(e);
   j.c = s.c;
   j.m = s.m;
   j.mult = s.m / s.c;
@@ -281,7 +255,7 @@ Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X,
   j.bw = j.half ? j.vl / 2 : static_cast<int64_t>(j.nv) * j.vl;
   j.fixed = j.kh == j.kw && (j.kh == 3 || j.kh == 5 || j.kh == 7) && j.dh == 1 && j.dw == 1 &&
             j.sh == j.sw && (j.sh == 1 || j.sh == 2);
-  j.pw = round_up(j.ow, j.bw) + ((j.kw - 1) * j.dw) / j.sw;
+  j.pw = conv_rows::phase_width(j.ow, j.bw, j.kw, j.dw, j.sw);
   j.rf = j.sw * j.pw;
   const int64_t rpb = j.fixed ? rows_per_block(j.half ? 1 : j.nv) : 1;
   j.th = (round_up(j.oh, rpb) - 1) * j.sh + (j.kh - 1) * j.dh + 1;
@@ -297,12 +271,14 @@ Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X,
   const int64_t planes = s.n * s.c;
   // Split each plane's outputs over items only when planes alone cannot feed the threads.
   int64_t slices = 1;
-  if (planes < 2 * threads && j.mult > 1) slices = std::min(j.mult, (2 * threads + planes - 1) / planes);
+  if (planes < 2 * threads && j.mult > 1)
+    slices = std::min(j.mult, (2 * threads + planes - 1) / planes);
   j.mchunk = (j.mult + slices - 1) / slices;
   slices = (j.mult + j.mchunk - 1) / j.mchunk;
   const int64_t items = planes * slices;
   const double item_macs = static_cast<double>(j.mchunk) * j.oh * j.ow * j.kh * j.kw;
-  const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(2.0e5 / std::max(item_macs, 1.0)));
+  const int64_t grain =
+      std::max<int64_t>(1, static_cast<int64_t>(2.0e5 / std::max(item_macs, 1.0)));
   const int slots = ScratchSlots::count(pool);
   SOD2_ASSIGN_OR_RETURN(float* base, scratch_floats(ctx, slots * j.slot_floats));
   ScratchSlots slot_set(base, j.slot_floats, slots);

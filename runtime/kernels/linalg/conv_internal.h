@@ -25,4 +25,9 @@ Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, cons
 Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
                          float* Y, const EpilogueRun& e);
 
+// Dense direct convolution (conv_direct.cpp): whether it serves this shape, and the run.
+bool direct_conv_applies(const ConvShape& s);
+Status direct_conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
+                           float* Y, const EpilogueRun& e);
+
 }  // namespace sod2::rt

@@ -71,8 +71,8 @@ SOD2_SIMD_INLINE void tile_pass(const EpilogueRun& e, float* y, const float* res
       if (e.bias[0]) rb0 = e.bias[0][ch0 + r];
       if (e.bias[1]) rb1 = e.bias[1][ch0 + r];
     }
-    row_pass<A, NB, RM>(y + r * ld, res ? res + r * ld : nullptr, cols, cb0, cb1, rb0, rb1,
-                        e.alpha, e.beta);
+    row_pass<A, NB, RM>(y + r * ld, res ? res + r * ld : nullptr, cols, cb0, cb1, rb0, rb1, e.alpha,
+                        e.beta);
   }
 }
 
@@ -117,9 +117,8 @@ SOD2_SIMD_INLINE void apply_impl(const EpilogueRun& e, float* y, const float* re
 
 // One copy per instruction set (simd.h), picked at run time.
 #if SOD2_SIMD_X86
-SOD2_TARGET_AVX512 void apply_avx512(const EpilogueRun& e, float* y, const float* res,
-                                     int64_t rows, int64_t cols, int64_t ld, int64_t ch0,
-                                     bool channel_is_row) {
+SOD2_TARGET_AVX512 void apply_avx512(const EpilogueRun& e, float* y, const float* res, int64_t rows,
+                                     int64_t cols, int64_t ld, int64_t ch0, bool channel_is_row) {
   apply_impl(e, y, res, rows, cols, ld, ch0, channel_is_row);
 }
 SOD2_TARGET_AVX2 void apply_avx2(const EpilogueRun& e, float* y, const float* res, int64_t rows,

@@ -159,8 +159,10 @@ class MatMulKernel : public Kernel {
     }
     g.m = p.m;
     const double macs = static_cast<double>(p.m) * p.n * std::max<int64_t>(p.k, 1);
-    if (parallel_parts(ctx.pool(), macs) > 1) {
-      // Big matrices: one parallel GEMM per batch.
+    const int64_t threads = ctx.pool().num_threads();
+    if (parallel_parts(ctx.pool(), macs) > 1 && p.batches < 2 * threads) {
+      // Few big matrices: one parallel GEMM per batch. (With at least two batches per thread,
+      // whole batches per thread below balance as well without a barrier per batch.)
       for (int64_t bi = 0; bi < p.batches; ++bi) {
         int64_t oa, ob;
         batch_offsets(p, bi, &oa, &ob);
@@ -175,7 +177,7 @@ class MatMulKernel : public Kernel {
       }
       return Status::ok_status();
     }
-    // Many small matrices (attention heads): batches in parallel, each GEMM on one thread.
+    // Many matrices (attention heads): batches in parallel, each GEMM on one thread.
     const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(2.0e6 / std::max(macs, 1.0)));
     ctx.pool().parallel_for(p.batches, grain, [&](int64_t b0, int64_t b1) {
       for (int64_t bi = b0; bi < b1; ++bi) {

@@ -1,12 +1,15 @@
 // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool on NC[D]HW float32, one output plane
-// per parallel item. Window bounds are clipped per axis once per output row, so the inner loop
-// only visits input elements.
+// per parallel item. 2-D windows with horizontal stride 1 or 2 (no Indices output, no
+// horizontal dilation) run vectorised over output columns, borders aside; other cases clip the
+// window per axis once per output row, so the inner loop only visits input elements. Global
+// pools reduce each plane with vector accumulators. Each runs in one copy per ISA (simd.h).
 #include <algorithm>
 #include <limits>
 
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
+#include "runtime/kernels/linalg/simd.h"
 
 namespace sod2::rt {
 namespace {
@@ -35,9 +38,8 @@ inline AxisWindow axis_window(const Window3& g, int a, int64_t o) {
   return w;
 }
 
-SOD2_LINALG_CLONES
-void pool_plane(PoolKind kind, bool include_pad, const float* x, float* y, int64_t* idx,
-                int64_t idx_base, const Window3& g) {
+SOD2_SIMD_INLINE void pool_plane_generic(PoolKind kind, bool include_pad, const float* x, float* y,
+                                         int64_t* idx, int64_t idx_base, const Window3& g) {
   for (int64_t oz = 0; oz < g.out[0]; ++oz) {
     const AxisWindow wz = axis_window(g, 0, oz);
     for (int64_t oy = 0; oy < g.out[1]; ++oy) {
@@ -80,6 +82,199 @@ void pool_plane(PoolKind kind, bool include_pad, const float* x, float* y, int64
   }
 }
 
+// One output value from the definition (borders of the fast path): window clipped per axis.
+SOD2_SIMD_INLINE float pool_point_2d(PoolKind kind, bool include_pad, const float* x,
+                                     const Window3& g, const AxisWindow& wy, int64_t ox) {
+  const AxisWindow wx = axis_window(g, 2, ox);
+  float acc = kind == PoolKind::kMax ? -std::numeric_limits<float>::infinity() : 0.f;
+  bool any = false;
+  for (int64_t ty = wy.t0; ty < wy.t1; ++ty) {
+    const float* xr = x + (wy.start + ty * g.dil[1]) * g.in[2] + wx.start;
+    for (int64_t tx = wx.t0; tx < wx.t1; ++tx) {
+      const float v = xr[tx * g.dil[2]];
+      if (kind == PoolKind::kMax) {
+        if (v > acc || !any) acc = v;
+      } else {
+        acc += v;
+      }
+      any = true;
+    }
+  }
+  if (kind == PoolKind::kAverage) {
+    const int64_t n = include_pad ? wy.padded * wx.padded : (wy.t1 - wy.t0) * (wx.t1 - wx.t0);
+    return n > 0 ? acc / static_cast<float>(n) : 0.f;
+  }
+  return any ? acc : 0.f;
+}
+
+// 2-D pooling without indices and horizontal dilation, horizontal stride 1 or 2: per output
+// row, the columns whose window lies inside the row run on vectors (each tap a load, or for
+// stride 2 an even-lane deinterleave of two loads), combined over the row's valid input rows;
+// the border columns take pool_point_2d.
+template <int VL, int S>
+SOD2_SIMD_INLINE void pool_plane_rows(PoolKind kind, bool include_pad, const float* x, float* y,
+                                      const Window3& g) {
+  using simd::Vec;
+  const int64_t iw = g.in[2], ow = g.out[2], kw = g.k[2], pl = g.pad_begin[2];
+  // Interior columns [a, b): ox*S - pl >= 0 and ox*S - pl + kw - 1 <= iw - 1.
+  const int64_t a = std::min<int64_t>(ow, (pl + S - 1) / S);
+  const int64_t b = std::clamp<int64_t>(iw - kw + pl < 0 ? 0 : (iw - kw + pl) / S + 1, a, ow);
+  // Vector blocks: VL outputs from ox read input columns c .. c + S (VL - 1) + kw - 1 of the
+  // row, c = ox S - pl >= 0 inside [a, b). Stride 2 deinterleaves two loads: the odd lanes of
+  // loads from one float before each tap (so the last load ends on the last column read), or
+  // at c + kx == 0 the even lanes from the tap, which reads columns up to 2 VL - 1 (inside the
+  // row when 2 VL <= iw). The last block is shifted back to end at b.
+  const bool vec_ok = b - a >= VL && (S == 1 || 2 * VL <= iw);
+  for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+    const AxisWindow wy = axis_window(g, 1, oy);
+    float* yr = y + oy * ow;
+    int64_t ox = 0;
+    for (; ox < a; ++ox) yr[ox] = pool_point_2d(kind, include_pad, x, g, wy, ox);
+    const int64_t rows = wy.t1 - wy.t0;
+    if (rows > 0 && vec_ok) {
+      const int64_t count = (include_pad ? wy.padded : rows) * kw;
+      const float inv = 1.f / static_cast<float>(count);
+      for (;;) {
+        const int64_t o0 = std::min(ox, b - VL);
+        const int64_t c = o0 * S - pl;
+        Vec<VL> acc = kind == PoolKind::kMax
+                          ? simd::splat<VL>(-std::numeric_limits<float>::infinity())
+                          : Vec<VL>{};
+        for (int64_t ty = wy.t0; ty < wy.t1; ++ty) {
+          const float* src = x + (wy.start + ty * g.dil[1]) * iw + c;
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            Vec<VL> v;
+            if constexpr (S == 1) {
+              v = simd::load<VL>(src + kx);
+            } else if (c + kx >= 1) {
+              v = simd::odd_lanes<VL>(simd::load<VL>(src + kx - 1),
+                                      simd::load<VL>(src + kx - 1 + VL));
+            } else {
+              v = simd::even_lanes<VL>(simd::load<VL>(src + kx), simd::load<VL>(src + kx + VL));
+            }
+            acc = kind == PoolKind::kMax ? simd::vmax<VL>(acc, v) : acc + v;
+          }
+        }
+        if (kind == PoolKind::kAverage) acc *= inv;
+        simd::store<VL>(yr + o0, acc);
+        ox = o0 + VL;
+        if (ox >= b) break;
+      }
+    }
+    for (; ox < ow; ++ox) yr[ox] = pool_point_2d(kind, include_pad, x, g, wy, ox);
+  }
+}
+
+// Planes [p0, p1) of one pooling run.
+struct PoolJob {
+  PoolKind kind;
+  bool include_pad;
+  const float* x;
+  float* y;
+  int64_t* idx;
+  Window3 g;
+  bool rows_path;  // pool_plane_rows applies
+};
+
+template <int VL>
+SOD2_SIMD_INLINE void pool_planes(const PoolJob& j, int64_t p0, int64_t p1) {
+  const int64_t P = j.g.out_size(), Pin = j.g.in_size();
+  for (int64_t p = p0; p < p1; ++p) {
+    const float* x = j.x + p * Pin;
+    float* y = j.y + p * P;
+    if (j.rows_path) {
+      if (j.g.stride[2] == 1)
+        pool_plane_rows<VL, 1>(j.kind, j.include_pad, x, y, j.g);
+      else
+        pool_plane_rows<VL, 2>(j.kind, j.include_pad, x, y, j.g);
+    } else {
+      pool_plane_generic(j.kind, j.include_pad, x, y, j.idx ? j.idx + p * P : nullptr, p * Pin,
+                         j.g);
+    }
+  }
+}
+
+#if SOD2_SIMD_X86
+SOD2_TARGET_AVX512 void pool_planes_avx512(const PoolJob& j, int64_t p0, int64_t p1) {
+  pool_planes<16>(j, p0, p1);
+}
+SOD2_TARGET_AVX2 void pool_planes_avx2(const PoolJob& j, int64_t p0, int64_t p1) {
+  pool_planes<8>(j, p0, p1);
+}
+#endif
+void pool_planes_base(const PoolJob& j, int64_t p0, int64_t p1) { pool_planes<4>(j, p0, p1); }
+
+using PlanesFn = void (*)(const PoolJob&, int64_t, int64_t);
+PlanesFn pick_planes_fn() {
+#if SOD2_SIMD_X86
+  switch (simd::simd_level()) {
+    case simd::Level::kAvx512: return &pool_planes_avx512;
+    case simd::Level::kAvx2: return &pool_planes_avx2;
+    default: break;
+  }
+#endif
+  return &pool_planes_base;
+}
+
+// Sum or maximum of each plane of n floats, with VL-wide accumulators (4 of them).
+template <int VL, PoolKind K>
+SOD2_SIMD_INLINE void global_planes(const float* X, float* Y, int64_t P, int64_t p0, int64_t p1) {
+  using simd::Vec;
+  for (int64_t p = p0; p < p1; ++p) {
+    const float* xp = X + p * P;
+    int64_t i = 0;
+    float r;
+    if constexpr (K == PoolKind::kMax) {
+      r = xp[0];
+      if (P >= 4 * VL) {
+        Vec<VL> m[4];
+        for (int u = 0; u < 4; ++u) m[u] = simd::load<VL>(xp + u * VL);
+        for (i = 4 * VL; i + 4 * VL <= P; i += 4 * VL)
+          for (int u = 0; u < 4; ++u) m[u] = simd::vmax<VL>(m[u], simd::load<VL>(xp + i + u * VL));
+        const Vec<VL> mm = simd::vmax<VL>(simd::vmax<VL>(m[0], m[1]), simd::vmax<VL>(m[2], m[3]));
+        for (int l = 0; l < VL; ++l) r = mm[l] > r ? mm[l] : r;
+      }
+      for (; i < P; ++i) r = xp[i] > r ? xp[i] : r;
+    } else {
+      Vec<VL> s[4] = {};
+      for (; i + 4 * VL <= P; i += 4 * VL)
+        for (int u = 0; u < 4; ++u) s[u] += simd::load<VL>(xp + i + u * VL);
+      const Vec<VL> ss = (s[0] + s[1]) + (s[2] + s[3]);
+      r = 0.f;
+      for (int l = 0; l < VL; ++l) r += ss[l];
+      for (; i < P; ++i) r += xp[i];
+      r = P ? r / static_cast<float>(P) : 0.f;
+    }
+    Y[p] = r;
+  }
+}
+
+template <PoolKind K>
+void global_planes_dispatch(const float* X, float* Y, int64_t P, int64_t p0, int64_t p1);
+#if SOD2_SIMD_X86
+template <PoolKind K>
+SOD2_TARGET_AVX512 void global_planes_avx512(const float* X, float* Y, int64_t P, int64_t p0,
+                                             int64_t p1) {
+  global_planes<16, K>(X, Y, P, p0, p1);
+}
+template <PoolKind K>
+SOD2_TARGET_AVX2 void global_planes_avx2(const float* X, float* Y, int64_t P, int64_t p0,
+                                         int64_t p1) {
+  global_planes<8, K>(X, Y, P, p0, p1);
+}
+#endif
+template <PoolKind K>
+void global_planes_dispatch(const float* X, float* Y, int64_t P, int64_t p0, int64_t p1) {
+#if SOD2_SIMD_X86
+  switch (simd::simd_level()) {
+    case simd::Level::kAvx512: return global_planes_avx512<K>(X, Y, P, p0, p1);
+    case simd::Level::kAvx2: return global_planes_avx2<K>(X, Y, P, p0, p1);
+    default: break;
+  }
+#endif
+  global_planes<4, K>(X, Y, P, p0, p1);
+}
+
 class PoolKernel : public Kernel {
  public:
   PoolKernel(const char* op, PoolKind kind, WindowAttrs w, bool include_pad, bool indices)
@@ -114,12 +309,13 @@ class PoolKernel : public Kernel {
     const float* X = x->as<float>();
     float* Y = y->as<float>();
     int64_t* I = ind ? ind->as<int64_t>() : nullptr;
+    (void)Pin;
+    PoolJob job{kind_, include_pad_, X, Y, I, g, false};
+    job.rows_path = !I && g.out[0] == 1 && g.k[0] == 1 && g.in[0] == 1 && g.dil[2] == 1 &&
+                    (g.stride[2] == 1 || g.stride[2] == 2);
+    const PlanesFn fn = pick_planes_fn();
     const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(P * g.k_size(), 1));
-    ctx.pool().parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p)
-        pool_plane(kind_, include_pad_, X + p * Pin, Y + p * P, I ? I + p * P : nullptr, p * Pin,
-                   g);
-    });
+    ctx.pool().parallel_for(planes, grain, [&](int64_t p0, int64_t p1) { fn(job, p0, p1); });
     return Status::ok_status();
   }
 
@@ -153,19 +349,9 @@ class GlobalPoolKernel : public Kernel {
                               " has no elements to take the maximum of");
     const float* X = x->as<float>();
     float* Y = y->as<float>();
-    ctx.pool().parallel_for(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(P, 1)),
-                            [&](int64_t p0, int64_t p1) {
-                              for (int64_t p = p0; p < p1; ++p) {
-                                const float* xp = X + p * P;
-                                if (K == PoolKind::kMax) {
-                                  Y[p] = *std::max_element(xp, xp + P);
-                                } else {
-                                  float s = 0.f;
-                                  for (int64_t i = 0; i < P; ++i) s += xp[i];
-                                  Y[p] = P ? s / static_cast<float>(P) : 0.f;
-                                }
-                              }
-                            });
+    ctx.pool().parallel_for(
+        planes, std::max<int64_t>(1, 65536 / std::max<int64_t>(P, 1)),
+        [&](int64_t p0, int64_t p1) { global_planes_dispatch<K>(X, Y, P, p0, p1); });
     return Status::ok_status();
   }
 };

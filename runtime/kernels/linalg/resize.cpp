@@ -107,6 +107,31 @@ void axis_taps(const ResizeAttrs& a, int64_t in, int64_t out, float scale, int64
 // dst[o, j, :] = sum_t w[j,t] * src[o, idx[j,t], :] for rows of `inner` floats.
 void axis_pass(ThreadPool& pool, const float* src, float* dst, int64_t outer, int64_t in_len,
                int64_t out_len, int64_t inner, int T, const int64_t* idx, const float* w) {
+  if (inner == 1) {
+    // The last axis: whole rows per item, so the per-output work is just the taps (a gather).
+    pool.parallel_for(outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(out_len * T, 1)),
+                      [&](int64_t o0, int64_t o1) {
+                        for (int64_t o = o0; o < o1; ++o) {
+                          const float* base = src + o * in_len;
+                          float* d = dst + o * out_len;
+                          if (T == 1) {
+                            for (int64_t j = 0; j < out_len; ++j) d[j] = base[idx[j]];
+                          } else if (T == 2) {
+                            for (int64_t j = 0; j < out_len; ++j)
+                              d[j] =
+                                  w[2 * j] * base[idx[2 * j]] + w[2 * j + 1] * base[idx[2 * j + 1]];
+                          } else {
+                            for (int64_t j = 0; j < out_len; ++j) {
+                              float acc = 0.f;
+                              for (int t = 0; t < T; ++t)
+                                acc += w[j * T + t] * base[idx[j * T + t]];
+                              d[j] = acc;
+                            }
+                          }
+                        }
+                      });
+    return;
+  }
   const int64_t rows = outer * out_len;
   pool.parallel_for(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(inner * T, 1)),
                     [&](int64_t r0, int64_t r1) {
@@ -119,12 +144,6 @@ void axis_pass(ThreadPool& pool, const float* src, float* dst, int64_t outer, in
                         if (T == 1) {
                           std::memcpy(d, base + ij[0] * inner,
                                       static_cast<size_t>(inner) * sizeof(float));
-                          continue;
-                        }
-                        if (inner == 1) {
-                          float acc = 0.f;
-                          for (int t = 0; t < T; ++t) acc += wj[t] * base[ij[t]];
-                          *d = acc;
                           continue;
                         }
                         const float* s0 = base + ij[0] * inner;

@@ -43,18 +43,21 @@ SOD2_FORCE_INLINE void map(const float* x, float* y, int64_t n, F f) {
 }
 
 // The largest element of x[0, n), n >= 1. A NaN may or may not win; the caller's sum turns NaN
-// either way, so a row with a NaN comes out all NaN. Also prefetches `ahead` floats further on
-// (the row after next), so that row arrives while this one is computed.
-SOD2_FORCE_INLINE float row_max(const float* x, int64_t n, int64_t ahead) {
+// either way, so a row with a NaN comes out all NaN. Also prefetches `ahead` floats further on in
+// x, and in y for writing (the row after next), so that the input arrives and the output lines
+// are owned while this row is computed.
+SOD2_FORCE_INLINE float row_max(const float* x, float* y, int64_t n, int64_t ahead) {
   float m = x[0];
   int64_t i = 0;
   if (n >= 16) {
     V16f acc, v;
     load(&acc, x);
     __builtin_prefetch(x + ahead);
+    __builtin_prefetch(y + ahead, 1);
     for (i = 16; i + 16 <= n; i += 16) {
       load(&v, x + i);
       __builtin_prefetch(x + i + ahead);
+      __builtin_prefetch(y + i + ahead, 1);
       acc = v > acc ? v : acc;
     }
     for (int j = 0; j < 16; ++j) m = acc[j] > m ? acc[j] : m;
@@ -281,7 +284,7 @@ void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t n, bool lo
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * n;
     float* yr = y + r * n;
-    const float max = row_max(xr, n, 2 * n);
+    const float max = row_max(xr, yr, n, 2 * n);
     const double sum = exp_and_sum(xr, yr, n, max);
     if (log) {
       // (x - max) - log(sum), not x - (max + log(sum)): near the maximum the result is small

@@ -12,7 +12,7 @@ namespace sod2::rt::math {
 
 enum class UnaryF32 : int {
   kRelu,
-  kLeakyRelu,    // alpha
+  kLeakyRelu,  // alpha
   kSigmoid,
   kHardSigmoid,  // alpha, beta
   kHardSwish,

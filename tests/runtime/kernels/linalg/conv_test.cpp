@@ -154,6 +154,72 @@ TEST(Conv, DepthwiseFastPaths) {
   simd::force_simd_level(-1);
 }
 
+// The dense direct path (several input channels per group, kernel > 1x1, up to 1280 taps per
+// output, rows filling 2/3 of their vectors) at every SIMD level: output-channel counts around
+// the register block of 8, widths within / between / above vector blocks, strides, dilations,
+// pads, groups, 1-D.
+void direct_cases() {
+  uint32_t seed = 300;
+  for (int64_t m : {1, 8, 13})
+    for (int64_t w : {12, 29, 46})
+      for (int64_t st : {1, 2})
+        check_conv({2, 5, 9, w}, {m, 5, 3, 3}, true, {1, {st, st}, {}, {1, 1}, {1, 1}}, ++seed);
+  check_conv({1, 3, 31, 45}, {16, 3, 3, 3}, true, {1, {2, 2}, {}, {1, 1}, {1, 1}}, ++seed);
+  check_conv({1, 6, 12, 23}, {9, 6, 5, 5}, false, {1, {1, 1}, {}, {2, 2}, {2, 2}}, ++seed);
+  check_conv({1, 6, 12, 23}, {9, 6, 2, 4}, true, {1, {3, 2}, {}, {0, 3}, {1, 2}}, ++seed);
+  check_conv({1, 4, 20, 30}, {7, 4, 3, 3}, true, {1, {1, 1}, {2, 3}, {2, 3}, {2, 3}}, ++seed);
+  check_conv({2, 8, 11, 21}, {12, 4, 3, 3}, true, {2, {1, 2}, {}, {1, 1}, {1, 1}}, ++seed);
+  check_conv({1, 4, 10, 14}, {6, 4, 3, 3}, true, {1, {}, {}, {5, 0}, {6, 0}}, ++seed);  // pads > k
+  check_conv({1, 32, 14, 23}, {32, 32, 3, 3}, true, {1, {2, 2}, {}, {0, 0}, {0, 0}}, ++seed);
+  check_conv({2, 6, 50}, {10, 6, 5}, true, {1, {1}, {}, {2}, {2}}, ++seed);  // 1-D
+  check_conv({1, 6, 50}, {4, 3, 3}, false, {2, {2}, {2}, {1}, {3}}, ++seed);
+  // Narrow rows with output channels in whole vectors: vectorised over channels instead.
+  check_conv({2, 32, 30, 39}, {32, 32, 3, 3}, true, {1, {2, 2}, {}, {0, 0}, {0, 0}}, ++seed);
+  check_conv({1, 6, 9, 7}, {16, 6, 3, 3}, true, {1, {}, {}, {1, 1}, {1, 1}}, ++seed);
+  check_conv({1, 4, 8, 3}, {48, 4, 2, 2}, false, {1, {1, 1}, {2, 1}, {1, 0}, {0, 1}}, ++seed);
+  check_conv({2, 8, 10, 10}, {32, 4, 3, 3}, true, {2, {2, 2}, {}, {1, 1}, {1, 1}}, ++seed);
+  check_conv({1, 8, 9}, {16, 8, 3}, true, {1, {1}, {}, {1}, {1}}, ++seed);
+  check_conv({1, 3, 13, 1}, {64, 3, 3, 1}, true, {1, {2, 1}, {}, {1, 0}, {1, 0}}, ++seed);
+}
+
+TEST(Conv, DirectPaths) {
+  for (int level : {2, 1, 0}) {
+    SCOPED_TRACE("simd level " + std::to_string(level));
+    simd::force_simd_level(level);
+    direct_cases();
+  }
+  simd::force_simd_level(-1);
+  // Shapes that stay on im2col + GEMM: over 1280 taps per output, narrow outputs.
+  check_conv({1, 160, 6, 7}, {8, 160, 3, 3}, true, {1, {}, {}, {1, 1}, {1, 1}}, 400);
+  check_conv({1, 4, 5, 3}, {5, 4, 3, 3}, true, {1, {}, {}, {1, 1}, {1, 1}}, 401);
+}
+
+TEST(Epilogue, DirectPathWithResidual) {
+  const ConvP p{1, {2, 2}, {}, {1, 1}, {1, 1}};
+  const HostTensor x = rand_tensor({2, 6, 15, 40}, 21), w = rand_tensor({11, 6, 3, 3}, 22);
+  const HostTensor b = rand_tensor({11}, 23), fb = rand_tensor({11}, 24);
+  Shape out;
+  auto want = ref_conv(x, w, &b, p, &out);
+  const HostTensor res = rand_tensor(out, 25);
+  const int64_t plane = out[2] * out[3];
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double v = want[i] + fb.data<float>()[(i / plane) % out[1]] + res.data<float>()[i];
+    want[i] = v > 0 ? v : 0.1 * v;
+  }
+  Epilogue e;
+  e.bias_input = 3;
+  e.residual_input = 4;
+  e.activation = Activation::kLeakyRelu;
+  e.alpha = 0.1f;
+  const std::vector<const HostTensor*> in = {&x, &w, &b, &fb, &res};
+  const NodeInfo node = testing::node_info("Conv", 11, in, 1, conv_attrs(p));
+  for (int threads : {1, 2}) {
+    auto got = run_made(make_conv_kernel(node, e), in, 1, threads);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    expect_close(got.value()[0], out, want);
+  }
+}
+
 TEST(Epilogue, DepthwisePathsWithResidual) {
   // Epilogue per row block on the unrolled path and per row on the generic one.
   struct Case {

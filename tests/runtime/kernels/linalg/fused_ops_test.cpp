@@ -3,6 +3,7 @@
 #include <cfloat>
 
 #include "runtime/kernels/linalg/fused_ops.h"
+#include "runtime/kernels/linalg/simd.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
 
 namespace sod2::rt::linalg_test {
@@ -74,18 +75,17 @@ HostTensor run_fused(const std::string& op, std::vector<const HostTensor*> in, A
 }
 
 const std::vector<Act>& activations() {
-  static const std::vector<Act> acts = {
-      {""},
-      {"Relu"},
-      {"LeakyRelu", 0.2f},
-      {"LeakyRelu", 0.01f, 0.f, false},  // ONNX default slope
-      {"Clip", -0.5f, 0.75f},
-      {"Clip", -FLT_MAX, FLT_MAX, false},
-      {"Sigmoid"},
-      {"HardSigmoid", 0.3f, 0.4f},
-      {"HardSigmoid", 0.2f, 0.5f, false},
-      {"HardSwish"},
-      {"Tanh"}};
+  static const std::vector<Act> acts = {{""},
+                                        {"Relu"},
+                                        {"LeakyRelu", 0.2f},
+                                        {"LeakyRelu", 0.01f, 0.f, false},  // ONNX default slope
+                                        {"Clip", -0.5f, 0.75f},
+                                        {"Clip", -FLT_MAX, FLT_MAX, false},
+                                        {"Sigmoid"},
+                                        {"HardSigmoid", 0.3f, 0.4f},
+                                        {"HardSigmoid", 0.2f, 0.5f, false},
+                                        {"HardSwish"},
+                                        {"Tanh"}};
   return acts;
 }
 
@@ -112,19 +112,26 @@ void check_all(const std::string& op, const std::vector<const HostTensor*>& op_i
           const HostTensor want =
               run_separately(op, op_in, op_attrs, with_bias ? &bias : nullptr,
                              res_mode ? &res : nullptr, res_mode == 1, act, threads);
-          const HostTensor got = run_fused(op, in, op_attrs, bias_slot, res_slot, res_mode != 2,
-                                           act, threads);
+          const HostTensor got =
+              run_fused(op, in, op_attrs, bias_slot, res_slot, res_mode != 2, act, threads);
           expect_close(got, want.shape(), values(want), 1e-5);
         }
       }
 }
 
-TEST(FusedOps, ConvMatchesSeparateOps) {
+void conv_cases() {
   const HostTensor x = rand_tensor({2, 6, 9, 11}, 1), w = rand_tensor({8, 6, 3, 3}, 2),
                    b = rand_tensor({8}, 3);
   const HostTensor bias = rand_tensor({1, 8, 1, 1}, 4), res = rand_tensor({2, 8, 5, 6}, 5);
   const Attrs a = A().is("pads", {1, 1, 1, 1}).is("strides", {2, 2});
   check_all("Conv", {&x, &w, &b}, a, bias, res);
+  // Narrow rows with 16 output channels (the direct path vectorised over channels).
+  const HostTensor w16 = rand_tensor({16, 6, 3, 3}, 17), b16 = rand_tensor({16}, 18);
+  const HostTensor bias16 = rand_tensor({1, 16, 1, 1}, 19), r16 = rand_tensor({2, 16, 5, 6}, 20);
+  check_all("Conv", {&x, &w16, &b16}, a, bias16, r16);
+  // The direct path (rows wide enough for it), with B.
+  const HostTensor xw = rand_tensor({2, 6, 7, 29}, 15), rw = rand_tensor({2, 8, 7, 29}, 16);
+  check_all("Conv", {&xw, &w, &b}, A().is("pads", {1, 1, 1, 1}), bias, rw);
   // Depthwise and pointwise paths, and a Conv without B (the fused bias lands in slot 2).
   const HostTensor wd = rand_tensor({6, 1, 5, 5}, 6), resd = rand_tensor({2, 6, 9, 11}, 7),
                    biasd = rand_tensor({6, 1, 1}, 8);
@@ -135,6 +142,16 @@ TEST(FusedOps, ConvMatchesSeparateOps) {
   const HostTensor x1 = rand_tensor({2, 3, 40}, 11), w1 = rand_tensor({6, 1, 15}, 12),
                    r1 = rand_tensor({2, 6, 40}, 13), b1 = rand_tensor({6, 1}, 14);
   check_all("Conv", {&x1, &w1}, A().i("group", 3).is("pads", {7, 7}), b1, r1);
+}
+
+// At each SIMD level: the direct loops apply bias and plain activations to their vectors.
+TEST(FusedOps, ConvMatchesSeparateOps) {
+  for (int level : {2, 1, 0}) {
+    SCOPED_TRACE("simd level " + std::to_string(level));
+    simd::force_simd_level(level);
+    conv_cases();
+  }
+  simd::force_simd_level(-1);
 }
 
 TEST(FusedOps, MatMulMatchesSeparateOps) {
@@ -151,7 +168,8 @@ TEST(FusedOps, MatMulMatchesSeparateOps) {
 }
 
 TEST(FusedOps, GemmMatchesSeparateOps) {
-  const HostTensor a = rand_tensor({12, 9}, 1), b = rand_tensor({10, 9}, 2), c = rand_tensor({10}, 3);
+  const HostTensor a = rand_tensor({12, 9}, 1), b = rand_tensor({10, 9}, 2),
+                   c = rand_tensor({10}, 3);
   const HostTensor bias = rand_tensor({10}, 4), res = rand_tensor({12, 10}, 5);
   check_all("Gemm", {&a, &b, &c}, A().i("transB", 1).f("alpha", 0.5f).f("beta", 2.f), bias, res);
   // Without C: the fused bias or residual takes slot 2.

@@ -67,6 +67,9 @@ TEST(MatMul, ShapesAndBroadcast) {
   check_matmul({64, 96, 80}, {64, 80, 72}, 8);  // many batches in parallel
   check_matmul({300, 256}, {256, 200}, 9);      // one parallel GEMM with tiles
   check_matmul({1, 16, 512}, {512, 128}, 10);
+  check_matmul({3, 200, 160}, {3, 160, 150}, 11);      // few big batches: parallel GEMMs
+  check_matmul({3, 2, 130, 32}, {3, 2, 32, 140}, 12);  // attention-like, batch-parallel
+  check_matmul({2, 2, 150, 150}, {2, 2, 150, 40}, 13);
 }
 
 TEST(MatMul, ZeroSized) {

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "runtime/kernels/linalg/simd.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
 
 namespace sod2::rt::linalg_test {
@@ -73,6 +74,55 @@ TEST(Pool, MaxPool) {
   }
 }
 
+// The vectorised row path (2-D, horizontal stride 1 or 2) at every SIMD level: rows wide enough
+// for several vector blocks plus a tail, narrow rows, pads on each side, ceil_mode,
+// count_include_pad, vertical stride and dilation, against the reference.
+TEST(Pool, VectorRowPath) {
+  const HostTensor wide = rand_tensor({2, 3, 13, 75}, 7), narrow = rand_tensor({1, 2, 9, 6}, 8);
+  std::vector<PoolP> cases;
+  for (int64_t k : {2, 3})
+    for (int64_t s : {1, 2})
+      for (int64_t pad : {0, 1}) {
+        if (pad >= k) continue;
+        cases.push_back(PoolP{{k, k}, {s, s}, {}, {pad, pad}, {pad, pad}});
+        cases.push_back(PoolP{{k, k}, {s, s}, {}, {pad, 0}, {0, pad}, true});
+      }
+  cases.push_back(PoolP{{3, 5}, {3, 2}, {2, 1}, {1, 2}, {2, 2}});    // vertical dilation
+  cases.push_back(PoolP{{2, 4}, {1, 2}, {}, {0, 3}, {1, 3}, true});  // wide pads, ceil
+  cases.push_back(PoolP{{3, 5}, {2, 2}, {}, {1, 2}, {1, 2}});        // even left pad, stride 2
+  for (int level : {2, 1, 0}) {
+    simd::force_simd_level(level);
+    for (const HostTensor* x : {&wide, &narrow})
+      for (const PoolP& base : cases)
+        for (bool include : {false, true}) {
+          PoolP p = base;
+          p.include_pad = include;
+          SCOPED_TRACE("level " + std::to_string(level) + " X " + x->shape().to_string() + " k " +
+                       std::to_string(p.k[1]) + " s " + std::to_string(p.s[1]) + " pad " +
+                       std::to_string(p.pb[1]) + " include " + std::to_string(include));
+          Shape out;
+          const auto want_max = ref_pool(*x, p, true, &out);
+          auto got = run_both("MaxPool", 12, {x}, 1, pool_attrs(p));
+          ASSERT_EQ(got.size(), 1u);
+          expect_close(got[0], out, want_max, 0);
+          if (!p.d.empty()) continue;  // AveragePool has no dilations before opset 19
+          const auto want_avg = ref_pool(*x, p, false, &out);
+          got = run_both("AveragePool", 11, {x}, 1, pool_attrs(p));
+          ASSERT_EQ(got.size(), 1u);
+          expect_close(got[0], out, want_avg);
+        }
+  }
+  simd::force_simd_level(-1);
+  // 1-D pooling takes the same path.
+  const HostTensor x1 = floats({1, 1, 40}, std::vector<float>(40, 1.f));
+  auto got = run_both("AveragePool", 11, {&x1}, 1,
+                      A().is("kernel_shape", {3}).is("strides", {2}).is("pads", {1, 1}));
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<double> want(20, 1.0);
+  want[0] = 1.0;  // count_include_pad 0: the padded tap is not counted
+  expect_close(got[0], Shape{1, 1, 20}, want);
+}
+
 TEST(Pool, MaxPoolIndices) {
   const HostTensor x = floats({1, 1, 2, 3}, {1, 5, 2, 7, 3, 4});
   auto got = run_both("MaxPool", 12, {&x}, 2, A().is("kernel_shape", {2, 2}));
@@ -127,25 +177,34 @@ TEST(Pool, AutoPadOneDAndErrors) {
 }
 
 TEST(Pool, Global) {
-  const HostTensor x = rand_tensor({2, 5, 7, 6}, 3);
-  std::vector<double> avg, mx;
-  for (int64_t p = 0; p < 10; ++p) {
-    double s = 0, m = -1e30;
-    for (int64_t i = 0; i < 42; ++i) {
-      s += x.data<float>()[p * 42 + i];
-      m = std::max(m, double(x.data<float>()[p * 42 + i]));
+  // Plane sizes below, at and above the vector accumulators' block (4 x 16 floats), and odd.
+  for (int64_t w : {6, 16, 64, 71, 200}) {
+    SCOPED_TRACE("plane 7x" + std::to_string(w));
+    const HostTensor x = rand_tensor({2, 5, 7, w}, 3);
+    const int64_t P = 7 * w;
+    std::vector<double> avg, mx;
+    for (int64_t p = 0; p < 10; ++p) {
+      double s = 0, m = -1e30;
+      for (int64_t i = 0; i < P; ++i) {
+        s += x.data<float>()[p * P + i];
+        m = std::max(m, double(x.data<float>()[p * P + i]));
+      }
+      avg.push_back(s / P);
+      mx.push_back(m);
     }
-    avg.push_back(s / 42);
-    mx.push_back(m);
+    for (int level : {2, 1, 0}) {
+      simd::force_simd_level(level);
+      auto got = run_both("GlobalAveragePool", 1, {&x}, 1, {});
+      ASSERT_EQ(got.size(), 1u);
+      expect_close(got[0], Shape{2, 5, 1, 1}, avg);
+      got = run_both("GlobalMaxPool", 1, {&x}, 1, {});
+      ASSERT_EQ(got.size(), 1u);
+      expect_close(got[0], Shape{2, 5, 1, 1}, mx);
+    }
+    simd::force_simd_level(-1);
   }
-  auto got = run_both("GlobalAveragePool", 1, {&x}, 1, {});
-  ASSERT_EQ(got.size(), 1u);
-  expect_close(got[0], Shape{2, 5, 1, 1}, avg);
-  got = run_both("GlobalMaxPool", 1, {&x}, 1, {});
-  ASSERT_EQ(got.size(), 1u);
-  expect_close(got[0], Shape{2, 5, 1, 1}, mx);
   const HostTensor z(DType::kFloat, Shape{0, 5, 3});
-  got = run_both("GlobalAveragePool", 1, {&z}, 1, {});
+  auto got = run_both("GlobalAveragePool", 1, {&z}, 1, {});
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].shape().to_string(), "[0,5,1]");
 }

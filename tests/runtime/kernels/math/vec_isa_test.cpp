@@ -31,14 +31,14 @@ using namespace ::sod2::rt::math;  // NOLINT: the included file names the shared
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v3")
 namespace isa_v3 {
-using namespace ::sod2::rt::math;  // NOLINT
+using namespace ::sod2::rt::math;                // NOLINT
 #include "runtime/kernels/math/vec_kernels.cpp"  // NOLINT(bugprone-suspicious-include)
 }  // namespace isa_v3
 #pragma GCC pop_options
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v4")
 namespace isa_v4 {
-using namespace ::sod2::rt::math;  // NOLINT
+using namespace ::sod2::rt::math;                // NOLINT
 #include "runtime/kernels/math/vec_kernels.cpp"  // NOLINT(bugprone-suspicious-include)
 }  // namespace isa_v4
 #pragma GCC pop_options
@@ -51,8 +51,8 @@ struct Isa {
   const char* name;
   bool available;
   void (*unary)(UnaryF32, const float*, float*, int64_t, float, float);
-  void (*binary)(BinaryF32, float*, const float*, int64_t, int64_t, const float*, int64_t,
-                 int64_t, int64_t, int64_t);
+  void (*binary)(BinaryF32, float*, const float*, int64_t, int64_t, const float*, int64_t, int64_t,
+                 int64_t, int64_t);
   void (*softmax_rows)(const float*, float*, int64_t, int64_t, bool);
   void (*softmax_cols)(const float*, float*, int64_t, int64_t, int64_t, bool);
   void (*layer_norm)(const float*, float*, int64_t, int64_t, const float*, int64_t, const float*,
@@ -122,8 +122,8 @@ TEST(MathVecIsa, UnaryOpsAtEveryLevel) {
       {UnaryF32::kFloor, "Floor", -5, 5, [](double x) { return std::floor(x); }, 0, 0},
       {UnaryF32::kCeil, "Ceil", -5, 5, [](double x) { return std::ceil(x); }, 0, 0},
       {UnaryF32::kRound, "Round", -5, 5, [](double x) { return std::nearbyint(x); }, 0, 0},
-      {UnaryF32::kSoftsign, "Softsign", -5, 5, [](double x) { return x / (1 + std::abs(x)); },
-       1e-6, 1e-30},
+      {UnaryF32::kSoftsign, "Softsign", -5, 5, [](double x) { return x / (1 + std::abs(x)); }, 1e-6,
+       1e-30},
   };
   const float inf = std::numeric_limits<float>::infinity();
   for (const Isa& isa : levels()) {
@@ -173,14 +173,13 @@ TEST(MathVecIsa, BinaryRowPatternsAreExact) {
     int64_t a_row, a_step, b_row, b_step, rows, n;
   };
   const std::vector<Pattern> patterns = {
-      {37, 1, 37, 1, 40, 37},  // same shape
-      {37, 1, 0, 1, 40, 37},   // one b row repeated (bias, mask)
-      {37, 1, 1, 0, 40, 37},   // one b value per row (per-row scale)
-      {0, 1, 37, 1, 40, 37},   // a row repeated
-      {1, 0, 37, 1, 40, 37},
-      {37, 1, 0, 0, 40, 37},   // scalar b
-      {0, 0, 37, 1, 40, 37},   // scalar a
-      {37, 2, 1, 3, 12, 17},   // strided (general fallback)
+      {37, 1, 37, 1, 40, 37},                         // same shape
+      {37, 1, 0, 1, 40, 37},                          // one b row repeated (bias, mask)
+      {37, 1, 1, 0, 40, 37},                          // one b value per row (per-row scale)
+      {0, 1, 37, 1, 40, 37},                          // a row repeated
+      {1, 0, 37, 1, 40, 37},  {37, 1, 0, 0, 40, 37},  // scalar b
+      {0, 0, 37, 1, 40, 37},                          // scalar a
+      {37, 2, 1, 3, 12, 17},                          // strided (general fallback)
       {0, 1, 0, 1, 1, 1},
   };
   for (const Isa& isa : levels()) {
@@ -201,8 +200,8 @@ TEST(MathVecIsa, BinaryRowPatternsAreExact) {
       }
       // In place (out == a), as an executor reusing a buffer would call it.
       std::vector<float> inplace = a;
-      isa.binary(static_cast<BinaryF32>(op), inplace.data(), inplace.data(), 37, 1, b.data(), 0,
-                 1, 40, 37);
+      isa.binary(static_cast<BinaryF32>(op), inplace.data(), inplace.data(), 37, 1, b.data(), 0, 1,
+                 40, 37);
       for (size_t i = 0; i < inplace.size(); ++i) {
         const float x = a[i], y = b[i % 37];
         const float want = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;

@@ -43,9 +43,8 @@ TEST(MathVecErf, DenseSweepWithin1e7OfDoubleErf) {
 }
 
 TEST(MathVecErf, SpecialValues) {
-  const HostTensor x =
-      f32_of({0.0f, -0.0f, kInf, -kInf, std::nanf(""), 1e30f, -1e30f, 4.0f, -3.95f, 1e-40f,
-              0.921875f, std::nextafter(0.921875f, 0.0f)});
+  const HostTensor x = f32_of({0.0f, -0.0f, kInf, -kInf, std::nanf(""), 1e30f, -1e30f, 4.0f, -3.95f,
+                               1e-40f, 0.921875f, std::nextafter(0.921875f, 0.0f)});
   const auto y = values<float>(run_ok("Erf", 13, {&x})[0]);
   EXPECT_EQ(y[0], 0.0f);
   EXPECT_TRUE(std::signbit(y[1]));
@@ -148,10 +147,10 @@ std::vector<BinCase> transformer_cases() {
       {{}, {2, 19, 24}},                // scalar first (1 - x)
       {{2, 19, 24}, {2, 19, 1}},        // per-row scale (LayerNorm decomposed)
       {{2, 19, 1}, {2, 19, 24}},
-      {{3, 7, 5, 5}, {1, 7, 1, 1}},     // per-channel NCHW
-      {{3, 1, 4}, {1, 5, 1}},           // both sides broadcast
-      {{4, 1}, {1, 6}},                 // outer product
-      {{1001}, {1001}},                 // flat, odd
+      {{3, 7, 5, 5}, {1, 7, 1, 1}},  // per-channel NCHW
+      {{3, 1, 4}, {1, 5, 1}},        // both sides broadcast
+      {{4, 1}, {1, 6}},              // outer product
+      {{1001}, {1001}},              // flat, odd
       {{5, 3}, {5, 3}},
   };
 }
@@ -186,11 +185,8 @@ TEST(MathVecBinary, BroadcastPatternsMatchReference) {
 // Big enough that two threads split the output mid-row and mid-block.
 TEST(MathVecBinary, ChunkBoundariesIdenticalWithOneAndTwoThreads) {
   const std::vector<BinCase> cases = {
-      {{3, 5, 7001}, {5, 1}},
-      {{2, 4, 97, 97}, {2, 1, 1, 97}},
-      {{777, 129}, {129}},
-      {{100003}, {}},
-      {{9, 31, 1, 17}, {1, 1, 13, 17}},
+      {{3, 5, 7001}, {5, 1}}, {{2, 4, 97, 97}, {2, 1, 1, 97}},  {{777, 129}, {129}},
+      {{100003}, {}},         {{9, 31, 1, 17}, {1, 1, 13, 17}},
   };
   uint32_t seed = 200;
   for (const BinCase& c : cases) {
@@ -259,9 +255,9 @@ TEST(MathVecSoftmax, LastAxisAllRowLengths) {
     const auto xv = values<float>(x);
     for (bool log : {false, true}) {
       const auto out = run_ok(log ? "LogSoftmax" : "Softmax", 13, {&x});
-      expect_near_all<float>(out[0], softmax_reference(xv, 3, n, 1, log), 1e-5, 1e-6,
-                             std::string(log ? "LogSoftmax" : "Softmax") +
-                                 " n=" + std::to_string(n));
+      expect_near_all<float>(
+          out[0], softmax_reference(xv, 3, n, 1, log), 1e-5, 1e-6,
+          std::string(log ? "LogSoftmax" : "Softmax") + " n=" + std::to_string(n));
     }
   }
 }
@@ -273,8 +269,8 @@ TEST(MathVecSoftmax, StridedAxisColumnChunks) {
   };
   // inner below, at and above one column chunk (256), odd n; axis 0 leaves one outer block.
   const std::vector<Case> cases = {
-      {{2, 5, 3}, 1},   {{2, 7, 255}, 1},  {{2, 7, 256}, 1}, {{2, 9, 257}, 1},
-      {{3, 600}, 0},    {{1, 33, 4, 5}, 1}, {{4, 3, 2}, 0},  {{1, 50, 2000}, 1},
+      {{2, 5, 3}, 1}, {{2, 7, 255}, 1},   {{2, 7, 256}, 1}, {{2, 9, 257}, 1},
+      {{3, 600}, 0},  {{1, 33, 4, 5}, 1}, {{4, 3, 2}, 0},   {{1, 50, 2000}, 1},
   };
   uint32_t seed = 400;
   for (const Case& c : cases) {
@@ -362,9 +358,9 @@ TEST(MathVecLayerNorm, RowLengthsParamsAndStats) {
       const HostTensor* s;
       const HostTensor* b;
     };
-    for (const Variant& v : {Variant{&scale, &bias}, Variant{&scale, nullptr},
-                             Variant{&scalar_scale, &scalar_bias}, Variant{&scale, &scalar_bias},
-                             Variant{&scalar_scale, nullptr}}) {
+    for (const Variant& v :
+         {Variant{&scale, &bias}, Variant{&scale, nullptr}, Variant{&scalar_scale, &scalar_bias},
+          Variant{&scale, &scalar_bias}, Variant{&scalar_scale, nullptr}}) {
       std::vector<const HostTensor*> in = {&x, v.s};
       if (v.b) in.push_back(v.b);
       const auto out = run_ok("LayerNormalization", 17, in, 3);
@@ -378,9 +374,11 @@ TEST(MathVecLayerNorm, RowLengthsParamsAndStats) {
         var /= double(n);
         const double is = 1 / std::sqrt(var + double(1e-5f));
         for (int64_t i = 0; i < n; ++i) {
-          const double sc = v.s->shape().numel() == 1 ? v.s->data<float>()[0] : v.s->data<float>()[i];
-          const double bi = !v.b ? 0 : v.b->shape().numel() == 1 ? v.b->data<float>()[0]
-                                                               : v.b->data<float>()[i];
+          const double sc =
+              v.s->shape().numel() == 1 ? v.s->data<float>()[0] : v.s->data<float>()[i];
+          const double bi = !v.b                        ? 0
+                            : v.b->shape().numel() == 1 ? v.b->data<float>()[0]
+                                                        : v.b->data<float>()[i];
           y.push_back((xv[r * n + i] - m) * is * sc + bi);
         }
         mean.push_back(m);

@@ -1,0 +1,63 @@
+// The epilogue applied to accumulator vectors before they are stored, for the direct-loop
+// kernels (depthwise and dense conv): per-channel bias and the activations that are plain
+// arithmetic. Same operations in the same order as EpilogueRun::apply, so results are equal.
+// Residuals and Sigmoid/Tanh stay with EpilogueRun::apply after the store.
+#pragma once
+
+#include "runtime/kernels/linalg/epilogue.h"
+#include "runtime/kernels/linalg/simd.h"
+
+namespace sod2::rt {
+
+struct InlineEpilogue {
+  bool on = false;  // false: nothing inline (empty epilogue, or apply() does it all)
+  Activation act = Activation::kNone;
+  float alpha = 0.f, beta = 0.f;
+  const float* bias[2] = {nullptr, nullptr};
+
+  // The inline part of `e`; when on, apply() is not needed afterwards.
+  static InlineEpilogue from(const EpilogueRun& e) {
+    InlineEpilogue p;
+    const bool cheap = e.activation != Activation::kSigmoid && e.activation != Activation::kTanh;
+    p.on = !e.empty() && !e.residual && cheap;
+    p.act = e.activation;
+    p.alpha = e.alpha;
+    p.beta = e.beta;
+    p.bias[0] = e.bias[0];
+    p.bias[1] = e.bias[1];
+    return p;
+  }
+};
+
+// v + bias0[ch] + bias1[ch], then the activation.
+template <int VL>
+SOD2_SIMD_INLINE simd::Vec<VL> inline_epilogue(simd::Vec<VL> v, const InlineEpilogue& p,
+                                               int64_t ch) {
+  using V = simd::Vec<VL>;
+  if (p.bias[0]) v = v + p.bias[0][ch];
+  if (p.bias[1]) v = v + p.bias[1][ch];
+  const V zero{};
+  const V one = simd::splat<VL>(1.f);
+  switch (p.act) {
+    case Activation::kRelu: return v > 0.f ? v : zero;
+    case Activation::kLeakyRelu: return v < 0.f ? v * p.alpha : v;
+    case Activation::kClip: {
+      const V lo = simd::splat<VL>(p.alpha), hi = simd::splat<VL>(p.beta);
+      const V t = v < lo ? lo : v;
+      return t > hi ? hi : t;
+    }
+    case Activation::kHardSigmoid: {
+      V t = p.alpha * v + p.beta;
+      t = t > 0.f ? t : zero;
+      return t < 1.f ? t : one;
+    }
+    case Activation::kHardSwish: {
+      V t = v * (1.f / 6.f) + 0.5f;
+      t = t > 0.f ? t : zero;
+      return v * (t < 1.f ? t : one);
+    }
+    default: return v;
+  }
+}
+
+}  // namespace sod2::rt
