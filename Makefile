@@ -5,6 +5,7 @@ SAMPLE := resources/models/sample_yolo_tiny.onnx
 SAMPLE_RANGES := resources/models/sample_yolo_tiny.ranges.json
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 1800
+FUZZ_TARGET ?= onnx_import_fuzzer
 
 BENCH_THREADS ?= 2
 
@@ -15,7 +16,7 @@ help:
 	@echo "make test   build and run the whole test suite (ctest)"
 	@echo "make bench  build and run the benchmarks (tables on stdout, JSON under build/bench/)"
 	@echo "make asan   build and test with AddressSanitizer + UBSan"
-	@echo "make fuzz   run the ONNX importer fuzzer for FUZZ_SECONDS (default 1800)"
+	@echo "make fuzz   run FUZZ_TARGET (onnx_import_fuzzer | package_load_fuzzer) for FUZZ_SECONDS (1800)"
 
 setup:
 	@bash scripts/install-deps.sh
@@ -51,7 +52,7 @@ asan: setup
 fuzz: setup
 	@cmake --preset fuzz >/dev/null
 	@cmake --build --preset fuzz -j $(JOBS)
-	@bash scripts/run-fuzzer.sh onnx_import_fuzzer $(FUZZ_SECONDS)
+	@bash scripts/run-fuzzer.sh $(FUZZ_TARGET) $(FUZZ_SECONDS)
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i

@@ -1,10 +1,10 @@
 #include "app/cli/run_benchmark.h"
 
 #include <algorithm>
-#include <map>
 #include <chrono>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -61,7 +61,8 @@ void print_profile(const rt::Session& session, std::ostream& out) {
   }
   std::vector<size_t> idx(nodes.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return t.total_ms[a] > t.total_ms[b]; });
+  std::sort(idx.begin(), idx.end(),
+            [&](size_t a, size_t b) { return t.total_ms[a] > t.total_ms[b]; });
   out << "slowest nodes:\n";
   for (size_t k = 0; k < std::min<size_t>(10, idx.size()); ++k) {
     const auto& n = nodes[idx[k]];
@@ -157,6 +158,7 @@ int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream&
   j["runs"] = o.runs;
   j["threads"] = session.threads();
   j["arena_bytes"] = session.arena_bytes();
+  j["value_buffer_bytes"] = session.value_buffer_capacity();
   j["peak_rss_bytes"] = peak;
   j["rss_after_load_bytes"] = rss_after_load;
   j["working_bytes"] = peak - rss_after_load;

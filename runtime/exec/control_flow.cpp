@@ -1,6 +1,7 @@
-// If, Loop and Scan, run by the session itself through their bodies. Body values live on the
-// heap (only the main graph is planned); what a body returns is copied into the node's outputs,
-// which the plan places like any other.
+// If, Loop and Scan, run by the session itself through their bodies. Body values live in the
+// session's value buffer, each freed after its last reader (the main graph's plan does not hold
+// them); what a body returns is copied into the node's outputs, which the plan places like any
+// other.
 #include <cstring>
 
 #include "runtime/exec/frame.h"
@@ -92,8 +93,7 @@ Expected<HostTensor> stack(const std::vector<HostTensor>& parts, const std::stri
 
 }  // namespace
 
-Status Session::run_body(Frame& parent, int32_t g, std::span<const Tensor> inputs,
-                         std::vector<HostTensor>* out) {
+Expected<Frame*> Session::enter_body(Frame& parent, int32_t g, std::span<const Tensor> inputs) {
   const GraphDesc& graph = program_.graphs[static_cast<size_t>(g)];
   if (inputs.size() != graph.inputs.size()) {
     return invalid_model("body '" + graph.name + "' takes " + std::to_string(graph.inputs.size()) +
@@ -104,6 +104,7 @@ Status Session::run_body(Frame& parent, int32_t g, std::span<const Tensor> input
   Frame& child = *cached;
   child.parent = &parent;
   std::fill(child.ready.begin(), child.ready.end(), 0);
+  std::fill(child.held.begin(), child.held.end(), Frame::Held{});
   for (size_t i = 0; i < inputs.size(); ++i) {
     const size_t v = static_cast<size_t>(graph.inputs[i]);
     child.tensors[v] = inputs[i];
@@ -115,17 +116,33 @@ Status Session::run_body(Frame& parent, int32_t g, std::span<const Tensor> input
     child.tensors[v] = program_.constants[static_cast<size_t>(d.constant)].view();
     child.ready[v] = 1;
   }
-  SOD2_RETURN_IF_ERROR(run_graph(child));
-  out->resize(graph.outputs.size());
-  for (size_t i = 0; i < graph.outputs.size(); ++i) {
-    const int32_t o = graph.outputs[i];
-    const Tensor* t = child.get(o);
-    if (!t) {
+  Status st = run_graph(child);
+  if (!st.ok()) {
+    leave_body(child);
+    return st;
+  }
+  for (int32_t o : graph.outputs) {
+    if (!child.get(o)) {
+      leave_body(child);
       return internal_error("body '" + graph.name + "' output '" +
                             graph.values[static_cast<size_t>(o)].name + "' was never produced");
     }
-    copy_into(*t, &(*out)[i]);
   }
+  return &child;
+}
+
+void Session::leave_body(Frame& child) {
+  for (size_t v = 0; v < child.held.size(); ++v) release_value(child, v);
+}
+
+Status Session::run_body(Frame& parent, int32_t g, std::span<const Tensor> inputs,
+                         std::vector<HostTensor>* out) {
+  SOD2_ASSIGN_OR_RETURN(Frame * child, enter_body(parent, g, inputs));
+  const GraphDesc& graph = *child->graph;
+  out->resize(graph.outputs.size());
+  for (size_t i = 0; i < graph.outputs.size(); ++i)
+    copy_into(*child->get(graph.outputs[i]), &(*out)[i]);
+  leave_body(*child);
   return Status::ok_status();
 }
 
@@ -136,14 +153,24 @@ Status Session::run_if(Frame& frame, const NodeDesc& node) {
   auto cond = scalar_truth(node.inputs.empty() ? nullptr : frame.get(node.inputs[0]), "cond");
   if (!cond.ok()) return cond.status().with_context(where_fn());
   const int32_t branch = node.subgraphs[*cond ? 0 : 1];
-  std::vector<HostTensor>& results = body_results_[static_cast<size_t>(branch)];
-  {
-    Status body_status = run_body(frame, branch, {}, &results);
-    if (!body_status.ok()) return body_status.with_context(where_fn());
-  }
+  auto child = enter_body(frame, branch, {});
+  if (!child.ok()) return child.status().with_context(where_fn());
+  // Straight from the branch's values into the node's outputs: one copy, no staging buffer.
+  const GraphDesc& graph = *(*child)->graph;
   NodeOutputs outs(this, &frame, &node);
-  Status st = emit(outs, 0, results);
+  Status st = Status::ok_status();
+  for (size_t i = 0; i < graph.outputs.size() && st.ok(); ++i) {
+    const Tensor& r = *(*child)->get(graph.outputs[i]);
+    auto t = outs.output(i, r.dtype, r.shape);
+    if (!t.ok()) {
+      st = t.status();
+    } else if (r.bytes() > 0) {
+      std::memcpy((*t)->data, r.data, r.bytes());
+    }
+  }
   outs.finish();
+  if (st.ok()) outs.move_outputs_written_before_growth();
+  leave_body(**child);
   return st.ok() ? st : st.with_context(where_fn());
 }
 
@@ -217,6 +244,7 @@ Status Session::run_loop(Frame& frame, const NodeDesc& node) {
   for (size_t k = 0; k < scans && st.ok(); ++k)
     st = emit_stacked(outs, carried + k, buf.parts[k], buf.parts_used[k]);
   outs.finish();
+  if (st.ok()) outs.move_outputs_written_before_growth();
   return st.ok() ? st : st.with_context(where_fn());
 }
 
@@ -283,6 +311,7 @@ Status Session::run_scan(Frame& frame, const NodeDesc& node) {
   NodeOutputs outs(this, &frame, &node);
   Status st = emit(outs, 0, finals);
   outs.finish();
+  if (st.ok()) outs.move_outputs_written_before_growth();
   return st.ok() ? st : st.with_context(where_fn());
 }
 

@@ -1,5 +1,6 @@
-// The values of one graph while it runs: views for every value, heap storage for values the
-// arena does not hold, and the enclosing frame for outer-scope reads.
+// The values of one graph while it runs: views for every value, where the values the plan does
+// not hold sit in the session's value buffer (or, until that buffer has grown to fit, on the
+// heap), and the enclosing frame for outer-scope reads.
 #pragma once
 
 #include <vector>
@@ -15,6 +16,7 @@ class Frame {
         parent(parent),
         tensors(graph.values.size()),
         heap(graph.values.size()),
+        held(graph.values.size()),
         ready(graph.values.size(), 0) {}
 
   // The view of value v, following outer-scope references; nullptr if not produced yet.
@@ -31,7 +33,13 @@ class Frame {
   const GraphDesc* graph;
   Frame* parent;
   std::vector<Tensor> tensors;
-  std::vector<HostTensor> heap;
+  std::vector<HostTensor> heap;  // values that did not fit the value buffer this run
+  // The value-buffer range of each value the OffsetAllocator holds now (offset -1: none).
+  struct Held {
+    int64_t offset = -1;
+    size_t bytes = 0;
+  };
+  std::vector<Held> held;
   std::vector<char> ready;
 };
 

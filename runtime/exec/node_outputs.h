@@ -1,6 +1,7 @@
 // The memory a node's kernel writes its outputs to (kernel.h's OutputAllocator), for one
 // execution of the node: arena views at the planned offsets (checked against the planned size),
-// heap tensors for values the plan does not hold, and kernel scratch. Private to the session.
+// value-buffer ranges for values the plan does not hold, and kernel scratch. Private to the
+// session.
 #pragma once
 
 #include <cstring>
@@ -61,8 +62,18 @@ class NodeOutputs : public OutputAllocator {
         more_bases_[index] = s_->arena_.data();
       }
     } else {
-      f_->heap[static_cast<size_t>(v)].reset(dtype, shape);
-      t = f_->heap[static_cast<size_t>(v)].view();
+      // Not in the plan: a range of the value buffer, freed after the value's last reader.
+      s_->release_value(*f_, static_cast<size_t>(v));
+      const size_t offset = s_->value_offsets_.allocate(bytes);
+      f_->held[static_cast<size_t>(v)] = {static_cast<int64_t>(offset), bytes};
+      if (offset + OffsetAllocator::rounded(bytes) <= s_->value_buffer_.capacity()) {
+        t = {dtype, shape, s_->value_buffer_.data() + offset};
+      } else {
+        // The buffer is sized by earlier runs; this run needs more. The heap carries it, and
+        // the next run starts with a buffer of this run's high-water mark.
+        f_->heap[static_cast<size_t>(v)].reset(dtype, shape);
+        t = f_->heap[static_cast<size_t>(v)].view();
+      }
     }
     f_->ready[static_cast<size_t>(v)] = 1;
     return &t;

@@ -19,6 +19,56 @@ void Session::reset_node_times() {
 
 Session::~Session() = default;
 
+namespace {
+
+// Marks, for every value of graph `outer` that a graph nested `levels` below node `n` reads
+// through an outer-scope reference, node `n` as a reader.
+void mark_nested_reads(const ProgramDesc& p, const GraphDesc& inner, int32_t levels, size_t n,
+                       std::vector<int64_t>& last_read) {
+  for (const ValueDesc& d : inner.values) {
+    if (d.storage == ValueStorage::kOuterScope && d.outer_levels == levels && d.outer_value >= 0 &&
+        static_cast<size_t>(d.outer_value) < last_read.size()) {
+      last_read[static_cast<size_t>(d.outer_value)] =
+          std::max<int64_t>(last_read[static_cast<size_t>(d.outer_value)], static_cast<int64_t>(n));
+    }
+  }
+  for (const NodeDesc& node : inner.nodes)
+    for (int32_t g : node.subgraphs)
+      if (g > 0 && static_cast<size_t>(g) < p.graphs.size())
+        mark_nested_reads(p, p.graphs[static_cast<size_t>(g)], levels + 1, n, last_read);
+}
+
+// releases[n]: the values the value buffer may hold whose last reader in `graph` is node n.
+// Graph outputs are never released here: a body's outputs live until the control-flow op has
+// taken them, the main graph's until the next run.
+std::vector<std::vector<int32_t>> release_schedule(const ProgramDesc& p, const GraphDesc& graph) {
+  const size_t nv = graph.values.size();
+  std::vector<int64_t> last_read(nv, -1);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const NodeDesc& node = graph.nodes[n];
+    for (int32_t v : node.outputs)
+      if (v >= 0 && static_cast<size_t>(v) < nv)
+        last_read[static_cast<size_t>(v)] =
+            std::max<int64_t>(last_read[static_cast<size_t>(v)], static_cast<int64_t>(n));
+    for (int32_t v : node.inputs)
+      if (v >= 0 && static_cast<size_t>(v) < nv)
+        last_read[static_cast<size_t>(v)] = static_cast<int64_t>(n);
+    for (int32_t g : node.subgraphs)
+      if (g > 0 && static_cast<size_t>(g) < p.graphs.size())
+        mark_nested_reads(p, p.graphs[static_cast<size_t>(g)], 1, n, last_read);
+  }
+  for (int32_t v : graph.outputs)
+    if (v >= 0 && static_cast<size_t>(v) < nv) last_read[static_cast<size_t>(v)] = -1;
+  std::vector<std::vector<int32_t>> releases(graph.nodes.size());
+  for (size_t v = 0; v < nv; ++v) {
+    if (last_read[v] < 0 || graph.values[v].storage != ValueStorage::kHeap) continue;
+    releases[static_cast<size_t>(last_read[v])].push_back(static_cast<int32_t>(v));
+  }
+  return releases;
+}
+
+}  // namespace
+
 Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
                                                    const KernelRegistry& registry,
                                                    SessionOptions options) {
@@ -54,6 +104,13 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
       s->kernels_[g].push_back(std::move(k));
     }
   }
+  size_t all_values = 0;
+  s->releases_after_.reserve(p.graphs.size());
+  for (const GraphDesc& g : p.graphs) {
+    s->releases_after_.push_back(release_schedule(p, g));
+    all_values += g.values.size();
+  }
+  s->value_offsets_.reserve_ranges(all_values + 2);
   s->main_ = std::make_unique<Frame>(p.graphs[0], nullptr);
   s->body_frames_.resize(p.graphs.size());
   s->body_results_.resize(p.graphs.size());
@@ -229,10 +286,12 @@ Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) 
 Status Session::run_graph(Frame& frame) {
   const GraphDesc& g = *frame.graph;
   const bool timed = profile_ && &frame == main_.get();
+  const auto& releases = releases_after_[static_cast<size_t>(frame.graph - program_.graphs.data())];
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const auto t0 =
         timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     SOD2_RETURN_IF_ERROR(run_node(frame, g.nodes[n], n));
+    for (int32_t v : releases[n]) release_value(frame, static_cast<size_t>(v));
     if (timed) {
       times_.total_ms[n] +=
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -241,12 +300,41 @@ Status Session::run_graph(Frame& frame) {
   return Status::ok_status();
 }
 
+void Session::release_value(Frame& frame, size_t v) {
+  Frame::Held& h = frame.held[v];
+  if (h.offset < 0) return;
+  value_offsets_.release(static_cast<size_t>(h.offset), h.bytes);
+  h.offset = -1;
+  // A value that did not fit the buffer this run: free its heap bytes now, so a first run's
+  // peak is what is live, not everything the bodies ever produced.
+  if (!frame.heap[v].bytes().empty()) frame.heap[v] = HostTensor();
+}
+
+Status Session::prepare_value_buffer() {
+  value_offsets_.reset();
+  const size_t need = value_offsets_.high_water();
+  if (need <= value_buffer_.capacity()) return Status::ok_status();
+  // The last run placed some values on the heap because the buffer was too small: size it for
+  // that run's high-water mark and drop the heap copies (no view of them outlives a run).
+  value_buffer_.trim();
+  SOD2_RETURN_IF_ERROR(value_buffer_.reserve(need));
+  auto drop_heap = [](Frame* f) {
+    if (!f) return;
+    for (HostTensor& h : f->heap) h = HostTensor();
+  };
+  drop_heap(main_.get());
+  for (auto& f : body_frames_) drop_heap(f.get());
+  return Status::ok_status();
+}
+
 Expected<std::span<const Tensor>> Session::run(std::span<const Tensor> inputs) {
   SOD2_RETURN_IF_ERROR(bind_inputs(inputs));
   arena_bytes_ = 0;
   SOD2_RETURN_IF_ERROR(instantiate_plan());
+  SOD2_RETURN_IF_ERROR(prepare_value_buffer());
   Frame& f = *main_;
   std::fill(f.ready.begin(), f.ready.end(), 0);
+  std::fill(f.held.begin(), f.held.end(), Frame::Held{});
   const GraphDesc& g = program_.graphs[0];
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const size_t v = static_cast<size_t>(g.inputs[i]);

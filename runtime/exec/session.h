@@ -16,6 +16,7 @@
 #include "runtime/exec/program.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/memory/arena.h"
+#include "runtime/memory/offset_allocator.h"
 #include "runtime/threads/thread_pool.h"
 
 namespace sod2::rt {
@@ -50,7 +51,12 @@ class Session {
   const ProgramDesc& program() const { return program_; }
   size_t arena_capacity() const { return arena_.capacity(); }
   int64_t arena_bytes() const { return arena_bytes_; }  // of the last run's plan
-  void trim() { arena_.trim(); }
+  // Bytes of the buffer that holds control-flow body values (and any value the plan cannot size).
+  size_t value_buffer_capacity() const { return value_buffer_.capacity(); }
+  void trim() {
+    arena_.trim();
+    value_buffer_.trim();
+  }
   const NodeTimes& node_times() const { return times_; }
   void reset_node_times();
   int threads() const { return pool_.num_threads(); }
@@ -67,9 +73,17 @@ class Session {
   Status run_if(Frame& frame, const NodeDesc& node);
   Status run_loop(Frame& frame, const NodeDesc& node);
   Status run_scan(Frame& frame, const NodeDesc& node);
-  // Runs graph `g` with these inputs in a child frame of `parent`; outputs copied into `out`.
+  // Runs graph `g` with these inputs in a child frame of `parent` and returns that frame; its
+  // outputs stay valid until leave_body().
+  Expected<Frame*> enter_body(Frame& parent, int32_t g, std::span<const Tensor> inputs);
+  void leave_body(Frame& child);
+  // enter_body, outputs copied into `out`, leave_body.
   Status run_body(Frame& parent, int32_t g, std::span<const Tensor> inputs,
                   std::vector<HostTensor>* out);
+  // Gives value v's value-buffer range back to the allocator, if it holds one.
+  void release_value(Frame& frame, size_t v);
+  // Before a run: grows the value buffer to what earlier runs needed.
+  Status prepare_value_buffer();
   // Binds an execution symbol from a dim of the value `value_name`; re-instantiates the plan if
   // it changed.
   Status bind_execution_symbol(int32_t symbol, int64_t value, const std::string& value_name);
@@ -82,7 +96,12 @@ class Session {
   // One frame per body graph, kept across runs so body values reuse their heap bytes (a body
   // never runs inside itself, so one frame per graph suffices).
   std::vector<std::unique_ptr<Frame>> body_frames_;
-  std::vector<std::vector<HostTensor>> body_results_;  // per body graph, reused likewise
+  std::vector<std::vector<HostTensor>> body_results_;  // per Loop/Scan body graph, reused likewise
+  // releases_after_[g][n]: the values of graph g whose last reader is node n (reads from nested
+  // bodies count as reads by the control-flow node), freed from the value buffer after it runs.
+  std::vector<std::vector<std::vector<int32_t>>> releases_after_;
+  OffsetAllocator value_offsets_;
+  Arena value_buffer_;
   struct LoopBuffers {
     std::vector<HostTensor> state;               // loop-carried values
     std::vector<std::vector<HostTensor>> parts;  // per scan output, one per iteration

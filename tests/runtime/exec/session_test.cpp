@@ -241,6 +241,66 @@ TEST(Session, RunsIfAndLoopBodies) {
   }
 }
 
+TEST(Session, BodyValuesReuseTheValueBufferAndAllocateNothingOnceWarm) {
+  // out = If(c, then: x -> Double -> Double -> Double -> Double -> Double, else: Inc(x)).
+  // Five body values of 4000 bytes each, but at most two are live at once (plus the If's own
+  // output, which this program leaves to the value buffer too): the buffer needs three.
+  ProgramDesc p;
+  p.inputs = {{"c", DType::kBool, 0}, {"x", DType::kFloat, 1}};
+  p.input_dims.push_back({1, 0, 1000, -1});
+  GraphDesc main;
+  main.values = {value("c", ValueStorage::kGraphInput), value("x", ValueStorage::kGraphInput),
+                 value("out", ValueStorage::kHeap)};
+  main.values[0].dtype = DType::kBool;
+  main.inputs = {0, 1};
+  main.outputs = {2};
+  NodeDesc iff = node("If", {0}, {2});
+  iff.subgraphs = {1, 2};
+  main.nodes = {iff};
+  GraphDesc chain;
+  chain.name = "chain";
+  chain.values = {value("x", ValueStorage::kOuterScope)};
+  chain.values[0].outer_value = 1;
+  for (int i = 1; i <= 5; ++i) {
+    chain.values.push_back(value("a" + std::to_string(i), ValueStorage::kHeap));
+    chain.nodes.push_back(node("Double", {i - 1}, {i}));
+  }
+  chain.outputs = {5};
+  GraphDesc inc;
+  inc.name = "inc";
+  inc.values = {value("x", ValueStorage::kOuterScope), value("r", ValueStorage::kHeap)};
+  inc.values[0].outer_value = 1;
+  inc.outputs = {1};
+  inc.nodes = {node("Inc", {0}, {1})};
+  p.graphs = {main, chain, inc};
+  auto s = Session::create(std::move(p), test_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  HostTensor c(DType::kBool, Shape{}), x(DType::kFloat, Shape{1000});
+  for (int i = 0; i < 1000; ++i) x.data<float>()[i] = static_cast<float>(i);
+  *c.data<bool>() = true;
+  const Tensor in[] = {c.view(), x.view()};
+  for (int r = 0; r < 2; ++r) {  // the first run sizes the buffer, the second runs inside it
+    auto out = (*s)->run(in);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_FLOAT_EQ((*out)[0].as<float>()[3], 3.f * 32);
+    EXPECT_FLOAT_EQ((*out)[0].as<float>()[999], 999.f * 32);
+  }
+  EXPECT_GT((*s)->value_buffer_capacity(), 0u);
+  EXPECT_LE((*s)->value_buffer_capacity(), 3u * 4032);
+  const int64_t before = g_allocations.load();
+  for (int r = 0; r < 5; ++r) {
+    auto out = (*s)->run(in);
+    ASSERT_TRUE(out.ok());
+    ASSERT_FLOAT_EQ((*out)[0].as<float>()[999], 999.f * 32);
+  }
+  EXPECT_EQ(g_allocations.load(), before);
+  // The other branch still runs inside the same buffer.
+  *c.data<bool>() = false;
+  auto out = (*s)->run(in);
+  ASSERT_TRUE(out.ok());
+  EXPECT_FLOAT_EQ((*out)[0].as<float>()[999], 1000.f);
+}
+
 TEST(Session, AMissingKernelIsAnErrorNamingTheNode) {
   ProgramDesc p = chain_program();
   p.graphs[0].nodes[1].info.op_type = "Frobnicate";
