@@ -159,6 +159,7 @@ int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream&
   j["threads"] = session.threads();
   j["arena_bytes"] = session.arena_bytes();
   j["value_buffer_bytes"] = session.value_buffer_capacity();
+  j["plan_version"] = session.plan_version();
   j["peak_rss_bytes"] = peak;
   j["rss_after_load_bytes"] = rss_after_load;
   j["working_bytes"] = peak - rss_after_load;

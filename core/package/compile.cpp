@@ -22,9 +22,7 @@ Expected<rt::ProgramDesc> compile_model(const Model& model, const CompileOptions
     kernels = match_fused_kernels(*model.graph, rdp, runnable);
     plan_options.fusion = &runnable;
   }
-  // The program carries the whole-range plan only (the session does not pick bucketed versions
-  // yet), so building them would be wasted work.
-  plan_options.versions = false;
+  plan_options.versions = options.plan_versions;
   SOD2_ASSIGN_OR_RETURN(opt::MemoryPlan plan, opt::plan_memory(*model.graph, rdp, plan_options));
   return build_program(model, rdp, plan, options.fuse ? &kernels : nullptr);
 }

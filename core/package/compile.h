@@ -14,6 +14,9 @@ struct CompileOptions {
   // Run the fused groups the CPU runtime has kernels for (kernel_fusion.h) as one kernel each,
   // their inside values out of the arena; false: every node alone, every value in the arena.
   bool fuse = true;
+  // Also carry the size-bucketed plan versions (plan_versions.h); the session runs each binding
+  // with its cell's version.
+  bool plan_versions = true;
 };
 
 Expected<rt::ProgramDesc> compile_model(const Model& model, const CompileOptions& options = {});

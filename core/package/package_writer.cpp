@@ -56,6 +56,13 @@ class ManifestBuilder {
       o->set_text(a.text);
       o->set_node(a.node);
     }
+    for (size_t k = 0; k < p.plan_grid.symbols.size(); ++k) {
+      pkg::PlanGridSymbol* o = m->mutable_plan_grid()->add_symbols();
+      o->set_symbol(p.plan_grid.symbols[k]);
+      for (int64_t u : p.plan_grid.uppers[k]) o->add_upper(u);
+    }
+    for (int32_t v : p.version_of_cell) m->add_version_of_cell(v);
+    for (const sym::ShapeProgram& v : p.plan_versions) add_program(v, m->add_plan_versions());
     return Status::ok_status();
   }
 

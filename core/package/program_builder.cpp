@@ -342,6 +342,30 @@ class Builder {
     outs.push_back(s.arena_bytes);
     SOD2_ASSIGN_OR_RETURN(p_.plan_program, sym::ShapeProgram::compile(outs, symbols_));
     p_.num_arena_tensors = s.sizes.size();
+    // The bucketed versions, when the planner made any and every bucketed symbol is an input
+    // of the plan program.
+    const opt::PlanVersions& pv = plan_.versions;
+    if (pv.versions.empty() || pv.grid.symbols.empty()) return Status::ok_status();
+    rt::PlanGridDesc grid;
+    for (size_t k = 0; k < pv.grid.symbols.size(); ++k) {
+      auto it = index_.find(pv.grid.symbols[k]);
+      if (it == index_.end()) return Status::ok_status();
+      grid.symbols.push_back(it->second);
+      grid.uppers.push_back(pv.grid.uppers[k]);
+    }
+    std::vector<sym::ShapeProgram> versions;
+    for (const opt::PlanVersion& v : pv.versions) {
+      if (v.symbolic.sizes.size() != s.sizes.size())
+        return internal_error("a plan version holds a different number of tensors");
+      std::vector<sym::SymExpr> vouts = v.symbolic.sizes;
+      vouts.insert(vouts.end(), v.symbolic.offsets.begin(), v.symbolic.offsets.end());
+      vouts.push_back(v.symbolic.arena_bytes);
+      SOD2_ASSIGN_OR_RETURN(sym::ShapeProgram prog, sym::ShapeProgram::compile(vouts, symbols_));
+      versions.push_back(std::move(prog));
+    }
+    p_.plan_grid = std::move(grid);
+    p_.version_of_cell = pv.version_of_cell;
+    p_.plan_versions = std::move(versions);
     return Status::ok_status();
   }
 

@@ -74,6 +74,31 @@ struct InputSignature {
   int32_t rank = 0;
 };
 
+// The cells of the plan versions: a value v of symbol k falls in the first bucket b with
+// v <= uppers[k][b] (the last bucket if none); cells number the buckets with the first symbol
+// most significant.
+struct PlanGridDesc {
+  std::vector<int32_t> symbols;              // indices into ProgramDesc::symbols
+  std::vector<std::vector<int64_t>> uppers;  // per symbol, ascending, at least one
+  size_t num_cells() const {
+    size_t n = symbols.empty() ? 0 : 1;
+    for (const auto& u : uppers) n *= u.size();
+    return n;
+  }
+  // The cell of these symbol values (indexed like ProgramDesc::symbols).
+  size_t cell_of(const std::vector<int64_t>& symbol_values) const {
+    size_t cell = 0;
+    for (size_t k = 0; k < symbols.size(); ++k) {
+      const std::vector<int64_t>& u = uppers[k];
+      const int64_t v = symbol_values[static_cast<size_t>(symbols[k])];
+      size_t b = 0;
+      while (b + 1 < u.size() && v > u[b]) ++b;
+      cell = cell * u.size() + b;
+    }
+    return cell;
+  }
+};
+
 // An equality RDP assumed (DESIGN §4): outputs 2k and 2k+1 of `assumption_program` must agree.
 struct AssumptionDesc {
   std::string text;  // "seq == past+1"
@@ -116,6 +141,13 @@ struct ProgramDesc {
   // Sizes, then offsets, of `num_arena_tensors` tensors, then the arena size.
   sym::ShapeProgram plan_program;
   size_t num_arena_tensors = 0;
+
+  // Size-bucketed versions of the plan (DESIGN §5): the same tensors laid out for one cell of a
+  // grid over the input symbols, each valid at every binding (choosing one is about memory,
+  // never correctness). Empty: plan_program serves every binding.
+  PlanGridDesc plan_grid;
+  std::vector<int32_t> version_of_cell;  // per cell: -1 for plan_program, else plan_versions[i]
+  std::vector<sym::ShapeProgram> plan_versions;  // outputs laid out like plan_program's
 
   // Over the same symbols; only assumptions without execution symbols.
   sym::ShapeProgram assumption_program;

@@ -84,6 +84,34 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
                          std::to_string(program.symbols.size()) + " symbols and " +
                          std::to_string(program.num_arena_tensors) + " tensors");
   }
+  // The plan versions: one program per version shaped like plan_program, a valid grid, and a
+  // version (or -1) per cell.
+  const PlanGridDesc& grid = program.plan_grid;
+  if (!program.plan_versions.empty() || !program.version_of_cell.empty() || !grid.symbols.empty()) {
+    if (no_plan || grid.symbols.empty() || grid.symbols.size() != grid.uppers.size())
+      return invalid_model("the plan versions come without a plan or a valid grid");
+    constexpr size_t kMaxCells = 4096;
+    size_t cells = 1;
+    for (size_t k = 0; k < grid.symbols.size(); ++k) {
+      const auto& u = grid.uppers[k];
+      if (grid.symbols[k] < 0 || static_cast<size_t>(grid.symbols[k]) >= program.symbols.size() ||
+          u.empty() || !std::is_sorted(u.begin(), u.end()) || cells * u.size() > kMaxCells) {
+        return invalid_model("the plan version grid is malformed at its symbol " +
+                             std::to_string(k));
+      }
+      cells *= u.size();
+    }
+    if (program.version_of_cell.size() != cells)
+      return invalid_model("the plan version grid has " + std::to_string(cells) + " cells but " +
+                           std::to_string(program.version_of_cell.size()) + " cell entries");
+    for (int32_t v : program.version_of_cell)
+      if (v < -1 || v >= static_cast<int32_t>(program.plan_versions.size()))
+        return invalid_model("a plan grid cell names version " + std::to_string(v) + " of " +
+                             std::to_string(program.plan_versions.size()));
+    for (const sym::ShapeProgram& v : program.plan_versions)
+      if (v.num_outputs() != plan_outputs || v.num_inputs() != program.symbols.size())
+        return invalid_model("a plan version's program does not match the plan's shape");
+  }
   if (program.assumption_program.num_outputs() != 2 * program.assumptions.size() ||
       (!program.assumptions.empty() &&
        program.assumption_program.num_inputs() != program.symbols.size())) {
@@ -118,7 +146,11 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   s->symbol_values_.assign(p.symbols.size(), 0);
   s->symbol_bound_.assign(p.symbols.size(), 0);
   s->plan_values_.assign(p.plan_program.num_outputs(), 0);
-  s->plan_scratch_.assign(p.plan_program.scratch_size(), 0);
+  size_t plan_scratch = p.plan_program.scratch_size();
+  for (const sym::ShapeProgram& v : p.plan_versions)
+    plan_scratch = std::max(plan_scratch, v.scratch_size());
+  s->plan_scratch_.assign(plan_scratch, 0);
+  s->plan_ = &p.plan_program;
   s->outputs_.resize(p.graphs[0].outputs.size());
   s->reset_node_times();
   return s;
@@ -200,7 +232,7 @@ Status Session::bind_inputs(std::span<const Tensor> inputs) {
 
 Status Session::instantiate_plan() {
   const ProgramDesc& p = program_;
-  SOD2_RETURN_IF_ERROR(p.plan_program.run(symbol_values_, plan_values_, plan_scratch_));
+  SOD2_RETURN_IF_ERROR(plan_->run(symbol_values_, plan_values_, plan_scratch_));
   const int64_t old_bytes = arena_bytes_;
   arena_bytes_ = plan_values_.empty() ? 0 : plan_values_.back();
   if (arena_bytes_ < 0) return internal_error("the memory plan gives a negative arena size");
@@ -329,6 +361,12 @@ Status Session::prepare_value_buffer() {
 
 Expected<std::span<const Tensor>> Session::run(std::span<const Tensor> inputs) {
   SOD2_RETURN_IF_ERROR(bind_inputs(inputs));
+  // The plan version of this binding's cell (execution symbols are not bucketed).
+  plan_version_ = -1;
+  if (!program_.version_of_cell.empty())
+    plan_version_ = program_.version_of_cell[program_.plan_grid.cell_of(symbol_values_)];
+  plan_ = plan_version_ < 0 ? &program_.plan_program
+                            : &program_.plan_versions[static_cast<size_t>(plan_version_)];
   arena_bytes_ = 0;
   SOD2_RETURN_IF_ERROR(instantiate_plan());
   SOD2_RETURN_IF_ERROR(prepare_value_buffer());

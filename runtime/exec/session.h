@@ -51,6 +51,8 @@ class Session {
   const ProgramDesc& program() const { return program_; }
   size_t arena_capacity() const { return arena_.capacity(); }
   int64_t arena_bytes() const { return arena_bytes_; }  // of the last run's plan
+  // The plan version the last run used: -1 for the whole-range plan (ProgramDesc::plan_versions).
+  int32_t plan_version() const { return plan_version_; }
   // Bytes of the buffer that holds control-flow body values (and any value the plan cannot size).
   size_t value_buffer_capacity() const { return value_buffer_.capacity(); }
   void trim() {
@@ -113,6 +115,8 @@ class Session {
   Arena arena_;
   std::vector<int64_t> symbol_values_;
   std::vector<char> symbol_bound_;
+  const sym::ShapeProgram* plan_ = nullptr;  // the plan_program or version of this run
+  int32_t plan_version_ = -1;
   std::vector<int64_t> plan_values_;  // sizes, offsets, arena size
   std::vector<int64_t> plan_scratch_;
   int64_t arena_bytes_ = 0;

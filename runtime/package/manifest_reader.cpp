@@ -1,5 +1,6 @@
 #include "runtime/package/manifest_reader.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -180,6 +181,48 @@ Status read_constants(const pkg::Manifest& m, std::span<const uint8_t> blob, Pro
   return Status::ok_status();
 }
 
+// The grid's shape is checked here; Session::create checks it against the plan again, since a
+// program built in memory never passes through this reader.
+Status read_plan_versions(const pkg::Manifest& m, ProgramDesc* p) {
+  constexpr uint64_t kMaxCells = 4096;
+  uint64_t cells = m.plan_grid().symbols_size() > 0 ? 1 : 0;
+  for (int k = 0; k < m.plan_grid().symbols_size(); ++k) {
+    const pkg::PlanGridSymbol& g = m.plan_grid().symbols(k);
+    const std::string what = "plan grid symbol " + std::to_string(k);
+    if (g.symbol() < 0 || g.symbol() >= m.symbols_size())
+      return parse_error(what + ": symbol " + std::to_string(g.symbol()) + " out of range");
+    if (g.upper_size() == 0 || cells * static_cast<uint64_t>(g.upper_size()) > kMaxCells)
+      return parse_error(what + ": " + std::to_string(g.upper_size()) +
+                         " buckets (the grid may have 1.." + n(kMaxCells) + " cells)");
+    std::vector<int64_t> uppers(g.upper().begin(), g.upper().end());
+    if (!std::is_sorted(uppers.begin(), uppers.end()))
+      return parse_error(what + ": bucket bounds are not ascending");
+    cells *= static_cast<uint64_t>(g.upper_size());
+    p->plan_grid.symbols.push_back(g.symbol());
+    p->plan_grid.uppers.push_back(std::move(uppers));
+  }
+  if (static_cast<uint64_t>(m.version_of_cell_size()) != cells)
+    return parse_error("the plan grid has " + n(cells) + " cells but " +
+                       std::to_string(m.version_of_cell_size()) + " cell entries");
+  for (int c = 0; c < m.version_of_cell_size(); ++c) {
+    const int32_t v = m.version_of_cell(c);
+    if (v < -1 || v >= m.plan_versions_size())
+      return parse_error("plan grid cell " + std::to_string(c) + " names version " +
+                         std::to_string(v) + " of " + std::to_string(m.plan_versions_size()));
+    p->version_of_cell.push_back(v);
+  }
+  if (m.plan_versions_size() > 0 && (cells == 0 || p->num_arena_tensors == 0))
+    return parse_error("plan versions without a grid or a plan");
+  for (int i = 0; i < m.plan_versions_size(); ++i) {
+    SOD2_ASSIGN_OR_RETURN(sym::ShapeProgram prog,
+                          read_shape_program(m.plan_versions(i), p->symbols.size(),
+                                             2 * static_cast<uint64_t>(p->num_arena_tensors) + 1,
+                                             "plan version " + std::to_string(i)));
+    p->plan_versions.push_back(std::move(prog));
+  }
+  return Status::ok_status();
+}
+
 }  // namespace
 
 Expected<ProgramDesc> program_from_manifest(const pkg::Manifest& m, std::span<const uint8_t> blob) {
@@ -204,6 +247,7 @@ Expected<ProgramDesc> program_from_manifest(const pkg::Manifest& m, std::span<co
       p.assumption_program,
       read_shape_program(m.assumption_program(), p.symbols.size(),
                          2 * static_cast<uint64_t>(m.assumptions_size()), "assumption program"));
+  SOD2_RETURN_IF_ERROR(read_plan_versions(m, &p));
   SOD2_RETURN_IF_ERROR(package_detail::read_graphs(m, blob, &p));
   return p;
 }

@@ -127,6 +127,40 @@ TEST(Session, RunsInThePlannedArenaAndAllocatesNothingOnceWarm) {
   EXPECT_EQ(g_allocations.load(), before);
 }
 
+TEST(Session, PicksThePlanVersionOfTheBindingsCell) {
+  // Version 0 (for n > 10) swaps the two tensors (y at 0, a above it) and, to tell it apart,
+  // asks for 64 more arena bytes.
+  ProgramDesc p = chain_program();
+  const sym::SymExpr n(sym::symbol("n"));
+  const sym::SymExpr size = 64 * sym::floordiv(4 * n + 63, sym::SymExpr(64));
+  std::vector<sym::SymExpr> outs{size, size, size, sym::SymExpr(0), 2 * size + 64};
+  p.plan_versions.push_back(
+      *sym::ShapeProgram::compile(outs, std::vector<sym::Symbol>{sym::symbol("n")}));
+  p.plan_grid.symbols = {0};
+  p.plan_grid.uppers = {{10, 100}};
+  p.version_of_cell = {-1, 0};
+  {
+    ProgramDesc bad = p;
+    bad.version_of_cell = {-1, 3};
+    auto s = Session::create(std::move(bad), test_registry(), {1});
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.status().message().find("names version 3"), std::string::npos);
+  }
+  auto s = Session::create(std::move(p), test_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  for (int len : {5, 20, 7}) {
+    HostTensor x(DType::kFloat, Shape{len});
+    for (int i = 0; i < len; ++i) x.data<float>()[i] = static_cast<float>(i);
+    const Tensor in[] = {x.view()};
+    auto out = (*s)->run(in);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_EQ((*s)->plan_version(), len > 10 ? 0 : -1);
+    EXPECT_FLOAT_EQ((*out)[0].as<float>()[len - 1], 4.f * (len - 1));
+    const int64_t bytes = (4 * len + 63) / 64 * 64;
+    EXPECT_EQ((*s)->arena_bytes(), 2 * bytes + (len > 10 ? 64 : 0));
+  }
+}
+
 TEST(Session, RejectsInputsThatDoNotFit) {
   auto s = Session::create(chain_program(), test_registry(), {1});
   ASSERT_TRUE(s.ok());

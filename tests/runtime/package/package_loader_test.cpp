@@ -147,6 +147,15 @@ TEST(PackageLoader, RestoresEveryField) {
   ASSERT_TRUE(p->plan_program.run(std::vector<int64_t>{3, 0}, out, scratch).ok());
   EXPECT_EQ(out, (std::vector<int64_t>{12, 12, 0, 12, 24}));
   EXPECT_EQ(p->assumptions[0].text, "N == N");
+  EXPECT_EQ(p->plan_grid.symbols, (std::vector<int32_t>{0}));
+  EXPECT_EQ(p->plan_grid.uppers, (std::vector<std::vector<int64_t>>{{8, 64}}));
+  EXPECT_EQ(p->version_of_cell, (std::vector<int32_t>{-1, 0}));
+  ASSERT_EQ(p->plan_versions.size(), 1u);
+  ASSERT_TRUE(p->plan_versions[0].run(std::vector<int64_t>{3, 0}, out, scratch).ok());
+  EXPECT_EQ(out, (std::vector<int64_t>{12, 12, 12, 0, 24}));
+  EXPECT_EQ(p->plan_grid.cell_of({3, 0}), 0u);
+  EXPECT_EQ(p->plan_grid.cell_of({9, 0}), 1u);
+  EXPECT_EQ(p->plan_grid.cell_of({1000, 0}), 1u);  // past the last bucket: the last cell
 }
 
 TEST(PackageLoader, LoadsAFileThroughMmap) {
@@ -446,6 +455,36 @@ INSTANTIATE_TEST_SUITE_P(
         Hostile{"assumption_output_count",
                 [](pkg::Manifest& m) { m.add_assumptions()->set_text("extra"); },
                 "assumption program: 2 outputs, expected 4"},
+        Hostile{"plan_grid_symbol_out_of_range",
+                [](pkg::Manifest& m) {
+                  m.mutable_plan_grid()->mutable_symbols(0)->set_symbol(9);
+                },
+                "plan grid symbol 0: symbol 9 out of range"},
+        Hostile{"plan_grid_descending",
+                [](pkg::Manifest& m) {
+                  m.mutable_plan_grid()->mutable_symbols(0)->set_upper(0, 100);
+                },
+                "bucket bounds are not ascending"},
+        Hostile{"plan_grid_no_buckets",
+                [](pkg::Manifest& m) { m.mutable_plan_grid()->mutable_symbols(0)->clear_upper(); },
+                "0 buckets"},
+        Hostile{"plan_grid_too_many_cells",
+                [](pkg::Manifest& m) {
+                  for (int k = 0; k < 13; ++k) {
+                    auto* s = m.mutable_plan_grid()->add_symbols();
+                    s->add_upper(1);
+                    s->add_upper(2);
+                  }
+                },
+                "buckets (the grid may have 1..4096 cells)"},
+        Hostile{"plan_cells_missing", [](pkg::Manifest& m) { m.mutable_version_of_cell()->RemoveLast(); },
+                "the plan grid has 2 cells but 1 cell entries"},
+        Hostile{"plan_cell_names_no_version",
+                [](pkg::Manifest& m) { m.set_version_of_cell(1, 5); },
+                "plan grid cell 1 names version 5 of 1"},
+        Hostile{"plan_version_output_count",
+                [](pkg::Manifest& m) { m.mutable_plan_versions(0)->set_num_outputs(3); },
+                "plan version 0: 3 outputs, expected 5"},
         Hostile{"main_inputs_disagree",
                 [](pkg::Manifest& m) { m.mutable_graphs(0)->add_inputs(1); },
                 "the main graph has 2 inputs but the package declares 1"},

@@ -146,6 +146,20 @@ rt::ProgramDesc tiny_program() {
                                   {ShapeOp::kStore, 1, 0, 0, 0}},
                                  2, 2, 1);
   p.assumptions = {{"N == N", "add"}};
+  // One plan version, for N above 8: the two tensors swapped (offsets N*4 and 0).
+  p.plan_grid.symbols = {0};
+  p.plan_grid.uppers = {{8, 64}};
+  p.version_of_cell = {-1, 0};
+  p.plan_versions.push_back(program({{ShapeOp::kLoadInput, 0, 0, 0, 0},
+                                     {ShapeOp::kMulImm, 1, 0, 0, 4},
+                                     {ShapeOp::kStore, 0, 1, 0, 0},
+                                     {ShapeOp::kStore, 1, 1, 0, 0},
+                                     {ShapeOp::kLoadImm, 2, 0, 0, 0},
+                                     {ShapeOp::kStore, 2, 1, 0, 0},
+                                     {ShapeOp::kStore, 3, 2, 0, 0},
+                                     {ShapeOp::kMulImm, 3, 1, 0, 2},
+                                     {ShapeOp::kStore, 4, 3, 0, 0}},
+                                    2, 5, 4));
   return p;
 }
 

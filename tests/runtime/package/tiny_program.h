@@ -1,7 +1,7 @@
 // A small hand-built program that uses every part of the package format: input and execution
 // symbols, fixed and symbolic input dims, constants in three dtypes, attributes of every kind (a
 // small tensor inline, a large one in the blob), an omitted optional input, If with two bodies
-// that read outer-scope values, a plan and an assumption program.
+// that read outer-scope values, a plan with a bucketed version and an assumption program.
 #pragma once
 
 #include "runtime/exec/program.h"
