@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -16,17 +17,42 @@ constexpr size_t kHugePage = size_t{2} << 20;
 Arena::~Arena() { trim(); }
 
 uint8_t* Arena::allocate(size_t bytes) {
-  const size_t align = bytes >= kHugePage ? kHugePage : 64;
-  const size_t rounded = (bytes + align - 1) / align * align;
-  void* p = nullptr;
-  if (posix_memalign(&p, align, rounded) != 0) return nullptr;
+  if (bytes < kHugePage) {
+    void* p = nullptr;
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    return posix_memalign(&p, 64, rounded) == 0 ? static_cast<uint8_t*>(p) : nullptr;
+  }
+  // A mapping that starts on a 2 MiB boundary and ends right after the last page used: huge
+  // pages then back the whole 2 MiB stretches, while the partial stretch at the end stays in
+  // 4 KiB pages. (With a mapping that runs on past the end, transparent huge pages would back
+  // that stretch too: up to 2 MiB resident that no tensor uses.)
+  const size_t used = mapped_size(bytes);
+  const size_t span = used + kHugePage;
+  void* raw = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  const auto start = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t aligned = (start + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1);
+  if (aligned > start) munmap(raw, aligned - start);
+  const uintptr_t end = start + span, used_end = aligned + used;
+  if (end > used_end) munmap(reinterpret_cast<void*>(used_end), end - used_end);
 #ifdef MADV_HUGEPAGE
-  if (align == kHugePage) madvise(p, rounded, MADV_HUGEPAGE);
+  madvise(reinterpret_cast<void*>(aligned), used, MADV_HUGEPAGE);
 #endif
-  return static_cast<uint8_t*>(p);
+  return reinterpret_cast<uint8_t*>(aligned);
 }
 
-void Arena::free_block(Block b) { std::free(b.data); }
+size_t Arena::mapped_size(size_t bytes) {
+  constexpr size_t kPage = 4096;
+  return (bytes + kPage - 1) / kPage * kPage;
+}
+
+void Arena::free_block(Block b) {
+  if (b.size < kHugePage) {
+    std::free(b.data);
+  } else {
+    munmap(b.data, mapped_size(b.size));
+  }
+}
 
 Status Arena::reserve(size_t bytes, size_t keep) {
   if (bytes <= capacity_) return Status::ok_status();

@@ -1,7 +1,7 @@
 // The arena every planned tensor lives in (DESIGN §6): allocated at the first run, reused while
-// bindings fit, grown for a bigger one, given back by trim(). Large arenas are 2 MiB aligned and
-// advised as huge pages, because faulting fresh 4 KiB pages dominates a first run on small
-// machines.
+// bindings fit, grown for a bigger one, given back by trim(). Large arenas are mapped 2 MiB
+// aligned and advised as huge pages, because faulting fresh 4 KiB pages dominates a first run on
+// small machines; the mapping ends at the last 4 KiB page used, so no huge page reaches past it.
 #pragma once
 
 #include <cstddef>
@@ -35,7 +35,8 @@ class Arena {
     size_t size;
   };
   static uint8_t* allocate(size_t bytes);
-  static void free_block(Block b);
+  static void free_block(Block b);  // b.size: the bytes allocate() was asked for
+  static size_t mapped_size(size_t bytes);
 
   uint8_t* data_ = nullptr;
   size_t capacity_ = 0;

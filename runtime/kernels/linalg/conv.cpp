@@ -208,6 +208,7 @@ Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, cons
 }
 
 Expected<std::unique_ptr<Kernel>> make_conv_kernel(const NodeInfo& node, const Epilogue& epi) {
+  gemm_library_init();
   SOD2_RETURN_IF_ERROR(require_float_inputs(node));
   SOD2_ASSIGN_OR_RETURN(WindowAttrs w, read_window_attrs(node.attrs, "Conv"));
   int64_t group = 1;

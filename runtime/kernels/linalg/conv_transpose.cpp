@@ -171,6 +171,7 @@ class ConvTransposeKernel : public Kernel {
 }  // namespace
 
 Expected<std::unique_ptr<Kernel>> make_conv_transpose(const NodeInfo& node) {
+  gemm_library_init();
   SOD2_RETURN_IF_ERROR(require_float_inputs(node));
   TransposeAttrs a;
   SOD2_ASSIGN_OR_RETURN(a.win, read_window_attrs(node.attrs, "ConvTranspose"));

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 #if defined(SOD2_GEMM_ONEDNN)
 #include <dnnl.h>
 #include <omp.h>
 #elif defined(SOD2_GEMM_OPENBLAS)
 #include <cblas.h>
-#include <mutex>
 extern "C" void openblas_set_num_threads(int);
 #else
 #error "define SOD2_GEMM_ONEDNN or SOD2_GEMM_OPENBLAS"
@@ -64,6 +64,21 @@ void sgemm_serial(const GemmArgs& g) {
               static_cast<int>(g.k), g.alpha, g.a, static_cast<int>(g.lda), g.b,
               static_cast<int>(g.ldb), g.beta, g.c, static_cast<int>(g.ldc));
 #endif
+}
+
+void gemm_library_init() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    float a[64], b[64], c[64];
+    for (int i = 0; i < 64; ++i) a[i] = b[i] = 1.f;
+    GemmArgs g;
+    g.m = g.n = g.k = 8;
+    g.a = a;
+    g.b = b;
+    g.c = c;
+    g.lda = g.ldb = g.ldc = 8;
+    sgemm_serial(g);
+  });
 }
 
 int64_t parallel_parts(const ThreadPool& pool, double macs) {

@@ -55,6 +55,12 @@ void sgemm(ThreadPool& pool, const GemmArgs& g, const TileFn* on_tile = nullptr)
 // worker costs ~20 us, about 2M multiply-adds of GEMM time.
 int64_t parallel_parts(const ThreadPool& pool, double macs);
 
+// Initialises the GEMM library once per process (oneDNN generates all its sgemm kernels on
+// first use: about 2.5 MiB of JIT code and page faults in its 40 MiB library). Kernels that
+// call sgemm do it when they are created, so the cost lands in session creation, not in the
+// first inference.
+void gemm_library_init();
+
 // The name of the library behind sgemm_serial ("oneDNN", "OpenBLAS"), for logs.
 const char* gemm_backend_name();
 

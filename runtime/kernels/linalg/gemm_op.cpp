@@ -92,6 +92,7 @@ class GemmKernel : public Kernel {
 }  // namespace
 
 Expected<std::unique_ptr<Kernel>> make_gemm_kernel(const NodeInfo& node, const Epilogue& epi) {
+  gemm_library_init();
   SOD2_RETURN_IF_ERROR(require_float_inputs(node));
   int64_t ta = 0, tb = 0;
   float alpha = 1.f, beta = 1.f;

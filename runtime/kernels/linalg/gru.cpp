@@ -132,6 +132,7 @@ class GruKernel : public Kernel {
 }  // namespace
 
 Expected<std::unique_ptr<Kernel>> make_gru(const NodeInfo& node) {
+  gemm_library_init();
   SOD2_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(node, "GRU", {"Sigmoid", "Tanh"}));
   int64_t lbr = 0;
   SOD2_ATTR(lbr, node.attrs.get_int("linear_before_reset", 0));

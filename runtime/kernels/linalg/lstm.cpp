@@ -139,6 +139,7 @@ class LstmKernel : public Kernel {
 }  // namespace
 
 Expected<std::unique_ptr<Kernel>> make_lstm(const NodeInfo& node) {
+  gemm_library_init();
   SOD2_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(node, "LSTM", {"Sigmoid", "Tanh", "Tanh"}));
   int64_t input_forget = 0;
   SOD2_ATTR(input_forget, node.attrs.get_int("input_forget", 0));

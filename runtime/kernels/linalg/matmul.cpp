@@ -201,6 +201,7 @@ class MatMulKernel : public Kernel {
 }  // namespace
 
 Expected<std::unique_ptr<Kernel>> make_matmul_kernel(const NodeInfo& node, const Epilogue& epi) {
+  gemm_library_init();
   if (node.input_dtypes.size() < 2) return invalid_argument("MatMul: needs inputs A and B");
   const DType t = node.input_dtypes[0];
   if (t != DType::kFloat && t != DType::kInt32 && t != DType::kInt64 && t != DType::kUndefined)
