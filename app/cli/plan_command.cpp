@@ -115,8 +115,9 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
       err << "sod2 plan: --bind: " << b.status().message() << "\n";
       return 1;
     }
+    // Only instantiated there: the plan itself is the one `sod2 compile` and the studio make,
+    // so what this prints is what the runtime runs at that binding.
     binding = std::move(*b);
-    plan_options.check_bindings.push_back(*binding);
   }
   Expected<opt::MemoryPlan> plan = opt::plan_memory(*model->graph, *rdp, plan_options);
   if (!plan.ok()) {

@@ -19,6 +19,7 @@ enum class StatusCode {
   kUnsupported,      // valid, but outside what this version handles
   kIoError,          // the operating system refused a read or write
   kInternal,         // a bug in sod2 itself
+  kCancelled,        // the user stopped long work before it finished
 };
 
 const char* status_code_name(StatusCode code);
@@ -59,24 +60,28 @@ inline const char* status_code_name(StatusCode code) {
     case StatusCode::kUnsupported: return "unsupported";
     case StatusCode::kIoError: return "I/O error";
     case StatusCode::kInternal: return "internal error";
+    case StatusCode::kCancelled: return "cancelled";
   }
   return "unknown";
 }
 
-inline Status invalid_argument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status invalid_argument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 inline Status not_found(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status parse_error(std::string m) { return {StatusCode::kParseError, std::move(m)}; }
 inline Status invalid_model(std::string m) { return {StatusCode::kInvalidModel, std::move(m)}; }
 inline Status unsupported(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }
 inline Status io_error(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
 inline Status internal_error(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+inline Status cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
 
 template <typename T>
 class [[nodiscard]] Expected {
   static_assert(!std::is_same_v<T, Status>, "Expected<Status> is meaningless; return Status");
 
  public:
-  Expected(T value) : data_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Expected(T value) : data_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Expected(Status status) : data_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(data_).ok() && "an Expected built from a Status must hold an error");
   }
@@ -105,16 +110,17 @@ class [[nodiscard]] Expected {
 }  // namespace sod2
 
 // Returns early with the error of a Status-returning expression.
-#define SOD2_RETURN_IF_ERROR(expr)                 \
-  do {                                             \
-    ::sod2::Status sod2_status_ = (expr);          \
-    if (!sod2_status_.ok()) return sod2_status_;   \
+#define SOD2_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::sod2::Status sod2_status_ = (expr);        \
+    if (!sod2_status_.ok()) return sod2_status_; \
   } while (0)
 
 #define SOD2_CONCAT_INNER(a, b) a##b
 #define SOD2_CONCAT(a, b) SOD2_CONCAT_INNER(a, b)
 // Declares `lhs` from an Expected, or returns its error.
-#define SOD2_ASSIGN_OR_RETURN(lhs, expr) SOD2_ASSIGN_OR_RETURN_IMPL(SOD2_CONCAT(sod2_expected_, __LINE__), lhs, expr)
+#define SOD2_ASSIGN_OR_RETURN(lhs, expr) \
+  SOD2_ASSIGN_OR_RETURN_IMPL(SOD2_CONCAT(sod2_expected_, __LINE__), lhs, expr)
 #define SOD2_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                               \
   if (!tmp.ok()) return tmp.status();              \

@@ -1,0 +1,247 @@
+#include "app/studio/document/studio_document.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "core/onnx/onnx_import.h"
+#include "core/ops/op_class.h"
+#include "core/ops/op_registry.h"
+#include "core/opt/report_binding.h"
+#include "core/rdp/binding.h"
+#include "core/rdp/rdp_summary.h"
+
+namespace sod2::studio {
+namespace {
+
+std::string join_dims(const Dim* begin, const Dim* end,
+                      const std::function<std::string(const Dim&)>& one) {
+  std::string s = "[";
+  for (const Dim* d = begin; d != end; ++d) {
+    if (d != begin) s += ",";
+    s += one(*d);
+  }
+  return s + "]";
+}
+
+std::string attribute_text(const Attribute& a) {
+  std::ostringstream out;
+  switch (a.type) {
+    case AttributeType::kInt: out << a.i; break;
+    case AttributeType::kFloat: out << a.f; break;
+    case AttributeType::kString: out << '"' << a.s << '"'; break;
+    case AttributeType::kInts: {
+      out << "[";
+      for (size_t i = 0; i < a.ints.size(); ++i) out << (i ? "," : "") << a.ints[i];
+      out << "]";
+      break;
+    }
+    case AttributeType::kFloats: {
+      out << "[";
+      for (size_t i = 0; i < a.floats.size(); ++i) out << (i ? "," : "") << a.floats[i];
+      out << "]";
+      break;
+    }
+    case AttributeType::kGraph:
+      out << "subgraph '" << (a.g ? a.g->name() : std::string()) << "' ("
+          << (a.g ? a.g->num_nodes() : 0) << " nodes)";
+      break;
+    case AttributeType::kTensor: out << "tensor"; break;
+    default: out << attribute_type_name(a.type); break;
+  }
+  return out.str();
+}
+
+std::string bytes_text(int64_t b) {
+  std::ostringstream out;
+  if (b >= (int64_t{1} << 20)) {
+    out.precision(3);
+    out << static_cast<double>(b) / (1 << 20) << " MiB";
+  } else if (b >= 1024) {
+    out.precision(3);
+    out << static_cast<double>(b) / 1024 << " KiB";
+  } else {
+    out << b << " B";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string& path,
+                                                               const OpenOptions& options,
+                                                               const ProgressFn& progress,
+                                                               const std::atomic<bool>* cancel) {
+  auto step = [&](double f, const char* stage) -> Status {
+    if (cancel && cancel->load()) return cancelled("opening " + path + " was cancelled");
+    if (progress) progress(f, stage);
+    return Status::ok_status();
+  };
+  std::unique_ptr<StudioDocument> doc(new StudioDocument());
+  doc->path_ = path;
+  SOD2_RETURN_IF_ERROR(step(0.0, "importing"));
+  ImportOptions import_options;
+  import_options.load_external_data = options.load_external_data;
+  Expected<Model> model = import_onnx_file(path, import_options);
+  if (!model.ok()) return model.status();
+  doc->model_ = std::make_unique<Model>(std::move(*model));
+
+  SOD2_RETURN_IF_ERROR(step(0.3, "propagating ranks and dims (RDP)"));
+  Expected<RdpResult> rdp = run_rdp(*doc->model_, options.rdp);
+  if (!rdp.ok()) return rdp.status().with_context(path);
+  doc->rdp_ = std::make_unique<RdpResult>(std::move(*rdp));
+
+  SOD2_RETURN_IF_ERROR(step(0.6, "planning memory"));
+  opt::MemoryPlanOptions plan_options;
+  plan_options.fuse = options.fuse;
+  Expected<opt::MemoryPlan> plan = opt::plan_memory(doc->graph(), *doc->rdp_, plan_options);
+  if (!plan.ok()) return plan.status().with_context(path);
+  doc->plan_ = std::make_unique<opt::MemoryPlan>(std::move(*plan));
+  doc->fusion_ = doc->plan_->fusion;
+
+  for (const SymbolInfo& info : doc->rdp_->symbols()) {
+    if (info.kind != SymbolKind::kInput) continue;
+    const sym::SymbolRange r = doc->rdp_->ranges().get(info.symbol);
+    SymbolControl c;
+    c.name = info.symbol.name();
+    c.lo = r.lo;
+    c.hi = opt::report_upper_bound(*doc->rdp_, info.symbol);
+    c.multiple = std::max<int64_t>(r.multiple, 1);
+    c.initial = c.hi;
+    c.origin = info.origin;
+    doc->symbols_.push_back(std::move(c));
+  }
+  SOD2_RETURN_IF_ERROR(step(1.0, "done"));
+  return doc;
+}
+
+std::map<std::string, int64_t> StudioDocument::initial_values() const {
+  std::map<std::string, int64_t> v;
+  for (const SymbolControl& c : symbols_) v[c.name] = c.initial;
+  return v;
+}
+
+Expected<sym::Binding> StudioDocument::binding(const std::map<std::string, int64_t>& values) const {
+  SOD2_ASSIGN_OR_RETURN(sym::Binding b, make_binding(*rdp_, values));
+  return opt::complete_binding(*rdp_, plan_->program.symbols(), std::move(b));
+}
+
+Expected<opt::PlanAtBinding> StudioDocument::instantiate(const sym::Binding& binding) const {
+  return opt::evaluate_plan(*plan_, *rdp_, binding);
+}
+
+std::string StudioDocument::dims_text(ValueId v) const {
+  const TensorFact& f = rdp_->fact(graph(), v);
+  if (!f.dims) return "rank ?";
+  return join_dims(f.dims->data(), f.dims->data() + f.dims->size(),
+                   [](const Dim& d) { return d ? d->to_string() : std::string("?"); });
+}
+
+std::string StudioDocument::dims_at_text(ValueId v, const sym::Binding& binding) const {
+  const TensorFact& f = rdp_->fact(graph(), v);
+  if (!f.dims) return "rank ?";
+  return join_dims(f.dims->data(), f.dims->data() + f.dims->size(), [&](const Dim& d) {
+    const auto x = dim_at(d, binding);
+    return x ? std::to_string(*x) : std::string("?");
+  });
+}
+
+std::optional<int64_t> StudioDocument::bytes_at(ValueId v, const sym::Binding& binding) const {
+  const TensorFact& f = rdp_->fact(graph(), v);
+  const DataType t = f.dtype != DataType::kUndefined ? f.dtype : graph().value(v).dtype;
+  const size_t elem = data_type_size(t);
+  if (!f.dims || elem == 0) return std::nullopt;
+  int64_t n = 1;
+  for (const Dim& d : *f.dims) {
+    const auto x = dim_at(d, binding);
+    if (!x) return std::nullopt;
+    n *= *x;
+  }
+  return n * static_cast<int64_t>(elem);
+}
+
+std::string StudioDocument::node_report(NodeId id, const sym::Binding& binding) const {
+  const Graph& g = graph();
+  const Node& n = g.node(id);
+  std::ostringstream out;
+  const OpClass cls = op_class_of(n);
+  out << n.name << "\n";
+  out << "op       " << (n.domain.empty() ? "" : n.domain + ".") << n.op_type << " (opset "
+      << n.opset << ")\n";
+  out << "class    " << op_class_name(cls);
+  if (cls == OpClass::kISVDOS)
+    out << (rdp_->resolved(n) ? " (value inputs resolved)" : " (unresolved)");
+  out << "\n";
+  if (!n.attributes.empty()) {
+    out << "attributes\n";
+    for (const Attribute& a : n.attributes)
+      out << "  " << a.name << " = " << attribute_text(a) << "\n";
+  }
+  auto value_line = [&](ValueId v) {
+    if (v == kNoValue) return std::string("  (omitted)\n");
+    std::string s =
+        "  " + g.value(v).name + "  " + dims_text(v) + "  at binding " + dims_at_text(v, binding);
+    if (const auto b = bytes_at(v, binding)) s += "  " + bytes_text(*b);
+    return s + "\n";
+  };
+  out << "inputs\n";
+  for (ValueId v : n.inputs) out << value_line(v);
+  out << "outputs\n";
+  for (ValueId v : n.outputs) out << value_line(v);
+  const int32_t grp = id < static_cast<NodeId>(fusion_.group_of.size())
+                          ? fusion_.group_of[static_cast<size_t>(id)]
+                          : -1;
+  if (grp >= 0) {
+    const opt::FusionGroup& fg = fusion_.groups[static_cast<size_t>(grp)];
+    out << "group    " << grp << " (" << fg.kind << ", " << fg.nodes.size() << " nodes)";
+    if (fg.nodes.size() > 1) {
+      out << ":";
+      for (NodeId m : fg.nodes) out << " " << g.node(m).name;
+    }
+    out << "\n";
+    for (const std::string& why : fg.not_fused) out << "  not fused: " << why << "\n";
+  }
+  for (const Diagnostic& d : rdp_->diagnostics())
+    if (d.node == n.name) out << severity_name(d.severity) << ": " << d.message << "\n";
+  return out.str();
+}
+
+std::string StudioDocument::summary_report(const opt::PlanAtBinding& at) const {
+  std::ostringstream out;
+  std::map<std::string, std::map<std::string, int>> by_class;  // class -> op -> count
+  for (size_t i = 0; i < graph().num_nodes(); ++i) {
+    const Node& n = graph().node(static_cast<NodeId>(i));
+    by_class[op_class_name(op_class_of(n))][n.op_type]++;
+  }
+  out << "model    " << path_ << "\n";
+  out << "nodes    " << graph().num_nodes() << " in the main graph, " << fusion_.groups.size()
+      << " steps after fusion\n\n";
+  out << "ops by class\n";
+  for (const auto& [cls, ops] : by_class) {
+    int total = 0;
+    for (const auto& [op, c] : ops) total += c;
+    out << "  " << cls << " (" << total << "):";
+    for (const auto& [op, c] : ops) out << " " << op << " " << c;
+    out << "\n";
+  }
+  const RdpSummary s = summarize_rdp(*model_, *rdp_);
+  out << "\ndims     " << s.dims_total << " total: " << s.dims_constant << " constant, "
+      << s.dims_symbolic << " symbolic, " << s.dims_execution << " data-dependent, "
+      << s.dims_unknown << " unknown; ranks unknown " << s.rank_unknown << "\n";
+  out << "assumed  " << s.assumptions << " equalities\n\n";
+  auto ratio = [&](int64_t x) {
+    std::ostringstream r;
+    r.precision(3);
+    r << (at.lower_bound_bytes > 0 ? static_cast<double>(x) / at.lower_bound_bytes : 0.0);
+    return r.str();
+  };
+  out << "memory at this binding\n";
+  out << "  arena        " << bytes_text(at.arena_bytes) << "  (" << ratio(at.arena_bytes)
+      << " x lower bound)\n";
+  out << "  lower bound  " << bytes_text(at.lower_bound_bytes) << "\n";
+  out << "  greedy       " << bytes_text(at.greedy_bytes) << "\n";
+  out << "  no reuse     " << bytes_text(at.naive_bytes) << "\n";
+  return out.str();
+}
+
+}  // namespace sod2::studio

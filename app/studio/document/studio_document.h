@@ -1,0 +1,87 @@
+// One opened model as the studio shows it (DESIGN §8): the imported graph, RDP's facts, the
+// fused groups and the memory plan, computed once when the model is opened; a binding of the
+// input symbols then only re-evaluates (the compiled plan program and the symbolic dims), never
+// re-analyses. No Qt: the widgets and the tests read it alike.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ir/model.h"
+#include "core/opt/fusion.h"
+#include "core/opt/memory_plan.h"
+#include "core/rdp/rdp.h"
+#include "core/status/status.h"
+
+namespace sod2::studio {
+
+struct OpenOptions {
+  RdpOptions rdp;    // symbol ranges (from --ranges / --range)
+  bool fuse = true;  // plan over fused groups, as the runtime runs them
+  bool load_external_data = true;
+};
+
+// An input symbol the bindings bar shows: its range and the value it starts at.
+struct SymbolControl {
+  std::string name;
+  int64_t lo = 1, hi = 1, multiple = 1;
+  int64_t initial = 1;  // the reference binding (the upper bound) unless told otherwise
+  std::string origin;   // "input image dim 2"
+};
+
+// Called between the stages of open() with a fraction in [0, 1] and what runs next.
+using ProgressFn = std::function<void(double fraction, const std::string& stage)>;
+
+class StudioDocument {
+ public:
+  // Imports, runs RDP, fuses and plans. `cancel` (if given) is polled between stages: a cancelled
+  // open returns a Cancelled-style error. Errors name the file and the stage that failed.
+  static Expected<std::unique_ptr<StudioDocument>> open(const std::string& path,
+                                                        const OpenOptions& options,
+                                                        const ProgressFn& progress = {},
+                                                        const std::atomic<bool>* cancel = nullptr);
+
+  const std::string& path() const { return path_; }
+  const Model& model() const { return *model_; }
+  const Graph& graph() const { return *model_->graph; }
+  const RdpResult& rdp() const { return *rdp_; }
+  const opt::FusionPlan& fusion() const { return fusion_; }
+  const opt::MemoryPlan& plan() const { return *plan_; }
+  const std::vector<SymbolControl>& symbols() const { return symbols_; }
+
+  // The values of the input symbols, validated (range, multiple, assumptions); execution
+  // symbols take their report bound. Errors name the symbol.
+  Expected<sym::Binding> binding(const std::map<std::string, int64_t>& values) const;
+  std::map<std::string, int64_t> initial_values() const;
+  // The plan at a binding: offsets, sizes, lower bound, naive and greedy sizes.
+  Expected<opt::PlanAtBinding> instantiate(const sym::Binding& binding) const;
+
+  // What the inspector shows for a node, as plain text lines (op, class, status, attributes,
+  // inputs and outputs with symbolic dims and, at `binding`, concrete dims and bytes; its fused
+  // group and why neighbours were not fused; diagnostics about it).
+  std::string node_report(NodeId node, const sym::Binding& binding) const;
+  // The summary view: op histogram by class, dims resolved, arena vs lower bound vs naive.
+  std::string summary_report(const opt::PlanAtBinding& at) const;
+
+  // "[batch,seq,128]" (symbolic) and "[1,16,128]" (at a binding; "?" where unknown).
+  std::string dims_text(ValueId v) const;
+  std::string dims_at_text(ValueId v, const sym::Binding& binding) const;
+  std::optional<int64_t> bytes_at(ValueId v, const sym::Binding& binding) const;
+
+ private:
+  StudioDocument() = default;
+
+  std::string path_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<RdpResult> rdp_;
+  opt::FusionPlan fusion_;
+  std::unique_ptr<opt::MemoryPlan> plan_;
+  std::vector<SymbolControl> symbols_;
+};
+
+}  // namespace sod2::studio

@@ -1,0 +1,200 @@
+#include "app/studio/graph/display_graph.h"
+
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/ops/op_registry.h"
+
+namespace sod2::studio {
+namespace {
+
+// How dynamic a class is, for a box's colour: a group is as dynamic as its most dynamic member.
+int dynamism(OpClass c) {
+  switch (c) {
+    case OpClass::kISDO: return 0;
+    case OpClass::kISDOS: return 1;
+    case OpClass::kISVDOS: return 2;
+    case OpClass::kEDO: return 3;
+    case OpClass::kUnknown: return 4;
+  }
+  return 4;
+}
+
+int nested_nodes(const Node& node) {
+  int total = 0;
+  for (const Graph* g : node.subgraphs()) total += static_cast<int>(g->total_nodes());
+  return total;
+}
+
+// "Conv+Relu (2)": the distinct op types in order, at most three, then the member count.
+std::string group_label(const Graph& graph, const std::vector<NodeId>& members) {
+  constexpr size_t kMaxOps = 3;
+  std::vector<std::string> ops;
+  bool more = false;
+  for (NodeId m : members) {
+    const std::string& op = graph.node(m).op_type;
+    bool seen = false;
+    for (const std::string& o : ops) seen = seen || o == op;
+    if (seen) continue;
+    if (ops.size() == kMaxOps) {
+      more = true;
+      break;
+    }
+    ops.push_back(op);
+  }
+  std::string label;
+  for (const std::string& o : ops) label += (label.empty() ? "" : "+") + o;
+  if (more) label += "+...";
+  return label + " (" + std::to_string(members.size()) + ")";
+}
+
+// Collects edges, keeping the first value seen for each (from, to) pair.
+class EdgeSet {
+ public:
+  explicit EdgeSet(std::vector<DisplayEdge>* out) : out_(out) {}
+  void add(int from, int to, ValueId value, const std::string& label) {
+    if (from < 0 || to < 0 || from == to) return;
+    const uint64_t key =
+        (static_cast<uint64_t>(static_cast<uint32_t>(from)) << 32) | static_cast<uint32_t>(to);
+    if (!seen_.insert(key).second) return;
+    out_->push_back({from, to, label, value});
+  }
+
+ private:
+  std::vector<DisplayEdge>* out_;
+  std::unordered_set<uint64_t> seen_;
+};
+
+}  // namespace
+
+int DisplayGraph::display_node_of(NodeId node) const {
+  if (node < 0 || static_cast<size_t>(node) >= display_of_node.size()) return -1;
+  return display_of_node[static_cast<size_t>(node)];
+}
+
+std::string dims_label(const TensorFact& fact) {
+  if (!fact.dims) return "rank ?";
+  std::string out = "[";
+  for (size_t i = 0; i < fact.dims->size(); ++i) {
+    if (i) out += ",";
+    const Dim& d = (*fact.dims)[i];
+    out += d ? d->to_string() : std::string("?");
+  }
+  return out + "]";
+}
+
+const char* display_class_name(const DisplayNode& node) {
+  switch (node.kind) {
+    case DisplayNodeKind::kGraphInput: return "input";
+    case DisplayNodeKind::kGraphOutput: return "output";
+    case DisplayNodeKind::kOp:
+    case DisplayNodeKind::kGroup: break;
+  }
+  return op_class_name(node.op_class);
+}
+
+DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
+                                 const opt::FusionPlan* groups,
+                                 const std::set<int>& expanded_groups) {
+  DisplayGraph out;
+  const Graph& graph = *model.graph;
+  const size_t num_nodes = graph.num_nodes();
+  out.display_of_node.assign(num_nodes, -1);
+  auto add_node = [&out](DisplayNode n) {
+    n.id = static_cast<int>(out.nodes.size());
+    n.is_group_box = n.kind == DisplayNodeKind::kGroup;
+    out.nodes.push_back(std::move(n));
+    return out.nodes.back().id;
+  };
+  auto label_of = [&](ValueId v) {
+    return rdp.has_facts(graph) ? dims_label(rdp.fact(graph, v)) : std::string();
+  };
+
+  std::unordered_map<ValueId, int> input_node;
+  for (ValueId v : graph.inputs()) {
+    if (graph.value(v).kind != ValueKind::kGraphInput || input_node.count(v)) continue;
+    DisplayNode n;
+    n.kind = DisplayNodeKind::kGraphInput;
+    n.label = graph.value(v).name;
+    n.op = "input";
+    input_node[v] = add_node(std::move(n));
+  }
+
+  // A group collapses when it has >= 2 members, a valid id and was not expanded.
+  auto group_of = [&](NodeId id) -> int {
+    if (!groups || static_cast<size_t>(id) >= groups->group_of.size()) return -1;
+    const int g = groups->group_of[static_cast<size_t>(id)];
+    return g >= 0 && static_cast<size_t>(g) < groups->groups.size() ? g : -1;
+  };
+  auto collapsed = [&](int g) {
+    return g >= 0 && groups->groups[static_cast<size_t>(g)].nodes.size() >= 2 &&
+           !expanded_groups.count(g);
+  };
+
+  // Node order: a box takes the place of its first member in the file's order.
+  for (size_t i = 0; i < num_nodes; ++i) {
+    const NodeId id = static_cast<NodeId>(i);
+    if (out.display_of_node[i] >= 0) continue;  // a member of a box already placed
+    const Node& node = graph.node(id);
+    const int g = group_of(id);
+    if (collapsed(g)) {
+      const opt::FusionGroup& fg = groups->groups[static_cast<size_t>(g)];
+      DisplayNode box;
+      box.kind = DisplayNodeKind::kGroup;
+      box.label = group_label(graph, fg.nodes);
+      box.op = fg.kind;
+      box.group = g;
+      box.members = fg.nodes;
+      box.op_class = op_class_of(graph.node(fg.nodes.front()));
+      for (NodeId m : fg.nodes) {
+        const Node& member = graph.node(m);
+        const OpClass c = op_class_of(member);
+        if (dynamism(c) > dynamism(box.op_class)) box.op_class = c;
+        box.subgraph_nodes += nested_nodes(member);
+        box.has_subgraphs = box.has_subgraphs || !member.subgraphs().empty();
+      }
+      const int box_id = add_node(std::move(box));
+      for (NodeId m : out.nodes[static_cast<size_t>(box_id)].members)
+        if (m >= 0 && static_cast<size_t>(m) < num_nodes)
+          out.display_of_node[static_cast<size_t>(m)] = box_id;
+      continue;
+    }
+    DisplayNode n;
+    n.kind = DisplayNodeKind::kOp;
+    n.label = node.name;
+    n.op = node.op_type;
+    n.op_class = op_class_of(node);
+    n.group = g;
+    n.members = {id};
+    n.has_subgraphs = !node.subgraphs().empty();
+    n.subgraph_nodes = nested_nodes(node);
+    out.display_of_node[i] = add_node(std::move(n));
+  }
+
+  EdgeSet edges(&out.edges);
+  auto source_of = [&](ValueId v) -> int {
+    const Value& value = graph.value(v);
+    if (value.kind == ValueKind::kNodeOutput) return out.display_node_of(value.producer);
+    auto it = input_node.find(v);
+    return it == input_node.end() ? -1 : it->second;  // weights and outer scope: not drawn
+  };
+  for (size_t i = 0; i < num_nodes; ++i) {
+    const Node& node = graph.node(static_cast<NodeId>(i));
+    const int to = out.display_of_node[i];
+    for (const auto* list : {&node.inputs, &node.implicit_inputs})
+      for (ValueId v : *list)
+        if (v != kNoValue) edges.add(source_of(v), to, v, label_of(v));
+  }
+  for (ValueId v : graph.outputs()) {
+    DisplayNode n;
+    n.kind = DisplayNodeKind::kGraphOutput;
+    n.label = graph.value(v).name;
+    n.op = "output";
+    const int id = add_node(std::move(n));
+    edges.add(source_of(v), id, v, label_of(v));
+  }
+  return out;
+}
+
+}  // namespace sod2::studio

@@ -1,0 +1,68 @@
+// What the graph view draws (DESIGN §8): the main graph with each collapsed fused group as one
+// box, graph inputs and outputs as small nodes of their own, and edges labelled with the
+// symbolic shape RDP proved for the value they carry. No Qt: built and tested headless, and on
+// the layout worker thread.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/ir/model.h"
+#include "core/ops/op_class.h"
+#include "core/opt/fusion.h"
+#include "core/rdp/rdp.h"
+
+namespace sod2::studio {
+
+enum class DisplayNodeKind {
+  kOp,           // one main-graph node (possibly a member of an expanded group)
+  kGroup,        // a collapsed fused group of >= 2 nodes
+  kGraphInput,   // a graph input (initializers are weights and are not drawn)
+  kGraphOutput,  // a graph output
+};
+
+struct DisplayNode {
+  int id = -1;  // index in DisplayGraph::nodes
+  DisplayNodeKind kind = DisplayNodeKind::kOp;
+  std::string label;  // node name; "Conv+Relu (2)" for a group box; value name for inputs/outputs
+  std::string op;     // op type; the group's kind ("contraction") for a box; "input"/"output"
+  // The node's class; for a group box the most dynamic class among its members.
+  OpClass op_class = OpClass::kUnknown;
+  int group = -1;               // fusion group id (FusionPlan::groups index), -1 for none
+  std::vector<NodeId> members;  // core node ids of the main graph, in topological order
+  bool is_group_box = false;    // kind == kGroup
+  bool has_subgraphs = false;   // an If/Loop/Scan (or a box holding one)
+  int subgraph_nodes = 0;       // nodes inside those bodies, at every depth
+};
+
+struct DisplayEdge {
+  int from = -1;
+  int to = -1;
+  std::string label;  // symbolic dims of the value, e.g. "[batch,seq,128]"; "rank ?" if unknown
+  ValueId value = kNoValue;  // the main-graph value it carries (the first one, when several do)
+};
+
+struct DisplayGraph {
+  std::vector<DisplayNode> nodes;
+  std::vector<DisplayEdge> edges;    // no duplicates (one per from/to pair), no self-edges
+  std::vector<int> display_of_node;  // per core NodeId of the main graph: its display node id
+
+  // The display node that shows core node `node`; -1 when out of range.
+  int display_node_of(NodeId node) const;
+};
+
+// One display node per main-graph node, except that a fused group of >= 2 nodes not in
+// `expanded_groups` becomes one box. Members of an expanded group keep their `group` so the
+// view can frame them. `groups` may be null (no fusion: nothing is collapsed).
+DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
+                                 const opt::FusionPlan* groups,
+                                 const std::set<int>& expanded_groups);
+
+// "[batch,seq,128]"; "?" for an unknown dim, "rank ?" when the rank is unknown.
+std::string dims_label(const TensorFact& fact);
+
+// Which fill the legend and the view use for a node: its class, or input/output.
+const char* display_class_name(const DisplayNode& node);
+
+}  // namespace sod2::studio

@@ -1,0 +1,27 @@
+// The graph view's fixed palette: fills chosen to read with dark text on both light and dark
+// window themes, so a node's class looks the same whatever the desktop uses.
+#pragma once
+
+#include <QColor>
+#include <QList>
+#include <QPair>
+#include <QString>
+
+#include "app/studio/graph/display_graph.h"
+
+namespace sod2::studio {
+
+// A node's fill: by SoD² class, or the input/output colour.
+QColor node_fill(const DisplayNode& node);
+QColor class_fill(OpClass c);
+QColor io_fill();
+// Text drawn on fills, and the selection outline.
+QColor node_text_color();
+QColor selection_color();
+// Edges and their labels: a mid grey that shows on white and on near-black backgrounds.
+QColor edge_color();
+
+// (name, fill) for every colour the view uses, in the legend's order.
+QList<QPair<QString, QColor>> graph_legend_entries();
+
+}  // namespace sod2::studio

@@ -1,0 +1,285 @@
+#include "app/studio/graph/graph_view.h"
+
+#include <QGraphicsScene>
+#include <QKeyEvent>
+#include <QScrollBar>
+#include <QSignalBlocker>
+#include <QWheelEvent>
+#include <cmath>
+#include <map>
+
+#include "app/studio/graph/graph_legend.h"
+#include "app/studio/graph/graph_style.h"
+
+namespace sod2::studio {
+namespace {
+
+constexpr double kMinZoom = 0.01;
+constexpr double kMaxZoom = 8.0;
+constexpr double kZoomStep = 1.25;
+constexpr double kFitMaxZoom = 1.5;    // a small graph is not blown up to fill the window
+constexpr double kReadableZoom = 1.0;  // where selectNode(center) goes when zoomed far out
+
+}  // namespace
+
+GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
+  auto* scene = new QGraphicsScene(this);
+  // The scene is rebuilt, never animated: a BSP index makes painting and hit tests on 10,000+
+  // static items cheap.
+  scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+  setScene(scene);
+  setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+  setDragMode(QGraphicsView::ScrollHandDrag);
+  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  setResizeAnchor(QGraphicsView::AnchorViewCenter);
+  setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+  setOptimizationFlags(QGraphicsView::DontSavePainterState |
+                       QGraphicsView::DontAdjustForAntialiasing);
+  setCacheMode(QGraphicsView::CacheBackground);
+  setBackgroundBrush(palette().color(QPalette::Base));
+  setFocusPolicy(Qt::StrongFocus);
+  settings_.node_font = font();
+  settings_.node_font.setPointSizeF(9);
+  settings_.edge_font = font();
+  settings_.edge_font.setPointSizeF(7.5);
+  legend_ = new GraphLegend(this);
+  legend_->move(viewport()->geometry().topLeft() + QPoint(8, 8));
+  connect(scene, &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
+}
+
+GraphView::~GraphView() = default;
+
+QList<QPair<QString, QColor>> GraphView::legend() { return graph_legend_entries(); }
+
+void GraphView::setLegendVisible(bool visible) { legend_->setVisible(visible); }
+
+void GraphView::setGraph(const DisplayGraph* graph, const GraphLayout* layout) {
+  {
+    const QSignalBlocker block(scene());
+    scene()->clear();
+  }
+  nodes_.clear();
+  preds_.clear();
+  succs_.clear();
+  framed_groups_.clear();
+  if (last_emitted_ != -1) {
+    last_emitted_ = -1;
+    emit nodeSelected(-1);
+  }
+  if (!graph || !layout || layout->nodes.size() != graph->nodes.size()) {
+    scene()->setSceneRect(QRectF());
+    return;
+  }
+  const size_t n = graph->nodes.size();
+  nodes_.reserve(n);
+  preds_.assign(n, {});
+  succs_.assign(n, {});
+  for (size_t i = 0; i < n; ++i) {
+    auto* item = new NodeItem(graph->nodes[i], layout->nodes[i], &settings_);
+    scene()->addItem(item);
+    nodes_.push_back(item);
+  }
+  const size_t drawn_edges = std::min(graph->edges.size(), layout->edges.size());
+  for (size_t i = 0; i < drawn_edges; ++i) {
+    const DisplayEdge& e = graph->edges[i];
+    scene()->addItem(new EdgeItem(e, layout->edges[i], &settings_));
+    if (e.from >= 0 && e.to >= 0 && static_cast<size_t>(e.from) < n &&
+        static_cast<size_t>(e.to) < n) {
+      succs_[static_cast<size_t>(e.from)].push_back(e.to);
+      preds_[static_cast<size_t>(e.to)].push_back(e.from);
+    }
+  }
+  addGroupFrames(*graph, *layout);
+  scene()->setSceneRect(QRectF(0, 0, layout->width, layout->height).adjusted(-20, -20, 20, 20));
+}
+
+void GraphView::addGroupFrames(const DisplayGraph& graph, const GraphLayout& layout) {
+  struct Frame {
+    QRectF rect;
+    int members = 0;
+    std::string kind;
+  };
+  std::map<int, Frame> frames;
+  for (const DisplayNode& node : graph.nodes) {
+    if (node.group < 0 || node.is_group_box) continue;
+    const NodeBox& b = layout.nodes[static_cast<size_t>(node.id)];
+    Frame& f = frames[node.group];
+    const QRectF r(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h);
+    f.rect = f.members++ ? f.rect.united(r) : r;
+    if (f.kind.empty())
+      f.kind = node.op;
+    else if (f.kind.find(node.op) == std::string::npos)
+      f.kind += "+" + node.op;
+  }
+  for (const auto& [group, f] : frames) {
+    if (f.members < 2) continue;
+    framed_groups_.insert(group);
+    scene()->addItem(new GroupFrameItem(group, QString::fromStdString(f.kind), f.rect, &settings_));
+  }
+}
+
+QList<int> GraphView::findNodes(const QString& text) const {
+  QList<int> hits;
+  const QString needle = text.trimmed().toLower();
+  if (needle.isEmpty()) return hits;
+  for (const NodeItem* item : nodes_)
+    if (item->searchText().contains(needle)) hits.append(item->nodeId());
+  return hits;
+}
+
+void GraphView::selectNode(int id, bool center) {
+  const bool valid = id >= 0 && static_cast<size_t>(id) < nodes_.size();
+  {
+    // One nodeSelected per call, whether or not the selection changes.
+    const QSignalBlocker block(scene());
+    scene()->clearSelection();
+    if (valid) nodes_[static_cast<size_t>(id)]->setSelected(true);
+  }
+  scene()->update();
+  last_emitted_ = valid ? id : -1;
+  emit nodeSelected(last_emitted_);
+  if (!valid || !center) return;
+  if (zoomFactor() < kReadableZoom * 0.6) zoomBy(kReadableZoom / zoomFactor());
+  centerOn(nodes_[static_cast<size_t>(id)]);
+}
+
+int GraphView::selectedNode() const {
+  for (QGraphicsItem* item : scene()->selectedItems())
+    if (item->type() == NodeItem::Type) return static_cast<NodeItem*>(item)->nodeId();
+  return -1;
+}
+
+void GraphView::onSelectionChanged() {
+  const int id = selectedNode();
+  if (id == last_emitted_) return;
+  last_emitted_ = id;
+  emit nodeSelected(id);
+}
+
+double GraphView::zoomFactor() const { return transform().m11(); }
+
+void GraphView::zoomBy(double factor) {
+  const double target = std::clamp(zoomFactor() * factor, kMinZoom, kMaxZoom);
+  const double f = target / zoomFactor();
+  if (std::isfinite(f) && f > 0) scale(f, f);
+}
+
+void GraphView::zoomIn() { zoomBy(kZoomStep); }
+void GraphView::zoomOut() { zoomBy(1 / kZoomStep); }
+
+void GraphView::fitAll() {
+  const QRectF r = scene()->itemsBoundingRect();
+  if (r.isEmpty()) return;
+  fitInView(r.adjusted(-10, -10, 10, 10), Qt::KeepAspectRatio);
+  if (zoomFactor() > kFitMaxZoom) zoomBy(kFitMaxZoom / zoomFactor());
+  if (zoomFactor() < kMinZoom) zoomBy(kMinZoom / zoomFactor());
+}
+
+void GraphView::setEdgeLabelsVisible(bool visible) {
+  if (settings_.edge_labels == visible) return;
+  settings_.edge_labels = visible;
+  viewport()->update();
+}
+
+void GraphView::wheelEvent(QWheelEvent* e) {
+  if (!(e->modifiers() & Qt::ControlModifier)) {
+    QGraphicsView::wheelEvent(e);  // plain wheel scrolls
+    return;
+  }
+  const double steps = e->angleDelta().y() / 120.0;
+  if (steps != 0) zoomBy(std::pow(1.15, steps));
+  e->accept();
+}
+
+int GraphView::neighbourTowards(int id, int key) const {
+  const NodeItem* from = nodes_[static_cast<size_t>(id)];
+  const QPointF at = from->pos();
+  if (key == Qt::Key_Up || key == Qt::Key_Down) {
+    // Along an edge: the predecessor or successor nearest in x.
+    const auto& list =
+        key == Qt::Key_Up ? preds_[static_cast<size_t>(id)] : succs_[static_cast<size_t>(id)];
+    int best = -1;
+    double best_dx = 0;
+    for (int n : list) {
+      const double dx = std::abs(nodes_[static_cast<size_t>(n)]->pos().x() - at.x());
+      if (best < 0 || dx < best_dx) best = n, best_dx = dx;
+    }
+    return best;
+  }
+  // Sideways: the nearest node on that side whose box overlaps this one's row.
+  const double row = from->boundingRect().height() / 2;
+  const bool left = key == Qt::Key_Left;
+  int best = -1;
+  double best_dx = 0;
+  for (const NodeItem* item : nodes_) {
+    const QPointF p = item->pos();
+    if (item == from || std::abs(p.y() - at.y()) > row) continue;
+    const double dx = left ? at.x() - p.x() : p.x() - at.x();
+    if (dx <= 0) continue;
+    if (best < 0 || dx < best_dx) best = item->nodeId(), best_dx = dx;
+  }
+  return best;
+}
+
+void GraphView::keyPressEvent(QKeyEvent* e) {
+  const int selected = selectedNode();
+  switch (e->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomIn(); return;
+    case Qt::Key_Minus: zoomOut(); return;
+    case Qt::Key_0:
+    case Qt::Key_F: fitAll(); return;
+    case Qt::Key_Escape: selectNode(-1, false); return;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+      if (selected >= 0) {
+        const NodeItem* node = nodes_[static_cast<size_t>(selected)];
+        if (node->isGroupBox() || framed_groups_.count(node->group()))
+          emit groupActivated(node->group());
+      }
+      return;
+    case Qt::Key_Up:
+    case Qt::Key_Down:
+    case Qt::Key_Left:
+    case Qt::Key_Right: {
+      if (nodes_.empty()) break;
+      if (selected < 0) {  // the first arrow picks the top node
+        selectNode(0, true);
+        return;
+      }
+      const int next = neighbourTowards(selected, e->key());
+      if (next >= 0) {
+        selectNode(next, false);
+        ensureVisible(nodes_[static_cast<size_t>(next)], 40, 40);
+      }
+      return;
+    }
+    default: break;
+  }
+  QGraphicsView::keyPressEvent(e);
+}
+
+void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
+  for (QGraphicsItem* item : items(e->pos())) {
+    if (item->type() == NodeItem::Type) {
+      const auto* node = static_cast<NodeItem*>(item);
+      if (node->isGroupBox()) emit groupActivated(node->group());
+      e->accept();
+      return;
+    }
+    if (item->type() == GroupFrameItem::Type) {
+      emit groupActivated(static_cast<GroupFrameItem*>(item)->group());
+      e->accept();
+      return;
+    }
+  }
+  QGraphicsView::mouseDoubleClickEvent(e);
+}
+
+void GraphView::resizeEvent(QResizeEvent* e) {
+  QGraphicsView::resizeEvent(e);
+  legend_->move(viewport()->geometry().topLeft() + QPoint(8, 8));
+  legend_->raise();
+}
+
+}  // namespace sod2::studio

@@ -1,0 +1,79 @@
+// The graph in the studio's centre (DESIGN §8): a DisplayGraph drawn at a GraphLayout's
+// positions. Nodes are coloured by SoD² class (legend top-left), collapsed fused groups have a
+// double border and expand on double-click (groupActivated: the owner rebuilds the DisplayGraph
+// and lays it out again on a worker), expanded ones are framed. Ctrl+wheel or +/- zoom, drag
+// pans, 0 or F fits, arrows walk to neighbours, Enter toggles a group, Escape clears.
+#pragma once
+
+#include <QGraphicsView>
+#include <QList>
+#include <QPair>
+#include <set>
+#include <vector>
+
+#include "app/studio/graph/display_graph.h"
+#include "app/studio/graph/graph_items.h"
+#include "app/studio/graph/graph_layout.h"
+
+namespace sod2::studio {
+
+class GraphLegend;
+
+class GraphView : public QGraphicsView {
+  Q_OBJECT
+
+ public:
+  explicit GraphView(QWidget* parent = nullptr);
+  ~GraphView() override;
+
+  // Shows `graph` at `layout`'s positions (both read now, not kept); nullptr clears the view.
+  // The selection is not carried over: ids change when groups expand.
+  void setGraph(const DisplayGraph* graph, const GraphLayout* layout);
+  int nodeCount() const { return static_cast<int>(nodes_.size()); }
+
+  // Display node ids whose name (or box label) or op contains `text`, case-insensitively, in id
+  // order; empty for empty text.
+  QList<int> findNodes(const QString& text) const;
+  // Selects node `id` (emits nodeSelected), and with `center` scrolls it to the middle at a
+  // readable zoom. An unknown id clears the selection.
+  void selectNode(int id, bool center);
+  int selectedNode() const;  // -1 when none
+
+  bool edgeLabelsVisible() const { return settings_.edge_labels; }
+  double zoomFactor() const;
+  // The colours nodes take, by class, in the legend's order.
+  static QList<QPair<QString, QColor>> legend();
+  void setLegendVisible(bool visible);
+
+ public slots:
+  void fitAll();
+  void setEdgeLabelsVisible(bool visible);
+  void zoomIn();
+  void zoomOut();
+
+ signals:
+  void nodeSelected(int id);       // by click, keyboard or selectNode; -1 when cleared
+  void groupActivated(int group);  // double-click or Enter on a group box or a group's frame
+
+ protected:
+  void wheelEvent(QWheelEvent* e) override;
+  void keyPressEvent(QKeyEvent* e) override;
+  void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
+
+ private:
+  void zoomBy(double factor);
+  void onSelectionChanged();
+  // The neighbour an arrow key leads to from `id`; -1 when there is none.
+  int neighbourTowards(int id, int key) const;
+  void addGroupFrames(const DisplayGraph& graph, const GraphLayout& layout);
+
+  GraphPaintSettings settings_;
+  std::vector<NodeItem*> nodes_;  // by display node id; owned by the scene
+  std::vector<std::vector<int>> preds_, succs_;
+  std::set<int> framed_groups_;  // expanded groups with a frame: Enter on a member collapses
+  GraphLegend* legend_ = nullptr;
+  int last_emitted_ = -1;
+};
+
+}  // namespace sod2::studio

@@ -1,0 +1,137 @@
+// sod2-studio [MODEL.onnx] [--ranges FILE] [--range k=lo:hi[:m],...] [--bind k=v,...]
+//             [--screenshot OUT.png [--view graph|shapes|memory|summary]]
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QIcon>
+#include <QImage>
+#include <QPainter>
+#include <QStyleFactory>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "app/cli/symbol_args.h"
+#include "app/studio/widgets/main_window.h"
+
+namespace {
+
+bool has_display() {
+  const char* platform = std::getenv("QT_QPA_PLATFORM");
+  if (platform && *platform) return true;
+  return (std::getenv("DISPLAY") && *std::getenv("DISPLAY")) ||
+         (std::getenv("WAYLAND_DISPLAY") && *std::getenv("WAYLAND_DISPLAY"));
+}
+
+int fail(const QString& text) {
+  std::fprintf(stderr, "sod2-studio: %s\n", text.toLocal8Bit().constData());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A screenshot needs no screen: render offscreen when there is none.
+  bool screenshot = false;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--screenshot") screenshot = true;
+  if (!has_display()) {
+    if (!screenshot) {
+      std::fprintf(stderr,
+                   "sod2-studio: no display found. Run it under a virtual X server "
+                   "(xvfb-run -a make run) or render offscreen (QT_QPA_PLATFORM=offscreen), or use "
+                   "--screenshot OUT.png to write a view to a file.\n");
+      return 2;
+    }
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  }
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("SoD2");
+  QApplication::setApplicationName("SoD2 Studio");
+  QApplication::setApplicationVersion("0.1.0");
+  QApplication::setWindowIcon(QIcon(":/sod2/sod2-studio.svg"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      "Inspect a dynamic ONNX model: operator classes, propagated symbolic shapes, fused groups "
+      "and the memory plan at any input size.");
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument("model", "the ONNX model to open");
+  QCommandLineOption ranges(QStringLiteral("ranges"),
+                            "symbol ranges as JSON ({\"seq\": [1, 512, 1]})", "FILE");
+  QCommandLineOption range(QStringLiteral("range"), "symbol ranges", "k=lo:hi[:multiple],...");
+  QCommandLineOption bind(QStringLiteral("bind"), "start at these sizes", "k=v,...");
+  QCommandLineOption shot(QStringLiteral("screenshot"), "render a view to a PNG and exit",
+                          "OUT.png");
+  QCommandLineOption view(QStringLiteral("view"),
+                          "the view to render: graph, shapes, memory or summary", "VIEW", "graph");
+  QCommandLineOption size(QStringLiteral("size"), "window size for --screenshot", "WxH",
+                          "1400x900");
+  parser.addOptions({ranges, range, bind, shot, view, size});
+  parser.process(app);
+
+  sod2::studio::OpenOptions options;
+  std::map<std::string, int64_t> bind_values;
+  try {
+    std::optional<std::string> ranges_file, range_text;
+    if (parser.isSet(ranges)) ranges_file = parser.value(ranges).toStdString();
+    if (parser.isSet(range)) range_text = parser.value(range).toStdString();
+    options.rdp = sod2::cli::rdp_options_from(ranges_file, range_text);
+    if (parser.isSet(bind))
+      bind_values = sod2::cli::parse_bindings(parser.value(bind).toStdString());
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  const QStringList models = parser.positionalArguments();
+  sod2::studio::MainWindow window;
+
+  if (parser.isSet(shot)) {
+    if (models.size() != 1) return fail("--screenshot needs exactly one MODEL.onnx");
+    const QStringList wh = parser.value(size).split('x');
+    window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1400,
+                  wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 900);
+    if (auto err = window.openModelNow(models.front(), options)) return fail(*err);
+    if (!bind_values.empty()) {
+      auto values = window.document()->initial_values();
+      for (const auto& [k, v] : bind_values) values[k] = v;
+      QString error;
+      if (!window.applyBinding(values, &error)) return fail("--bind: " + error);
+    }
+    const QString v = parser.value(view);
+    sod2::studio::StudioView which = sod2::studio::StudioView::kGraph;
+    if (v == "shapes")
+      which = sod2::studio::StudioView::kShapes;
+    else if (v == "memory")
+      which = sod2::studio::StudioView::kMemory;
+    else if (v == "summary")
+      which = sod2::studio::StudioView::kSummary;
+    else if (v != "graph")
+      return fail("--view must be graph, shapes, memory or summary");
+    window.show();
+    window.showView(which);
+    QApplication::processEvents();
+    QWidget* w = window.viewWidget(which);
+    const QImage image = w->grab().toImage();
+    if (image.isNull() || !image.save(parser.value(shot)))
+      return fail("cannot write " + parser.value(shot));
+    std::printf("wrote %s (%dx%d, view %s)\n", parser.value(shot).toLocal8Bit().constData(),
+                image.width(), image.height(), v.toLocal8Bit().constData());
+    return 0;
+  }
+
+  window.show();
+  if (!models.isEmpty()) {
+    if (!bind_values.empty()) {
+      // Bind once the model is open: on the calling thread, so the binding applies to it.
+      if (auto err = window.openModelNow(models.front(), options)) return fail(*err);
+      auto values = window.document()->initial_values();
+      for (const auto& [k, v] : bind_values) values[k] = v;
+      QString error;
+      if (!window.applyBinding(values, &error)) return fail("--bind: " + error);
+    } else {
+      window.openModel(models.front(), options);
+    }
+  }
+  return app.exec();
+}

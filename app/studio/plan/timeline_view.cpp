@@ -1,0 +1,336 @@
+#include "app/studio/plan/timeline_view.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QEvent>
+#include <QFontMetrics>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+namespace sod2::studio {
+namespace {
+
+// Room around the plot for the byte labels (left), the step labels (bottom) and the line labels.
+constexpr int kLeftMargin = 72;
+constexpr int kRightMargin = 12;
+constexpr int kTopMargin = 8;
+constexpr int kBottomMargin = 22;
+constexpr int kClickSlop = 3;  // pixels a press may move and still count as a click
+constexpr double kWheelZoomPerNotch = 1.25;
+
+// Pixel coordinates are clamped a little outside the plot before they become ints: far zoomed
+// in, a tensor's edge can lie billions of pixels away.
+int clamp_px(double v, double lo, double hi) {
+  return static_cast<int>(std::lround(std::clamp(v, lo - 16, hi + 16)));
+}
+
+QColor fill_of(int tensor) {
+  // Golden-angle hues: neighbours in index (usually neighbours in the graph) differ clearly.
+  const int hue = static_cast<int>((static_cast<int64_t>(tensor) * 137) % 360);
+  return QColor::fromHsv(hue, 80, 235);
+}
+
+// A tick spacing from 1, 2, 5 × 10^k at least `min` apart.
+double nice_step_spacing(double min) {
+  double p = std::pow(10.0, std::floor(std::log10(std::max(min, 1e-12))));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= min) return m * p;
+  return 10 * p;
+}
+
+// A byte spacing that is a power of two (labels come out as round KiB/MiB).
+double nice_byte_spacing(double min) {
+  return std::pow(2.0, std::ceil(std::log2(std::max(min, 1.0))));
+}
+
+}  // namespace
+
+TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  syncViewportSize();
+}
+
+QRect TimelineView::plotRect() const {
+  return QRect(kLeftMargin, kTopMargin, std::max(1, width() - kLeftMargin - kRightMargin),
+               std::max(1, height() - kTopMargin - kBottomMargin));
+}
+
+void TimelineView::syncViewportSize() {
+  const QRect plot = plotRect();
+  viewport_.resize(plot.width(), plot.height());
+}
+
+int64_t TimelineView::fitBytes() const {
+  if (!model_) return 1;
+  return std::max(
+      {model_->arena_bytes(), model_->lower_bound_bytes(), model_->peak_live_bytes(), int64_t{1}});
+}
+
+void TimelineView::setModel(const TimelineModel* model) {
+  model_ = model;
+  selected_ = -1;
+  hovered_ = -1;
+  fitToView();
+}
+
+void TimelineView::modelUpdated() {
+  if (model_ && selected_ >= static_cast<int>(model_->rects().size())) selected_ = -1;
+  hovered_ = -1;
+  update();
+}
+
+void TimelineView::fitToView() {
+  syncViewportSize();
+  viewport_.fit(model_ ? model_->num_steps() : 1, fitBytes());
+  update();
+}
+
+void TimelineView::zoomBy(double factor_x, double factor_y) {
+  viewport_.zoom_at(viewport_.width / 2, viewport_.height / 2, factor_x, factor_y);
+  update();
+}
+
+std::optional<int> TimelineView::tensorAt(QPoint widget_pos) const {
+  if (!model_) return std::nullopt;
+  const QRect plot = plotRect();
+  if (!plot.contains(widget_pos)) return std::nullopt;
+  const double x = widget_pos.x() - plot.left() + 0.5;
+  const double y = widget_pos.y() - plot.top() + 0.5;
+  return model_->hit(viewport_.step_at(x), viewport_.offset_at(y));
+}
+
+void TimelineView::highlightTensor(int tensor) {
+  selected_ =
+      model_ && tensor >= 0 && tensor < static_cast<int>(model_->rects().size()) ? tensor : -1;
+  if (selected_ >= 0) {
+    // Bring it into view, centred, at the current zoom.
+    const TimelineRect& r = model_->rects()[static_cast<size_t>(selected_)];
+    const double mid_step = (static_cast<double>(r.first_step) + r.last_step + 1) / 2;
+    const double mid_offset = static_cast<double>(r.offset) + static_cast<double>(r.size) / 2;
+    const bool visible = mid_step >= viewport_.first_visible_step() &&
+                         mid_step <= viewport_.last_visible_step() &&
+                         mid_offset >= viewport_.lowest_visible_offset() &&
+                         mid_offset <= viewport_.highest_visible_offset();
+    if (!visible) {
+      viewport_.pan_pixels(viewport_.width / 2 - viewport_.x_of(mid_step),
+                           viewport_.height / 2 - viewport_.y_of(mid_offset));
+    }
+  }
+  update();
+}
+
+void TimelineView::paintEvent(QPaintEvent* /*event*/) {
+  QPainter p(this);
+  p.fillRect(rect(), palette().color(QPalette::Base));
+  const QRect plot = plotRect();
+  last_painted_ = 0;
+  if (!model_) {
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(rect(), Qt::AlignCenter, tr("No memory plan"));
+    return;
+  }
+  const TimelineViewport& vp = viewport_;
+  const double w = vp.width, h = vp.height;
+  const QFontMetrics fm(font());
+
+  p.save();
+  p.setClipRect(plot);
+  p.translate(plot.topLeft());
+
+  // The peak steps: contiguous runs drawn as one band each, under the tensors.
+  const std::vector<int64_t>& peaks = model_->peak_steps();
+  const QColor peak_color(255, 120, 100, 60);
+  for (size_t i = 0; i < peaks.size();) {
+    size_t j = i;
+    while (j + 1 < peaks.size() && peaks[j + 1] == peaks[j] + 1) ++j;
+    const int x0 = clamp_px(vp.x_of(static_cast<double>(peaks[i])), 0, w);
+    const int x1 = clamp_px(vp.x_of(static_cast<double>(peaks[j] + 1)), 0, w);
+    if (x1 >= 0 && x0 <= w)
+      p.fillRect(QRect(x0, 0, std::max(1, x1 - x0), plot.height()), peak_color);
+    i = j + 1;
+  }
+
+  // The tensors in view only. Tiny ones still get one pixel so a zoomed-out plan shows its shape.
+  const QColor border(60, 60, 60);
+  const auto& rects = model_->rects();
+  auto box_of = [&](const TimelineRect& r) {
+    const int x0 = clamp_px(vp.x_of(static_cast<double>(r.first_step)), 0, w);
+    const int x1 = clamp_px(vp.x_of(static_cast<double>(r.last_step + 1)), 0, w);
+    const int y0 = clamp_px(vp.y_of(static_cast<double>(r.offset + r.size)), 0, h);
+    const int y1 = clamp_px(vp.y_of(static_cast<double>(r.offset)), 0, h);
+    return QRect(x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0));
+  };
+  model_->index().visit_in(
+      vp.first_visible_step(), vp.last_visible_step(), vp.lowest_visible_offset(),
+      vp.highest_visible_offset(), [&](int t) {
+        const TimelineRect& r = rects[static_cast<size_t>(t)];
+        const QRect box = box_of(r);
+        ++last_painted_;
+        if (box.width() > 4 && box.height() > 4) {
+          p.fillRect(box, border);
+          p.fillRect(box.adjusted(1, 1, -1, -1), fill_of(t));
+          if (box.width() > 60 && box.height() > fm.height() + 2) {
+            p.setPen(Qt::black);
+            p.drawText(
+                box.adjusted(3, 1, -3, -1), Qt::AlignLeft | Qt::AlignVCenter,
+                fm.elidedText(QString::fromStdString(r.name), Qt::ElideRight, box.width() - 6));
+          }
+        } else {
+          p.fillRect(box, fill_of(t).darker(115));
+        }
+      });
+
+  // Hovered and selected tensors on top, outlined.
+  for (const auto& [t, color, width] : {std::tuple{hovered_, QColor(30, 30, 30), 1},
+                                        std::tuple{selected_, QColor(0, 90, 255), 2}}) {
+    if (t < 0 || t >= static_cast<int>(rects.size())) continue;
+    p.setPen(QPen(color, width));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(box_of(rects[static_cast<size_t>(t)]).adjusted(0, 0, -1, -1));
+  }
+
+  // The arena size and the lower bound, labelled at the right end of the line.
+  auto hline = [&](int64_t bytes, const QColor& color, const QString& label, bool above) {
+    const int y = clamp_px(vp.y_of(static_cast<double>(bytes)), 0, h);
+    p.setPen(QPen(color, 1, Qt::DashLine));
+    p.drawLine(0, y, plot.width(), y);
+    const QString text = label + " " + QString::fromStdString(human_bytes(bytes));
+    const int tw = fm.horizontalAdvance(text);
+    const int ty = above ? y - fm.descent() - 2 : y + fm.ascent() + 2;
+    p.fillRect(QRect(plot.width() - tw - 8, ty - fm.ascent(), tw + 4, fm.height()),
+               QColor(255, 255, 255, 200));
+    p.setPen(color);
+    p.drawText(plot.width() - tw - 6, ty, text);
+  };
+  hline(model_->arena_bytes(), QColor(200, 30, 30), tr("arena"), true);
+  hline(model_->lower_bound_bytes(), QColor(20, 120, 20), tr("lower bound"), false);
+  p.restore();
+
+  // Axes: steps below the plot, bytes to its left.
+  p.setPen(palette().color(QPalette::Text));
+  p.drawRect(plot.adjusted(0, 0, -1, -1));
+  const double step_tick = nice_step_spacing(std::max(1.0, 70 / vp.px_per_step));
+  for (double s = std::ceil(vp.first_visible_step() / step_tick) * step_tick;
+       s <= vp.last_visible_step(); s += step_tick) {
+    const int x = plot.left() + clamp_px(vp.x_of(s), 0, w);
+    p.drawLine(x, plot.bottom(), x, plot.bottom() + 4);
+    p.drawText(x + 2, plot.bottom() + 4 + fm.ascent(), QString::number(static_cast<int64_t>(s)));
+  }
+  const double byte_tick = nice_byte_spacing(std::max(1.0, 2.5 * fm.height() / vp.px_per_byte));
+  for (double b = std::max(0.0, std::ceil(vp.lowest_visible_offset() / byte_tick) * byte_tick);
+       b <= vp.highest_visible_offset(); b += byte_tick) {
+    const int y = plot.top() + clamp_px(vp.y_of(b), 0, h);
+    p.drawLine(plot.left() - 4, y, plot.left(), y);
+    const QString label = QString::fromStdString(human_bytes(static_cast<int64_t>(b)));
+    p.drawText(QRect(0, y - fm.height() / 2, plot.left() - 6, fm.height()),
+               Qt::AlignRight | Qt::AlignVCenter, label);
+  }
+}
+
+void TimelineView::resizeEvent(QResizeEvent* /*event*/) {
+  const bool first = viewport_.width <= 1;
+  syncViewportSize();
+  if (first) viewport_.fit(model_ ? model_->num_steps() : 1, fitBytes());
+}
+
+void TimelineView::wheelEvent(QWheelEvent* event) {
+  const QRect plot = plotRect();
+  const QPointF pos = event->position() - QPointF(plot.topLeft());
+  const QPoint delta = event->angleDelta();
+  const Qt::KeyboardModifiers mods = event->modifiers();
+  if (mods & Qt::ControlModifier) {
+    const double notches = (delta.y() != 0 ? delta.y() : delta.x()) / 120.0;
+    const double f = std::pow(kWheelZoomPerNotch, notches);
+    const bool steps_only = mods & Qt::ShiftModifier;
+    const bool bytes_only = mods & Qt::AltModifier;
+    viewport_.zoom_at(pos.x(), pos.y(), bytes_only ? 1 : f, steps_only ? 1 : f);
+  } else if ((mods & Qt::ShiftModifier) || delta.x() != 0) {
+    viewport_.pan_pixels(delta.x() != 0 ? delta.x() / 2.0 : delta.y() / 2.0, 0);
+  } else {
+    viewport_.pan_pixels(0, delta.y() / 2.0);
+  }
+  event->accept();
+  update();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) return QWidget::mousePressEvent(event);
+  dragging_ = true;
+  moved_ = false;
+  press_pos_ = last_pos_ = event->position().toPoint();
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* event) {
+  const QPoint pos = event->position().toPoint();
+  if (dragging_) {
+    if ((pos - press_pos_).manhattanLength() > kClickSlop) moved_ = true;
+    if (moved_) {
+      viewport_.pan_pixels(pos.x() - last_pos_.x(), pos.y() - last_pos_.y());
+      setCursor(Qt::ClosedHandCursor);
+    }
+    last_pos_ = pos;
+    update();
+    return;
+  }
+  const int hovered = tensorAt(pos).value_or(-1);
+  if (hovered != hovered_) {
+    hovered_ = hovered;
+    update();
+  }
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton || !dragging_) return QWidget::mouseReleaseEvent(event);
+  dragging_ = false;
+  unsetCursor();
+  if (moved_) return;
+  const std::optional<int> hit = tensorAt(event->position().toPoint());
+  selected_ = hit.value_or(-1);
+  update();
+  if (hit) emit tensorClicked(*hit, model_->rects()[static_cast<size_t>(*hit)].producer);
+}
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent* /*event*/) { fitToView(); }
+
+void TimelineView::keyPressEvent(QKeyEvent* event) {
+  switch (event->key()) {
+    case Qt::Key_Home: fitToView(); return;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomBy(kWheelZoomPerNotch, kWheelZoomPerNotch); return;
+    case Qt::Key_Minus: zoomBy(1 / kWheelZoomPerNotch, 1 / kWheelZoomPerNotch); return;
+    default: QWidget::keyPressEvent(event);
+  }
+}
+
+void TimelineView::leaveEvent(QEvent* event) {
+  if (hovered_ >= 0) {
+    hovered_ = -1;
+    update();
+  }
+  QWidget::leaveEvent(event);
+}
+
+bool TimelineView::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const std::optional<int> hit = tensorAt(help->pos());
+    if (hit && model_) {
+      QToolTip::showText(help->globalPos(), QString::fromStdString(model_->tooltip_text(*hit)),
+                         this);
+    } else {
+      QToolTip::hideText();
+      event->ignore();
+    }
+    return true;
+  }
+  return QWidget::event(event);
+}
+
+}  // namespace sod2::studio

@@ -1,0 +1,479 @@
+#include "app/studio/widgets/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStatusBar>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "app/studio/graph/graph_view.h"
+#include "app/studio/plan/shapes_table_model.h"
+#include "app/studio/plan/timeline_model.h"
+#include "app/studio/plan/timeline_view.h"
+#include "app/studio/widgets/bindings_bar.h"
+
+namespace sod2::studio {
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QPlainTextEdit* make_text_view(QWidget* parent) {
+  auto* t = new QPlainTextEdit(parent);
+  t->setReadOnly(true);
+  t->setLineWrapMode(QPlainTextEdit::NoWrap);
+  t->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  return t;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle(tr("SoD2 Studio"));
+  setAcceptDrops(true);
+  graph_view_ = new GraphView(this);
+  setCentralWidget(graph_view_);
+  bindings_ = new BindingsBar(this);
+  addToolBar(Qt::TopToolBarArea, bindings_);
+  status_ = new QLabel(this);
+  statusBar()->addWidget(status_, 1);
+  buildDocks();
+  buildMenus();
+  connect(bindings_, &BindingsBar::bindingChanged, this,
+          [this] { applyBinding(bindings_->values()); });
+  connect(graph_view_, &GraphView::nodeSelected, this, &MainWindow::showDisplayNode);
+  connect(graph_view_, &GraphView::groupActivated, this, [this](int group) {
+    if (!expanded_groups_.erase(group)) expanded_groups_.insert(group);
+    startLayout();
+  });
+  connect(timeline_view_, &TimelineView::tensorClicked, this, &MainWindow::showTensor);
+  connect(&open_watcher_, &QFutureWatcher<OpenResult>::finished, this, [this] {
+    if (progress_) progress_->hide();
+    const OpenResult r = open_watcher_.result();
+    if (r.cancelled) {
+      status_->setText(tr("Opening cancelled"));
+    } else if (!r.doc) {
+      showError(tr("Cannot open the model"), r.error);
+    } else {
+      adoptDocument(r.doc);
+    }
+  });
+  connect(&layout_watcher_, &QFutureWatcher<LayoutResult>::finished, this,
+          [this] { adoptLayout(layout_watcher_.result()); });
+  QSettings settings;
+  restoreGeometry(settings.value("window/geometry").toByteArray());
+  restoreState(settings.value("window/state").toByteArray());
+  refreshRecentMenu();
+}
+
+MainWindow::~MainWindow() {
+  if (open_cancel_) *open_cancel_ = true;
+  if (layout_cancel_) *layout_cancel_ = true;
+  open_watcher_.waitForFinished();
+  layout_watcher_.waitForFinished();
+}
+
+void MainWindow::buildDocks() {
+  inspector_ = make_text_view(this);
+  inspector_->setPlaceholderText(
+      tr("Select a node in the graph, a row in the shapes table or a "
+         "tensor in the memory timeline."));
+  inspector_dock_ = new QDockWidget(tr("Inspector"), this);
+  inspector_dock_->setObjectName("inspector");
+  inspector_dock_->setWidget(inspector_);
+  addDockWidget(Qt::RightDockWidgetArea, inspector_dock_);
+
+  auto* shapes_box = new QWidget(this);
+  auto* shapes_layout = new QVBoxLayout(shapes_box);
+  shapes_layout->setContentsMargins(0, 0, 0, 0);
+  auto* filter_row = new QHBoxLayout();
+  shapes_filter_ = new QLineEdit(shapes_box);
+  shapes_filter_->setPlaceholderText(tr("Filter values by name, dims or producer"));
+  shapes_filter_->setClearButtonEnabled(true);
+  auto* copy = new QPushButton(tr("Copy as CSV"), shapes_box);
+  filter_row->addWidget(shapes_filter_);
+  filter_row->addWidget(copy);
+  shapes_layout->addLayout(filter_row);
+  shapes_view_ = new QTableView(shapes_box);
+  shapes_view_->setSortingEnabled(true);
+  shapes_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  shapes_view_->horizontalHeader()->setStretchLastSection(true);
+  shapes_view_->verticalHeader()->hide();
+  shapes_layout->addWidget(shapes_view_);
+  shapes_proxy_ = new QSortFilterProxyModel(this);
+  shapes_proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  shapes_proxy_->setFilterKeyColumn(-1);
+  shapes_proxy_->setSortRole(Qt::UserRole);
+  shapes_view_->setModel(shapes_proxy_);
+  connect(shapes_filter_, &QLineEdit::textChanged, shapes_proxy_,
+          &QSortFilterProxyModel::setFilterFixedString);
+  connect(copy, &QPushButton::clicked, this, [this] {
+    if (!shapes_) return;
+    QModelIndexList rows;
+    for (int r = 0; r < shapes_proxy_->rowCount(); ++r)
+      rows.push_back(shapes_proxy_->mapToSource(shapes_proxy_->index(r, 0)));
+    QApplication::clipboard()->setText(shapes_->to_csv(&rows));
+    status_->setText(tr("Copied %1 rows as CSV").arg(rows.size()));
+  });
+  connect(shapes_view_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+    if (!shapes_ || !doc_) return;
+    const QModelIndex src = shapes_proxy_->mapToSource(index);
+    const QVariant producer = src.data(ShapesTableModel::kProducerRole);
+    if (producer.isValid() && producer.toInt() >= 0) selectCoreNode(producer.toInt());
+  });
+  shapes_dock_ = new QDockWidget(tr("Shapes"), this);
+  shapes_dock_->setObjectName("shapes");
+  shapes_dock_->setWidget(shapes_box);
+  addDockWidget(Qt::BottomDockWidgetArea, shapes_dock_);
+
+  timeline_view_ = new TimelineView(this);
+  memory_dock_ = new QDockWidget(tr("Memory plan"), this);
+  memory_dock_->setObjectName("memory");
+  memory_dock_->setWidget(timeline_view_);
+  addDockWidget(Qt::BottomDockWidgetArea, memory_dock_);
+  tabifyDockWidget(shapes_dock_, memory_dock_);
+
+  summary_ = make_text_view(this);
+  summary_dock_ = new QDockWidget(tr("Summary"), this);
+  summary_dock_->setObjectName("summary");
+  summary_dock_->setWidget(summary_);
+  addDockWidget(Qt::RightDockWidgetArea, summary_dock_);
+  tabifyDockWidget(inspector_dock_, summary_dock_);
+  inspector_dock_->raise();
+  memory_dock_->raise();
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open..."), this, [this] {
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a model"),
+                                                      settings.value("files/last_dir").toString(),
+                                                      tr("ONNX models (*.onnx);;All files (*)"));
+    if (path.isEmpty()) return;
+    settings.setValue("files/last_dir", QFileInfo(path).absolutePath());
+    openModel(path, open_options_);
+  });
+  open->setShortcut(QKeySequence::Open);
+  recent_menu_ = file->addMenu(tr("Open &Recent"));
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  QAction* find = view->addAction(tr("&Find node..."), this, [this] {
+    bool ok = false;
+    const QString text = QInputDialog::getText(this, tr("Find node"), tr("Name or op:"),
+                                               QLineEdit::Normal, QString(), &ok);
+    if (!ok || text.isEmpty()) return;
+    const auto hits = graph_view_->findNodes(text);
+    if (hits.empty()) {
+      status_->setText(tr("No node matches \"%1\"").arg(text));
+      return;
+    }
+    graph_view_->selectNode(hits.front(), true);
+    status_->setText(tr("%1 nodes match \"%2\"").arg(hits.size()).arg(text));
+  });
+  find->setShortcut(QKeySequence::Find);
+  QAction* fit = view->addAction(tr("&Fit graph"), graph_view_, &GraphView::fitAll);
+  fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+  QAction* labels = view->addAction(tr("Edge &labels (shapes)"));
+  labels->setCheckable(true);
+  labels->setChecked(true);
+  connect(labels, &QAction::toggled, graph_view_, &GraphView::setEdgeLabelsVisible);
+  view->addSeparator();
+  for (QDockWidget* d : {inspector_dock_, shapes_dock_, memory_dock_, summary_dock_})
+    view->addAction(d->toggleViewAction());
+  view->addAction(bindings_->toggleViewAction());
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About SoD2 Studio"), this, [this] {
+    QMessageBox::about(this, tr("About SoD2 Studio"),
+                       tr("SoD2 Studio shows how a dynamic model's shapes, fused groups and "
+                          "memory plan follow from its input sizes (SoD\u00b2, ASPLOS'24)."));
+  });
+}
+
+void MainWindow::openModel(const QString& path, const OpenOptions& options) {
+  if (open_watcher_.isRunning()) {
+    status_->setText(tr("Still opening the previous model"));
+    return;
+  }
+  open_options_ = options;
+  open_cancel_ = std::make_shared<std::atomic<bool>>(false);
+  if (!progress_) {
+    progress_ = new QProgressDialog(this);
+    progress_->setWindowTitle(tr("Opening"));
+    progress_->setRange(0, 100);
+    progress_->setMinimumDuration(300);
+    progress_->setAutoClose(false);
+    progress_->setAutoReset(false);
+  }
+  progress_->setLabelText(tr("Opening %1").arg(QFileInfo(path).fileName()));
+  progress_->setValue(0);
+  disconnect(progress_, &QProgressDialog::canceled, nullptr, nullptr);
+  auto cancel = open_cancel_;
+  connect(progress_, &QProgressDialog::canceled, this, [cancel] { *cancel = true; });
+  QPointer<QProgressDialog> dialog = progress_;
+  const std::string file = path.toStdString();
+  open_watcher_.setFuture(QtConcurrent::run([file, options, cancel, dialog]() {
+    auto report = [dialog](double f, const std::string& stage) {
+      QMetaObject::invokeMethod(
+          qApp,
+          [dialog, f, stage] {
+            if (!dialog) return;
+            dialog->setValue(static_cast<int>(f * 100));
+            dialog->setLabelText(QString::fromStdString(stage));
+          },
+          Qt::QueuedConnection);
+    };
+    OpenResult r;
+    auto doc = StudioDocument::open(file, options, report, cancel.get());
+    if (doc.ok()) {
+      r.doc = std::shared_ptr<StudioDocument>(std::move(*doc));
+    } else {
+      r.cancelled = doc.status().code() == StatusCode::kCancelled;
+      r.error = QString::fromStdString(doc.status().message());
+    }
+    return r;
+  }));
+  rememberRecent(path);
+}
+
+std::optional<QString> MainWindow::openModelNow(const QString& path, const OpenOptions& options) {
+  open_options_ = options;
+  auto doc = StudioDocument::open(path.toStdString(), options);
+  if (!doc.ok()) return qs(doc.status().message());
+  adoptDocument(std::shared_ptr<StudioDocument>(std::move(*doc)));
+  adoptLayout(computeLayout(doc_, expanded_groups_, nullptr));
+  return std::nullopt;
+}
+
+void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc) {
+  doc_ = std::move(doc);
+  expanded_groups_.clear();
+  setWindowTitle(tr("%1 - SoD2 Studio").arg(QFileInfo(qs(doc_->path())).fileName()));
+  const auto initial = doc_->initial_values();
+  {
+    const QSignalBlocker block(bindings_);
+    bindings_->setSymbols(doc_->symbols(), initial);
+  }
+  auto b = doc_->binding(initial);
+  binding_ = b.ok() ? *b : sym::Binding{};
+  shapes_ = std::make_unique<ShapesTableModel>(doc_->model(), doc_->rdp());
+  shapes_->set_binding(binding_);
+  shapes_proxy_->setSourceModel(shapes_.get());
+  auto at = doc_->instantiate(binding_);
+  timeline_view_->setModel(nullptr);
+  timeline_.reset();
+  if (at.ok()) {
+    auto timeline = TimelineModel::build(doc_->model(), doc_->rdp(), doc_->plan(), *at);
+    if (timeline.ok()) timeline_ = std::make_unique<TimelineModel>(std::move(*timeline));
+    summary_->setPlainText(qs(doc_->summary_report(*at)));
+  } else {
+    summary_->setPlainText(tr("The plan cannot be instantiated at the initial binding: %1")
+                               .arg(qs(at.status().message())));
+  }
+  timeline_view_->setModel(timeline_.get());
+  inspector_->clear();
+  status_->setText(tr("%1 nodes, %2 steps; laying out the graph...")
+                       .arg(doc_->graph().num_nodes())
+                       .arg(doc_->fusion().groups.size()));
+  if (!open_watcher_.isRunning()) startLayout();
+}
+
+MainWindow::LayoutResult MainWindow::computeLayout(std::shared_ptr<StudioDocument> doc,
+                                                   std::set<int> expanded,
+                                                   const std::atomic<bool>* cancel) {
+  LayoutResult r;
+  r.graph = std::make_shared<DisplayGraph>(
+      build_display_graph(doc->model(), doc->rdp(), &doc->fusion(), expanded));
+  LayoutOptions options;
+  auto layout = layout_graph(*r.graph, options, cancel);
+  if (!layout.ok()) {
+    r.error = qs(layout.status().message());
+    return r;
+  }
+  r.layout = std::make_shared<GraphLayout>(std::move(*layout));
+  return r;
+}
+
+void MainWindow::startLayout() {
+  if (!doc_) return;
+  if (layout_cancel_) *layout_cancel_ = true;
+  layout_watcher_.waitForFinished();
+  layout_cancel_ = std::make_shared<std::atomic<bool>>(false);
+  auto cancel = layout_cancel_;
+  auto doc = doc_;
+  auto expanded = expanded_groups_;
+  layout_watcher_.setFuture(QtConcurrent::run(
+      [doc, expanded, cancel] { return computeLayout(doc, expanded, cancel.get()); }));
+}
+
+void MainWindow::adoptLayout(const LayoutResult& r) {
+  if (!r.graph || !r.layout) {
+    if (!r.error.isEmpty()) status_->setText(tr("Graph layout failed: %1").arg(r.error));
+    return;
+  }
+  display_ = r.graph;
+  layout_ = r.layout;
+  graph_view_->setGraph(display_.get(), layout_.get());
+  graph_view_->fitAll();
+  status_->setText(tr("%1 nodes shown (%2 layout)")
+                       .arg(display_->nodes.size())
+                       .arg(layout_->used_dot ? tr("Graphviz dot") : tr("layered")));
+}
+
+bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QString* error) {
+  if (!doc_) return false;
+  auto b = doc_->binding(values);
+  if (!b.ok()) {
+    status_->setText(qs(b.status().message()));
+    if (error) *error = qs(b.status().message());
+    return false;
+  }
+  auto at = doc_->instantiate(*b);
+  if (!at.ok()) {
+    status_->setText(qs(at.status().message()));
+    if (error) *error = qs(at.status().message());
+    return false;
+  }
+  binding_ = std::move(*b);
+  {
+    const QSignalBlocker block(bindings_);
+    for (const auto& [k, v] : values) bindings_->setValue(k, v);
+  }
+  if (shapes_) shapes_->set_binding(binding_);
+  if (timeline_ && timeline_->rebind(*at).ok()) {
+    timeline_view_->modelUpdated();
+  } else {
+    timeline_view_->setModel(nullptr);
+    timeline_.reset();
+    auto timeline = TimelineModel::build(doc_->model(), doc_->rdp(), doc_->plan(), *at);
+    if (timeline.ok()) timeline_ = std::make_unique<TimelineModel>(std::move(*timeline));
+    timeline_view_->setModel(timeline_.get());
+  }
+  summary_->setPlainText(qs(doc_->summary_report(*at)));
+  const int selected = graph_view_->selectedNode();
+  if (selected >= 0) showDisplayNode(selected);
+  status_->setText(
+      tr("arena %1 bytes, lower bound %2 bytes").arg(at->arena_bytes).arg(at->lower_bound_bytes));
+  return true;
+}
+
+void MainWindow::showDisplayNode(int id) {
+  if (!doc_ || !display_ || id < 0 || static_cast<size_t>(id) >= display_->nodes.size()) return;
+  const DisplayNode& n = display_->nodes[static_cast<size_t>(id)];
+  QString text;
+  for (NodeId m : n.members) text += qs(doc_->node_report(m, binding_)) + "\n";
+  if (n.members.empty()) text = qs(n.label);
+  inspector_->setPlainText(text);
+  inspector_dock_->raise();
+  if (timeline_ && !n.members.empty()) {
+    const NodeId last = n.members.back();
+    for (size_t r = 0; r < timeline_->rects().size(); ++r) {
+      if (timeline_->rects()[r].producer == last) {
+        timeline_view_->highlightTensor(static_cast<int>(r));
+        break;
+      }
+    }
+  }
+}
+
+void MainWindow::showTensor(int tensor, NodeId producer) {
+  if (producer != kNoNode) selectCoreNode(producer);
+  (void)tensor;
+}
+
+void MainWindow::selectCoreNode(NodeId node) {
+  if (!display_) return;
+  const int id = display_->display_node_of(node);
+  if (id >= 0) graph_view_->selectNode(id, true);
+}
+
+QString MainWindow::inspectorText() const { return inspector_->toPlainText(); }
+
+QWidget* MainWindow::viewWidget(StudioView view) const {
+  switch (view) {
+    case StudioView::kGraph: return graph_view_;
+    case StudioView::kShapes: return shapes_dock_->widget();
+    case StudioView::kMemory: return timeline_view_;
+    case StudioView::kSummary: return summary_;
+  }
+  return graph_view_;
+}
+
+void MainWindow::showView(StudioView view) {
+  switch (view) {
+    case StudioView::kGraph: break;
+    case StudioView::kShapes: shapes_dock_->raise(); break;
+    case StudioView::kMemory: memory_dock_->raise(); break;
+    case StudioView::kSummary: summary_dock_->raise(); break;
+  }
+}
+
+void MainWindow::rememberRecent(const QString& path) {
+  QSettings settings;
+  QStringList recent = settings.value("files/recent").toStringList();
+  const QString abs = QFileInfo(path).absoluteFilePath();
+  recent.removeAll(abs);
+  recent.prepend(abs);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  settings.setValue("files/recent", recent);
+  refreshRecentMenu();
+}
+
+void MainWindow::refreshRecentMenu() {
+  recent_menu_->clear();
+  const QStringList recent = QSettings().value("files/recent").toStringList();
+  for (const QString& path : recent)
+    recent_menu_->addAction(path, this, [this, path] { openModel(path, open_options_); });
+  recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::showError(const QString& title, const QString& text) {
+  status_->setText(text);
+  QMessageBox::warning(this, title, text);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  const auto urls = e->mimeData()->urls();
+  if (!urls.isEmpty() && urls.front().isLocalFile())
+    openModel(urls.front().toLocalFile(), open_options_);
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
+  QMainWindow::closeEvent(e);
+}
+
+}  // namespace sod2::studio

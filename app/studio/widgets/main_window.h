@@ -1,0 +1,122 @@
+// The studio's main window (DESIGN §8): the graph in the centre; inspector, shapes, memory-plan
+// timeline and summary docks; the bindings bar. Opening and graph layout run on worker threads
+// with progress and cancel; a new binding only re-evaluates the plan and the dims.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <QStringList>
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "app/studio/document/studio_document.h"
+#include "app/studio/graph/display_graph.h"
+#include "app/studio/graph/graph_layout.h"
+
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressDialog;
+class QSortFilterProxyModel;
+class QTableView;
+class QTabWidget;
+
+namespace sod2::studio {
+
+class BindingsBar;
+class GraphView;
+class ShapesTableModel;
+class TimelineModel;
+class TimelineView;
+
+enum class StudioView { kGraph, kShapes, kMemory, kSummary };
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Opens in the background (progress dialog, cancel); errors are shown, never thrown.
+  void openModel(const QString& path, const OpenOptions& options = {});
+  // Opens and lays out on the calling thread: for --screenshot and tests. Returns the error text.
+  std::optional<QString> openModelNow(const QString& path, const OpenOptions& options = {});
+  bool applyBinding(const std::map<std::string, int64_t>& values, QString* error = nullptr);
+
+  // For --screenshot and tests.
+  QWidget* viewWidget(StudioView view) const;
+  void showView(StudioView view);
+  const StudioDocument* document() const { return doc_.get(); }
+  GraphView* graphView() const { return graph_view_; }
+  TimelineView* timelineView() const { return timeline_view_; }
+  const TimelineModel* timelineModel() const { return timeline_.get(); }
+  QString inspectorText() const;
+  void selectCoreNode(NodeId node);
+  const sym::Binding& currentBinding() const { return binding_; }
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
+  void closeEvent(QCloseEvent* e) override;
+
+ private:
+  struct OpenResult {
+    std::shared_ptr<StudioDocument> doc;
+    QString error;
+    bool cancelled = false;
+  };
+  struct LayoutResult {
+    std::shared_ptr<DisplayGraph> graph;
+    std::shared_ptr<GraphLayout> layout;
+    QString error;
+  };
+
+  void buildMenus();
+  void buildDocks();
+  void adoptDocument(std::shared_ptr<StudioDocument> doc);
+  void startLayout();
+  void adoptLayout(const LayoutResult& r);
+  void rebind();
+  void showDisplayNode(int id);
+  void showTensor(int tensor, NodeId producer);
+  void rememberRecent(const QString& path);
+  void refreshRecentMenu();
+  void showError(const QString& title, const QString& text);
+  static LayoutResult computeLayout(std::shared_ptr<StudioDocument> doc, std::set<int> expanded,
+                                    const std::atomic<bool>* cancel);
+
+  std::shared_ptr<StudioDocument> doc_;
+  OpenOptions open_options_;
+  sym::Binding binding_;
+  std::shared_ptr<DisplayGraph> display_;
+  std::shared_ptr<GraphLayout> layout_;
+  std::set<int> expanded_groups_;
+
+  GraphView* graph_view_ = nullptr;
+  BindingsBar* bindings_ = nullptr;
+  QPlainTextEdit* inspector_ = nullptr;
+  QPlainTextEdit* summary_ = nullptr;
+  QTableView* shapes_view_ = nullptr;
+  QLineEdit* shapes_filter_ = nullptr;
+  QSortFilterProxyModel* shapes_proxy_ = nullptr;
+  std::unique_ptr<ShapesTableModel> shapes_;
+  TimelineView* timeline_view_ = nullptr;
+  std::unique_ptr<TimelineModel> timeline_;
+  QLabel* status_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
+  QDockWidget* inspector_dock_ = nullptr;
+  QDockWidget* shapes_dock_ = nullptr;
+  QDockWidget* memory_dock_ = nullptr;
+  QDockWidget* summary_dock_ = nullptr;
+
+  QFutureWatcher<OpenResult> open_watcher_;
+  QFutureWatcher<LayoutResult> layout_watcher_;
+  std::shared_ptr<std::atomic<bool>> open_cancel_;
+  std::shared_ptr<std::atomic<bool>> layout_cancel_;
+  QProgressDialog* progress_ = nullptr;
+};
+
+}  // namespace sod2::studio

@@ -1,0 +1,103 @@
+// The studio's document on every corpus model: it opens with the corpus's ranges, binds each
+// benchmark binding and instantiates the plan there, and its reports name what a user needs (op,
+// class, symbolic and concrete dims, group); bad input and cancellation give clear errors.
+#include "app/studio/document/studio_document.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "../../opt/corpus.h"
+
+namespace sod2::studio {
+namespace {
+
+class StudioDocumentCorpus : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StudioDocumentCorpus, OpensBindsAndReports) {
+  auto m = testing::find_corpus_model(SOD2_SHARED_DIR "/models", GetParam());
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  OpenOptions options;
+  options.rdp = m->options;
+  std::vector<std::string> stages;
+  auto doc = StudioDocument::open(m->file.string(), options,
+                                  [&](double, const std::string& s) { stages.push_back(s); });
+  ASSERT_TRUE(doc.ok()) << doc.status().to_string();
+  EXPECT_EQ(stages.front(), "importing");
+  EXPECT_EQ(stages.back(), "done");
+  const StudioDocument& d = **doc;
+  ASSERT_FALSE(d.symbols().empty());
+  for (const SymbolControl& c : d.symbols()) {
+    EXPECT_LE(c.lo, c.initial);
+    EXPECT_LE(c.initial, c.hi);
+  }
+  int64_t previous_arena = -1;
+  for (const auto& values : m->bindings) {
+    auto b = d.binding(values);
+    ASSERT_TRUE(b.ok()) << b.status().to_string();
+    auto at = d.instantiate(*b);
+    ASSERT_TRUE(at.ok()) << at.status().to_string();
+    EXPECT_GE(at->arena_bytes, at->lower_bound_bytes);
+    EXPECT_NE(at->arena_bytes, previous_arena);  // the three bindings differ in size
+    previous_arena = at->arena_bytes;
+    const std::string summary = d.summary_report(*at);
+    EXPECT_NE(summary.find("lower bound"), std::string::npos);
+  }
+  // The first node with an output: its report has the op, the class and both dims forms.
+  auto b = d.binding(m->bindings.front());
+  ASSERT_TRUE(b.ok());
+  const Graph& g = d.graph();
+  for (size_t i = 0; i < g.num_nodes(); ++i) {
+    const Node& n = g.node(static_cast<NodeId>(i));
+    if (n.op_type == "Constant" || n.outputs.empty() || n.outputs[0] == kNoValue) continue;
+    const std::string r = d.node_report(static_cast<NodeId>(i), *b);
+    EXPECT_NE(r.find("op       " + n.op_type), std::string::npos) << r;
+    EXPECT_NE(r.find("class    "), std::string::npos) << r;
+    EXPECT_NE(r.find(d.dims_text(n.outputs[0])), std::string::npos) << r;
+    EXPECT_NE(r.find("at binding " + d.dims_at_text(n.outputs[0], *b)), std::string::npos) << r;
+    break;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, StudioDocumentCorpus,
+                         ::testing::ValuesIn(testing::corpus_names(SOD2_SHARED_DIR "/models")),
+                         [](const auto& info) { return testing::gtest_safe_name(info.param); });
+
+TEST(StudioDocument, ABindingOutsideTheRangeNamesTheSymbol) {
+  auto m = testing::find_corpus_model(SOD2_SHARED_DIR "/models", "bert_tiny");
+  ASSERT_TRUE(m.ok());
+  OpenOptions options;
+  options.rdp = m->options;
+  auto doc = StudioDocument::open(m->file.string(), options);
+  ASSERT_TRUE(doc.ok());
+  auto values = m->bindings.front();
+  values["seq"] = 1 << 20;
+  auto b = (*doc)->binding(values);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("seq"), std::string::npos) << b.status().message();
+}
+
+TEST(StudioDocument, AMissingFileIsAnErrorNamingIt) {
+  auto doc = StudioDocument::open("/nonexistent/model.onnx", {});
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.status().message().find("/nonexistent/model.onnx"), std::string::npos);
+}
+
+TEST(StudioDocument, CancellingStopsBeforeTheNextStage) {
+  auto m = testing::find_corpus_model(SOD2_SHARED_DIR "/models", "bert_tiny");
+  ASSERT_TRUE(m.ok());
+  std::atomic<bool> cancel{false};
+  OpenOptions options;
+  options.rdp = m->options;
+  auto doc = StudioDocument::open(
+      m->file.string(), options,
+      [&](double, const std::string& stage) {
+        if (stage == "importing") cancel = true;
+      },
+      &cancel);
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.status().code(), StatusCode::kCancelled);
+}
+
+}  // namespace
+}  // namespace sod2::studio
