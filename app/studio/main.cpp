@@ -1,8 +1,9 @@
 // sod2-studio [MODEL.onnx] [--ranges FILE] [--range k=lo:hi[:m],...] [--bind k=v,...]
-//             [--screenshot OUT.png [--view graph|shapes|memory|summary]]
+//             [--screenshot OUT.png [--view window|graph|shapes|memory|summary]]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
 #include <QIcon>
 #include <QImage>
 #include <QPainter>
@@ -65,7 +66,8 @@ int main(int argc, char** argv) {
   QCommandLineOption shot(QStringLiteral("screenshot"), "render a view to a PNG and exit",
                           "OUT.png");
   QCommandLineOption view(QStringLiteral("view"),
-                          "the view to render: graph, shapes, memory or summary", "VIEW", "graph");
+                          "the view to render: window, graph, shapes, memory or summary", "VIEW",
+                          "graph");
   QCommandLineOption size(QStringLiteral("size"), "window size for --screenshot", "WxH",
                           "1400x900");
   parser.addOptions({ranges, range, bind, shot, view, size});
@@ -100,16 +102,24 @@ int main(int argc, char** argv) {
     }
     const QString v = parser.value(view);
     sod2::studio::StudioView which = sod2::studio::StudioView::kGraph;
-    if (v == "shapes")
+    if (v == "window")
+      which = sod2::studio::StudioView::kWindow;
+    else if (v == "shapes")
       which = sod2::studio::StudioView::kShapes;
     else if (v == "memory")
       which = sod2::studio::StudioView::kMemory;
     else if (v == "summary")
       which = sod2::studio::StudioView::kSummary;
     else if (v != "graph")
-      return fail("--view must be graph, shapes, memory or summary");
+      return fail("--view must be window, graph, shapes, memory or summary");
     window.show();
     window.showView(which);
+    // A docked view is rendered at the requested size, not at its share of the window.
+    if (QDockWidget* dock = window.dockOf(which)) {
+      dock->setFloating(true);
+      dock->resize(window.size());
+      dock->show();
+    }
     QApplication::processEvents();
     QWidget* w = window.viewWidget(which);
     const QImage image = w->grab().toImage();

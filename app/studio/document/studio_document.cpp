@@ -1,9 +1,12 @@
 #include "app/studio/document/studio_document.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
+#include "app/cli/symbol_args.h"
 #include "core/onnx/onnx_import.h"
 #include "core/ops/op_class.h"
 #include "core/ops/op_registry.h"
@@ -53,17 +56,28 @@ std::string attribute_text(const Attribute& a) {
 }
 
 std::string bytes_text(int64_t b) {
-  std::ostringstream out;
-  if (b >= (int64_t{1} << 20)) {
-    out.precision(3);
-    out << static_cast<double>(b) / (1 << 20) << " MiB";
-  } else if (b >= 1024) {
-    out.precision(3);
-    out << static_cast<double>(b) / 1024 << " KiB";
-  } else {
-    out << b << " B";
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (b < 1024) return std::to_string(b) + " B";
+  double x = static_cast<double>(b) / 1024;
+  size_t unit = 0;
+  while (x >= 1024 && unit + 1 < std::size(kUnits)) {
+    x /= 1024;
+    ++unit;
   }
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(x < 10 ? 2 : 1);
+  out << x << " " << kUnits[unit];
   return out.str();
+}
+
+// A typical small size for a symbol nobody gave a range: 64 (tokens, pixels), kept inside the
+// range and on its multiple.
+int64_t typical_size(int64_t lo, int64_t hi, int64_t multiple) {
+  int64_t v = std::clamp<int64_t>(64, lo, hi);
+  v -= v % multiple;
+  if (v < lo) v += multiple;
+  return std::min(v, hi);
 }
 
 }  // namespace
@@ -86,10 +100,35 @@ Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string
   if (!model.ok()) return model.status();
   doc->model_ = std::make_unique<Model>(std::move(*model));
 
+  RdpOptions rdp_options = options.rdp;
+  doc->ranges_source_ = "--ranges/--range";
+  if (rdp_options.ranges.empty()) {
+    const std::string beside = ranges_file_beside(path);
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(beside, ec)) {
+      try {
+        rdp_options.ranges = cli::read_ranges_file(beside);
+      } catch (const std::exception& e) {
+        return invalid_argument(e.what());
+      }
+      doc->ranges_source_ = std::filesystem::path(beside).filename().string() + " beside the model";
+    } else {
+      doc->ranges_source_ =
+          "none declared (each symbol 1.." + std::to_string(rdp_options.default_range.hi) + ")";
+    }
+  }
+
   SOD2_RETURN_IF_ERROR(step(0.3, "propagating ranks and dims (RDP)"));
-  Expected<RdpResult> rdp = run_rdp(*doc->model_, options.rdp);
+  Expected<RdpResult> rdp = run_rdp(*doc->model_, rdp_options);
   if (!rdp.ok()) return rdp.status().with_context(path);
   doc->rdp_ = std::make_unique<RdpResult>(std::move(*rdp));
+
+  SOD2_RETURN_IF_ERROR(step(0.5, "libonnx shape inference (for comparison)"));
+  // Safe only after our importer accepted the file: libonnx is not hardened against hostile ones.
+  if (auto counts = onnx_inference_counts(path); counts.ok())
+    doc->onnx_counts_ = *counts;
+  else
+    doc->onnx_counts_error_ = counts.status().message();
 
   SOD2_RETURN_IF_ERROR(step(0.6, "planning memory"));
   opt::MemoryPlanOptions plan_options;
@@ -107,12 +146,17 @@ Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string
     c.lo = r.lo;
     c.hi = opt::report_upper_bound(*doc->rdp_, info.symbol);
     c.multiple = std::max<int64_t>(r.multiple, 1);
-    c.initial = c.hi;
+    c.declared = rdp_options.ranges.count(c.name) > 0;
+    c.initial = c.declared ? c.hi : typical_size(c.lo, c.hi, c.multiple);
     c.origin = info.origin;
     doc->symbols_.push_back(std::move(c));
   }
   SOD2_RETURN_IF_ERROR(step(1.0, "done"));
   return doc;
+}
+
+std::string ranges_file_beside(const std::string& model_path) {
+  return std::filesystem::path(model_path).replace_extension(".ranges.json").string();
 }
 
 std::map<std::string, int64_t> StudioDocument::initial_values() const {
@@ -228,7 +272,16 @@ std::string StudioDocument::summary_report(const opt::PlanAtBinding& at) const {
   out << "\ndims     " << s.dims_total << " total: " << s.dims_constant << " constant, "
       << s.dims_symbolic << " symbolic, " << s.dims_execution << " data-dependent, "
       << s.dims_unknown << " unknown; ranks unknown " << s.rank_unknown << "\n";
-  out << "assumed  " << s.assumptions << " equalities\n\n";
+  if (onnx_counts_) {
+    const OnnxInferenceCounts& o = *onnx_counts_;
+    out << "libonnx  " << o.dims_total << " total: " << o.dims_constant << " constant, "
+        << o.dims_symbolic << " symbolic, " << o.dims_unknown << " unknown; ranks unknown "
+        << o.rank_unknown << " (its InferShapes with data propagation)\n";
+  } else {
+    out << "libonnx  shape inference failed: " << onnx_counts_error_ << "\n";
+  }
+  out << "assumed  " << s.assumptions << " equalities\n";
+  out << "ranges   " << ranges_source_ << "\n\n";
   auto ratio = [&](int64_t x) {
     std::ostringstream r;
     r.precision(3);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/ir/model.h"
+#include "core/onnx/onnx_shape_io.h"
 #include "core/opt/fusion.h"
 #include "core/opt/memory_plan.h"
 #include "core/rdp/rdp.h"
@@ -30,8 +31,11 @@ struct OpenOptions {
 struct SymbolControl {
   std::string name;
   int64_t lo = 1, hi = 1, multiple = 1;
-  int64_t initial = 1;  // the reference binding (the upper bound) unless told otherwise
-  std::string origin;   // "input image dim 2"
+  // The upper bound of a declared range; for a symbol without one (its range is RDP's default
+  // 1..65536) a small typical size, so the first picture is not of a 64k-token input.
+  int64_t initial = 1;
+  bool declared = false;
+  std::string origin;  // "input image dim 2"
 };
 
 // Called between the stages of open() with a fraction in [0, 1] and what runs next.
@@ -53,6 +57,12 @@ class StudioDocument {
   const opt::FusionPlan& fusion() const { return fusion_; }
   const opt::MemoryPlan& plan() const { return *plan_; }
   const std::vector<SymbolControl>& symbols() const { return symbols_; }
+  // Where the ranges came from: "--ranges/--range", "MODEL.ranges.json beside the model" or
+  // "none declared".
+  const std::string& ranges_source() const { return ranges_source_; }
+  // What libonnx's own shape inference resolves on the same file (the baseline RDP beats); empty
+  // when it failed (the summary says so) or when the file is a package.
+  const std::optional<OnnxInferenceCounts>& onnx_counts() const { return onnx_counts_; }
 
   // The values of the input symbols, validated (range, multiple, assumptions); execution
   // symbols take their report bound. Errors name the symbol.
@@ -82,6 +92,12 @@ class StudioDocument {
   opt::FusionPlan fusion_;
   std::unique_ptr<opt::MemoryPlan> plan_;
   std::vector<SymbolControl> symbols_;
+  std::string ranges_source_;
+  std::optional<OnnxInferenceCounts> onnx_counts_;
+  std::string onnx_counts_error_;
 };
+
+// MODEL.ranges.json for MODEL.onnx (any extension replaced), whether or not it exists.
+std::string ranges_file_beside(const std::string& model_path);
 
 }  // namespace sod2::studio

@@ -19,6 +19,8 @@ constexpr double kMaxZoom = 8.0;
 constexpr double kZoomStep = 1.25;
 constexpr double kFitMaxZoom = 1.5;    // a small graph is not blown up to fill the window
 constexpr double kReadableZoom = 1.0;  // where selectNode(center) goes when zoomed far out
+constexpr double kStartMinZoom = 0.6;  // below this node labels are unreadable: showStart zooms in
+constexpr double kStartZoom = 0.9;
 
 }  // namespace
 
@@ -139,6 +141,7 @@ void GraphView::selectNode(int id, bool center) {
   last_emitted_ = valid ? id : -1;
   emit nodeSelected(last_emitted_);
   if (!valid || !center) return;
+  start_view_ = false;
   if (zoomFactor() < kReadableZoom * 0.6) zoomBy(kReadableZoom / zoomFactor());
   centerOn(nodes_[static_cast<size_t>(id)]);
 }
@@ -164,8 +167,14 @@ void GraphView::zoomBy(double factor) {
   if (std::isfinite(f) && f > 0) scale(f, f);
 }
 
-void GraphView::zoomIn() { zoomBy(kZoomStep); }
-void GraphView::zoomOut() { zoomBy(1 / kZoomStep); }
+void GraphView::zoomIn() {
+  start_view_ = false;
+  zoomBy(kZoomStep);
+}
+void GraphView::zoomOut() {
+  start_view_ = false;
+  zoomBy(1 / kZoomStep);
+}
 
 void GraphView::fitAll() {
   const QRectF r = scene()->itemsBoundingRect();
@@ -175,6 +184,24 @@ void GraphView::fitAll() {
   if (zoomFactor() < kMinZoom) zoomBy(kMinZoom / zoomFactor());
 }
 
+void GraphView::showStart() {
+  fitAll();
+  start_view_ = true;
+  if (zoomFactor() >= kStartMinZoom || nodes_.empty()) return;
+  zoomBy(kStartZoom / zoomFactor());
+  // The top of the drawing, where the inputs are: the topmost node, horizontally centred.
+  const NodeItem* top = nodes_.front();
+  for (const NodeItem* n : nodes_)
+    if (n->pos().y() < top->pos().y()) top = n;
+  const double visible_height = viewport()->height() / zoomFactor();
+  centerOn(top->pos().x(), top->pos().y() - 30 + visible_height / 2);
+}
+
+void GraphView::mousePressEvent(QMouseEvent* e) {
+  start_view_ = false;
+  QGraphicsView::mousePressEvent(e);
+}
+
 void GraphView::setEdgeLabelsVisible(bool visible) {
   if (settings_.edge_labels == visible) return;
   settings_.edge_labels = visible;
@@ -182,6 +209,7 @@ void GraphView::setEdgeLabelsVisible(bool visible) {
 }
 
 void GraphView::wheelEvent(QWheelEvent* e) {
+  start_view_ = false;
   if (!(e->modifiers() & Qt::ControlModifier)) {
     QGraphicsView::wheelEvent(e);  // plain wheel scrolls
     return;
@@ -222,6 +250,7 @@ int GraphView::neighbourTowards(int id, int key) const {
 }
 
 void GraphView::keyPressEvent(QKeyEvent* e) {
+  start_view_ = false;
   const int selected = selectedNode();
   switch (e->key()) {
     case Qt::Key_Plus:
@@ -278,6 +307,7 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
 
 void GraphView::resizeEvent(QResizeEvent* e) {
   QGraphicsView::resizeEvent(e);
+  if (start_view_) showStart();
   legend_->move(viewport()->geometry().topLeft() + QPoint(8, 8));
   legend_->raise();
 }

@@ -47,6 +47,9 @@ class GraphView : public QGraphicsView {
 
  public slots:
   void fitAll();
+  // What a freshly opened graph shows: all of it when that is readable, else its top (the
+  // inputs) at a readable zoom. Re-applied when the view is resized, until the user moves it.
+  void showStart();
   void setEdgeLabelsVisible(bool visible);
   void zoomIn();
   void zoomOut();
@@ -59,6 +62,7 @@ class GraphView : public QGraphicsView {
   void wheelEvent(QWheelEvent* e) override;
   void keyPressEvent(QKeyEvent* e) override;
   void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void mousePressEvent(QMouseEvent* e) override;
   void resizeEvent(QResizeEvent* e) override;
 
  private:
@@ -74,6 +78,7 @@ class GraphView : public QGraphicsView {
   std::set<int> framed_groups_;  // expanded groups with a frame: Enter on a member collapses
   GraphLegend* legend_ = nullptr;
   int last_emitted_ = -1;
+  bool start_view_ = false;
 };
 
 }  // namespace sod2::studio

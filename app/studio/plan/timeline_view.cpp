@@ -89,10 +89,12 @@ void TimelineView::modelUpdated() {
 void TimelineView::fitToView() {
   syncViewportSize();
   viewport_.fit(model_ ? model_->num_steps() : 1, fitBytes());
+  fitted_ = true;
   update();
 }
 
 void TimelineView::zoomBy(double factor_x, double factor_y) {
+  fitted_ = false;
   viewport_.zoom_at(viewport_.width / 2, viewport_.height / 2, factor_x, factor_y);
   update();
 }
@@ -119,6 +121,7 @@ void TimelineView::highlightTensor(int tensor) {
                          mid_offset >= viewport_.lowest_visible_offset() &&
                          mid_offset <= viewport_.highest_visible_offset();
     if (!visible) {
+      fitted_ = false;
       viewport_.pan_pixels(viewport_.width / 2 - viewport_.x_of(mid_step),
                            viewport_.height / 2 - viewport_.y_of(mid_offset));
     }
@@ -235,9 +238,11 @@ void TimelineView::paintEvent(QPaintEvent* /*event*/) {
 }
 
 void TimelineView::resizeEvent(QResizeEvent* /*event*/) {
-  const bool first = viewport_.width <= 1;
+  // A view still showing the whole plan keeps showing it: docks are laid out after setModel, so
+  // the first fit usually happens at a placeholder size.
+  const bool refit = fitted_ || viewport_.width <= 1;
   syncViewportSize();
-  if (first) viewport_.fit(model_ ? model_->num_steps() : 1, fitBytes());
+  if (refit) viewport_.fit(model_ ? model_->num_steps() : 1, fitBytes());
 }
 
 void TimelineView::wheelEvent(QWheelEvent* event) {
@@ -250,10 +255,13 @@ void TimelineView::wheelEvent(QWheelEvent* event) {
     const double f = std::pow(kWheelZoomPerNotch, notches);
     const bool steps_only = mods & Qt::ShiftModifier;
     const bool bytes_only = mods & Qt::AltModifier;
+    fitted_ = false;
     viewport_.zoom_at(pos.x(), pos.y(), bytes_only ? 1 : f, steps_only ? 1 : f);
   } else if ((mods & Qt::ShiftModifier) || delta.x() != 0) {
+    fitted_ = false;
     viewport_.pan_pixels(delta.x() != 0 ? delta.x() / 2.0 : delta.y() / 2.0, 0);
   } else {
+    fitted_ = false;
     viewport_.pan_pixels(0, delta.y() / 2.0);
   }
   event->accept();
@@ -272,6 +280,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
   if (dragging_) {
     if ((pos - press_pos_).manhattanLength() > kClickSlop) moved_ = true;
     if (moved_) {
+      fitted_ = false;
       viewport_.pan_pixels(pos.x() - last_pos_.x(), pos.y() - last_pos_.y());
       setCursor(Qt::ClosedHandCursor);
     }

@@ -74,6 +74,7 @@ class TimelineView : public QWidget {
   TimelineViewport viewport_;
   int selected_ = -1;
   int hovered_ = -1;
+  bool fitted_ = false;  // showing the whole plan: a resize fits again
   bool dragging_ = false;
   bool moved_ = false;
   QPoint press_pos_;

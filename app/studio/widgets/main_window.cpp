@@ -341,7 +341,7 @@ void MainWindow::adoptLayout(const LayoutResult& r) {
   display_ = r.graph;
   layout_ = r.layout;
   graph_view_->setGraph(display_.get(), layout_.get());
-  graph_view_->fitAll();
+  graph_view_->showStart();
   status_->setText(tr("%1 nodes shown (%2 layout)")
                        .arg(display_->nodes.size())
                        .arg(layout_->used_dot ? tr("Graphviz dot") : tr("layered")));
@@ -418,6 +418,7 @@ QString MainWindow::inspectorText() const { return inspector_->toPlainText(); }
 
 QWidget* MainWindow::viewWidget(StudioView view) const {
   switch (view) {
+    case StudioView::kWindow: return const_cast<MainWindow*>(this);
     case StudioView::kGraph: return graph_view_;
     case StudioView::kShapes: return shapes_dock_->widget();
     case StudioView::kMemory: return timeline_view_;
@@ -426,8 +427,18 @@ QWidget* MainWindow::viewWidget(StudioView view) const {
   return graph_view_;
 }
 
+QDockWidget* MainWindow::dockOf(StudioView view) const {
+  switch (view) {
+    case StudioView::kShapes: return shapes_dock_;
+    case StudioView::kMemory: return memory_dock_;
+    case StudioView::kSummary: return summary_dock_;
+    default: return nullptr;
+  }
+}
+
 void MainWindow::showView(StudioView view) {
   switch (view) {
+    case StudioView::kWindow:
     case StudioView::kGraph: break;
     case StudioView::kShapes: shapes_dock_->raise(); break;
     case StudioView::kMemory: memory_dock_->raise(); break;

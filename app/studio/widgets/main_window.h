@@ -31,7 +31,7 @@ class ShapesTableModel;
 class TimelineModel;
 class TimelineView;
 
-enum class StudioView { kGraph, kShapes, kMemory, kSummary };
+enum class StudioView { kWindow, kGraph, kShapes, kMemory, kSummary };
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -49,6 +49,8 @@ class MainWindow : public QMainWindow {
   // For --screenshot and tests.
   QWidget* viewWidget(StudioView view) const;
   void showView(StudioView view);
+  // The dock holding a view; nullptr for the graph (the central widget) and the whole window.
+  QDockWidget* dockOf(StudioView view) const;
   const StudioDocument* document() const { return doc_.get(); }
   GraphView* graphView() const { return graph_view_; }
   TimelineView* timelineView() const { return timeline_view_; }

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 
 #include "../../opt/corpus.h"
 
@@ -75,6 +77,47 @@ TEST(StudioDocument, ABindingOutsideTheRangeNamesTheSymbol) {
   auto b = (*doc)->binding(values);
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.status().message().find("seq"), std::string::npos) << b.status().message();
+}
+
+// A copy of the sample model in a fresh folder, with `ranges` (if any) as its sidecar file.
+std::string sample_copy(const std::string& folder, const char* ranges) {
+  const auto dir = std::filesystem::temp_directory_path() / folder;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto model = dir / "m.onnx";
+  std::filesystem::copy_file(SOD2_SOURCE_DIR "/resources/models/sample_yolo_tiny.onnx", model);
+  if (ranges) std::ofstream(dir / "m.ranges.json") << ranges;
+  return model.string();
+}
+
+TEST(StudioDocument, ReadsTheRangesFileBesideTheModel) {
+  auto doc = StudioDocument::open(
+      sample_copy("studio_sidecar", R"({"height": [32, 512, 32], "width": [32, 256, 32]})"), {});
+  ASSERT_TRUE(doc.ok()) << doc.status().to_string();
+  EXPECT_EQ((*doc)->ranges_source(), "m.ranges.json beside the model");
+  const auto initial = (*doc)->initial_values();
+  EXPECT_EQ(initial.at("height"), 512);
+  EXPECT_EQ(initial.at("width"), 256);
+  for (const SymbolControl& c : (*doc)->symbols()) EXPECT_TRUE(c.declared) << c.name;
+}
+
+// Without any range a symbol spans RDP's default 1..65536: the first picture is at a small
+// typical size, not at a 65536-pixel image (an 8.9 GiB plan).
+TEST(StudioDocument, SymbolsWithoutARangeStartAtATypicalSize) {
+  auto doc = StudioDocument::open(sample_copy("studio_no_ranges", nullptr), {});
+  ASSERT_TRUE(doc.ok()) << doc.status().to_string();
+  EXPECT_EQ((*doc)->ranges_source().rfind("none declared", 0), 0u) << (*doc)->ranges_source();
+  for (const SymbolControl& c : (*doc)->symbols()) {
+    EXPECT_FALSE(c.declared);
+    EXPECT_EQ(c.initial, 64) << c.name;
+  }
+}
+
+TEST(StudioDocument, ABrokenRangesFileIsAnErrorNamingIt) {
+  auto doc = StudioDocument::open(sample_copy("studio_bad_ranges", "{\"height\": [32"), {});
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.status().message().find("m.ranges.json"), std::string::npos)
+      << doc.status().message();
 }
 
 TEST(StudioDocument, AMissingFileIsAnErrorNamingIt) {
