@@ -12,7 +12,7 @@ BENCH_THREADS ?= 2
 .PHONY: run test bench setup configure build asan fuzz format clean help
 
 help:
-	@echo "make run    build and inspect the bundled sample model"
+	@echo "make run    build and open the bundled sample model in the studio (text without a display)"
 	@echo "make test   build and run the whole test suite (ctest)"
 	@echo "make bench  build and run the benchmarks (tables on stdout, JSON under build/bench/)"
 	@echo "make asan   build and test with AddressSanitizer + UBSan"
@@ -30,8 +30,20 @@ configure: setup build/build.ninja
 build: configure
 	@cmake --build --preset dev -j $(JOBS)
 
+# The studio on the sample when there is a display; without one, how to get one, and the same
+# model's analysis as text. (Its ranges come from the .ranges.json beside it.)
 run: build
-	@./build/bin/sod2 inspect $(SAMPLE) --ranges $(SAMPLE_RANGES)
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] && [ "$$QT_QPA_PLATFORM" != offscreen ]; then \
+	  ./build/bin/sod2-studio $(SAMPLE); \
+	elif [ "$$QT_QPA_PLATFORM" = offscreen ]; then \
+	  ./build/bin/sod2-studio --screenshot build/studio.png --view window $(SAMPLE) && \
+	  echo "QT_QPA_PLATFORM=offscreen has no window to show: the studio rendered build/studio.png"; \
+	else \
+	  echo "No display: the studio needs one. Run 'xvfb-run -a make run' for a virtual one, or"; \
+	  echo "'QT_QPA_PLATFORM=offscreen make run' to render the studio into build/studio.png."; \
+	  echo "Meanwhile, here is the sample model's analysis from the command line:"; echo; \
+	  ./build/bin/sod2 inspect $(SAMPLE) --ranges $(SAMPLE_RANGES); \
+	fi
 
 test: build
 	@ctest --preset dev -j $(JOBS)
@@ -39,6 +51,7 @@ test: build
 bench: build
 	@./build/bin/rdp_bench ../shared/models build/bench
 	@./build/bin/plan_bench ../shared/models build/bench
+	@./build/bin/studio_open_bench 10000 build/bench
 	@scripts/install-bench-deps.sh
 	@NODE_PATH=$$(../shared/bench/install-ort.sh | tail -1) \
 	  node tests/bench/ort_compare.js build/bin/sod2 ../shared/models build/bench \

@@ -1,4 +1,4 @@
-#include "synthetic_models.h"
+#include "tests/bench/synthetic_models.h"
 
 #include <string>
 #include <vector>

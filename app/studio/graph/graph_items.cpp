@@ -25,6 +25,10 @@ double detail(const QStyleOptionGraphicsItem* option, const QPainter* p) {
 
 }  // namespace
 
+QString NodeItem::searchTextOf(const DisplayNode& node) {
+  return (qs(node.label) + QLatin1Char('\n') + qs(node.op)).toLower();
+}
+
 NodeItem::NodeItem(const DisplayNode& node, const NodeBox& box, const GraphPaintSettings* settings)
     : id_(node.id),
       group_(node.group),
@@ -53,7 +57,7 @@ NodeItem::NodeItem(const DisplayNode& node, const NodeBox& box, const GraphPaint
   if (node.has_subgraphs) first += QStringLiteral(" [+%1]").arg(node.subgraph_nodes);
   first_line_ = fm.elidedText(first, Qt::ElideRight, room);
   second_line_ = fm.elidedText(second, Qt::ElideMiddle, room);
-  search_text_ = (qs(node.label) + QLatin1Char('\n') + qs(node.op)).toLower();
+  search_text_ = searchTextOf(node);
   QString tip =
       QStringLiteral("%1\n%2 (%3)")
           .arg(qs(node.label), qs(node.op), QString::fromLatin1(display_class_name(node)));

@@ -31,6 +31,7 @@ class NodeItem : public QGraphicsItem {
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
   int nodeId() const { return id_; }
+  static QString searchTextOf(const DisplayNode& node);
   int group() const { return group_; }
   bool isGroupBox() const { return group_box_; }
   // What search matches: the node's name (or box label) and op, lower-cased.

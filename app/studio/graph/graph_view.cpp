@@ -1,11 +1,14 @@
 #include "app/studio/graph/graph_view.h"
 
+#include <QElapsedTimer>
 #include <QGraphicsScene>
 #include <QKeyEvent>
 #include <QScrollBar>
 #include <QSignalBlocker>
+#include <QTimer>
 #include <QWheelEvent>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "app/studio/graph/graph_legend.h"
@@ -19,6 +22,10 @@ constexpr double kMaxZoom = 8.0;
 constexpr double kZoomStep = 1.25;
 constexpr double kFitMaxZoom = 1.5;    // a small graph is not blown up to fill the window
 constexpr double kReadableZoom = 1.0;  // where selectNode(center) goes when zoomed far out
+// Graphs up to this many items (nodes + edges) go into the scene at once; bigger ones in slices
+// of kSliceMs between which the window repaints and takes input (10,000 nodes take ~300 ms).
+constexpr size_t kSyncItems = 3000;
+constexpr double kSliceMs = 25;
 constexpr double kStartMinZoom = 0.6;  // below this node labels are unreadable: showStart zooms in
 constexpr double kStartZoom = 0.9;
 
@@ -47,6 +54,9 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   legend_ = new GraphLegend(this);
   legend_->move(viewport()->geometry().topLeft() + QPoint(8, 8));
   connect(scene, &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
+  populate_timer_ = new QTimer(this);
+  populate_timer_->setInterval(0);
+  connect(populate_timer_, &QTimer::timeout, this, [this] { populateSlice(kSliceMs); });
 }
 
 GraphView::~GraphView() = default;
@@ -56,6 +66,7 @@ QList<QPair<QString, QColor>> GraphView::legend() { return graph_legend_entries(
 void GraphView::setLegendVisible(bool visible) { legend_->setVisible(visible); }
 
 void GraphView::setGraph(const DisplayGraph* graph, const GraphLayout* layout) {
+  populate_timer_->stop();
   {
     const QSignalBlocker block(scene());
     scene()->clear();
@@ -64,6 +75,9 @@ void GraphView::setGraph(const DisplayGraph* graph, const GraphLayout* layout) {
   preds_.clear();
   succs_.clear();
   framed_groups_.clear();
+  graph_ = DisplayGraph{};
+  layout_ = GraphLayout{};
+  next_node_ = next_edge_ = 0;
   if (last_emitted_ != -1) {
     last_emitted_ = -1;
     emit nodeSelected(-1);
@@ -72,27 +86,56 @@ void GraphView::setGraph(const DisplayGraph* graph, const GraphLayout* layout) {
     scene()->setSceneRect(QRectF());
     return;
   }
-  const size_t n = graph->nodes.size();
+  graph_ = *graph;
+  layout_ = *layout;
+  const size_t n = graph_.nodes.size();
   nodes_.reserve(n);
   preds_.assign(n, {});
   succs_.assign(n, {});
-  for (size_t i = 0; i < n; ++i) {
-    auto* item = new NodeItem(graph->nodes[i], layout->nodes[i], &settings_);
-    scene()->addItem(item);
-    nodes_.push_back(item);
-  }
-  const size_t drawn_edges = std::min(graph->edges.size(), layout->edges.size());
-  for (size_t i = 0; i < drawn_edges; ++i) {
-    const DisplayEdge& e = graph->edges[i];
-    scene()->addItem(new EdgeItem(e, layout->edges[i], &settings_));
+  for (const DisplayEdge& e : graph_.edges) {
     if (e.from >= 0 && e.to >= 0 && static_cast<size_t>(e.from) < n &&
         static_cast<size_t>(e.to) < n) {
       succs_[static_cast<size_t>(e.from)].push_back(e.to);
       preds_[static_cast<size_t>(e.to)].push_back(e.from);
     }
   }
-  addGroupFrames(*graph, *layout);
-  scene()->setSceneRect(QRectF(0, 0, layout->width, layout->height).adjusted(-20, -20, 20, 20));
+  scene()->setSceneRect(QRectF(0, 0, layout_.width, layout_.height).adjusted(-20, -20, 20, 20));
+  populating_ = true;
+  // Items go in without an index (one pass at the end builds it), so each slice costs only its
+  // own items.
+  scene()->setItemIndexMethod(QGraphicsScene::NoIndex);
+  if (n + graph_.edges.size() <= kSyncItems)
+    finishPopulating();
+  else
+    populate_timer_->start();
+}
+
+bool GraphView::populateSlice(double budget_ms) {
+  QElapsedTimer clock;
+  clock.start();
+  const auto over = [&](size_t i) { return (i & 63) == 0 && clock.elapsed() >= budget_ms; };
+  const size_t n = graph_.nodes.size();
+  for (; next_node_ < n; ++next_node_) {
+    if (over(next_node_)) return false;
+    auto* item = new NodeItem(graph_.nodes[next_node_], layout_.nodes[next_node_], &settings_);
+    scene()->addItem(item);
+    nodes_.push_back(item);
+  }
+  const size_t drawn_edges = std::min(graph_.edges.size(), layout_.edges.size());
+  for (; next_edge_ < drawn_edges; ++next_edge_) {
+    if (over(next_edge_)) return false;
+    scene()->addItem(new EdgeItem(graph_.edges[next_edge_], layout_.edges[next_edge_], &settings_));
+  }
+  addGroupFrames(graph_, layout_);
+  scene()->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+  populating_ = false;
+  populate_timer_->stop();
+  emit populated();
+  return true;
+}
+
+void GraphView::finishPopulating() {
+  if (populating_) populateSlice(std::numeric_limits<double>::infinity());
 }
 
 void GraphView::addGroupFrames(const DisplayGraph& graph, const GraphLayout& layout) {
@@ -124,12 +167,14 @@ QList<int> GraphView::findNodes(const QString& text) const {
   QList<int> hits;
   const QString needle = text.trimmed().toLower();
   if (needle.isEmpty()) return hits;
-  for (const NodeItem* item : nodes_)
-    if (item->searchText().contains(needle)) hits.append(item->nodeId());
+  // From the graph, not the items: a graph still entering the scene is searched whole.
+  for (const DisplayNode& node : graph_.nodes)
+    if (NodeItem::searchTextOf(node).contains(needle)) hits.append(node.id);
   return hits;
 }
 
 void GraphView::selectNode(int id, bool center) {
+  finishPopulating();
   const bool valid = id >= 0 && static_cast<size_t>(id) < nodes_.size();
   {
     // One nodeSelected per call, whether or not the selection changes.
@@ -177,7 +222,7 @@ void GraphView::zoomOut() {
 }
 
 void GraphView::fitAll() {
-  const QRectF r = scene()->itemsBoundingRect();
+  const QRectF r = scene()->sceneRect();
   if (r.isEmpty()) return;
   fitInView(r.adjusted(-10, -10, 10, 10), Qt::KeepAspectRatio);
   if (zoomFactor() > kFitMaxZoom) zoomBy(kFitMaxZoom / zoomFactor());
@@ -187,14 +232,14 @@ void GraphView::fitAll() {
 void GraphView::showStart() {
   fitAll();
   start_view_ = true;
-  if (zoomFactor() >= kStartMinZoom || nodes_.empty()) return;
+  if (zoomFactor() >= kStartMinZoom || layout_.nodes.empty()) return;
   zoomBy(kStartZoom / zoomFactor());
   // The top of the drawing, where the inputs are: the topmost node, horizontally centred.
-  const NodeItem* top = nodes_.front();
-  for (const NodeItem* n : nodes_)
-    if (n->pos().y() < top->pos().y()) top = n;
+  const NodeBox* top = &layout_.nodes.front();
+  for (const NodeBox& b : layout_.nodes)
+    if (b.y < top->y) top = &b;
   const double visible_height = viewport()->height() / zoomFactor();
-  centerOn(top->pos().x(), top->pos().y() - 30 + visible_height / 2);
+  centerOn(top->x, top->y - top->h / 2 - 30 + visible_height / 2);
 }
 
 void GraphView::mousePressEvent(QMouseEvent* e) {
@@ -250,6 +295,7 @@ int GraphView::neighbourTowards(int id, int key) const {
 }
 
 void GraphView::keyPressEvent(QKeyEvent* e) {
+  finishPopulating();
   start_view_ = false;
   const int selected = selectedNode();
   switch (e->key()) {

@@ -18,6 +18,11 @@
 namespace sod2::studio {
 
 class GraphLegend;
+}  // namespace sod2::studio
+
+class QTimer;
+
+namespace sod2::studio {
 
 class GraphView : public QGraphicsView {
   Q_OBJECT
@@ -26,10 +31,15 @@ class GraphView : public QGraphicsView {
   explicit GraphView(QWidget* parent = nullptr);
   ~GraphView() override;
 
-  // Shows `graph` at `layout`'s positions (both read now, not kept); nullptr clears the view.
-  // The selection is not carried over: ids change when groups expand.
+  // Shows `graph` at `layout`'s positions (both copied); nullptr clears the view. The selection
+  // is not carried over: ids change when groups expand. A big graph enters the scene in slices
+  // on the event loop (populated() when complete) so the window never freezes; selecting,
+  // searching and the keyboard complete it first.
   void setGraph(const DisplayGraph* graph, const GraphLayout* layout);
+  // Nodes in the scene so far.
   int nodeCount() const { return static_cast<int>(nodes_.size()); }
+  bool isPopulating() const { return populating_; }
+  void finishPopulating();
 
   // Display node ids whose name (or box label) or op contains `text`, case-insensitively, in id
   // order; empty for empty text.
@@ -57,6 +67,7 @@ class GraphView : public QGraphicsView {
  signals:
   void nodeSelected(int id);       // by click, keyboard or selectNode; -1 when cleared
   void groupActivated(int group);  // double-click or Enter on a group box or a group's frame
+  void populated();                // every item of the last setGraph is in the scene
 
  protected:
   void wheelEvent(QWheelEvent* e) override;
@@ -71,8 +82,15 @@ class GraphView : public QGraphicsView {
   // The neighbour an arrow key leads to from `id`; -1 when there is none.
   int neighbourTowards(int id, int key) const;
   void addGroupFrames(const DisplayGraph& graph, const GraphLayout& layout);
+  // Adds items for about `budget_ms`; true when the graph is complete.
+  bool populateSlice(double budget_ms);
 
   GraphPaintSettings settings_;
+  DisplayGraph graph_;  // what setGraph was given, while and after it populates
+  GraphLayout layout_;
+  size_t next_node_ = 0, next_edge_ = 0;
+  bool populating_ = false;
+  QTimer* populate_timer_ = nullptr;
   std::vector<NodeItem*> nodes_;  // by display node id; owned by the scene
   std::vector<std::vector<int>> preds_, succs_;
   std::set<int> framed_groups_;  // expanded groups with a frame: Enter on a member collapses

@@ -25,6 +25,7 @@
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTableView>
+#include <QThread>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -78,7 +79,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     } else if (!r.doc) {
       showError(tr("Cannot open the model"), r.error);
     } else {
-      adoptDocument(r.doc);
+      adoptDocument(r.doc, r.views);
     }
   });
   connect(&layout_watcher_, &QFutureWatcher<LayoutResult>::finished, this,
@@ -239,7 +240,8 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
   connect(progress_, &QProgressDialog::canceled, this, [cancel] { *cancel = true; });
   QPointer<QProgressDialog> dialog = progress_;
   const std::string file = path.toStdString();
-  open_watcher_.setFuture(QtConcurrent::run([file, options, cancel, dialog]() {
+  QThread* gui = thread();
+  open_watcher_.setFuture(QtConcurrent::run([file, options, cancel, dialog, gui]() {
     auto report = [dialog](double f, const std::string& stage) {
       QMetaObject::invokeMethod(
           qApp,
@@ -254,7 +256,8 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
     auto doc = StudioDocument::open(file, options, report, cancel.get());
     if (doc.ok()) {
       r.doc = std::shared_ptr<StudioDocument>(std::move(*doc));
-    } else {
+      report(1.0, "preparing the views");
+      r.views = prepareViews(*r.doc, gui);
       r.cancelled = doc.status().code() == StatusCode::kCancelled;
       r.error = QString::fromStdString(doc.status().message());
     }
@@ -267,37 +270,49 @@ std::optional<QString> MainWindow::openModelNow(const QString& path, const OpenO
   open_options_ = options;
   auto doc = StudioDocument::open(path.toStdString(), options);
   if (!doc.ok()) return qs(doc.status().message());
-  adoptDocument(std::shared_ptr<StudioDocument>(std::move(*doc)));
+  auto shared = std::shared_ptr<StudioDocument>(std::move(*doc));
+  adoptDocument(shared, prepareViews(*shared, thread()));
   adoptLayout(computeLayout(doc_, expanded_groups_, nullptr));
+  graph_view_->finishPopulating();
   return std::nullopt;
 }
 
-void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc) {
+std::shared_ptr<MainWindow::Views> MainWindow::prepareViews(const StudioDocument& doc,
+                                                            QThread* gui) {
+  auto v = std::make_shared<Views>();
+  auto b = doc.binding(doc.initial_values());
+  v->binding = b.ok() ? *b : sym::Binding{};
+  v->shapes = std::make_unique<ShapesTableModel>(doc.model(), doc.rdp());
+  v->shapes->set_binding(v->binding);
+  // Made on a worker, used by the GUI thread's views: its events belong there.
+  v->shapes->moveToThread(gui);
+  auto at = doc.instantiate(v->binding);
+  if (at.ok()) {
+    auto timeline = TimelineModel::build(doc.model(), doc.rdp(), doc.plan(), *at);
+    if (timeline.ok()) v->timeline = std::make_unique<TimelineModel>(std::move(*timeline));
+    v->summary = qs(doc.summary_report(*at));
+  } else {
+    v->summary = tr("The plan cannot be instantiated at the initial binding: %1")
+                     .arg(qs(at.status().message()));
+  }
+  return v;
+}
+
+void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_ptr<Views> views) {
   doc_ = std::move(doc);
   expanded_groups_.clear();
   setWindowTitle(tr("%1 - SoD2 Studio").arg(QFileInfo(qs(doc_->path())).fileName()));
-  const auto initial = doc_->initial_values();
   {
     const QSignalBlocker block(bindings_);
-    bindings_->setSymbols(doc_->symbols(), initial);
+    bindings_->setSymbols(doc_->symbols(), doc_->initial_values());
   }
-  auto b = doc_->binding(initial);
-  binding_ = b.ok() ? *b : sym::Binding{};
-  shapes_ = std::make_unique<ShapesTableModel>(doc_->model(), doc_->rdp());
-  shapes_->set_binding(binding_);
-  shapes_proxy_->setSourceModel(shapes_.get());
-  auto at = doc_->instantiate(binding_);
-  timeline_view_->setModel(nullptr);
-  timeline_.reset();
-  if (at.ok()) {
-    auto timeline = TimelineModel::build(doc_->model(), doc_->rdp(), doc_->plan(), *at);
-    if (timeline.ok()) timeline_ = std::make_unique<TimelineModel>(std::move(*timeline));
-    summary_->setPlainText(qs(doc_->summary_report(*at)));
-  } else {
-    summary_->setPlainText(tr("The plan cannot be instantiated at the initial binding: %1")
-                               .arg(qs(at.status().message())));
-  }
-  timeline_view_->setModel(timeline_.get());
+  binding_ = views->binding;
+  // Views first let go of the old models, then the models are replaced.
+  shapes_proxy_->setSourceModel(views->shapes.get());
+  shapes_ = std::move(views->shapes);
+  timeline_view_->setModel(views->timeline.get());
+  timeline_ = std::move(views->timeline);
+  summary_->setPlainText(views->summary);
   inspector_->clear();
   status_->setText(tr("%1 nodes, %2 steps; laying out the graph...")
                        .arg(doc_->graph().num_nodes())

@@ -22,6 +22,7 @@ class QProgressDialog;
 class QSortFilterProxyModel;
 class QTableView;
 class QTabWidget;
+class QThread;
 
 namespace sod2::studio {
 
@@ -65,8 +66,16 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* e) override;
 
  private:
+  // What the docks show for a new document, made off the GUI thread.
+  struct Views {
+    sym::Binding binding;
+    std::unique_ptr<ShapesTableModel> shapes;
+    std::unique_ptr<TimelineModel> timeline;
+    QString summary;
+  };
   struct OpenResult {
     std::shared_ptr<StudioDocument> doc;
+    std::shared_ptr<Views> views;
     QString error;
     bool cancelled = false;
   };
@@ -78,7 +87,8 @@ class MainWindow : public QMainWindow {
 
   void buildMenus();
   void buildDocks();
-  void adoptDocument(std::shared_ptr<StudioDocument> doc);
+  static std::shared_ptr<Views> prepareViews(const StudioDocument& doc, QThread* gui);
+  void adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_ptr<Views> views);
   void startLayout();
   void adoptLayout(const LayoutResult& r);
   void rebind();
