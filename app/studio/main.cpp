@@ -1,5 +1,7 @@
 // sod2-studio [MODEL.onnx] [--ranges FILE] [--range k=lo:hi[:m],...] [--bind k=v,...]
-//             [--screenshot OUT.png [--view window|graph|shapes|memory|summary]]
+//             [--screenshot OUT.png [--view window|graph|inspector|shapes|memory|compare|summary]
+//             [--compare nofusion|k=v,...] [--select
+//             TEXT]]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -10,10 +12,13 @@
 #include <QStyleFactory>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <stdexcept>
 
 #include "app/cli/symbol_args.h"
+#include "app/studio/graph/graph_view.h"
 #include "app/studio/widgets/main_window.h"
+#include "app/studio/widgets/plan_compare.h"
 
 namespace {
 
@@ -65,12 +70,18 @@ int main(int argc, char** argv) {
   QCommandLineOption bind(QStringLiteral("bind"), "start at these sizes", "k=v,...");
   QCommandLineOption shot(QStringLiteral("screenshot"), "render a view to a PNG and exit",
                           "OUT.png");
-  QCommandLineOption view(QStringLiteral("view"),
-                          "the view to render: window, graph, shapes, memory or summary", "VIEW",
-                          "graph");
+  QCommandLineOption view(
+      QStringLiteral("view"),
+      "the view to render: window, graph, inspector, shapes, memory, compare or summary", "VIEW",
+      "graph");
+  QCommandLineOption select(QStringLiteral("select"),
+                            "select the first node whose name or op contains TEXT", "TEXT");
+  QCommandLineOption compare(QStringLiteral("compare"),
+                             "the right-hand plan of the compare view: nofusion, or a binding",
+                             "nofusion|k=v,...");
   QCommandLineOption size(QStringLiteral("size"), "window size for --screenshot", "WxH",
                           "1400x900");
-  parser.addOptions({ranges, range, bind, shot, view, size});
+  parser.addOptions({ranges, range, bind, shot, view, select, compare, size});
   parser.process(app);
 
   sod2::studio::OpenOptions options;
@@ -100,22 +111,50 @@ int main(int argc, char** argv) {
       QString error;
       if (!window.applyBinding(values, &error)) return fail("--bind: " + error);
     }
+    if (parser.isSet(select)) {
+      const QList<int> hits = window.graphView()->findNodes(parser.value(select));
+      if (hits.isEmpty()) return fail("--select: no node matches \"" + parser.value(select) + "\"");
+      window.graphView()->selectNode(hits.front(), true);
+    }
+    if (parser.isSet(compare)) {
+      const QString c = parser.value(compare);
+      if (c == "nofusion") {
+        window.planCompare()->setMode(sod2::studio::PlanCompare::Mode::kWithoutFusion);
+      } else {
+        std::map<std::string, int64_t> other;
+        try {
+          other = sod2::cli::parse_bindings(c.toStdString());
+        } catch (const std::exception& e) {
+          return fail(QString("--compare: ") + e.what());
+        }
+        auto values = window.document()->initial_values();
+        for (const auto& [k, val] : other) values[k] = val;
+        QString error;
+        if (!window.planCompare()->setOtherBinding(values, &error))
+          return fail("--compare: " + error);
+      }
+    }
     const QString v = parser.value(view);
-    sod2::studio::StudioView which = sod2::studio::StudioView::kGraph;
-    if (v == "window")
-      which = sod2::studio::StudioView::kWindow;
-    else if (v == "shapes")
-      which = sod2::studio::StudioView::kShapes;
-    else if (v == "memory")
-      which = sod2::studio::StudioView::kMemory;
-    else if (v == "summary")
-      which = sod2::studio::StudioView::kSummary;
-    else if (v != "graph")
-      return fail("--view must be window, graph, shapes, memory or summary");
+    using sod2::studio::StudioView;
+    static const std::map<QString, StudioView> kViews = {
+        {"window", StudioView::kWindow},       {"graph", StudioView::kGraph},
+        {"inspector", StudioView::kInspector}, {"shapes", StudioView::kShapes},
+        {"memory", StudioView::kMemory},       {"compare", StudioView::kCompare},
+        {"summary", StudioView::kSummary}};
+    const auto found = kViews.find(v);
+    if (found == kViews.end())
+      return fail("--view must be window, graph, inspector, shapes, memory, compare or summary");
+    const StudioView which = found->second;
     window.show();
     window.showView(which);
-    // A docked view is rendered at the requested size, not at its share of the window.
-    if (QDockWidget* dock = window.dockOf(which)) {
+    // A docked view is rendered at the requested size, not at its share of the window; so is
+    // the graph, with the docks out of its way.
+    if (which == sod2::studio::StudioView::kGraph) {
+      for (auto v : {sod2::studio::StudioView::kShapes, sod2::studio::StudioView::kMemory,
+                     sod2::studio::StudioView::kCompare, sod2::studio::StudioView::kSummary})
+        window.dockOf(v)->hide();
+      window.dockOf(sod2::studio::StudioView::kInspector)->hide();
+    } else if (QDockWidget* dock = window.dockOf(which)) {
       dock->setFloating(true);
       dock->resize(window.size());
       dock->show();

@@ -174,6 +174,19 @@ Expected<opt::PlanAtBinding> StudioDocument::instantiate(const sym::Binding& bin
   return opt::evaluate_plan(*plan_, *rdp_, binding);
 }
 
+Expected<std::unique_ptr<opt::MemoryPlan>> StudioDocument::plan_without_fusion() const {
+  opt::MemoryPlanOptions options;
+  options.fuse = false;
+  Expected<opt::MemoryPlan> plan = opt::plan_memory(graph(), *rdp_, options);
+  if (!plan.ok()) return plan.status().with_context(path_ + ": planning without fusion");
+  return std::make_unique<opt::MemoryPlan>(std::move(*plan));
+}
+
+Expected<opt::PlanAtBinding> StudioDocument::instantiate(const opt::MemoryPlan& plan,
+                                                         const sym::Binding& binding) const {
+  return opt::evaluate_plan(plan, *rdp_, binding);
+}
+
 std::string StudioDocument::dims_text(ValueId v) const {
   const TensorFact& f = rdp_->fact(graph(), v);
   if (!f.dims) return "rank ?";

@@ -70,6 +70,11 @@ class StudioDocument {
   std::map<std::string, int64_t> initial_values() const;
   // The plan at a binding: offsets, sizes, lower bound, naive and greedy sizes.
   Expected<opt::PlanAtBinding> instantiate(const sym::Binding& binding) const;
+  // Another plan of the same graph with the same options except fusion: one node per step and
+  // every value in the arena (what fusion saves). Planned anew on each call.
+  Expected<std::unique_ptr<opt::MemoryPlan>> plan_without_fusion() const;
+  Expected<opt::PlanAtBinding> instantiate(const opt::MemoryPlan& plan,
+                                           const sym::Binding& binding) const;
 
   // What the inspector shows for a node, as plain text lines (op, class, status, attributes,
   // inputs and outputs with symbolic dims and, at `binding`, concrete dims and bytes; its fused

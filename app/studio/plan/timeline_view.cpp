@@ -68,9 +68,14 @@ void TimelineView::syncViewportSize() {
 }
 
 int64_t TimelineView::fitBytes() const {
-  if (!model_) return 1;
-  return std::max(
-      {model_->arena_bytes(), model_->lower_bound_bytes(), model_->peak_live_bytes(), int64_t{1}});
+  if (!model_) return std::max<int64_t>(fit_bytes_, 1);
+  return std::max({model_->arena_bytes(), model_->lower_bound_bytes(), model_->peak_live_bytes(),
+                   fit_bytes_, int64_t{1}});
+}
+
+void TimelineView::setFitBytes(int64_t bytes) {
+  fit_bytes_ = std::max<int64_t>(bytes, 0);
+  fitToView();
 }
 
 void TimelineView::setModel(const TimelineModel* model) {

@@ -32,6 +32,9 @@ class TimelineView : public QWidget {
   const TimelineModel* model() const { return model_; }
   // The model's numbers changed (TimelineModel::rebind): repaint, keeping the zoom.
   void modelUpdated();
+  // Fitting shows at least this many bytes: two views given the same value draw bytes at the
+  // same scale (side-by-side plans). 0: the model's own arena.
+  void setFitBytes(int64_t bytes);
 
   const TimelineViewport& viewport() const { return viewport_; }
   // The plot area inside the widget (axes and labels around it).
@@ -74,6 +77,7 @@ class TimelineView : public QWidget {
   TimelineViewport viewport_;
   int selected_ = -1;
   int hovered_ = -1;
+  int64_t fit_bytes_ = 0;
   bool fitted_ = false;  // showing the whole plan: a resize fits again
   bool dragging_ = false;
   bool moved_ = false;

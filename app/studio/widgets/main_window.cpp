@@ -34,6 +34,7 @@
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/bindings_bar.h"
+#include "app/studio/widgets/plan_compare.h"
 
 namespace sod2::studio {
 namespace {
@@ -157,6 +158,13 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::BottomDockWidgetArea, memory_dock_);
   tabifyDockWidget(shapes_dock_, memory_dock_);
 
+  compare_ = new PlanCompare(this);
+  compare_dock_ = new QDockWidget(tr("Compare plans"), this);
+  compare_dock_->setObjectName("compare");
+  compare_dock_->setWidget(compare_);
+  addDockWidget(Qt::BottomDockWidgetArea, compare_dock_);
+  tabifyDockWidget(memory_dock_, compare_dock_);
+
   summary_ = make_text_view(this);
   summary_dock_ = new QDockWidget(tr("Summary"), this);
   summary_dock_->setObjectName("summary");
@@ -165,6 +173,9 @@ void MainWindow::buildDocks() {
   tabifyDockWidget(inspector_dock_, summary_dock_);
   inspector_dock_->raise();
   memory_dock_->raise();
+  // The inspector's lines are long (dims at the binding): give it room by default.
+  resizeDocks({inspector_dock_}, {460}, Qt::Horizontal);
+  resizeDocks({memory_dock_}, {380}, Qt::Vertical);
 }
 
 void MainWindow::buildMenus() {
@@ -206,7 +217,7 @@ void MainWindow::buildMenus() {
   labels->setChecked(true);
   connect(labels, &QAction::toggled, graph_view_, &GraphView::setEdgeLabelsVisible);
   view->addSeparator();
-  for (QDockWidget* d : {inspector_dock_, shapes_dock_, memory_dock_, summary_dock_})
+  for (QDockWidget* d : {inspector_dock_, shapes_dock_, memory_dock_, compare_dock_, summary_dock_})
     view->addAction(d->toggleViewAction());
   view->addAction(bindings_->toggleViewAction());
 
@@ -313,6 +324,7 @@ void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_
   timeline_view_->setModel(views->timeline.get());
   timeline_ = std::move(views->timeline);
   summary_->setPlainText(views->summary);
+  compare_->setDocument(doc_, timeline_.get(), binding_);
   inspector_->clear();
   status_->setText(tr("%1 nodes, %2 steps; laying out the graph...")
                        .arg(doc_->graph().num_nodes())
@@ -392,6 +404,7 @@ bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QStr
     timeline_view_->setModel(timeline_.get());
   }
   summary_->setPlainText(qs(doc_->summary_report(*at)));
+  compare_->setCurrent(timeline_.get(), binding_);
   const int selected = graph_view_->selectedNode();
   if (selected >= 0) showDisplayNode(selected);
   status_->setText(
@@ -435,8 +448,10 @@ QWidget* MainWindow::viewWidget(StudioView view) const {
   switch (view) {
     case StudioView::kWindow: return const_cast<MainWindow*>(this);
     case StudioView::kGraph: return graph_view_;
+    case StudioView::kInspector: return inspector_;
     case StudioView::kShapes: return shapes_dock_->widget();
     case StudioView::kMemory: return timeline_view_;
+    case StudioView::kCompare: return compare_;
     case StudioView::kSummary: return summary_;
   }
   return graph_view_;
@@ -444,8 +459,10 @@ QWidget* MainWindow::viewWidget(StudioView view) const {
 
 QDockWidget* MainWindow::dockOf(StudioView view) const {
   switch (view) {
+    case StudioView::kInspector: return inspector_dock_;
     case StudioView::kShapes: return shapes_dock_;
     case StudioView::kMemory: return memory_dock_;
+    case StudioView::kCompare: return compare_dock_;
     case StudioView::kSummary: return summary_dock_;
     default: return nullptr;
   }
@@ -455,8 +472,10 @@ void MainWindow::showView(StudioView view) {
   switch (view) {
     case StudioView::kWindow:
     case StudioView::kGraph: break;
+    case StudioView::kInspector: inspector_dock_->raise(); break;
     case StudioView::kShapes: shapes_dock_->raise(); break;
     case StudioView::kMemory: memory_dock_->raise(); break;
+    case StudioView::kCompare: compare_dock_->raise(); break;
     case StudioView::kSummary: summary_dock_->raise(); break;
   }
 }

@@ -28,11 +28,12 @@ namespace sod2::studio {
 
 class BindingsBar;
 class GraphView;
+class PlanCompare;
 class ShapesTableModel;
 class TimelineModel;
 class TimelineView;
 
-enum class StudioView { kWindow, kGraph, kShapes, kMemory, kSummary };
+enum class StudioView { kWindow, kGraph, kInspector, kShapes, kMemory, kCompare, kSummary };
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -55,6 +56,7 @@ class MainWindow : public QMainWindow {
   const StudioDocument* document() const { return doc_.get(); }
   GraphView* graphView() const { return graph_view_; }
   TimelineView* timelineView() const { return timeline_view_; }
+  PlanCompare* planCompare() const { return compare_; }
   const TimelineModel* timelineModel() const { return timeline_.get(); }
   QString inspectorText() const;
   void selectCoreNode(NodeId node);
@@ -122,6 +124,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* inspector_dock_ = nullptr;
   QDockWidget* shapes_dock_ = nullptr;
   QDockWidget* memory_dock_ = nullptr;
+  PlanCompare* compare_ = nullptr;
+  QDockWidget* compare_dock_ = nullptr;
   QDockWidget* summary_dock_ = nullptr;
 
   QFutureWatcher<OpenResult> open_watcher_;

@@ -14,6 +14,7 @@
 #include "app/cli/plan_command.h"
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/widgets/main_window.h"
+#include "app/studio/widgets/plan_compare.h"
 
 namespace sod2::studio {
 namespace {
@@ -33,6 +34,34 @@ std::string ranges_file(const testing::CorpusModel& m) {
                     ("studio_ranges_" + testing::gtest_safe_name(m.name) + ".json");
   std::ofstream(path) << j.dump();
   return path.string();
+}
+
+// The CLI's plan report for `m` at `values` (extra flags such as --no-fusion appended).
+nlohmann::json plan_report(const testing::CorpusModel& m,
+                           const std::map<std::string, int64_t>& values,
+                           std::vector<std::string> extra = {}) {
+  std::string bind_arg;
+  for (const auto& [k, v] : values)
+    bind_arg += (bind_arg.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  std::vector<std::string> args = {m.file.string(), "--ranges", ranges_file(m),
+                                   "--bind",        bind_arg,   "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run_plan(args, out, err), 0) << err.str();
+  return nlohmann::json::parse(out.str());
+}
+
+void expect_rects_equal(const TimelineModel& t, const nlohmann::json& report) {
+  const auto& tensors = report.at("tensors");
+  ASSERT_EQ(t.rects().size(), tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TimelineRect& r = t.rects()[i];
+    EXPECT_EQ(r.name, tensors[i].at("name").get<std::string>()) << i;
+    EXPECT_EQ(r.offset, tensors[i].at("offset").get<int64_t>()) << r.name;
+    EXPECT_EQ(r.size, tensors[i].at("size").get<int64_t>()) << r.name;
+    EXPECT_EQ(r.first_step, tensors[i].at("first_step").get<int64_t>()) << r.name;
+    EXPECT_EQ(r.last_step, tensors[i].at("last_step").get<int64_t>()) << r.name;
+  }
 }
 
 class StudioWindowCorpus : public ::testing::TestWithParam<std::string> {};
@@ -67,28 +96,9 @@ TEST_P(StudioWindowCorpus, OpensSelectsRebindsAndMatchesThePlanReport) {
   const auto& values = m->bindings[1];
   QString bind_error;
   ASSERT_TRUE(w.applyBinding(values, &bind_error)) << bind_error.toStdString();
-  std::string bind_arg;
-  for (const auto& [k, v] : values)
-    bind_arg += (bind_arg.empty() ? "" : ",") + k + "=" + std::to_string(v);
-  std::ostringstream out, cli_err;
-  ASSERT_EQ(
-      cli::run_plan({m->file.string(), "--ranges", ranges_file(*m), "--bind", bind_arg, "--json"},
-                    out, cli_err),
-      0)
-      << cli_err.str();
-  const nlohmann::json report = nlohmann::json::parse(out.str());
   const TimelineModel* t = w.timelineModel();
   ASSERT_NE(t, nullptr);
-  const auto& tensors = report.at("tensors");
-  ASSERT_EQ(t->rects().size(), tensors.size());
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const TimelineRect& r = t->rects()[i];
-    EXPECT_EQ(r.name, tensors[i].at("name").get<std::string>()) << i;
-    EXPECT_EQ(r.offset, tensors[i].at("offset").get<int64_t>()) << r.name;
-    EXPECT_EQ(r.size, tensors[i].at("size").get<int64_t>()) << r.name;
-    EXPECT_EQ(r.first_step, tensors[i].at("first_step").get<int64_t>()) << r.name;
-    EXPECT_EQ(r.last_step, tensors[i].at("last_step").get<int64_t>()) << r.name;
-  }
+  expect_rects_equal(*t, plan_report(*m, values));
   // The inspector follows the binding.
   w.selectCoreNode(chosen);
   auto b = w.document()->binding(values);
@@ -101,6 +111,41 @@ TEST_P(StudioWindowCorpus, OpensSelectsRebindsAndMatchesThePlanReport) {
 INSTANTIATE_TEST_SUITE_P(Models, StudioWindowCorpus,
                          ::testing::ValuesIn(testing::corpus_names(SOD2_SHARED_DIR "/models")),
                          [](const auto& info) { return testing::gtest_safe_name(info.param); });
+
+// Two plans side by side: the right-hand one is the CLI's plan at the other binding, or its
+// plan without fusion at the current binding.
+TEST(StudioWindow, ComparesAnotherBindingAndThePlanWithoutFusion) {
+  app();
+  auto m = testing::find_corpus_model(SOD2_SHARED_DIR "/models", "yolo_tiny");
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  OpenOptions options;
+  options.rdp = m->options;
+  MainWindow w;
+  w.resize(1200, 800);
+  ASSERT_FALSE(w.openModelNow(QString::fromStdString(m->file.string()), options).has_value());
+  ASSERT_TRUE(w.applyBinding(m->bindings[2]));
+
+  PlanCompare* c = w.planCompare();
+  QString error;
+  ASSERT_TRUE(c->setOtherBinding(m->bindings[0], &error)) << error.toStdString();
+  ASSERT_NE(c->rightModel(), nullptr);
+  expect_rects_equal(*c->rightModel(), plan_report(*m, m->bindings[0]));
+  EXPECT_TRUE(c->rightCaption().contains("arena")) << c->rightCaption().toStdString();
+
+  c->setMode(PlanCompare::Mode::kWithoutFusion);
+  ASSERT_NE(c->rightModel(), nullptr);
+  expect_rects_equal(*c->rightModel(), plan_report(*m, m->bindings[2], {"--no-fusion"}));
+  // The right side follows the main binding in this mode.
+  ASSERT_TRUE(w.applyBinding(m->bindings[1]));
+  expect_rects_equal(*c->rightModel(), plan_report(*m, m->bindings[1], {"--no-fusion"}));
+
+  // A binding outside the range is refused with the symbol named, and nothing crashes.
+  c->setMode(PlanCompare::Mode::kOtherBinding);
+  auto bad = m->bindings[0];
+  bad.begin()->second = 1 << 20;
+  EXPECT_FALSE(c->setOtherBinding(bad, &error));
+  EXPECT_TRUE(error.contains(QString::fromStdString(bad.begin()->first))) << error.toStdString();
+}
 
 TEST(StudioWindow, ABadFileIsAReadableError) {
   app();

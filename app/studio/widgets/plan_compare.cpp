@@ -1,0 +1,206 @@
+#include "app/studio/widgets/plan_compare.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "app/studio/plan/timeline_view.h"
+#include "app/studio/widgets/bindings_bar.h"
+
+namespace sod2::studio {
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QString binding_text(const sym::Binding& b, const std::vector<SymbolControl>& symbols) {
+  QStringList parts;
+  for (const SymbolControl& c : symbols)
+    for (const auto& [symbol, value] : b)
+      if (symbol.name() == c.name) parts << qs(c.name) + "=" + QString::number(value);
+  return parts.join(", ");
+}
+
+QString caption(const QString& what, const TimelineModel* m) {
+  if (!m) return what;
+  return QObject::tr("%1: arena %2, lower bound %3, %4 steps")
+      .arg(what, qs(human_bytes(m->arena_bytes())), qs(human_bytes(m->lower_bound_bytes())))
+      .arg(m->num_steps());
+}
+
+}  // namespace
+
+PlanCompare::PlanCompare(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* top = new QHBoxLayout();
+  mode_box_ = new QComboBox(this);
+  mode_box_->addItem(tr("Same plan at another binding"));
+  mode_box_->addItem(tr("Plan without fusion, same binding"));
+  top->addWidget(new QLabel(tr("Right:"), this));
+  top->addWidget(mode_box_);
+  other_bar_ = new BindingsBar(this);
+  top->addWidget(other_bar_, 1);
+  layout->addLayout(top);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  auto column = [&](QLabel*& caption_label, TimelineView*& view) {
+    auto* box = new QWidget(split);
+    auto* v = new QVBoxLayout(box);
+    v->setContentsMargins(0, 0, 0, 0);
+    caption_label = new QLabel(box);
+    caption_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    view = new TimelineView(box);
+    v->addWidget(caption_label);
+    v->addWidget(view, 1);
+    split->addWidget(box);
+  };
+  column(left_caption_, left_);
+  column(right_caption_, right_);
+  layout->addWidget(split, 1);
+
+  connect(mode_box_, &QComboBox::currentIndexChanged, this,
+          [this](int index) { setMode(index == 0 ? Mode::kOtherBinding : Mode::kWithoutFusion); });
+  connect(other_bar_, &BindingsBar::bindingChanged, this,
+          [this] { setOtherBinding(other_bar_->values()); });
+}
+
+PlanCompare::~PlanCompare() = default;
+
+void PlanCompare::setDocument(std::shared_ptr<const StudioDocument> doc,
+                              const TimelineModel* current, const sym::Binding& binding) {
+  right_->setModel(nullptr);
+  right_model_.reset();
+  unfused_plan_.reset();
+  doc_ = std::move(doc);
+  // The right side starts at the symbols' lower bounds: the other end of what the model serves.
+  other_values_.clear();
+  if (doc_)
+    for (const SymbolControl& c : doc_->symbols()) other_values_[c.name] = c.lo;
+  {
+    const QSignalBlocker block(other_bar_);
+    other_bar_->setSymbols(doc_ ? doc_->symbols() : std::vector<SymbolControl>{}, other_values_);
+  }
+  setCurrent(current, binding);
+}
+
+void PlanCompare::setCurrent(const TimelineModel* current, const sym::Binding& binding) {
+  current_ = current;
+  binding_ = binding;
+  left_->setModel(current_);
+  // The other binding's plan does not move with the main binding: only the scale and captions.
+  if (mode_ == Mode::kWithoutFusion || !right_model_) {
+    refreshRight();
+  } else {
+    shareScale();
+    refreshCaptions();
+  }
+}
+
+void PlanCompare::setMode(Mode mode) {
+  mode_ = mode;
+  {
+    const QSignalBlocker block(mode_box_);
+    mode_box_->setCurrentIndex(mode == Mode::kOtherBinding ? 0 : 1);
+  }
+  other_bar_->setEnabled(mode == Mode::kOtherBinding);
+  refreshRight();
+}
+
+bool PlanCompare::setOtherBinding(const std::map<std::string, int64_t>& values, QString* error) {
+  if (!doc_) return false;
+  auto b = doc_->binding(values);
+  if (!b.ok()) {
+    right_error_ = qs(b.status().message());
+    if (error) *error = right_error_;
+    refreshCaptions();
+    return false;
+  }
+  other_values_ = values;
+  {
+    const QSignalBlocker block(other_bar_);
+    for (const auto& [k, v] : values) other_bar_->setValue(k, v);
+  }
+  refreshRight();
+  if (error && !right_error_.isEmpty()) *error = right_error_;
+  return right_error_.isEmpty();
+}
+
+void PlanCompare::refreshRight() {
+  right_->setModel(nullptr);
+  right_model_.reset();
+  right_error_.clear();
+  if (!doc_) {
+    refreshCaptions();
+    return;
+  }
+  const opt::MemoryPlan* plan = &doc_->plan();
+  sym::Binding binding = binding_;
+  if (mode_ == Mode::kWithoutFusion) {
+    if (!unfused_plan_) {
+      auto unfused = doc_->plan_without_fusion();
+      if (!unfused.ok()) {
+        right_error_ = qs(unfused.status().message());
+        refreshCaptions();
+        return;
+      }
+      unfused_plan_ = std::move(*unfused);
+    }
+    plan = unfused_plan_.get();
+  } else {
+    auto b = doc_->binding(other_values_);
+    if (!b.ok()) {
+      right_error_ = qs(b.status().message());
+      refreshCaptions();
+      return;
+    }
+    binding = std::move(*b);
+  }
+  auto at = doc_->instantiate(*plan, binding);
+  if (!at.ok()) {
+    right_error_ = qs(at.status().message());
+    refreshCaptions();
+    return;
+  }
+  auto model = TimelineModel::build(doc_->model(), doc_->rdp(), *plan, *at);
+  if (!model.ok()) {
+    right_error_ = qs(model.status().message());
+    refreshCaptions();
+    return;
+  }
+  right_model_ = std::make_unique<TimelineModel>(std::move(*model));
+  right_->setModel(right_model_.get());
+  shareScale();
+  refreshCaptions();
+}
+
+void PlanCompare::shareScale() {
+  int64_t bytes = 0;
+  for (const TimelineModel* m : {current_, static_cast<const TimelineModel*>(right_model_.get())})
+    if (m) bytes = std::max({bytes, m->arena_bytes(), m->peak_live_bytes()});
+  left_->setFitBytes(bytes);
+  right_->setFitBytes(bytes);
+}
+
+QString PlanCompare::rightCaption() const { return right_caption_->text(); }
+
+void PlanCompare::refreshCaptions() {
+  const std::vector<SymbolControl> none;
+  const auto& symbols = doc_ ? doc_->symbols() : none;
+  left_caption_->setText(
+      caption(tr("Left: the plan at %1").arg(binding_text(binding_, symbols)), current_));
+  if (!right_error_.isEmpty()) {
+    right_caption_->setText(tr("Right: %1").arg(right_error_));
+  } else if (mode_ == Mode::kWithoutFusion) {
+    right_caption_->setText(caption(tr("Right: without fusion"), right_model_.get()));
+  } else {
+    sym::Binding shown;
+    if (doc_)
+      if (auto b = doc_->binding(other_values_); b.ok()) shown = std::move(*b);
+    right_caption_->setText(
+        caption(tr("Right: the plan at %1").arg(binding_text(shown, symbols)), right_model_.get()));
+  }
+}
+
+}  // namespace sod2::studio

@@ -1,0 +1,66 @@
+// Two memory plans side by side (issue #6): the current plan at the current binding on the left,
+// and on the right either the same plan at a second binding (its own sliders) or the plan made
+// without fusion at the current binding — what fusing the groups saves. Both timelines keep the
+// same byte scale, so the picture compares sizes honestly.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+
+#include "app/studio/document/studio_document.h"
+#include "app/studio/plan/timeline_model.h"
+
+class QComboBox;
+class QLabel;
+
+namespace sod2::studio {
+
+class BindingsBar;
+class TimelineView;
+
+class PlanCompare : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum class Mode { kOtherBinding, kWithoutFusion };
+
+  explicit PlanCompare(QWidget* parent = nullptr);
+  ~PlanCompare() override;
+
+  // A new document: `current` is the main window's timeline (not owned; null when the plan could
+  // not be instantiated). Forgets the unfused plan of the previous document.
+  void setDocument(std::shared_ptr<const StudioDocument> doc, const TimelineModel* current,
+                   const sym::Binding& binding);
+  // The main binding changed (the `current` model was rebound or replaced).
+  void setCurrent(const TimelineModel* current, const sym::Binding& binding);
+  void setMode(Mode mode);
+  Mode mode() const { return mode_; }
+  // Sets the right-hand binding (kOtherBinding). Returns false with a message on a bad binding.
+  bool setOtherBinding(const std::map<std::string, int64_t>& values, QString* error = nullptr);
+
+  const TimelineModel* rightModel() const { return right_model_.get(); }
+  QString rightCaption() const;
+
+ private:
+  void refreshRight();
+  void refreshCaptions();
+  void shareScale();
+
+  std::shared_ptr<const StudioDocument> doc_;
+  const TimelineModel* current_ = nullptr;
+  sym::Binding binding_;
+  Mode mode_ = Mode::kOtherBinding;
+  std::map<std::string, int64_t> other_values_;
+  std::unique_ptr<opt::MemoryPlan> unfused_plan_;  // made on first use, per document
+  std::unique_ptr<TimelineModel> right_model_;
+  QString right_error_;
+
+  QComboBox* mode_box_ = nullptr;
+  BindingsBar* other_bar_ = nullptr;
+  TimelineView* left_ = nullptr;
+  TimelineView* right_ = nullptr;
+  QLabel* left_caption_ = nullptr;
+  QLabel* right_caption_ = nullptr;
+};
+
+}  // namespace sod2::studio
