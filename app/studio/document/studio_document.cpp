@@ -277,9 +277,16 @@ std::string StudioDocument::summary_report(const opt::PlanAtBinding& at) const {
   for (const auto& [cls, ops] : by_class) {
     int total = 0;
     for (const auto& [op, c] : ops) total += c;
-    out << "  " << cls << " (" << total << "):";
-    for (const auto& [op, c] : ops) out << " " << op << " " << c;
-    out << "\n";
+    std::string line = "  " + cls + " (" + std::to_string(total) + "):";
+    for (const auto& [op, c] : ops) {
+      const std::string item = " " + op + " " + std::to_string(c);
+      if (line.size() + item.size() > 88) {
+        out << line << "\n";
+        line = "     ";
+      }
+      line += item;
+    }
+    out << line << "\n";
   }
   const RdpSummary s = summarize_rdp(*model_, *rdp_);
   out << "\ndims     " << s.dims_total << " total: " << s.dims_constant << " constant, "
