@@ -1,6 +1,6 @@
 // sod2-studio [MODEL.onnx] [--ranges FILE] [--range k=lo:hi[:m],...] [--bind k=v,...]
 //             [--screenshot OUT.png [--view window|graph|inspector|shapes|memory|compare|summary]
-//             [--compare nofusion|k=v,...] [--select
+//             [--compare nofusion|k=v,...] [--theme system|light|dark] [--select
 //             TEXT]]
 #include <QApplication>
 #include <QCommandLineParser>
@@ -19,6 +19,7 @@
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/widgets/main_window.h"
 #include "app/studio/widgets/plan_compare.h"
+#include "app/studio/widgets/theme.h"
 
 namespace {
 
@@ -79,10 +80,21 @@ int main(int argc, char** argv) {
   QCommandLineOption compare(QStringLiteral("compare"),
                              "the right-hand plan of the compare view: nofusion, or a binding",
                              "nofusion|k=v,...");
+  QCommandLineOption theme(QStringLiteral("theme"),
+                           "system, light or dark (default: the last one chosen in View > Theme)",
+                           "THEME");
   QCommandLineOption size(QStringLiteral("size"), "window size for --screenshot", "WxH",
                           "1400x900");
-  parser.addOptions({ranges, range, bind, shot, view, select, compare, size});
+  parser.addOptions({ranges, range, bind, shot, view, select, compare, theme, size});
   parser.process(app);
+  if (parser.isSet(theme)) {
+    bool ok = false;
+    const auto t = sod2::studio::theme_from_name(parser.value(theme), &ok);
+    if (!ok) return fail("--theme must be system, light or dark");
+    sod2::studio::apply_theme(t);
+  } else {
+    sod2::studio::apply_theme(sod2::studio::saved_theme());
+  }
 
   sod2::studio::OpenOptions options;
   std::map<std::string, int64_t> bind_values;

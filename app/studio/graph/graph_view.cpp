@@ -351,6 +351,16 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
   QGraphicsView::mouseDoubleClickEvent(e);
 }
 
+void GraphView::changeEvent(QEvent* e) {
+  QGraphicsView::changeEvent(e);
+  // A theme switch: the cached background was painted in the old palette.
+  if (e->type() == QEvent::PaletteChange) {
+    setBackgroundBrush(palette().color(QPalette::Base));
+    resetCachedContent();
+    viewport()->update();
+  }
+}
+
 void GraphView::resizeEvent(QResizeEvent* e) {
   QGraphicsView::resizeEvent(e);
   if (start_view_) showStart();

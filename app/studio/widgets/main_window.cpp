@@ -1,6 +1,7 @@
 #include "app/studio/widgets/main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
@@ -35,6 +36,7 @@
 #include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/bindings_bar.h"
 #include "app/studio/widgets/plan_compare.h"
+#include "app/studio/widgets/theme.h"
 
 namespace sod2::studio {
 namespace {
@@ -216,6 +218,20 @@ void MainWindow::buildMenus() {
   labels->setCheckable(true);
   labels->setChecked(true);
   connect(labels, &QAction::toggled, graph_view_, &GraphView::setEdgeLabelsVisible);
+  QMenu* theme_menu = view->addMenu(tr("&Theme"));
+  auto* themes = new QActionGroup(this);
+  for (const auto& [theme, label] :
+       {std::pair{Theme::kSystem, tr("&System")}, std::pair{Theme::kLight, tr("&Light")},
+        std::pair{Theme::kDark, tr("&Dark")}}) {
+    QAction* a = theme_menu->addAction(label);
+    a->setCheckable(true);
+    a->setChecked(saved_theme() == theme);
+    themes->addAction(a);
+    connect(a, &QAction::triggered, this, [theme] {
+      apply_theme(theme);
+      save_theme(theme);
+    });
+  }
   view->addSeparator();
   for (QDockWidget* d : {inspector_dock_, shapes_dock_, memory_dock_, compare_dock_, summary_dock_})
     view->addAction(d->toggleViewAction());
