@@ -1,6 +1,6 @@
 // sod2-studio [MODEL.onnx] [--ranges FILE] [--range k=lo:hi[:m],...] [--bind k=v,...]
 //             [--screenshot OUT.png [--view window|graph|inspector|shapes|memory|compare|summary]
-//             [--compare nofusion|k=v,...] [--theme system|light|dark] [--select
+//             [--compare nofusion|k=v,...] [--theme system|light|dark] [--open TEXT] [--select
 //             TEXT]]
 #include <QApplication>
 #include <QCommandLineParser>
@@ -83,9 +83,13 @@ int main(int argc, char** argv) {
   QCommandLineOption theme(QStringLiteral("theme"),
                            "system, light or dark (default: the last one chosen in View > Theme)",
                            "THEME");
+  QCommandLineOption open_bodies(QStringLiteral("open"),
+                                 "open the bodies of the If/Loop/Scan nodes whose name or op "
+                                 "contains TEXT",
+                                 "TEXT");
   QCommandLineOption size(QStringLiteral("size"), "window size for --screenshot", "WxH",
                           "1400x900");
-  parser.addOptions({ranges, range, bind, shot, view, select, compare, theme, size});
+  parser.addOptions({ranges, range, bind, shot, view, select, compare, theme, open_bodies, size});
   parser.process(app);
   if (parser.isSet(theme)) {
     bool ok = false;
@@ -122,6 +126,16 @@ int main(int argc, char** argv) {
       for (const auto& [k, v] : bind_values) values[k] = v;
       QString error;
       if (!window.applyBinding(values, &error)) return fail("--bind: " + error);
+    }
+    if (parser.isSet(open_bodies)) {
+      std::vector<const sod2::Node*> controls;
+      for (int id : window.graphView()->findNodes(parser.value(open_bodies))) {
+        const auto& n = window.displayGraph()->nodes[static_cast<size_t>(id)];
+        if (n.has_subgraphs && !n.is_group_box && n.node) controls.push_back(n.node);
+      }
+      if (controls.empty())
+        return fail("--open: no If/Loop/Scan matches \"" + parser.value(open_bodies) + "\"");
+      for (const sod2::Node* c : controls) window.toggleBodies(c, true);
     }
     if (parser.isSet(select)) {
       const QList<int> hits = window.graphView()->findNodes(parser.value(select));

@@ -187,15 +187,24 @@ Expected<opt::PlanAtBinding> StudioDocument::instantiate(const opt::MemoryPlan& 
   return opt::evaluate_plan(plan, *rdp_, binding);
 }
 
-std::string StudioDocument::dims_text(ValueId v) const {
-  const TensorFact& f = rdp_->fact(graph(), v);
+std::string StudioDocument::dims_text(ValueId v) const { return dims_text(graph(), v); }
+
+std::string StudioDocument::dims_text(const Graph& g, ValueId v) const {
+  if (!rdp_->has_facts(g)) return "rank ?";
+  const TensorFact& f = rdp_->fact(g, v);
   if (!f.dims) return "rank ?";
   return join_dims(f.dims->data(), f.dims->data() + f.dims->size(),
                    [](const Dim& d) { return d ? d->to_string() : std::string("?"); });
 }
 
 std::string StudioDocument::dims_at_text(ValueId v, const sym::Binding& binding) const {
-  const TensorFact& f = rdp_->fact(graph(), v);
+  return dims_at_text(graph(), v, binding);
+}
+
+std::string StudioDocument::dims_at_text(const Graph& g, ValueId v,
+                                         const sym::Binding& binding) const {
+  if (!rdp_->has_facts(g)) return "rank ?";
+  const TensorFact& f = rdp_->fact(g, v);
   if (!f.dims) return "rank ?";
   return join_dims(f.dims->data(), f.dims->data() + f.dims->size(), [&](const Dim& d) {
     const auto x = dim_at(d, binding);
@@ -204,8 +213,14 @@ std::string StudioDocument::dims_at_text(ValueId v, const sym::Binding& binding)
 }
 
 std::optional<int64_t> StudioDocument::bytes_at(ValueId v, const sym::Binding& binding) const {
-  const TensorFact& f = rdp_->fact(graph(), v);
-  const DataType t = f.dtype != DataType::kUndefined ? f.dtype : graph().value(v).dtype;
+  return bytes_at(graph(), v, binding);
+}
+
+std::optional<int64_t> StudioDocument::bytes_at(const Graph& g, ValueId v,
+                                                const sym::Binding& binding) const {
+  if (!rdp_->has_facts(g)) return std::nullopt;
+  const TensorFact& f = rdp_->fact(g, v);
+  const DataType t = f.dtype != DataType::kUndefined ? f.dtype : g.value(v).dtype;
   const size_t elem = data_type_size(t);
   if (!f.dims || elem == 0) return std::nullopt;
   int64_t n = 1;
@@ -218,7 +233,11 @@ std::optional<int64_t> StudioDocument::bytes_at(ValueId v, const sym::Binding& b
 }
 
 std::string StudioDocument::node_report(NodeId id, const sym::Binding& binding) const {
-  const Graph& g = graph();
+  return node_report(graph(), id, binding);
+}
+
+std::string StudioDocument::node_report(const Graph& g, NodeId id,
+                                        const sym::Binding& binding) const {
   const Node& n = g.node(id);
   std::ostringstream out;
   const OpClass cls = op_class_of(n);
@@ -236,16 +255,17 @@ std::string StudioDocument::node_report(NodeId id, const sym::Binding& binding) 
   }
   auto value_line = [&](ValueId v) {
     if (v == kNoValue) return std::string("  (omitted)\n");
-    std::string s =
-        "  " + g.value(v).name + "  " + dims_text(v) + "  at binding " + dims_at_text(v, binding);
-    if (const auto b = bytes_at(v, binding)) s += "  " + bytes_text(*b);
+    std::string s = "  " + g.value(v).name + "  " + dims_text(g, v) + "  at binding " +
+                    dims_at_text(g, v, binding);
+    if (const auto b = bytes_at(g, v, binding)) s += "  " + bytes_text(*b);
     return s + "\n";
   };
   out << "inputs\n";
   for (ValueId v : n.inputs) out << value_line(v);
   out << "outputs\n";
   for (ValueId v : n.outputs) out << value_line(v);
-  const int32_t grp = id < static_cast<NodeId>(fusion_.group_of.size())
+  if (&g != &graph()) out << "in       " << g.name() << " (a body; fused groups are main-graph)\n";
+  const int32_t grp = &g == &graph() && id < static_cast<NodeId>(fusion_.group_of.size())
                           ? fusion_.group_of[static_cast<size_t>(id)]
                           : -1;
   if (grp >= 0) {

@@ -80,6 +80,9 @@ class StudioDocument {
   // inputs and outputs with symbolic dims and, at `binding`, concrete dims and bytes; its fused
   // group and why neighbours were not fused; diagnostics about it).
   std::string node_report(NodeId node, const sym::Binding& binding) const;
+  // The same for a node of any graph of the model (an If/Loop/Scan body). Dims in a body may
+  // use the body's execution symbols, which a binding leaves unknown ("?").
+  std::string node_report(const Graph& g, NodeId node, const sym::Binding& binding) const;
   // The summary view: op histogram by class, dims resolved, arena vs lower bound vs naive.
   std::string summary_report(const opt::PlanAtBinding& at) const;
 
@@ -87,6 +90,9 @@ class StudioDocument {
   std::string dims_text(ValueId v) const;
   std::string dims_at_text(ValueId v, const sym::Binding& binding) const;
   std::optional<int64_t> bytes_at(ValueId v, const sym::Binding& binding) const;
+  std::string dims_text(const Graph& g, ValueId v) const;
+  std::string dims_at_text(const Graph& g, ValueId v, const sym::Binding& binding) const;
+  std::optional<int64_t> bytes_at(const Graph& g, ValueId v, const sym::Binding& binding) const;
 
  private:
   StudioDocument() = default;

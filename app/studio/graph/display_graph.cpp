@@ -1,6 +1,7 @@
 #include "app/studio/graph/display_graph.h"
 
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -96,7 +97,8 @@ const char* display_class_name(const DisplayNode& node) {
 
 DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
                                  const opt::FusionPlan* groups,
-                                 const std::set<int>& expanded_groups) {
+                                 const std::set<int>& expanded_groups,
+                                 const std::set<const Node*>& expanded_bodies) {
   DisplayGraph out;
   const Graph& graph = *model.graph;
   const size_t num_nodes = graph.num_nodes();
@@ -169,22 +171,109 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
     n.members = {id};
     n.has_subgraphs = !node.subgraphs().empty();
     n.subgraph_nodes = nested_nodes(node);
+    n.graph = &graph;
+    n.node = &node;
+    n.node_id = id;
     out.display_of_node[i] = add_node(std::move(n));
   }
 
-  EdgeSet edges(&out.edges);
-  auto source_of = [&](ValueId v) -> int {
-    const Value& value = graph.value(v);
-    if (value.kind == ValueKind::kNodeOutput) return out.display_node_of(value.producer);
-    auto it = input_node.find(v);
-    return it == input_node.end() ? -1 : it->second;  // weights and outer scope: not drawn
+  // Display ids of the nodes of every graph drawn node by node: the main graph and the bodies
+  // expanded (recursively: a body's own If/Loop can be open too).
+  std::unordered_map<const Graph*, std::vector<int>> shown;
+  shown[&graph] = out.display_of_node;
+  struct OpenBody {
+    const Graph* body;
+    int control;  // display id of the If/Loop/Scan
   };
+  std::vector<OpenBody> open_bodies;
+  std::vector<int> pending;  // display ids of control-flow nodes to open, depth first
+  for (const DisplayNode& n : out.nodes)
+    if (n.node && n.has_subgraphs && expanded_bodies.count(n.node)) pending.push_back(n.id);
+  while (!pending.empty()) {
+    const int control = pending.back();
+    pending.pop_back();
+    const Node* cf = out.nodes[static_cast<size_t>(control)].node;
+    out.nodes[static_cast<size_t>(control)].body_expanded = true;
+    for (const Graph* body : cf->subgraphs()) {
+      if (shown.count(body)) continue;  // a body reached twice (never in a valid model)
+      std::vector<int>& ids = shown[body];
+      ids.assign(body->num_nodes(), -1);
+      for (size_t j = 0; j < body->num_nodes(); ++j) {
+        const Node& bn = body->node(static_cast<NodeId>(j));
+        DisplayNode n;
+        n.kind = DisplayNodeKind::kOp;
+        n.label = bn.name;
+        n.op = bn.op_type;
+        n.op_class = op_class_of(bn);
+        n.has_subgraphs = !bn.subgraphs().empty();
+        n.subgraph_nodes = nested_nodes(bn);
+        n.graph = body;
+        n.node = &bn;
+        n.node_id = static_cast<NodeId>(j);
+        n.body_of = cf;
+        n.body = body->name();
+        const int id = add_node(std::move(n));
+        ids[j] = id;
+        if (out.nodes[static_cast<size_t>(id)].has_subgraphs && expanded_bodies.count(&bn))
+          pending.push_back(id);
+      }
+      open_bodies.push_back({body, control});
+    }
+  }
+
+  EdgeSet edges(&out.edges);
+  // Where a value read in graph `g` is drawn: its producer in a drawn graph, a main-graph input,
+  // or (outer scope) wherever it is drawn outside. Weights and a body's formal inputs: nowhere.
+  std::function<int(const Graph&, ValueId)> source_in = [&](const Graph& g, ValueId v) -> int {
+    const Value& value = g.value(v);
+    switch (value.kind) {
+      case ValueKind::kNodeOutput: {
+        auto it = shown.find(&g);
+        if (it == shown.end() || value.producer < 0 ||
+            static_cast<size_t>(value.producer) >= it->second.size())
+          return -1;
+        return it->second[static_cast<size_t>(value.producer)];
+      }
+      case ValueKind::kOuterScope:
+        return value.outer_graph ? source_in(*value.outer_graph, value.outer_value) : -1;
+      case ValueKind::kGraphInput: {
+        if (&g != &graph) return -1;
+        auto it = input_node.find(v);
+        return it == input_node.end() ? -1 : it->second;
+      }
+      case ValueKind::kInitializer: return -1;
+    }
+    return -1;
+  };
+  auto label_in = [&](const Graph& g, ValueId v) {
+    return rdp.has_facts(g) ? dims_label(rdp.fact(g, v)) : std::string();
+  };
+  auto source_of = [&](ValueId v) { return source_in(graph, v); };
   for (size_t i = 0; i < num_nodes; ++i) {
     const Node& node = graph.node(static_cast<NodeId>(i));
     const int to = out.display_of_node[i];
-    for (const auto* list : {&node.inputs, &node.implicit_inputs})
-      for (ValueId v : *list)
+    // An open body draws the outer values it reads itself.
+    const bool open = to >= 0 && out.nodes[static_cast<size_t>(to)].body_expanded;
+    for (ValueId v : node.inputs)
+      if (v != kNoValue) edges.add(source_of(v), to, v, label_of(v));
+    if (!open)
+      for (ValueId v : node.implicit_inputs)
         if (v != kNoValue) edges.add(source_of(v), to, v, label_of(v));
+  }
+  for (const OpenBody& ob : open_bodies) {
+    const Graph& body = *ob.body;
+    const std::vector<int>& ids = shown[&body];
+    for (size_t j = 0; j < body.num_nodes(); ++j) {
+      const Node& bn = body.node(static_cast<NodeId>(j));
+      const bool open = out.nodes[static_cast<size_t>(ids[j])].body_expanded;
+      for (ValueId v : bn.inputs)
+        if (v != kNoValue) edges.add(source_in(body, v), ids[j], kNoValue, label_in(body, v));
+      if (!open)
+        for (ValueId v : bn.implicit_inputs)
+          if (v != kNoValue) edges.add(source_in(body, v), ids[j], kNoValue, label_in(body, v));
+    }
+    for (ValueId v : body.outputs())
+      edges.add(source_in(body, v), ob.control, kNoValue, label_in(body, v));
   }
   for (ValueId v : graph.outputs()) {
     DisplayNode n;

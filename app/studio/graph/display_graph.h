@@ -34,13 +34,21 @@ struct DisplayNode {
   bool is_group_box = false;    // kind == kGroup
   bool has_subgraphs = false;   // an If/Loop/Scan (or a box holding one)
   int subgraph_nodes = 0;       // nodes inside those bodies, at every depth
+  // kOp: the node drawn and the graph holding it (the main graph, or an expanded body).
+  const Graph* graph = nullptr;
+  const Node* node = nullptr;
+  NodeId node_id = kNoNode;  // in `graph`
+  // In an expanded body: the If/Loop/Scan whose body it is, and the body's name.
+  const Node* body_of = nullptr;
+  std::string body;
+  bool body_expanded = false;  // an If/Loop/Scan drawn with its bodies open
 };
 
 struct DisplayEdge {
   int from = -1;
   int to = -1;
   std::string label;  // symbolic dims of the value, e.g. "[batch,seq,128]"; "rank ?" if unknown
-  ValueId value = kNoValue;  // the main-graph value it carries (the first one, when several do)
+  ValueId value = kNoValue;  // the main-graph value it carries (the first one); none in bodies
 };
 
 struct DisplayGraph {
@@ -55,9 +63,15 @@ struct DisplayGraph {
 // One display node per main-graph node, except that a fused group of >= 2 nodes not in
 // `expanded_groups` becomes one box. Members of an expanded group keep their `group` so the
 // view can frame them. `groups` may be null (no fusion: nothing is collapsed).
+//
+// An If/Loop/Scan in `expanded_bodies` (drawn as a node of its own, not inside a box) also gets
+// its bodies' nodes, at any depth: edges come from the outer values they read and go from a
+// body's outputs to the control-flow node, where its results leave (so the drawing stays
+// acyclic; a body's formal inputs — iteration count, carried values — are not drawn as edges).
 DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
                                  const opt::FusionPlan* groups,
-                                 const std::set<int>& expanded_groups);
+                                 const std::set<int>& expanded_groups,
+                                 const std::set<const Node*>& expanded_bodies = {});
 
 // "[batch,seq,128]"; "?" for an unknown dim, "rank ?" when the rank is unknown.
 std::string dims_label(const TensorFact& fact);

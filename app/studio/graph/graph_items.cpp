@@ -160,17 +160,22 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
 }
 
 GroupFrameItem::GroupFrameItem(int group, const QString& title, const QRectF& members_rect,
-                               const GraphPaintSettings* settings)
+                               const GraphPaintSettings* settings, int body_control)
     : group_(group),
+      body_control_(body_control),
       title_(title),
       rect_(members_rect.adjusted(-8, -18, 8, 8)),
       settings_(settings) {
-  setZValue(-1);
-  setToolTip(QStringLiteral("fused group %1 (%2); double-click to collapse").arg(group).arg(title));
+  setZValue(body_control >= 0 ? -2 : -1);
+  setToolTip(
+      body_control >= 0
+          ? QStringLiteral("%1; double-click to close").arg(title)
+          : QStringLiteral("fused group %1 (%2); double-click to collapse").arg(group).arg(title));
 }
 
 void GroupFrameItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
-  QColor frame = selection_color();
+  // Bodies in amber (control flow), fused groups in the selection blue.
+  QColor frame = body_control_ >= 0 ? QColor(0xd0, 0x8a, 0x1c) : selection_color();
   QColor back = frame;
   back.setAlpha(18);
   p->setBrush(back);
@@ -180,7 +185,7 @@ void GroupFrameItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, 
   p->setFont(settings_->edge_font);
   p->setPen(frame);
   p->drawText(rect_.adjusted(6, 2, -6, 0), Qt::AlignLeft | Qt::AlignTop,
-              QStringLiteral("group %1: %2").arg(group_).arg(title_));
+              body_control_ >= 0 ? title_ : QStringLiteral("group %1: %2").arg(group_).arg(title_));
 }
 
 }  // namespace sod2::studio

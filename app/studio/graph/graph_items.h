@@ -70,16 +70,20 @@ class EdgeItem : public QGraphicsItem {
 class GroupFrameItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 3 };
+  // A fused group's frame, or (body_control >= 0) the frame of an open If/Loop/Scan body whose
+  // control-flow node is display node `body_control`.
   GroupFrameItem(int group, const QString& title, const QRectF& members_rect,
-                 const GraphPaintSettings* settings);
+                 const GraphPaintSettings* settings, int body_control = -1);
 
   int type() const override { return Type; }
   QRectF boundingRect() const override { return rect_.adjusted(-1, -1, 1, 1); }
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
   int group() const { return group_; }
+  int bodyControl() const { return body_control_; }
 
  private:
   int group_;
+  int body_control_;
   QString title_;
   QRectF rect_;
   const GraphPaintSettings* settings_;

@@ -161,6 +161,31 @@ void GraphView::addGroupFrames(const DisplayGraph& graph, const GraphLayout& lay
     framed_groups_.insert(group);
     scene()->addItem(new GroupFrameItem(group, QString::fromStdString(f.kind), f.rect, &settings_));
   }
+  // Open bodies: one frame per body around its nodes (nested bodies inside their parent's).
+  std::map<const Node*, int> control_id;
+  for (const DisplayNode& node : graph.nodes)
+    if (node.body_expanded) control_id[node.node] = node.id;
+  std::map<std::pair<const Node*, std::string>, QRectF> bodies;
+  // Deepest first is not needed for the rectangle: a body's frame covers its nested bodies'
+  // nodes because those are listed with their own body_of, so unite child frames upwards.
+  std::map<const Node*, const Node*> parent_body;  // control node -> control node holding it
+  for (const DisplayNode& node : graph.nodes)
+    if (node.body_expanded && node.body_of) parent_body[node.node] = node.body_of;
+  for (const DisplayNode& node : graph.nodes) {
+    if (!node.body_of) continue;
+    const NodeBox& b = layout.nodes[static_cast<size_t>(node.id)];
+    const QRectF r(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h);
+    QRectF& f = bodies[{node.body_of, node.body}];
+    f = f.isNull() ? r : f.united(r);
+  }
+  for (const auto& [key, rect] : bodies) {
+    auto it = control_id.find(key.first);
+    if (it == control_id.end()) continue;
+    const DisplayNode& control = graph.nodes[static_cast<size_t>(it->second)];
+    scene()->addItem(new GroupFrameItem(-1,
+                                        QString::fromStdString(key.second + " of " + control.label),
+                                        rect, &settings_, it->second));
+  }
 }
 
 QList<int> GraphView::findNodes(const QString& text) const {
@@ -309,7 +334,10 @@ void GraphView::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_Enter:
       if (selected >= 0) {
         const NodeItem* node = nodes_[static_cast<size_t>(selected)];
-        if (node->isGroupBox() || framed_groups_.count(node->group()))
+        const DisplayNode& d = graph_.nodes[static_cast<size_t>(selected)];
+        if (!node->isGroupBox() && d.has_subgraphs)
+          emit bodyActivated(d.id);
+        else if (node->isGroupBox() || framed_groups_.count(node->group()))
           emit groupActivated(node->group());
       }
       return;
@@ -338,12 +366,20 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
   for (QGraphicsItem* item : items(e->pos())) {
     if (item->type() == NodeItem::Type) {
       const auto* node = static_cast<NodeItem*>(item);
-      if (node->isGroupBox()) emit groupActivated(node->group());
+      const DisplayNode& d = graph_.nodes[static_cast<size_t>(node->nodeId())];
+      if (node->isGroupBox())
+        emit groupActivated(node->group());
+      else if (d.has_subgraphs)
+        emit bodyActivated(d.id);
       e->accept();
       return;
     }
     if (item->type() == GroupFrameItem::Type) {
-      emit groupActivated(static_cast<GroupFrameItem*>(item)->group());
+      const auto* frame = static_cast<GroupFrameItem*>(item);
+      if (frame->bodyControl() >= 0)
+        emit bodyActivated(frame->bodyControl());
+      else
+        emit groupActivated(frame->group());
       e->accept();
       return;
     }

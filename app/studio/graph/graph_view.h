@@ -1,7 +1,8 @@
 // The graph in the studio's centre (DESIGN §8): a DisplayGraph drawn at a GraphLayout's
 // positions. Nodes are coloured by SoD² class (legend top-left), collapsed fused groups have a
 // double border and expand on double-click (groupActivated: the owner rebuilds the DisplayGraph
-// and lays it out again on a worker), expanded ones are framed. Ctrl+wheel or +/- zoom, drag
+// and lays it out again on a worker), expanded ones are framed; If/Loop/Scan nodes open their
+// bodies the same way (bodyActivated), drawn in amber frames. Ctrl+wheel or +/- zoom, drag
 // pans, 0 or F fits, arrows walk to neighbours, Enter toggles a group, Escape clears.
 #pragma once
 
@@ -68,6 +69,10 @@ class GraphView : public QGraphicsView {
   void nodeSelected(int id);       // by click, keyboard or selectNode; -1 when cleared
   void groupActivated(int group);  // double-click or Enter on a group box or a group's frame
   void populated();                // every item of the last setGraph is in the scene
+  // Double-click or Enter on an If/Loop/Scan node (open or closed) or on an open body's frame:
+  // the owner toggles that node's bodies and lays the graph out again. `id` is the control-flow
+  // node's display id.
+  void bodyActivated(int id);
 
  protected:
   void wheelEvent(QWheelEvent* e) override;

@@ -73,6 +73,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (!expanded_groups_.erase(group)) expanded_groups_.insert(group);
     startLayout();
   });
+  connect(graph_view_, &GraphView::bodyActivated, this, [this](int id) {
+    if (display_ && id >= 0 && static_cast<size_t>(id) < display_->nodes.size())
+      toggleBodies(display_->nodes[static_cast<size_t>(id)].node);
+  });
   connect(timeline_view_, &TimelineView::tensorClicked, this, &MainWindow::showTensor);
   connect(&open_watcher_, &QFutureWatcher<OpenResult>::finished, this, [this] {
     if (progress_) progress_->hide();
@@ -83,6 +87,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       showError(tr("Cannot open the model"), r.error);
     } else {
       adoptDocument(r.doc, r.views);
+      startLayout();
     }
   });
   connect(&layout_watcher_, &QFutureWatcher<LayoutResult>::finished, this,
@@ -299,7 +304,7 @@ std::optional<QString> MainWindow::openModelNow(const QString& path, const OpenO
   if (!doc.ok()) return qs(doc.status().message());
   auto shared = std::shared_ptr<StudioDocument>(std::move(*doc));
   adoptDocument(shared, prepareViews(*shared, thread()));
-  adoptLayout(computeLayout(doc_, expanded_groups_, nullptr));
+  adoptLayout(computeLayout(doc_, expanded_groups_, expanded_bodies_, nullptr));
   graph_view_->finishPopulating();
   return std::nullopt;
 }
@@ -328,6 +333,7 @@ std::shared_ptr<MainWindow::Views> MainWindow::prepareViews(const StudioDocument
 void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_ptr<Views> views) {
   doc_ = std::move(doc);
   expanded_groups_.clear();
+  expanded_bodies_.clear();
   setWindowTitle(tr("%1 - SoD2 Studio").arg(QFileInfo(qs(doc_->path())).fileName()));
   {
     const QSignalBlocker block(bindings_);
@@ -345,15 +351,26 @@ void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_
   status_->setText(tr("%1 nodes, %2 steps; laying out the graph...")
                        .arg(doc_->graph().num_nodes())
                        .arg(doc_->fusion().groups.size()));
-  if (!open_watcher_.isRunning()) startLayout();
+}
+
+void MainWindow::toggleBodies(const Node* control, bool now) {
+  if (!doc_ || !control) return;
+  if (!expanded_bodies_.erase(control)) expanded_bodies_.insert(control);
+  if (now) {
+    adoptLayout(computeLayout(doc_, expanded_groups_, expanded_bodies_, nullptr));
+    graph_view_->finishPopulating();
+  } else {
+    startLayout();
+  }
 }
 
 MainWindow::LayoutResult MainWindow::computeLayout(std::shared_ptr<StudioDocument> doc,
                                                    std::set<int> expanded,
+                                                   std::set<const Node*> bodies,
                                                    const std::atomic<bool>* cancel) {
   LayoutResult r;
   r.graph = std::make_shared<DisplayGraph>(
-      build_display_graph(doc->model(), doc->rdp(), &doc->fusion(), expanded));
+      build_display_graph(doc->model(), doc->rdp(), &doc->fusion(), expanded, bodies));
   LayoutOptions options;
   auto layout = layout_graph(*r.graph, options, cancel);
   if (!layout.ok()) {
@@ -372,8 +389,10 @@ void MainWindow::startLayout() {
   auto cancel = layout_cancel_;
   auto doc = doc_;
   auto expanded = expanded_groups_;
-  layout_watcher_.setFuture(QtConcurrent::run(
-      [doc, expanded, cancel] { return computeLayout(doc, expanded, cancel.get()); }));
+  auto bodies = expanded_bodies_;
+  layout_watcher_.setFuture(QtConcurrent::run([doc, expanded, bodies, cancel] {
+    return computeLayout(doc, expanded, bodies, cancel.get());
+  }));
 }
 
 void MainWindow::adoptLayout(const LayoutResult& r) {
@@ -424,7 +443,9 @@ bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QStr
   const int selected = graph_view_->selectedNode();
   if (selected >= 0) showDisplayNode(selected);
   status_->setText(
-      tr("arena %1 bytes, lower bound %2 bytes").arg(at->arena_bytes).arg(at->lower_bound_bytes));
+      tr("arena %1, lower bound %2, %3 without reuse")
+          .arg(qs(human_bytes(at->arena_bytes)), qs(human_bytes(at->lower_bound_bytes)),
+               qs(human_bytes(at->naive_bytes))));
   return true;
 }
 
@@ -433,7 +454,14 @@ void MainWindow::showDisplayNode(int id) {
   const DisplayNode& n = display_->nodes[static_cast<size_t>(id)];
   QString text;
   for (NodeId m : n.members) text += qs(doc_->node_report(m, binding_)) + "\n";
-  if (n.members.empty()) text = qs(n.label);
+  if (n.members.empty() && n.graph && n.node_id != kNoNode)
+    text = qs(doc_->node_report(*n.graph, n.node_id, binding_));
+  else if (n.members.empty())
+    text = qs(n.label);
+  if (n.has_subgraphs && !n.is_group_box)
+    text += n.body_expanded
+                ? tr("\n(double-click or Enter closes its bodies)\n")
+                : tr("\n(double-click or Enter opens its %1 body nodes)\n").arg(n.subgraph_nodes);
   inspector_->setPlainText(text);
   inspector_dock_->raise();
   if (timeline_ && !n.members.empty()) {

@@ -61,6 +61,10 @@ class MainWindow : public QMainWindow {
   QString inspectorText() const;
   void selectCoreNode(NodeId node);
   const sym::Binding& currentBinding() const { return binding_; }
+  // Opens or closes the bodies of an If/Loop/Scan (any depth) and lays the graph out again; with
+  // `now`, on the calling thread (tests, screenshots).
+  void toggleBodies(const Node* control, bool now = false);
+  const DisplayGraph* displayGraph() const { return display_.get(); }
 
  protected:
   void dragEnterEvent(QDragEnterEvent* e) override;
@@ -100,7 +104,7 @@ class MainWindow : public QMainWindow {
   void refreshRecentMenu();
   void showError(const QString& title, const QString& text);
   static LayoutResult computeLayout(std::shared_ptr<StudioDocument> doc, std::set<int> expanded,
-                                    const std::atomic<bool>* cancel);
+                                    std::set<const Node*> bodies, const std::atomic<bool>* cancel);
 
   std::shared_ptr<StudioDocument> doc_;
   OpenOptions open_options_;
@@ -108,6 +112,7 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<DisplayGraph> display_;
   std::shared_ptr<GraphLayout> layout_;
   std::set<int> expanded_groups_;
+  std::set<const Node*> expanded_bodies_;  // If/Loop/Scan nodes of doc_ drawn with open bodies
 
   GraphView* graph_view_ = nullptr;
   BindingsBar* bindings_ = nullptr;

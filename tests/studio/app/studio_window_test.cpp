@@ -12,6 +12,7 @@
 
 #include "../../opt/corpus.h"
 #include "app/cli/plan_command.h"
+#include "app/studio/graph/graph_view.h"
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/widgets/main_window.h"
 #include "app/studio/widgets/plan_compare.h"
@@ -145,6 +146,40 @@ TEST(StudioWindow, ComparesAnotherBindingAndThePlanWithoutFusion) {
   bad.begin()->second = 1 << 20;
   EXPECT_FALSE(c->setOtherBinding(bad, &error));
   EXPECT_TRUE(error.contains(QString::fromStdString(bad.begin()->first))) << error.toStdString();
+}
+
+// An If's bodies open in place: their nodes are drawn, the inspector reports a body node with
+// its body named, and closing them restores the plain drawing.
+TEST(StudioWindow, OpensAndClosesTheBodiesOfAnIf) {
+  app();
+  auto m = testing::find_corpus_model(SOD2_SHARED_DIR "/models", "skipnet");
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  OpenOptions options;
+  options.rdp = m->options;
+  MainWindow w;
+  w.resize(1200, 800);
+  ASSERT_FALSE(w.openModelNow(QString::fromStdString(m->file.string()), options).has_value());
+  const size_t plain = w.displayGraph()->nodes.size();
+  const Node* control = nullptr;
+  for (const DisplayNode& n : w.displayGraph()->nodes)
+    if (n.node && n.has_subgraphs && !control) control = n.node;
+  ASSERT_NE(control, nullptr);
+
+  w.toggleBodies(control, true);
+  const DisplayGraph* d = w.displayGraph();
+  int body_node = -1;
+  for (const DisplayNode& n : d->nodes)
+    if (n.body_of == control && body_node < 0) body_node = n.id;
+  ASSERT_GE(body_node, 0);
+  EXPECT_EQ(w.graphView()->nodeCount(), static_cast<int>(d->nodes.size()));
+  w.graphView()->selectNode(body_node, true);
+  const DisplayNode& chosen = d->nodes[static_cast<size_t>(body_node)];
+  const std::string text = w.inspectorText().toStdString();
+  EXPECT_NE(text.find("op       " + chosen.op), std::string::npos) << text;
+  EXPECT_NE(text.find("in       " + chosen.body), std::string::npos) << text;
+
+  w.toggleBodies(control, true);
+  EXPECT_EQ(w.displayGraph()->nodes.size(), plain);
 }
 
 TEST(StudioWindow, ABadFileIsAReadableError) {

@@ -129,3 +129,79 @@ TEST(DisplayGraph, ControlFlowNodesCountTheirBodies) {
 
 }  // namespace
 }  // namespace sod2::studio
+
+namespace sod2::studio {
+namespace {
+
+// Kahn's algorithm: true when the edges leave no cycle (layouts rank an acyclic drawing).
+bool acyclic(const DisplayGraph& d) {
+  std::vector<int> indegree(d.nodes.size(), 0);
+  std::vector<std::vector<int>> succ(d.nodes.size());
+  for (const DisplayEdge& e : d.edges) {
+    succ[static_cast<size_t>(e.from)].push_back(e.to);
+    ++indegree[static_cast<size_t>(e.to)];
+  }
+  std::vector<int> ready;
+  for (size_t i = 0; i < d.nodes.size(); ++i)
+    if (indegree[i] == 0) ready.push_back(static_cast<int>(i));
+  size_t visited = 0;
+  while (!ready.empty()) {
+    const int n = ready.back();
+    ready.pop_back();
+    ++visited;
+    for (int s : succ[static_cast<size_t>(n)])
+      if (--indegree[static_cast<size_t>(s)] == 0) ready.push_back(s);
+  }
+  return visited == d.nodes.size();
+}
+
+// Opening every If/Loop/Scan of every corpus model (every depth: a node is opened when its
+// display node exists) draws each body node once, inside an amber frame's body, and keeps the
+// drawing acyclic with each body's results flowing into its control-flow node.
+TEST(DisplayGraphBodies, OpeningEveryControlFlowNodeDrawsItsBodiesAcyclically) {
+  int opened_models = 0;
+  for (const testing::CorpusGraph& c : testing::corpus_graphs()) {
+    std::set<const Node*> open;
+    for (int round = 0; round < 8; ++round) {  // open what the last round revealed
+      const DisplayGraph d = build_display_graph(*c.model, *c.rdp, nullptr, {}, open);
+      const size_t before = open.size();
+      for (const DisplayNode& n : d.nodes)
+        if (n.node && n.has_subgraphs) open.insert(n.node);
+      if (open.size() == before) break;
+    }
+    if (open.empty()) continue;
+    ++opened_models;
+    const DisplayGraph d = build_display_graph(*c.model, *c.rdp, nullptr, {}, open);
+    EXPECT_TRUE(acyclic(d)) << c.name;
+    size_t body_nodes = 0;
+    for (const DisplayNode& n : d.nodes) {
+      if (!n.body_of) continue;
+      ++body_nodes;
+      EXPECT_TRUE(open.count(n.body_of)) << c.name << " " << n.label;
+      EXPECT_FALSE(n.body.empty()) << c.name;
+      ASSERT_NE(n.graph, nullptr);
+      EXPECT_EQ(&n.graph->node(n.node_id), n.node) << c.name;
+    }
+    // Every node of every graph is drawn once: bodies of opened nodes add all their nodes.
+    EXPECT_EQ(body_nodes + c.model->graph->num_nodes(), c.model->graph->total_nodes()) << c.name;
+    for (const DisplayNode& n : d.nodes)
+      if (n.node && n.has_subgraphs) EXPECT_TRUE(n.body_expanded) << c.name << " " << n.label;
+    // A body's nodes reach its control-flow node.
+    for (const DisplayNode& n : d.nodes) {
+      if (!n.body_expanded) continue;
+      bool fed_by_body = false;
+      for (const DisplayEdge& e : d.edges)
+        fed_by_body =
+            fed_by_body || (e.to == n.id && d.nodes[static_cast<size_t>(e.from)].body_of == n.node);
+      EXPECT_TRUE(fed_by_body) << c.name << " " << n.label;
+    }
+    // Closed again, the drawing is the plain one.
+    EXPECT_EQ(build_display_graph(*c.model, *c.rdp, nullptr, {}, {}).nodes.size(),
+              d.nodes.size() - body_nodes)
+        << c.name;
+  }
+  EXPECT_GE(opened_models, 2);  // skipnet and ranet (If), lstm_greedy (Loop)
+}
+
+}  // namespace
+}  // namespace sod2::studio
