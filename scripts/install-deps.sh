@@ -11,7 +11,7 @@ PACKAGES=(
   libgraphviz-dev libsqlite3-dev
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-tools
   libgtest-dev libgmock-dev libbenchmark-dev libusb-1.0-0-dev adb
-  xvfb xauth
+  xvfb xauth fonts-dejavu-core
   clang libclang-rt-14-dev
   nlohmann-json3-dev
   libdnnl-dev libopenblas-dev
