@@ -83,11 +83,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     const OpenResult r = open_watcher_.result();
     if (r.cancelled) {
       status_->setText(tr("Opening cancelled"));
+      emit openFinished(false, tr("Opening cancelled"));
     } else if (!r.doc) {
       showError(tr("Cannot open the model"), r.error);
+      emit openFinished(false, r.error);
     } else {
       adoptDocument(r.doc, r.views);
       startLayout();
+      emit openFinished(true, QString());
     }
   });
   connect(&layout_watcher_, &QFutureWatcher<LayoutResult>::finished, this,
@@ -290,6 +293,7 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
       r.doc = std::shared_ptr<StudioDocument>(std::move(*doc));
       report(1.0, "preparing the views");
       r.views = prepareViews(*r.doc, gui);
+    } else {
       r.cancelled = doc.status().code() == StatusCode::kCancelled;
       r.error = QString::fromStdString(doc.status().message());
     }
@@ -442,10 +446,10 @@ bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QStr
   compare_->setCurrent(timeline_.get(), binding_);
   const int selected = graph_view_->selectedNode();
   if (selected >= 0) showDisplayNode(selected);
-  status_->setText(
-      tr("arena %1, lower bound %2, %3 without reuse")
-          .arg(qs(human_bytes(at->arena_bytes)), qs(human_bytes(at->lower_bound_bytes)),
-               qs(human_bytes(at->naive_bytes))));
+  status_->setText(tr("arena %1, lower bound %2, %3 without reuse")
+                       .arg(qs(human_bytes(at->arena_bytes)),
+                            qs(human_bytes(at->lower_bound_bytes)),
+                            qs(human_bytes(at->naive_bytes))));
   return true;
 }
 
@@ -545,7 +549,10 @@ void MainWindow::refreshRecentMenu() {
 
 void MainWindow::showError(const QString& title, const QString& text) {
   status_->setText(text);
-  QMessageBox::warning(this, title, text);
+  // Window-modal but not blocking: the event loop (and a test driving it) keeps running.
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {

@@ -66,6 +66,11 @@ class MainWindow : public QMainWindow {
   void toggleBodies(const Node* control, bool now = false);
   const DisplayGraph* displayGraph() const { return display_.get(); }
 
+ signals:
+  // After openModel's background work: the document is shown (ok), or why not (error text, also
+  // shown in a message box and the status bar).
+  void openFinished(bool ok, const QString& error);
+
  protected:
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;

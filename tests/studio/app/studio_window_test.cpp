@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QSignalSpy>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -180,6 +181,20 @@ TEST(StudioWindow, OpensAndClosesTheBodiesOfAnIf) {
 
   w.toggleBodies(control, true);
   EXPECT_EQ(w.displayGraph()->nodes.size(), plain);
+}
+
+// The background open of a file that does not import reports the importer's message (it
+// reported an empty one: the error branch had been lost) without blocking the event loop.
+TEST(StudioWindow, ABackgroundOpenOfABadFileReportsWhy) {
+  app();
+  MainWindow w;
+  QSignalSpy finished(&w, &MainWindow::openFinished);
+  w.openModel("/nonexistent/model.onnx");
+  ASSERT_TRUE(finished.wait(30000));
+  EXPECT_FALSE(finished.at(0).at(0).toBool());
+  const QString error = finished.at(0).at(1).toString();
+  EXPECT_TRUE(error.contains("/nonexistent/model.onnx")) << error.toStdString();
+  EXPECT_EQ(w.document(), nullptr);
 }
 
 TEST(StudioWindow, ABadFileIsAReadableError) {
