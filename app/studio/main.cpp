@@ -146,6 +146,7 @@ int main(int argc, char** argv) {
       const QString c = parser.value(compare);
       if (c == "nofusion") {
         window.planCompare()->setMode(sod2::studio::PlanCompare::Mode::kWithoutFusion);
+        window.planCompare()->finishPlanning();
       } else {
         std::map<std::string, int64_t> other;
         try {

@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/bindings_bar.h"
@@ -60,19 +61,37 @@ PlanCompare::PlanCompare(QWidget* parent) : QWidget(parent) {
   column(right_caption_, right_);
   layout->addWidget(split, 1);
 
+  connect(&unfused_watcher_, &QFutureWatcher<Unfused>::finished, this,
+          [this] { adoptUnfused(unfused_watcher_.result()); });
   connect(mode_box_, &QComboBox::currentIndexChanged, this,
           [this](int index) { setMode(index == 0 ? Mode::kOtherBinding : Mode::kWithoutFusion); });
   connect(other_bar_, &BindingsBar::bindingChanged, this,
           [this] { setOtherBinding(other_bar_->values()); });
 }
 
-PlanCompare::~PlanCompare() = default;
+PlanCompare::~PlanCompare() { unfused_watcher_.waitForFinished(); }
+
+void PlanCompare::finishPlanning() {
+  if (!unfused_watcher_.isRunning()) return;
+  unfused_watcher_.waitForFinished();
+  // The finished signal is queued: adopt now, so the caller sees the plan on return.
+  adoptUnfused(unfused_watcher_.result());
+}
+
+void PlanCompare::adoptUnfused(const Unfused& r) {
+  if (r.doc != doc_ || unfused_plan_) return;  // another document since, or adopted already
+  unfused_plan_ = r.plan;
+  unfused_error_ = r.error;
+  if (mode_ == Mode::kWithoutFusion) refreshRight();
+}
 
 void PlanCompare::setDocument(std::shared_ptr<const StudioDocument> doc,
                               const TimelineModel* current, const sym::Binding& binding) {
   right_->setModel(nullptr);
   right_model_.reset();
+  // A plan still being made for the previous document is dropped when it arrives.
   unfused_plan_.reset();
+  unfused_error_.clear();
   doc_ = std::move(doc);
   // The right side starts at the symbols' lower bounds: the other end of what the model serves.
   other_values_.clear();
@@ -138,14 +157,27 @@ void PlanCompare::refreshRight() {
   const opt::MemoryPlan* plan = &doc_->plan();
   sym::Binding binding = binding_;
   if (mode_ == Mode::kWithoutFusion) {
-    if (!unfused_plan_) {
-      auto unfused = doc_->plan_without_fusion();
-      if (!unfused.ok()) {
-        right_error_ = qs(unfused.status().message());
-        refreshCaptions();
-        return;
+    if (!unfused_plan_ && unfused_error_.isEmpty()) {
+      if (!unfused_watcher_.isRunning()) {
+        auto doc = doc_;
+        unfused_watcher_.setFuture(QtConcurrent::run([doc] {
+          Unfused r{doc, nullptr, QString()};
+          auto plan = doc->plan_without_fusion();
+          if (plan.ok())
+            r.plan = std::shared_ptr<opt::MemoryPlan>(std::move(*plan));
+          else
+            r.error = qs(plan.status().message());
+          return r;
+        }));
       }
-      unfused_plan_ = std::move(*unfused);
+      right_error_ = tr("planning without fusion...");
+      refreshCaptions();
+      return;
+    }
+    if (!unfused_plan_) {
+      right_error_ = unfused_error_;
+      refreshCaptions();
+      return;
     }
     plan = unfused_plan_.get();
   } else {
