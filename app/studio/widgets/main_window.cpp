@@ -468,6 +468,19 @@ void MainWindow::showDisplayNode(int id) {
                 : tr("\n(double-click or Enter opens its %1 body nodes)\n").arg(n.subgraph_nodes);
   inspector_->setPlainText(text);
   inspector_dock_->raise();
+  // The shapes table follows: the row of the node's (the box's last member's) first output.
+  if (shapes_ && !n.members.empty()) {
+    const Node& core = doc_->graph().node(n.members.back());
+    const int row = core.outputs.empty() ? -1 : shapes_->row_of_value(core.outputs.front());
+    if (row >= 0) {
+      const QModelIndex index = shapes_proxy_->mapFromSource(shapes_->index(row, 0));
+      if (index.isValid()) {
+        const QSignalBlocker block(shapes_view_);
+        shapes_view_->selectRow(index.row());
+        shapes_view_->scrollTo(index);
+      }
+    }
+  }
   if (timeline_ && !n.members.empty()) {
     const NodeId last = n.members.back();
     for (size_t r = 0; r < timeline_->rects().size(); ++r) {
@@ -491,6 +504,13 @@ void MainWindow::selectCoreNode(NodeId node) {
 }
 
 QString MainWindow::inspectorText() const { return inspector_->toPlainText(); }
+
+ValueId MainWindow::selectedShapesValue() const {
+  const QModelIndexList rows = shapes_view_->selectionModel()->selectedRows();
+  if (rows.isEmpty()) return kNoValue;
+  const QVariant v = rows.front().data(ShapesTableModel::kValueIdRole);
+  return v.isValid() ? static_cast<ValueId>(v.toInt()) : kNoValue;
+}
 
 QWidget* MainWindow::viewWidget(StudioView view) const {
   switch (view) {

@@ -59,6 +59,8 @@ class MainWindow : public QMainWindow {
   PlanCompare* planCompare() const { return compare_; }
   const TimelineModel* timelineModel() const { return timeline_.get(); }
   QString inspectorText() const;
+  // The value id of the shapes table's selected row; kNoValue when none is selected.
+  ValueId selectedShapesValue() const;
   void selectCoreNode(NodeId node);
   const sym::Binding& currentBinding() const { return binding_; }
   // Opens or closes the bodies of an If/Loop/Scan (any depth) and lays the graph out again; with

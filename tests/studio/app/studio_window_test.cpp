@@ -93,6 +93,10 @@ TEST_P(StudioWindowCorpus, OpensSelectsRebindsAndMatchesThePlanReport) {
   EXPECT_NE(inspector.find("op       " + g.node(chosen).op_type), std::string::npos) << inspector;
   EXPECT_NE(inspector.find(w.document()->dims_text(g.node(chosen).outputs[0])), std::string::npos)
       << inspector;
+  // The shapes table follows the selection (the row of a box's last member's first output).
+  const DisplayGraph* d = w.displayGraph();
+  const DisplayNode& shown = d->nodes[static_cast<size_t>(d->display_node_of(chosen))];
+  EXPECT_EQ(w.selectedShapesValue(), g.node(shown.members.back()).outputs[0]);
 
   // A new binding: the timeline equals the CLI's plan report there.
   const auto& values = m->bindings[1];
