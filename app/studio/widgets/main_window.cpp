@@ -335,6 +335,11 @@ std::shared_ptr<MainWindow::Views> MainWindow::prepareViews(const StudioDocument
 }
 
 void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_ptr<Views> views) {
+  // The old drawing names nodes of the old model: it goes before the model does.
+  if (layout_cancel_) *layout_cancel_ = true;
+  graph_view_->setGraph(nullptr, nullptr);
+  display_.reset();
+  layout_.reset();
   doc_ = std::move(doc);
   expanded_groups_.clear();
   expanded_bodies_.clear();
