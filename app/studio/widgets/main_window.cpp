@@ -378,6 +378,7 @@ MainWindow::LayoutResult MainWindow::computeLayout(std::shared_ptr<StudioDocumen
                                                    std::set<const Node*> bodies,
                                                    const std::atomic<bool>* cancel) {
   LayoutResult r;
+  r.doc = doc;
   r.graph = std::make_shared<DisplayGraph>(
       build_display_graph(doc->model(), doc->rdp(), &doc->fusion(), expanded, bodies));
   LayoutOptions options;
@@ -405,6 +406,7 @@ void MainWindow::startLayout() {
 }
 
 void MainWindow::adoptLayout(const LayoutResult& r) {
+  if (r.doc != doc_) return;  // laid out for a model no longer shown
   if (!r.graph || !r.layout) {
     if (!r.error.isEmpty()) status_->setText(tr("Graph layout failed: %1").arg(r.error));
     return;

@@ -93,6 +93,7 @@ class MainWindow : public QMainWindow {
     bool cancelled = false;
   };
   struct LayoutResult {
+    std::shared_ptr<const StudioDocument> doc;  // what it was laid out for
     std::shared_ptr<DisplayGraph> graph;
     std::shared_ptr<GraphLayout> layout;
     QString error;
