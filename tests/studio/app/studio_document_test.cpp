@@ -120,6 +120,16 @@ TEST(StudioDocument, ABrokenRangesFileIsAnErrorNamingIt) {
       << doc.status().message();
 }
 
+TEST(StudioDocument, APackageIsAClearUnsupportedError) {
+  const std::string package =
+      SOD2_SOURCE_DIR "/tests/fuzz/seeds/package_load/tiny_all_features.sod2";
+  auto doc = StudioDocument::open(package, {});
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(doc.status().message().find(".sod2 package"), std::string::npos)
+      << doc.status().message();
+}
+
 TEST(StudioDocument, AMissingFileIsAnErrorNamingIt) {
   auto doc = StudioDocument::open("/nonexistent/model.onnx", {});
   ASSERT_FALSE(doc.ok());
