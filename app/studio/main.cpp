@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
                   wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 900);
     if (auto err = window.openModelNow(models.front(), options)) return fail(*err);
     if (!bind_values.empty()) {
-      auto values = window.document()->initial_values();
+      auto values = window.initialValues();
       for (const auto& [k, v] : bind_values) values[k] = v;
       QString error;
       if (!window.applyBinding(values, &error)) return fail("--bind: " + error);
@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
         } catch (const std::exception& e) {
           return fail(QString("--compare: ") + e.what());
         }
-        auto values = window.document()->initial_values();
+        auto values = window.initialValues();
         for (const auto& [k, val] : other) values[k] = val;
         QString error;
         if (!window.planCompare()->setOtherBinding(values, &error))
@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
     if (!bind_values.empty()) {
       // Bind once the model is open: on the calling thread, so the binding applies to it.
       if (auto err = window.openModelNow(models.front(), options)) return fail(*err);
-      auto values = window.document()->initial_values();
+      auto values = window.initialValues();
       for (const auto& [k, v] : bind_values) values[k] = v;
       QString error;
       if (!window.applyBinding(values, &error)) return fail("--bind: " + error);

@@ -16,7 +16,7 @@
 #include "core/opt/report_binding.h"
 #include "core/rdp/binding.h"
 #include "core/rdp/rdp_summary.h"
-#include "runtime/package/format.h"
+#include "runtime/package/package_loader.h"
 
 namespace sod2::studio {
 namespace {
@@ -98,17 +98,9 @@ Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string
   std::unique_ptr<StudioDocument> doc(new StudioDocument());
   doc->path_ = path;
   SOD2_RETURN_IF_ERROR(step(0.0, "importing"));
-  {
-    // A package parses as garbage protobuf: say what it is instead.
-    std::array<uint8_t, 64> head{};
-    std::ifstream in(path, std::ios::binary);
-    in.read(reinterpret_cast<char*>(head.data()), head.size());
-    if (rt::looks_like_package(
-            std::span<const uint8_t>(head.data(), static_cast<size_t>(in.gcount()))))
-      return unsupported(path +
-                         " is a compiled .sod2 package; the studio opens ONNX models only "
-                         "for now (open the .onnx it was compiled from)");
-  }
+  // A package parses as garbage protobuf: say what it is instead.
+  if (rt::is_package_file(path))
+    return unsupported(path + " is a compiled .sod2 package: open it with PackageDocument");
   ImportOptions import_options;
   import_options.load_external_data = options.load_external_data;
   Expected<Model> model = import_onnx_file(path, import_options);

@@ -37,6 +37,7 @@
 #include "app/studio/widgets/bindings_bar.h"
 #include "app/studio/widgets/plan_compare.h"
 #include "app/studio/widgets/theme.h"
+#include "runtime/package/package_loader.h"
 
 namespace sod2::studio {
 namespace {
@@ -192,9 +193,9 @@ void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open..."), this, [this] {
     QSettings settings;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a model"),
-                                                      settings.value("files/last_dir").toString(),
-                                                      tr("ONNX models (*.onnx);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open a model"), settings.value("files/last_dir").toString(),
+        tr("ONNX models and sod2 packages (*.onnx *.sod2);;All files (*)"));
     if (path.isEmpty()) return;
     settings.setValue("files/last_dir", QFileInfo(path).absolutePath());
     openModel(path, open_options_);
@@ -258,6 +259,20 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
     status_->setText(tr("Still opening the previous model"));
     return;
   }
+  if (rt::is_package_file(path.toStdString())) {
+    // Mapping and validating a package is quick; its layout runs on the worker like a model's.
+    auto pkg = PackageDocument::open(path.toStdString());
+    if (!pkg.ok()) {
+      showError(tr("Cannot open the package"), qs(pkg.status().message()));
+      emit openFinished(false, qs(pkg.status().message()));
+      return;
+    }
+    adoptPackage(std::shared_ptr<PackageDocument>(std::move(*pkg)));
+    startLayout();
+    rememberRecent(path);
+    emit openFinished(true, QString());
+    return;
+  }
   open_options_ = options;
   open_cancel_ = std::make_shared<std::atomic<bool>>(false);
   if (!progress_) {
@@ -304,6 +319,14 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
 
 std::optional<QString> MainWindow::openModelNow(const QString& path, const OpenOptions& options) {
   open_options_ = options;
+  if (rt::is_package_file(path.toStdString())) {
+    auto pkg = PackageDocument::open(path.toStdString());
+    if (!pkg.ok()) return qs(pkg.status().message());
+    adoptPackage(std::shared_ptr<PackageDocument>(std::move(*pkg)));
+    adoptLayout(computePackageLayout(pkg_, nullptr));
+    graph_view_->finishPopulating();
+    return std::nullopt;
+  }
   auto doc = StudioDocument::open(path.toStdString(), options);
   if (!doc.ok()) return qs(doc.status().message());
   auto shared = std::shared_ptr<StudioDocument>(std::move(*doc));
@@ -341,6 +364,8 @@ void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_
   display_.reset();
   layout_.reset();
   doc_ = std::move(doc);
+  pkg_.reset();
+  pkg_at_.reset();
   expanded_groups_.clear();
   expanded_bodies_.clear();
   setWindowTitle(tr("%1 - SoD2 Studio").arg(QFileInfo(qs(doc_->path())).fileName()));
@@ -360,6 +385,58 @@ void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_
   status_->setText(tr("%1 nodes, %2 steps; laying out the graph...")
                        .arg(doc_->graph().num_nodes())
                        .arg(doc_->fusion().groups.size()));
+}
+
+void MainWindow::adoptPackage(std::shared_ptr<PackageDocument> pkg) {
+  if (layout_cancel_) *layout_cancel_ = true;
+  graph_view_->setGraph(nullptr, nullptr);
+  display_.reset();
+  layout_.reset();
+  doc_.reset();
+  pkg_ = std::move(pkg);
+  pkg_at_.reset();
+  expanded_groups_.clear();
+  expanded_bodies_.clear();
+  binding_.clear();
+  setWindowTitle(tr("%1 (package) - SoD2 Studio").arg(QFileInfo(qs(pkg_->path())).fileName()));
+  {
+    const QSignalBlocker block(bindings_);
+    bindings_->setSymbols(pkg_->symbols(), pkg_->initial_values());
+  }
+  // A package stores no symbolic dims: there is nothing for the shapes table to show.
+  shapes_proxy_->setSourceModel(nullptr);
+  shapes_.reset();
+  timeline_view_->setModel(nullptr);
+  timeline_.reset();
+  auto at = pkg_->plan_at(pkg_->initial_values());
+  if (at.ok()) {
+    pkg_at_ = std::move(*at);
+    timeline_ = std::make_unique<TimelineModel>(pkg_->timeline(*pkg_at_));
+    summary_->setPlainText(qs(pkg_->summary_report(*pkg_at_)));
+  } else {
+    summary_->setPlainText(tr("The package's plan cannot be evaluated at its upper bounds: %1")
+                               .arg(qs(at.status().message())));
+  }
+  timeline_view_->setModel(timeline_.get());
+  compare_->setDocument(nullptr, timeline_.get(), binding_);
+  inspector_->clear();
+  status_->setText(
+      tr("Package: the compiled graph and plan; a package stores no symbolic "
+         "dims (the shapes table is empty; open the .onnx for shapes)"));
+}
+
+MainWindow::LayoutResult MainWindow::computePackageLayout(std::shared_ptr<PackageDocument> pkg,
+                                                          const std::atomic<bool>* cancel) {
+  LayoutResult r;
+  r.pkg = pkg;
+  r.graph = std::make_shared<DisplayGraph>(pkg->display_graph());
+  auto layout = layout_graph(*r.graph, LayoutOptions{}, cancel);
+  if (!layout.ok()) {
+    r.error = qs(layout.status().message());
+    return r;
+  }
+  r.layout = std::make_shared<GraphLayout>(std::move(*layout));
+  return r;
 }
 
 void MainWindow::toggleBodies(const Node* control, bool now) {
@@ -392,11 +469,17 @@ MainWindow::LayoutResult MainWindow::computeLayout(std::shared_ptr<StudioDocumen
 }
 
 void MainWindow::startLayout() {
-  if (!doc_) return;
+  if (!doc_ && !pkg_) return;
   if (layout_cancel_) *layout_cancel_ = true;
   layout_watcher_.waitForFinished();
   layout_cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto cancel = layout_cancel_;
+  if (pkg_) {
+    auto pkg = pkg_;
+    layout_watcher_.setFuture(
+        QtConcurrent::run([pkg, cancel] { return computePackageLayout(pkg, cancel.get()); }));
+    return;
+  }
   auto doc = doc_;
   auto expanded = expanded_groups_;
   auto bodies = expanded_bodies_;
@@ -406,7 +489,7 @@ void MainWindow::startLayout() {
 }
 
 void MainWindow::adoptLayout(const LayoutResult& r) {
-  if (r.doc != doc_) return;  // laid out for a model no longer shown
+  if (r.doc != doc_ || r.pkg != pkg_) return;  // laid out for a model no longer shown
   if (!r.graph || !r.layout) {
     if (!r.error.isEmpty()) status_->setText(tr("Graph layout failed: %1").arg(r.error));
     return;
@@ -421,6 +504,7 @@ void MainWindow::adoptLayout(const LayoutResult& r) {
 }
 
 bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QString* error) {
+  if (pkg_) return applyPackageBinding(values, error);
   if (!doc_) return false;
   auto b = doc_->binding(values);
   if (!b.ok()) {
@@ -460,9 +544,43 @@ bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QStr
   return true;
 }
 
+bool MainWindow::applyPackageBinding(const std::map<std::string, int64_t>& values, QString* error) {
+  auto at = pkg_->plan_at(values);
+  if (!at.ok()) {
+    status_->setText(qs(at.status().message()));
+    if (error) *error = qs(at.status().message());
+    return false;
+  }
+  pkg_at_ = std::move(*at);
+  {
+    const QSignalBlocker block(bindings_);
+    for (const auto& [k, v] : values) bindings_->setValue(k, v);
+  }
+  timeline_view_->setModel(nullptr);
+  timeline_ = std::make_unique<TimelineModel>(pkg_->timeline(*pkg_at_));
+  timeline_view_->setModel(timeline_.get());
+  compare_->setCurrent(timeline_.get(), binding_);
+  summary_->setPlainText(qs(pkg_->summary_report(*pkg_at_)));
+  const int selected = graph_view_->selectedNode();
+  if (selected >= 0) showDisplayNode(selected);
+  status_->setText(tr("arena %1 (plan %2)")
+                       .arg(qs(human_bytes(pkg_at_->arena_bytes)))
+                       .arg(pkg_at_->version < 0 ? tr("for the whole range")
+                                                 : tr("version %1").arg(pkg_at_->version)));
+  return true;
+}
+
 void MainWindow::showDisplayNode(int id) {
-  if (!doc_ || !display_ || id < 0 || static_cast<size_t>(id) >= display_->nodes.size()) return;
+  if ((!doc_ && !pkg_) || !display_ || id < 0 || static_cast<size_t>(id) >= display_->nodes.size())
+    return;
   const DisplayNode& n = display_->nodes[static_cast<size_t>(id)];
+  if (pkg_) {
+    inspector_->setPlainText(pkg_at_ && !n.members.empty()
+                                 ? qs(pkg_->node_report(n.members.front(), *pkg_at_))
+                                 : qs(n.label));
+    inspector_dock_->raise();
+    return;
+  }
   QString text;
   for (NodeId m : n.members) text += qs(doc_->node_report(m, binding_)) + "\n";
   if (n.members.empty() && n.graph && n.node_id != kNoNode)
@@ -508,6 +626,12 @@ void MainWindow::selectCoreNode(NodeId node) {
   if (!display_) return;
   const int id = display_->display_node_of(node);
   if (id >= 0) graph_view_->selectNode(id, true);
+}
+
+std::map<std::string, int64_t> MainWindow::initialValues() const {
+  if (pkg_) return pkg_->initial_values();
+  if (doc_) return doc_->initial_values();
+  return {};
 }
 
 QString MainWindow::inspectorText() const { return inspector_->toPlainText(); }

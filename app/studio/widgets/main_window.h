@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 
+#include "app/studio/document/package_document.h"
 #include "app/studio/document/studio_document.h"
 #include "app/studio/graph/display_graph.h"
 #include "app/studio/graph/graph_layout.h"
@@ -54,6 +55,10 @@ class MainWindow : public QMainWindow {
   // The dock holding a view; nullptr for the graph (the central widget) and the whole window.
   QDockWidget* dockOf(StudioView view) const;
   const StudioDocument* document() const { return doc_.get(); }
+  // The open .sod2 package (File > Open, the command line): null when a model is open.
+  const PackageDocument* package() const { return pkg_.get(); }
+  // The symbols' starting values of what is open (model or package); empty when nothing is.
+  std::map<std::string, int64_t> initialValues() const;
   GraphView* graphView() const { return graph_view_; }
   TimelineView* timelineView() const { return timeline_view_; }
   PlanCompare* planCompare() const { return compare_; }
@@ -93,7 +98,8 @@ class MainWindow : public QMainWindow {
     bool cancelled = false;
   };
   struct LayoutResult {
-    std::shared_ptr<const StudioDocument> doc;  // what it was laid out for
+    std::shared_ptr<const StudioDocument> doc;  // what it was laid out for (or pkg)
+    std::shared_ptr<const PackageDocument> pkg;
     std::shared_ptr<DisplayGraph> graph;
     std::shared_ptr<GraphLayout> layout;
     QString error;
@@ -101,6 +107,10 @@ class MainWindow : public QMainWindow {
 
   void buildMenus();
   void buildDocks();
+  void adoptPackage(std::shared_ptr<PackageDocument> pkg);
+  bool applyPackageBinding(const std::map<std::string, int64_t>& values, QString* error);
+  static LayoutResult computePackageLayout(std::shared_ptr<PackageDocument> pkg,
+                                           const std::atomic<bool>* cancel);
   static std::shared_ptr<Views> prepareViews(const StudioDocument& doc, QThread* gui);
   void adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_ptr<Views> views);
   void startLayout();
@@ -115,6 +125,8 @@ class MainWindow : public QMainWindow {
                                     std::set<const Node*> bodies, const std::atomic<bool>* cancel);
 
   std::shared_ptr<StudioDocument> doc_;
+  std::shared_ptr<PackageDocument> pkg_;  // instead of doc_ when a package is open
+  std::optional<PackagePlanAt> pkg_at_;
   OpenOptions open_options_;
   sym::Binding binding_;
   std::shared_ptr<DisplayGraph> display_;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "../../opt/corpus.h"
+#include "app/cli/compile_command.h"
 #include "app/cli/plan_command.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/plan/timeline_model.h"
@@ -229,6 +230,55 @@ TEST(StudioWindow, OpeningAnotherModelDropsTheOldDrawingFirst) {
               w.displayGraph()->display_of_node.size() == w.document()->graph().num_nodes());
   if (w.displayGraph() == nullptr) EXPECT_EQ(w.graphView()->nodeCount(), 0);
   w.graphView()->selectNode(0, false);  // harmless whatever is shown
+}
+
+// A compiled package opens too (from File > Open's background path): the graph as compiled, the
+// inspector on a compiled node, and the timeline at a new binding is the package's plan there.
+TEST(StudioWindow, OpensACompiledPackage) {
+  app();
+  auto m = testing::find_corpus_model(SOD2_SHARED_DIR "/models", "yolo_tiny");
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  const auto package = std::filesystem::temp_directory_path() / "studio_window_yolo.sod2";
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::run_compile(
+                {m->file.string(), "-o", package.string(), "--ranges", ranges_file(*m)}, out, err),
+            0)
+      << err.str();
+  MainWindow w;
+  w.resize(1200, 800);
+  QSignalSpy finished(&w, &MainWindow::openFinished);
+  w.openModel(QString::fromStdString(package.string()));
+  ASSERT_TRUE(finished.count() > 0 || finished.wait(30000));
+  ASSERT_TRUE(finished.at(0).at(0).toBool()) << finished.at(0).at(1).toString().toStdString();
+  ASSERT_NE(w.package(), nullptr);
+  EXPECT_EQ(w.document(), nullptr);
+  // The layout arrives from the worker.
+  QSignalSpy populated(w.graphView(), &GraphView::populated);
+  ASSERT_TRUE(w.graphView()->nodeCount() > 0 || populated.wait(60000));
+  w.graphView()->finishPopulating();
+  const auto& compiled = w.package()->program().graphs[0].nodes;
+  ASSERT_NE(w.displayGraph(), nullptr);
+  EXPECT_EQ(w.displayGraph()->display_of_node.size(), compiled.size());
+
+  w.selectCoreNode(0);
+  const std::string text = w.inspectorText().toStdString();
+  EXPECT_NE(text.find("op       " + compiled[0].info.op_type), std::string::npos) << text;
+  EXPECT_NE(text.find("as compiled"), std::string::npos) << text;
+
+  ASSERT_TRUE(w.applyBinding(m->bindings[0]));
+  auto at = w.package()->plan_at(m->bindings[0]);
+  ASSERT_TRUE(at.ok());
+  ASSERT_NE(w.timelineModel(), nullptr);
+  EXPECT_EQ(w.timelineModel()->arena_bytes(), at->arena_bytes);
+  ASSERT_EQ(w.timelineModel()->rects().size(), at->sizes.size());
+  for (size_t i = 0; i < at->sizes.size(); ++i) {
+    EXPECT_EQ(w.timelineModel()->rects()[i].offset, at->offsets[i]);
+    EXPECT_EQ(w.timelineModel()->rects()[i].size, at->sizes[i]);
+  }
+  EXPECT_EQ(w.selectedShapesValue(), kNoValue);  // a package has no shapes table
+  QString error;
+  EXPECT_FALSE(w.applyBinding({{"height", 33}, {"width", 64}}, &error));
+  EXPECT_TRUE(error.contains("height")) << error.toStdString();
 }
 
 TEST(StudioWindow, ABadFileIsAReadableError) {

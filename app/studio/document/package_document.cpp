@@ -1,0 +1,328 @@
+#include "app/studio/document/package_document.h"
+
+#include <algorithm>
+#include <functional>
+#include <sstream>
+#include <unordered_map>
+
+#include "core/ops/op_registry.h"
+#include "runtime/package/package_loader.h"
+
+namespace sod2::studio {
+namespace {
+
+const char* storage_name(rt::ValueStorage s) {
+  switch (s) {
+    case rt::ValueStorage::kGraphInput: return "input";
+    case rt::ValueStorage::kConstant: return "constant";
+    case rt::ValueStorage::kArena: return "arena";
+    case rt::ValueStorage::kHeap: return "heap";
+    case rt::ValueStorage::kOuterScope: return "outer scope";
+  }
+  return "?";
+}
+
+// The class a compiled node shows: the standard registry's for ai.onnx ops; our fused kernels
+// (domain "sod2") fuse a Conv/MatMul/Gemm with an elementwise epilogue, all ISDOS.
+OpClass class_of(const rt::NodeInfo& info) {
+  if (info.domain.empty()) {
+    if (const OpSpec* spec = OpRegistry::standard().find(info.op_type, info.opset))
+      return spec->op_class;
+    return OpClass::kUnknown;
+  }
+  if (info.domain == "sod2" && info.op_type.rfind("Fused", 0) == 0) return OpClass::kISDOS;
+  return OpClass::kUnknown;
+}
+
+int nodes_in(const rt::ProgramDesc& p, int32_t graph) {
+  int n = 0;
+  for (const rt::NodeDesc& node : p.graphs[static_cast<size_t>(graph)].nodes) {
+    ++n;
+    for (int32_t g : node.subgraphs) n += nodes_in(p, g);
+  }
+  return n;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<PackageDocument>> PackageDocument::open(const std::string& path) {
+  SOD2_ASSIGN_OR_RETURN(rt::ProgramDesc program, rt::load_package_file(path));
+  std::unique_ptr<PackageDocument> doc(new PackageDocument());
+  doc->path_ = path;
+  doc->program_ = std::move(program);
+  const rt::ProgramDesc& p = doc->program_;
+  for (const rt::SymbolDesc& s : p.symbols) {
+    if (s.execution) continue;
+    SymbolControl c;
+    c.name = s.name;
+    c.lo = s.lo;
+    c.hi = s.hi;
+    c.multiple = std::max<int64_t>(s.multiple, 1);
+    c.initial = s.hi;
+    c.declared = true;
+    c.origin = "package symbol";
+    doc->symbols_.push_back(std::move(c));
+  }
+
+  // Lifetimes of the arena tensors over the main graph's steps (its nodes, in order). A body's
+  // read of an outer value counts at its control-flow node's step.
+  const size_t n = p.num_arena_tensors;
+  doc->first_step_.assign(n, -1);
+  doc->last_step_.assign(n, -1);
+  doc->value_of_tensor_.assign(n, -1);
+  if (p.graphs.empty()) return doc;
+  const rt::GraphDesc& main = p.graphs[0];
+  auto tensor_of = [&](int32_t v) -> int64_t {
+    if (v < 0 || static_cast<size_t>(v) >= main.values.size()) return -1;
+    const rt::ValueDesc& d = main.values[static_cast<size_t>(v)];
+    if (d.storage != rt::ValueStorage::kArena || d.arena_tensor < 0 ||
+        static_cast<size_t>(d.arena_tensor) >= n)
+      return -1;
+    return d.arena_tensor;
+  };
+  auto touch = [&](int32_t v, int64_t step, bool write) {
+    const int64_t t = tensor_of(v);
+    if (t < 0) return;
+    const auto i = static_cast<size_t>(t);
+    if (write && doc->first_step_[i] < 0) {
+      doc->first_step_[i] = step;
+      doc->value_of_tensor_[i] = v;
+    }
+    if (doc->first_step_[i] < 0) doc->first_step_[i] = step;
+    doc->last_step_[i] = std::max(doc->last_step_[i], step);
+  };
+  // Outer reads of main-graph values from bodies nested `depth` levels below the main graph.
+  std::function<void(int32_t, int, int64_t)> body_reads = [&](int32_t g, int depth, int64_t step) {
+    if (g < 0 || static_cast<size_t>(g) >= p.graphs.size()) return;
+    for (const rt::ValueDesc& d : p.graphs[static_cast<size_t>(g)].values)
+      if (d.storage == rt::ValueStorage::kOuterScope && d.outer_levels == depth)
+        touch(d.outer_value, step, false);
+    for (const rt::NodeDesc& node : p.graphs[static_cast<size_t>(g)].nodes)
+      for (int32_t sub : node.subgraphs) body_reads(sub, depth + 1, step);
+  };
+  for (size_t i = 0; i < main.nodes.size(); ++i) {
+    const rt::NodeDesc& node = main.nodes[i];
+    const auto step = static_cast<int64_t>(i);
+    for (int32_t v : node.inputs) touch(v, step, false);
+    for (int32_t v : node.outputs) touch(v, step, true);
+    for (int32_t g : node.subgraphs) body_reads(g, 1, step);
+  }
+  const int64_t last = main.nodes.empty() ? 0 : static_cast<int64_t>(main.nodes.size()) - 1;
+  for (int32_t v : main.outputs) touch(v, last, false);
+  for (size_t t = 0; t < n; ++t)
+    if (doc->first_step_[t] < 0) doc->first_step_[t] = doc->last_step_[t] = 0;
+  return doc;
+}
+
+std::map<std::string, int64_t> PackageDocument::initial_values() const {
+  std::map<std::string, int64_t> v;
+  for (const SymbolControl& c : symbols_) v[c.name] = c.initial;
+  return v;
+}
+
+Expected<PackagePlanAt> PackageDocument::plan_at(
+    const std::map<std::string, int64_t>& values) const {
+  const rt::ProgramDesc& p = program_;
+  std::vector<int64_t> inputs(p.symbols.size(), 0);
+  PackagePlanAt at;
+  for (size_t k = 0; k < p.symbols.size(); ++k) {
+    const rt::SymbolDesc& s = p.symbols[k];
+    int64_t v = s.hi;  // an execution symbol: the plan reserves its bound
+    if (!s.execution) {
+      auto it = values.find(s.name);
+      if (it == values.end()) return invalid_argument("no value for symbol '" + s.name + "'");
+      v = it->second;
+      if (v < s.lo || v > s.hi)
+        return invalid_argument("'" + s.name + "' = " + std::to_string(v) +
+                                " is outside its range " + std::to_string(s.lo) + ".." +
+                                std::to_string(s.hi));
+      if (s.multiple > 1 && v % s.multiple != 0)
+        return invalid_argument("'" + s.name + "' = " + std::to_string(v) +
+                                " is not a multiple of " + std::to_string(s.multiple));
+    }
+    inputs[k] = v;
+    at.values[s.name] = v;
+  }
+  const sym::ShapeProgram* program = &p.plan_program;
+  if (!p.version_of_cell.empty()) {
+    const size_t cell = p.plan_grid.cell_of(inputs);
+    if (cell < p.version_of_cell.size() && p.version_of_cell[cell] >= 0) {
+      at.version = p.version_of_cell[cell];
+      program = &p.plan_versions[static_cast<size_t>(at.version)];
+    }
+  }
+  const size_t n = p.num_arena_tensors;
+  std::vector<int64_t> out(program->num_outputs(), 0);
+  std::vector<int64_t> scratch(program->scratch_size(), 0);
+  if (out.size() < 2 * n + 1)
+    return invalid_model(path_ + ": the plan program has " + std::to_string(out.size()) +
+                         " outputs for " + std::to_string(n) + " arena tensors");
+  SOD2_RETURN_IF_ERROR(program->run(inputs, out, scratch));
+  at.sizes.assign(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n));
+  at.offsets.assign(out.begin() + static_cast<std::ptrdiff_t>(n),
+                    out.begin() + static_cast<std::ptrdiff_t>(2 * n));
+  at.arena_bytes = out[2 * n];
+  return at;
+}
+
+TimelineModel PackageDocument::timeline(const PackagePlanAt& at) const {
+  std::vector<TimelineRect> rects;
+  const rt::GraphDesc* main = program_.graphs.empty() ? nullptr : &program_.graphs[0];
+  for (size_t t = 0; t < at.sizes.size(); ++t) {
+    TimelineRect r;
+    r.tensor = static_cast<int>(t);
+    const int32_t v = value_of_tensor_[t];
+    r.name = main && v >= 0 ? main->values[static_cast<size_t>(v)].name
+                            : "arena tensor " + std::to_string(t);
+    r.first_step = first_step_[t];
+    r.last_step = last_step_[t];
+    r.offset = at.offsets[t];
+    r.size = at.sizes[t];
+    r.size_expr = "(compiled)";
+    r.offset_expr = "(compiled)";
+    rects.push_back(std::move(r));
+  }
+  const int64_t steps = main ? static_cast<int64_t>(main->nodes.size()) : 0;
+  // A package keeps no lower bound: the live-bytes peak the model computes is the honest one.
+  TimelineModel m =
+      TimelineModel::from_rects(std::move(rects), std::max<int64_t>(steps, 1), at.arena_bytes, 0);
+  return TimelineModel::from_rects(m.rects(), std::max<int64_t>(steps, 1), at.arena_bytes,
+                                   m.peak_live_bytes());
+}
+
+DisplayGraph PackageDocument::display_graph() const {
+  DisplayGraph out;
+  if (program_.graphs.empty()) return out;
+  const rt::GraphDesc& main = program_.graphs[0];
+  std::unordered_map<int32_t, int> producer;  // value -> display node
+  auto add = [&](DisplayNode n) {
+    n.id = static_cast<int>(out.nodes.size());
+    out.nodes.push_back(std::move(n));
+    return out.nodes.back().id;
+  };
+  for (int32_t v : main.inputs) {
+    if (v < 0 || static_cast<size_t>(v) >= main.values.size()) continue;
+    DisplayNode n;
+    n.kind = DisplayNodeKind::kGraphInput;
+    n.label = main.values[static_cast<size_t>(v)].name;
+    n.op = "input";
+    producer[v] = add(std::move(n));
+  }
+  out.display_of_node.assign(main.nodes.size(), -1);
+  for (size_t i = 0; i < main.nodes.size(); ++i) {
+    const rt::NodeDesc& node = main.nodes[i];
+    DisplayNode n;
+    n.kind = DisplayNodeKind::kOp;
+    n.label = node.info.name;
+    n.op = node.info.op_type;
+    n.op_class = class_of(node.info);
+    n.members = {static_cast<NodeId>(i)};
+    n.has_subgraphs = !node.subgraphs.empty();
+    for (int32_t g : node.subgraphs) n.subgraph_nodes += nodes_in(program_, g);
+    const int id = add(std::move(n));
+    out.display_of_node[i] = id;
+    for (int32_t v : node.outputs)
+      if (v >= 0) producer[v] = id;
+  }
+  std::set<std::pair<int, int>> seen;
+  auto edge = [&](int32_t v, int to) {
+    auto it = producer.find(v);
+    if (it == producer.end() || it->second == to || !seen.insert({it->second, to}).second) return;
+    const rt::ValueDesc& d = main.values[static_cast<size_t>(v)];
+    out.edges.push_back({it->second, to, std::string(rt::dtype_name(d.dtype)), kNoValue});
+  };
+  for (size_t i = 0; i < main.nodes.size(); ++i)
+    for (int32_t v : main.nodes[i].inputs)
+      if (v >= 0) edge(v, out.display_of_node[i]);
+  for (int32_t v : main.outputs) {
+    if (v < 0 || static_cast<size_t>(v) >= main.values.size()) continue;
+    DisplayNode n;
+    n.kind = DisplayNodeKind::kGraphOutput;
+    n.label = main.values[static_cast<size_t>(v)].name;
+    n.op = "output";
+    edge(v, add(std::move(n)));
+  }
+  return out;
+}
+
+std::string PackageDocument::value_text(int32_t v, const PackagePlanAt& at) const {
+  if (v < 0) return "  (omitted)\n";
+  const rt::GraphDesc& main = program_.graphs[0];
+  const rt::ValueDesc& d = main.values[static_cast<size_t>(v)];
+  std::ostringstream out;
+  out << "  " << d.name << "  " << rt::dtype_name(d.dtype) << "  " << storage_name(d.storage);
+  if (d.storage == rt::ValueStorage::kArena && d.arena_tensor >= 0 &&
+      static_cast<size_t>(d.arena_tensor) < at.sizes.size()) {
+    const auto t = static_cast<size_t>(d.arena_tensor);
+    out << " tensor " << t << ": offset " << at.offsets[t] << ", " << human_bytes(at.sizes[t]);
+  }
+  if (!d.exec_dims.empty()) out << "  (dims bound when produced)";
+  return out.str() + "\n";
+}
+
+std::string PackageDocument::node_report(int node, const PackagePlanAt& at) const {
+  if (program_.graphs.empty() || node < 0 ||
+      static_cast<size_t>(node) >= program_.graphs[0].nodes.size())
+    return {};
+  const rt::NodeDesc& n = program_.graphs[0].nodes[static_cast<size_t>(node)];
+  std::ostringstream out;
+  out << n.info.name << "\n";
+  out << "op       " << (n.info.domain.empty() ? "" : n.info.domain + ".") << n.info.op_type
+      << " (opset " << n.info.opset << ")\n";
+  out << "class    " << op_class_name(class_of(n.info)) << "\n";
+  out << "step     " << node << " of " << program_.graphs[0].nodes.size() << " (as compiled)\n";
+  out << "inputs\n";
+  for (int32_t v : n.inputs) out << value_text(v, at);
+  out << "outputs\n";
+  for (int32_t v : n.outputs) out << value_text(v, at);
+  if (!n.subgraphs.empty()) {
+    out << "bodies  ";
+    for (int32_t g : n.subgraphs)
+      out << " " << program_.graphs[static_cast<size_t>(g)].name << " (" << nodes_in(program_, g)
+          << " nodes)";
+    out << "\n";
+  }
+  out << "(a package stores no symbolic dims: open the .onnx for shapes)\n";
+  return out.str();
+}
+
+std::string PackageDocument::summary_report(const PackagePlanAt& at) const {
+  std::ostringstream out;
+  out << "package  " << path_ << "\n";
+  const size_t nodes = program_.graphs.empty() ? 0 : program_.graphs[0].nodes.size();
+  out << "nodes    " << nodes << " compiled steps in the main graph, " << program_.graphs.size()
+      << " graphs\n\n";
+  std::map<std::string, std::map<std::string, int>> by_class;
+  if (!program_.graphs.empty())
+    for (const rt::NodeDesc& n : program_.graphs[0].nodes)
+      by_class[op_class_name(class_of(n.info))]
+              [(n.info.domain.empty() ? "" : n.info.domain + ".") + n.info.op_type]++;
+  out << "ops by class\n";
+  for (const auto& [cls, ops] : by_class) {
+    out << "  " << cls << ":";
+    for (const auto& [op, c] : ops) out << " " << op << " " << c;
+    out << "\n";
+  }
+  out << "\nsymbols\n";
+  for (const rt::SymbolDesc& s : program_.symbols)
+    out << "  " << s.name << (s.execution ? " (execution)" : "") << "  " << s.lo << ".." << s.hi
+        << (s.multiple > 1 ? " step " + std::to_string(s.multiple) : "") << "  = "
+        << at.values.at(s.name) << "\n";
+  bool execution = false;
+  for (const rt::SymbolDesc& s : program_.symbols) execution |= s.execution;
+  if (execution)
+    out << "  (execution symbols at their bounds: the runtime binds them when their node runs and "
+           "may need less)\n";
+  out << "assumed  " << program_.assumptions.size() << " equalities\n\n";
+  out << "memory at this binding\n";
+  out << "  arena        " << human_bytes(at.arena_bytes) << " (" << program_.num_arena_tensors
+      << " tensors)\n";
+  out << "  plan         "
+      << (at.version < 0 ? std::string("whole-range plan")
+                         : "version " + std::to_string(at.version) + " of " +
+                               std::to_string(program_.plan_versions.size()))
+      << "\n";
+  return out.str();
+}
+
+}  // namespace sod2::studio

@@ -1,0 +1,65 @@
+// A compiled .sod2 package as the studio shows it (issue #6: "also opens a compiled package"):
+// the graph that runs (fused kernels as compiled, in execution order), its symbols and ranges,
+// and its memory plan at any binding, evaluated with the package's own plan programs and
+// versions — exactly what the runtime would lay out. A package stores no symbolic dims, so the
+// shapes it can show are dtypes, storage and arena bytes. No Qt: tested without a display.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/studio/document/studio_document.h"
+#include "app/studio/graph/display_graph.h"
+#include "app/studio/plan/timeline_model.h"
+#include "core/status/status.h"
+#include "runtime/exec/program.h"
+
+namespace sod2::studio {
+
+// The package's plan at one binding.
+struct PackagePlanAt {
+  std::map<std::string, int64_t> values;  // every symbol (execution symbols at their bound)
+  int32_t version = -1;                   // -1: the whole-range plan, else plan_versions[i]
+  std::vector<int64_t> sizes, offsets;    // per arena tensor
+  int64_t arena_bytes = 0;
+};
+
+class PackageDocument {
+ public:
+  // Loads and validates the package as the runtime does (every offset, index and program);
+  // errors name the file and the problem.
+  static Expected<std::unique_ptr<PackageDocument>> open(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  const rt::ProgramDesc& program() const { return program_; }
+  // The input symbols with their ranges, starting at their upper bounds.
+  const std::vector<SymbolControl>& symbols() const { return symbols_; }
+  std::map<std::string, int64_t> initial_values() const;
+
+  // Errors: a symbol missing, outside its range or off its multiple (named).
+  Expected<PackagePlanAt> plan_at(const std::map<std::string, int64_t>& values) const;
+  // One rectangle per arena tensor: its steps in the main graph's execution order.
+  TimelineModel timeline(const PackagePlanAt& at) const;
+
+  // The main graph as it runs: one display node per compiled node, inputs and outputs.
+  DisplayGraph display_graph() const;
+  // Op, name, attributes count, inputs and outputs with dtype and storage (arena offset and
+  // bytes at `at`).
+  std::string node_report(int node, const PackagePlanAt& at) const;
+  std::string summary_report(const PackagePlanAt& at) const;
+
+ private:
+  PackageDocument() = default;
+  std::string value_text(int32_t value, const PackagePlanAt& at) const;
+
+  std::string path_;
+  rt::ProgramDesc program_;
+  std::vector<SymbolControl> symbols_;
+  // Per arena tensor: the first and last step it is live, and a value that lives there.
+  std::vector<int64_t> first_step_, last_step_;
+  std::vector<int32_t> value_of_tensor_;
+};
+
+}  // namespace sod2::studio
