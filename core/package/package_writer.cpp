@@ -105,6 +105,7 @@ class ManifestBuilder {
       ov->set_arena_tensor(v.arena_tensor);
       ov->set_outer_value(v.outer_value);
       ov->set_outer_levels(v.outer_levels);
+      ov->set_dims(v.dims);
       for (const rt::ExecDim& e : v.exec_dims) {
         pkg::ExecDim* oe = ov->add_exec_dims();
         oe->set_dim(e.dim);

@@ -132,6 +132,14 @@ class Builder {
       d.name = value.name;
       const TensorFact& fact = rdp_.fact(g, static_cast<ValueId>(v));
       d.dtype = to_rt(fact.dtype != DataType::kUndefined ? fact.dtype : value.dtype);
+      if (fact.dims) {
+        d.dims = "[";
+        for (size_t k = 0; k < fact.dims->size(); ++k) {
+          const Dim& dim = (*fact.dims)[k];
+          d.dims += (k ? "," : "") + (dim ? dim->to_string() : std::string("?"));
+        }
+        d.dims += "]";
+      }
       switch (value.kind) {
         case ValueKind::kGraphInput: d.storage = rt::ValueStorage::kGraphInput; break;
         case ValueKind::kInitializer: {

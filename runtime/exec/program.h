@@ -37,6 +37,9 @@ struct ValueDesc {
   int32_t outer_value = -1;  // for kOuterScope: the value's id in the graph `outer_levels` up
   int32_t outer_levels = 1;
   std::vector<ExecDim> exec_dims;
+  // RDP's symbolic dims as text ("[batch,seq+1,128]"; "" when unknown): for tools that show a
+  // package (the studio). The runtime never reads it.
+  std::string dims;
 };
 
 struct NodeDesc {

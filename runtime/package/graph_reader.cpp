@@ -10,6 +10,8 @@
 namespace sod2::rt::package_detail {
 namespace {
 
+constexpr size_t kMaxDimsText = 4096;  // a value's dims as text (Value.dims)
+
 std::string n(int64_t v) { return std::to_string(v); }
 
 std::string graph_name(const pkg::Manifest& m, int g) {
@@ -179,6 +181,11 @@ Status read_value(const pkg::Manifest& m, const GraphTree& tree, int g, int v, c
     }
     out->exec_dims.push_back({e.dim(), e.symbol()});
   }
+  // Display text only; bounded so a hostile package cannot make tools hold megabytes per value.
+  if (in.dims().size() > kMaxDimsText)
+    return parse_error(what + ": dims text of " + n(static_cast<int64_t>(in.dims().size())) +
+                       " bytes (at most " + n(static_cast<int64_t>(kMaxDimsText)) + ")");
+  out->dims = in.dims();
   return Status::ok_status();
 }
 

@@ -229,7 +229,9 @@ DisplayGraph PackageDocument::display_graph() const {
     auto it = producer.find(v);
     if (it == producer.end() || it->second == to || !seen.insert({it->second, to}).second) return;
     const rt::ValueDesc& d = main.values[static_cast<size_t>(v)];
-    out.edges.push_back({it->second, to, std::string(rt::dtype_name(d.dtype)), kNoValue});
+    // The symbolic dims the package carries; a package written without them shows the dtype.
+    out.edges.push_back(
+        {it->second, to, d.dims.empty() ? std::string(rt::dtype_name(d.dtype)) : d.dims, kNoValue});
   };
   for (size_t i = 0; i < main.nodes.size(); ++i)
     for (int32_t v : main.nodes[i].inputs)
@@ -250,7 +252,8 @@ std::string PackageDocument::value_text(int32_t v, const PackagePlanAt& at) cons
   const rt::GraphDesc& main = program_.graphs[0];
   const rt::ValueDesc& d = main.values[static_cast<size_t>(v)];
   std::ostringstream out;
-  out << "  " << d.name << "  " << rt::dtype_name(d.dtype) << "  " << storage_name(d.storage);
+  out << "  " << d.name << "  " << rt::dtype_name(d.dtype) << (d.dims.empty() ? "" : " ") << d.dims
+      << "  " << storage_name(d.storage);
   if (d.storage == rt::ValueStorage::kArena && d.arena_tensor >= 0 &&
       static_cast<size_t>(d.arena_tensor) < at.sizes.size()) {
     const auto t = static_cast<size_t>(d.arena_tensor);
@@ -282,7 +285,7 @@ std::string PackageDocument::node_report(int node, const PackagePlanAt& at) cons
           << " nodes)";
     out << "\n";
   }
-  out << "(a package stores no symbolic dims: open the .onnx for shapes)\n";
+  out << "(dims as compiled; sizes at this binding for arena tensors)\n";
   return out.str();
 }
 

@@ -1,8 +1,8 @@
 // A compiled .sod2 package as the studio shows it (issue #6: "also opens a compiled package"):
 // the graph that runs (fused kernels as compiled, in execution order), its symbols and ranges,
 // and its memory plan at any binding, evaluated with the package's own plan programs and
-// versions — exactly what the runtime would lay out. A package stores no symbolic dims, so the
-// shapes it can show are dtypes, storage and arena bytes. No Qt: tested without a display.
+// versions — exactly what the runtime would lay out — and each value's dtype, storage and the
+// symbolic dims RDP gave it (Value.dims). No Qt: tested without a display.
 #pragma once
 
 #include <map>

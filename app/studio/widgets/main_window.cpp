@@ -403,7 +403,8 @@ void MainWindow::adoptPackage(std::shared_ptr<PackageDocument> pkg) {
     const QSignalBlocker block(bindings_);
     bindings_->setSymbols(pkg_->symbols(), pkg_->initial_values());
   }
-  // A package stores no symbolic dims: there is nothing for the shapes table to show.
+  // The shapes table is built on RDP's facts, which a package does not carry: its dims show on
+  // the edges and in the inspector instead.
   shapes_proxy_->setSourceModel(nullptr);
   shapes_.reset();
   timeline_view_->setModel(nullptr);
@@ -421,8 +422,8 @@ void MainWindow::adoptPackage(std::shared_ptr<PackageDocument> pkg) {
   compare_->setDocument(nullptr, timeline_.get(), binding_);
   inspector_->clear();
   status_->setText(
-      tr("Package: the compiled graph and plan; a package stores no symbolic "
-         "dims (the shapes table is empty; open the .onnx for shapes)"));
+      tr("Package: the compiled graph and plan; dims are on the edges and in the inspector (the "
+         "shapes table needs the .onnx)"));
 }
 
 MainWindow::LayoutResult MainWindow::computePackageLayout(std::shared_ptr<PackageDocument> pkg,

@@ -142,6 +142,7 @@ TEST(PackageLoader, RestoresEveryField) {
   EXPECT_EQ(p->graphs[1].values[0].storage, ValueStorage::kOuterScope);
   EXPECT_EQ(p->graphs[1].values[0].outer_value, 2);
   EXPECT_EQ(p->graphs[0].values[2].exec_dims.size(), 1u);
+  EXPECT_EQ(p->graphs[0].values[2].dims, "[1,NonZero_0.out0.d1]");
   EXPECT_EQ(p->plan_program.num_outputs(), 5u);
   std::vector<int64_t> out(5), scratch(p->plan_program.scratch_size());
   ASSERT_TRUE(p->plan_program.run(std::vector<int64_t>{3, 0}, out, scratch).ok());
@@ -389,6 +390,11 @@ INSTANTIATE_TEST_SUITE_P(
                   m.mutable_graphs(0)->mutable_values(2)->mutable_exec_dims(0)->set_symbol(2);
                 },
                 "execution dim 1 / symbol 2 out of range"},
+        Hostile{"dims_text_too_long",
+                [](pkg::Manifest& m) {
+                  m.mutable_graphs(0)->mutable_values(2)->set_dims(std::string(5000, 'x'));
+                },
+                "dims text of 5000 bytes (at most 4096)"},
         Hostile{"subgraph_out_of_range", [](pkg::Manifest& m) { if_node(m).set_subgraphs(1, 3); },
                 "subgraph 3 out of range (3 graphs)"},
         Hostile{"subgraph_cycle",

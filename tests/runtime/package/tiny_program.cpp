@@ -74,6 +74,7 @@ rt::ProgramDesc tiny_program() {
                  value("z", DType::kFloat, ValueStorage::kArena, 1),
                  value("ids", DType::kInt64, ValueStorage::kConstant, 2)};
   main.values[2].exec_dims = {{1, 1}};
+  main.values[2].dims = "[1,NonZero_0.out0.d1]";
   main.inputs = {0};
   main.outputs = {4};
   rt::NodeDesc add = node("add", "Add", {0, 1, -1}, {2});

@@ -264,6 +264,10 @@ TEST(StudioWindow, OpensACompiledPackage) {
   const std::string text = w.inspectorText().toStdString();
   EXPECT_NE(text.find("op       " + compiled[0].info.op_type), std::string::npos) << text;
   EXPECT_NE(text.find("as compiled"), std::string::npos) << text;
+  // The package carries RDP's symbolic dims for tools: the image input's are shown.
+  const auto& input = w.package()->program().graphs[0].values[static_cast<size_t>(
+      w.package()->program().graphs[0].inputs[0])];
+  EXPECT_EQ(input.dims, "[1,3,height,width]");
 
   ASSERT_TRUE(w.applyBinding(m->bindings[0]));
   auto at = w.package()->plan_at(m->bindings[0]);
