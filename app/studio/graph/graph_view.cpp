@@ -59,7 +59,12 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   connect(populate_timer_, &QTimer::timeout, this, [this] { populateSlice(kSliceMs); });
 }
 
-GraphView::~GraphView() = default;
+GraphView::~GraphView() {
+  // The scene is a child: it dies in ~QObject, after this class's part is gone, and clearing its
+  // items emits selectionChanged into onSelectionChanged (UBSan: a downcast to a dead GraphView).
+  populate_timer_->stop();
+  scene()->disconnect(this);
+}
 
 QList<QPair<QString, QColor>> GraphView::legend() { return graph_legend_entries(); }
 

@@ -1,6 +1,7 @@
 // The studio's main window (DESIGN §8): the graph in the centre; inspector, shapes, memory-plan
-// timeline and summary docks; the bindings bar. Opening and graph layout run on worker threads
-// with progress and cancel; a new binding only re-evaluates the plan and the dims.
+// timeline, plan comparison and summary docks; the bindings bar. It shows an ONNX model
+// (StudioDocument) or a compiled package (PackageDocument). Opening and graph layout run on
+// worker threads with progress and cancel; a new binding only re-evaluates the plan and the dims.
 #pragma once
 
 #include <QFutureWatcher>
@@ -22,7 +23,6 @@ class QPlainTextEdit;
 class QProgressDialog;
 class QSortFilterProxyModel;
 class QTableView;
-class QTabWidget;
 class QThread;
 
 namespace sod2::studio {
@@ -115,7 +115,6 @@ class MainWindow : public QMainWindow {
   void adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_ptr<Views> views);
   void startLayout();
   void adoptLayout(const LayoutResult& r);
-  void rebind();
   void showDisplayNode(int id);
   void showTensor(int tensor, NodeId producer);
   void rememberRecent(const QString& path);
