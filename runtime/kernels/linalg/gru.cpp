@@ -31,7 +31,7 @@ class GruKernel : public Kernel {
       SOD2_ASSIGN_OR_RETURN(yh, ctx.output(1, DType::kFloat, state));
     }
     const int64_t H = s.hidden, B = s.batch, G = 3 * H;
-    if (y) std::memset(y->data, 0, y->bytes());
+    if (y && y->bytes() > 0) std::memset(y->data, 0, y->bytes());  // data is null when empty
     if (B == 0 || H == 0) return Status::ok_status();
 
     // Scratch: projected inputs, recurrent gates, h, r.h, input bias, recurrent h-gate bias.

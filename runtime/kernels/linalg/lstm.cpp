@@ -43,7 +43,7 @@ class LstmKernel : public Kernel {
       SOD2_ASSIGN_OR_RETURN(yc, ctx.output(2, DType::kFloat, state));
     }
     const int64_t H = s.hidden, B = s.batch, G = 4 * H;
-    if (y) std::memset(y->data, 0, y->bytes());
+    if (y && y->bytes() > 0) std::memset(y->data, 0, y->bytes());  // data is null when empty
     if (B == 0 || H == 0) return Status::ok_status();
 
     // Scratch: projected inputs, recurrent gates, h, c, summed bias; lengths apart (int64).
