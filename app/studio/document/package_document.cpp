@@ -183,11 +183,9 @@ TimelineModel PackageDocument::timeline(const PackagePlanAt& at) const {
     rects.push_back(std::move(r));
   }
   const int64_t steps = main ? static_cast<int64_t>(main->nodes.size()) : 0;
-  // A package keeps no lower bound: the live-bytes peak the model computes is the honest one.
-  TimelineModel m =
-      TimelineModel::from_rects(std::move(rects), std::max<int64_t>(steps, 1), at.arena_bytes, 0);
-  return TimelineModel::from_rects(m.rects(), std::max<int64_t>(steps, 1), at.arena_bytes,
-                                   m.peak_live_bytes());
+  // A package keeps no lower bound: the live-bytes peak is the honest one (-1 derives it).
+  return TimelineModel::from_rects(std::move(rects), std::max<int64_t>(steps, 1), at.arena_bytes,
+                                   -1);
 }
 
 DisplayGraph PackageDocument::display_graph() const {

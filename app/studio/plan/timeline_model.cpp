@@ -77,8 +77,9 @@ TimelineModel TimelineModel::from_rects(std::vector<TimelineRect> rects, int64_t
   m.producer_names_.resize(m.rects_.size());
   m.num_steps_ = num_steps;
   m.arena_bytes_ = arena_bytes;
-  m.lower_bound_bytes_ = lower_bound_bytes;
   m.refresh_derived();
+  // The peak of the live bytes is the lower bound of any placement of these rectangles.
+  m.lower_bound_bytes_ = lower_bound_bytes >= 0 ? lower_bound_bytes : m.peak_live_bytes_;
   return m;
 }
 

@@ -36,7 +36,8 @@ class TimelineModel {
   // the model: a rebind to another plan version reads that version's expressions from it.
   static Expected<TimelineModel> build(const Model& model, const RdpResult& rdp,
                                        const opt::MemoryPlan& plan, const opt::PlanAtBinding& at);
-  // A timeline of given rectangles (synthetic plans, tests); `rects[i].tensor` should be i.
+  // A timeline of given rectangles (synthetic plans, packages, tests); `rects[i].tensor` should
+  // be i. A negative `lower_bound_bytes` means the peak of the rectangles' live bytes.
   static TimelineModel from_rects(std::vector<TimelineRect> rects, int64_t num_steps,
                                   int64_t arena_bytes, int64_t lower_bound_bytes);
 

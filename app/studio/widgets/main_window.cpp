@@ -357,17 +357,22 @@ std::shared_ptr<MainWindow::Views> MainWindow::prepareViews(const StudioDocument
   return v;
 }
 
-void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_ptr<Views> views) {
+void MainWindow::forgetOpened() {
   // The old drawing names nodes of the old model: it goes before the model does.
   if (layout_cancel_) *layout_cancel_ = true;
   graph_view_->setGraph(nullptr, nullptr);
   display_.reset();
   layout_.reset();
-  doc_ = std::move(doc);
+  doc_.reset();
   pkg_.reset();
   pkg_at_.reset();
   expanded_groups_.clear();
   expanded_bodies_.clear();
+}
+
+void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_ptr<Views> views) {
+  forgetOpened();
+  doc_ = std::move(doc);
   setWindowTitle(tr("%1 - SoD2 Studio").arg(QFileInfo(qs(doc_->path())).fileName()));
   {
     const QSignalBlocker block(bindings_);
@@ -388,15 +393,8 @@ void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_
 }
 
 void MainWindow::adoptPackage(std::shared_ptr<PackageDocument> pkg) {
-  if (layout_cancel_) *layout_cancel_ = true;
-  graph_view_->setGraph(nullptr, nullptr);
-  display_.reset();
-  layout_.reset();
-  doc_.reset();
+  forgetOpened();
   pkg_ = std::move(pkg);
-  pkg_at_.reset();
-  expanded_groups_.clear();
-  expanded_bodies_.clear();
   binding_.clear();
   setWindowTitle(tr("%1 (package) - SoD2 Studio").arg(QFileInfo(qs(pkg_->path())).fileName()));
   {

@@ -107,6 +107,8 @@ class MainWindow : public QMainWindow {
 
   void buildMenus();
   void buildDocks();
+  // Drops the open model or package and everything drawn from it (before adopting another).
+  void forgetOpened();
   void adoptPackage(std::shared_ptr<PackageDocument> pkg);
   bool applyPackageBinding(const std::map<std::string, int64_t>& values, QString* error);
   static LayoutResult computePackageLayout(std::shared_ptr<PackageDocument> pkg,

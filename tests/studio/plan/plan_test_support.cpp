@@ -93,9 +93,8 @@ TimelineModel synthetic_timeline(int num_tensors, int64_t num_steps, uint32_t se
     arena = std::max(arena, offset + r.size);
     live.push_back(t);
   }
-  TimelineModel m = TimelineModel::from_rects(std::move(rects), num_steps, arena, 0);
-  // The lower bound is the peak of live bytes, as the planner defines it.
-  return TimelineModel::from_rects(m.rects(), num_steps, arena, m.peak_live_bytes());
+  // The lower bound is the peak of live bytes, as the planner defines it (-1 derives it).
+  return TimelineModel::from_rects(std::move(rects), num_steps, arena, -1);
 }
 
 }  // namespace sod2::studio::testing
