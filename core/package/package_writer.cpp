@@ -157,6 +157,8 @@ class ManifestBuilder {
     for (bool b : info.input_present) o->add_input_present(b);
     for (rt::DType t : info.output_dtypes) o->add_output_dtypes(static_cast<uint32_t>(t));
     o->set_num_outputs(info.num_outputs);
+    for (const std::string& s : n.fused_nodes) o->add_fused_nodes(s);
+    for (const std::string& s : n.fused_op_types) o->add_fused_op_types(s);
     return Status::ok_status();
   }
 

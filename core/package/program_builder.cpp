@@ -193,6 +193,12 @@ class Builder {
         nd.info = k->info;
         nd.inputs.assign(k->inputs.begin(), k->inputs.end());
         nd.outputs = {k->output};
+        for (NodeId m :
+             plan_.fusion.groups[static_cast<size_t>(plan_.fusion.group_of[static_cast<size_t>(n)])]
+                 .nodes) {
+          nd.fused_nodes.push_back(g.node(m).name);
+          nd.fused_op_types.push_back(g.node(m).op_type);
+        }
         desc.nodes.push_back(std::move(nd));
         continue;
       }

@@ -47,6 +47,10 @@ struct NodeDesc {
   std::vector<int32_t> inputs;     // value ids; -1 for an omitted optional input
   std::vector<int32_t> outputs;    // value ids; -1 for an omitted optional output
   std::vector<int32_t> subgraphs;  // ProgramDesc::graphs indices (If: then, else; Loop/Scan: body)
+  // A fused kernel's graph nodes and op types, the anchor first (for profiles and tools; the
+  // session never reads them). Empty for a plain node.
+  std::vector<std::string> fused_nodes;
+  std::vector<std::string> fused_op_types;
 };
 
 struct GraphDesc {

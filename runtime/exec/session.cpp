@@ -13,7 +13,12 @@ Session::Session(ProgramDesc program, SessionOptions options)
     : program_(std::move(program)), pool_(options.threads), profile_(options.profile) {}
 
 void Session::reset_node_times() {
-  times_.total_ms.assign(program_.graphs[0].nodes.size(), 0.0);
+  const size_t nodes = program_.graphs[0].nodes.size();
+  times_.total_ms.assign(nodes, 0.0);
+  times_.last_start_ms.assign(nodes, 0.0);
+  times_.last_ms.assign(nodes, 0.0);
+  times_.last_output_shape.assign(nodes, Shape());
+  times_.last_output_bytes.assign(nodes, 0);
   times_.runs = 0;
 }
 
@@ -325,8 +330,21 @@ Status Session::run_graph(Frame& frame) {
     SOD2_RETURN_IF_ERROR(run_node(frame, g.nodes[n], n));
     for (int32_t v : releases[n]) release_value(frame, static_cast<size_t>(v));
     if (timed) {
-      times_.total_ms[n] +=
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      using Ms = std::chrono::duration<double, std::milli>;
+      const double ms = Ms(std::chrono::steady_clock::now() - t0).count();
+      times_.total_ms[n] += ms;
+      times_.last_start_ms[n] = Ms(t0 - run_start_).count();
+      times_.last_ms[n] = ms;
+      int64_t bytes = 0;
+      bool first = true;
+      for (int32_t v : g.nodes[n].outputs) {
+        const Tensor* t = v < 0 ? nullptr : frame.get(v);
+        if (!t) continue;
+        if (first) times_.last_output_shape[n] = t->shape;
+        first = false;
+        bytes += static_cast<int64_t>(t->bytes());
+      }
+      times_.last_output_bytes[n] = bytes;
     }
   }
   return Status::ok_status();
@@ -360,6 +378,7 @@ Status Session::prepare_value_buffer() {
 }
 
 Expected<std::span<const Tensor>> Session::run(std::span<const Tensor> inputs) {
+  if (profile_) run_start_ = std::chrono::steady_clock::now();
   SOD2_RETURN_IF_ERROR(bind_inputs(inputs));
   // The plan version of this binding's cell (execution symbols are not bucketed).
   plan_version_ = -1;

@@ -7,6 +7,7 @@
 // (the planner places later segments above earlier ones), so growing only copies bytes.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <span>
 #include <string>
@@ -31,6 +32,11 @@ struct SessionOptions {
 struct NodeTimes {
   std::vector<double> total_ms;  // per main-graph node, in execution order
   int64_t runs = 0;
+  // The last run, per main-graph node: when it started (ms after the run began), how long it took,
+  // its first output's shape and the bytes of all its outputs (what a profile trace shows).
+  std::vector<double> last_start_ms, last_ms;
+  std::vector<Shape> last_output_shape;
+  std::vector<int64_t> last_output_bytes;
 };
 
 class Frame;
@@ -129,6 +135,7 @@ class Session {
   Tensor discarded_views_[kMaxDiscarded];
   bool profile_ = false;
   NodeTimes times_;
+  std::chrono::steady_clock::time_point run_start_;
 };
 
 }  // namespace sod2::rt

@@ -10,7 +10,8 @@
 namespace sod2::rt::package_detail {
 namespace {
 
-constexpr size_t kMaxDimsText = 4096;  // a value's dims as text (Value.dims)
+constexpr size_t kMaxDimsText = 4096;   // a value's dims as text (Value.dims), a fused node's name
+constexpr size_t kMaxFusedNodes = 256;  // per fused kernel (Node.fused_nodes)
 
 std::string n(int64_t v) { return std::to_string(v); }
 
@@ -301,6 +302,19 @@ Status read_node(const pkg::Manifest& m, int g, int k, std::span<const uint8_t> 
   }
   info.num_outputs = static_cast<size_t>(in.outputs_size());
   out->subgraphs.assign(in.subgraphs().begin(), in.subgraphs().end());
+  if (in.fused_nodes_size() != in.fused_op_types_size() ||
+      static_cast<size_t>(in.fused_nodes_size()) > kMaxFusedNodes) {
+    return parse_error(where + ": " + n(in.fused_nodes_size()) + " fused node names and " +
+                       n(in.fused_op_types_size()) + " op types (equal counts, at most " +
+                       n(static_cast<int64_t>(kMaxFusedNodes)) + ")");
+  }
+  for (int i = 0; i < in.fused_nodes_size(); ++i) {
+    if (in.fused_nodes(i).size() > kMaxDimsText || in.fused_op_types(i).size() > kMaxDimsText)
+      return parse_error(where + ": fused node name " + n(i) + " is longer than " +
+                         n(static_cast<int64_t>(kMaxDimsText)) + " bytes");
+    out->fused_nodes.push_back(in.fused_nodes(i));
+    out->fused_op_types.push_back(in.fused_op_types(i));
+  }
   for (const pkg::Attribute& a : in.attributes())
     SOD2_RETURN_IF_ERROR(read_attribute(a, in, blob, where, &info.attrs));
   return Status::ok_status();
