@@ -1,0 +1,345 @@
+#include "runtime/agent/agent.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "runtime/agent/agent_protocol.pb.h"
+#include "runtime/agent/device_info.h"
+#include "runtime/exec/session.h"
+#include "runtime/kernels/kernel_registry.h"
+#include "runtime/package/package_loader.h"
+#include "runtime/package/sha256.h"
+
+namespace sod2::agent {
+namespace {
+
+using wire::AgentMessage;
+using wire::HostMessage;
+
+class Agent {
+ public:
+  Agent(const ReadFn& read, const WriteFn& write, const AgentOptions& options)
+      : reader_(read), write_(write), options_(options) {}
+
+  Status serve() {
+    SOD2_RETURN_IF_ERROR(write_preamble(write_));
+    SOD2_RETURN_IF_ERROR(send_hello());
+    std::string frame;
+    bool greeted = false;
+    for (;;) {
+      SOD2_ASSIGN_OR_RETURN(const bool more, reader_.read_frame(&frame));
+      if (!more) return Status::ok_status();
+      HostMessage m;
+      if (!m.ParseFromString(frame)) {
+        return fail(wire::Error::BAD_MESSAGE, "a message from the host does not parse");
+      }
+      if (!greeted) {
+        if (m.body_case() != HostMessage::kHello)
+          return fail(wire::Error::BAD_MESSAGE, "the host must say hello first");
+        if (m.hello().protocol_version() != kProtocolVersion) {
+          return fail(wire::Error::VERSION_MISMATCH,
+                      "the host speaks sod2 agent protocol " +
+                          std::to_string(m.hello().protocol_version()) + " (" +
+                          m.hello().software() + "), this agent speaks " +
+                          std::to_string(kProtocolVersion) + " (" + options_.software +
+                          "): use an agent built with the host's version");
+        }
+        greeted = true;
+        continue;
+      }
+      Status st = handle(m);
+      if (!st.ok()) return st;
+    }
+  }
+
+ private:
+  Status send(const AgentMessage& m) { return write_frame(write_, m); }
+
+  // Tells the host and keeps serving (the host decides what to do next).
+  Status report(wire::Error::Code code, const std::string& message) {
+    AgentMessage m;
+    m.mutable_error()->set_code(code);
+    m.mutable_error()->set_message(message);
+    return send(m);
+  }
+  // Tells the host and stops: the conversation cannot go on.
+  Status fail(wire::Error::Code code, const std::string& message) {
+    SOD2_RETURN_IF_ERROR(report(code, message));
+    return invalid_argument(message);
+  }
+
+  Status send_hello() {
+    AgentMessage m;
+    wire::Hello* h = m.mutable_hello();
+    h->set_protocol_version(kProtocolVersion);
+    h->set_software(options_.software);
+    const MachineInfo info = machine_info(options_.dir);
+    wire::DeviceInfo* d = h->mutable_device();
+    d->set_cpu(info.cpu);
+    d->set_cores(info.cores);
+    d->set_memory_bytes(info.memory_bytes);
+    d->set_os(info.os);
+    d->set_arch(info.arch);
+    d->set_hostname(info.hostname);
+    d->set_free_disk_bytes(info.free_disk_bytes);
+    return send(m);
+  }
+
+  Status handle(const HostMessage& m) {
+    switch (m.body_case()) {
+      case HostMessage::kOffer: return on_offer(m.offer());
+      case HostMessage::kChunk: return on_chunk(m.chunk());
+      case HostMessage::kEnd: return on_end();
+      case HostMessage::kRun: return on_run(m.run());
+      case HostMessage::kCancel: return Status::ok_status();  // nothing running
+      case HostMessage::kHello: return fail(wire::Error::BAD_MESSAGE, "the host said hello twice");
+      default: return fail(wire::Error::BAD_MESSAGE, "an empty or unknown message from the host");
+    }
+  }
+
+  std::string packages_dir() const { return options_.dir + "/packages"; }
+
+  Status on_offer(const wire::PackageOffer& offer) {
+    abandon_upload();
+    upload_failed_ = false;
+    program_.reset();
+    package_path_.clear();
+    if (offer.sha256().size() != 32)
+      return fail(wire::Error::BAD_MESSAGE, "a package offer without a 32-byte SHA-256");
+    Sha256Digest digest;
+    std::memcpy(digest.data(), offer.sha256().data(), 32);
+    offered_ = digest;
+    offered_size_ = offer.size();
+    const std::string hex = rt::to_hex(digest);
+    package_path_ = packages_dir() + "/" + hex + ".sod2";
+    ::mkdir(options_.dir.c_str(), 0755);
+    ::mkdir(packages_dir().c_str(), 0755);
+    struct stat st {};
+    const bool cached = ::stat(package_path_.c_str(), &st) == 0 &&
+                        static_cast<uint64_t>(st.st_size) == offer.size();
+    if (!cached) {
+      part_path_ = packages_dir() + "/" + hex + ".part";
+      part_fd_ = ::open(part_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (part_fd_ < 0) {
+        return report(errno == ENOSPC ? wire::Error::DISK_FULL : wire::Error::IO,
+                      "cannot create " + part_path_ + ": " + std::strerror(errno));
+      }
+      received_ = 0;
+      hasher_.emplace();
+    }
+    AgentMessage reply;
+    reply.mutable_package_status()->set_cached(cached);
+    return send(reply);
+  }
+
+  void abandon_upload() {
+    if (part_fd_ >= 0) {
+      ::close(part_fd_);
+      ::unlink(part_path_.c_str());
+    }
+    part_fd_ = -1;
+    hasher_.reset();
+  }
+
+  Status on_chunk(const wire::PackageChunk& chunk) {
+    if (upload_failed_) return Status::ok_status();  // reported already: drop the rest
+    if (part_fd_ < 0) return fail(wire::Error::BAD_MESSAGE, "a package chunk without an offer");
+    if (chunk.offset() != received_ || received_ + chunk.data().size() > offered_size_) {
+      abandon_upload();
+      return fail(wire::Error::BAD_MESSAGE, "a package chunk at offset " +
+                                                std::to_string(chunk.offset()) + " after " +
+                                                std::to_string(received_) + " of " +
+                                                std::to_string(offered_size_) + " bytes");
+    }
+    const auto* p = reinterpret_cast<const uint8_t*>(chunk.data().data());
+    size_t done = 0;
+    while (done < chunk.data().size()) {
+      const ssize_t k = ::write(part_fd_, p + done, chunk.data().size() - done);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) {
+        const int e = k < 0 ? errno : ENOSPC;
+        abandon_upload();
+        upload_failed_ = true;
+        const bool full = e == ENOSPC || e == EFBIG || e == EDQUOT;
+        return report(full ? wire::Error::DISK_FULL : wire::Error::IO,
+                      std::string(full ? "no room on the device for the package"
+                                       : "writing the package failed") +
+                          ": " + std::strerror(e) + " after " + std::to_string(received_ + done) +
+                          " of " + std::to_string(offered_size_) + " bytes in " + packages_dir() +
+                          (full ? " (free some space on the device)" : ""));
+      }
+      done += static_cast<size_t>(k);
+    }
+    hasher_->update({p, chunk.data().size()});
+    received_ += chunk.data().size();
+    return Status::ok_status();
+  }
+
+  Status on_end() {
+    if (package_path_.empty())
+      return fail(wire::Error::BAD_MESSAGE, "a package end without an offer");
+    if (upload_failed_) return Status::ok_status();  // the error was reported already
+    if (hasher_) {
+      const Sha256Digest got = hasher_->finish();
+      const bool complete = received_ == offered_size_;
+      if (::fsync(part_fd_) != 0 && errno != EINVAL) {
+        const int e = errno;
+        abandon_upload();
+        return report(e == ENOSPC ? wire::Error::DISK_FULL : wire::Error::IO,
+                      std::string("storing the package failed: ") + std::strerror(e));
+      }
+      ::close(part_fd_);
+      part_fd_ = -1;
+      hasher_.reset();
+      if (!complete || got != offered_) {
+        ::unlink(part_path_.c_str());
+        return report(wire::Error::PACKAGE_CHECKSUM,
+                      "the package arrived damaged: " + std::to_string(received_) + " of " +
+                          std::to_string(offered_size_) + " bytes, SHA-256 " + rt::to_hex(got) +
+                          " instead of " + rt::to_hex(offered_));
+      }
+      if (::rename(part_path_.c_str(), package_path_.c_str()) != 0)
+        return report(wire::Error::IO,
+                      "cannot store " + package_path_ + ": " + std::strerror(errno));
+    }
+    Expected<rt::ProgramDesc> program = rt::load_package_file(package_path_);
+    if (!program.ok()) {
+      // A cached file that no longer loads is removed, so the next offer sends it again.
+      ::unlink(package_path_.c_str());
+      return report(wire::Error::PACKAGE_REJECTED, program.status().message());
+    }
+    program_ = std::move(*program);
+    session_.reset();
+    AgentMessage reply;
+    wire::PackageLoaded* l = reply.mutable_loaded();
+    l->set_nodes(static_cast<uint32_t>(program_->graphs[0].nodes.size()));
+    for (const rt::InputSignature& in : program_->inputs) l->add_inputs(in.name);
+    return send(reply);
+  }
+
+  Expected<std::vector<rt::HostTensor>> inputs_of(const wire::RunRequest& r) {
+    std::vector<rt::HostTensor> out;
+    for (int i = 0; i < r.inputs_size(); ++i) {
+      const wire::Tensor& t = r.inputs(i);
+      const std::string what = "input " + std::to_string(i);
+      if (t.dtype() > 255 || !rt::is_known_dtype(static_cast<uint8_t>(t.dtype())) ||
+          rt::dtype_size(static_cast<rt::DType>(t.dtype())) == 0)
+        return invalid_argument(what + ": element type " + std::to_string(t.dtype()) +
+                                " is not one the runtime handles");
+      if (!rt::Shape::fits(static_cast<size_t>(t.dims_size())))
+        return invalid_argument(what + ": rank " + std::to_string(t.dims_size()) + " is too high");
+      const auto type = static_cast<rt::DType>(t.dtype());
+      uint64_t numel = 1;
+      for (int64_t d : t.dims()) {
+        if (d < 0 || (d > 0 && numel > (uint64_t{1} << 40) / static_cast<uint64_t>(d)))
+          return invalid_argument(what + ": dim " + std::to_string(d) + " is out of range");
+        numel *= static_cast<uint64_t>(d);
+      }
+      if (numel * rt::dtype_size(type) != t.data().size()) {
+        return invalid_argument(what + ": " + std::to_string(t.data().size()) + " bytes for " +
+                                std::to_string(numel) + " elements of " + rt::dtype_name(type));
+      }
+      rt::HostTensor h(type, rt::Shape(std::span<const int64_t>(
+                                 t.dims().data(), static_cast<size_t>(t.dims_size()))));
+      std::memcpy(h.bytes().data(), t.data().data(), t.data().size());
+      out.push_back(std::move(h));
+    }
+    return out;
+  }
+
+  // True when a Cancel (or anything else) is waiting: the run request ends there.
+  Expected<bool> cancelled() {
+    if (!options_.host_has_data || !options_.host_has_data()) return false;
+    std::string frame;
+    SOD2_ASSIGN_OR_RETURN(const bool more, reader_.read_frame(&frame));
+    if (!more) return true;
+    HostMessage m;
+    if (m.ParseFromString(frame) && m.body_case() == HostMessage::kCancel) return true;
+    return fail(wire::Error::BAD_MESSAGE, "only a cancel may arrive during a run request");
+  }
+
+  Status on_run(const wire::RunRequest& r) {
+    if (!program_) return report(wire::Error::BAD_MESSAGE, "a run request before a package");
+    if (r.runs() == 0) return report(wire::Error::BAD_MESSAGE, "a run request for zero runs");
+    Expected<std::vector<rt::HostTensor>> inputs = inputs_of(r);
+    if (!inputs.ok()) return report(wire::Error::BAD_INPUTS, inputs.status().message());
+    const int threads = static_cast<int>(r.threads());
+    if (!session_ || session_threads_ != threads) {
+      rt::SessionOptions so;
+      so.threads = threads;
+      so.profile = true;
+      auto s = rt::Session::create(*program_, rt::KernelRegistry::standard(), so);
+      if (!s.ok()) return report(wire::Error::PACKAGE_REJECTED, s.status().message());
+      session_ = std::move(*s);
+      session_threads_ = threads;
+    }
+    std::vector<rt::Tensor> views;
+    for (const rt::HostTensor& h : *inputs) views.push_back(h.view());
+    const uint32_t total = r.warmup() + r.runs();
+    for (uint32_t i = 0; i < total; ++i) {
+      SOD2_ASSIGN_OR_RETURN(const bool stop, cancelled());
+      if (stop)
+        return report(wire::Error::CANCELLED,
+                      "cancelled by the host after " + std::to_string(i) + " runs");
+      const auto t0 = std::chrono::steady_clock::now();
+      auto out = session_->run(views);
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (!out.ok()) return report(wire::Error::RUN_FAILED, out.status().message());
+      const rt::NodeTimes& t = session_->node_times();
+      AgentMessage m;
+      wire::RunResult* res = m.mutable_result();
+      res->set_index(i);
+      res->set_warmup(i < r.warmup());
+      res->set_latency_ms(ms);
+      for (double s : t.last_start_ms) res->add_group_start_ms(s);
+      for (double s : t.last_ms) res->add_group_ms(s);
+      res->set_arena_bytes(session_->arena_bytes());
+      res->set_rss_bytes(resident_bytes().current);
+      res->set_plan_version(session_->plan_version());
+      SOD2_RETURN_IF_ERROR(send(m));
+    }
+    const rt::NodeTimes& t = session_->node_times();
+    AgentMessage m;
+    wire::RunDone* done = m.mutable_done();
+    for (const rt::Shape& s : t.last_output_shape) done->add_group_shapes(s.to_string());
+    for (int64_t b : t.last_output_bytes) done->add_group_output_bytes(b);
+    done->set_peak_rss_bytes(resident_bytes().peak);
+    done->set_arena_capacity(session_->arena_capacity());
+    done->set_value_buffer_bytes(session_->value_buffer_capacity());
+    done->set_threads(static_cast<uint32_t>(session_->threads()));
+    return send(m);
+  }
+
+  using Sha256Digest = rt::Sha256Digest;
+  FrameReader reader_;
+  const WriteFn& write_;
+  const AgentOptions& options_;
+  Sha256Digest offered_{};
+  uint64_t offered_size_ = 0;
+  std::string package_path_, part_path_;
+  int part_fd_ = -1;
+  bool upload_failed_ = false;
+  uint64_t received_ = 0;
+  std::optional<rt::Sha256> hasher_;
+  std::optional<rt::ProgramDesc> program_;
+  std::unique_ptr<rt::Session> session_;
+  int session_threads_ = -1;
+};
+
+}  // namespace
+
+Status serve(const ReadFn& read, const WriteFn& write, const AgentOptions& options) {
+  return Agent(read, write, options).serve();
+}
+
+}  // namespace sod2::agent

@@ -1,0 +1,58 @@
+// Framing of the host <-> agent protocol (PROTOCOL.md): the agent first writes an 8-byte
+// preamble, then each side writes frames of a 4-byte little-endian length and that many bytes of
+// one serialized message. Shared by the agent and the host so both read and write it one way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "core/status/status.h"
+
+namespace google::protobuf {
+class MessageLite;
+}
+
+namespace sod2::agent {
+
+// Bumped whenever a message changes in a way an older peer would misread. Host and agent must
+// agree exactly; each refuses the other with both versions named.
+inline constexpr uint32_t kProtocolVersion = 1;
+// What the agent writes before anything else; a transport that prints its own text instead (a
+// shell's "not found") is told apart from the protocol by it.
+inline constexpr std::string_view kPreamble = "SOD2AGT\n";
+// A frame is at most this large; a length above it means a corrupt stream, not a big message.
+inline constexpr uint32_t kMaxFrameBytes = 256u << 20;
+inline constexpr size_t kChunkBytes = 1u << 20;  // package bytes per PackageChunk
+
+// Reads up to `n` bytes into `buf`: the count read (0 = end of stream) or an error.
+using ReadFn = std::function<Expected<size_t>(uint8_t* buf, size_t n)>;
+// Writes all `n` bytes or fails.
+using WriteFn = std::function<Status(const uint8_t* buf, size_t n)>;
+
+class FrameReader {
+ public:
+  explicit FrameReader(ReadFn read) : read_(std::move(read)) {}
+
+  // The agent's preamble. Anything else is an error quoting what came instead (printable part).
+  Status read_preamble();
+  // The next frame's payload into `out`. Returns false at a clean end of stream (between
+  // frames); an end inside a frame or an oversized length is an error.
+  Expected<bool> read_frame(std::string* out);
+
+ private:
+  // Reads exactly n bytes; false when the stream ends before the first byte.
+  Expected<bool> read_exact(uint8_t* buf, size_t n, bool eof_ok);
+  ReadFn read_;
+};
+
+Status write_preamble(const WriteFn& write);
+Status write_frame(const WriteFn& write, const google::protobuf::MessageLite& message);
+
+// Blocking read/write on a file descriptor, retrying EINTR and short counts.
+ReadFn fd_reader(int fd);
+WriteFn fd_writer(int fd);
+
+}  // namespace sod2::agent
