@@ -1,0 +1,412 @@
+#include "core/store/profile_store.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+
+namespace sod2::store {
+namespace {
+
+// Migration i takes the schema from version i to i + 1. Appending is the only allowed change:
+// a database records how far it went in PRAGMA user_version.
+const char* const kMigrations[] = {
+    R"sql(
+CREATE TABLE devices(
+  id INTEGER PRIMARY KEY,
+  device_id TEXT NOT NULL UNIQUE,
+  transport TEXT NOT NULL,
+  model TEXT, cpu TEXT, arch TEXT, os TEXT,
+  cores INTEGER, memory_bytes INTEGER,
+  first_seen TEXT NOT NULL, last_seen TEXT NOT NULL);
+CREATE TABLE models(
+  id INTEGER PRIMARY KEY,
+  sha256 TEXT NOT NULL UNIQUE,
+  name TEXT, path TEXT);
+CREATE TABLE packages(
+  id INTEGER PRIMARY KEY,
+  sha256 TEXT NOT NULL UNIQUE,
+  model_id INTEGER NOT NULL REFERENCES models(id),
+  bytes INTEGER NOT NULL);
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  model_id INTEGER NOT NULL REFERENCES models(id),
+  package_id INTEGER REFERENCES packages(id),
+  bindings TEXT NOT NULL, threads INTEGER, runs INTEGER, warmup INTEGER,
+  status TEXT NOT NULL CHECK(status IN ('ok', 'failed')),
+  failure TEXT,
+  host_software TEXT, agent_software TEXT,
+  first_ms REAL, warmup_avg_ms REAL, avg_ms REAL, std_ms REAL, min_ms REAL, max_ms REAL,
+  arena_bytes INTEGER, peak_rss_bytes INTEGER, plan_version INTEGER);
+CREATE INDEX runs_by_model ON runs(model_id, started_at);
+CREATE INDEX runs_by_device ON runs(device_id, started_at);
+CREATE TABLE run_latencies(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  warmup INTEGER NOT NULL,
+  latency_ms REAL NOT NULL,
+  arena_bytes INTEGER, rss_bytes INTEGER,
+  PRIMARY KEY(run_id, idx));
+CREATE TABLE group_timings(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  group_index INTEGER NOT NULL,
+  name TEXT, op_types TEXT, nodes TEXT, shape TEXT,
+  avg_ms REAL NOT NULL, output_bytes INTEGER,
+  PRIMARY KEY(run_id, group_index));
+)sql",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion);
+
+Status db_error(sqlite3* db, const std::string& what) {
+  return io_error(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+}
+
+Status exec(sqlite3* db, const char* sql, const std::string& what) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string m = err ? err : "unknown error";
+    sqlite3_free(err);
+    return io_error(what + ": " + m);
+  }
+  return Status::ok_status();
+}
+
+// A prepared statement, finalized on scope exit; bind() takes values in order.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK) s_ = nullptr;
+  }
+  ~Stmt() { sqlite3_finalize(s_); }
+  bool ok() const { return s_ != nullptr; }
+  Stmt& bind(int64_t v) {
+    sqlite3_bind_int64(s_, ++n_, v);
+    return *this;
+  }
+  Stmt& bind(double v) {
+    sqlite3_bind_double(s_, ++n_, v);
+    return *this;
+  }
+  Stmt& bind(const std::string& v) {
+    sqlite3_bind_text(s_, ++n_, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& bind_null() {
+    sqlite3_bind_null(s_, ++n_);
+    return *this;
+  }
+  // SQLITE_ROW, SQLITE_DONE or an error code.
+  int step() { return sqlite3_step(s_); }
+  int64_t i(int c) const { return sqlite3_column_int64(s_, c); }
+  double d(int c) const { return sqlite3_column_double(s_, c); }
+  std::string t(int c) const {
+    const auto* p = sqlite3_column_text(s_, c);
+    return p ? std::string(reinterpret_cast<const char*>(p)) : std::string();
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* s_ = nullptr;
+  int n_ = 0;
+};
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Runs `sql` (binding `args`) expecting SQLITE_DONE.
+template <typename... Args>
+Status run_sql(sqlite3* db, const char* sql, const std::string& what, const Args&... args) {
+  Stmt s(db, sql);
+  if (!s.ok()) return db_error(db, what);
+  (s.bind(args), ...);
+  if (s.step() != SQLITE_DONE) return db_error(db, what);
+  return Status::ok_status();
+}
+
+Expected<int64_t> id_of(sqlite3* db, const char* sql, const std::string& key,
+                        const std::string& what) {
+  Stmt s(db, sql);
+  if (!s.ok()) return db_error(db, what);
+  s.bind(key);
+  if (s.step() != SQLITE_ROW) return db_error(db, what);
+  return s.i(0);
+}
+
+// Rolls back unless committed: an error anywhere in a run's writes leaves no trace of it.
+class Transaction {
+ public:
+  explicit Transaction(sqlite3* db) : db_(db) {}
+  Status begin() { return exec(db_, "BEGIN IMMEDIATE", "starting a transaction"); }
+  Status commit() {
+    SOD2_RETURN_IF_ERROR(exec(db_, "COMMIT", "committing the run"));
+    done_ = true;
+    return Status::ok_status();
+  }
+  ~Transaction() {
+    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+
+ private:
+  sqlite3* db_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::string ProfileStore::default_path() {
+  if (const char* e = std::getenv("XDG_DATA_HOME"); e && *e)
+    return std::string(e) + "/sod2/profiles.db";
+  if (const char* e = std::getenv("HOME"); e && *e)
+    return std::string(e) + "/.local/share/sod2/profiles.db";
+  return "sod2-profiles.db";
+}
+
+Expected<std::unique_ptr<ProfileStore>> ProfileStore::open(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) {
+    fs::create_directories(parent, ec);
+    if (ec)
+      return io_error("cannot make the folder of the profile database " + path + ": " +
+                      ec.message());
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
+    Status st = db_error(db, "cannot open the profile database " + path);
+    sqlite3_close(db);
+    return st;
+  }
+  std::unique_ptr<ProfileStore> s(new ProfileStore(db, path));
+  // Another process (the studio, a second sod2) may be writing: wait for it rather than fail.
+  sqlite3_busy_timeout(db, 10000);
+  const std::string what = "the profile database " + path;
+  SOD2_RETURN_IF_ERROR(exec(db, "PRAGMA foreign_keys = ON", what));
+  {
+    Stmt wal(db, "PRAGMA journal_mode = WAL");
+    if (!wal.ok() || wal.step() != SQLITE_ROW)
+      return db_error(db, what + " is not a SQLite database (or is damaged)");
+    if (wal.t(0) != "wal")
+      return io_error(what + ": cannot use write-ahead logging (" + wal.t(0) + ")");
+  }
+  SOD2_RETURN_IF_ERROR(s->migrate().with_context(what));
+  return s;
+}
+
+ProfileStore::~ProfileStore() { sqlite3_close(db_); }
+
+Status ProfileStore::migrate() {
+  Transaction tx(db_);
+  SOD2_RETURN_IF_ERROR(tx.begin());
+  Stmt v(db_, "PRAGMA user_version");
+  if (!v.ok() || v.step() != SQLITE_ROW) return db_error(db_, "reading the schema version");
+  version_ = static_cast<int>(v.i(0));
+  if (version_ > kSchemaVersion) {
+    return unsupported("its schema version " + std::to_string(version_) +
+                       " is newer than this sod2 knows (" + std::to_string(kSchemaVersion) +
+                       "): use a newer sod2, or another database with --db");
+  }
+  for (int m = version_; m < kSchemaVersion; ++m) {
+    SOD2_RETURN_IF_ERROR(exec(db_, kMigrations[m], "migrating to schema " + std::to_string(m + 1)));
+  }
+  if (version_ < kSchemaVersion) {
+    const std::string set = "PRAGMA user_version = " + std::to_string(kSchemaVersion);
+    SOD2_RETURN_IF_ERROR(exec(db_, set.c_str(), "recording the schema version"));
+    version_ = kSchemaVersion;
+  }
+  return tx.commit();
+}
+
+Expected<int64_t> ProfileStore::record_run(RunRecord r) {
+  if (r.started_at.empty()) r.started_at = now_utc();
+  const std::string now = now_utc();
+  Transaction tx(db_);
+  SOD2_RETURN_IF_ERROR(tx.begin());
+  const DeviceRecord& d = r.device;
+  SOD2_RETURN_IF_ERROR(run_sql(
+      db_,
+      "INSERT INTO devices(device_id, transport, model, cpu, arch, os, cores, memory_bytes, "
+      "first_seen, last_seen) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(device_id) DO "
+      "UPDATE SET model = excluded.model, cpu = excluded.cpu, arch = excluded.arch, os = "
+      "excluded.os, cores = excluded.cores, memory_bytes = excluded.memory_bytes, last_seen = "
+      "excluded.last_seen",
+      "recording the device", d.device_id, d.transport, d.model, d.cpu, d.arch, d.os, d.cores,
+      d.memory_bytes, now, now));
+  SOD2_ASSIGN_OR_RETURN(
+      const int64_t device,
+      id_of(db_, "SELECT id FROM devices WHERE device_id = ?", d.device_id, "finding the device"));
+  SOD2_RETURN_IF_ERROR(run_sql(db_,
+                               "INSERT INTO models(sha256, name, path) VALUES(?, ?, ?) ON "
+                               "CONFLICT(sha256) DO UPDATE SET name = excluded.name, path = "
+                               "excluded.path",
+                               "recording the model", r.model_sha256, r.model_name, r.model_path));
+  SOD2_ASSIGN_OR_RETURN(const int64_t model, id_of(db_, "SELECT id FROM models WHERE sha256 = ?",
+                                                   r.model_sha256, "finding the model"));
+  std::optional<int64_t> package;
+  if (!r.package_sha256.empty()) {
+    SOD2_RETURN_IF_ERROR(run_sql(db_,
+                                 "INSERT INTO packages(sha256, model_id, bytes) VALUES(?, ?, ?) "
+                                 "ON CONFLICT(sha256) DO NOTHING",
+                                 "recording the package", r.package_sha256, model,
+                                 r.package_bytes));
+    SOD2_ASSIGN_OR_RETURN(package, id_of(db_, "SELECT id FROM packages WHERE sha256 = ?",
+                                         r.package_sha256, "finding the package"));
+  }
+  {
+    Stmt s(db_,
+           "INSERT INTO runs(started_at, device_id, model_id, package_id, bindings, threads, runs, "
+           "warmup, status, failure, host_software, agent_software, first_ms, warmup_avg_ms, "
+           "avg_ms, std_ms, min_ms, max_ms, arena_bytes, peak_rss_bytes, plan_version) "
+           "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!s.ok()) return db_error(db_, "recording the run");
+    s.bind(r.started_at).bind(device).bind(model);
+    if (package)
+      s.bind(*package);
+    else
+      s.bind_null();
+    s.bind(r.bindings).bind(r.threads).bind(r.runs).bind(r.warmup);
+    s.bind(std::string(r.ok ? "ok" : "failed"));
+    if (r.ok)
+      s.bind_null();
+    else
+      s.bind(r.failure);
+    s.bind(r.host_software).bind(r.agent_software);
+    if (r.ok) {
+      s.bind(r.first_ms)
+          .bind(r.warmup_avg_ms)
+          .bind(r.avg_ms)
+          .bind(r.std_ms)
+          .bind(r.min_ms)
+          .bind(r.max_ms)
+          .bind(r.arena_bytes)
+          .bind(r.peak_rss_bytes)
+          .bind(r.plan_version);
+    } else {
+      for (int i = 0; i < 9; ++i) s.bind_null();
+    }
+    if (s.step() != SQLITE_DONE) return db_error(db_, "recording the run");
+  }
+  const int64_t run = sqlite3_last_insert_rowid(db_);
+  for (size_t i = 0; i < r.latencies.size(); ++i) {
+    const LatencyRecord& l = r.latencies[i];
+    SOD2_RETURN_IF_ERROR(run_sql(db_,
+                                 "INSERT INTO run_latencies(run_id, idx, warmup, latency_ms, "
+                                 "arena_bytes, rss_bytes) VALUES(?, ?, ?, ?, ?, ?)",
+                                 "recording the latencies", run, static_cast<int64_t>(i),
+                                 int64_t{l.warmup}, l.ms, l.arena_bytes, l.rss_bytes));
+  }
+  for (const GroupRecord& g : r.groups) {
+    SOD2_RETURN_IF_ERROR(
+        run_sql(db_,
+                "INSERT INTO group_timings(run_id, group_index, name, op_types, "
+                "nodes, shape, avg_ms, output_bytes) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+                "recording the group timings", run, g.index, g.name, g.op_types, g.nodes, g.shape,
+                g.avg_ms, g.output_bytes));
+  }
+  SOD2_RETURN_IF_ERROR(tx.commit());
+  return run;
+}
+
+namespace {
+constexpr const char* kRunColumns =
+    "SELECT r.id, r.started_at, d.device_id, d.transport, d.model, d.cpu, d.arch, d.os, d.cores, "
+    "d.memory_bytes, m.sha256, m.name, m.path, COALESCE(p.sha256, ''), COALESCE(p.bytes, 0), "
+    "r.bindings, r.threads, r.runs, r.warmup, r.status, COALESCE(r.failure, ''), "
+    "r.host_software, r.agent_software, COALESCE(r.first_ms, 0), COALESCE(r.warmup_avg_ms, 0), "
+    "COALESCE(r.avg_ms, 0), COALESCE(r.std_ms, 0), COALESCE(r.min_ms, 0), COALESCE(r.max_ms, 0), "
+    "COALESCE(r.arena_bytes, 0), COALESCE(r.peak_rss_bytes, 0), COALESCE(r.plan_version, -1) "
+    "FROM runs r JOIN devices d ON d.id = r.device_id JOIN models m ON m.id = r.model_id "
+    "LEFT JOIN packages p ON p.id = r.package_id ";
+
+RunRecord run_from(const Stmt& s) {
+  RunRecord r;
+  int c = 0;
+  r.id = s.i(c++);
+  r.started_at = s.t(c++);
+  r.device.device_id = s.t(c++);
+  r.device.transport = s.t(c++);
+  r.device.model = s.t(c++);
+  r.device.cpu = s.t(c++);
+  r.device.arch = s.t(c++);
+  r.device.os = s.t(c++);
+  r.device.cores = s.i(c++);
+  r.device.memory_bytes = s.i(c++);
+  r.model_sha256 = s.t(c++);
+  r.model_name = s.t(c++);
+  r.model_path = s.t(c++);
+  r.package_sha256 = s.t(c++);
+  r.package_bytes = s.i(c++);
+  r.bindings = s.t(c++);
+  r.threads = s.i(c++);
+  r.runs = s.i(c++);
+  r.warmup = s.i(c++);
+  r.ok = s.t(c++) == "ok";
+  r.failure = s.t(c++);
+  r.host_software = s.t(c++);
+  r.agent_software = s.t(c++);
+  r.first_ms = s.d(c++);
+  r.warmup_avg_ms = s.d(c++);
+  r.avg_ms = s.d(c++);
+  r.std_ms = s.d(c++);
+  r.min_ms = s.d(c++);
+  r.max_ms = s.d(c++);
+  r.arena_bytes = s.i(c++);
+  r.peak_rss_bytes = s.i(c++);
+  r.plan_version = s.i(c++);
+  return r;
+}
+}  // namespace
+
+Expected<std::vector<RunRecord>> ProfileStore::runs(const RunFilter& f) {
+  const std::string sql =
+      std::string(kRunColumns) +
+      "WHERE (?1 = '' OR m.name = ?1 OR m.path = ?1 OR m.sha256 LIKE ?1 || '%') "
+      "AND (?2 = '' OR d.device_id = ?2) ORDER BY r.id DESC LIMIT ?3";
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return db_error(db_, "listing runs");
+  s.bind(f.model).bind(f.device).bind(f.limit);
+  std::vector<RunRecord> out;
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) out.push_back(run_from(s));
+  if (rc != SQLITE_DONE) return db_error(db_, "listing runs");
+  return out;
+}
+
+Expected<RunRecord> ProfileStore::run(int64_t id) {
+  const std::string sql = std::string(kRunColumns) + "WHERE r.id = ?";
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return db_error(db_, "reading run " + std::to_string(id));
+  s.bind(id);
+  const int rc = s.step();
+  if (rc == SQLITE_DONE)
+    return not_found("no run " + std::to_string(id) + " in " + path_ + " (see `sod2 history`)");
+  if (rc != SQLITE_ROW) return db_error(db_, "reading run " + std::to_string(id));
+  RunRecord r = run_from(s);
+  Stmt l(db_,
+         "SELECT warmup, latency_ms, arena_bytes, rss_bytes FROM run_latencies WHERE run_id = "
+         "? ORDER BY idx");
+  if (!l.ok()) return db_error(db_, "reading latencies");
+  l.bind(id);
+  while (l.step() == SQLITE_ROW) r.latencies.push_back({l.i(0) != 0, l.d(1), l.i(2), l.i(3)});
+  Stmt g(db_,
+         "SELECT group_index, name, op_types, nodes, shape, avg_ms, output_bytes FROM "
+         "group_timings WHERE run_id = ? ORDER BY group_index");
+  if (!g.ok()) return db_error(db_, "reading group timings");
+  g.bind(id);
+  while (g.step() == SQLITE_ROW)
+    r.groups.push_back({g.i(0), g.t(1), g.t(2), g.t(3), g.t(4), g.d(5), g.i(6)});
+  return r;
+}
+
+}  // namespace sod2::store
