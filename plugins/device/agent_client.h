@@ -1,0 +1,84 @@
+// The host's side of the agent protocol (runtime/agent/PROTOCOL.md) over a started agent: say
+// hello and check versions, send a package (skipped when the agent has it by hash), run it and
+// collect every run's timings. Any break of the stream becomes one message naming how the agent
+// or transport ended and what it last said on stderr.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/status/status.h"
+#include "plugins/device/child_process.h"
+#include "runtime/tensor/tensor.h"
+
+namespace sod2::device {
+
+struct AgentHello {
+  uint32_t protocol_version = 0;
+  std::string software;
+  std::string cpu, os, arch, hostname;
+  uint32_t cores = 0;
+  uint64_t memory_bytes = 0;
+  uint64_t free_disk_bytes = 0;
+};
+
+struct RunSample {
+  bool warmup = false;
+  double latency_ms = 0;
+  std::vector<double> group_start_ms, group_ms;  // per compiled node (group)
+  int64_t arena_bytes = 0;
+  int64_t rss_bytes = 0;
+  int32_t plan_version = -1;
+};
+
+struct RunReport {
+  std::vector<RunSample> runs;            // warm-up runs first
+  std::vector<std::string> group_shapes;  // per group, its first output's shape
+  std::vector<int64_t> group_output_bytes;
+  int64_t peak_rss_bytes = 0;
+  uint64_t arena_capacity = 0;
+  uint64_t value_buffer_bytes = 0;
+  uint32_t threads = 0;
+};
+
+struct RunSettings {
+  int runs = 20;
+  int warmup = 3;
+  int threads = 0;
+};
+
+class AgentClient {
+ public:
+  // `child` is the agent's stream; it must outlive the client.
+  explicit AgentClient(ChildProcess& child) : child_(child) {}
+
+  // Reads the agent's preamble and hello, sends the host's. Errors: not an agent, another
+  // protocol version (both named).
+  Expected<AgentHello> hello(const std::string& host_software);
+  // Offers the package by hash and sends it in chunks when the agent lacks it; `progress` gets
+  // the fraction sent. Returns whether the agent had it already. Errors: the agent's (disk full,
+  // damaged in transit, rejected by the runtime).
+  Expected<bool> send_package(std::span<const uint8_t> bytes,
+                              const std::function<void(double)>& progress = {});
+  // `on_run(i, total)` after each run arrives.
+  Expected<RunReport> run(const std::vector<rt::HostTensor>& inputs, const RunSettings& settings,
+                          const std::function<void(int, int)>& on_run = {});
+
+  uint32_t nodes() const { return nodes_; }
+
+ private:
+  Status send_host(const std::string& bytes);
+  // Why the stream broke, with the child's exit and stderr: `what` says when ("mid-run, after
+  // 3 of 23 runs").
+  Status broken(const Status& st, const std::string& what);
+  template <typename Message>
+  Status read_message(Message* m, const std::string& what);
+
+  ChildProcess& child_;
+  uint32_t nodes_ = 0;
+};
+
+}  // namespace sod2::device
