@@ -49,11 +49,25 @@ std::string CommandLine::flags_help() const {
   std::string out;
   for (const Flag& f : flags_) {
     std::string left = "  " + f.name + (f.takes_value ? " " + f.value_name : "");
-    if (left.size() < 26) left.resize(26, ' ');
-    else left += "\n" + std::string(26, ' ');
+    if (left.size() < 26)
+      left.resize(26, ' ');
+    else
+      left += "\n" + std::string(26, ' ');
     out += left + f.help + "\n";
   }
   return out;
+}
+
+int parse_count(const std::optional<std::string>& v, int fallback, const char* flag, int min) {
+  if (!v) return fallback;
+  try {
+    size_t used = 0;
+    const long n = std::stol(*v, &used);
+    if (used == v->size() && n >= min && n <= 1000000) return static_cast<int>(n);
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument(
+      std::string(flag) + " takes a whole number >= " + std::to_string(min) + ", got '" + *v + "'");
 }
 
 }  // namespace sod2::cli

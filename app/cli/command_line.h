@@ -12,8 +12,8 @@ namespace sod2::cli {
 class CommandLine {
  public:
   struct Flag {
-    std::string name;   // "--json"
-    bool takes_value;   // "--bind k=v" vs "--json"
+    std::string name;  // "--json"
+    bool takes_value;  // "--bind k=v" vs "--json"
     std::string help;
     std::string value_name;  // shown in help: "FILE"
   };
@@ -34,5 +34,9 @@ class CommandLine {
   std::map<std::string, std::string> values_;
   std::vector<std::string> positional_;
 };
+
+// A whole-number flag value in [min, 1000000], or `fallback` when absent. Throws
+// std::invalid_argument naming the flag.
+int parse_count(const std::optional<std::string>& v, int fallback, const char* flag, int min);
 
 }  // namespace sod2::cli

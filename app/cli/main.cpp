@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "app/cli/compile_command.h"
+#include "app/cli/device_commands.h"
 #include "app/cli/inspect_command.h"
 #include "app/cli/plan_command.h"
 #include "app/cli/run_command.h"
@@ -23,7 +24,11 @@ const char* kHelp =
     "  run MODEL.onnx        run with the CPU runtime on --test-data DIR and compare with\n"
     "                        the reference outputs\n"
     "  compile MODEL.onnx    write the deployable package MODEL.sod2 (-o FILE, --range);\n"
-    "                        `sod2 run MODEL.sod2` runs it\n\n"
+    "                        `sod2 run MODEL.sod2` runs it\n"
+    "  devices               list devices (this machine; Android devices over adb)\n"
+    "  profile MODEL         compile, send to --device, run and time every fused group;\n"
+    "                        --trace OUT.json for Perfetto; recorded in the profile store\n"
+    "  history               runs in the profile store; --compare RUN_A RUN_B\n\n"
     "options:\n"
     "  --version             print the version and the ONNX opset this build understands\n"
     "  --help                show this help; `sod2 COMMAND --help` explains a command\n";
@@ -53,6 +58,9 @@ int main(int argc, char** argv) {
     if (command == "plan") return sod2::cli::run_plan(args, std::cout, std::cerr);
     if (command == "run") return sod2::cli::run_run(args, std::cout, std::cerr);
     if (command == "compile") return sod2::cli::run_compile(args, std::cout, std::cerr);
+    if (command == "devices") return sod2::cli::run_devices(args, std::cout, std::cerr);
+    if (command == "profile") return sod2::cli::run_profile(args, std::cout, std::cerr);
+    if (command == "history") return sod2::cli::run_history(args, std::cout, std::cerr);
   } catch (const std::exception& e) {
     std::cerr << "sod2 " << command << ": unexpected error: " << e.what() << "\n";
     return 1;

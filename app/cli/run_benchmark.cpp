@@ -9,23 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/run_inputs.h"
 #include "app/cli/symbol_args.h"
+#include "app/profiling/run_inputs.h"
 
 namespace sod2::cli {
 namespace {
-
-int parse_count(const std::optional<std::string>& v, int fallback, const char* flag, int min) {
-  if (!v) return fallback;
-  try {
-    size_t used = 0;
-    const long n = std::stol(*v, &used);
-    if (used == v->size() && n >= min && n <= 1000000) return static_cast<int>(n);
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument(
-      std::string(flag) + " takes a whole number >= " + std::to_string(min) + ", got '" + *v + "'");
-}
 
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
@@ -117,13 +105,13 @@ int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream&
   const int64_t rss_after_load = resident_bytes().first;
   std::vector<rt::HostTensor> inputs;
   if (o.inputs_dir) {
-    auto read = read_saved_inputs(session.program(), *o.inputs_dir);
+    auto read = profiling::read_saved_inputs(session.program(), *o.inputs_dir);
     if (!read.ok()) return fail(read.status());
     inputs = std::move(*read);
   } else {
-    auto shapes = bound_input_shapes(session.program(), o.bind);
+    auto shapes = profiling::bound_input_shapes(session.program(), o.bind);
     if (!shapes.ok()) return fail(shapes.status());
-    inputs = random_inputs(session.program(), *shapes, o.int_ranges, o.seed);
+    inputs = profiling::random_inputs(session.program(), *shapes, o.int_ranges, o.seed);
   }
   std::vector<rt::Tensor> views;
   for (const rt::HostTensor& h : inputs) views.push_back(h.view());

@@ -1,4 +1,4 @@
-#include "app/cli/run_inputs.h"
+#include "app/profiling/run_inputs.h"
 
 #include <filesystem>
 #include <fstream>
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace sod2::cli {
+namespace sod2::profiling {
 namespace {
 
 // mulberry32, the generator ort_bench.js uses, so equal seeds give comparable data.
@@ -149,4 +149,4 @@ Expected<std::vector<rt::HostTensor>> read_saved_inputs(const rt::ProgramDesc& p
   return out;
 }
 
-}  // namespace sod2::cli
+}  // namespace sod2::profiling

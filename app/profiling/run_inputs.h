@@ -12,7 +12,7 @@
 #include "core/status/status.h"
 #include "runtime/exec/program.h"
 
-namespace sod2::cli {
+namespace sod2::profiling {
 
 // Dims of every input from the program's input dims and `bind` (symbol name -> value).
 // Errors: a symbol an input needs is not bound (named).
@@ -29,4 +29,4 @@ std::vector<rt::HostTensor> random_inputs(
 Expected<std::vector<rt::HostTensor>> read_saved_inputs(const rt::ProgramDesc& program,
                                                         const std::string& dir);
 
-}  // namespace sod2::cli
+}  // namespace sod2::profiling

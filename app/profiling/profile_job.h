@@ -1,0 +1,78 @@
+// One profiling job, what `sod2 profile` and the studio's "Export & profile" both run: compile
+// the model (unless it is a package already), start the agent on the device through its
+// transport, send the package, run it with inputs of the bound shapes, summarise the timings per
+// fused group, and record the run — or the failure and its reason — in the profile store.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/rdp/rdp.h"
+#include "core/status/status.h"
+#include "plugins/device/agent_client.h"
+#include "plugins/device/device_transport.h"
+
+namespace sod2::profiling {
+
+struct ProfileRequest {
+  std::string model_path;  // .onnx (compiled here) or .sod2 (told by its magic bytes)
+  std::string device = "local";
+  std::map<std::string, int64_t> bind;                            // symbol -> size
+  std::map<std::string, std::pair<int64_t, int64_t>> int_ranges;  // input -> [lo, hi)
+  RdpOptions rdp;                                                 // ranges, for an .onnx model
+  bool fuse = true;
+  device::RunSettings settings;
+  uint32_t seed = 1;
+  std::optional<std::string> db_path;  // nullopt: the default store; "" : record nothing
+};
+
+struct LatencyStats {
+  int count = 0;  // measured runs
+  double first_ms = 0, warmup_avg_ms = 0, avg_ms = 0, std_ms = 0, min_ms = 0, max_ms = 0;
+};
+
+struct GroupProfile {
+  int index = 0;                             // execution order
+  std::string name;                          // the group's (anchor) node
+  std::vector<std::string> nodes, op_types;  // its graph nodes (one for an unfused node)
+  std::string shape;                         // its first output's shape in this run
+  std::string dims;                          // the same, symbolic (RDP's), when the package has it
+  double avg_ms = 0, percent = 0, cumulative_percent = 0;
+  int64_t output_bytes = 0;
+  std::string op_label() const;  // "Conv+Add+Relu"
+};
+
+struct ProfileResult {
+  device::DeviceEntry device;
+  device::AgentHello agent;
+  std::string model_name, model_sha256, package_sha256;
+  int64_t package_bytes = 0;
+  bool package_cached = false;  // the device had it already
+  std::string bindings;         // "batch=1,seq=128"
+  device::RunSettings settings;
+  device::RunReport report;
+  LatencyStats stats;
+  std::vector<GroupProfile> groups;  // execution order
+  int64_t run_id = 0;                // in the store; 0 when not recorded
+  std::string db_path;
+};
+
+struct ProfileProgress {
+  std::function<void(const std::string& stage, double fraction)> report;  // fraction in [0, 1]
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// Errors name the stage and what to do; a failure after the device was reached is recorded as a
+// failed run (its id in the message) unless recording is off.
+Expected<ProfileResult> profile(const ProfileRequest& request,
+                                const ProfileProgress& progress = {});
+
+LatencyStats latency_stats(const std::vector<device::RunSample>& runs);
+
+}  // namespace sod2::profiling

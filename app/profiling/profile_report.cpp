@@ -1,0 +1,202 @@
+#include "app/profiling/profile_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace sod2::profiling {
+namespace {
+
+std::string fixed(double v, int decimals = 3) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string pad(std::string s, size_t width, bool left = false) {
+  if (s.size() >= width) return s;
+  return left ? s + std::string(width - s.size(), ' ') : std::string(width - s.size(), ' ') + s;
+}
+
+std::string clip(const std::string& s, size_t n) {
+  return s.size() <= n ? s : s.substr(0, n - 3) + "...";
+}
+
+void group_header(std::ostream& out) {
+  out << pad("#", 5) << "  " << pad("op types", 28, true) << pad("nodes", 6) << pad("avg ms", 10)
+      << pad("%", 8) << pad("cum %", 8) << pad("out KiB", 10) << "  " << pad("shape", 20, true)
+      << "  name\n";
+}
+
+void group_row(std::ostream& out, const GroupProfile& g) {
+  out << pad(std::to_string(g.index), 5) << "  " << pad(clip(g.op_label(), 27), 28, true)
+      << pad(std::to_string(g.nodes.size()), 6) << pad(fixed(g.avg_ms), 10)
+      << pad(fixed(g.percent, 2), 8) << pad(fixed(g.cumulative_percent, 2), 8)
+      << pad(fixed(static_cast<double>(g.output_bytes) / 1024.0, 1), 10) << "  "
+      << pad(clip(g.shape, 20), 20, true) << "  " << g.name << "\n";
+}
+
+}  // namespace
+
+std::string human_bytes(int64_t b) {
+  const double v = static_cast<double>(b);
+  if (b >= (int64_t{1} << 30)) return fixed(v / (1 << 30), 2) + " GiB";
+  if (b >= (int64_t{1} << 20)) return fixed(v / (1 << 20), 1) + " MiB";
+  if (b >= 1024) return fixed(v / 1024, 0) + " KiB";
+  return std::to_string(b) + " B";
+}
+
+void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
+  const device::AgentHello& a = r.agent;
+  out << "Device: " << r.device.id << (r.device.model.empty() ? "" : " (" + r.device.model + ")")
+      << ", " << a.arch << ", " << a.cores << " cores, "
+      << human_bytes(static_cast<int64_t>(a.memory_bytes)) << ", " << a.os << "; agent "
+      << a.software << "\n";
+  out << "Model: " << r.model_name << " (sha256 " << r.model_sha256.substr(0, 12) << "), package "
+      << human_bytes(r.package_bytes) << (r.package_cached ? " (cached on the device)" : " (sent)")
+      << "\n";
+  const int32_t version = r.report.runs.empty() ? -1 : r.report.runs.back().plan_version;
+  out << "Binding: " << (r.bindings.empty() ? "(none)" : r.bindings) << ", threads "
+      << r.report.threads << ", plan version "
+      << (version < 0 ? std::string("whole-range") : std::to_string(version)) << "\n\n";
+  const LatencyStats& s = r.stats;
+  out << "Latency (ms): count=" << s.count << " first=" << fixed(s.first_ms)
+      << " warmup_avg=" << fixed(s.warmup_avg_ms) << " avg=" << fixed(s.avg_ms)
+      << " std=" << fixed(s.std_ms) << " min=" << fixed(s.min_ms) << " max=" << fixed(s.max_ms)
+      << "\n";
+  const int64_t arena = r.report.runs.empty() ? 0 : r.report.runs.back().arena_bytes;
+  out << "Memory: arena " << human_bytes(arena) << " (planned for this binding), held "
+      << human_bytes(static_cast<int64_t>(r.report.arena_capacity)) << ", body values "
+      << human_bytes(static_cast<int64_t>(r.report.value_buffer_bytes)) << ", agent peak RSS "
+      << human_bytes(r.report.peak_rss_bytes) << "\n";
+  if (r.run_id > 0) out << "Recorded as run " << r.run_id << " in " << r.db_path << "\n";
+
+  out << "\n============================== Per group (execution order) "
+         "==============================\n";
+  group_header(out);
+  for (const GroupProfile& g : r.groups) group_row(out, g);
+
+  std::vector<const GroupProfile*> by_time;
+  for (const GroupProfile& g : r.groups) by_time.push_back(&g);
+  std::stable_sort(
+      by_time.begin(), by_time.end(),
+      [](const GroupProfile* a, const GroupProfile* b) { return a->avg_ms > b->avg_ms; });
+  out << "\n============================== Top "
+      << std::min<size_t>(by_time.size(), static_cast<size_t>(top))
+      << " by time ==============================\n";
+  group_header(out);
+  for (size_t i = 0; i < by_time.size() && i < static_cast<size_t>(top); ++i)
+    group_row(out, *by_time[i]);
+
+  struct OpSum {
+    int count = 0;
+    double ms = 0;
+    int64_t bytes = 0;
+  };
+  std::map<std::string, OpSum> ops;
+  double total = 0;
+  for (const GroupProfile& g : r.groups) {
+    OpSum& o = ops[g.op_label()];
+    ++o.count;
+    o.ms += g.avg_ms;
+    o.bytes += g.output_bytes;
+    total += g.avg_ms;
+  }
+  std::vector<std::pair<std::string, OpSum>> sorted(ops.begin(), ops.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+  out << "\n============================== Summary by op type "
+         "==============================\n";
+  out << pad("op types", 30, true) << pad("count", 7) << pad("avg ms", 10) << pad("%", 8)
+      << pad("cum %", 8) << pad("out KiB", 10) << "\n";
+  double cum = 0;
+  for (const auto& [label, o] : sorted) {
+    const double pct = total > 0 ? 100.0 * o.ms / total : 0;
+    cum += pct;
+    out << pad(clip(label, 29), 30, true) << pad(std::to_string(o.count), 7) << pad(fixed(o.ms), 10)
+        << pad(fixed(pct, 2), 8) << pad(fixed(cum, 2), 8)
+        << pad(fixed(static_cast<double>(o.bytes) / 1024.0, 1), 10) << "\n";
+  }
+  out << "\nGroups: " << r.groups.size() << ", sum of group averages " << fixed(total) << " ms of "
+      << fixed(s.avg_ms) << " ms per run\n";
+}
+
+std::string trace_json(const ProfileResult& r) {
+  using nlohmann::json;
+  json events = json::array();
+  const int pid = 1;
+  auto meta = [&](const char* name, int tid, const std::string& value) {
+    events.push_back(
+        {{"name", name}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", value}}}});
+  };
+  meta("process_name", 0, "sod2 " + r.device.id + ": " + r.model_name);
+  meta("thread_name", 0, "runs");
+  meta("thread_name", 1, "fused groups");
+  double t = 0;  // µs; runs are laid end to end
+  for (size_t i = 0; i < r.report.runs.size(); ++i) {
+    const device::RunSample& s = r.report.runs[i];
+    events.push_back({{"name", (s.warmup ? "warm-up run " : "run ") + std::to_string(i)},
+                      {"cat", "run"},
+                      {"ph", "X"},
+                      {"pid", pid},
+                      {"tid", 0},
+                      {"ts", t},
+                      {"dur", s.latency_ms * 1000.0},
+                      {"args", {{"warmup", s.warmup}, {"plan_version", s.plan_version}}}});
+    events.push_back({{"name", "memory"},
+                      {"ph", "C"},
+                      {"pid", pid},
+                      {"ts", t},
+                      {"args", {{"arena_bytes", s.arena_bytes}, {"rss_bytes", s.rss_bytes}}}});
+    for (size_t g = 0; g < r.groups.size() && g < s.group_ms.size(); ++g) {
+      const GroupProfile& p = r.groups[g];
+      events.push_back({{"name", p.op_label()},
+                        {"cat", "group"},
+                        {"ph", "X"},
+                        {"pid", pid},
+                        {"tid", 1},
+                        {"ts", t + s.group_start_ms[g] * 1000.0},
+                        {"dur", s.group_ms[g] * 1000.0},
+                        {"args",
+                         {{"group", p.index},
+                          {"nodes", p.nodes},
+                          {"op_types", p.op_types},
+                          {"shape", p.shape},
+                          {"dims", p.dims},
+                          {"output_bytes", p.output_bytes},
+                          {"run", i}}}});
+    }
+    t += s.latency_ms * 1000.0;
+  }
+  json doc = {{"traceEvents", events},
+              {"displayTimeUnit", "ms"},
+              {"otherData",
+               {{"device", r.device.id},
+                {"device_model", r.device.model},
+                {"agent", r.agent.software},
+                {"model", r.model_name},
+                {"model_sha256", r.model_sha256},
+                {"package_sha256", r.package_sha256},
+                {"bindings", r.bindings},
+                {"threads", r.report.threads},
+                {"avg_ms", r.stats.avg_ms},
+                {"run_id", r.run_id}}}};
+  return doc.dump();
+}
+
+Status write_trace(const ProfileResult& r, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return io_error("cannot write the trace " + path);
+    out << trace_json(r);
+    if (!out.flush()) return io_error("writing the trace " + path + " failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    return io_error("cannot write the trace " + path);
+  return Status::ok_status();
+}
+
+}  // namespace sod2::profiling

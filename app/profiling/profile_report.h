@@ -1,0 +1,27 @@
+// What a profile looks like to a person and to tools: the table `sod2 profile` prints (laid out
+// like TFLite's benchmark_model: latency statistics, then per group, top groups, and a summary
+// by op type) and the Chrome-trace / Perfetto JSON of `--trace`.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "app/profiling/profile_job.h"
+#include "core/status/status.h"
+
+namespace sod2::profiling {
+
+// `top`: how many groups the "top by time" section lists.
+void print_profile_table(const ProfileResult& result, std::ostream& out, int top = 10);
+
+// Chrome trace format (JSON object form): per measured and warm-up run, one complete ("X")
+// event for the run and one per group, laid end to end on one timeline, each group's args
+// naming its graph nodes, op types and shapes; a counter track of the arena's and the agent's
+// resident bytes per run.
+std::string trace_json(const ProfileResult& result);
+Status write_trace(const ProfileResult& result, const std::string& path);
+
+// "1.5 MiB", "312 KiB", "17 B".
+std::string human_bytes(int64_t bytes);
+
+}  // namespace sod2::profiling

@@ -1,0 +1,434 @@
+// End to end over the real transports and the real agent: `sod2 profile` over `local`, faults
+// (agent killed mid-run, a full disk, something that is not an agent), and the `adb` transport
+// against tests/device/fake_adb.sh plus Debian's adb with no device attached.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "app/cli/device_commands.h"
+#include "app/cli/symbol_args.h"
+#include "app/profiling/profile_job.h"
+#include "app/profiling/profile_report.h"
+#include "core/store/profile_store.h"
+#include "plugins/device/transport_registry.h"
+
+namespace sod2 {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kBin = SOD2_BINARY_DIR "/bin";
+const std::string kModels = SOD2_SHARED_DIR "/models";
+const std::string kTests = SOD2_TEST_DATA_DIR;
+
+class ProfileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("sod2_profile_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    ::setenv("SOD2_PLUGIN_DIR", (SOD2_BINARY_DIR "/lib/sod2/plugins"), 1);
+    ::setenv("SOD2_AGENT", (kBin + "/sod2-agent").c_str(), 1);
+    ::setenv("SOD2_AGENT_DIR", (dir_ / "agent").c_str(), 1);
+    ::unsetenv("SOD2_ADB");
+    db_ = (dir_ / "profiles.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A models.json entry as a ranges file for one model.
+  std::string ranges_of(const std::string& model) {
+    std::ifstream in(kModels + "/models.json");
+    const nlohmann::json all = nlohmann::json::parse(in);
+    for (const auto& m : all) {
+      if (m["name"] != model) continue;
+      const std::string path = (dir_ / (model + ".json")).string();
+      std::ofstream(path) << m.dump();
+      return path;
+    }
+    ADD_FAILURE() << "no model " << model << " in models.json";
+    return "";
+  }
+
+  profiling::ProfileRequest yolo_request() {
+    profiling::ProfileRequest r;
+    r.model_path = kModels + "/yolo_tiny/model.onnx";
+    r.bind = {{"height", 128}, {"width", 160}};
+    r.rdp = cli::rdp_options_from(ranges_of("yolo_tiny"), std::nullopt);
+    r.settings.runs = 3;
+    r.settings.warmup = 1;
+    r.settings.threads = 1;
+    r.db_path = db_;
+    return r;
+  }
+
+  int64_t count(const std::string& sql) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* s = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    int64_t n = -1;
+    if (sqlite3_step(s) == SQLITE_ROW) n = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return n;
+  }
+
+  int cli(int (*command)(const std::vector<std::string>&, std::ostream&, std::ostream&),
+          const std::vector<std::string>& args) {
+    out_.str("");
+    err_.str("");
+    return command(args, out_, err_);
+  }
+
+  fs::path dir_;
+  std::string db_;
+  std::ostringstream out_, err_;
+};
+
+// The agent processes this test started, found through /proc (the local transport's agent is
+// our child; the fake adb execs it, so it is our child there too).
+std::vector<pid_t> child_agents() {
+  std::vector<pid_t> out;
+  DIR* d = ::opendir("/proc");
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+    if (pid <= 0) continue;
+    std::ifstream stat("/proc/" + std::string(e->d_name) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos || line.find("(sod2-agent)") == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state;
+    pid_t ppid;
+    rest >> state >> ppid;
+    if (ppid == ::getpid()) out.push_back(pid);
+  }
+  ::closedir(d);
+  return out;
+}
+
+TEST_F(ProfileTest, LocalProfilePrintsTheTableWritesTheTraceAndRecordsTheRun) {
+  const std::string trace = (dir_ / "trace.json").string();
+  ASSERT_EQ(cli(cli::run_profile,
+                {kModels + "/yolo_tiny/model.onnx", "--device", "local", "--bind",
+                 "height=128,width=160", "--ranges", ranges_of("yolo_tiny"), "--runs", "3",
+                 "--warmup", "1", "--threads", "1", "--trace", trace, "--db", db_}),
+            0)
+      << err_.str();
+  const std::string table = out_.str();
+  for (const char* part : {"Device: local", "Latency (ms): count=3 first=", "warmup_avg=", "std=",
+                           "Per group (execution order)", "Top 10 by time", "Summary by op type",
+                           "Recorded as run 1", "Conv", "[1,16,64,80]"})
+    EXPECT_NE(table.find(part), std::string::npos) << part << "\n" << table;
+
+  // The trace parses; one complete event per group per run, each naming nodes, ops and shapes.
+  std::ifstream in(trace);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  int runs = 0, groups = 0, counters = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] == "run") ++runs;
+    if (e["ph"] == "C") {
+      ++counters;
+      EXPECT_GT(e["args"]["arena_bytes"].get<int64_t>(), 0);
+    }
+    if (e["ph"] == "X" && e["cat"] == "group") {
+      ++groups;
+      EXPECT_FALSE(e["args"]["nodes"].empty());
+      EXPECT_EQ(e["args"]["nodes"].size(), e["args"]["op_types"].size());
+      EXPECT_EQ(e["args"]["shape"].get<std::string>().front(), '[');
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+    }
+  }
+  EXPECT_EQ(runs, 4);
+  EXPECT_EQ(counters, 4);
+  const int64_t stored_groups = count("SELECT COUNT(*) FROM group_timings");
+  ASSERT_GT(stored_groups, 10);
+  EXPECT_EQ(groups, 4 * stored_groups);
+
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE status = 'ok' AND avg_ms > 0"), 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM run_latencies"), 4);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM run_latencies WHERE warmup = 1"), 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM devices WHERE device_id = 'local'"), 1);
+
+  ASSERT_EQ(cli(cli::run_history, {"--db", db_}), 0) << err_.str();
+  EXPECT_NE(out_.str().find("yolo_tiny/model.onnx"), std::string::npos) << out_.str();
+}
+
+TEST_F(ProfileTest, FusedGroupsAreNamedByTheirNodesAndHistoryComparesRuns) {
+  profiling::ProfileRequest r;
+  r.model_path = kModels + "/bert_tiny/model.onnx";
+  r.bind = {{"batch", 1}, {"seq", 16}};
+  r.int_ranges["input_ids"] = {0, 1000};
+  r.rdp = cli::rdp_options_from(ranges_of("bert_tiny"), std::nullopt);
+  r.settings = {2, 0, 1};
+  r.db_path = db_;
+  auto a = profiling::profile(r);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  bool fused = false;
+  for (const profiling::GroupProfile& g : a->groups)
+    if (g.nodes.size() > 1) {
+      fused = true;
+      EXPECT_NE(g.op_label().find('+'), std::string::npos);
+      EXPECT_EQ(g.nodes.front(), g.name);
+    }
+  EXPECT_TRUE(fused) << "bert_tiny compiles MatMul+Add into fused kernels";
+  r.bind["seq"] = 32;
+  auto b = profiling::profile(r);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  ASSERT_EQ(cli(cli::run_history,
+                {"--compare", std::to_string(a->run_id), std::to_string(b->run_id), "--db", db_}),
+            0)
+      << err_.str();
+  EXPECT_NE(out_.str().find("delta"), std::string::npos);
+  EXPECT_NE(out_.str().find("seq=16"), std::string::npos);
+  EXPECT_NE(out_.str().find("seq=32"), std::string::npos);
+}
+
+TEST_F(ProfileTest, APackageIsSentOnceThenFoundOnTheDevice) {
+  profiling::ProfileRequest r = yolo_request();
+  auto first = profiling::profile(r);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_FALSE(first->package_cached);
+  auto second = profiling::profile(r);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->package_cached);
+  EXPECT_EQ(first->package_sha256, second->package_sha256);
+}
+
+TEST_F(ProfileTest, AgentKilledMidRunIsRecordedAsFailedWithNoHalfRun) {
+  profiling::ProfileRequest r = yolo_request();
+  r.settings.runs = 200;
+  bool killed = false;
+  profiling::ProfileProgress p;
+  p.report = [&](const std::string& stage, double) {
+    if (killed || stage.rfind("run 2 of", 0) != 0) return;
+    for (pid_t pid : child_agents()) ::kill(pid, SIGKILL);
+    killed = true;
+  };
+  auto res = profiling::profile(r, p);
+  ASSERT_TRUE(killed);
+  ASSERT_FALSE(res.ok());
+  const std::string m = res.status().message();
+  EXPECT_NE(m.find("mid-run"), std::string::npos) << m;
+  EXPECT_NE(m.find("signal 9"), std::string::npos) << m;
+  EXPECT_NE(m.find("recorded as failed run"), std::string::npos) << m;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE status = 'failed' AND failure LIKE '%mid-run%'"),
+            1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM run_latencies"), 0);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM group_timings"), 0);
+}
+
+TEST_F(ProfileTest, AFullDeviceDiskIsAClearFailure) {
+  ::setenv("SOD2_REAL_AGENT", (kBin + "/sod2-agent").c_str(), 1);
+  ::setenv("SOD2_AGENT", (kTests + "/limited_agent.sh").c_str(), 1);
+  auto res = profiling::profile(yolo_request());
+  ASSERT_FALSE(res.ok());
+  const std::string m = res.status().message();
+  EXPECT_NE(m.find("disk is full"), std::string::npos) << m;
+  EXPECT_NE(m.find("no room on the device"), std::string::npos) << m;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE status = 'failed'"), 1);
+  // Nothing half-written is left in the agent's package folder.
+  for (const auto& e : fs::recursive_directory_iterator(dir_ / "agent"))
+    EXPECT_EQ(e.path().extension(), "") << e.path();
+}
+
+TEST_F(ProfileTest, SomethingThatIsNotAnAgentIsNamed) {
+  ::setenv("SOD2_AGENT", "/bin/echo", 1);
+  auto res = profiling::profile(yolo_request());
+  ASSERT_FALSE(res.ok());
+  const std::string m = res.status().message();
+  EXPECT_NE(m.find("not a sod2 agent"), std::string::npos) << m;
+  EXPECT_NE(m.find("--dir"), std::string::npos) << m;  // what echo said
+}
+
+TEST_F(ProfileTest, MissingAgentBinarySaysWhereItLooked) {
+  ::setenv("SOD2_AGENT", "/nonexistent/sod2-agent", 1);
+  ::setenv("SOD2_PLUGIN_DIR", (SOD2_BINARY_DIR "/lib/sod2/plugins"), 1);
+  auto t = device::load_transport("local");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  // The test binary's own folder has no agent either, so only $SOD2_AGENT could have served.
+  auto child = (*t)->start_agent({});
+  if (child.ok()) GTEST_SKIP() << "an agent beside the test binary was found";
+  EXPECT_NE(child.status().message().find("/nonexistent/sod2-agent"), std::string::npos)
+      << child.status().message();
+}
+
+TEST_F(ProfileTest, UnknownTransportAndMalformedDeviceIds) {
+  profiling::ProfileRequest r = yolo_request();
+  r.device = "bluetooth";
+  auto res = profiling::profile(r);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("no device transport 'bluetooth'"), std::string::npos)
+      << res.status().message();
+  EXPECT_NE(res.status().message().find("adb, local"), std::string::npos);
+  r.device = "adb:";
+  res = profiling::profile(r);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("empty serial"), std::string::npos);
+}
+
+TEST_F(ProfileTest, DevicesListsThisMachine) {
+  ::setenv("SOD2_ADB", (kTests + "/fake_adb.sh").c_str(), 1);
+  ::setenv("FAKE_ADB_ROOT", dir_.c_str(), 1);
+  std::ofstream(dir_ / "devices") << "SER1 device Pixel_7\nSER2 unauthorized\n";
+  ASSERT_EQ(cli(cli::run_devices, {}), 0) << err_.str();
+  const std::string o = out_.str();
+  EXPECT_NE(o.find("local"), std::string::npos) << o;
+  EXPECT_NE(o.find("adb:SER1"), std::string::npos) << o;
+  EXPECT_NE(o.find("Pixel 7"), std::string::npos) << o;
+  EXPECT_NE(o.find("unauthorized"), std::string::npos) << o;
+}
+
+class AdbTest : public ProfileTest {
+ protected:
+  void SetUp() override {
+    ProfileTest::SetUp();
+    ::setenv("SOD2_ADB", (kTests + "/fake_adb.sh").c_str(), 1);
+    ::setenv("FAKE_ADB_ROOT", dir_.c_str(), 1);
+  }
+  void devices(const std::string& lines) { std::ofstream(dir_ / "devices") << lines; }
+  std::string log() {
+    std::ifstream in(dir_ / "log");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+};
+
+TEST_F(AdbTest, ProfilesOnTheOnlyDevicePushingTheAgentOnce) {
+  devices("FAKE01 device Fake_Phone\n");
+  profiling::ProfileRequest r = yolo_request();
+  r.device = "adb";
+  auto res = profiling::profile(r);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_EQ(res->device.id, "adb:FAKE01");
+  EXPECT_EQ(res->device.model, "Fake Phone");
+  EXPECT_EQ(res->stats.count, 3);
+  EXPECT_TRUE(fs::exists(dir_ / "FAKE01/data/local/tmp/sod2/sod2-agent"));
+  std::string calls = log();
+  EXPECT_NE(calls.find("-s FAKE01 push"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("-s FAKE01 shell -T /data/local/tmp/sod2/sod2-agent"), std::string::npos)
+      << calls;
+  // Every call but the listing names the device.
+  std::istringstream lines(calls);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("devices", 0) != 0) EXPECT_EQ(line.rfind("-s FAKE01 ", 0), 0u) << line;
+
+  fs::remove(dir_ / "log");
+  auto again = profiling::profile(r);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_TRUE(again->package_cached);
+  EXPECT_EQ(log().find(" push "), std::string::npos) << "the agent on the device is current";
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE status = 'ok'"), 2);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM devices WHERE device_id = 'adb:FAKE01' AND model = "
+                  "'Fake Phone'"),
+            1);
+}
+
+TEST_F(AdbTest, SeveralDevicesWithoutASerialAskForOne) {
+  devices("AAA device Phone_A\nBBB device Phone_B\n");
+  profiling::ProfileRequest r = yolo_request();
+  r.device = "adb";
+  auto res = profiling::profile(r);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("several devices attached (adb:AAA, adb:BBB)"),
+            std::string::npos)
+      << res.status().message();
+  EXPECT_NE(res.status().message().find("--device adb:SERIAL"), std::string::npos);
+  r.device = "adb:BBB";
+  auto picked = profiling::profile(r);
+  ASSERT_TRUE(picked.ok()) << picked.status().message();
+  EXPECT_EQ(picked->device.id, "adb:BBB");
+}
+
+TEST_F(AdbTest, NoDeviceUnauthorizedAndUnknownSerial) {
+  devices("");
+  profiling::ProfileRequest r = yolo_request();
+  r.device = "adb";
+  auto res = profiling::profile(r);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("no Android device attached"), std::string::npos)
+      << res.status().message();
+  devices("SER9 unauthorized\n");
+  r.device = "adb:SER9";
+  res = profiling::profile(r);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("accept the USB debugging prompt"), std::string::npos)
+      << res.status().message();
+  r.device = "adb:NOPE";
+  res = profiling::profile(r);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("no device NOPE attached (adb sees SER9)"),
+            std::string::npos)
+      << res.status().message();
+  // Each failure that reached a device transport is recorded with its reason.
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE status = 'failed'"), 3);
+}
+
+TEST_F(AdbTest, UnpluggedMidRunIsAClearFailure) {
+  devices("FAKE01 device Fake_Phone\n");
+  profiling::ProfileRequest r = yolo_request();
+  r.device = "adb:FAKE01";
+  r.settings.runs = 200;
+  bool pulled = false;
+  profiling::ProfileProgress p;
+  p.report = [&](const std::string& stage, double) {
+    if (pulled || stage.rfind("run 2 of", 0) != 0) return;
+    for (pid_t pid : child_agents()) ::kill(pid, SIGKILL);
+    pulled = true;
+  };
+  auto res = profiling::profile(r, p);
+  ASSERT_TRUE(pulled);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("mid-run"), std::string::npos) << res.status().message();
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE status = 'failed'"), 1);
+}
+
+TEST_F(AdbTest, AdbMissingIsNamed) {
+  ::setenv("SOD2_ADB", "/nonexistent/adb", 1);
+  profiling::ProfileRequest r = yolo_request();
+  r.device = "adb";
+  auto res = profiling::profile(r);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("SOD2_ADB is /nonexistent/adb"), std::string::npos)
+      << res.status().message();
+  ::unsetenv("SOD2_ADB");
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path ? old_path : "";
+  ::setenv("PATH", dir_.c_str(), 1);
+  res = profiling::profile(r);
+  ::setenv("PATH", saved.c_str(), 1);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("adb is not installed"), std::string::npos)
+      << res.status().message();
+}
+
+// Debian's real adb with no phone attached: our "no device" message, not adb's.
+TEST_F(ProfileTest, RealAdbWithNoDeviceSaysSo) {
+  if (device::find_executable("adb").empty()) GTEST_SKIP() << "adb is not installed";
+  auto t = device::load_transport("adb");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  auto list = (*t)->list();
+  ASSERT_TRUE(list.ok()) << list.status().message();
+  for (const auto& d : *list)
+    if (d.usable()) GTEST_SKIP() << "a real device is attached: " << d.id;
+  profiling::ProfileRequest r = yolo_request();
+  r.device = "adb";
+  auto res = profiling::profile(r);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("no Android device attached"), std::string::npos)
+      << res.status().message();
+}
+
+}  // namespace
+}  // namespace sod2
