@@ -1,10 +1,10 @@
 #include <algorithm>
 #include <cstdio>
-#include <map>
 
 #include "app/cli/command_line.h"
 #include "app/cli/device_commands.h"
 #include "app/profiling/profile_report.h"
+#include "app/profiling/run_compare.h"
 #include "core/store/profile_store.h"
 
 namespace sod2::cli {
@@ -41,8 +41,8 @@ void print_runs(const std::vector<store::RunRecord>& runs, std::ostream& out) {
         << cell(r.device.device_id, 18, true) << "  " << cell(r.model_name, 22, true) << "  "
         << cell(r.bindings, 20, true) << cell(std::to_string(r.threads), 4)
         << cell(r.ok ? ms(r.avg_ms) : "-", 10) << cell(r.ok ? ms(r.std_ms) : "-", 8)
-        << cell(r.ok ? profiling::human_bytes(r.arena_bytes) : "-", 10)
-        << cell(r.ok ? profiling::human_bytes(r.peak_rss_bytes) : "-", 10) << "  "
+        << cell(r.ok ? human_bytes(r.arena_bytes) : "-", 10)
+        << cell(r.ok ? human_bytes(r.peak_rss_bytes) : "-", 10) << "  "
         << (r.ok ? "ok" : "failed: " + r.failure) << "\n";
   }
   if (runs.empty()) out << "(no runs recorded yet: sod2 profile MODEL records one)\n";
@@ -71,38 +71,16 @@ int compare(store::ProfileStore& db, int64_t a_id, int64_t b_id, std::ostream& o
     return from > 0 ? ms(100.0 * (to - from) / from) + "%" : std::string("-");
   };
   out << "latency avg: " << ms(a->avg_ms) << " -> " << ms(b->avg_ms) << " ms ("
-      << pct(a->avg_ms, b->avg_ms) << "), arena " << profiling::human_bytes(a->arena_bytes)
-      << " -> " << profiling::human_bytes(b->arena_bytes) << ", peak RSS "
-      << profiling::human_bytes(a->peak_rss_bytes) << " -> "
-      << profiling::human_bytes(b->peak_rss_bytes) << "\n\n";
-  // Groups match by name (the anchor node): recompiling may move them in the order.
-  std::map<std::string, const store::GroupRecord*> in_b;
-  for (const store::GroupRecord& g : b->groups) in_b[g.name] = &g;
-  struct Row {
-    std::string name, ops;
-    double a = -1, b = -1;
-  };
-  std::vector<Row> rows;
-  for (const store::GroupRecord& g : a->groups) {
-    Row r{g.name, g.op_types, g.avg_ms, -1};
-    if (auto it = in_b.find(g.name); it != in_b.end()) {
-      r.b = it->second->avg_ms;
-      in_b.erase(it);
-    }
-    rows.push_back(r);
-  }
-  for (const store::GroupRecord& g : b->groups)
-    if (in_b.count(g.name)) rows.push_back({g.name, g.op_types, -1, g.avg_ms});
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
-    return std::abs(std::max(x.b, 0.0) - std::max(x.a, 0.0)) >
-           std::abs(std::max(y.b, 0.0) - std::max(y.a, 0.0));
-  });
+      << pct(a->avg_ms, b->avg_ms) << "), arena " << human_bytes(a->arena_bytes) << " -> "
+      << human_bytes(b->arena_bytes) << ", peak RSS " << human_bytes(a->peak_rss_bytes) << " -> "
+      << human_bytes(b->peak_rss_bytes) << "\n\n";
+  const std::vector<profiling::GroupDelta> rows = profiling::compare_groups(*a, *b);
   out << cell("op types", 26, true) << cell("A ms", 10) << cell("B ms", 10) << cell("delta ms", 10)
       << cell("delta", 10) << "  group\n";
-  for (const Row& r : rows) {
-    out << cell(r.ops, 26, true) << cell(r.a < 0 ? "-" : ms(r.a), 10)
-        << cell(r.b < 0 ? "-" : ms(r.b), 10) << cell(r.a < 0 || r.b < 0 ? "-" : ms(r.b - r.a), 10)
-        << cell(r.a < 0 || r.b < 0 ? (r.a < 0 ? "only B" : "only A") : pct(r.a, r.b), 10) << "  "
+  for (const profiling::GroupDelta& r : rows) {
+    out << cell(r.op_types, 26, true) << cell(r.a_ms < 0 ? "-" : ms(r.a_ms), 10)
+        << cell(r.b_ms < 0 ? "-" : ms(r.b_ms), 10) << cell(r.in_both() ? ms(r.delta_ms()) : "-", 10)
+        << cell(r.in_both() ? pct(r.a_ms, r.b_ms) : (r.a_ms < 0 ? "only B" : "only A"), 10) << "  "
         << r.name << "\n";
   }
   return 0;

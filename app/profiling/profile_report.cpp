@@ -40,14 +40,6 @@ void group_row(std::ostream& out, const GroupProfile& g) {
 
 }  // namespace
 
-std::string human_bytes(int64_t b) {
-  const double v = static_cast<double>(b);
-  if (b >= (int64_t{1} << 30)) return fixed(v / (1 << 30), 2) + " GiB";
-  if (b >= (int64_t{1} << 20)) return fixed(v / (1 << 20), 1) + " MiB";
-  if (b >= 1024) return fixed(v / 1024, 0) + " KiB";
-  return std::to_string(b) + " B";
-}
-
 void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
   const device::AgentHello& a = r.agent;
   out << "Device: " << r.device.id << (r.device.model.empty() ? "" : " (" + r.device.model + ")")

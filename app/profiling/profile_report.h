@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/profiling/profile_job.h"
+#include "core/status/byte_size.h"
 #include "core/status/status.h"
 
 namespace sod2::profiling {
@@ -20,8 +21,5 @@ void print_profile_table(const ProfileResult& result, std::ostream& out, int top
 // resident bytes per run.
 std::string trace_json(const ProfileResult& result);
 Status write_trace(const ProfileResult& result, const std::string& path);
-
-// "1.5 MiB", "312 KiB", "17 B".
-std::string human_bytes(int64_t bytes);
 
 }  // namespace sod2::profiling

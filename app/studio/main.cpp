@@ -1,7 +1,7 @@
-// sod2-studio [MODEL.onnx] [--ranges FILE] [--range k=lo:hi[:m],...] [--bind k=v,...]
-//             [--screenshot OUT.png [--view window|graph|inspector|shapes|memory|compare|summary]
-//             [--compare nofusion|k=v,...] [--theme system|light|dark] [--open TEXT] [--select
-//             TEXT]]
+// sod2-studio [MODEL.onnx] [--ranges FILE] [--range k=lo:hi[:m],...] [--bind k=v,...] [--db PATH]
+//             [--screenshot OUT.png [--view window|graph|inspector|shapes|memory|compare|summary|
+//             devices|profile|history] [--compare nofusion|k=v,...] [--theme system|light|dark]
+//             [--open TEXT] [--select TEXT] [--profile-on DEVICE]]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "app/cli/symbol_args.h"
+#include "app/studio/device/device_panel.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/widgets/main_window.h"
 #include "app/studio/widgets/plan_compare.h"
@@ -73,8 +74,9 @@ int main(int argc, char** argv) {
                           "OUT.png");
   QCommandLineOption view(
       QStringLiteral("view"),
-      "the view to render: window, graph, inspector, shapes, memory, compare or summary", "VIEW",
-      "graph");
+      "the view to render: window, graph, inspector, shapes, memory, compare, summary, devices, "
+      "profile or history",
+      "VIEW", "graph");
   QCommandLineOption select(QStringLiteral("select"),
                             "select the first node whose name or op contains TEXT", "TEXT");
   QCommandLineOption compare(QStringLiteral("compare"),
@@ -89,7 +91,13 @@ int main(int argc, char** argv) {
                                  "TEXT");
   QCommandLineOption size(QStringLiteral("size"), "window size for --screenshot", "WxH",
                           "1400x900");
-  parser.addOptions({ranges, range, bind, shot, view, select, compare, theme, open_bodies, size});
+  QCommandLineOption db(QStringLiteral("db"),
+                        "the profile store (default ~/.local/share/sod2/profiles.db)", "PATH");
+  QCommandLineOption profile_on(QStringLiteral("profile-on"),
+                                "with --screenshot: Export & profile on DEVICE first (10 runs)",
+                                "DEVICE");
+  parser.addOptions(
+      {ranges, range, bind, shot, view, select, compare, theme, open_bodies, size, db, profile_on});
   parser.process(app);
   if (parser.isSet(theme)) {
     bool ok = false;
@@ -114,6 +122,7 @@ int main(int argc, char** argv) {
   }
   const QStringList models = parser.positionalArguments();
   sod2::studio::MainWindow window;
+  if (parser.isSet(db)) window.setProfileDatabase(parser.value(db).toStdString());
 
   if (parser.isSet(shot)) {
     if (models.size() != 1) return fail("--screenshot needs exactly one MODEL.onnx");
@@ -167,11 +176,22 @@ int main(int argc, char** argv) {
         {"window", StudioView::kWindow},       {"graph", StudioView::kGraph},
         {"inspector", StudioView::kInspector}, {"shapes", StudioView::kShapes},
         {"memory", StudioView::kMemory},       {"compare", StudioView::kCompare},
-        {"summary", StudioView::kSummary}};
+        {"summary", StudioView::kSummary},     {"devices", StudioView::kDevices},
+        {"profile", StudioView::kProfile},     {"history", StudioView::kHistory}};
     const auto found = kViews.find(v);
     if (found == kViews.end())
-      return fail("--view must be window, graph, inspector, shapes, memory, compare or summary");
+      return fail(
+          "--view must be window, graph, inspector, shapes, memory, compare, summary, devices, "
+          "profile or history");
     const StudioView which = found->second;
+    if (parser.isSet(profile_on)) {
+      window.devicePanel()->refreshNow();
+      sod2::device::RunSettings settings;
+      settings.runs = 10;
+      settings.warmup = 2;
+      if (auto err = window.profileNow(parser.value(profile_on), settings))
+        return fail("--profile-on: " + *err);
+    }
     window.show();
     window.showView(which);
     // A docked view is rendered at the requested size, not at its share of the window; so is

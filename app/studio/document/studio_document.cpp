@@ -125,6 +125,7 @@ Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string
     }
   }
 
+  doc->rdp_options_ = rdp_options;
   SOD2_RETURN_IF_ERROR(step(0.3, "propagating ranks and dims (RDP)"));
   Expected<RdpResult> rdp = run_rdp(*doc->model_, rdp_options);
   if (!rdp.ok()) return rdp.status().with_context(path);

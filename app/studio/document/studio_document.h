@@ -60,6 +60,9 @@ class StudioDocument {
   // Where the ranges came from: "--ranges/--range", "MODEL.ranges.json beside the model" or
   // "none declared".
   const std::string& ranges_source() const { return ranges_source_; }
+  // The ranges RDP ran under (from the options or the file beside the model): what compiling
+  // this model for a device uses too.
+  const RdpOptions& rdp_options() const { return rdp_options_; }
   // What libonnx's own shape inference resolves on the same file (the baseline RDP beats); empty
   // when it failed (the summary says so) or when the file is a package.
   const std::optional<OnnxInferenceCounts>& onnx_counts() const { return onnx_counts_; }
@@ -98,6 +101,7 @@ class StudioDocument {
   StudioDocument() = default;
 
   std::string path_;
+  RdpOptions rdp_options_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<RdpResult> rdp_;
   opt::FusionPlan fusion_;

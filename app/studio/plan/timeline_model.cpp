@@ -25,23 +25,6 @@ std::string with_thousands(int64_t v) {
 
 }  // namespace
 
-std::string human_bytes(int64_t bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int unit = 0;
-  while ((v >= 1024 || v <= -1024) && unit < 4) {
-    v /= 1024;
-    ++unit;
-  }
-  char buf[32];
-  if (unit == 0) {
-    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
-  }
-  return buf;
-}
-
 Expected<TimelineModel> TimelineModel::build(const Model& model, const RdpResult& /*rdp*/,
                                              const opt::MemoryPlan& plan,
                                              const opt::PlanAtBinding& at) {

@@ -14,6 +14,7 @@
 #include "core/ir/model.h"
 #include "core/opt/memory_plan.h"
 #include "core/rdp/rdp.h"
+#include "core/status/byte_size.h"
 #include "core/status/status.h"
 
 namespace sod2::studio {
@@ -88,8 +89,5 @@ class TimelineModel {
   const opt::MemoryPlan* plan_ = nullptr;  // for expressions of other versions; null: synthetic
   std::map<int32_t, Expressions> expressions_;
 };
-
-// "1.5 MiB", "64 B": byte counts as people read them.
-std::string human_bytes(int64_t bytes);
 
 }  // namespace sod2::studio

@@ -27,9 +27,14 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QThread>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/studio/device/device_panel.h"
+#include "app/studio/device/history_view.h"
+#include "app/studio/device/profile_view.h"
+#include "app/studio/graph/graph_style.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/plan/shapes_table_model.h"
 #include "app/studio/plan/timeline_model.h"
@@ -37,6 +42,8 @@
 #include "app/studio/widgets/bindings_bar.h"
 #include "app/studio/widgets/plan_compare.h"
 #include "app/studio/widgets/theme.h"
+#include "core/ops/op_registry.h"
+#include "core/store/profile_store.h"
 #include "runtime/package/package_loader.h"
 
 namespace sod2::studio {
@@ -66,6 +73,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   status_ = new QLabel(this);
   statusBar()->addWidget(status_, 1);
   buildDocks();
+  buildDeviceDocks();
   buildMenus();
   connect(bindings_, &BindingsBar::bindingChanged, this,
           [this] { applyBinding(bindings_->values()); });
@@ -103,6 +111,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
+  if (profile_cancel_) *profile_cancel_ = true;
+  profile_watcher_.waitForFinished();
   if (open_cancel_) *open_cancel_ = true;
   if (layout_cancel_) *layout_cancel_ = true;
   open_watcher_.waitForFinished();
@@ -242,9 +252,21 @@ void MainWindow::buildMenus() {
     });
   }
   view->addSeparator();
-  for (QDockWidget* d : {inspector_dock_, shapes_dock_, memory_dock_, compare_dock_, summary_dock_})
+  for (QDockWidget* d : {inspector_dock_, shapes_dock_, memory_dock_, compare_dock_, summary_dock_,
+                         devices_dock_, profile_dock_, history_dock_})
     view->addAction(d->toggleViewAction());
   view->addAction(bindings_->toggleViewAction());
+
+  QMenu* device = menuBar()->addMenu(tr("&Device"));
+  QAction* profile =
+      device->addAction(tr("&Export && profile"), this, &MainWindow::exportAndProfile);
+  profile->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+  device->addAction(tr("&Refresh devices"), devices_, &DevicePanel::refresh);
+  device->addAction(tr("&History"), this, [this] {
+    history_view_->refresh();
+    history_dock_->show();
+    history_dock_->raise();
+  });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About SoD2 Studio"), this, [this] {
@@ -592,6 +614,9 @@ void MainWindow::showDisplayNode(int id) {
                 : tr("\n(double-click or Enter opens its %1 body nodes)\n").arg(n.subgraph_nodes);
   inspector_->setPlainText(text);
   inspector_dock_->raise();
+  // The profile view follows: the group that ran this node.
+  for (NodeId m : n.members)
+    if (profile_view_->selectNode(doc_->graph().node(m).name)) break;
   // The shapes table follows: the row of the node's (the box's last member's) first output.
   if (shapes_ && !n.members.empty()) {
     const Node& core = doc_->graph().node(n.members.back());
@@ -651,6 +676,9 @@ QWidget* MainWindow::viewWidget(StudioView view) const {
     case StudioView::kMemory: return timeline_view_;
     case StudioView::kCompare: return compare_;
     case StudioView::kSummary: return summary_;
+    case StudioView::kDevices: return devices_;
+    case StudioView::kProfile: return profile_view_;
+    case StudioView::kHistory: return history_view_;
   }
   return graph_view_;
 }
@@ -662,6 +690,9 @@ QDockWidget* MainWindow::dockOf(StudioView view) const {
     case StudioView::kMemory: return memory_dock_;
     case StudioView::kCompare: return compare_dock_;
     case StudioView::kSummary: return summary_dock_;
+    case StudioView::kDevices: return devices_dock_;
+    case StudioView::kProfile: return profile_dock_;
+    case StudioView::kHistory: return history_dock_;
     default: return nullptr;
   }
 }
@@ -675,6 +706,9 @@ void MainWindow::showView(StudioView view) {
     case StudioView::kMemory: memory_dock_->raise(); break;
     case StudioView::kCompare: compare_dock_->raise(); break;
     case StudioView::kSummary: summary_dock_->raise(); break;
+    case StudioView::kDevices: devices_dock_->raise(); break;
+    case StudioView::kProfile: profile_dock_->raise(); break;
+    case StudioView::kHistory: history_dock_->raise(); break;
   }
 }
 
@@ -695,6 +729,157 @@ void MainWindow::refreshRecentMenu() {
   for (const QString& path : recent)
     recent_menu_->addAction(path, this, [this, path] { openModel(path, open_options_); });
   recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::buildDeviceDocks() {
+  devices_ = new DevicePanel(this);
+  devices_dock_ = new QDockWidget(tr("Devices"), this);
+  devices_dock_->setObjectName("devices");
+  devices_dock_->setWidget(devices_);
+  addDockWidget(Qt::LeftDockWidgetArea, devices_dock_);
+  connect(devices_, &DevicePanel::exportAndProfile, this, &MainWindow::exportAndProfile);
+
+  profile_view_ = new ProfileView(this);
+  profile_dock_ = new QDockWidget(tr("Profile"), this);
+  profile_dock_->setObjectName("profile");
+  profile_dock_->setWidget(profile_view_);
+  addDockWidget(Qt::BottomDockWidgetArea, profile_dock_);
+  tabifyDockWidget(compare_dock_, profile_dock_);
+  // A group picked in the profile selects its node in the graph (when the model is open).
+  connect(profile_view_, &ProfileView::groupActivated, this, [this](const QString& name) {
+    if (!doc_) return;
+    const std::string n = name.toStdString();
+    const Graph& g = doc_->graph();
+    for (size_t i = 0; i < g.num_nodes(); ++i) {
+      if (g.node(static_cast<NodeId>(i)).name != n) continue;
+      selectCoreNode(static_cast<NodeId>(i));
+      return;
+    }
+  });
+
+  history_view_ = new HistoryView(this);
+  history_dock_ = new QDockWidget(tr("History"), this);
+  history_dock_->setObjectName("history");
+  history_dock_->setWidget(history_view_);
+  addDockWidget(Qt::BottomDockWidgetArea, history_dock_);
+  tabifyDockWidget(profile_dock_, history_dock_);
+  devices_dock_->hide();  // shown by Export & profile or View > Devices
+  // Device listing and the store are read when the studio is up, not while it starts.
+  QTimer::singleShot(0, this, [this] {
+    devices_->refresh();
+    history_view_->setDatabase(profile_db_);
+  });
+}
+
+void MainWindow::setProfileDatabase(const std::string& path) {
+  profile_db_ = path;
+  history_view_->setDatabase(path);
+}
+
+Expected<profiling::ProfileRequest> MainWindow::profileRequest(
+    const QString& device, const device::RunSettings& settings) const {
+  if (!doc_ && !pkg_) return invalid_argument("open a model or a package first");
+  profiling::ProfileRequest r;
+  r.model_path = doc_ ? doc_->path() : pkg_->path();
+  r.device = device.toStdString();
+  r.bind = bindings_->values();
+  if (doc_) r.rdp = doc_->rdp_options();
+  r.fuse = open_options_.fuse;
+  r.settings = settings;
+  r.db_path = profile_db_.empty() ? store::ProfileStore::default_path() : profile_db_;
+  return r;
+}
+
+void MainWindow::adoptProfile(const Expected<profiling::ProfileResult>& result) {
+  history_view_->refresh();  // a failed run is recorded too
+  if (!result.ok()) {
+    if (result.status().code() == StatusCode::kCancelled) {
+      status_->setText(tr("Profiling cancelled"));
+      return;
+    }
+    showError(tr("Export & profile failed"), QString::fromStdString(result.status().message()));
+    return;
+  }
+  auto shared = std::make_shared<const profiling::ProfileResult>(*result);
+  // Bars take the colour of the anchor node's operator class, as in the graph.
+  std::shared_ptr<const StudioDocument> doc = doc_;
+  std::map<std::string, NodeId> by_name;
+  if (doc) {
+    for (size_t i = 0; i < doc->graph().num_nodes(); ++i)
+      by_name[doc->graph().node(static_cast<NodeId>(i)).name] = static_cast<NodeId>(i);
+  }
+  profile_view_->setResult(shared, [doc, by_name](const profiling::GroupProfile& g) {
+    auto it = by_name.find(g.name);
+    if (!doc || it == by_name.end()) return QColor(0x8a, 0x94, 0xa6);
+    return class_fill(op_class_of(doc->graph().node(it->second)));
+  });
+  profile_dock_->show();
+  profile_dock_->raise();
+  status_->setText(tr("Profiled on %1: %2 ms average over %3 runs")
+                       .arg(QString::fromStdString(result->device.id))
+                       .arg(result->stats.avg_ms, 0, 'f', 3)
+                       .arg(result->stats.count));
+}
+
+std::optional<QString> MainWindow::profileNow(const QString& device,
+                                              const device::RunSettings& settings) {
+  auto request = profileRequest(device, settings);
+  if (!request.ok()) return QString::fromStdString(request.status().message());
+  Expected<profiling::ProfileResult> result = profiling::profile(*request);
+  adoptProfile(result);
+  if (!result.ok()) return QString::fromStdString(result.status().message());
+  return std::nullopt;
+}
+
+void MainWindow::exportAndProfile() {
+  if (profile_watcher_.isRunning()) {
+    status_->setText(tr("A profile is still running"));
+    return;
+  }
+  devices_dock_->show();
+  auto request = profileRequest(devices_->selectedDevice(), devices_->settings());
+  if (!request.ok()) {
+    showError(tr("Export & profile"), QString::fromStdString(request.status().message()));
+    return;
+  }
+  profile_cancel_ = std::make_shared<std::atomic<bool>>(false);
+  if (!profile_progress_) {
+    profile_progress_ = new QProgressDialog(this);
+    profile_progress_->setWindowTitle(tr("Export & profile"));
+    profile_progress_->setRange(0, 100);
+    profile_progress_->setMinimumDuration(0);
+    profile_progress_->setAutoClose(false);
+    profile_progress_->setAutoReset(false);
+  }
+  profile_progress_->setLabelText(
+      tr("Profiling on %1").arg(QString::fromStdString(request->device)));
+  profile_progress_->setValue(0);
+  profile_progress_->show();
+  disconnect(profile_progress_, &QProgressDialog::canceled, nullptr, nullptr);
+  auto cancel = profile_cancel_;
+  connect(profile_progress_, &QProgressDialog::canceled, this, [cancel] { *cancel = true; });
+  QPointer<QProgressDialog> dialog = profile_progress_;
+  disconnect(&profile_watcher_, nullptr, this, nullptr);
+  connect(&profile_watcher_, &QFutureWatcher<Expected<profiling::ProfileResult>>::finished, this,
+          [this, dialog] {
+            if (dialog) dialog->hide();
+            adoptProfile(profile_watcher_.result());
+          });
+  profile_watcher_.setFuture(QtConcurrent::run([r = *request, cancel, dialog]() {
+    profiling::ProfileProgress progress;
+    progress.cancel = cancel.get();
+    progress.report = [dialog](const std::string& stage, double f) {
+      QMetaObject::invokeMethod(
+          qApp,
+          [dialog, f, stage] {
+            if (!dialog) return;
+            dialog->setValue(static_cast<int>(f * 100));
+            dialog->setLabelText(QString::fromStdString(stage));
+          },
+          Qt::QueuedConnection);
+    };
+    return profiling::profile(r, progress);
+  }));
 }
 
 void MainWindow::showError(const QString& title, const QString& text) {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 
+#include "app/profiling/profile_job.h"
 #include "app/studio/document/package_document.h"
 #include "app/studio/document/studio_document.h"
 #include "app/studio/graph/display_graph.h"
@@ -28,13 +29,27 @@ class QThread;
 namespace sod2::studio {
 
 class BindingsBar;
+class DevicePanel;
 class GraphView;
+class HistoryView;
+class ProfileView;
 class PlanCompare;
 class ShapesTableModel;
 class TimelineModel;
 class TimelineView;
 
-enum class StudioView { kWindow, kGraph, kInspector, kShapes, kMemory, kCompare, kSummary };
+enum class StudioView {
+  kWindow,
+  kGraph,
+  kInspector,
+  kShapes,
+  kMemory,
+  kCompare,
+  kSummary,
+  kDevices,
+  kProfile,
+  kHistory
+};
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -72,6 +87,17 @@ class MainWindow : public QMainWindow {
   // `now`, on the calling thread (tests, screenshots).
   void toggleBodies(const Node* control, bool now = false);
   const DisplayGraph* displayGraph() const { return display_.get(); }
+
+  // Export & profile: compiles what is open, runs it on the device panel's device and shows the
+  // result in the profile view and the history; in the background with progress and cancel.
+  void exportAndProfile();
+  // The same on the calling thread (tests, --screenshot); the error text on failure.
+  std::optional<QString> profileNow(const QString& device, const device::RunSettings& settings);
+  // The profile store the studio records into ("" : the default one).
+  void setProfileDatabase(const std::string& path);
+  DevicePanel* devicePanel() const { return devices_; }
+  ProfileView* profileView() const { return profile_view_; }
+  HistoryView* historyView() const { return history_view_; }
 
  signals:
   // After openModel's background work: the document is shown (ok), or why not (error text, also
@@ -122,6 +148,11 @@ class MainWindow : public QMainWindow {
   void rememberRecent(const QString& path);
   void refreshRecentMenu();
   void showError(const QString& title, const QString& text);
+  // What to profile: the open model or package, at the current binding. Errors: nothing open.
+  Expected<profiling::ProfileRequest> profileRequest(const QString& device,
+                                                     const device::RunSettings& settings) const;
+  void adoptProfile(const Expected<profiling::ProfileResult>& result);
+  void buildDeviceDocks();
   static LayoutResult computeLayout(std::shared_ptr<StudioDocument> doc, std::set<int> expanded,
                                     std::set<const Node*> bodies, const std::atomic<bool>* cancel);
 
@@ -153,6 +184,17 @@ class MainWindow : public QMainWindow {
   PlanCompare* compare_ = nullptr;
   QDockWidget* compare_dock_ = nullptr;
   QDockWidget* summary_dock_ = nullptr;
+
+  DevicePanel* devices_ = nullptr;
+  ProfileView* profile_view_ = nullptr;
+  HistoryView* history_view_ = nullptr;
+  QDockWidget* devices_dock_ = nullptr;
+  QDockWidget* profile_dock_ = nullptr;
+  QDockWidget* history_dock_ = nullptr;
+  std::string profile_db_;  // "" : the store's default path
+  QFutureWatcher<Expected<profiling::ProfileResult>> profile_watcher_;
+  std::shared_ptr<std::atomic<bool>> profile_cancel_;
+  QProgressDialog* profile_progress_ = nullptr;
 
   QFutureWatcher<OpenResult> open_watcher_;
   QFutureWatcher<LayoutResult> layout_watcher_;

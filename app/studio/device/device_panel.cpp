@@ -1,0 +1,103 @@
+#include "app/studio/device/device_panel.h"
+
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace sod2::studio {
+
+DevicePanel::DevicePanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* top = new QHBoxLayout;
+  state_ = new QLabel(tr("Devices: not listed yet"), this);
+  refresh_ = new QPushButton(tr("Refresh"), this);
+  top->addWidget(state_, 1);
+  top->addWidget(refresh_);
+  layout->addLayout(top);
+  table_ = new QTableView(this);
+  table_->setModel(&model_);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->verticalHeader()->hide();
+  layout->addWidget(table_, 1);
+  auto* form = new QFormLayout;
+  runs_ = new QSpinBox(this);
+  runs_->setRange(1, 100000);
+  runs_->setValue(20);
+  warmup_ = new QSpinBox(this);
+  warmup_->setRange(0, 1000);
+  warmup_->setValue(3);
+  threads_ = new QSpinBox(this);
+  threads_->setRange(0, 256);
+  threads_->setSpecialValueText(tr("one per core"));
+  form->addRow(tr("Runs"), runs_);
+  form->addRow(tr("Warm-up runs"), warmup_);
+  form->addRow(tr("Threads"), threads_);
+  layout->addLayout(form);
+  auto* go = new QPushButton(tr("Export && profile"), this);
+  go->setToolTip(
+      tr("Compile the open model, send it to the selected device, run it and show "
+         "where the time goes (Ctrl+P)"));
+  layout->addWidget(go);
+  connect(go, &QPushButton::clicked, this, &DevicePanel::exportAndProfile);
+  connect(refresh_, &QPushButton::clicked, this, &DevicePanel::refresh);
+  connect(&watcher_, &QFutureWatcher<DeviceListing>::finished, this,
+          [this] { adopt(watcher_.result()); });
+}
+
+void DevicePanel::refresh() {
+  if (watcher_.isRunning()) return;
+  refresh_->setEnabled(false);
+  state_->setText(tr("Listing devices..."));
+  watcher_.setFuture(QtConcurrent::run(&DeviceListModel::fetch));
+}
+
+void DevicePanel::refreshNow() { adopt(DeviceListModel::fetch()); }
+
+void DevicePanel::adopt(DeviceListing listing) {
+  const QString previous = selectedDevice();
+  const QStringList problems = listing.problems;
+  model_.setListing(std::move(listing));
+  refresh_->setEnabled(true);
+  int usable = 0;
+  for (const auto& d : model_.listing().devices) usable += d.usable();
+  QString text = tr("%n device(s) ready", nullptr, usable);
+  if (!problems.isEmpty()) text += " · " + problems.join("; ");
+  state_->setText(text);
+  state_->setToolTip(problems.join("\n"));
+  selectDevice(previous);
+}
+
+QString DevicePanel::selectedDevice() const {
+  const QModelIndexList rows = table_->selectionModel()->selectedRows();
+  if (rows.isEmpty()) return QStringLiteral("local");
+  const QString id = model_.idAt(rows.front().row());
+  return id.isEmpty() ? QStringLiteral("local") : id;
+}
+
+void DevicePanel::selectDevice(const QString& id) {
+  for (int r = 0; r < model_.rowCount(); ++r) {
+    if (model_.idAt(r) == id) {
+      table_->selectRow(r);
+      return;
+    }
+  }
+  if (model_.rowCount() > 0) table_->selectRow(0);
+}
+
+device::RunSettings DevicePanel::settings() const {
+  device::RunSettings s;
+  s.runs = runs_->value();
+  s.warmup = warmup_->value();
+  s.threads = threads_->value();
+  return s;
+}
+
+}  // namespace sod2::studio

@@ -1,0 +1,103 @@
+#include "app/studio/device/history_model.h"
+
+#include <QBrush>
+#include <QColor>
+
+#include "core/status/byte_size.h"
+
+namespace sod2::studio {
+namespace {
+QString ms(double v) { return QString::number(v, 'f', 3); }
+}  // namespace
+
+void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
+  beginResetModel();
+  runs_ = std::move(runs);
+  endResetModel();
+}
+
+int64_t HistoryModel::runIdAt(int row) const {
+  return row >= 0 && row < static_cast<int>(runs_.size()) ? runs_[static_cast<size_t>(row)].id : 0;
+}
+
+int HistoryModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(runs_.size());
+}
+int HistoryModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kColumns;
+}
+
+QVariant HistoryModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const store::RunRecord& r = runs_[static_cast<size_t>(index.row())];
+  if (role == Qt::DisplayRole) {
+    const QString dash = QStringLiteral("-");
+    switch (index.column()) {
+      case kRun: return static_cast<qlonglong>(r.id);
+      case kWhen: return QString::fromStdString(r.started_at);
+      case kDevice: return QString::fromStdString(r.device.device_id);
+      case kModel: return QString::fromStdString(r.model_name);
+      case kBinding: return QString::fromStdString(r.bindings);
+      case kThreads: return static_cast<qlonglong>(r.threads);
+      case kAvg: return r.ok ? ms(r.avg_ms) : dash;
+      case kStd: return r.ok ? ms(r.std_ms) : dash;
+      case kArena: return r.ok ? QString::fromStdString(human_bytes(r.arena_bytes)) : dash;
+      case kRss: return r.ok ? QString::fromStdString(human_bytes(r.peak_rss_bytes)) : dash;
+      case kStatus:
+        return r.ok ? tr("ok") : tr("failed: %1").arg(QString::fromStdString(r.failure));
+    }
+  }
+  if (role == Qt::ForegroundRole && !r.ok) return QBrush(QColor(0xc0, 0x39, 0x2b));
+  if (role == Qt::ToolTipRole && !r.ok) return QString::fromStdString(r.failure);
+  return {};
+}
+
+QVariant HistoryModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* names[] = {"Run",    "When (UTC)", "Device", "Model",    "Binding", "Threads",
+                                "Avg ms", "Std ms",     "Arena",  "Peak RSS", "Status"};
+  return section >= 0 && section < kColumns ? tr(names[section]) : QVariant();
+}
+
+void RunCompareModel::setRows(std::vector<profiling::GroupDelta> rows) {
+  beginResetModel();
+  rows_ = std::move(rows);
+  endResetModel();
+}
+
+int RunCompareModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+int RunCompareModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kColumns;
+}
+
+QVariant RunCompareModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const profiling::GroupDelta& d = rows_[static_cast<size_t>(index.row())];
+  if (role == Qt::DisplayRole) {
+    switch (index.column()) {
+      case kOps: return QString::fromStdString(d.op_types);
+      case kA: return d.a_ms < 0 ? QStringLiteral("-") : ms(d.a_ms);
+      case kB: return d.b_ms < 0 ? QStringLiteral("-") : ms(d.b_ms);
+      case kDelta: return d.in_both() ? ms(d.delta_ms()) : QStringLiteral("-");
+      case kPercent:
+        return d.in_both() ? QString::number(d.delta_percent(), 'f', 1) + "%"
+                           : (d.a_ms < 0 ? tr("only B") : tr("only A"));
+      case kGroup: return QString::fromStdString(d.name);
+    }
+  }
+  // Slower in B reads red, faster green: the change is what one looks for.
+  if (role == Qt::ForegroundRole && d.in_both() &&
+      (index.column() == kDelta || index.column() == kPercent))
+    return QBrush(d.delta_ms() > 0 ? QColor(0xc0, 0x39, 0x2b) : QColor(0x27, 0x8e, 0x4b));
+  return {};
+}
+
+QVariant RunCompareModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* names[] = {"Op types", "A ms", "B ms", "Delta ms", "Delta", "Group"};
+  return section >= 0 && section < kColumns ? tr(names[section]) : QVariant();
+}
+
+}  // namespace sod2::studio

@@ -1,0 +1,66 @@
+// The profile store's runs as a table, and two runs compared group by group (the studio's
+// history view). Reading the store is quick (indexed, newest first), so it happens on the GUI
+// thread when the view is refreshed.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <vector>
+
+#include "app/profiling/run_compare.h"
+#include "core/store/profile_store.h"
+
+namespace sod2::studio {
+
+class HistoryModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column {
+    kRun,
+    kWhen,
+    kDevice,
+    kModel,
+    kBinding,
+    kThreads,
+    kAvg,
+    kStd,
+    kArena,
+    kRss,
+    kStatus,
+    kColumns
+  };
+  using QAbstractTableModel::QAbstractTableModel;
+
+  void setRuns(std::vector<store::RunRecord> runs);
+  const std::vector<store::RunRecord>& runs() const { return runs_; }
+  int64_t runIdAt(int row) const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+ private:
+  std::vector<store::RunRecord> runs_;
+};
+
+class RunCompareModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { kOps, kA, kB, kDelta, kPercent, kGroup, kColumns };
+  using QAbstractTableModel::QAbstractTableModel;
+
+  void setRows(std::vector<profiling::GroupDelta> rows);
+  const std::vector<profiling::GroupDelta>& rows() const { return rows_; }
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+ private:
+  std::vector<profiling::GroupDelta> rows_;
+};
+
+}  // namespace sod2::studio

@@ -1,0 +1,46 @@
+// The profile dock (DESIGN §8): a profile's latency and memory figures, a timeline of one
+// measured run (each fused group a block in time, coloured by operator class), and the groups
+// as a table with a bar per row. Selecting a group selects its node in the graph and the graph's
+// selection selects the group.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+
+#include "app/studio/device/profile_table_model.h"
+
+class QLabel;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace sod2::studio {
+
+class RunTimeline;
+
+class ProfileView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ProfileView(QWidget* parent = nullptr);
+
+  void setResult(std::shared_ptr<const profiling::ProfileResult> result,
+                 std::function<QColor(const profiling::GroupProfile&)> color_of = {});
+  const ProfileTableModel* model() const { return &model_; }
+  // Selects the group holding this graph node (from the graph's selection); false if none.
+  bool selectNode(const std::string& node_name);
+  QString summaryText() const;
+
+ signals:
+  // The user picked a group: its anchor node, to select in the graph.
+  void groupActivated(const QString& node_name);
+
+ private:
+  ProfileTableModel model_;
+  QSortFilterProxyModel* proxy_ = nullptr;
+  QLabel* summary_ = nullptr;
+  RunTimeline* timeline_ = nullptr;
+  QTableView* table_ = nullptr;
+  bool selecting_ = false;
+};
+
+}  // namespace sod2::studio

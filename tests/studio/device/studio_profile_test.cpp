@@ -1,0 +1,122 @@
+// Export & profile from the studio window, offscreen, on this machine: the profile view fills
+// with the model's groups, picking a group selects its node in the graph and back, and the
+// history view shows the run from the same store the CLI reads.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <QApplication>
+#include <QSignalSpy>
+#include <filesystem>
+
+#include "app/studio/device/device_panel.h"
+#include "app/studio/device/history_view.h"
+#include "app/studio/device/profile_view.h"
+#include "app/studio/graph/graph_view.h"
+#include "app/studio/widgets/main_window.h"
+#include "core/store/profile_store.h"
+
+namespace sod2::studio {
+namespace {
+
+namespace fs = std::filesystem;
+
+QApplication& app() {
+  static int argc = 1;
+  static char name[] = "studio_profile_test";
+  static char* argv[] = {name, nullptr};
+  static QApplication* a = new QApplication(argc, argv);
+  return *a;
+}
+
+class StudioProfileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    app();
+    dir_ = fs::temp_directory_path() / ("sod2_studio_profile_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    ::setenv("SOD2_PLUGIN_DIR", SOD2_BINARY_DIR "/lib/sod2/plugins", 1);
+    ::setenv("SOD2_AGENT", SOD2_BINARY_DIR "/bin/sod2-agent", 1);
+    ::setenv("SOD2_AGENT_DIR", (dir_ / "agent").c_str(), 1);
+    db_ = (dir_ / "profiles.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+  std::string db_;
+};
+
+TEST_F(StudioProfileTest, ExportAndProfileFillsTheViewsAndFollowsTheGraph) {
+  MainWindow w;
+  w.setProfileDatabase(db_);
+  const QString model = SOD2_SOURCE_DIR "/resources/models/sample_yolo_tiny.onnx";
+  ASSERT_FALSE(w.openModelNow(model).has_value());
+  ASSERT_TRUE(w.applyBinding({{"height", 64}, {"width", 96}}));
+  device::RunSettings s;
+  s.runs = 2;
+  s.warmup = 1;
+  s.threads = 1;
+  auto err = w.profileNow("local", s);
+  ASSERT_FALSE(err.has_value()) << err->toStdString();
+
+  const ProfileTableModel* m = w.profileView()->model();
+  ASSERT_NE(m->result(), nullptr);
+  ASSERT_GT(m->rowCount(), 10);
+  EXPECT_EQ(m->result()->bindings, "height=64,width=96");
+  EXPECT_EQ(m->result()->stats.count, 2);
+  EXPECT_TRUE(w.profileView()->summaryText().contains("recorded as run 1"));
+
+  // Picking a group in the profile selects its node in the graph...
+  QSignalSpy picked(w.graphView(), &GraphView::nodeSelected);
+  const QString name = m->data(m->index(3, ProfileTableModel::kName), Qt::DisplayRole).toString();
+  emit w.profileView()->groupActivated(name);
+  ASSERT_GE(picked.count(), 1);
+  EXPECT_TRUE(w.inspectorText().contains(name)) << w.inspectorText().toStdString();
+
+  // ...and the history holds the run, read from the store.
+  w.historyView()->refresh();
+  ASSERT_EQ(w.historyView()->model()->rowCount(), 1);
+  EXPECT_EQ(w.historyView()->model()->runIdAt(0), 1);
+
+  // A second run at another binding compares group by group.
+  ASSERT_TRUE(w.applyBinding({{"height", 128}, {"width", 96}}));
+  ASSERT_FALSE(w.profileNow("local", s).has_value());
+  w.historyView()->refresh();
+  ASSERT_EQ(w.historyView()->model()->rowCount(), 2);
+  ASSERT_TRUE(w.historyView()->compare(1, 2));
+  EXPECT_EQ(w.historyView()->compareModel()->rowCount(), m->rowCount());
+}
+
+TEST_F(StudioProfileTest, AFailureIsShownAndRecorded) {
+  MainWindow w;
+  w.setProfileDatabase(db_);
+  ASSERT_FALSE(
+      w.openModelNow(SOD2_SOURCE_DIR "/resources/models/sample_yolo_tiny.onnx").has_value());
+  ::setenv("SOD2_AGENT", "/bin/echo", 1);
+  auto err = w.profileNow("local", {});
+  ASSERT_TRUE(err.has_value());
+  EXPECT_TRUE(err->contains("not a sod2 agent")) << err->toStdString();
+  w.historyView()->refresh();
+  ASSERT_EQ(w.historyView()->model()->rowCount(), 1);
+  EXPECT_FALSE(w.historyView()->model()->runs()[0].ok);
+}
+
+TEST_F(StudioProfileTest, NothingOpenIsAClearError) {
+  MainWindow w;
+  w.setProfileDatabase(db_);
+  auto err = w.profileNow("local", {});
+  ASSERT_TRUE(err.has_value());
+  EXPECT_TRUE(err->contains("open a model")) << err->toStdString();
+}
+
+TEST_F(StudioProfileTest, TheDevicePanelListsThisMachine) {
+  MainWindow w;
+  w.devicePanel()->refreshNow();
+  bool local = false;
+  for (int r = 0; r < w.devicePanel()->model()->rowCount(); ++r)
+    local |= w.devicePanel()->model()->idAt(r) == "local";
+  EXPECT_TRUE(local);
+  EXPECT_EQ(w.devicePanel()->selectedDevice(), "local");
+}
+
+}  // namespace
+}  // namespace sod2::studio
