@@ -1,8 +1,10 @@
 #include "runtime/kernels/linalg/gemm.h"
+#include "runtime/kernels/linalg/gemm_builtin.h"
 
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #if defined(SOD2_GEMM_ONEDNN)
 #include <dnnl.h>
@@ -10,8 +12,8 @@
 #elif defined(SOD2_GEMM_OPENBLAS)
 #include <cblas.h>
 extern "C" void openblas_set_num_threads(int);
-#else
-#error "define SOD2_GEMM_ONEDNN or SOD2_GEMM_OPENBLAS"
+#elif !defined(SOD2_GEMM_BUILTIN)
+#error "define SOD2_GEMM_ONEDNN, SOD2_GEMM_OPENBLAS or SOD2_GEMM_BUILTIN"
 #endif
 
 namespace sod2::rt {
@@ -36,8 +38,10 @@ void scale_c(const GemmArgs& g) {
 const char* gemm_backend_name() {
 #if defined(SOD2_GEMM_ONEDNN)
   return "oneDNN";
-#else
+#elif defined(SOD2_GEMM_OPENBLAS)
   return "OpenBLAS";
+#else
+  return "builtin";
 #endif
 }
 
@@ -54,6 +58,8 @@ void sgemm_serial(const GemmArgs& g) {
   }
   dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b,
              g.ldb, g.beta, g.c, g.ldc);
+#elif defined(SOD2_GEMM_BUILTIN)
+  sgemm_builtin(g);
 #else
   // OpenBLAS's thread count is global: one thread, set once, so concurrent calls from our pool's
   // threads each run on their own thread.

@@ -1,6 +1,7 @@
 // Single-precision GEMM for the linalg kernels: a thin wrapper over the kernel library chosen at
 // build time (oneDNN's dnnl_sgemm on x86-64, OpenBLAS's cblas_sgemm elsewhere; see the README's
-// measurements), plus the tiling that spreads one GEMM over our ThreadPool.
+// measurements; a portable built-in sgemm where neither exists), plus the tiling that spreads one
+// GEMM over our ThreadPool.
 //
 // The library always runs single-threaded on the calling thread: parallelism is ours (tiles in
 // ctx.pool()), so --threads is the only knob and nothing oversubscribes the cores.
@@ -61,7 +62,7 @@ int64_t parallel_parts(const ThreadPool& pool, double macs);
 // first inference.
 void gemm_library_init();
 
-// The name of the library behind sgemm_serial ("oneDNN", "OpenBLAS"), for logs.
+// The name of the library behind sgemm_serial ("oneDNN", "OpenBLAS", "builtin"), for logs.
 const char* gemm_backend_name();
 
 }  // namespace sod2::rt
