@@ -17,6 +17,7 @@ help:
 	@echo "make bench  build and run the benchmarks (tables on stdout, JSON under build/bench/)"
 	@echo "make asan   build and test with AddressSanitizer + UBSan"
 	@echo "make fuzz   run FUZZ_TARGET (onnx_import_fuzzer | package_load_fuzzer) for FUZZ_SECONDS (1800)"
+	@echo "make cross-arm64  cross-build the runtime and agent for arm64 Linux (static, build-arm64/; ctest -L cross)"
 
 setup:
 	@bash scripts/install-deps.sh
@@ -66,6 +67,18 @@ fuzz: setup
 	@cmake --preset fuzz >/dev/null
 	@cmake --build --preset fuzz -j $(JOBS)
 	@bash scripts/run-fuzzer.sh $(FUZZ_TARGET) $(FUZZ_SECONDS)
+
+# The runtime for arm64 Linux with Debian's cross compiler: static run_package and sod2-agent in
+# build-arm64/bin (runtime/README.md, "Building for arm64"); `ctest -L cross` in the host build
+# runs them under qemu-aarch64. The agent is copied to build/bin/agents/aarch64/, where the adb
+# transport looks for an arm64 phone's agent.
+.PHONY: cross-arm64
+cross-arm64:
+	@bash scripts/install-cross-deps.sh
+	@cmake --preset arm64-linux >/dev/null
+	@cmake --build --preset arm64-linux -j $(JOBS) --target run_package sod2-agent
+	@# Where `sod2 profile --device adb` finds the agent for an arm64 phone.
+	@install -D -m 755 build-arm64/bin/sod2-agent build/bin/agents/aarch64/sod2-agent
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
