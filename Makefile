@@ -16,7 +16,7 @@ help:
 	@echo "make test   build and run the whole test suite (ctest)"
 	@echo "make bench  build and run the benchmarks (tables on stdout, JSON under build/bench/)"
 	@echo "make asan   build and test with AddressSanitizer + UBSan"
-	@echo "make fuzz   run FUZZ_TARGET (onnx_import_fuzzer | package_load_fuzzer) for FUZZ_SECONDS (1800)"
+	@echo "make fuzz   run FUZZ_TARGET (onnx_import_fuzzer | rdp_fuzzer | package_load_fuzzer | agent_stream_fuzzer) for FUZZ_SECONDS (1800)"
 	@echo "make cross-arm64  cross-build the runtime and agent for arm64 Linux (static, build-arm64/; ctest -L cross)"
 
 setup:

@@ -68,7 +68,10 @@ int compare(store::ProfileStore& db, int64_t a_id, int64_t b_id, std::ostream& o
   out << "B: run " << b->id << "  " << b->model_name << "  " << b->device.device_id << "  "
       << b->bindings << "  " << b->started_at << "\n";
   auto pct = [](double from, double to) {
-    return from > 0 ? ms(100.0 * (to - from) / from) + "%" : std::string("-");
+    if (from <= 0) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * (to - from) / from);
+    return std::string(buf);
   };
   out << "latency avg: " << ms(a->avg_ms) << " -> " << ms(b->avg_ms) << " ms ("
       << pct(a->avg_ms, b->avg_ms) << "), arena " << human_bytes(a->arena_bytes) << " -> "

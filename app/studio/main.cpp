@@ -1,7 +1,7 @@
 // sod2-studio [MODEL.onnx] [--ranges FILE] [--range k=lo:hi[:m],...] [--bind k=v,...] [--db PATH]
 //             [--screenshot OUT.png [--view window|graph|inspector|shapes|memory|compare|summary|
 //             devices|profile|history] [--compare nofusion|k=v,...] [--theme system|light|dark]
-//             [--open TEXT] [--select TEXT] [--profile-on DEVICE]]
+//             [--open TEXT] [--select TEXT] [--profile-on DEVICE] [--compare-runs A,B]]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -17,6 +17,7 @@
 
 #include "app/cli/symbol_args.h"
 #include "app/studio/device/device_panel.h"
+#include "app/studio/device/history_view.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/widgets/main_window.h"
 #include "app/studio/widgets/plan_compare.h"
@@ -96,8 +97,11 @@ int main(int argc, char** argv) {
   QCommandLineOption profile_on(QStringLiteral("profile-on"),
                                 "with --screenshot: Export & profile on DEVICE first (10 runs)",
                                 "DEVICE");
-  parser.addOptions(
-      {ranges, range, bind, shot, view, select, compare, theme, open_bodies, size, db, profile_on});
+  QCommandLineOption compare_runs(QStringLiteral("compare-runs"),
+                                  "with --screenshot: the history view compares these two runs",
+                                  "RUN_A,RUN_B");
+  parser.addOptions({ranges, range, bind, shot, view, select, compare, theme, open_bodies, size, db,
+                     profile_on, compare_runs});
   parser.process(app);
   if (parser.isSet(theme)) {
     bool ok = false;
@@ -191,6 +195,16 @@ int main(int argc, char** argv) {
       settings.warmup = 2;
       if (auto err = window.profileNow(parser.value(profile_on), settings))
         return fail("--profile-on: " + *err);
+    }
+    if (parser.isSet(compare_runs)) {
+      const QStringList ab = parser.value(compare_runs).split(',');
+      bool ok_a = false, ok_b = false;
+      const qlonglong a = ab.value(0).toLongLong(&ok_a), b = ab.value(1).toLongLong(&ok_b);
+      if (ab.size() != 2 || !ok_a || !ok_b) return fail("--compare-runs takes RUN_A,RUN_B");
+      window.historyView()->refresh();
+      if (!window.historyView()->compare(a, b))
+        return fail("--compare-runs: run " + ab.value(0) + " or " + ab.value(1) +
+                    " cannot be compared (see the history)");
     }
     window.show();
     window.showView(which);

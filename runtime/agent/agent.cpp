@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -36,11 +37,17 @@ class Agent {
     std::string frame;
     bool greeted = false;
     for (;;) {
-      SOD2_ASSIGN_OR_RETURN(const bool more, reader_.read_frame(&frame));
-      if (!more) return Status::ok_status();
       HostMessage m;
-      if (!m.ParseFromString(frame)) {
-        return fail(wire::Error::BAD_MESSAGE, "a message from the host does not parse");
+      if (!pending_.empty()) {
+        m = std::move(pending_.front());
+        pending_.pop_front();
+      } else {
+        if (host_closed_) return Status::ok_status();
+        SOD2_ASSIGN_OR_RETURN(const bool more, reader_.read_frame(&frame));
+        if (!more) return Status::ok_status();
+        if (!m.ParseFromString(frame)) {
+          return fail(wire::Error::BAD_MESSAGE, "a message from the host does not parse");
+        }
       }
       if (!greeted) {
         if (m.body_case() != HostMessage::kHello)
@@ -256,20 +263,37 @@ class Agent {
     return out;
   }
 
-  // True when a Cancel (or anything else) is waiting: the run request ends there.
+  // True when a Cancel arrived or the host closed the stream: the run request ends there. Other
+  // messages the host sent ahead (it may pipeline) wait in pending_ until the request is done.
   Expected<bool> cancelled() {
-    if (!options_.host_has_data || !options_.host_has_data()) return false;
-    std::string frame;
-    SOD2_ASSIGN_OR_RETURN(const bool more, reader_.read_frame(&frame));
-    if (!more) return true;
-    HostMessage m;
-    if (m.ParseFromString(frame) && m.body_case() == HostMessage::kCancel) return true;
-    return fail(wire::Error::BAD_MESSAGE, "only a cancel may arrive during a run request");
+    while (!host_closed_ && options_.host_has_data && options_.host_has_data()) {
+      std::string frame;
+      SOD2_ASSIGN_OR_RETURN(const bool more, reader_.read_frame(&frame));
+      if (!more) {
+        host_closed_ = true;
+        return true;
+      }
+      HostMessage m;
+      if (!m.ParseFromString(frame))
+        return fail(wire::Error::BAD_MESSAGE, "a message from the host does not parse");
+      if (m.body_case() == HostMessage::kCancel) return true;
+      if (pending_.size() >= kMaxPending) {
+        return fail(wire::Error::BAD_MESSAGE, "more than " + std::to_string(kMaxPending) +
+                                                  " messages sent ahead during a run request");
+      }
+      pending_.push_back(std::move(m));
+    }
+    return host_closed_;
   }
 
   Status on_run(const wire::RunRequest& r) {
     if (!program_) return report(wire::Error::BAD_MESSAGE, "a run request before a package");
     if (r.runs() == 0) return report(wire::Error::BAD_MESSAGE, "a run request for zero runs");
+    if (uint64_t{r.runs()} + r.warmup() > options_.max_runs_per_request) {
+      return report(wire::Error::BAD_MESSAGE,
+                    "a run request for " + std::to_string(uint64_t{r.runs()} + r.warmup()) +
+                        " runs (at most " + std::to_string(options_.max_runs_per_request) + ")");
+    }
     Expected<std::vector<rt::HostTensor>> inputs = inputs_of(r);
     if (!inputs.ok()) return report(wire::Error::BAD_INPUTS, inputs.status().message());
     const int threads = static_cast<int>(r.threads());
@@ -334,6 +358,9 @@ class Agent {
   std::optional<rt::ProgramDesc> program_;
   std::unique_ptr<rt::Session> session_;
   int session_threads_ = -1;
+  static constexpr size_t kMaxPending = 64;
+  std::deque<HostMessage> pending_;  // sent ahead while a run request ran
+  bool host_closed_ = false;
 };
 
 }  // namespace

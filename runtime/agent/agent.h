@@ -3,6 +3,7 @@
 // there is not sent again), runs them with the host's inputs, and streams the timings back.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -14,6 +15,8 @@ namespace sod2::agent {
 struct AgentOptions {
   std::string dir;  // packages land in dir/packages/ (created when missing)
   std::string software = "sod2";
+  // Warm-up plus measured runs one request may ask for; more is answered with an error.
+  uint32_t max_runs_per_request = 1000000;
   // Whether the host has sent something not read yet: lets a long run request stop between runs
   // when a Cancel arrives. Null: never checked.
   std::function<bool()> host_has_data;

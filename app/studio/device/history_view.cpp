@@ -29,10 +29,12 @@ HistoryView::HistoryView(QWidget* parent) : QWidget(parent) {
   runs_view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   runs_view_->horizontalHeader()->setStretchLastSection(true);
   runs_view_->verticalHeader()->hide();
+  runs_view_->verticalHeader()->setDefaultSectionSize(runs_view_->fontMetrics().height() + 6);
   compare_view_ = new QTableView(split);
   compare_view_->setModel(&compare_);
   compare_view_->horizontalHeader()->setStretchLastSection(true);
   compare_view_->verticalHeader()->hide();
+  compare_view_->verticalHeader()->setDefaultSectionSize(compare_view_->fontMetrics().height() + 6);
   layout->addWidget(split, 1);
   connect(refresh, &QPushButton::clicked, this, &HistoryView::refresh);
   connect(compare_button_, &QPushButton::clicked, this, &HistoryView::compareSelected);

@@ -124,6 +124,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   table_->setItemDelegateForColumn(ProfileTableModel::kMs, new GroupBarDelegate(table_));
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->hide();
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->setColumnWidth(ProfileTableModel::kOps, 160);
   table_->setColumnWidth(ProfileTableModel::kMs, 140);
   layout->addWidget(table_, 1);

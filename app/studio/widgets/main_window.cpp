@@ -767,7 +767,7 @@ void MainWindow::buildDeviceDocks() {
   // Device listing and the store are read when the studio is up, not while it starts.
   QTimer::singleShot(0, this, [this] {
     devices_->refresh();
-    history_view_->setDatabase(profile_db_);
+    if (history_view_->database().empty()) history_view_->setDatabase(profile_db_);
   });
 }
 

@@ -395,6 +395,16 @@ INSTANTIATE_TEST_SUITE_P(
                   m.mutable_graphs(0)->mutable_values(2)->set_dims(std::string(5000, 'x'));
                 },
                 "dims text of 5000 bytes (at most 4096)"},
+        Hostile{"fused_nodes_without_op_types",
+                [](pkg::Manifest& m) { m.mutable_graphs(0)->mutable_nodes(0)->add_fused_nodes("/a"); },
+                "1 fused node names and 0 op types"},
+        Hostile{"fused_node_name_too_long",
+                [](pkg::Manifest& m) {
+                  pkg::Node* n = m.mutable_graphs(0)->mutable_nodes(0);
+                  n->add_fused_nodes(std::string(5000, 'n'));
+                  n->add_fused_op_types("Conv");
+                },
+                "fused node name 0 is longer than 4096 bytes"},
         Hostile{"subgraph_out_of_range", [](pkg::Manifest& m) { if_node(m).set_subgraphs(1, 3); },
                 "subgraph 3 out of range (3 graphs)"},
         Hostile{"subgraph_cycle",
