@@ -228,6 +228,29 @@ TEST_F(AgentTest, ACancelStopsARunRequestBetweenRuns) {
   }
 }
 
+// A host may send its next request before the runs finished: the agent handles it afterwards
+// (it used to refuse anything but a Cancel during a run request).
+TEST_F(AgentTest, MessagesSentAheadAreHandledAfterTheRuns) {
+  greet();
+  const std::string pkg = sample_package();
+  ASSERT_EQ(offer_and_send(pkg, pkg).body_case(), AgentMessage::kLoaded);
+  HostMessage run;
+  run.mutable_run()->set_runs(3);
+  wire::Tensor* in = run.mutable_run()->add_inputs();
+  in->set_dtype(1);
+  for (int64_t d : {1, 3, 64, 64}) in->add_dims(d);
+  in->set_data(std::string(3 * 64 * 64 * 4, '\0'));
+  send(run);
+  send(run);  // ahead of the first request's results
+  for (int request = 0; request < 2; ++request) {
+    for (int i = 0; i < 3; ++i) {
+      AgentMessage r = receive();
+      ASSERT_EQ(r.body_case(), AgentMessage::kResult) << r.error().message();
+    }
+    ASSERT_EQ(receive().body_case(), AgentMessage::kDone);
+  }
+}
+
 TEST_F(AgentTest, ChunksWithoutAnOfferAreAProtocolError) {
   greet();
   HostMessage chunk;
