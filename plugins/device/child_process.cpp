@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 extern char** environ;
@@ -58,6 +59,10 @@ std::string find_executable(const std::string& name) {
 
 Expected<std::unique_ptr<ChildProcess>> ChildProcess::start(const std::vector<std::string>& argv) {
   if (argv.empty()) return invalid_argument("no command to start");
+  // A child that exits without reading (a crashed agent, an unplugged phone's adb) must turn the
+  // host's next write into EPIPE, not a SIGPIPE that kills the studio or the CLI.
+  static std::once_flag ignore_sigpipe;
+  std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
   const std::string exe = find_executable(argv[0]);
   if (exe.empty()) {
     return not_found("'" + argv[0] + "' " +

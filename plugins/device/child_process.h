@@ -19,7 +19,8 @@ namespace sod2::device {
 class ChildProcess {
  public:
   // Starts argv[0] (searched in PATH) with pipes on stdin, stdout and stderr. Errors: the
-  // program is missing or not executable (named).
+  // program is missing or not executable (named). The first call sets SIGPIPE to ignored for the
+  // process, so writing to a child that went away is an error, not a fatal signal.
   static Expected<std::unique_ptr<ChildProcess>> start(const std::vector<std::string>& argv);
   ~ChildProcess();  // kills the child if it still runs, then reaps it
 

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -251,6 +252,34 @@ TEST_F(ProfileTest, SomethingThatIsNotAnAgentIsNamed) {
   const std::string m = res.status().message();
   EXPECT_NE(m.find("not a sod2 agent"), std::string::npos) << m;
   EXPECT_NE(m.find("--dir"), std::string::npos) << m;  // what echo said
+}
+
+// Writing to an agent that stopped reading is an error message, never a SIGPIPE that kills the
+// host (the CLI, the studio).
+TEST_F(ProfileTest, AnAgentThatStopsReadingIsAnErrorNotASignal) {
+  ::setenv("SOD2_AGENT", (kTests + "/deaf_agent.sh").c_str(), 1);
+  auto res = profiling::profile(yolo_request());
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("the other end closed the stream"), std::string::npos)
+      << res.status().message();
+}
+
+TEST_F(ProfileTest, CancellingMidRunStopsAndRecordsIt) {
+  profiling::ProfileRequest r = yolo_request();
+  r.settings.runs = 100000;
+  std::atomic<bool> cancel{false};
+  profiling::ProfileProgress p;
+  p.cancel = &cancel;
+  p.report = [&](const std::string& stage, double) {
+    if (stage.rfind("run 3 of", 0) == 0) cancel = true;
+  };
+  auto res = profiling::profile(r, p);
+  ASSERT_FALSE(res.ok());
+  EXPECT_EQ(res.status().code(), StatusCode::kCancelled) << res.status().message();
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE status = 'failed' AND failure LIKE "
+                  "'%cancelled%'"),
+            1);
+  EXPECT_TRUE(child_agents().empty()) << "the agent is stopped";
 }
 
 TEST_F(ProfileTest, MissingAgentBinarySaysWhereItLooked) {
