@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -18,6 +19,11 @@ const std::string& work_dir() {
     const auto d = std::filesystem::temp_directory_path() /
                    ("sod2_agent_stream_fuzz_" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
+    // The folder goes with the process (ctest replays this on every run).
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(work_dir(), ec);
+    });
     return d.string();
   }();
   return dir;
