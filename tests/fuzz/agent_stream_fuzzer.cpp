@@ -19,11 +19,6 @@ const std::string& work_dir() {
     const auto d = std::filesystem::temp_directory_path() /
                    ("sod2_agent_stream_fuzz_" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
-    // The folder goes with the process (ctest replays this on every run).
-    std::atexit([] {
-      std::error_code ec;
-      std::filesystem::remove_all(work_dir(), ec);
-    });
     return d.string();
   }();
   return dir;
@@ -32,6 +27,17 @@ const std::string& work_dir() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // The folder goes with the process (ctest replays this on every run). Registered after
+  // work_dir()'s string exists, so the handler runs before that string is destroyed.
+  static const bool cleanup = [] {
+    work_dir();
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(work_dir(), ec);
+    });
+    return true;
+  }();
+  (void)cleanup;
   size_t pos = 0;
   sod2::agent::AgentOptions options;
   options.dir = work_dir();
