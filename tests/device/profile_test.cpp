@@ -119,6 +119,17 @@ std::vector<pid_t> child_agents() {
   return out;
 }
 
+// Progress that SIGKILLs the agent once the second run is reported, and says whether it did.
+profiling::ProfileProgress killing_the_agent_mid_run(bool* killed) {
+  profiling::ProfileProgress p;
+  p.report = [killed](const std::string& stage, double) {
+    if (*killed || stage.rfind("run 2 of", 0) != 0) return;
+    for (pid_t pid : child_agents()) ::kill(pid, SIGKILL);
+    *killed = true;
+  };
+  return p;
+}
+
 TEST_F(ProfileTest, LocalProfilePrintsTheTableWritesTheTraceAndRecordsTheRun) {
   const std::string trace = (dir_ / "trace.json").string();
   ASSERT_EQ(cli(cli::run_profile,
@@ -211,13 +222,7 @@ TEST_F(ProfileTest, AgentKilledMidRunIsRecordedAsFailedWithNoHalfRun) {
   profiling::ProfileRequest r = yolo_request();
   r.settings.runs = 200;
   bool killed = false;
-  profiling::ProfileProgress p;
-  p.report = [&](const std::string& stage, double) {
-    if (killed || stage.rfind("run 2 of", 0) != 0) return;
-    for (pid_t pid : child_agents()) ::kill(pid, SIGKILL);
-    killed = true;
-  };
-  auto res = profiling::profile(r, p);
+  auto res = profiling::profile(r, killing_the_agent_mid_run(&killed));
   ASSERT_TRUE(killed);
   ASSERT_FALSE(res.ok());
   const std::string m = res.status().message();
@@ -409,14 +414,8 @@ TEST_F(AdbTest, UnpluggedMidRunIsAClearFailure) {
   profiling::ProfileRequest r = yolo_request();
   r.device = "adb:FAKE01";
   r.settings.runs = 200;
-  bool pulled = false;
-  profiling::ProfileProgress p;
-  p.report = [&](const std::string& stage, double) {
-    if (pulled || stage.rfind("run 2 of", 0) != 0) return;
-    for (pid_t pid : child_agents()) ::kill(pid, SIGKILL);
-    pulled = true;
-  };
-  auto res = profiling::profile(r, p);
+  bool pulled = false;  // the agent dies under adb, as when the cable is pulled
+  auto res = profiling::profile(r, killing_the_agent_mid_run(&pulled));
   ASSERT_TRUE(pulled);
   ASSERT_FALSE(res.ok());
   EXPECT_NE(res.status().message().find("mid-run"), std::string::npos) << res.status().message();

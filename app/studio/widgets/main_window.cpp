@@ -53,6 +53,32 @@ constexpr int kMaxRecent = 8;
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
+// A cancellable progress dialog the window reuses for one kind of long work (opening, profiling);
+// shown after `show_after_ms`.
+QProgressDialog* make_progress_dialog(QWidget* parent, const QString& title, int show_after_ms) {
+  auto* d = new QProgressDialog(parent);
+  d->setWindowTitle(title);
+  d->setRange(0, 100);
+  d->setMinimumDuration(show_after_ms);
+  d->setAutoClose(false);
+  d->setAutoReset(false);
+  return d;
+}
+
+// Reports progress from a worker thread into `dialog` on the GUI thread (the dialog may be gone
+// by then).
+void report_progress(const QPointer<QProgressDialog>& dialog, double fraction,
+                     const std::string& stage) {
+  QMetaObject::invokeMethod(
+      qApp,
+      [dialog, fraction, stage] {
+        if (!dialog) return;
+        dialog->setValue(static_cast<int>(fraction * 100));
+        dialog->setLabelText(QString::fromStdString(stage));
+      },
+      Qt::QueuedConnection);
+}
+
 QPlainTextEdit* make_text_view(QWidget* parent) {
   auto* t = new QPlainTextEdit(parent);
   t->setReadOnly(true);
@@ -297,14 +323,7 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
   }
   open_options_ = options;
   open_cancel_ = std::make_shared<std::atomic<bool>>(false);
-  if (!progress_) {
-    progress_ = new QProgressDialog(this);
-    progress_->setWindowTitle(tr("Opening"));
-    progress_->setRange(0, 100);
-    progress_->setMinimumDuration(300);
-    progress_->setAutoClose(false);
-    progress_->setAutoReset(false);
-  }
+  if (!progress_) progress_ = make_progress_dialog(this, tr("Opening"), 300);
   progress_->setLabelText(tr("Opening %1").arg(QFileInfo(path).fileName()));
   progress_->setValue(0);
   disconnect(progress_, &QProgressDialog::canceled, nullptr, nullptr);
@@ -315,14 +334,7 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
   QThread* gui = thread();
   open_watcher_.setFuture(QtConcurrent::run([file, options, cancel, dialog, gui]() {
     auto report = [dialog](double f, const std::string& stage) {
-      QMetaObject::invokeMethod(
-          qApp,
-          [dialog, f, stage] {
-            if (!dialog) return;
-            dialog->setValue(static_cast<int>(f * 100));
-            dialog->setLabelText(QString::fromStdString(stage));
-          },
-          Qt::QueuedConnection);
+      report_progress(dialog, f, stage);
     };
     OpenResult r;
     auto doc = StudioDocument::open(file, options, report, cancel.get());
@@ -843,14 +855,7 @@ void MainWindow::exportAndProfile() {
     return;
   }
   profile_cancel_ = std::make_shared<std::atomic<bool>>(false);
-  if (!profile_progress_) {
-    profile_progress_ = new QProgressDialog(this);
-    profile_progress_->setWindowTitle(tr("Export & profile"));
-    profile_progress_->setRange(0, 100);
-    profile_progress_->setMinimumDuration(0);
-    profile_progress_->setAutoClose(false);
-    profile_progress_->setAutoReset(false);
-  }
+  if (!profile_progress_) profile_progress_ = make_progress_dialog(this, tr("Export & profile"), 0);
   profile_progress_->setLabelText(
       tr("Profiling on %1").arg(QString::fromStdString(request->device)));
   profile_progress_->setValue(0);
@@ -869,14 +874,7 @@ void MainWindow::exportAndProfile() {
     profiling::ProfileProgress progress;
     progress.cancel = cancel.get();
     progress.report = [dialog](const std::string& stage, double f) {
-      QMetaObject::invokeMethod(
-          qApp,
-          [dialog, f, stage] {
-            if (!dialog) return;
-            dialog->setValue(static_cast<int>(f * 100));
-            dialog->setLabelText(QString::fromStdString(stage));
-          },
-          Qt::QueuedConnection);
+      report_progress(dialog, f, stage);
     };
     return profiling::profile(r, progress);
   }));
