@@ -3,10 +3,12 @@
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
+#include <optional>
 #include <stdexcept>
 
 #include "app/cli/command_line.h"
 #include "app/cli/symbol_args.h"
+#include "core/family/family_writer.h"
 #include "core/onnx/onnx_import.h"
 #include "core/package/compile.h"
 #include "core/package/package_writer.h"
@@ -20,6 +22,10 @@ CommandLine make_parser() {
       {"--range", true, "declare symbol ranges; MULTIPLE defaults to 1", "k=lo:hi[:multiple],..."},
       {"--ranges", true,
        "read ranges from a JSON file: {\"height\": [32, 1024, 32]} or a models.json entry", "FILE"},
+      {"--family", true,
+       "compile every variant a family file lists into one family package with shared weights "
+       "(Dynamic-OFA; run it with `sod2 ofa`)",
+       "variants.json"},
       {"--no-fusion", false,
        "run every node alone with every value in the arena, instead of the fused kernels the "
        "CPU runtime has",
@@ -30,14 +36,58 @@ CommandLine make_parser() {
 
 std::string usage() {
   return "usage: sod2 compile MODEL.onnx [-o MODEL.sod2] [--range k=lo:hi[:multiple],...] "
-         "[--ranges FILE] [--no-fusion]\n\n"
+         "[--ranges FILE] [--no-fusion]\n"
+         "       sod2 compile --family FAMILY/variants.json -o FAMILY.sod2 [same options]\n\n"
          "Compiles a model for the runtime (RDP under the declared ranges, memory plan) and\n"
          "writes one .sod2 package: a manifest with the graphs, the plan and the symbol ranges,\n"
          "and every weight in a 64-byte-aligned blob, sealed with a SHA-256. Run it with\n"
          "`sod2 run MODEL.sod2` or the runtime API; input sizes must lie inside the ranges\n"
          "given here.\n\n"
+         "With --family, every variant of the family file is compiled with its own RDP, fusion\n"
+         "and memory plan into one package whose weights are stored once: identical tensors\n"
+         "once, and a tensor that is a window of a larger one (leading channels, a centred\n"
+         "kernel crop), possibly times a per-channel scale, as a view of it, verified bit for\n"
+         "bit.\n\n"
          "options:\n" +
          make_parser().flags_help();
+}
+
+int compile_family(const std::string& family_file, std::optional<std::string> output_arg,
+                   const package::CompileOptions& compile_options, std::ostream& out,
+                   std::ostream& err) {
+  auto fail = [&](const Status& st) {
+    err << "sod2 compile: " << st.message() << "\n";
+    return 1;
+  };
+  Expected<family::FamilySpec> spec = family::read_family_spec(family_file);
+  if (!spec.ok()) return fail(spec.status());
+  const std::string output = output_arg.value_or(
+      (std::filesystem::path(family_file).parent_path() / (spec->name + ".sod2")).string());
+  family::FamilyCompileOptions options;
+  options.compile = compile_options;
+  options.progress = [&](const std::string& step) { err << "  " << step << "...\n"; };
+  const auto t0 = std::chrono::steady_clock::now();
+  family::FamilyPackageStats stats;
+  Status written = family::write_family_package(*spec, options, output, &stats);
+  if (!written.ok()) return fail(written);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const family::WeightSharingStats& w = stats.sharing;
+  out << "wrote " << output << ": family '" << spec->name << "', " << spec->variants.size()
+      << " variants, " << stats.package.file_bytes << " bytes; sha256 " << stats.package.sha256
+      << "; " << std::fixed << std::setprecision(1) << ms << " ms\n";
+  out << "  separate packages: " << stats.separate_bytes << " bytes (";
+  for (size_t i = 0; i < spec->variants.size(); ++i) {
+    out << (i ? ", " : "") << spec->variants[i].name << " " << stats.variant_package_bytes[i];
+  }
+  out << ")\n  family / separate: " << std::setprecision(3)
+      << static_cast<double>(stats.package.file_bytes) /
+             static_cast<double>(std::max<uint64_t>(1, stats.separate_bytes))
+      << "\n  weights: " << w.constants << " constants -> " << w.stored << " stored ("
+      << w.stored_bytes << " bytes), " << w.identical << " identical, " << w.windows << " windows, "
+      << w.scaled << " scaled windows (" << w.view_bytes << " bytes of scales and residuals, "
+      << w.escapes << " escaped elements)\n";
+  return 0;
 }
 
 }  // namespace
@@ -55,6 +105,17 @@ int run_compile(const std::vector<std::string>& args, std::ostream& out, std::os
   } catch (const std::invalid_argument& e) {
     err << "sod2 compile: " << e.what() << "\n";
     return 1;
+  }
+  if (cl.has("--family")) {
+    if (!cl.positional().empty()) {
+      err << "sod2 compile: --family takes the models from the family file; drop "
+          << cl.positional()[0] << "\n";
+      return 1;
+    }
+    package::CompileOptions compile_options;
+    compile_options.rdp = options;
+    if (cl.has("--no-fusion")) compile_options.fuse = false;
+    return compile_family(*cl.value("--family"), cl.value("-o"), compile_options, out, err);
   }
   if (cl.positional().size() != 1) {
     err << "sod2 compile: expected exactly one MODEL.onnx (see sod2 compile --help)\n";

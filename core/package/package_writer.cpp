@@ -1,231 +1,32 @@
 #include "core/package/package_writer.h"
 
-#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
-#include "core/version.h"
-#include "runtime/package/format.h"
-#include "runtime/package/sha256.h"
+#include "core/package/manifest_builder.h"
 #include "runtime/package/sod2_package.pb.h"
 
 namespace sod2::package {
-namespace {
-
-// Attribute tensors up to this size stay in the manifest: they are copied when the kernel is
-// created anyway, and a blob slot costs up to 63 bytes of padding.
-constexpr size_t kInlineAttributeBytes = 256;
-
-class ManifestBuilder {
- public:
-  Status build(const rt::ProgramDesc& p, pkg::Manifest* m) {
-    m->set_producer(std::string("sod2 ") + SOD2_VERSION_STRING);
-    for (const rt::SymbolDesc& s : p.symbols) {
-      pkg::Symbol* o = m->add_symbols();
-      o->set_name(s.name);
-      o->set_execution(s.execution);
-      o->set_lo(s.lo);
-      o->set_hi(s.hi);
-      o->set_multiple(s.multiple);
-    }
-    for (const rt::InputSignature& s : p.inputs) {
-      pkg::InputSignature* o = m->add_inputs();
-      o->set_name(s.name);
-      o->set_dtype(static_cast<uint32_t>(s.dtype));
-      o->set_rank(s.rank);
-    }
-    for (const rt::InputDimDesc& d : p.input_dims) {
-      pkg::InputDim* o = m->add_input_dims();
-      o->set_input(d.input);
-      o->set_dim(d.dim);
-      o->set_fixed(d.fixed);
-      o->set_symbol(d.symbol);
-    }
-    for (size_t c = 0; c < p.constants.size(); ++c) {
-      SOD2_RETURN_IF_ERROR(add_to_blob(p.constants[c].view(), m->add_constants(), false,
-                                       "constant " + std::to_string(c)));
-    }
-    for (const rt::GraphDesc& g : p.graphs) SOD2_RETURN_IF_ERROR(add_graph(g, m->add_graphs()));
-    add_program(p.plan_program, m->mutable_plan_program());
-    m->set_num_arena_tensors(p.num_arena_tensors);
-    add_program(p.assumption_program, m->mutable_assumption_program());
-    for (const rt::AssumptionDesc& a : p.assumptions) {
-      pkg::Assumption* o = m->add_assumptions();
-      o->set_text(a.text);
-      o->set_node(a.node);
-    }
-    for (size_t k = 0; k < p.plan_grid.symbols.size(); ++k) {
-      pkg::PlanGridSymbol* o = m->mutable_plan_grid()->add_symbols();
-      o->set_symbol(p.plan_grid.symbols[k]);
-      for (int64_t u : p.plan_grid.uppers[k]) o->add_upper(u);
-    }
-    for (int32_t v : p.version_of_cell) m->add_version_of_cell(v);
-    for (const sym::ShapeProgram& v : p.plan_versions) add_program(v, m->add_plan_versions());
-    return Status::ok_status();
-  }
-
-  // The blob's tensors in order, each at its 64-aligned offset.
-  const std::vector<std::pair<uint64_t, rt::Tensor>>& blob() const { return blob_; }
-  uint64_t blob_size() const { return blob_size_; }
-
- private:
-  Status add_to_blob(const rt::Tensor& t, pkg::TensorRef* o, bool allow_inline,
-                     const std::string& what) {
-    const size_t elem = rt::dtype_size(t.dtype);
-    if (elem == 0) {
-      return unsupported(what + ": type " + rt::dtype_name(t.dtype) +
-                         " has no fixed size and cannot be stored in a package");
-    }
-    o->set_dtype(static_cast<uint32_t>(t.dtype));
-    for (int64_t d : t.shape.dims()) o->add_dims(d);
-    const uint64_t bytes = t.bytes();
-    o->set_length(bytes);
-    if (allow_inline && bytes <= kInlineAttributeBytes) {
-      o->set_is_inline(true);
-      o->set_inline_data(t.data, bytes);
-      return Status::ok_status();
-    }
-    blob_size_ = rt::align_up(blob_size_, rt::kPackageAlignment);
-    o->set_offset(blob_size_);
-    blob_.emplace_back(blob_size_, t);
-    blob_size_ += bytes;
-    return Status::ok_status();
-  }
-
-  Status add_graph(const rt::GraphDesc& g, pkg::Graph* o) {
-    o->set_name(g.name);
-    for (const rt::ValueDesc& v : g.values) {
-      pkg::Value* ov = o->add_values();
-      ov->set_name(v.name);
-      ov->set_dtype(static_cast<uint32_t>(v.dtype));
-      ov->set_storage(static_cast<pkg::ValueStorage>(v.storage));
-      ov->set_constant(v.constant);
-      ov->set_arena_tensor(v.arena_tensor);
-      ov->set_outer_value(v.outer_value);
-      ov->set_outer_levels(v.outer_levels);
-      ov->set_dims(v.dims);
-      for (const rt::ExecDim& e : v.exec_dims) {
-        pkg::ExecDim* oe = ov->add_exec_dims();
-        oe->set_dim(e.dim);
-        oe->set_symbol(e.symbol);
-      }
-    }
-    for (const rt::NodeDesc& n : g.nodes) SOD2_RETURN_IF_ERROR(add_node(n, o->add_nodes()));
-    for (int32_t v : g.inputs) o->add_inputs(v);
-    for (int32_t v : g.outputs) o->add_outputs(v);
-    return Status::ok_status();
-  }
-
-  Status add_node(const rt::NodeDesc& n, pkg::Node* o) {
-    const rt::NodeInfo& info = n.info;
-    o->set_name(info.name);
-    o->set_op_type(info.op_type);
-    o->set_domain(info.domain);
-    o->set_opset(info.opset);
-    // Attrs is a std::map: attributes come out sorted by name, so packages are reproducible.
-    for (const auto& [name, a] : info.attrs.all()) {
-      pkg::Attribute* oa = o->add_attributes();
-      oa->set_name(name);
-      oa->set_kind(static_cast<pkg::AttrKind>(a.kind));
-      using K = rt::AttrValue::Kind;
-      switch (a.kind) {
-        case K::kInt: oa->set_i(a.i); break;
-        case K::kFloat: oa->set_f(a.f); break;
-        case K::kString: oa->set_s(a.s); break;
-        case K::kInts:
-          for (int64_t x : a.ints) oa->add_ints(x);
-          break;
-        case K::kFloats:
-          for (float x : a.floats) oa->add_floats(x);
-          break;
-        case K::kStrings:
-          for (const std::string& x : a.strings) oa->add_strings(x);
-          break;
-        case K::kTensor:
-          SOD2_RETURN_IF_ERROR(add_to_blob(a.tensor.view(), oa->mutable_tensor(), true,
-                                           "node '" + info.name + "' attribute '" + name + "'"));
-          break;
-        case K::kGraph: oa->set_graph(a.graph); break;
-      }
-    }
-    for (int32_t v : n.inputs) o->add_inputs(v);
-    for (int32_t v : n.outputs) o->add_outputs(v);
-    for (int32_t g : n.subgraphs) o->add_subgraphs(g);
-    for (rt::DType t : info.input_dtypes) o->add_input_dtypes(static_cast<uint32_t>(t));
-    for (bool b : info.input_present) o->add_input_present(b);
-    for (rt::DType t : info.output_dtypes) o->add_output_dtypes(static_cast<uint32_t>(t));
-    o->set_num_outputs(info.num_outputs);
-    for (const std::string& s : n.fused_nodes) o->add_fused_nodes(s);
-    for (const std::string& s : n.fused_op_types) o->add_fused_op_types(s);
-    return Status::ok_status();
-  }
-
-  static void add_program(const sym::ShapeProgram& p, pkg::ShapeProgram* o) {
-    o->set_num_inputs(p.num_inputs());
-    o->set_num_outputs(p.num_outputs());
-    o->set_num_registers(p.scratch_size());
-    for (const sym::ShapeInstruction& ins : p.instructions()) {
-      pkg::Instruction* oi = o->add_code();
-      oi->set_op(static_cast<uint32_t>(ins.op));
-      oi->set_dst(ins.dst);
-      oi->set_a(ins.a);
-      oi->set_b(ins.b);
-      oi->set_imm(ins.imm);
-    }
-  }
-
-  std::vector<std::pair<uint64_t, rt::Tensor>> blob_;
-  uint64_t blob_size_ = 0;
-};
-
-}  // namespace
 
 Expected<std::vector<uint8_t>> serialize_package(const rt::ProgramDesc& program,
                                                  PackageStats* stats) {
   pkg::Manifest manifest;
-  ManifestBuilder builder;
+  BlobBuilder blob;
+  ManifestBuilder builder(blob);
   SOD2_RETURN_IF_ERROR(builder.build(program, &manifest));
-  const size_t manifest_bytes = manifest.ByteSizeLong();
-  if (manifest_bytes > static_cast<size_t>(INT_MAX)) {
-    return unsupported("the package manifest would be " + std::to_string(manifest_bytes) +
-                       " bytes, above protobuf's 2 GiB limit");
-  }
-  rt::PackageHeader h;
-  h.manifest_offset = rt::kPackageHeaderSize;
-  h.manifest_length = manifest_bytes;
-  h.blob_offset = rt::align_up(h.manifest_offset + h.manifest_length, rt::kPackageAlignment);
-  h.blob_length = rt::align_up(builder.blob_size(), rt::kPackageAlignment);
-  h.trailer_offset = h.blob_offset + h.blob_length;
-  h.file_size = h.trailer_offset + rt::kPackageTrailerSize;
-
-  std::vector<uint8_t> out(h.file_size, 0);  // zero padding everywhere
-  rt::encode_package_header(
-      h, std::span<uint8_t, rt::kPackageHeaderSize>(out.data(), rt::kPackageHeaderSize));
-  if (!manifest.SerializeToArray(out.data() + h.manifest_offset,
-                                 static_cast<int>(manifest_bytes))) {
-    return internal_error("the package manifest could not be serialised");
-  }
-  for (const auto& [offset, t] : builder.blob()) {
-    if (t.bytes() > 0) std::memcpy(out.data() + h.blob_offset + offset, t.data, t.bytes());
-  }
-  const rt::Sha256Digest digest =
-      rt::sha256(std::span<const uint8_t>(out.data(), h.trailer_offset));
-  std::memcpy(out.data() + h.trailer_offset, digest.data(), digest.size());
-  std::memcpy(out.data() + h.trailer_offset + rt::kPackageDigestSize, rt::kPackageTrailerMagic, 8);
-  if (stats) {
-    stats->file_bytes = h.file_size;
-    stats->manifest_bytes = manifest_bytes;
-    stats->blob_bytes = h.blob_length;
-    stats->constants = program.constants.size();
-    stats->sha256 = rt::to_hex(digest);
-  }
-  return out;
+  SOD2_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, seal_package(manifest, blob, stats));
+  if (stats) stats->constants = program.constants.size();
+  return bytes;
 }
 
 Status write_package(const rt::ProgramDesc& program, const std::string& path, PackageStats* stats) {
   SOD2_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, serialize_package(program, stats));
+  return write_file_atomically(bytes, path);
+}
+
+Status write_file_atomically(std::span<const uint8_t> bytes, const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path tmp = target.string() + ".tmp";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,5 +30,8 @@ Expected<std::vector<uint8_t>> serialize_package(const rt::ProgramDesc& program,
 // interrupted write never leaves a half-written package under the final name.
 Status write_package(const rt::ProgramDesc& program, const std::string& path,
                      PackageStats* stats = nullptr);
+
+// Writes `bytes` to `path` through a temporary file renamed into place.
+Status write_file_atomically(std::span<const uint8_t> bytes, const std::string& path);
 
 }  // namespace sod2::package

@@ -225,11 +225,21 @@ Status read_plan_versions(const pkg::Manifest& m, ProgramDesc* p) {
 
 }  // namespace
 
-Expected<ProgramDesc> program_from_manifest(const pkg::Manifest& m, std::span<const uint8_t> blob) {
+Expected<ProgramDesc> program_from_manifest(const pkg::Manifest& m, std::span<const uint8_t> blob,
+                                            std::vector<ConstantTensor>* constants) {
   ProgramDesc p;
   SOD2_RETURN_IF_ERROR(read_symbols(m, &p));
   SOD2_RETURN_IF_ERROR(read_inputs(m, &p));
-  SOD2_RETURN_IF_ERROR(read_constants(m, blob, &p));
+  if (m.has_family()) return parse_error("a family package's variant is itself a family");
+  if (constants) {
+    if (m.constants_size() != 0) {
+      return parse_error("a family variant lists " + std::to_string(m.constants_size()) +
+                         " constants of its own besides the family weights");
+    }
+    p.constants = std::move(*constants);
+  } else {
+    SOD2_RETURN_IF_ERROR(read_constants(m, blob, &p));
+  }
   // Before the graphs: values' arena indices are checked against the plan's tensor count.
   const uint64_t arena = m.num_arena_tensors();
   if (arena > static_cast<uint64_t>(INT32_MAX)) {

@@ -23,8 +23,11 @@ inline constexpr int kMaxGraphDepth = 64;
 
 // Errors (parse_error, or unsupported for a valid but unknown feature) name the field: "graph 2
 // ('body') node 5 ('Add'): input 3 is value 99, but the graph has 12 values". Constants become
-// borrowed views into `blob`, which the caller keeps alive.
-Expected<ProgramDesc> program_from_manifest(const pkg::Manifest& m, std::span<const uint8_t> blob);
+// borrowed views into `blob`, which the caller keeps alive. A family variant's manifest has no
+// constants of its own: `constants` (the family weights it names) stand in for them, and the
+// manifest must then list none.
+Expected<ProgramDesc> program_from_manifest(const pkg::Manifest& m, std::span<const uint8_t> blob,
+                                            std::vector<ConstantTensor>* constants = nullptr);
 
 namespace package_detail {
 

@@ -81,9 +81,9 @@ struct AlignedCopy {
 
 }  // namespace
 
-Expected<ProgramDesc> load_package(std::span<const uint8_t> bytes,
-                                   std::shared_ptr<const void> keep_alive,
-                                   const PackageLoadOptions& options) {
+Expected<PackageSections> read_package_sections(std::span<const uint8_t> bytes,
+                                                std::shared_ptr<const void> keep_alive,
+                                                const PackageLoadOptions& options) {
   if (!looks_like_package(bytes)) {
     return parse_error(bytes.size() < 8 ? "not a SoD2 package: the file is " + n(bytes.size()) +
                                               " bytes, shorter than the magic"
@@ -103,7 +103,7 @@ Expected<ProgramDesc> load_package(std::span<const uint8_t> bytes,
     std::memcpy(copy->storage.data() + skip, bytes.data(), bytes.size());
     copy->bytes = std::span<const uint8_t>(copy->storage.data() + skip, bytes.size());
     const std::span<const uint8_t> aligned = copy->bytes;
-    return load_package(aligned, std::shared_ptr<const void>(std::move(copy)), options);
+    return read_package_sections(aligned, std::shared_ptr<const void>(std::move(copy)), options);
   }
   const PackageHeader h = decode_package_header(
       std::span<const uint8_t, kPackageHeaderSize>(bytes.data(), kPackageHeaderSize));
@@ -128,16 +128,33 @@ Expected<ProgramDesc> load_package(std::span<const uint8_t> bytes,
     return parse_error("header: manifest length " + n(h.manifest_length) +
                        " is above protobuf's 2 GiB limit");
   }
-  pkg::Manifest manifest;
-  if (!manifest.ParseFromArray(bytes.data() + h.manifest_offset,
-                               static_cast<int>(h.manifest_length))) {
+  PackageSections sections;
+  auto manifest = std::make_shared<pkg::Manifest>();
+  if (!manifest->ParseFromArray(bytes.data() + h.manifest_offset,
+                                static_cast<int>(h.manifest_length))) {
     return parse_error("the manifest (" + n(h.manifest_length) +
                        " bytes) is not a valid protobuf message");
   }
-  SOD2_ASSIGN_OR_RETURN(
-      ProgramDesc program,
-      program_from_manifest(manifest, bytes.subspan(h.blob_offset, h.blob_length)));
-  program.constant_storage = std::move(keep_alive);
+  sections.manifest = std::move(manifest);
+  sections.blob = bytes.subspan(h.blob_offset, h.blob_length);
+  sections.keep_alive = std::move(keep_alive);
+  return sections;
+}
+
+Expected<ProgramDesc> load_package(std::span<const uint8_t> bytes,
+                                   std::shared_ptr<const void> keep_alive,
+                                   const PackageLoadOptions& options) {
+  SOD2_ASSIGN_OR_RETURN(PackageSections sections,
+                        read_package_sections(bytes, std::move(keep_alive), options));
+  if (sections.manifest->has_family()) {
+    return invalid_argument("this is a family package ('" + sections.manifest->family().name() +
+                            "', " + std::to_string(sections.manifest->family().variants_size()) +
+                            " variants), not a single model: run it with `sod2 ofa` or load "
+                            "it with load_family_package()");
+  }
+  SOD2_ASSIGN_OR_RETURN(ProgramDesc program,
+                        program_from_manifest(*sections.manifest, sections.blob));
+  program.constant_storage = std::move(sections.keep_alive);
   return program;
 }
 
