@@ -6,6 +6,7 @@
 #include "app/cli/compile_command.h"
 #include "app/cli/device_commands.h"
 #include "app/cli/inspect_command.h"
+#include "app/cli/ofa_command.h"
 #include "app/cli/plan_command.h"
 #include "app/cli/run_command.h"
 #include "core/onnx/onnx_import.h"
@@ -28,7 +29,9 @@ const char* kHelp =
     "  devices               list devices (this machine; Android devices over adb)\n"
     "  profile MODEL         compile, send to --device, run and time every fused group;\n"
     "                        --trace OUT.json for Perfetto; recorded in the profile store\n"
-    "  history               runs in the profile store; --compare RUN_A RUN_B\n\n"
+    "  history               runs in the profile store; --compare RUN_A RUN_B\n"
+    "  ofa FAMILY            Dynamic-OFA: switch among a family's variants to hold\n"
+    "                        --budget-ms; --load for competing work; compare to the largest\n\n"
     "options:\n"
     "  --version             print the version and the ONNX opset this build understands\n"
     "  --help                show this help; `sod2 COMMAND --help` explains a command\n";
@@ -61,6 +64,7 @@ int main(int argc, char** argv) {
     if (command == "devices") return sod2::cli::run_devices(args, std::cout, std::cerr);
     if (command == "profile") return sod2::cli::run_profile(args, std::cout, std::cerr);
     if (command == "history") return sod2::cli::run_history(args, std::cout, std::cerr);
+    if (command == "ofa") return sod2::cli::run_ofa(args, std::cout, std::cerr);
   } catch (const std::exception& e) {
     std::cerr << "sod2 " << command << ": unexpected error: " << e.what() << "\n";
     return 1;

@@ -48,6 +48,19 @@ Expected<std::unique_ptr<FamilySession>> FamilySession::create(FamilyProgram fam
     s->sessions_.push_back(std::move(*session));
   }
   s->current_ = static_cast<int>(n) - 1;
+  if (!s->options_.floor_variant.empty()) {
+    int floor = -1;
+    std::string names;
+    for (int i = 0; i < s->variants(); ++i) {
+      if (s->variant(i).name == s->options_.floor_variant) floor = i;
+      names += (i ? ", " : "") + s->variant(i).name;
+    }
+    if (floor < 0) {
+      return invalid_argument("no variant '" + s->options_.floor_variant +
+                              "' for the floor; the family has " + names);
+    }
+    s->options_.controller.floor = floor;
+  }
   if (s->options_.budget_ms > 0 && !s->expected_ms_.empty()) {
     SOD2_RETURN_IF_ERROR(s->start_controller());
   }
@@ -68,7 +81,7 @@ Status FamilySession::set_variant(int i) {
     return invalid_argument("variant " + std::to_string(i) + " of " + std::to_string(variants()));
   }
   current_ = i;
-  if (controller_) {
+  if (controller_ && manager_enabled_) {
     // The controller continues from the chosen variant: restart it there.
     BudgetControllerOptions o = controller_->options();
     o.start = std::max(i, o.floor);
@@ -79,6 +92,15 @@ Status FamilySession::set_variant(int i) {
   return Status::ok_status();
 }
 
+Status FamilySession::set_manager_enabled(bool enabled) {
+  if (enabled && !manager_enabled_ && controller_) {
+    manager_enabled_ = true;
+    return set_variant(current_);
+  }
+  manager_enabled_ = enabled;
+  return Status::ok_status();
+}
+
 Status FamilySession::set_budget(double budget_ms) {
   if (!(budget_ms > 0) || !std::isfinite(budget_ms)) {
     return invalid_argument("the latency budget must be a finite number of ms > 0");
@@ -86,7 +108,7 @@ Status FamilySession::set_budget(double budget_ms) {
   options_.budget_ms = budget_ms;
   if (controller_) {
     controller_->set_budget(budget_ms);
-    current_ = controller_->current();
+    if (manager_enabled_) current_ = controller_->current();
   } else if (!expected_ms_.empty()) {
     SOD2_RETURN_IF_ERROR(start_controller());
   }
@@ -120,7 +142,9 @@ Status FamilySession::warm_up(std::span<const Tensor> inputs, int runs) {
 }
 
 Expected<std::span<const Tensor>> FamilySession::run(std::span<const Tensor> inputs) {
-  if (options_.budget_ms > 0 && !controller_) SOD2_RETURN_IF_ERROR(warm_up(inputs, 1));
+  if (options_.budget_ms > 0 && !controller_ && manager_enabled_) {
+    SOD2_RETURN_IF_ERROR(warm_up(inputs, 1));
+  }
   const int v = current_;
   const auto t0 = std::chrono::steady_clock::now();
   auto out = sessions_[static_cast<size_t>(v)]->run(inputs);
@@ -130,7 +154,7 @@ Expected<std::span<const Tensor>> FamilySession::run(std::span<const Tensor> inp
   last_variant_ = v;
   last_measured_ms_ = wall;
   last_latency_ms_ = latency_source_ ? latency_source_(v, wall) : wall;
-  if (controller_) current_ = controller_->observe(last_latency_ms_);
+  if (controller_ && manager_enabled_) current_ = controller_->observe(last_latency_ms_);
   return out;
 }
 

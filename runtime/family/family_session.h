@@ -25,6 +25,9 @@ struct FamilySessionOptions {
   // puts it: the largest at first).
   double budget_ms = 0;
   BudgetControllerOptions controller;  // its budget_ms is replaced by the one above
+  // The smallest variant the manager may use (an accuracy or MAC floor), by name; "" for none.
+  // Overrides controller.floor.
+  std::string floor_variant;
   // Expected latency per variant in ms, in the package's order (from the profile store). Empty:
   // warm_up() measures them.
   std::vector<double> expected_ms;
@@ -68,6 +71,10 @@ class FamilySession {
   Expected<std::span<const Tensor>> run(std::span<const Tensor> inputs);
 
   void set_latency_source(LatencySource source) { latency_source_ = std::move(source); }
+  // Off: runs stay on the current variant and the controller sees nothing (the baseline a demo
+  // compares the manager against). On again: the controller restarts from the current variant.
+  Status set_manager_enabled(bool enabled);
+  bool manager_enabled() const { return manager_enabled_; }
   Status set_budget(double budget_ms);
   // Null without a budget, or before the first warm_up().
   const BudgetController* controller() const { return controller_ ? &*controller_ : nullptr; }
@@ -91,6 +98,7 @@ class FamilySession {
   std::optional<BudgetController> controller_;
   LatencySource latency_source_;
   int current_ = 0;
+  bool manager_enabled_ = true;
   int last_variant_ = -1;
   double last_latency_ms_ = 0, last_measured_ms_ = 0;
 };
