@@ -12,10 +12,10 @@
 
 #include "app/cli/command_line.h"
 #include "app/cli/symbol_args.h"
+#include "app/ofa/family_source.h"
 #include "app/ofa/ofa_demo.h"
 #include "app/ofa/variant_latencies.h"
 #include "app/profiling/run_inputs.h"
-#include "core/family/family_writer.h"
 #include "core/store/profile_store.h"
 #include "runtime/kernels/kernel_registry.h"
 
@@ -78,22 +78,6 @@ std::string mmacs(uint64_t macs) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(1) << static_cast<double>(macs) / 1e6 << " MMACs";
   return s.str();
-}
-
-// Loads the family: a package as it is, a family file compiled in memory first.
-Expected<rt::FamilyProgram> load_family(const std::string& path, const RdpOptions& rdp,
-                                        std::ostream& err) {
-  if (path.size() >= 5 && path.substr(path.size() - 5) == ".json") {
-    SOD2_ASSIGN_OR_RETURN(const family::FamilySpec spec, family::read_family_spec(path));
-    family::FamilyCompileOptions options;
-    options.compile.rdp = rdp;
-    options.progress = [&](const std::string& step) { err << "  " << step << "...\n"; };
-    SOD2_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, family::build_family_package(spec, options));
-    auto owned = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
-    const std::span<const uint8_t> view(*owned);
-    return rt::load_family_package(view, owned);
-  }
-  return rt::load_family_package_file(path);
 }
 
 void print_point(const ofa::DemoPoint& p, const rt::FamilySession& s, std::ostream& out) {
@@ -170,7 +154,8 @@ int run_ofa(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << "sod2 ofa: " << st.message() << "\n";
     return 1;
   };
-  Expected<rt::FamilyProgram> family = load_family(cl.positional()[0], rdp, err);
+  Expected<rt::FamilyProgram> family = ofa::load_family(
+      cl.positional()[0], rdp, [&](const std::string& step) { err << "  " << step << "...\n"; });
   if (!family.ok()) return fail(family.status());
 
   // Inputs of the bound shapes; a symbol left unbound takes its lowest value.

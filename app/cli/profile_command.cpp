@@ -1,12 +1,16 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <iomanip>
 #include <iostream>
 
 #include "app/cli/command_line.h"
 #include "app/cli/device_commands.h"
 #include "app/cli/symbol_args.h"
+#include "app/ofa/family_profile.h"
+#include "app/ofa/family_source.h"
 #include "app/profiling/profile_job.h"
 #include "app/profiling/profile_report.h"
 
@@ -32,8 +36,59 @@ CommandLine make_parser() {
       {"--seed", true, "seed of the random inputs (default 1)", "S"},
       {"--no-fusion", false, "compile without fused kernels", ""},
       {"--top", true, "groups in the 'top by time' section (default 10)", "N"},
+      {"--family", false,
+       "MODEL is a family (package or variants.json): profile every variant and print the "
+       "latency-MACs Pareto front",
+       ""},
       {"--help", false, "show this help", ""},
   });
+}
+
+int profile_family(const profiling::ProfileRequest& req, const profiling::ProfileProgress& progress,
+                   std::ostream& out, std::ostream& err) {
+  Expected<rt::FamilyProgram> family = ofa::load_family(req.model_path, req.rdp, {});
+  if (!family.ok()) {
+    err << "sod2 profile: " << family.status().message() << "\n";
+    return 1;
+  }
+  auto profiles = ofa::profile_family(*family, req, progress);
+  if (!profiles.ok()) {
+    err << "sod2 profile: " << profiles.status().message() << "\n";
+    return 1;
+  }
+  const bool accuracy = std::all_of(profiles->begin(), profiles->end(),
+                                    [](const ofa::VariantProfile& p) { return p.has_accuracy; });
+  const profiling::ProfileResult& first = profiles->front().result;
+  out << "family " << family->name << " on " << first.device.id << " (" << first.bindings << "), "
+      << first.stats.count << " runs each\n\n"
+      << "  variant        MMACs     params   accuracy    avg ms    std ms    min ms    run  "
+         "front\n";
+  for (const ofa::VariantProfile& p : *profiles) {
+    const profiling::LatencyStats& st = p.result.stats;
+    out << "  " << std::left << std::setw(10) << p.name << std::right << std::fixed
+        << std::setprecision(1) << std::setw(10) << static_cast<double>(p.macs) / 1e6
+        << std::setw(11) << p.params << std::setw(11);
+    if (p.has_accuracy) {
+      out << std::setprecision(3) << p.accuracy;
+    } else {
+      out << "-";
+    }
+    out << std::setprecision(2) << std::setw(10) << st.avg_ms << std::setw(10) << st.std_ms
+        << std::setw(10) << st.min_ms << std::setw(7)
+        << (p.result.run_id ? "#" + std::to_string(p.result.run_id) : std::string("-"))
+        << (p.on_front ? "    *" : "") << "\n";
+  }
+  out << "\nPareto front (low latency, high " << (accuracy ? "accuracy" : "MACs") << "):";
+  for (const ofa::VariantProfile& p : *profiles) {
+    if (p.on_front)
+      out << " " << p.name << " (" << std::setprecision(2) << p.result.stats.avg_ms << " ms)";
+  }
+  out << "\n";
+  if (!profiles->front().result.db_path.empty()) {
+    out << "Recorded as " << family->name << "/<variant>: `sod2 ofa` takes its expected latencies "
+        << "from these runs at the same bindings.\n";
+  }
+  return 0;
 }
 
 }  // namespace
@@ -46,7 +101,8 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
     cl.parse(args);
     if (cl.has("--help")) {
       out << "usage: sod2 profile MODEL(.onnx|.sod2) [--device local|adb[:SERIAL]] --bind k=v,... "
-             "[--runs N] [--warmup K] [--threads T] [--trace OUT.json]\n\n"
+             "[--runs N] [--warmup K] [--threads T] [--trace OUT.json]\n"
+             "       sod2 profile --family FAMILY(.sod2|/variants.json) [same options]\n\n"
              "Compiles the model (unless it is a package), sends it to the device's agent, runs it "
              "and prints\nthe latency and where the time goes per fused group; the run is "
              "recorded in the profile store\n(see sod2 history).\n\noptions:\n"
@@ -88,6 +144,12 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
     last = stage;
     err << "\r\033[K[" << static_cast<int>(f * 100) << "%] " << stage << std::flush;
   };
+  if (cl.has("--family")) {
+    const int status = profile_family(req, progress, out, err);
+    std::signal(SIGINT, previous);
+    if (tty) err << "\r\033[K" << std::flush;
+    return status;
+  }
   auto result = profiling::profile(req, progress);
   std::signal(SIGINT, previous);
   if (tty) err << "\r\033[K" << std::flush;

@@ -151,6 +151,7 @@ Expected<ProfileResult> profile(const ProfileRequest& r, const ProfileProgress& 
   if (model_path.stem() == "model" && model_path.has_parent_path() &&
       !model_path.parent_path().filename().empty())
     res.model_name = (model_path.parent_path().filename() / model_path.filename()).string();
+  if (!r.model_name.empty()) res.model_name = r.model_name;
   for (const auto& [k, v] : r.bind)
     res.bindings += (res.bindings.empty() ? "" : ",") + k + "=" + std::to_string(v);
   if (r.settings.runs < 1) return invalid_argument("--runs must be at least 1");

@@ -30,6 +30,7 @@ struct ProfileRequest {
   device::RunSettings settings;
   uint32_t seed = 1;
   std::optional<std::string> db_path;  // nullopt: the default store; "" : record nothing
+  std::string model_name;              // how the store names the model; "": from the path
 };
 
 struct LatencyStats {
