@@ -101,6 +101,11 @@ Expected<DemoResult> run_demo(rt::FamilySession& session, std::span<const rt::Te
   // The baseline: the largest variant throughout.
   if (!options.managed) SOD2_RETURN_IF_ERROR(session.set_variant(session.variants() - 1));
   const double budget = session.controller() ? session.controller()->budget_ms() : 0;
+  // Time 0 is when the load's schedule starts, so its interval and the points line up.
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   std::unique_ptr<CpuLoad> load;
   if (options.load) {
     SOD2_ASSIGN_OR_RETURN(
@@ -115,10 +120,6 @@ Expected<DemoResult> run_demo(rt::FamilySession& session, std::span<const rt::Te
   }
   DemoResult result;
   result.points.reserve(4096);
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   while (elapsed() < options.duration_s) {
     if (options.cancel && options.cancel->load()) {
       result.cancelled = true;

@@ -14,11 +14,13 @@
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
+#include <thread>
 
 #include "app/cli/symbol_args.h"
 #include "app/studio/device/device_panel.h"
 #include "app/studio/device/history_view.h"
 #include "app/studio/graph/graph_view.h"
+#include "app/studio/ofa/variants_view.h"
 #include "app/studio/widgets/main_window.h"
 #include "app/studio/widgets/plan_compare.h"
 #include "app/studio/widgets/theme.h"
@@ -76,7 +78,7 @@ int main(int argc, char** argv) {
   QCommandLineOption view(
       QStringLiteral("view"),
       "the view to render: window, graph, inspector, shapes, memory, compare, summary, devices, "
-      "profile or history",
+      "profile, history or variants",
       "VIEW", "graph");
   QCommandLineOption select(QStringLiteral("select"),
                             "select the first node whose name or op contains TEXT", "TEXT");
@@ -100,8 +102,21 @@ int main(int argc, char** argv) {
   QCommandLineOption compare_runs(QStringLiteral("compare-runs"),
                                   "with --screenshot: the history view compares these two runs",
                                   "RUN_A,RUN_B");
+  QCommandLineOption family(QStringLiteral("family"),
+                            "open a Dynamic-OFA family (package or variants.json) in the "
+                            "Variants dock",
+                            "FAMILY");
+  QCommandLineOption family_bind(QStringLiteral("family-bind"), "the family's input sizes",
+                                 "k=v,...");
+  QCommandLineOption ofa_measure(QStringLiteral("ofa-measure"),
+                                 "with --screenshot: measure the family's variants on DEVICE",
+                                 "DEVICE");
+  QCommandLineOption ofa_demo(QStringLiteral("ofa-demo"),
+                              "with --screenshot: run the family demo first (budget ms, seconds, "
+                              "optional load T0:T1[:THREADS])",
+                              "B:S[:T0:T1[:N]]");
   parser.addOptions({ranges, range, bind, shot, view, select, compare, theme, open_bodies, size, db,
-                     profile_on, compare_runs});
+                     profile_on, compare_runs, family, family_bind, ofa_measure, ofa_demo});
   parser.process(app);
   if (parser.isSet(theme)) {
     bool ok = false;
@@ -128,17 +143,51 @@ int main(int argc, char** argv) {
   sod2::studio::MainWindow window;
   if (parser.isSet(db)) window.setProfileDatabase(parser.value(db).toStdString());
 
+  if (parser.isSet(family)) {
+    sod2::studio::VariantsView* variants = window.variantsView();
+    if (parser.isSet(family_bind)) {
+      if (auto err = variants->setBindings(parser.value(family_bind)))
+        return fail("--family-bind: " + *err);
+    }
+    if (auto err = variants->openFamily(parser.value(family))) return fail("--family: " + *err);
+    window.dockOf(sod2::studio::StudioView::kVariants)->raise();
+  }
   if (parser.isSet(shot)) {
-    if (models.size() != 1) return fail("--screenshot needs exactly one MODEL.onnx");
+    const bool family_only = parser.isSet(family) && parser.value(view) == "variants";
+    if (models.size() != 1 && !family_only)
+      return fail("--screenshot needs exactly one MODEL.onnx (or --family with --view variants)");
     const QStringList wh = parser.value(size).split('x');
     window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1400,
                   wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 900);
-    if (auto err = window.openModelNow(models.front(), options)) return fail(*err);
-    if (!bind_values.empty()) {
+    if (!models.isEmpty()) {
+      if (auto err = window.openModelNow(models.front(), options)) return fail(*err);
+    }
+    if (!bind_values.empty() && !models.isEmpty()) {
       auto values = window.initialValues();
       for (const auto& [k, v] : bind_values) values[k] = v;
       QString error;
       if (!window.applyBinding(values, &error)) return fail("--bind: " + error);
+    }
+    if (parser.isSet(ofa_measure)) {
+      if (auto err = window.variantsView()->measureNow(parser.value(ofa_measure)))
+        return fail("--ofa-measure: " + *err);
+    }
+    if (parser.isSet(ofa_demo)) {
+      const QStringList p = parser.value(ofa_demo).split(':');
+      bool ok_b = false, ok_s = false;
+      const double budget = p.value(0).toDouble(&ok_b), seconds = p.value(1).toDouble(&ok_s);
+      if (!ok_b || !ok_s || (p.size() != 2 && p.size() != 4 && p.size() != 5))
+        return fail("--ofa-demo takes BUDGET_MS:SECONDS[:T0:T1[:THREADS]]");
+      std::optional<sod2::ofa::LoadSchedule> load;
+      if (p.size() > 2) {
+        auto parsed = sod2::ofa::parse_load_schedule(
+            p.mid(2).join(':').toStdString(),
+            static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+        if (!parsed.ok()) return fail(QString::fromStdString(parsed.status().message()));
+        load = *parsed;
+      }
+      if (auto err = window.variantsView()->runDemoNow(budget, seconds, load))
+        return fail("--ofa-demo: " + *err);
     }
     if (parser.isSet(open_bodies)) {
       std::vector<const sod2::Node*> controls;
@@ -181,12 +230,13 @@ int main(int argc, char** argv) {
         {"inspector", StudioView::kInspector}, {"shapes", StudioView::kShapes},
         {"memory", StudioView::kMemory},       {"compare", StudioView::kCompare},
         {"summary", StudioView::kSummary},     {"devices", StudioView::kDevices},
-        {"profile", StudioView::kProfile},     {"history", StudioView::kHistory}};
+        {"profile", StudioView::kProfile},     {"history", StudioView::kHistory},
+        {"variants", StudioView::kVariants}};
     const auto found = kViews.find(v);
     if (found == kViews.end())
       return fail(
           "--view must be window, graph, inspector, shapes, memory, compare, summary, devices, "
-          "profile or history");
+          "profile, history or variants");
     const StudioView which = found->second;
     if (parser.isSet(profile_on)) {
       window.devicePanel()->refreshNow();

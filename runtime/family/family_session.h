@@ -52,6 +52,8 @@ class FamilySession {
     return family_.variants[order_[static_cast<size_t>(i)]];
   }
   const std::string& name() const { return family_.name; }
+  // The family as loaded, its variants in the package's order.
+  const FamilyProgram& family() const { return family_; }
   const FamilyLoadStats& load_stats() const { return family_.stats; }
 
   int current() const { return current_; }

@@ -36,6 +36,7 @@
 #include "app/studio/device/profile_view.h"
 #include "app/studio/graph/graph_style.h"
 #include "app/studio/graph/graph_view.h"
+#include "app/studio/ofa/variants_view.h"
 #include "app/studio/plan/shapes_table_model.h"
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/plan/timeline_view.h"
@@ -279,7 +280,7 @@ void MainWindow::buildMenus() {
   }
   view->addSeparator();
   for (QDockWidget* d : {inspector_dock_, shapes_dock_, memory_dock_, compare_dock_, summary_dock_,
-                         devices_dock_, profile_dock_, history_dock_})
+                         devices_dock_, profile_dock_, history_dock_, variants_dock_})
     view->addAction(d->toggleViewAction());
   view->addAction(bindings_->toggleViewAction());
 
@@ -292,6 +293,10 @@ void MainWindow::buildMenus() {
     history_view_->refresh();
     history_dock_->show();
     history_dock_->raise();
+  });
+  device->addAction(tr("Dynamic-OFA &variants"), this, [this] {
+    variants_dock_->show();
+    variants_dock_->raise();
   });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -691,6 +696,7 @@ QWidget* MainWindow::viewWidget(StudioView view) const {
     case StudioView::kDevices: return devices_;
     case StudioView::kProfile: return profile_view_;
     case StudioView::kHistory: return history_view_;
+    case StudioView::kVariants: return variants_view_;
   }
   return graph_view_;
 }
@@ -705,6 +711,7 @@ QDockWidget* MainWindow::dockOf(StudioView view) const {
     case StudioView::kDevices: return devices_dock_;
     case StudioView::kProfile: return profile_dock_;
     case StudioView::kHistory: return history_dock_;
+    case StudioView::kVariants: return variants_dock_;
     default: return nullptr;
   }
 }
@@ -721,6 +728,7 @@ void MainWindow::showView(StudioView view) {
     case StudioView::kDevices: devices_dock_->raise(); break;
     case StudioView::kProfile: profile_dock_->raise(); break;
     case StudioView::kHistory: history_dock_->raise(); break;
+    case StudioView::kVariants: variants_dock_->raise(); break;
   }
 }
 
@@ -775,6 +783,15 @@ void MainWindow::buildDeviceDocks() {
   history_dock_->setWidget(history_view_);
   addDockWidget(Qt::BottomDockWidgetArea, history_dock_);
   tabifyDockWidget(profile_dock_, history_dock_);
+
+  // Dynamic-OFA: a family of its own (not the open model), measured on the selected device.
+  variants_view_ = new VariantsView(this);
+  variants_view_->setDeviceSource([this] { return devices_->selectedDevice(); });
+  variants_dock_ = new QDockWidget(tr("Variants"), this);
+  variants_dock_->setObjectName("variants");
+  variants_dock_->setWidget(variants_view_);
+  addDockWidget(Qt::BottomDockWidgetArea, variants_dock_);
+  tabifyDockWidget(history_dock_, variants_dock_);
   devices_dock_->hide();  // shown by Export & profile or View > Devices
   // Device listing and the store are read when the studio is up, not while it starts.
   QTimer::singleShot(0, this, [this] {
@@ -786,6 +803,7 @@ void MainWindow::buildDeviceDocks() {
 void MainWindow::setProfileDatabase(const std::string& path) {
   profile_db_ = path;
   history_view_->setDatabase(path);
+  variants_view_->setDatabase(path);
 }
 
 Expected<profiling::ProfileRequest> MainWindow::profileRequest(

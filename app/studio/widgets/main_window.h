@@ -37,6 +37,7 @@ class PlanCompare;
 class ShapesTableModel;
 class TimelineModel;
 class TimelineView;
+class VariantsView;
 
 enum class StudioView {
   kWindow,
@@ -48,7 +49,8 @@ enum class StudioView {
   kSummary,
   kDevices,
   kProfile,
-  kHistory
+  kHistory,
+  kVariants
 };
 
 class MainWindow : public QMainWindow {
@@ -98,6 +100,7 @@ class MainWindow : public QMainWindow {
   DevicePanel* devicePanel() const { return devices_; }
   ProfileView* profileView() const { return profile_view_; }
   HistoryView* historyView() const { return history_view_; }
+  VariantsView* variantsView() const { return variants_view_; }
 
  signals:
   // After openModel's background work: the document is shown (ok), or why not (error text, also
@@ -191,6 +194,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* devices_dock_ = nullptr;
   QDockWidget* profile_dock_ = nullptr;
   QDockWidget* history_dock_ = nullptr;
+  VariantsView* variants_view_ = nullptr;
+  QDockWidget* variants_dock_ = nullptr;
   std::string profile_db_;  // "" : the store's default path
   QFutureWatcher<Expected<profiling::ProfileResult>> profile_watcher_;
   std::shared_ptr<std::atomic<bool>> profile_cancel_;

@@ -1,0 +1,388 @@
+#include "app/studio/ofa/variants_view.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrent>
+#include <thread>
+
+#include "app/cli/symbol_args.h"
+#include "app/ofa/family_profile.h"
+#include "app/ofa/family_source.h"
+#include "app/ofa/variant_latencies.h"
+#include "app/profiling/run_inputs.h"
+#include "app/studio/ofa/demo_timeline.h"
+#include "app/studio/ofa/variants_chart.h"
+#include "core/store/profile_store.h"
+#include "runtime/kernels/kernel_registry.h"
+
+namespace sod2::studio {
+
+VariantsView::VariantsView(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* top = new QHBoxLayout;
+  auto* open = new QPushButton(tr("Open family…"), this);
+  title_ = new QLabel(tr("No family open"), this);
+  bindings_ = new QLineEdit(this);
+  bindings_->setPlaceholderText(tr("bindings, e.g. batch=1,height=224,width=224"));
+  top->addWidget(open);
+  top->addWidget(title_, 1);
+  top->addWidget(new QLabel(tr("Inputs:"), this));
+  top->addWidget(bindings_, 1);
+  layout->addLayout(top);
+
+  auto* controls = new QHBoxLayout;
+  budget_ = new QDoubleSpinBox(this);
+  budget_->setRange(0.1, 100000);
+  budget_->setDecimals(1);
+  budget_->setValue(10);
+  budget_->setSuffix(tr(" ms"));
+  duration_ = new QDoubleSpinBox(this);
+  duration_->setRange(0.1, 3600);
+  duration_->setDecimals(1);
+  duration_->setValue(10);
+  duration_->setSuffix(tr(" s"));
+  load_on_ = new QCheckBox(tr("CPU load"), this);
+  load_ = new QLineEdit(QStringLiteral("3:7"), this);
+  load_->setToolTip(tr("T0:T1[:THREADS]: busy processes from T0 to T1 seconds into the demo"));
+  load_->setMaximumWidth(90);
+  measure_button_ = new QPushButton(tr("Measure variants"), this);
+  measure_button_->setToolTip(tr("Profile every variant on the device chosen in the Devices dock"));
+  demo_button_ = new QPushButton(tr("Run demo"), this);
+  controls->addWidget(new QLabel(tr("Budget"), this));
+  controls->addWidget(budget_);
+  controls->addWidget(new QLabel(tr("for"), this));
+  controls->addWidget(duration_);
+  controls->addWidget(load_on_);
+  controls->addWidget(load_);
+  controls->addStretch(1);
+  controls->addWidget(measure_button_);
+  controls->addWidget(demo_button_);
+  layout->addLayout(controls);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  auto* upper = new QSplitter(Qt::Horizontal, split);
+  chart_ = new VariantsChart(&model_, upper);
+  table_ = new QTableView(upper);
+  table_->setModel(&model_);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  timeline_ = new DemoTimeline(split);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  layout->addWidget(split, 1);
+  summary_ = new QLabel(this);
+  summary_->setWordWrap(true);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(summary_);
+
+  connect(open, &QPushButton::clicked, this, &VariantsView::browse);
+  connect(measure_button_, &QPushButton::clicked, this, &VariantsView::measure);
+  connect(demo_button_, &QPushButton::clicked, this, &VariantsView::toggleDemo);
+  connect(budget_, &QDoubleSpinBox::valueChanged, chart_, &VariantsChart::setBudget);
+  connect(bindings_, &QLineEdit::editingFinished, this, [this] {
+    if (auto err = setBindings(bindings_->text())) summary_->setText(*err);
+  });
+  connect(&job_, &QFutureWatcher<QString>::finished, this, [this] {
+    const QString err = job_.result();
+    setBusy(false, {});
+    if (!err.isEmpty()) summary_->setText(err);
+  });
+  chart_->setBudget(budget_->value());
+  setBusy(false, {});
+}
+
+VariantsView::~VariantsView() {
+  cancel_ = true;
+  job_.waitForFinished();
+}
+
+void VariantsView::setBusy(bool busy, const QString& what) {
+  measure_button_->setEnabled(!busy && session_);
+  demo_button_->setEnabled(session_ != nullptr);
+  demo_button_->setText(busy && what == "demo" ? tr("Stop") : tr("Run demo"));
+  if (busy && what != "demo") demo_button_->setEnabled(false);
+}
+
+void VariantsView::browse() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open a family"), QString(),
+                                   tr("Families (*.sod2 variants.json *.json);;All files (*)"));
+  if (path.isEmpty()) return;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  const auto err = openFamily(path);
+  QApplication::restoreOverrideCursor();
+  if (err) summary_->setText(*err);
+}
+
+std::optional<QString> VariantsView::openFamily(const QString& path) {
+  if (job_.isRunning()) return tr("Stop the running job first");
+  Expected<rt::FamilyProgram> family = ofa::load_family(path.toStdString(), {}, {});
+  if (!family.ok()) return QString::fromStdString(family.status().message());
+  family_name_ = family->name;
+  rt::FamilySessionOptions options;
+  auto session =
+      rt::FamilySession::create(std::move(*family), rt::KernelRegistry::standard(), options);
+  if (!session.ok()) return QString::fromStdString(session.status().message());
+  session_ = std::move(*session);
+  std::vector<VariantRow> rows;
+  for (int i = 0; i < session_->variants(); ++i) {
+    const rt::VariantDesc& v = session_->variant(i);
+    VariantRow r;
+    r.name = QString::fromStdString(v.name);
+    r.macs = v.macs;
+    r.params = v.params;
+    r.has_accuracy = v.has_accuracy;
+    r.accuracy = v.accuracy;
+    rows.push_back(r);
+  }
+  model_.setVariants(std::move(rows));
+  const rt::FamilyLoadStats& st = session_->load_stats();
+  title_->setText(tr("<b>%1</b>: %2 variants, %3 weights stored, %4 views")
+                      .arg(QString::fromStdString(family_name_))
+                      .arg(session_->variants())
+                      .arg(st.stored)
+                      .arg(st.views_in_place + st.views_built));
+  timeline_->start(1, 0, std::nullopt, {});
+  last_demo_.reset();
+  setBusy(false, {});
+  return setBindings(bindings_->text());
+}
+
+std::optional<QString> VariantsView::setBindings(const QString& text) {
+  std::map<std::string, int64_t> bind;
+  try {
+    if (!text.trimmed().isEmpty()) bind = cli::parse_bindings(text.trimmed().toStdString());
+  } catch (const std::exception& e) {
+    return QString::fromUtf8(e.what());
+  }
+  bind_ = bind;
+  bindings_->setText(text.trimmed());
+  if (!session_) return std::nullopt;
+  if (auto err = prepareInputs()) return err;
+  loadStoredLatencies();
+  return std::nullopt;
+}
+
+std::optional<QString> VariantsView::prepareInputs() {
+  const rt::ProgramDesc& first = session_->variant(0).program;
+  std::map<std::string, int64_t> bind = bind_;
+  for (const rt::SymbolDesc& s : first.symbols)
+    if (!s.execution && !bind.count(s.name)) bind[s.name] = std::max<int64_t>(s.lo, 1);
+  auto shapes = profiling::bound_input_shapes(first, bind);
+  if (!shapes.ok()) return QString::fromStdString(shapes.status().message());
+  inputs_ = profiling::random_inputs(first, *shapes, {}, 1);
+  bindings_text_.clear();
+  for (const auto& [k, v] : bind)
+    bindings_text_ += (bindings_text_.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  bindings_->setText(QString::fromStdString(bindings_text_));
+  bind_ = bind;
+  return std::nullopt;
+}
+
+void VariantsView::loadStoredLatencies() {
+  const std::string db = db_path_.empty() ? store::ProfileStore::default_path() : db_path_;
+  auto stored = ofa::stored_latencies(db, session_->family(), "local", bindings_text_);
+  if (!stored.ok() || !*stored) return;
+  // Stored latencies are in the package's order; rows are small to large.
+  std::vector<double> ms(static_cast<size_t>(session_->variants()));
+  std::vector<QString> sources(ms.size());
+  for (size_t k = 0; k < session_->family().variants.size(); ++k) {
+    for (int i = 0; i < session_->variants(); ++i) {
+      if (session_->variant(i).name != session_->family().variants[k].name) continue;
+      ms[static_cast<size_t>(i)] = (*stored)->expected_ms[k];
+      sources[static_cast<size_t>(i)] = tr("profile #%1").arg((*stored)->run_ids[k]);
+    }
+  }
+  adoptLatencies(ms, sources);
+}
+
+void VariantsView::adoptLatencies(const std::vector<double>& ms,
+                                  const std::vector<QString>& sources) {
+  model_.setLatencies(ms, sources);
+}
+
+std::optional<QString> VariantsView::measureLatencies(const QString& device,
+                                                      MeasuredLatencies* out) {
+  if (!session_) return tr("Open a family first");
+  profiling::ProfileRequest req;
+  req.device = device.toStdString();
+  req.bind = bind_;
+  req.settings.runs = 10;
+  req.settings.warmup = 2;
+  req.db_path = db_path_.empty() ? std::optional<std::string>() : db_path_;
+  profiling::ProfileProgress progress;
+  progress.cancel = &cancel_;
+  auto profiles = ofa::profile_family(session_->family(), req, progress);
+  if (!profiles.ok()) return QString::fromStdString(profiles.status().message());
+  out->ms.assign(static_cast<size_t>(session_->variants()), std::nan(""));
+  out->sources.assign(out->ms.size(), QString());
+  for (const ofa::VariantProfile& p : *profiles) {
+    for (int i = 0; i < session_->variants(); ++i) {
+      if (session_->variant(i).name != p.name) continue;
+      out->ms[static_cast<size_t>(i)] = p.result.stats.avg_ms;
+      out->sources[static_cast<size_t>(i)] =
+          p.result.run_id ? tr("profile #%1").arg(p.result.run_id) : tr("profile");
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<QString> VariantsView::measureNow(const QString& device) {
+  MeasuredLatencies m;
+  if (auto err = measureLatencies(device, &m)) return err;
+  adoptLatencies(m.ms, m.sources);
+  return std::nullopt;
+}
+
+void VariantsView::measure() {
+  if (!session_ || job_.isRunning()) return;
+  const QString device = device_source_ ? device_source_() : QStringLiteral("local");
+  cancel_ = false;
+  setBusy(true, "measure");
+  summary_->setText(tr("Measuring every variant on %1…").arg(device));
+  // The job only reads the session's programs; the results are adopted on the GUI thread.
+  job_.setFuture(QtConcurrent::run([this, device] {
+    auto m = std::make_shared<MeasuredLatencies>();
+    if (auto err = measureLatencies(device, m.get())) return *err;
+    QMetaObject::invokeMethod(this, [this, m, device] {
+      adoptLatencies(m->ms, m->sources);
+      summary_->setText(tr("Measured on %1 and recorded in the profile store.").arg(device));
+    });
+    return QString();
+  }));
+}
+
+std::optional<ofa::LoadSchedule> VariantsView::loadSchedule(QString* error) const {
+  if (!load_on_->isChecked()) return std::nullopt;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto s = ofa::parse_load_schedule(load_->text().toStdString(), cores);
+  if (!s.ok()) {
+    *error = QString::fromStdString(s.status().message());
+    return std::nullopt;
+  }
+  return *s;
+}
+
+QString VariantsView::summaryText() const { return summary_->text(); }
+
+void VariantsView::showDemoSummary(const ofa::DemoResult& r) {
+  const ofa::DemoSummary& s = r.summary;
+  model_.setDemoRuns(s.runs_per_variant);
+  QString text =
+      tr("%1 runs, %2% within budget").arg(s.runs).arg(100 * s.fraction_within(), 0, 'f', 1);
+  if (s.runs_under_load) {
+    text += tr(" (%1% under load)").arg(100 * s.fraction_within_under_load(), 0, 'f', 1);
+  }
+  text += tr(", %1 switches, mean %2 MMACs, p90 %3 ms")
+              .arg(s.switches)
+              .arg(s.mean_macs / 1e6, 0, 'f', 1)
+              .arg(s.p90_ms, 0, 'f', 2);
+  if (r.cancelled) text += tr(" — stopped");
+  summary_->setText(text);
+}
+
+std::optional<QString> VariantsView::runDemoNow(double budget_ms, double duration_s,
+                                                std::optional<ofa::LoadSchedule> load) {
+  if (!session_) return tr("Open a family first");
+  budget_->setValue(budget_ms);
+  duration_->setValue(duration_s);
+  load_on_->setChecked(load.has_value());
+  if (load)
+    load_->setText(
+        QStringLiteral("%1:%2:%3").arg(load->start_s).arg(load->stop_s).arg(load->threads));
+  Status st = session_->set_budget(budget_ms);
+  if (!st.ok()) return QString::fromStdString(st.message());
+  std::vector<rt::Tensor> views;
+  for (const rt::HostTensor& h : inputs_) views.push_back(h.view());
+  st = session_->warm_up(views, 3);
+  if (!st.ok()) return QString::fromStdString(st.message());
+  QStringList names;
+  for (int i = 0; i < session_->variants(); ++i)
+    names << QString::fromStdString(session_->variant(i).name);
+  timeline_->start(duration_s, budget_ms, load, names);
+  chart_->setBudget(budget_ms);
+  if (std::isnan(model_.rows().empty() ? 0.0 : model_.rows().front().latency_ms)) {
+    std::vector<QString> sources(session_->expected_ms().size(), tr("warm-up"));
+    adoptLatencies(session_->expected_ms(), sources);
+  }
+  ofa::DemoOptions demo;
+  demo.duration_s = duration_s;
+  demo.load = load;
+  demo.cancel = &cancel_;
+  auto result = ofa::run_demo(*session_, views, demo, [&](const ofa::DemoPoint& p) {
+    timeline_->add(p);
+    model_.setCurrent(session_->current());
+  });
+  if (!result.ok()) return QString::fromStdString(result.status().message());
+  showDemoSummary(*result);
+  last_demo_ = std::move(*result);
+  return std::nullopt;
+}
+
+void VariantsView::toggleDemo() {
+  if (job_.isRunning()) {
+    cancel_ = true;
+    return;
+  }
+  if (!session_) return;
+  QString error;
+  const auto load = loadSchedule(&error);
+  if (!error.isEmpty()) {
+    summary_->setText(error);
+    return;
+  }
+  const double budget = budget_->value(), duration = duration_->value();
+  cancel_ = false;
+  setBusy(true, "demo");
+  summary_->setText(tr("Running for %1 s with a budget of %2 ms…").arg(duration).arg(budget));
+  QStringList names;
+  for (int i = 0; i < session_->variants(); ++i)
+    names << QString::fromStdString(session_->variant(i).name);
+  timeline_->start(duration, budget, load, names);
+  chart_->setBudget(budget);
+  // The session runs on the worker; the GUI sees only the points it is sent.
+  job_.setFuture(QtConcurrent::run([this, budget, duration, load] {
+    Status st = session_->set_budget(budget);
+    if (!st.ok()) return QString::fromStdString(st.message());
+    std::vector<rt::Tensor> views;
+    for (const rt::HostTensor& h : inputs_) views.push_back(h.view());
+    st = session_->warm_up(views, 3);
+    if (!st.ok()) return QString::fromStdString(st.message());
+    const std::vector<double> expected = session_->expected_ms();
+    QMetaObject::invokeMethod(this, [this, expected] {
+      if (!model_.rows().empty() && std::isnan(model_.rows().front().latency_ms))
+        adoptLatencies(expected, std::vector<QString>(expected.size(), tr("warm-up")));
+    });
+    ofa::DemoOptions demo;
+    demo.duration_s = duration;
+    demo.load = load;
+    demo.cancel = &cancel_;
+    auto result = ofa::run_demo(*session_, views, demo, [this](const ofa::DemoPoint& p) {
+      const int current = session_->current();
+      QMetaObject::invokeMethod(this, [this, p, current] {
+        timeline_->add(p);
+        model_.setCurrent(current);
+      });
+    });
+    if (!result.ok()) return QString::fromStdString(result.status().message());
+    auto shared = std::make_shared<ofa::DemoResult>(std::move(*result));
+    QMetaObject::invokeMethod(this, [this, shared] {
+      showDemoSummary(*shared);
+      last_demo_ = std::move(*shared);
+    });
+    return QString();
+  }));
+}
+
+}  // namespace sod2::studio
