@@ -36,7 +36,10 @@ CommandLine make_parser() {
       {"--bind", true, "sizes of the model's symbols (default: each symbol's lowest value)",
        "k=v,..."},
       {"--threads", true, "threads per inference (default: one per core)", "N"},
-      {"--floor", true, "the smallest variant the manager may use (an accuracy floor)", "NAME"},
+      {"--floor", true, "the smallest variant the manager may use", "NAME"},
+      {"--min-macs", true, "use no variant with fewer MACs than this (a MAC floor)", "N"},
+      {"--min-accuracy", true, "use no variant less accurate than this (from the family file)",
+       "A"},
       {"--device", true, "where to run: local (this machine; the default)", "ID"},
       {"--db", true, "the profile store for expected latencies (default: the user's)", "FILE"},
       {"--timeline-ms", true, "a timeline line per this much time, and one per switch (250)", "MS"},
@@ -50,7 +53,8 @@ CommandLine make_parser() {
 std::string usage() {
   return "usage: sod2 ofa FAMILY(.sod2|/variants.json) --budget-ms B [--duration-s S] "
          "[--load T0:T1[:THREADS]]\n"
-         "                [--bind k=v,...] [--threads N] [--floor NAME] [--no-compare]\n\n"
+         "                [--bind k=v,...] [--threads N] [--floor NAME | --min-macs N | "
+         "--min-accuracy A]\n                [--no-compare]\n\n"
          "The Dynamic-OFA demo: runs inferences back to back on a family of sub-networks (a\n"
          "family package from `sod2 compile --family`, or its variants.json, compiled first).\n"
          "After every run the manager picks the variant of the next one: it steps to a smaller\n"
@@ -114,6 +118,7 @@ int run_ofa(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   std::optional<ofa::LoadSchedule> load;
   std::map<std::string, int64_t> bind;
   int threads = 0;
+  double min_macs = 0, min_accuracy = 0;
   RdpOptions rdp;
   try {
     cl.parse(args);
@@ -129,6 +134,9 @@ int run_ofa(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     duration = parse_positive(cl.value("--duration-s"), 10, "--duration-s");
     timeline_s = parse_positive(cl.value("--timeline-ms"), 250, "--timeline-ms") / 1000;
     threads = parse_count(cl.value("--threads"), 0, "--threads", 0);
+    if (cl.has("--min-macs")) min_macs = parse_positive(cl.value("--min-macs"), 0, "--min-macs");
+    if (cl.has("--min-accuracy"))
+      min_accuracy = parse_positive(cl.value("--min-accuracy"), 0, "--min-accuracy");
     if (auto b = cl.value("--bind")) bind = parse_bindings(*b);
     if (auto l = cl.value("--load")) {
       const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -176,6 +184,8 @@ int run_ofa(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   options.session.threads = threads;
   options.budget_ms = budget;
   options.floor_variant = cl.value("--floor").value_or("");
+  options.min_macs = static_cast<uint64_t>(min_macs);
+  options.min_accuracy = min_accuracy;
   const std::string db_path = cl.value("--db").value_or(store::ProfileStore::default_path());
   auto stored = ofa::stored_latencies(db_path, *family, "local", bindings);
   if (!stored.ok()) return fail(stored.status());

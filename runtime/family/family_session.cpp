@@ -48,8 +48,9 @@ Expected<std::unique_ptr<FamilySession>> FamilySession::create(FamilyProgram fam
     s->sessions_.push_back(std::move(*session));
   }
   s->current_ = static_cast<int>(n) - 1;
+  int floor = 0;
   if (!s->options_.floor_variant.empty()) {
-    int floor = -1;
+    floor = -1;
     std::string names;
     for (int i = 0; i < s->variants(); ++i) {
       if (s->variant(i).name == s->options_.floor_variant) floor = i;
@@ -59,8 +60,22 @@ Expected<std::unique_ptr<FamilySession>> FamilySession::create(FamilyProgram fam
       return invalid_argument("no variant '" + s->options_.floor_variant +
                               "' for the floor; the family has " + names);
     }
-    s->options_.controller.floor = floor;
   }
+  const uint64_t min_macs = s->options_.min_macs;
+  const double min_accuracy = s->options_.min_accuracy;
+  auto meets = [&](int i) {
+    const VariantDesc& d = s->variant(i);
+    return d.macs >= min_macs &&
+           (min_accuracy <= 0 || (d.has_accuracy && d.accuracy >= min_accuracy));
+  };
+  while (floor < s->variants() && !meets(floor)) ++floor;
+  if (floor == s->variants()) {
+    return invalid_argument("no variant has at least " + std::to_string(min_macs) + " MACs" +
+                            (min_accuracy > 0
+                                 ? " and an accuracy of at least " + std::to_string(min_accuracy)
+                                 : std::string()));
+  }
+  s->options_.controller.floor = floor;
   if (s->options_.budget_ms > 0 && !s->expected_ms_.empty()) {
     SOD2_RETURN_IF_ERROR(s->start_controller());
   }

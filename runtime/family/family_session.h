@@ -25,9 +25,12 @@ struct FamilySessionOptions {
   // puts it: the largest at first).
   double budget_ms = 0;
   BudgetControllerOptions controller;  // its budget_ms is replaced by the one above
-  // The smallest variant the manager may use (an accuracy or MAC floor), by name; "" for none.
-  // Overrides controller.floor.
+  // The smallest variant the manager may use, by name ("" for none), and floors on MACs and
+  // accuracy (0 for none; a variant without an accuracy fails an accuracy floor): the floor is
+  // the smallest variant meeting all of them. Overrides controller.floor.
   std::string floor_variant;
+  uint64_t min_macs = 0;
+  double min_accuracy = 0;
   // Expected latency per variant in ms, in the package's order (from the profile store). Empty:
   // warm_up() measures them.
   std::vector<double> expected_ms;

@@ -128,6 +128,32 @@ TEST(FamilySession, SwitchingVariantsAfterWarmUpAllocatesNothing) {
   EXPECT_EQ(g_allocations.load() - before, 0) << "allocations while switching among variants";
 }
 
+TEST(FamilySession, FloorsKeepTheManagerAboveAVariant) {
+  auto family = rt::load_family_package(family_bytes(), nullptr);
+  ASSERT_TRUE(family.ok());
+  rt::FamilySessionOptions options;
+  options.session.threads = 1;
+  options.budget_ms = 5;  // below every variant: the manager sinks to the floor
+  options.expected_ms = {10, 14, 25, 40};
+  options.min_macs = 100000000;  // large (148 M) is the smallest with this many
+  auto s = rt::FamilySession::create(std::move(*family), rt::KernelRegistry::standard(), options);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  ASSERT_NE((*s)->controller(), nullptr);
+  EXPECT_EQ((*s)->controller()->floor(), 2);
+  (*s)->set_latency_source([](int v, double) { return kDeviceMs[static_cast<size_t>(v)]; });
+  const rt::HostTensor image = small_image();
+  const rt::Tensor in = image.view();
+  for (int run = 0; run < 40; ++run) ASSERT_TRUE((*s)->run({&in, 1}).ok());
+  EXPECT_EQ((*s)->current(), 2);
+
+  auto again = rt::load_family_package(family_bytes(), nullptr);
+  options.min_macs = 0;
+  options.min_accuracy = 0.5;  // the family file gives no accuracies
+  auto none = rt::FamilySession::create(std::move(*again), rt::KernelRegistry::standard(), options);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("accuracy of at least"), std::string::npos);
+}
+
 TEST(FamilySession, BadArgumentsAreErrors) {
   EXPECT_FALSE(make_session(-1).ok());
   auto wrong_count = make_session(10, {1, 2});
