@@ -71,25 +71,36 @@ Expected<std::vector<uint8_t>> build_family_package(const FamilySpec& spec,
     programs.push_back(std::move(*program));
   }
   progress("sharing weights across " + std::to_string(programs.size()) + " variants");
+  std::vector<FamilyMember> members;
+  for (size_t i = 0; i < programs.size(); ++i) members.push_back({spec.variants[i], &programs[i]});
+  return serialize_family(spec.name, members, options.sharing, &st);
+}
+
+Expected<std::vector<uint8_t>> serialize_family(const std::string& name,
+                                                const std::vector<FamilyMember>& members,
+                                                const WeightSharingOptions& sharing,
+                                                FamilyPackageStats* stats) {
+  FamilyPackageStats local;
+  FamilyPackageStats& st = stats ? *stats : local;
+  if (members.empty()) return invalid_argument("a family needs at least one variant");
   std::vector<const rt::ProgramDesc*> ptrs;
-  for (const rt::ProgramDesc& p : programs) ptrs.push_back(&p);
-  SOD2_ASSIGN_OR_RETURN(const WeightSharingPlan plan, plan_weight_sharing(ptrs, options.sharing));
+  for (const FamilyMember& m : members) ptrs.push_back(m.program);
+  SOD2_ASSIGN_OR_RETURN(const WeightSharingPlan plan, plan_weight_sharing(ptrs, sharing));
   st.sharing = plan.stats;
 
-  progress("writing the family package");
   pkg::Manifest manifest;
   manifest.set_producer(std::string("sod2 ") + SOD2_VERSION_STRING);
   pkg::Family* fam = manifest.mutable_family();
-  fam->set_name(spec.name);
+  fam->set_name(name);
   package::BlobBuilder blob;
   for (const SharedWeight& w : plan.weights) add_weight(w, blob, fam->add_weights());
-  for (size_t i = 0; i < programs.size(); ++i) {
-    const VariantSpec& v = spec.variants[i];
+  for (size_t i = 0; i < members.size(); ++i) {
+    const VariantSpec& v = members[i].spec;
     pkg::Variant* o = fam->add_variants();
     o->set_name(v.name);
     package::ManifestBuilder builder(blob);
-    SOD2_RETURN_IF_ERROR(
-        builder.build(programs[i], o->mutable_program(), false).with_context("variant " + v.name));
+    SOD2_RETURN_IF_ERROR(builder.build(*members[i].program, o->mutable_program(), false)
+                             .with_context("variant " + v.name));
     for (uint32_t w : plan.constant_weights[i]) o->add_constant_weights(w);
     o->set_macs(v.macs);
     o->set_params(v.params);

@@ -34,6 +34,19 @@ Expected<std::vector<uint8_t>> build_family_package(const FamilySpec& spec,
                                                     const FamilyCompileOptions& options,
                                                     FamilyPackageStats* stats = nullptr);
 
+// One variant of a family as compiled: its description and its program.
+struct FamilyMember {
+  VariantSpec spec;  // model_path is not read
+  const rt::ProgramDesc* program = nullptr;
+};
+
+// The family package of programs compiled already (what build_family_package does after
+// compiling; also how tests make small families). Fills stats' package and sharing parts.
+Expected<std::vector<uint8_t>> serialize_family(const std::string& name,
+                                                const std::vector<FamilyMember>& members,
+                                                const WeightSharingOptions& sharing,
+                                                FamilyPackageStats* stats = nullptr);
+
 // Builds and writes `path` atomically (never a half-written file under the final name).
 Status write_family_package(const FamilySpec& spec, const FamilyCompileOptions& options,
                             const std::string& path, FamilyPackageStats* stats = nullptr);

@@ -335,18 +335,27 @@ uint64_t constant_bytes(const rt::ProgramDesc& p) {
 
 Expected<WeightSharingPlan> plan_weight_sharing(const std::vector<const rt::ProgramDesc*>& programs,
                                                 const WeightSharingOptions& options) {
+  // Every constant of every program, largest first, so that a base is always seen before the
+  // windows of it, whichever variant either belongs to; ties go to the program with more
+  // constant bytes (the supernet-like one), then to the order given.
   std::vector<size_t> order(programs.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return constant_bytes(*programs[a]) > constant_bytes(*programs[b]);
   });
+  std::vector<std::pair<size_t, size_t>> all;  // (program, constant)
+  for (size_t p : order)
+    for (size_t c = 0; c < programs[p]->constants.size(); ++c) all.emplace_back(p, c);
+  std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
+    return programs[a.first]->constants[a.second].view().bytes() >
+           programs[b.first]->constants[b.second].view().bytes();
+  });
   Planner planner(options);
   std::vector<std::vector<uint32_t>> constant_weights(programs.size());
-  for (size_t p : order) {
-    for (const rt::ConstantTensor& c : programs[p]->constants) {
-      SOD2_ASSIGN_OR_RETURN(const uint32_t w, planner.add(c.view()));
-      constant_weights[p].push_back(w);
-    }
+  for (size_t p = 0; p < programs.size(); ++p) constant_weights[p].resize(programs[p]->constants.size());
+  for (const auto& [p, c] : all) {
+    SOD2_ASSIGN_OR_RETURN(const uint32_t w, planner.add(programs[p]->constants[c].view()));
+    constant_weights[p][c] = w;
   }
   WeightSharingPlan plan = planner.take();
   plan.constant_weights = std::move(constant_weights);

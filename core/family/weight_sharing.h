@@ -54,8 +54,8 @@ struct WeightSharingOptions {
   double max_view_cost = 0.35;
 };
 
-// Programs are visited largest first (by constant bytes), so the supernet-like variant's weights
-// become the bases. The plan refers to the programs' constant bytes: keep them alive while it is
+// Constants are visited largest first across all programs (ties: the program with the most
+// constant bytes first), so the supernet's weights become the bases. The plan refers to the programs' constant bytes: keep them alive while it is
 // used.
 Expected<WeightSharingPlan> plan_weight_sharing(const std::vector<const rt::ProgramDesc*>& programs,
                                                 const WeightSharingOptions& options = {});

@@ -1,5 +1,5 @@
-// libFuzzer target for the package loader (runtime/package): any byte string must come back as a
-// program or a Status, never as a crash, a hang, a sanitizer report or an unbounded allocation.
+// libFuzzer target for the package loaders (runtime/package, and runtime/family for family
+// packages): any byte string must come back as a program (or a family) or a Status, never as a crash, a hang, a sanitizer report or an unbounded allocation.
 //
 // The SHA-256 check is off for the main pass: a mutated file never carries a valid digest, and
 // the fuzzer should reach the header, manifest and graph checks behind it. A second pass with the
@@ -15,6 +15,7 @@
 #include <span>
 #include <vector>
 
+#include "runtime/family/family_package.h"
 #include "runtime/package/package_loader.h"
 
 namespace {
@@ -55,6 +56,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       exercise(*program);
     } else if (program.status().code() == sod2::StatusCode::kInternal) {
       fail(program.status().to_string().c_str());
+    }
+    // The same bytes as a family package: weight views decoded, every variant exercised.
+    auto family = sod2::rt::load_family_package(bytes, nullptr, options);
+    if (family.ok()) {
+      for (const sod2::rt::VariantDesc& v : family->variants) exercise(v.program);
+    } else if (family.status().code() == sod2::StatusCode::kInternal) {
+      fail(family.status().to_string().c_str());
     }
   }
   return 0;
