@@ -16,6 +16,7 @@
 #include "app/ofa/ofa_demo.h"
 #include "app/ofa/variant_latencies.h"
 #include "app/profiling/run_inputs.h"
+#include "core/status/byte_size.h"
 #include "core/store/profile_store.h"
 #include "runtime/kernels/kernel_registry.h"
 
@@ -214,6 +215,16 @@ int run_ofa(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         << s.expected_ms()[static_cast<size_t>(i)] << " ms";
   }
   out << (*stored ? " (from the profile store)" : " (measured: median of 3 warm-up runs)") << "\n";
+  {
+    int64_t separate = 0;
+    out << "  memory: one arena of " << human_bytes(static_cast<int64_t>(s.arena_capacity()))
+        << " shared by the variants (their plans:";
+    for (int i = 0; i < s.variants(); ++i) {
+      separate += s.session(i).arena_bytes();
+      out << (i ? ", " : " ") << human_bytes(s.session(i).arena_bytes());
+    }
+    out << "; " << human_bytes(separate) << " if each had its own)\n";
+  }
 
   // A switch is the choice of another session: time it over every pair.
   {

@@ -54,12 +54,12 @@ class NodeOutputs : public OutputAllocator {
                               " bytes: the model's shapes differ from what RDP derived");
       }
       const int64_t offset = s_->plan_values_[s_->program_.num_arena_tensors + k];
-      t = {dtype, shape, s_->arena_.data() + offset};
+      t = {dtype, shape, s_->arena_->data() + offset};
       if (index < kInlineOutputs) {
-        given_base_[index] = s_->arena_.data();
+        given_base_[index] = s_->arena_->data();
       } else {
         if (more_bases_.size() <= index) more_bases_.resize(n_->outputs.size(), nullptr);
-        more_bases_[index] = s_->arena_.data();
+        more_bases_[index] = s_->arena_->data();
       }
     } else {
       // Not in the plan: a range of the value buffer, freed after the value's last reader.
@@ -111,14 +111,14 @@ class NodeOutputs : public OutputAllocator {
     for (size_t i = 0; i < n_->outputs.size(); ++i) {
       uint8_t* base =
           i < kInlineOutputs ? given_base_[i] : (i < more_bases_.size() ? more_bases_[i] : nullptr);
-      if (!base || base == s_->arena_.data()) continue;
+      if (!base || base == s_->arena_->data()) continue;
       const int32_t v = n_->outputs[i];
       const ValueDesc& d = f_->graph->values[static_cast<size_t>(v)];
       const size_t k = static_cast<size_t>(d.arena_tensor);
       const int64_t offset = s_->plan_values_[s_->program_.num_arena_tensors + k];
       Tensor& t = f_->tensors[static_cast<size_t>(v)];
-      std::memcpy(s_->arena_.data() + offset, base + offset, t.bytes());
-      t.data = s_->arena_.data() + offset;
+      std::memcpy(s_->arena_->data() + offset, base + offset, t.bytes());
+      t.data = s_->arena_->data() + offset;
     }
   }
 

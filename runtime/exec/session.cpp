@@ -10,7 +10,11 @@
 namespace sod2::rt {
 
 Session::Session(ProgramDesc program, SessionOptions options)
-    : program_(std::move(program)), pool_(options.threads), profile_(options.profile) {}
+    : program_(std::move(program)),
+      pool_(options.shared_pool ? std::move(options.shared_pool)
+                                : std::make_shared<ThreadPool>(options.threads)),
+      arena_(options.shared_arena ? std::move(options.shared_arena) : std::make_shared<Arena>()),
+      profile_(options.profile) {}
 
 void Session::reset_node_times() {
   const size_t nodes = program_.graphs[0].nodes.size();
@@ -253,8 +257,8 @@ Status Session::instantiate_plan() {
     }
   }
   // Tensors already written keep their offsets; only the bytes up to the old size matter.
-  return arena_.reserve(static_cast<size_t>(arena_bytes_),
-                        static_cast<size_t>(std::max<int64_t>(old_bytes, 0)));
+  return arena_->reserve(static_cast<size_t>(arena_bytes_),
+                         static_cast<size_t>(std::max<int64_t>(old_bytes, 0)));
 }
 
 Status Session::bind_execution_symbol(int32_t symbol, int64_t value,
@@ -269,9 +273,9 @@ Status Session::bind_execution_symbol(int32_t symbol, int64_t value,
   if (symbol_bound_[s] && symbol_values_[s] == value) return Status::ok_status();
   symbol_values_[s] = value;
   symbol_bound_[s] = 1;
-  uint8_t* before = arena_.data();
+  uint8_t* before = arena_->data();
   SOD2_RETURN_IF_ERROR(instantiate_plan());
-  uint8_t* after = arena_.data();
+  uint8_t* after = arena_->data();
   if (before != after && before != nullptr) {
     // Rebase the views of everything already in the arena.
     for (Frame* f = main_.get(); f; f = nullptr) {
@@ -312,7 +316,7 @@ Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) 
     }
   }
   NodeOutputs outs(this, &frame, &node);
-  KernelContext ctx(std::span<const Tensor* const>(ins, node.inputs.size()), &outs, &pool_);
+  KernelContext ctx(std::span<const Tensor* const>(ins, node.inputs.size()), &outs, pool_.get());
   Status st = kernel->run(ctx);
   outs.finish();
   if (st.ok()) outs.move_outputs_written_before_growth();
@@ -406,7 +410,7 @@ Expected<std::span<const Tensor>> Session::run(std::span<const Tensor> inputs) {
   }
   Status st = run_graph(f);
   times_.runs += profile_;
-  arena_.release_retired();
+  arena_->release_retired();
   SOD2_RETURN_IF_ERROR(st);
   for (size_t o = 0; o < g.outputs.size(); ++o) {
     const Tensor* t = f.get(g.outputs[o]);

@@ -25,6 +25,11 @@ namespace sod2::rt {
 struct SessionOptions {
   int threads = 0;       // 0: one per hardware thread
   bool profile = false;  // time every main-graph node (NodeTimes)
+  // For sessions that never run at the same time (a family's variants): one arena, grown to the
+  // largest plan among them, and one set of worker threads (then `threads` is ignored). A run's
+  // outputs are then valid until any of them runs. Null: the session's own.
+  std::shared_ptr<Arena> shared_arena = nullptr;
+  std::shared_ptr<ThreadPool> shared_pool = nullptr;
 };
 
 // Time spent per main-graph node over the runs since the last reset, for `sod2 run --profile`.
@@ -55,19 +60,19 @@ class Session {
   Expected<std::span<const Tensor>> run(std::span<const Tensor> inputs);
 
   const ProgramDesc& program() const { return program_; }
-  size_t arena_capacity() const { return arena_.capacity(); }
+  size_t arena_capacity() const { return arena_->capacity(); }
   int64_t arena_bytes() const { return arena_bytes_; }  // of the last run's plan
   // The plan version the last run used: -1 for the whole-range plan (ProgramDesc::plan_versions).
   int32_t plan_version() const { return plan_version_; }
   // Bytes of the buffer that holds control-flow body values (and any value the plan cannot size).
   size_t value_buffer_capacity() const { return value_buffer_.capacity(); }
   void trim() {
-    arena_.trim();
+    arena_->trim();
     value_buffer_.trim();
   }
   const NodeTimes& node_times() const { return times_; }
   void reset_node_times();
-  int threads() const { return pool_.num_threads(); }
+  int threads() const { return pool_->num_threads(); }
 
  private:
   friend class Frame;
@@ -97,7 +102,7 @@ class Session {
   Status bind_execution_symbol(int32_t symbol, int64_t value, const std::string& value_name);
 
   ProgramDesc program_;
-  ThreadPool pool_;
+  std::shared_ptr<ThreadPool> pool_;  // never null
   // kernels_[g][n]: nullptr for the control-flow ops the session runs itself.
   std::vector<std::vector<std::unique_ptr<Kernel>>> kernels_;
   std::unique_ptr<Frame> main_;
@@ -118,7 +123,7 @@ class Session {
     std::vector<Tensor> inputs;
   };
   std::vector<LoopBuffers> loop_buffers_;  // per Loop body graph
-  Arena arena_;
+  std::shared_ptr<Arena> arena_;           // never null
   std::vector<int64_t> symbol_values_;
   std::vector<char> symbol_bound_;
   const sym::ShapeProgram* plan_ = nullptr;  // the plan_program or version of this run

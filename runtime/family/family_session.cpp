@@ -41,9 +41,14 @@ Expected<std::unique_ptr<FamilySession>> FamilySession::create(FamilyProgram fam
     if (all_params) return v[a].params < v[b].params;
     return false;
   });
+  // Only one variant runs at a time: they share one arena (sized by the largest plan) and one
+  // set of worker threads.
+  SessionOptions shared = s->options_.session;
+  if (!shared.shared_arena) shared.shared_arena = std::make_shared<Arena>();
+  if (!shared.shared_pool) shared.shared_pool = std::make_shared<ThreadPool>(shared.threads);
   for (size_t i : s->order_) {
     if (!given.empty()) s->expected_ms_.push_back(given[i]);
-    auto session = Session::create(v[i].program, registry, s->options_.session);
+    auto session = Session::create(v[i].program, registry, shared);
     if (!session.ok()) return session.status().with_context("variant '" + v[i].name + "'");
     s->sessions_.push_back(std::move(*session));
   }

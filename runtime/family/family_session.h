@@ -1,8 +1,9 @@
 // Runs a family of variants (family_package.h) as one model under a latency budget (Dynamic-OFA):
 // every variant has its own session, created once, and each run() uses the current variant; after
 // the run its latency goes to a BudgetController, which picks the variant for the next run.
-// Switching only changes which session runs next: the weights were mapped or built at load, and
-// warm_up() has grown every variant's arena for the input size, so a switch copies and allocates
+// Switching only changes which session runs next: the weights were mapped or built at load, the
+// sessions share one arena and one thread pool (one variant runs at a time), and warm_up() has
+// grown that arena for the largest variant at the input size, so a switch copies and allocates
 // nothing.
 #pragma once
 
@@ -71,8 +72,8 @@ class FamilySession {
   // Expected latency per variant (small to large): given, or measured by warm_up().
   const std::vector<double>& expected_ms() const { return expected_ms_; }
 
-  // Runs the current variant. The outputs are views valid until that variant runs again. With a
-  // budget, the first run warms up first if warm_up() was not called.
+  // Runs the current variant. The outputs are views valid until the next run (of any variant: the
+  // arena is shared). With a budget, the first run warms up first if warm_up() was not called.
   Expected<std::span<const Tensor>> run(std::span<const Tensor> inputs);
 
   void set_latency_source(LatencySource source) { latency_source_ = std::move(source); }
@@ -89,6 +90,8 @@ class FamilySession {
   double last_latency_ms() const { return last_latency_ms_; }
   double last_measured_ms() const { return last_measured_ms_; }
   Session& session(int i) { return *sessions_[static_cast<size_t>(i)]; }
+  // Bytes of the arena the variants share (the largest plan run so far).
+  size_t arena_capacity() const { return sessions_.front()->arena_capacity(); }
 
  private:
   FamilySession(FamilyProgram family, FamilySessionOptions options)

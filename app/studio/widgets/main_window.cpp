@@ -273,9 +273,10 @@ void MainWindow::buildMenus() {
     a->setCheckable(true);
     a->setChecked(saved_theme() == theme);
     themes->addAction(a);
-    connect(a, &QAction::triggered, this, [theme] {
-      apply_theme(theme);
-      save_theme(theme);
+    // Copied by name: clang 14 cannot capture a structured binding.
+    connect(a, &QAction::triggered, this, [t = theme] {
+      apply_theme(t);
+      save_theme(t);
     });
   }
   view->addSeparator();
