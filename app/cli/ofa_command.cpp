@@ -13,11 +13,14 @@
 #include "app/cli/command_line.h"
 #include "app/cli/symbol_args.h"
 #include "app/ofa/family_source.h"
-#include "app/ofa/ofa_demo.h"
 #include "app/ofa/variant_latencies.h"
 #include "app/profiling/run_inputs.h"
 #include "core/status/byte_size.h"
 #include "core/store/profile_store.h"
+#include "core/version.h"
+#include "plugins/device/agent_client.h"
+#include "plugins/device/transport_registry.h"
+#include "runtime/family/family_demo.h"
 #include "runtime/kernels/kernel_registry.h"
 
 namespace sod2::cli {
@@ -41,7 +44,10 @@ CommandLine make_parser() {
       {"--min-macs", true, "use no variant with fewer MACs than this (a MAC floor)", "N"},
       {"--min-accuracy", true, "use no variant less accurate than this (from the family file)",
        "A"},
-      {"--device", true, "where to run: local (this machine; the default)", "ID"},
+      {"--device", true,
+       "where to run: local (in this process; the default), adb, adb:SERIAL, or any device "
+       "`sod2 devices` lists (through its agent)",
+       "ID"},
       {"--db", true, "the profile store for expected latencies (default: the user's)", "FILE"},
       {"--timeline-ms", true, "a timeline line per this much time, and one per switch (250)", "MS"},
       {"--no-compare", false, "skip the run on the largest variant alone", ""},
@@ -85,18 +91,18 @@ std::string mmacs(uint64_t macs) {
   return s.str();
 }
 
-void print_point(const ofa::DemoPoint& p, const rt::FamilySession& s, std::ostream& out) {
+void print_point(const rt::DemoPoint& p, const std::vector<std::string>& names, std::ostream& out) {
   out << "  " << std::setw(7) << std::fixed << std::setprecision(2) << p.t_s << " s  " << std::left
-      << std::setw(10) << s.variant(p.variant).name << std::right << std::setw(9)
+      << std::setw(10) << names[static_cast<size_t>(p.variant)] << std::right << std::setw(9)
       << std::setprecision(1) << p.latency_ms << " ms " << (p.latency_ms <= p.budget_ms ? " " : "!")
       << " " << std::setw(6) << p.budget_ms << " ms  " << (p.load_active ? "load" : "    ");
   if (p.switched) out << "  -> " << p.decision;
   out << "\n";
 }
 
-void print_summary(const std::string& title, const ofa::DemoSummary& s,
-                   const rt::FamilySession& session, std::ostream& out) {
-  out << title << ": " << s.runs << " runs (" << std::fixed << std::setprecision(1) << s.runs_per_s
+void print_summary(const rt::DemoSummary& s, const std::vector<std::string>& names,
+                   std::ostream& out) {
+  out << "summary: " << s.runs << " runs (" << std::fixed << std::setprecision(1) << s.runs_per_s
       << "/s), within budget " << 100 * s.fraction_within() << "%";
   if (s.runs_under_load) {
     out << " (under load " << 100 * s.fraction_within_under_load() << "% of " << s.runs_under_load
@@ -105,128 +111,184 @@ void print_summary(const std::string& title, const ofa::DemoSummary& s,
   out << ", switches " << s.switches << ", mean " << mmacs(static_cast<uint64_t>(s.mean_macs))
       << "\n    latency p50 " << std::setprecision(1) << s.p50_ms << " ms, p90 " << s.p90_ms
       << " ms, p99 " << s.p99_ms << " ms, max " << s.max_ms << " ms; runs per variant:";
-  for (int i = 0; i < session.variants(); ++i) {
-    out << " " << session.variant(i).name << " " << s.runs_per_variant[static_cast<size_t>(i)];
+  for (size_t i = 0; i < names.size(); ++i) out << " " << names[i] << " " << s.runs_per_variant[i];
+  out << "\n";
+}
+
+// What both ways of running (in this process, or on a device's agent) provide: the variants
+// small to large, and one demo run with or without the manager.
+struct Runner {
+  std::vector<std::string> names;
+  std::vector<uint64_t> macs;
+  std::function<Expected<rt::DemoResult>(bool managed,
+                                         const std::function<void(const rt::DemoPoint&)>&)>
+      run;
+};
+
+struct Settings {
+  double budget = 0, duration = 10, timeline_s = 0.25;
+  std::optional<rt::LoadSchedule> load;
+  int threads = 0;
+  double min_macs = 0, min_accuracy = 0;
+  std::string floor, device = "local", db_path;
+  bool compare = true;
+};
+
+std::string join_bindings(const std::map<std::string, int64_t>& bind) {
+  std::string out;
+  for (const auto& [k, v] : bind) out += (out.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  return out;
+}
+
+// Expected latencies from the store in small-to-large order (`names`), or empty.
+Expected<std::vector<double>> stored_in_order(const Settings& st, const rt::FamilyProgram& family,
+                                              const std::string& device,
+                                              const std::string& bindings,
+                                              const std::vector<std::string>& names) {
+  SOD2_ASSIGN_OR_RETURN(auto stored, ofa::stored_latencies(st.db_path, family, device, bindings));
+  std::vector<double> out;
+  if (!stored) return out;
+  for (const std::string& n : names) {
+    for (size_t k = 0; k < family.variants.size(); ++k)
+      if (family.variants[k].name == n) out.push_back(stored->expected_ms[k]);
+  }
+  return out;
+}
+
+// Runs both phases and prints them, then the comparison. Returns the exit status.
+int run_phases(const Settings& st, const Runner& runner, std::ostream& out, std::ostream& err) {
+  g_interrupted = false;
+  auto previous = std::signal(SIGINT, on_interrupt);
+  std::vector<std::pair<const char*, bool>> phases = {{"with the manager", true}};
+  if (st.compare) phases.push_back({"largest variant alone", false});
+  std::vector<rt::DemoSummary> summaries;
+  for (const auto& [title, managed] : phases) {
+    // The title comes with the first point: a device reports its warm-up before that.
+    bool titled = false;
+    auto print_title = [&, title = title] {
+      if (!titled) out << title << ":\n      time  variant      latency   budget\n";
+      titled = true;
+    };
+    double next_line = 0;
+    auto result = runner.run(managed, [&](const rt::DemoPoint& p) {
+      print_title();
+      if (p.switched || p.t_s >= next_line) {
+        print_point(p, runner.names, out);
+        while (next_line <= p.t_s) next_line += st.timeline_s;
+      }
+    });
+    if (!result.ok()) {
+      std::signal(SIGINT, previous);
+      err << "sod2 ofa: " << result.status().message() << "\n";
+      return g_interrupted ? 130 : 1;
+    }
+    print_title();
+    print_summary(result->summary, runner.names, out);
+    out << "\n";
+    summaries.push_back(result->summary);
+    if (result->cancelled) break;
+  }
+  std::signal(SIGINT, previous);
+  if (summaries.size() == 2) {
+    out << "comparison (budget " << std::setprecision(1) << st.budget << " ms):\n"
+        << "                     within budget   under load   switches   mean MMACs   p90 ms\n";
+    const char* labels[2] = {"with the manager", "largest alone"};
+    for (size_t i = 0; i < 2; ++i) {
+      const rt::DemoSummary& x = summaries[i];
+      out << "  " << std::left << std::setw(18) << labels[i] << std::right << std::setw(13)
+          << 100 * x.fraction_within() << "%" << std::setw(12)
+          << (x.runs_under_load ? 100 * x.fraction_within_under_load() : 0) << "%" << std::setw(11)
+          << x.switches << std::setw(13) << x.mean_macs / 1e6 << std::setw(9) << x.p90_ms << "\n";
+    }
+  }
+  if (g_interrupted) {
+    err << "sod2 ofa: interrupted\n";
+    return 130;
+  }
+  return 0;
+}
+
+void print_header(const rt::FamilyProgram& family, const std::string& bindings, std::ostream& out) {
+  out << "family " << family.name << ": " << family.variants.size() << " variants (";
+  std::vector<const rt::VariantDesc*> by_macs;
+  for (const rt::VariantDesc& v : family.variants) by_macs.push_back(&v);
+  std::stable_sort(by_macs.begin(), by_macs.end(),
+                   [](const auto* a, const auto* b) { return a->macs < b->macs; });
+  for (size_t i = 0; i < by_macs.size(); ++i)
+    out << (i ? ", " : "") << by_macs[i]->name << " " << mmacs(by_macs[i]->macs);
+  out << "); inputs " << bindings << "\n";
+}
+
+void print_expected(const std::vector<std::string>& names, const std::vector<double>& ms,
+                    const std::string& source, std::ostream& out) {
+  out << "  expected latency: ";
+  for (size_t i = 0; i < names.size() && i < ms.size(); ++i)
+    out << (i ? ", " : "") << names[i] << " " << std::setprecision(2) << ms[i] << " ms";
+  out << " (" << source << ")\n";
+}
+
+void print_settings(const Settings& st, std::ostream& out) {
+  out << std::fixed << "  budget " << std::setprecision(1) << st.budget << " ms, " << st.duration
+      << " s per run";
+  if (st.load) {
+    out << ", load " << st.load->start_s << "-" << st.load->stop_s << " s on " << st.load->threads
+        << " busy processes";
   }
   out << "\n";
 }
 
-}  // namespace
-
-int run_ofa(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CommandLine cl = make_parser();
-  double budget = 0, duration = 10, timeline_s = 0.25;
-  std::optional<ofa::LoadSchedule> load;
-  std::map<std::string, int64_t> bind;
-  int threads = 0;
-  double min_macs = 0, min_accuracy = 0;
-  RdpOptions rdp;
-  try {
-    cl.parse(args);
-    if (cl.has("--help")) {
-      out << usage();
-      return 0;
-    }
-    if (cl.positional().size() != 1) {
-      throw std::invalid_argument("expected exactly one FAMILY (.sod2 or variants.json)");
-    }
-    if (!cl.has("--budget-ms")) throw std::invalid_argument("--budget-ms is required");
-    budget = parse_positive(cl.value("--budget-ms"), 0, "--budget-ms");
-    duration = parse_positive(cl.value("--duration-s"), 10, "--duration-s");
-    timeline_s = parse_positive(cl.value("--timeline-ms"), 250, "--timeline-ms") / 1000;
-    threads = parse_count(cl.value("--threads"), 0, "--threads", 0);
-    if (cl.has("--min-macs")) min_macs = parse_positive(cl.value("--min-macs"), 0, "--min-macs");
-    if (cl.has("--min-accuracy"))
-      min_accuracy = parse_positive(cl.value("--min-accuracy"), 0, "--min-accuracy");
-    if (auto b = cl.value("--bind")) bind = parse_bindings(*b);
-    if (auto l = cl.value("--load")) {
-      const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-      auto parsed = ofa::parse_load_schedule(*l, cores);
-      if (!parsed.ok()) throw std::invalid_argument(parsed.status().message());
-      load = *parsed;
-    }
-    const std::string device = cl.value("--device").value_or("local");
-    if (device != "local") {
-      throw std::invalid_argument(
-          "--device " + device +
-          ": the demo runs the family in this process (local) only; the device agent runs "
-          "single packages, so measure the variants on a device with `sod2 profile --family "
-          "--device " +
-          device + "`");
-    }
-    rdp = rdp_options_from(cl.value("--ranges"), cl.value("--range"));
-  } catch (const std::invalid_argument& e) {
-    err << "sod2 ofa: " << e.what() << " (see sod2 ofa --help)\n";
-    return 1;
-  }
-  auto fail = [&](const Status& st) {
-    err << "sod2 ofa: " << st.message() << "\n";
+int run_here(const Settings& st, const std::string& path, const RdpOptions& rdp,
+             std::map<std::string, int64_t> bind, std::ostream& out, std::ostream& err) {
+  auto fail = [&](const Status& s) {
+    err << "sod2 ofa: " << s.message() << "\n";
     return 1;
   };
-  Expected<rt::FamilyProgram> family = ofa::load_family(
-      cl.positional()[0], rdp, [&](const std::string& step) { err << "  " << step << "...\n"; });
+  Expected<rt::FamilyProgram> family =
+      ofa::load_family(path, rdp, [&](const std::string& step) { err << "  " << step << "...\n"; });
   if (!family.ok()) return fail(family.status());
-
-  // Inputs of the bound shapes; a symbol left unbound takes its lowest value.
-  const rt::ProgramDesc& first = family->variants.front().program;
-  for (const rt::SymbolDesc& s : first.symbols) {
-    if (!s.execution && !bind.count(s.name)) bind[s.name] = std::max<int64_t>(s.lo, 1);
-  }
-  Expected<std::vector<rt::Shape>> shapes = profiling::bound_input_shapes(first, bind);
-  if (!shapes.ok()) return fail(shapes.status());
-  const std::vector<rt::HostTensor> inputs = profiling::random_inputs(first, *shapes, {}, 1);
+  Expected<std::vector<rt::HostTensor>> inputs = ofa::family_inputs(*family, &bind);
+  if (!inputs.ok()) return fail(inputs.status());
   std::vector<rt::Tensor> views;
-  for (const rt::HostTensor& h : inputs) views.push_back(h.view());
-  std::string bindings;
-  for (const auto& [k, v] : bind)
-    bindings += (bindings.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  for (const rt::HostTensor& h : *inputs) views.push_back(h.view());
+  const std::string bindings = join_bindings(bind);
+  print_header(*family, bindings, out);
 
   rt::FamilySessionOptions options;
-  options.session.threads = threads;
-  options.budget_ms = budget;
-  options.floor_variant = cl.value("--floor").value_or("");
-  options.min_macs = static_cast<uint64_t>(min_macs);
-  options.min_accuracy = min_accuracy;
-  const std::string db_path = cl.value("--db").value_or(store::ProfileStore::default_path());
-  auto stored = ofa::stored_latencies(db_path, *family, "local", bindings);
+  options.session.threads = st.threads;
+  options.budget_ms = st.budget;
+  options.floor_variant = st.floor;
+  options.min_macs = static_cast<uint64_t>(st.min_macs);
+  options.min_accuracy = st.min_accuracy;
+  auto stored = ofa::stored_latencies(st.db_path, *family, "local", bindings);
   if (!stored.ok()) return fail(stored.status());
   if (*stored) options.expected_ms = (*stored)->expected_ms;
-  const std::string family_name = family->name;
   const rt::FamilyLoadStats load_stats = family->stats;
   auto session =
       rt::FamilySession::create(std::move(*family), rt::KernelRegistry::standard(), options);
   if (!session.ok()) return fail(session.status());
   rt::FamilySession& s = **session;
-
-  out << "family " << family_name << ": " << s.variants() << " variants (";
-  for (int i = 0; i < s.variants(); ++i) {
-    out << (i ? ", " : "") << s.variant(i).name << " " << mmacs(s.variant(i).macs);
-  }
-  out << "); inputs " << bindings << "\n  weights: " << load_stats.stored << " stored, "
-      << load_stats.views_in_place << " views in place, " << load_stats.views_built
-      << " views built at load (" << load_stats.built_bytes << " bytes in " << std::fixed
-      << std::setprecision(1) << load_stats.build_ms << " ms)\n";
+  out << "  weights: " << load_stats.stored << " stored, " << load_stats.views_in_place
+      << " views in place, " << load_stats.views_built << " views built at load ("
+      << load_stats.built_bytes << " bytes in " << std::fixed << std::setprecision(1)
+      << load_stats.build_ms << " ms)\n";
   err << "  warming up every variant...\n";
-  Status warm = s.warm_up(views, 3);
-  if (!warm.ok()) return fail(warm);
-  out << "  expected latency: ";
+  if (Status warm = s.warm_up(views, 3); !warm.ok()) return fail(warm);
+  Runner runner;
   for (int i = 0; i < s.variants(); ++i) {
-    out << (i ? ", " : "") << s.variant(i).name << " " << std::setprecision(2)
-        << s.expected_ms()[static_cast<size_t>(i)] << " ms";
+    runner.names.push_back(s.variant(i).name);
+    runner.macs.push_back(s.variant(i).macs);
   }
-  out << (*stored ? " (from the profile store)" : " (measured: median of 3 warm-up runs)") << "\n";
-  {
-    int64_t separate = 0;
-    out << "  memory: one arena of " << human_bytes(static_cast<int64_t>(s.arena_capacity()))
-        << " shared by the variants (their plans:";
-    for (int i = 0; i < s.variants(); ++i) {
-      separate += s.session(i).arena_bytes();
-      out << (i ? ", " : " ") << human_bytes(s.session(i).arena_bytes());
-    }
-    out << "; " << human_bytes(separate) << " if each had its own)\n";
+  print_expected(runner.names, s.expected_ms(),
+                 *stored ? "from the profile store" : "measured: median of 3 warm-up runs", out);
+  int64_t separate = 0;
+  out << "  memory: one arena of " << human_bytes(static_cast<int64_t>(s.arena_capacity()))
+      << " shared by the variants (their plans:";
+  for (int i = 0; i < s.variants(); ++i) {
+    separate += s.session(i).arena_bytes();
+    out << (i ? ", " : " ") << human_bytes(s.session(i).arena_bytes());
   }
-
-  // A switch is the choice of another session: time it over every pair.
+  out << "; " << human_bytes(separate) << " if each had its own)\n";
+  // A switch is the choice of another ready session: time it over every pair.
   {
     const auto t0 = std::chrono::steady_clock::now();
     int pairs = 0;
@@ -242,65 +304,158 @@ int run_ofa(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << "  switching variant: " << std::setprecision(3) << us / pairs / 2
         << " us (a pointer to another ready session: no copy, no allocation)\n";
   }
-  out << "  budget " << std::setprecision(1) << budget << " ms, " << duration << " s per run";
-  if (load) {
-    out << ", load " << load->start_s << "-" << load->stop_s << " s on " << load->threads
-        << " busy processes";
-  }
-  out << "\n\n";
-
-  g_interrupted = false;
-  auto previous = std::signal(SIGINT, on_interrupt);
-  struct Phase {
-    const char* title;
-    bool managed;
-    std::optional<ofa::DemoResult> result;
-  };
-  std::vector<Phase> phases = {{"with the manager", true, {}}};
-  if (!cl.has("--no-compare")) phases.push_back({"largest variant alone", false, {}});
-  for (Phase& phase : phases) {
-    out << phase.title << ":\n      time  variant      latency   budget\n";
-    ofa::DemoOptions demo;
-    demo.duration_s = duration;
-    demo.managed = phase.managed;
-    demo.load = load;
+  print_settings(st, out);
+  out << "\n";
+  runner.run = [&](bool managed, const std::function<void(const rt::DemoPoint&)>& on_point) {
+    rt::DemoOptions demo;
+    demo.duration_s = st.duration;
+    demo.managed = managed;
+    demo.load = st.load;
     demo.cancel = &g_interrupted;
-    double next_line = 0;
-    auto result = ofa::run_demo(s, views, demo, [&](const ofa::DemoPoint& p) {
-      if (p.switched || p.t_s >= next_line) {
-        print_point(p, s, out);
-        while (next_line <= p.t_s) next_line += timeline_s;
+    return rt::run_demo(s, views, demo, on_point);
+  };
+  return run_phases(st, runner, out, err);
+}
+
+int run_on_device(const Settings& st, const std::string& path, const RdpOptions& rdp,
+                  std::map<std::string, int64_t> bind, std::ostream& out, std::ostream& err) {
+  auto fail = [&](const Status& s) {
+    err << "sod2 ofa: " << s.message() << "\n";
+    return 1;
+  };
+  auto bytes = ofa::family_package_bytes(
+      path, rdp, [&](const std::string& step) { err << "  " << step << "...\n"; });
+  if (!bytes.ok()) return fail(bytes.status());
+  // Loaded here too: the inputs, the variants' accuracies and the store's latencies need it.
+  Expected<rt::FamilyProgram> family = rt::load_family_package(**bytes, *bytes);
+  if (!family.ok()) return fail(family.status().with_context(path));
+  Expected<std::vector<rt::HostTensor>> inputs = ofa::family_inputs(*family, &bind);
+  if (!inputs.ok()) return fail(inputs.status());
+  const std::string bindings = join_bindings(bind);
+  print_header(*family, bindings, out);
+
+  Expected<device::DeviceId> id = device::parse_device_id(st.device);
+  if (!id.ok()) return fail(id.status());
+  Expected<std::unique_ptr<device::DeviceTransport>> transport =
+      device::load_transport(id->transport);
+  if (!transport.ok()) return fail(transport.status());
+  device::AgentStart start;
+  start.serial = id->serial;
+  start.cancel = &g_interrupted;
+  start.progress = [&](const std::string& s) { err << "  " << s << "\n"; };
+  auto child = (*transport)->start_agent(start);
+  if (!child.ok()) return fail(child.status());
+  (*child)->set_cancel_flag(&g_interrupted);
+  (*child)->set_idle_timeout(std::chrono::seconds(120));
+  device::AgentClient client(**child);
+  auto hello = client.hello(std::string("sod2 ") + SOD2_VERSION_STRING);
+  if (!hello.ok()) return fail(hello.status());
+  const std::string device_id = (*transport)->connected_device().id;
+  out << "  device " << device_id << ": " << hello->cpu << ", " << hello->cores << " cores, "
+      << hello->os << " (" << hello->arch << ")\n";
+  auto cached = client.send_package(**bytes);
+  if (!cached.ok()) return fail(cached.status());
+  out << "  package: " << (*bytes)->size() << " bytes "
+      << (*cached ? "(on the device already)" : "sent") << "\n";
+  Runner runner;
+  for (const device::FamilyVariantInfo& v : client.variants()) {
+    runner.names.push_back(v.name);
+    runner.macs.push_back(v.macs);
+  }
+  if (runner.names.empty()) return fail(invalid_argument(path + " is not a family package"));
+  auto expected = stored_in_order(st, *family, device_id, bindings, runner.names);
+  if (!expected.ok()) return fail(expected.status());
+  // The floor by MACs or accuracy: the smallest variant that meets both.
+  std::string floor = st.floor;
+  if (floor.empty() && (st.min_macs > 0 || st.min_accuracy > 0)) {
+    for (size_t i = 0; i < runner.names.size() && floor.empty(); ++i) {
+      for (const rt::VariantDesc& v : family->variants) {
+        if (v.name != runner.names[i] || static_cast<double>(v.macs) < st.min_macs) continue;
+        if (st.min_accuracy > 0 && (!v.has_accuracy || v.accuracy < st.min_accuracy)) continue;
+        floor = v.name;
       }
-    });
-    if (!result.ok()) {
-      std::signal(SIGINT, previous);
-      return fail(result.status());
     }
-    print_summary("summary", result->summary, s, out);
-    out << "\n";
-    phase.result = std::move(*result);
-    if (phase.result->cancelled) break;
+    if (floor.empty()) return fail(invalid_argument("no variant meets the MAC/accuracy floor"));
   }
-  std::signal(SIGINT, previous);
-  if (phases.size() == 2 && phases[1].result) {
-    const ofa::DemoSummary& m = phases[0].result->summary;
-    const ofa::DemoSummary& f = phases[1].result->summary;
-    out << "comparison (budget " << std::setprecision(1) << budget << " ms):\n"
-        << "                     within budget   under load   switches   mean MMACs   p90 ms\n";
-    for (const auto& [name, x] :
-         {std::pair{"with the manager", &m}, std::pair{"largest alone", &f}}) {
-      out << "  " << std::left << std::setw(18) << name << std::right << std::setw(13)
-          << 100 * x->fraction_within() << "%" << std::setw(12)
-          << (x->runs_under_load ? 100 * x->fraction_within_under_load() : 0) << "%"
-          << std::setw(11) << x->switches << std::setw(13) << x->mean_macs / 1e6 << std::setw(9)
-          << x->p90_ms << "\n";
+  print_settings(st, out);
+  bool header_done = false;  // the device's expected latencies: printed once
+  runner.run =
+      [&](bool managed,
+          const std::function<void(const rt::DemoPoint&)>& on_point) -> Expected<rt::DemoResult> {
+    device::FamilyRunSettings fs;
+    fs.budget_ms = st.budget;
+    fs.duration_s = st.duration;
+    fs.threads = st.threads;
+    fs.managed = managed;
+    fs.expected_ms = *expected;
+    fs.load = st.load;
+    fs.floor_variant = floor;
+    auto on_started = [&](const device::FamilyRunReport& report) {
+      if (header_done) return;
+      print_expected(runner.names, report.expected_ms,
+                     expected->empty() ? "measured on the device: median of 3 warm-up runs"
+                                       : "from the profile store",
+                     out);
+      out << "  memory: one arena of " << human_bytes(static_cast<int64_t>(report.arena_bytes))
+          << " shared by the variants on the device, " << report.threads << " threads\n\n";
+      header_done = true;
+    };
+    SOD2_ASSIGN_OR_RETURN(device::FamilyRunReport report,
+                          client.run_family(*inputs, fs, on_point, on_started));
+    rt::DemoResult r;
+    r.points = std::move(report.points);
+    r.summary = rt::summarize(runner.macs, r.points);
+    return r;
+  };
+  const int status = run_phases(st, runner, out, err);
+  (*child)->close_stdin();
+  return status;
+}
+
+}  // namespace
+
+int run_ofa(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CommandLine cl = make_parser();
+  Settings st;
+  std::map<std::string, int64_t> bind;
+  RdpOptions rdp;
+  try {
+    cl.parse(args);
+    if (cl.has("--help")) {
+      out << usage();
+      return 0;
     }
+    if (cl.positional().size() != 1) {
+      throw std::invalid_argument("expected exactly one FAMILY (.sod2 or variants.json)");
+    }
+    if (!cl.has("--budget-ms")) throw std::invalid_argument("--budget-ms is required");
+    st.budget = parse_positive(cl.value("--budget-ms"), 0, "--budget-ms");
+    st.duration = parse_positive(cl.value("--duration-s"), 10, "--duration-s");
+    st.timeline_s = parse_positive(cl.value("--timeline-ms"), 250, "--timeline-ms") / 1000;
+    st.threads = parse_count(cl.value("--threads"), 0, "--threads", 0);
+    if (cl.has("--min-macs")) st.min_macs = parse_positive(cl.value("--min-macs"), 0, "--min-macs");
+    if (cl.has("--min-accuracy"))
+      st.min_accuracy = parse_positive(cl.value("--min-accuracy"), 0, "--min-accuracy");
+    st.floor = cl.value("--floor").value_or("");
+    if (auto b = cl.value("--bind")) bind = parse_bindings(*b);
+    st.device = cl.value("--device").value_or("local");
+    if (auto l = cl.value("--load")) {
+      // The load runs where the family runs; without knowing a device's cores, one per core of
+      // this machine is the default.
+      const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      auto parsed = rt::parse_load_schedule(*l, cores);
+      if (!parsed.ok()) throw std::invalid_argument(parsed.status().message());
+      st.load = *parsed;
+    }
+    st.compare = !cl.has("--no-compare");
+    st.db_path = cl.value("--db").value_or(store::ProfileStore::default_path());
+    rdp = rdp_options_from(cl.value("--ranges"), cl.value("--range"));
+  } catch (const std::invalid_argument& e) {
+    err << "sod2 ofa: " << e.what() << " (see sod2 ofa --help)\n";
+    return 1;
   }
-  if (g_interrupted) {
-    err << "sod2 ofa: interrupted\n";
-    return 130;
-  }
-  return 0;
+  if (st.device == "local") return run_here(st, cl.positional()[0], rdp, bind, out, err);
+  return run_on_device(st, cl.positional()[0], rdp, bind, out, err);
 }
 
 }  // namespace sod2::cli

@@ -1,25 +1,58 @@
 #include "app/ofa/family_source.h"
 
-#include <memory>
-#include <vector>
+#include <algorithm>
+#include <fstream>
+#include <iterator>
 
+#include "app/profiling/run_inputs.h"
 #include "core/family/family_writer.h"
 
 namespace sod2::ofa {
+namespace {
 
-Expected<rt::FamilyProgram> load_family(const std::string& path, const RdpOptions& rdp,
-                                        const std::function<void(const std::string&)>& progress) {
-  if (path.size() >= 5 && path.substr(path.size() - 5) == ".json") {
+bool is_family_file(const std::string& path) {
+  return path.size() >= 5 && path.substr(path.size() - 5) == ".json";
+}
+
+}  // namespace
+
+Expected<std::shared_ptr<const std::vector<uint8_t>>> family_package_bytes(
+    const std::string& path, const RdpOptions& rdp,
+    const std::function<void(const std::string&)>& progress) {
+  if (is_family_file(path)) {
     SOD2_ASSIGN_OR_RETURN(const family::FamilySpec spec, family::read_family_spec(path));
     family::FamilyCompileOptions options;
     options.compile.rdp = rdp;
     options.progress = progress;
     SOD2_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, family::build_family_package(spec, options));
-    auto owned = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
-    const std::span<const uint8_t> view(*owned);
-    return rt::load_family_package(view, owned);
+    return std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
   }
-  return rt::load_family_package_file(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return not_found("cannot open " + path);
+  auto bytes = std::make_shared<std::vector<uint8_t>>((std::istreambuf_iterator<char>(in)),
+                                                      std::istreambuf_iterator<char>());
+  if (in.bad()) return io_error("cannot read " + path);
+  return std::shared_ptr<const std::vector<uint8_t>>(std::move(bytes));
+}
+
+Expected<rt::FamilyProgram> load_family(const std::string& path, const RdpOptions& rdp,
+                                        const std::function<void(const std::string&)>& progress) {
+  if (!is_family_file(path)) return rt::load_family_package_file(path);
+  SOD2_ASSIGN_OR_RETURN(auto bytes, family_package_bytes(path, rdp, progress));
+  const std::span<const uint8_t> view(*bytes);
+  return rt::load_family_package(view, bytes);
+}
+
+Expected<std::vector<rt::HostTensor>> family_inputs(const rt::FamilyProgram& family,
+                                                    std::map<std::string, int64_t>* bind) {
+  if (family.variants.empty()) return invalid_argument("the family has no variants");
+  const rt::ProgramDesc& first = family.variants.front().program;
+  for (const rt::SymbolDesc& s : first.symbols) {
+    if (!s.execution && !bind->count(s.name)) (*bind)[s.name] = std::max<int64_t>(s.lo, 1);
+  }
+  SOD2_ASSIGN_OR_RETURN(const std::vector<rt::Shape> shapes,
+                        profiling::bound_input_shapes(first, *bind));
+  return profiling::random_inputs(first, shapes, {}, 1);
 }
 
 }  // namespace sod2::ofa

@@ -178,9 +178,9 @@ int main(int argc, char** argv) {
       const double budget = p.value(0).toDouble(&ok_b), seconds = p.value(1).toDouble(&ok_s);
       if (!ok_b || !ok_s || (p.size() != 2 && p.size() != 4 && p.size() != 5))
         return fail("--ofa-demo takes BUDGET_MS:SECONDS[:T0:T1[:THREADS]]");
-      std::optional<sod2::ofa::LoadSchedule> load;
+      std::optional<sod2::rt::LoadSchedule> load;
       if (p.size() > 2) {
-        auto parsed = sod2::ofa::parse_load_schedule(
+        auto parsed = sod2::rt::parse_load_schedule(
             p.mid(2).join(':').toStdString(),
             static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
         if (!parsed.ok()) return fail(QString::fromStdString(parsed.status().message()));

@@ -162,7 +162,93 @@ Expected<bool> AgentClient::send_package(std::span<const uint8_t> bytes,
   if (m.body_case() != AgentMessage::kLoaded)
     return broken(parse_error("an unexpected answer to the package"), "loading the package");
   nodes_ = m.loaded().nodes();
+  variants_.clear();
+  for (const auto& v : m.loaded().variants()) variants_.push_back({v.name(), v.macs()});
   return cached;
+}
+
+namespace {
+
+void add_inputs(const std::vector<rt::HostTensor>& inputs,
+                google::protobuf::RepeatedPtrField<agent::wire::Tensor>* out) {
+  for (const rt::HostTensor& t : inputs) {
+    agent::wire::Tensor* w = out->Add();
+    w->set_dtype(static_cast<uint32_t>(t.dtype()));
+    for (int64_t d : t.shape().dims()) w->add_dims(d);
+    w->set_data(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
+  }
+}
+
+}  // namespace
+
+Expected<FamilyRunReport> AgentClient::run_family(
+    const std::vector<rt::HostTensor>& inputs, const FamilyRunSettings& s,
+    const std::function<void(const rt::DemoPoint&)>& on_point,
+    const std::function<void(const FamilyRunReport&)>& on_started) {
+  HostMessage req;
+  agent::wire::FamilyRunRequest* r = req.mutable_family_run();
+  add_inputs(inputs, r->mutable_inputs());
+  r->set_budget_ms(s.budget_ms);
+  r->set_duration_s(s.duration_s);
+  r->set_threads(static_cast<uint32_t>(s.threads));
+  r->set_managed(s.managed);
+  for (double e : s.expected_ms) r->add_expected_ms(e);
+  if (s.load) {
+    r->set_load_start_s(s.load->start_s);
+    r->set_load_stop_s(s.load->stop_s);
+    r->set_load_processes(static_cast<uint32_t>(s.load->threads));
+  }
+  r->set_floor_variant(s.floor_variant);
+  SOD2_ASSIGN_OR_RETURN(const std::string frame, frame_of(req));
+  if (Status st = send_host(frame); !st.ok()) return broken(st, "sending the family run request");
+  FamilyRunReport report;
+  bool started = false;
+  for (;;) {
+    AgentMessage m;
+    SOD2_RETURN_IF_ERROR(read_message(
+        &m, started ? "mid-run, after " + std::to_string(report.points.size()) + " runs"
+                    : "while the device warmed up the variants"));
+    switch (m.body_case()) {
+      case AgentMessage::kError: return agent_error(m.error());
+      case AgentMessage::kFamilyStarted:
+        report.expected_ms.assign(m.family_started().expected_ms().begin(),
+                                  m.family_started().expected_ms().end());
+        report.arena_bytes = m.family_started().arena_bytes();
+        report.threads = m.family_started().threads();
+        started = true;
+        if (on_started) on_started(report);
+        continue;
+      case AgentMessage::kFamilyPoint: {
+        const auto& w = m.family_point();
+        if (!started || w.variant() >= variants_.size()) {
+          return broken(
+              parse_error("a family run point for variant " + std::to_string(w.variant()) + " of " +
+                          std::to_string(variants_.size())),
+              "mid-run");
+        }
+        rt::DemoPoint p;
+        p.t_s = w.t_s();
+        p.variant = static_cast<int>(w.variant());
+        p.latency_ms = w.latency_ms();
+        p.budget_ms = s.budget_ms;
+        p.load_active = w.load_active();
+        p.switched = w.switched();
+        p.decision = w.decision();
+        if (on_point) on_point(p);
+        report.points.push_back(std::move(p));
+        continue;
+      }
+      case AgentMessage::kFamilyDone:
+        if (m.family_done().points() != report.points.size()) {
+          return broken(
+              parse_error("the agent reported " + std::to_string(m.family_done().points()) +
+                          " runs but sent " + std::to_string(report.points.size())),
+              "at the end of the family run");
+        }
+        return report;
+      default: return broken(parse_error("an unexpected message during a family run"), "mid-run");
+    }
+  }
 }
 
 Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
@@ -170,12 +256,7 @@ Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
                                      const std::function<void(int, int)>& on_run) {
   HostMessage req;
   agent::wire::RunRequest* r = req.mutable_run();
-  for (const rt::HostTensor& t : inputs) {
-    agent::wire::Tensor* w = r->add_inputs();
-    w->set_dtype(static_cast<uint32_t>(t.dtype()));
-    for (int64_t d : t.shape().dims()) w->add_dims(d);
-    w->set_data(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
-  }
+  add_inputs(inputs, r->mutable_inputs());
   r->set_runs(static_cast<uint32_t>(s.runs));
   r->set_warmup(static_cast<uint32_t>(s.warmup));
   r->set_threads(static_cast<uint32_t>(s.threads));

@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/status/status.h"
 #include "plugins/device/child_process.h"
+#include "runtime/family/family_demo.h"
 #include "runtime/tensor/tensor.h"
 
 namespace sod2::device {
@@ -44,6 +46,29 @@ struct RunReport {
   uint32_t threads = 0;
 };
 
+// A family package's run on the device (the Dynamic-OFA demo, PROTOCOL.md §Families).
+struct FamilyRunSettings {
+  double budget_ms = 0;
+  double duration_s = 10;
+  int threads = 0;
+  bool managed = true;
+  std::vector<double> expected_ms;       // small to large; empty: the device measures them
+  std::optional<rt::LoadSchedule> load;  // busy processes on the device
+  std::string floor_variant;
+};
+
+struct FamilyRunReport {
+  std::vector<double> expected_ms;  // small to large, as the device's controller used them
+  uint64_t arena_bytes = 0;
+  uint32_t threads = 0;
+  std::vector<rt::DemoPoint> points;
+};
+
+struct FamilyVariantInfo {
+  std::string name;
+  uint64_t macs = 0;
+};
+
 struct RunSettings {
   int runs = 20;
   int warmup = 3;
@@ -67,7 +92,18 @@ class AgentClient {
   Expected<RunReport> run(const std::vector<rt::HostTensor>& inputs, const RunSettings& settings,
                           const std::function<void(int, int)>& on_run = {});
 
+  // Runs the family package sent last; `on_point` sees each run as it arrives. Errors: the
+  // agent's (not a family, bad settings, a failed run) or a broken stream.
+  // `on_started` sees the report's header (expected latencies, arena, threads) once the device
+  // has warmed up, before the first point.
+  Expected<FamilyRunReport> run_family(
+      const std::vector<rt::HostTensor>& inputs, const FamilyRunSettings& settings,
+      const std::function<void(const rt::DemoPoint&)>& on_point = {},
+      const std::function<void(const FamilyRunReport&)>& on_started = {});
+
   uint32_t nodes() const { return nodes_; }
+  // The variants of the family package sent last, small to large (empty for a single model).
+  const std::vector<FamilyVariantInfo>& variants() const { return variants_; }
 
  private:
   Status send_host(const std::string& bytes);
@@ -79,6 +115,7 @@ class AgentClient {
 
   ChildProcess& child_;
   uint32_t nodes_ = 0;
+  std::vector<FamilyVariantInfo> variants_;
 };
 
 }  // namespace sod2::device

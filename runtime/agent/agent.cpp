@@ -16,6 +16,8 @@
 #include "runtime/agent/agent_protocol.pb.h"
 #include "runtime/agent/device_info.h"
 #include "runtime/exec/session.h"
+#include "runtime/family/family_demo.h"
+#include "runtime/family/family_package.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/package/package_loader.h"
 #include "runtime/package/sha256.h"
@@ -107,6 +109,7 @@ class Agent {
       case HostMessage::kChunk: return on_chunk(m.chunk());
       case HostMessage::kEnd: return on_end();
       case HostMessage::kRun: return on_run(m.run());
+      case HostMessage::kFamilyRun: return on_family_run(m.family_run());
       case HostMessage::kCancel: return Status::ok_status();  // nothing running
       case HostMessage::kHello: return fail(wire::Error::BAD_MESSAGE, "the host said hello twice");
       default: return fail(wire::Error::BAD_MESSAGE, "an empty or unknown message from the host");
@@ -119,6 +122,9 @@ class Agent {
     abandon_upload();
     upload_failed_ = false;
     program_.reset();
+    is_family_ = false;
+    family_variants_.clear();
+    family_package_order_.clear();
     package_path_.clear();
     if (offer.sha256().size() != 32)
       return fail(wire::Error::BAD_MESSAGE, "a package offer without a 32-byte SHA-256");
@@ -218,6 +224,7 @@ class Agent {
         return report(wire::Error::IO,
                       "cannot store " + package_path_ + ": " + std::strerror(errno));
     }
+    if (rt::is_family_package_file(package_path_)) return load_family();
     Expected<rt::ProgramDesc> program = rt::load_package_file(package_path_);
     if (!program.ok()) {
       // A cached file that no longer loads is removed, so the next offer sends it again.
@@ -233,10 +240,138 @@ class Agent {
     return send(reply);
   }
 
-  Expected<std::vector<rt::HostTensor>> inputs_of(const wire::RunRequest& r) {
+  // A family package: checked by loading it and making its sessions; each family run request
+  // loads it again with that request's threads and expected latencies (the file is mapped, so
+  // that costs building its weight views, not reading it).
+  Expected<std::unique_ptr<rt::FamilySession>> open_family(const rt::FamilySessionOptions& o) {
+    Expected<rt::FamilyProgram> family = rt::load_family_package_file(package_path_);
+    if (!family.ok()) return family.status();
+    return rt::FamilySession::create(std::move(*family), rt::KernelRegistry::standard(), o);
+  }
+
+  Status load_family() {
+    auto family = open_family({});
+    if (!family.ok()) {
+      ::unlink(package_path_.c_str());
+      return report(wire::Error::PACKAGE_REJECTED, family.status().message());
+    }
+    const rt::FamilySession& f = **family;
+    is_family_ = true;
+    AgentMessage reply;
+    wire::PackageLoaded* l = reply.mutable_loaded();
+    const rt::ProgramDesc& smallest = f.variant(0).program;
+    l->set_nodes(static_cast<uint32_t>(smallest.graphs[0].nodes.size()));
+    for (const rt::InputSignature& in : smallest.inputs) l->add_inputs(in.name);
+    for (int i = 0; i < f.variants(); ++i) {
+      wire::FamilyVariant* v = l->add_variants();
+      v->set_name(f.variant(i).name);
+      v->set_macs(f.variant(i).macs);
+      family_variants_.push_back(f.variant(i).name);
+    }
+    for (const rt::VariantDesc& v : f.family().variants) family_package_order_.push_back(v.name);
+    // Each family run request makes its own sessions; these were only the check.
+    return send(reply);
+  }
+
+  Status on_family_run(const wire::FamilyRunRequest& r) {
+    if (!is_family_) {
+      return report(wire::Error::BAD_MESSAGE,
+                    program_ ? "a family run request for a single model (use RunRequest)"
+                             : "a family run request before a family package");
+    }
+    if (!(r.budget_ms() > 0) || !(r.duration_s() > 0) ||
+        r.duration_s() > options_.max_family_run_s) {
+      return report(wire::Error::BAD_MESSAGE,
+                    "a family run needs a budget > 0 and a duration in (0, " +
+                        std::to_string(options_.max_family_run_s) + "] s");
+    }
+    if (r.expected_ms_size() != 0 &&
+        static_cast<size_t>(r.expected_ms_size()) != family_variants_.size()) {
+      return report(wire::Error::BAD_MESSAGE,
+                    std::to_string(r.expected_ms_size()) + " expected latencies for " +
+                        std::to_string(family_variants_.size()) + " variants");
+    }
+    std::optional<rt::LoadSchedule> load;
+    if (r.load_processes() > 0) {
+      if (r.load_processes() > options_.max_load_processes || !(r.load_start_s() >= 0) ||
+          !(r.load_stop_s() > r.load_start_s())) {
+        return report(wire::Error::BAD_MESSAGE, "a family run's load needs 1.." +
+                                                    std::to_string(options_.max_load_processes) +
+                                                    " processes and 0 <= start < stop");
+      }
+      load =
+          rt::LoadSchedule{r.load_start_s(), r.load_stop_s(), static_cast<int>(r.load_processes())};
+    }
+    Expected<std::vector<rt::HostTensor>> inputs = inputs_of(r.inputs());
+    if (!inputs.ok()) return report(wire::Error::BAD_INPUTS, inputs.status().message());
+    rt::FamilySessionOptions o;
+    o.session.threads = static_cast<int>(r.threads());
+    o.budget_ms = r.budget_ms();
+    o.floor_variant = r.floor_variant();
+    if (r.expected_ms_size() != 0) {
+      // Sent small to large; the session takes them in the package's order.
+      o.expected_ms.resize(family_package_order_.size());
+      for (size_t k = 0; k < family_package_order_.size(); ++k) {
+        for (size_t i = 0; i < family_variants_.size(); ++i) {
+          if (family_variants_[i] == family_package_order_[k])
+            o.expected_ms[k] = r.expected_ms(static_cast<int>(i));
+        }
+      }
+    }
+    auto session = open_family(o);
+    if (!session.ok()) return report(wire::Error::BAD_INPUTS, session.status().message());
+    rt::FamilySession& s = **session;
+    std::vector<rt::Tensor> views;
+    for (const rt::HostTensor& h : *inputs) views.push_back(h.view());
+    if (Status st = s.warm_up(views, 3); !st.ok())
+      return report(wire::Error::RUN_FAILED, st.message());
+    {
+      AgentMessage m;
+      wire::FamilyRunStarted* started = m.mutable_family_started();
+      for (double e : s.expected_ms()) started->add_expected_ms(e);
+      started->set_arena_bytes(s.arena_capacity());
+      started->set_threads(static_cast<uint32_t>(s.session(0).threads()));
+      SOD2_RETURN_IF_ERROR(send(m));
+    }
+    rt::DemoOptions demo;
+    demo.duration_s = r.duration_s();
+    demo.managed = r.managed();
+    demo.load = load;
+    std::atomic<bool> stop{false};
+    demo.cancel = &stop;
+    Status stream = Status::ok_status();
+    uint32_t points = 0;
+    auto result = rt::run_demo(s, views, demo, [&](const rt::DemoPoint& p) {
+      AgentMessage m;
+      wire::FamilyRunPoint* w = m.mutable_family_point();
+      w->set_t_s(p.t_s);
+      w->set_variant(static_cast<uint32_t>(p.variant));
+      w->set_latency_ms(p.latency_ms);
+      w->set_load_active(p.load_active);
+      w->set_switched(p.switched);
+      w->set_decision(p.decision);
+      if (stream.ok()) stream = send(m);
+      ++points;
+      Expected<bool> cancel = cancelled();
+      if (!cancel.ok() && stream.ok()) stream = cancel.status();
+      if (!stream.ok() || (cancel.ok() && *cancel)) stop = true;
+    });
+    SOD2_RETURN_IF_ERROR(stream);
+    if (!result.ok()) return report(wire::Error::RUN_FAILED, result.status().message());
+    if (result->cancelled) {
+      return report(wire::Error::CANCELLED,
+                    "cancelled by the host after " + std::to_string(points) + " runs");
+    }
+    AgentMessage m;
+    m.mutable_family_done()->set_points(points);
+    return send(m);
+  }
+
+  Expected<std::vector<rt::HostTensor>> inputs_of(
+      const google::protobuf::RepeatedPtrField<wire::Tensor>& tensors) {
     std::vector<rt::HostTensor> out;
-    for (int i = 0; i < r.inputs_size(); ++i) {
-      const wire::Tensor& t = r.inputs(i);
+    for (int i = 0; i < tensors.size(); ++i) {
+      const wire::Tensor& t = tensors.Get(i);
       const std::string what = "input " + std::to_string(i);
       if (t.dtype() > 255 || !rt::is_known_dtype(static_cast<uint8_t>(t.dtype())) ||
           rt::dtype_size(static_cast<rt::DType>(t.dtype())) == 0)
@@ -287,6 +422,11 @@ class Agent {
   }
 
   Status on_run(const wire::RunRequest& r) {
+    if (is_family_) {
+      return report(wire::Error::BAD_MESSAGE,
+                    "a run request for a family package (use FamilyRunRequest, or profile its "
+                    "variants one by one)");
+    }
     if (!program_) return report(wire::Error::BAD_MESSAGE, "a run request before a package");
     if (r.runs() == 0) return report(wire::Error::BAD_MESSAGE, "a run request for zero runs");
     if (uint64_t{r.runs()} + r.warmup() > options_.max_runs_per_request) {
@@ -294,7 +434,7 @@ class Agent {
                     "a run request for " + std::to_string(uint64_t{r.runs()} + r.warmup()) +
                         " runs (at most " + std::to_string(options_.max_runs_per_request) + ")");
     }
-    Expected<std::vector<rt::HostTensor>> inputs = inputs_of(r);
+    Expected<std::vector<rt::HostTensor>> inputs = inputs_of(r.inputs());
     if (!inputs.ok()) return report(wire::Error::BAD_INPUTS, inputs.status().message());
     const int threads = static_cast<int>(r.threads());
     if (!session_ || session_threads_ != threads) {
@@ -358,6 +498,9 @@ class Agent {
   std::optional<rt::ProgramDesc> program_;
   std::unique_ptr<rt::Session> session_;
   int session_threads_ = -1;
+  bool is_family_ = false;                         // the package is a family
+  std::vector<std::string> family_variants_;       // its variants small to large
+  std::vector<std::string> family_package_order_;  // and in the package's order
   static constexpr size_t kMaxPending = 64;
   std::deque<HostMessage> pending_;  // sent ahead while a run request ran
   bool host_closed_ = false;

@@ -17,6 +17,10 @@ struct AgentOptions {
   std::string software = "sod2";
   // Warm-up plus measured runs one request may ask for; more is answered with an error.
   uint32_t max_runs_per_request = 1000000;
+  // The longest family run (Dynamic-OFA demo) one request may ask for, in seconds.
+  double max_family_run_s = 3600;
+  // Busy processes a family run may start on the device (its stand-in load).
+  uint32_t max_load_processes = 1024;
   // Whether the host has sent something not read yet: lets a long run request stop between runs
   // when a Cancel arrives. Null: never checked.
   std::function<bool()> host_has_data;

@@ -19,7 +19,8 @@ namespace sod2::agent {
 
 // Bumped whenever a message changes in a way an older peer would misread. Host and agent must
 // agree exactly; each refuses the other with both versions named.
-inline constexpr uint32_t kProtocolVersion = 1;
+// 2: family packages and FamilyRunRequest (Dynamic-OFA on the device).
+inline constexpr uint32_t kProtocolVersion = 2;
 // What the agent writes before anything else; a transport that prints its own text instead (a
 // shell's "not found") is told apart from the protocol by it.
 inline constexpr std::string_view kPreamble = "SOD2AGT\n";

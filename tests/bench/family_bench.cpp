@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/ofa/ofa_demo.h"
 #include "app/profiling/run_inputs.h"
 #include "core/family/family_writer.h"
+#include "runtime/family/family_demo.h"
 #include "runtime/family/family_session.h"
 #include "runtime/kernels/kernel_registry.h"
 
@@ -118,17 +118,17 @@ int bench_family(const fs::path& file, const fs::path& models, nlohmann::json* o
   const size_t n = expected.size();
   const double budget = n >= 2 ? 1.5 * expected[n - 1] : expected[0] * 1.5;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  sod2::ofa::DemoOptions demo;
+  sod2::rt::DemoOptions demo;
   demo.duration_s = 8;
-  demo.load = sod2::ofa::LoadSchedule{2, 6, 2 * cores};
+  demo.load = sod2::rt::LoadSchedule{2, 6, 2 * cores};
   if (auto st = s.set_budget(budget); !st.ok()) {
     std::cerr << st.message() << "\n";
     return 1;
   }
   demo.managed = true;
-  auto managed = sod2::ofa::run_demo(s, views, demo);
+  auto managed = sod2::rt::run_demo(s, views, demo);
   demo.managed = false;
-  auto fixed = sod2::ofa::run_demo(s, views, demo);
+  auto fixed = sod2::rt::run_demo(s, views, demo);
   if (!managed.ok() || !fixed.ok()) {
     std::cerr << (managed.ok() ? fixed.status() : managed.status()).message() << "\n";
     return 1;

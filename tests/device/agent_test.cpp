@@ -294,5 +294,61 @@ TEST(FrameReader, RejectsOversizedAndTruncatedFrames) {
   EXPECT_NE(st.message().find("not found"), std::string::npos) << st.message();
 }
 
+// Family runs (protocol 2) asked for where they do not apply, and their bounds.
+TEST_F(AgentTest, FamilyRunRequestsOutOfPlaceAreProtocolErrors) {
+  greet();
+  HostMessage family_run;
+  family_run.mutable_family_run()->set_budget_ms(5);
+  family_run.mutable_family_run()->set_duration_s(1);
+  send(family_run);
+  AgentMessage m = receive();
+  ASSERT_EQ(m.body_case(), AgentMessage::kError);
+  EXPECT_NE(m.error().message().find("before a family package"), std::string::npos);
+
+  const std::string pkg = sample_package();
+  ASSERT_EQ(offer_and_send(pkg, pkg).body_case(), AgentMessage::kLoaded);
+  send(family_run);
+  m = receive();
+  ASSERT_EQ(m.body_case(), AgentMessage::kError);
+  EXPECT_NE(m.error().message().find("for a single model"), std::string::npos);
+
+  // A family package: the hand-built one of the fuzz seeds.
+  std::ifstream in(SOD2_SOURCE_DIR "/tests/fuzz/seeds/package_load/small_family.sod2",
+                   std::ios::binary);
+  const std::string fam((std::istreambuf_iterator<char>(in)), {});
+  AgentMessage loaded = offer_and_send(fam, fam);
+  ASSERT_EQ(loaded.body_case(), AgentMessage::kLoaded) << loaded.error().message();
+  ASSERT_EQ(loaded.loaded().variants_size(), 2);
+  HostMessage run;
+  run.mutable_run()->set_runs(1);
+  send(run);
+  m = receive();
+  ASSERT_EQ(m.body_case(), AgentMessage::kError);
+  EXPECT_NE(m.error().message().find("family package"), std::string::npos);
+
+  HostMessage too_long = family_run;
+  too_long.mutable_family_run()->set_duration_s(1e9);
+  send(too_long);
+  m = receive();
+  ASSERT_EQ(m.body_case(), AgentMessage::kError);
+  EXPECT_NE(m.error().message().find("duration"), std::string::npos);
+
+  HostMessage wrong_expected = family_run;
+  wrong_expected.mutable_family_run()->add_expected_ms(1);
+  send(wrong_expected);
+  m = receive();
+  ASSERT_EQ(m.body_case(), AgentMessage::kError);
+  EXPECT_NE(m.error().message().find("1 expected latencies for 2 variants"), std::string::npos);
+
+  HostMessage bad_load = family_run;
+  bad_load.mutable_family_run()->set_load_processes(2);
+  bad_load.mutable_family_run()->set_load_start_s(3);
+  bad_load.mutable_family_run()->set_load_stop_s(1);
+  send(bad_load);
+  m = receive();
+  ASSERT_EQ(m.body_case(), AgentMessage::kError);
+  EXPECT_NE(m.error().message().find("0 <= start < stop"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sod2::agent

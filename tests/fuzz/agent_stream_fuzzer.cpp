@@ -43,6 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.dir = work_dir();
   options.software = "sod2 fuzz";
   options.max_runs_per_request = 4;  // a seed's package runs; more only costs time
+  options.max_family_run_s = 0.02;   // likewise a family's demo
+  options.max_load_processes = 0;    // no forking inside the fuzzer
   options.host_has_data = [&] { return pos < size; };
   auto read = [&](uint8_t* buf, size_t n) -> sod2::Expected<size_t> {
     const size_t k = std::min(n, size - pos);

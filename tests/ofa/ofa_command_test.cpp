@@ -6,13 +6,14 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "app/cli/compile_command.h"
 #include "app/cli/device_commands.h"
 #include "app/cli/ofa_command.h"
 #include "app/ofa/family_profile.h"
-#include "app/ofa/ofa_demo.h"
+#include "runtime/family/family_demo.h"
 #include "runtime/family/family_package.h"
 
 namespace sod2 {
@@ -98,6 +99,30 @@ TEST_F(OfaCommands, ProfileFamilyFeedsTheExpectedLatenciesOfOfa) {
   EXPECT_NE(other.out.find("(measured"), std::string::npos) << other.out;
 }
 
+// Through the agent on a (stand-in) phone: the family package is sent, the demo and its load run
+// on the device, and the points stream back.
+TEST_F(OfaCommands, OfaRunsOnADeviceThroughItsAgent) {
+  ::setenv("SOD2_ADB", SOD2_TEST_DATA_DIR "/../device/fake_adb.sh", 1);
+  ::setenv("FAKE_ADB_ROOT", dir_.c_str(), 1);
+  std::ofstream(dir_ / "devices") << "FAKE01 device Fake_Phone\n";
+  Result r = call(cli::run_ofa, {kFamily, "--budget-ms", "1000", "--duration-s", "0.3", "--bind",
+                                 kBind, "--threads", "1", "--db", db_, "--device", "adb:FAKE01",
+                                 "--load", "0.1:0.2:1", "--timeline-ms", "50"});
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  for (const char* want :
+       {"device adb:FAKE01", "package: ", "measured on the device",
+        "with the manager:", "largest variant alone:", "comparison (budget", "one arena of"}) {
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << " missing in\n" << r.out;
+  }
+  // The same family again: the device has the package already.
+  Result again =
+      call(cli::run_ofa, {kFamily, "--budget-ms", "1000", "--duration-s", "0.1", "--bind", kBind,
+                          "--threads", "1", "--db", db_, "--device", "adb:FAKE01", "--no-compare"});
+  ::unsetenv("SOD2_ADB");
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_NE(again.out.find("(on the device already)"), std::string::npos) << again.out;
+}
+
 TEST_F(OfaCommands, BadArgumentsAreOneLineErrors) {
   struct Case {
     std::vector<std::string> args;
@@ -108,7 +133,6 @@ TEST_F(OfaCommands, BadArgumentsAreOneLineErrors) {
       {{kFamily, "--budget-ms", "-3"}, "--budget-ms expects a positive number"},
       {{kFamily, "--budget-ms", "10", "--load", "5:2"}, "T1 > T0"},
       {{kFamily, "--budget-ms", "10", "--load", "1:2:0"}, "THREADS must be"},
-      {{kFamily, "--budget-ms", "10", "--device", "adb:X"}, "sod2 profile --family"},
       {{(dir_ / "none.sod2").string(), "--budget-ms", "10"}, "none.sod2"},
       {{kFamily, "--budget-ms", "10", "--floor", "tiny", "--bind", kBind}, "no variant 'tiny'"},
       {{}, "expected exactly one FAMILY"},
@@ -121,16 +145,16 @@ TEST_F(OfaCommands, BadArgumentsAreOneLineErrors) {
 }
 
 TEST(LoadSchedule, ParsesStartStopAndThreads) {
-  auto s = ofa::parse_load_schedule("3:8:2", 4);
+  auto s = rt::parse_load_schedule("3:8:2", 4);
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->start_s, 3);
   EXPECT_EQ(s->stop_s, 8);
   EXPECT_EQ(s->threads, 2);
-  auto d = ofa::parse_load_schedule("0.5:1", 4);
+  auto d = rt::parse_load_schedule("0.5:1", 4);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->threads, 4);
   for (const char* bad : {"", "3", "3:x", "8:3", "-1:2", "1:2:3:4", "1:2:1.5"})
-    EXPECT_FALSE(ofa::parse_load_schedule(bad, 4).ok()) << bad;
+    EXPECT_FALSE(rt::parse_load_schedule(bad, 4).ok()) << bad;
 }
 
 TEST(ParetoFront, KeepsPointsNoOtherBeatsOnBothAxes) {

@@ -9,7 +9,7 @@ namespace sod2::studio {
 
 DemoTimeline::DemoTimeline(QWidget* parent) : QWidget(parent) { setMinimumHeight(160); }
 
-void DemoTimeline::start(double duration_s, double budget_ms, std::optional<ofa::LoadSchedule> load,
+void DemoTimeline::start(double duration_s, double budget_ms, std::optional<rt::LoadSchedule> load,
                          QStringList variant_names) {
   points_.clear();
   points_.reserve(8192);
@@ -20,7 +20,7 @@ void DemoTimeline::start(double duration_s, double budget_ms, std::optional<ofa:
   update();
 }
 
-void DemoTimeline::add(const ofa::DemoPoint& p) {
+void DemoTimeline::add(const rt::DemoPoint& p) {
   points_.push_back(p);
   update();
 }
@@ -32,7 +32,7 @@ void DemoTimeline::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), pal.base());
   const QRectF area = QRectF(rect()).adjusted(50, 22, -12, -26);
   double max_ms = budget_ms_ * 2;
-  for (const ofa::DemoPoint& d : points_) max_ms = std::max(max_ms, d.latency_ms);
+  for (const rt::DemoPoint& d : points_) max_ms = std::max(max_ms, d.latency_ms);
   max_ms = std::max(max_ms * 1.05, 1e-3);
   auto x_of = [&](double t) { return area.left() + area.width() * std::min(t / duration_s_, 1.0); };
   auto y_of = [&](double ms) { return area.bottom() - area.height() * std::min(ms / max_ms, 1.0); };
@@ -62,7 +62,7 @@ void DemoTimeline::paintEvent(QPaintEvent*) {
     p.drawLine(QPointF(area.left(), y_of(budget_ms_)), QPointF(area.right(), y_of(budget_ms_)));
   }
   p.setPen(Qt::NoPen);
-  for (const ofa::DemoPoint& d : points_) {
+  for (const rt::DemoPoint& d : points_) {
     p.setBrush(variant_color(d.variant));
     p.drawEllipse(QPointF(x_of(d.t_s), y_of(d.latency_ms)), 2.2, 2.2);
   }

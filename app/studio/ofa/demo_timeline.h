@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "app/ofa/ofa_demo.h"
+#include "runtime/family/family_demo.h"
 
 namespace sod2::studio {
 
@@ -15,19 +15,19 @@ class DemoTimeline : public QWidget {
 
  public:
   explicit DemoTimeline(QWidget* parent = nullptr);
-  void start(double duration_s, double budget_ms, std::optional<ofa::LoadSchedule> load,
+  void start(double duration_s, double budget_ms, std::optional<rt::LoadSchedule> load,
              QStringList variant_names);
-  void add(const ofa::DemoPoint& p);
-  const std::vector<ofa::DemoPoint>& points() const { return points_; }
+  void add(const rt::DemoPoint& p);
+  const std::vector<rt::DemoPoint>& points() const { return points_; }
   QSize sizeHint() const override { return {700, 220}; }
 
  protected:
   void paintEvent(QPaintEvent*) override;
 
  private:
-  std::vector<ofa::DemoPoint> points_;
+  std::vector<rt::DemoPoint> points_;
   double duration_s_ = 1, budget_ms_ = 0;
-  std::optional<ofa::LoadSchedule> load_;
+  std::optional<rt::LoadSchedule> load_;
   QStringList names_;
 };
 

@@ -263,10 +263,10 @@ void VariantsView::measure() {
   }));
 }
 
-std::optional<ofa::LoadSchedule> VariantsView::loadSchedule(QString* error) const {
+std::optional<rt::LoadSchedule> VariantsView::loadSchedule(QString* error) const {
   if (!load_on_->isChecked()) return std::nullopt;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto s = ofa::parse_load_schedule(load_->text().toStdString(), cores);
+  auto s = rt::parse_load_schedule(load_->text().toStdString(), cores);
   if (!s.ok()) {
     *error = QString::fromStdString(s.status().message());
     return std::nullopt;
@@ -276,8 +276,8 @@ std::optional<ofa::LoadSchedule> VariantsView::loadSchedule(QString* error) cons
 
 QString VariantsView::summaryText() const { return summary_->text(); }
 
-void VariantsView::showDemoSummary(const ofa::DemoResult& r) {
-  const ofa::DemoSummary& s = r.summary;
+void VariantsView::showDemoSummary(const rt::DemoResult& r) {
+  const rt::DemoSummary& s = r.summary;
   model_.setDemoRuns(s.runs_per_variant);
   QString text =
       tr("%1 runs, %2% within budget").arg(s.runs).arg(100 * s.fraction_within(), 0, 'f', 1);
@@ -293,7 +293,7 @@ void VariantsView::showDemoSummary(const ofa::DemoResult& r) {
 }
 
 std::optional<QString> VariantsView::runDemoNow(double budget_ms, double duration_s,
-                                                std::optional<ofa::LoadSchedule> load) {
+                                                std::optional<rt::LoadSchedule> load) {
   if (!session_) return tr("Open a family first");
   budget_->setValue(budget_ms);
   duration_->setValue(duration_s);
@@ -316,11 +316,11 @@ std::optional<QString> VariantsView::runDemoNow(double budget_ms, double duratio
     std::vector<QString> sources(session_->expected_ms().size(), tr("warm-up"));
     adoptLatencies(session_->expected_ms(), sources);
   }
-  ofa::DemoOptions demo;
+  rt::DemoOptions demo;
   demo.duration_s = duration_s;
   demo.load = load;
   demo.cancel = &cancel_;
-  auto result = ofa::run_demo(*session_, views, demo, [&](const ofa::DemoPoint& p) {
+  auto result = rt::run_demo(*session_, views, demo, [&](const rt::DemoPoint& p) {
     timeline_->add(p);
     model_.setCurrent(session_->current());
   });
@@ -364,11 +364,11 @@ void VariantsView::toggleDemo() {
       if (!model_.rows().empty() && std::isnan(model_.rows().front().latency_ms))
         adoptLatencies(expected, std::vector<QString>(expected.size(), tr("warm-up")));
     });
-    ofa::DemoOptions demo;
+    rt::DemoOptions demo;
     demo.duration_s = duration;
     demo.load = load;
     demo.cancel = &cancel_;
-    auto result = ofa::run_demo(*session_, views, demo, [this](const ofa::DemoPoint& p) {
+    auto result = rt::run_demo(*session_, views, demo, [this](const rt::DemoPoint& p) {
       const int current = session_->current();
       QMetaObject::invokeMethod(this, [this, p, current] {
         timeline_->add(p);
@@ -376,7 +376,7 @@ void VariantsView::toggleDemo() {
       });
     });
     if (!result.ok()) return QString::fromStdString(result.status().message());
-    auto shared = std::make_shared<ofa::DemoResult>(std::move(*result));
+    auto shared = std::make_shared<rt::DemoResult>(std::move(*result));
     QMetaObject::invokeMethod(this, [this, shared] {
       showDemoSummary(*shared);
       last_demo_ = std::move(*shared);

@@ -13,8 +13,8 @@
 #include <memory>
 #include <optional>
 
-#include "app/ofa/ofa_demo.h"
 #include "app/studio/ofa/variants_model.h"
+#include "runtime/family/family_demo.h"
 #include "runtime/family/family_session.h"
 
 class QDoubleSpinBox;
@@ -47,7 +47,7 @@ class VariantsView : public QWidget {
   // On the calling thread; the error text on failure.
   std::optional<QString> measureNow(const QString& device);
   std::optional<QString> runDemoNow(double budget_ms, double duration_s,
-                                    std::optional<ofa::LoadSchedule> load);
+                                    std::optional<rt::LoadSchedule> load);
 
   const VariantsModel* model() const { return &model_; }
   const DemoTimeline* timeline() const { return timeline_; }
@@ -68,8 +68,8 @@ class VariantsView : public QWidget {
   // Latencies the profile store has for the current bindings on "local", if every variant has one.
   void loadStoredLatencies();
   std::optional<QString> prepareInputs();
-  std::optional<ofa::LoadSchedule> loadSchedule(QString* error) const;
-  void showDemoSummary(const ofa::DemoResult& r);
+  std::optional<rt::LoadSchedule> loadSchedule(QString* error) const;
+  void showDemoSummary(const rt::DemoResult& r);
   void setBusy(bool busy, const QString& what);
 
   std::unique_ptr<rt::FamilySession> session_;
@@ -96,7 +96,7 @@ class VariantsView : public QWidget {
 
   std::atomic<bool> cancel_{false};
   QFutureWatcher<QString> job_;  // "" on success, else the error text
-  std::optional<ofa::DemoResult> last_demo_;
+  std::optional<rt::DemoResult> last_demo_;
 };
 
 }  // namespace sod2::studio

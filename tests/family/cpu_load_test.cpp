@@ -14,9 +14,9 @@
 #include <limits>
 #include <vector>
 
-#include "app/ofa/cpu_load.h"
+#include "runtime/family/cpu_load.h"
 
-namespace sod2 {
+namespace sod2::rt {
 namespace {
 
 void sleep_ms(int ms) {
@@ -170,4 +170,4 @@ TEST(CpuLoad, ChildrenDieWithTheirParent) {
 }
 
 }  // namespace
-}  // namespace sod2
+}  // namespace sod2::rt

@@ -15,7 +15,7 @@
 
 #include "core/status/status.h"
 
-namespace sod2 {
+namespace sod2::rt {
 
 class CpuLoad {
  public:
@@ -62,4 +62,4 @@ class CpuLoad {
   pid_t pgid_ = -1;
 };
 
-}  // namespace sod2
+}  // namespace sod2::rt

@@ -1,4 +1,4 @@
-// The Dynamic-OFA demo `sod2 ofa` and the studio's variants view run: inferences back to back for
+// The Dynamic-OFA demo that `sod2 ofa`, the studio's variants view and the device agent run: inferences back to back for
 // a while on a FamilySession, with the manager holding a latency budget or (the baseline) the
 // largest variant throughout, optionally while a stand-in CPU load (cpu_load.h) competes for the
 // cores; every run becomes a point of a timeline, and the whole a summary.
@@ -15,7 +15,7 @@
 #include "core/status/status.h"
 #include "runtime/family/family_session.h"
 
-namespace sod2::ofa {
+namespace sod2::rt {
 
 // Busy threads from start_s to stop_s after the demo starts ("--load 3:8:2").
 struct LoadSchedule {
@@ -67,11 +67,14 @@ struct DemoResult {
 
 // Runs until duration_s has passed (or cancel). `on_run` sees every point as it happens. Errors:
 // a run that fails (the variant named), the load that cannot start.
-Expected<DemoResult> run_demo(rt::FamilySession& session, std::span<const rt::Tensor> inputs,
+Expected<DemoResult> run_demo(FamilySession& session, std::span<const Tensor> inputs,
                               const DemoOptions& options,
                               const std::function<void(const DemoPoint&)>& on_run = {});
 
-// The summary of a finished demo's points (variant MACs from the session).
-DemoSummary summarize(const rt::FamilySession& session, const std::vector<DemoPoint>& points);
+// The summary of a finished demo's points; `macs` per variant, small to large (what a point's
+// variant indexes).
+DemoSummary summarize(const std::vector<uint64_t>& macs, const std::vector<DemoPoint>& points);
+// The MACs of a session's variants, small to large.
+std::vector<uint64_t> variant_macs(const FamilySession& session);
 
-}  // namespace sod2::ofa
+}  // namespace sod2::rt

@@ -1,4 +1,4 @@
-#include "app/ofa/cpu_load.h"
+#include "runtime/family/cpu_load.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -15,7 +15,7 @@
 #include <cstring>
 #include <string>
 
-namespace sod2 {
+namespace sod2::rt {
 namespace {
 
 constexpr int kMaxThreads = 1024;
@@ -164,4 +164,4 @@ bool CpuLoad::active_at(double t_s) const {
   return stopped_at_s_ < 0 || t_s < stopped_at_s_;
 }
 
-}  // namespace sod2
+}  // namespace sod2::rt

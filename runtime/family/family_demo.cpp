@@ -1,13 +1,13 @@
-#include "app/ofa/ofa_demo.h"
+#include "runtime/family/family_demo.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
 
-#include "app/ofa/cpu_load.h"
+#include "runtime/family/cpu_load.h"
 
-namespace sod2::ofa {
+namespace sod2::rt {
 namespace {
 
 double parse_number(const std::string& s, bool* ok) {
@@ -63,9 +63,15 @@ Expected<LoadSchedule> parse_load_schedule(const std::string& text, int default_
   return s;
 }
 
-DemoSummary summarize(const rt::FamilySession& session, const std::vector<DemoPoint>& points) {
+std::vector<uint64_t> variant_macs(const FamilySession& session) {
+  std::vector<uint64_t> macs;
+  for (int i = 0; i < session.variants(); ++i) macs.push_back(session.variant(i).macs);
+  return macs;
+}
+
+DemoSummary summarize(const std::vector<uint64_t>& macs_of, const std::vector<DemoPoint>& points) {
   DemoSummary s;
-  s.runs_per_variant.assign(static_cast<size_t>(session.variants()), 0);
+  s.runs_per_variant.assign(macs_of.size(), 0);
   std::vector<double> latencies;
   double macs = 0;
   for (size_t i = 0; i < points.size(); ++i) {
@@ -78,8 +84,10 @@ DemoSummary summarize(const rt::FamilySession& session, const std::vector<DemoPo
       s.within_budget_under_load += within;
     }
     if (i > 0 && points[i - 1].variant != p.variant) ++s.switches;
-    ++s.runs_per_variant[static_cast<size_t>(p.variant)];
-    macs += static_cast<double>(session.variant(p.variant).macs);
+    const auto v = static_cast<size_t>(p.variant);
+    if (v >= macs_of.size()) continue;  // a point of another family: counted as a run only
+    ++s.runs_per_variant[v];
+    macs += static_cast<double>(macs_of[v]);
     latencies.push_back(p.latency_ms);
   }
   if (s.runs > 0) {
@@ -94,7 +102,7 @@ DemoSummary summarize(const rt::FamilySession& session, const std::vector<DemoPo
   return s;
 }
 
-Expected<DemoResult> run_demo(rt::FamilySession& session, std::span<const rt::Tensor> inputs,
+Expected<DemoResult> run_demo(FamilySession& session, std::span<const Tensor> inputs,
                               const DemoOptions& options,
                               const std::function<void(const DemoPoint&)>& on_run) {
   SOD2_RETURN_IF_ERROR(session.set_manager_enabled(options.managed));
@@ -141,8 +149,8 @@ Expected<DemoResult> run_demo(rt::FamilySession& session, std::span<const rt::Te
     result.points.push_back(std::move(p));
   }
   if (load) load->stop();
-  result.summary = summarize(session, result.points);
+  result.summary = summarize(variant_macs(session), result.points);
   return result;
 }
 
-}  // namespace sod2::ofa
+}  // namespace sod2::rt
