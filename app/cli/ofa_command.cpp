@@ -134,12 +134,6 @@ struct Settings {
   bool compare = true;
 };
 
-std::string join_bindings(const std::map<std::string, int64_t>& bind) {
-  std::string out;
-  for (const auto& [k, v] : bind) out += (out.empty() ? "" : ",") + k + "=" + std::to_string(v);
-  return out;
-}
-
 // Expected latencies from the store in small-to-large order (`names`), or empty.
 Expected<std::vector<double>> stored_in_order(const Settings& st, const rt::FamilyProgram& family,
                                               const std::string& device,
@@ -250,7 +244,7 @@ int run_here(const Settings& st, const std::string& path, const RdpOptions& rdp,
   if (!inputs.ok()) return fail(inputs.status());
   std::vector<rt::Tensor> views;
   for (const rt::HostTensor& h : *inputs) views.push_back(h.view());
-  const std::string bindings = join_bindings(bind);
+  const std::string bindings = profiling::bindings_text(bind);
   print_header(*family, bindings, out);
 
   rt::FamilySessionOptions options;
@@ -331,7 +325,7 @@ int run_on_device(const Settings& st, const std::string& path, const RdpOptions&
   if (!family.ok()) return fail(family.status().with_context(path));
   Expected<std::vector<rt::HostTensor>> inputs = ofa::family_inputs(*family, &bind);
   if (!inputs.ok()) return fail(inputs.status());
-  const std::string bindings = join_bindings(bind);
+  const std::string bindings = profiling::bindings_text(bind);
   print_header(*family, bindings, out);
 
   Expected<device::DeviceId> id = device::parse_device_id(st.device);

@@ -152,8 +152,7 @@ Expected<ProfileResult> profile(const ProfileRequest& r, const ProfileProgress& 
       !model_path.parent_path().filename().empty())
     res.model_name = (model_path.parent_path().filename() / model_path.filename()).string();
   if (!r.model_name.empty()) res.model_name = r.model_name;
-  for (const auto& [k, v] : r.bind)
-    res.bindings += (res.bindings.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  res.bindings = bindings_text(r.bind);
   if (r.settings.runs < 1) return invalid_argument("--runs must be at least 1");
   if (r.settings.warmup < 0) return invalid_argument("--warmup must not be negative");
 

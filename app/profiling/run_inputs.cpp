@@ -149,4 +149,10 @@ Expected<std::vector<rt::HostTensor>> read_saved_inputs(const rt::ProgramDesc& p
   return out;
 }
 
+std::string bindings_text(const std::map<std::string, int64_t>& bind) {
+  std::string out;
+  for (const auto& [k, v] : bind) out += (out.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  return out;
+}
+
 }  // namespace sod2::profiling

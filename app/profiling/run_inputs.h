@@ -19,6 +19,9 @@ namespace sod2::profiling {
 Expected<std::vector<rt::Shape>> bound_input_shapes(const rt::ProgramDesc& program,
                                                     const std::map<std::string, int64_t>& bind);
 
+// "batch=1,seq=128": how profiles and the store spell a binding (sorted by symbol).
+std::string bindings_text(const std::map<std::string, int64_t>& bind);
+
 // `int_ranges`: input name -> [lo, hi).
 std::vector<rt::HostTensor> random_inputs(
     const rt::ProgramDesc& program, const std::vector<rt::Shape>& shapes,

@@ -3,6 +3,9 @@
 #include <cctype>
 #include <fstream>
 
+#include "core/onnx/onnx_import.h"
+#include "core/package/program_builder.h"
+
 #include <nlohmann/json.hpp>
 
 namespace sod2::testing {
@@ -55,6 +58,19 @@ std::string gtest_safe_name(std::string name) {
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return name;
+}
+
+Expected<std::vector<rt::HostTensor>> read_test_data(const std::filesystem::path& dir,
+                                                     const std::string& prefix) {
+  std::vector<rt::HostTensor> out;
+  for (int i = 0;; ++i) {
+    const std::filesystem::path p = dir / (prefix + std::to_string(i) + ".pb");
+    if (!std::filesystem::exists(p)) break;
+    SOD2_ASSIGN_OR_RETURN(const auto t, read_tensor_file(p.string()));
+    SOD2_ASSIGN_OR_RETURN(rt::HostTensor h, package::to_host_tensor(t, p.string()));
+    out.push_back(std::move(h));
+  }
+  return out;
 }
 
 }  // namespace sod2::testing

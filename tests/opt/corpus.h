@@ -10,6 +10,7 @@
 
 #include "core/rdp/rdp.h"
 #include "core/status/status.h"
+#include "runtime/tensor/tensor.h"
 
 namespace sod2::testing {
 
@@ -32,5 +33,10 @@ Expected<CorpusModel> find_corpus_model(const std::filesystem::path& models_dir,
 
 std::vector<std::string> corpus_names(const std::filesystem::path& models_dir);
 std::string gtest_safe_name(std::string name);
+
+// PREFIX0.pb, PREFIX1.pb, ... of a test_data_set folder ("input_", "output_") as runtime tensors,
+// until the first missing number.
+Expected<std::vector<rt::HostTensor>> read_test_data(const std::filesystem::path& dir,
+                                                     const std::string& prefix);
 
 }  // namespace sod2::testing

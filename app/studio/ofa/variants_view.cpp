@@ -175,18 +175,13 @@ std::optional<QString> VariantsView::setBindings(const QString& text) {
 }
 
 std::optional<QString> VariantsView::prepareInputs() {
-  const rt::ProgramDesc& first = session_->variant(0).program;
   std::map<std::string, int64_t> bind = bind_;
-  for (const rt::SymbolDesc& s : first.symbols)
-    if (!s.execution && !bind.count(s.name)) bind[s.name] = std::max<int64_t>(s.lo, 1);
-  auto shapes = profiling::bound_input_shapes(first, bind);
-  if (!shapes.ok()) return QString::fromStdString(shapes.status().message());
-  inputs_ = profiling::random_inputs(first, *shapes, {}, 1);
-  bindings_text_.clear();
-  for (const auto& [k, v] : bind)
-    bindings_text_ += (bindings_text_.empty() ? "" : ",") + k + "=" + std::to_string(v);
-  bindings_->setText(QString::fromStdString(bindings_text_));
+  auto inputs = ofa::family_inputs(session_->family(), &bind);
+  if (!inputs.ok()) return QString::fromStdString(inputs.status().message());
+  inputs_ = std::move(*inputs);
   bind_ = bind;
+  bindings_text_ = profiling::bindings_text(bind);
+  bindings_->setText(QString::fromStdString(bindings_text_));
   return std::nullopt;
 }
 
@@ -292,6 +287,37 @@ void VariantsView::showDemoSummary(const rt::DemoResult& r) {
   summary_->setText(text);
 }
 
+void VariantsView::startTimeline(double budget_ms, double duration_s,
+                                 std::optional<rt::LoadSchedule> load) {
+  QStringList names;
+  for (int i = 0; i < session_->variants(); ++i)
+    names << QString::fromStdString(session_->variant(i).name);
+  timeline_->start(duration_s, budget_ms, load, names);
+  chart_->setBudget(budget_ms);
+}
+
+void VariantsView::adoptWarmUp(const std::vector<double>& expected) {
+  if (!model_.rows().empty() && std::isnan(model_.rows().front().latency_ms))
+    adoptLatencies(expected, std::vector<QString>(expected.size(), tr("warm-up")));
+}
+
+Expected<rt::DemoResult> VariantsView::runDemo(
+    double budget_ms, double duration_s, std::optional<rt::LoadSchedule> load,
+    const std::function<void(const std::vector<double>&)>& on_warm,
+    const std::function<void(const rt::DemoPoint&, int current)>& on_point) {
+  SOD2_RETURN_IF_ERROR(session_->set_budget(budget_ms));
+  std::vector<rt::Tensor> views;
+  for (const rt::HostTensor& h : inputs_) views.push_back(h.view());
+  SOD2_RETURN_IF_ERROR(session_->warm_up(views, 3));
+  on_warm(session_->expected_ms());
+  rt::DemoOptions demo;
+  demo.duration_s = duration_s;
+  demo.load = load;
+  demo.cancel = &cancel_;
+  return rt::run_demo(*session_, views, demo,
+                      [&](const rt::DemoPoint& p) { on_point(p, session_->current()); });
+}
+
 std::optional<QString> VariantsView::runDemoNow(double budget_ms, double duration_s,
                                                 std::optional<rt::LoadSchedule> load) {
   if (!session_) return tr("Open a family first");
@@ -301,29 +327,13 @@ std::optional<QString> VariantsView::runDemoNow(double budget_ms, double duratio
   if (load)
     load_->setText(
         QStringLiteral("%1:%2:%3").arg(load->start_s).arg(load->stop_s).arg(load->threads));
-  Status st = session_->set_budget(budget_ms);
-  if (!st.ok()) return QString::fromStdString(st.message());
-  std::vector<rt::Tensor> views;
-  for (const rt::HostTensor& h : inputs_) views.push_back(h.view());
-  st = session_->warm_up(views, 3);
-  if (!st.ok()) return QString::fromStdString(st.message());
-  QStringList names;
-  for (int i = 0; i < session_->variants(); ++i)
-    names << QString::fromStdString(session_->variant(i).name);
-  timeline_->start(duration_s, budget_ms, load, names);
-  chart_->setBudget(budget_ms);
-  if (std::isnan(model_.rows().empty() ? 0.0 : model_.rows().front().latency_ms)) {
-    std::vector<QString> sources(session_->expected_ms().size(), tr("warm-up"));
-    adoptLatencies(session_->expected_ms(), sources);
-  }
-  rt::DemoOptions demo;
-  demo.duration_s = duration_s;
-  demo.load = load;
-  demo.cancel = &cancel_;
-  auto result = rt::run_demo(*session_, views, demo, [&](const rt::DemoPoint& p) {
-    timeline_->add(p);
-    model_.setCurrent(session_->current());
-  });
+  startTimeline(budget_ms, duration_s, load);
+  auto result = runDemo(
+      budget_ms, duration_s, load, [this](const std::vector<double>& e) { adoptWarmUp(e); },
+      [this](const rt::DemoPoint& p, int current) {
+        timeline_->add(p);
+        model_.setCurrent(current);
+      });
   if (!result.ok()) return QString::fromStdString(result.status().message());
   showDemoSummary(*result);
   last_demo_ = std::move(*result);
@@ -346,35 +356,20 @@ void VariantsView::toggleDemo() {
   cancel_ = false;
   setBusy(true, "demo");
   summary_->setText(tr("Running for %1 s with a budget of %2 ms…").arg(duration).arg(budget));
-  QStringList names;
-  for (int i = 0; i < session_->variants(); ++i)
-    names << QString::fromStdString(session_->variant(i).name);
-  timeline_->start(duration, budget, load, names);
-  chart_->setBudget(budget);
-  // The session runs on the worker; the GUI sees only the points it is sent.
+  startTimeline(budget, duration, load);
+  // The session runs on the worker; the GUI sees only what it is sent.
   job_.setFuture(QtConcurrent::run([this, budget, duration, load] {
-    Status st = session_->set_budget(budget);
-    if (!st.ok()) return QString::fromStdString(st.message());
-    std::vector<rt::Tensor> views;
-    for (const rt::HostTensor& h : inputs_) views.push_back(h.view());
-    st = session_->warm_up(views, 3);
-    if (!st.ok()) return QString::fromStdString(st.message());
-    const std::vector<double> expected = session_->expected_ms();
-    QMetaObject::invokeMethod(this, [this, expected] {
-      if (!model_.rows().empty() && std::isnan(model_.rows().front().latency_ms))
-        adoptLatencies(expected, std::vector<QString>(expected.size(), tr("warm-up")));
-    });
-    rt::DemoOptions demo;
-    demo.duration_s = duration;
-    demo.load = load;
-    demo.cancel = &cancel_;
-    auto result = rt::run_demo(*session_, views, demo, [this](const rt::DemoPoint& p) {
-      const int current = session_->current();
-      QMetaObject::invokeMethod(this, [this, p, current] {
-        timeline_->add(p);
-        model_.setCurrent(current);
-      });
-    });
+    auto result = runDemo(
+        budget, duration, load,
+        [this](const std::vector<double>& e) {
+          QMetaObject::invokeMethod(this, [this, e] { adoptWarmUp(e); });
+        },
+        [this](const rt::DemoPoint& p, int current) {
+          QMetaObject::invokeMethod(this, [this, p, current] {
+            timeline_->add(p);
+            model_.setCurrent(current);
+          });
+        });
     if (!result.ok()) return QString::fromStdString(result.status().message());
     auto shared = std::make_shared<rt::DemoResult>(std::move(*result));
     QMetaObject::invokeMethod(this, [this, shared] {

@@ -70,6 +70,15 @@ class VariantsView : public QWidget {
   std::optional<QString> prepareInputs();
   std::optional<rt::LoadSchedule> loadSchedule(QString* error) const;
   void showDemoSummary(const rt::DemoResult& r);
+  void startTimeline(double budget_ms, double duration_s, std::optional<rt::LoadSchedule> load);
+  // Warm-up latencies shown until the variants are measured.
+  void adoptWarmUp(const std::vector<double>& expected);
+  // Sets the budget, warms up and runs the demo; safe off the GUI thread (touches only the
+  // session), the callbacks saying what to show.
+  Expected<rt::DemoResult> runDemo(
+      double budget_ms, double duration_s, std::optional<rt::LoadSchedule> load,
+      const std::function<void(const std::vector<double>&)>& on_warm,
+      const std::function<void(const rt::DemoPoint&, int current)>& on_point);
   void setBusy(bool busy, const QString& what);
 
   std::unique_ptr<rt::FamilySession> session_;

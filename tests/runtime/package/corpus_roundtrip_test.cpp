@@ -25,17 +25,9 @@ namespace {
 namespace fs = std::filesystem;
 
 std::vector<rt::HostTensor> read_inputs(const fs::path& dir) {
-  std::vector<rt::HostTensor> out;
-  for (int i = 0;; ++i) {
-    const fs::path p = dir / ("input_" + std::to_string(i) + ".pb");
-    if (!fs::exists(p)) break;
-    auto t = read_tensor_file(p.string());
-    EXPECT_TRUE(t.ok()) << t.status().to_string();
-    auto h = package::to_host_tensor(*t, p.string());
-    EXPECT_TRUE(h.ok()) << h.status().to_string();
-    out.push_back(std::move(*h));
-  }
-  return out;
+  auto t = testing::read_test_data(dir, "input_");
+  EXPECT_TRUE(t.ok()) << t.status().to_string();
+  return t.ok() ? std::move(*t) : std::vector<rt::HostTensor>{};
 }
 
 // Copies of a run's outputs (views die with the next run).
