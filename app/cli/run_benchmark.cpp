@@ -1,5 +1,7 @@
 #include "app/cli/run_benchmark.h"
 
+#include "runtime/exec/process_info.h"
+
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -80,21 +82,6 @@ BenchmarkOptions benchmark_options_from(const CommandLine& cl) {
   return o;
 }
 
-std::pair<int64_t, int64_t> resident_bytes() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  int64_t rss = 0, hwm = 0;
-  while (std::getline(in, line)) {
-    std::istringstream s(line);
-    std::string key;
-    int64_t kb = 0;
-    s >> key >> kb;
-    if (key == "VmRSS:") rss = kb * 1024;
-    if (key == "VmHWM:") hwm = kb * 1024;
-  }
-  return {rss, hwm};
-}
-
 int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream& out,
                   std::ostream& err) {
   auto fail = [&](const Status& st) {
@@ -102,7 +89,7 @@ int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream&
     return 1;
   };
   // Measured before the inputs exist, like ort_bench.js: the inputs count as working memory.
-  const int64_t rss_after_load = resident_bytes().first;
+  const int64_t rss_after_load = rt::resident_bytes().current;
   std::vector<rt::HostTensor> inputs;
   if (o.inputs_dir) {
     auto read = profiling::read_saved_inputs(session.program(), *o.inputs_dir);
@@ -136,7 +123,7 @@ int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream&
     times.push_back(ms_since(t));
     if (!r.ok()) return fail(r.status());
   }
-  const int64_t peak = resident_bytes().second;
+  const int64_t peak = rt::resident_bytes().peak;
   nlohmann::ordered_json j;
   j["median_ms"] = percentile(times, 0.5);
   j["p90_ms"] = percentile(times, 0.9);

@@ -30,9 +30,6 @@ struct BenchmarkOptions {
 // Throws std::invalid_argument naming a malformed flag.
 BenchmarkOptions benchmark_options_from(const CommandLine& cl);
 
-// VmRSS and VmHWM of this process in bytes (0 where /proc is unavailable).
-std::pair<int64_t, int64_t> resident_bytes();
-
 // The exit status.
 int run_benchmark(rt::Session& session, const BenchmarkOptions& options, std::ostream& out,
                   std::ostream& err);

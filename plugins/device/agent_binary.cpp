@@ -1,5 +1,7 @@
 #include "plugins/device/agent_binary.h"
 
+#include "runtime/exec/process_info.h"
+
 #include <limits.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -18,15 +20,6 @@ std::string host_arch() {
   return uname(&u) == 0 ? std::string(u.machine) : std::string();
 }
 
-std::string executable_dir() {
-  char buf[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string path(buf, static_cast<size_t>(n));
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
 Expected<std::string> find_agent_binary(const std::string& arch_in) {
   // 32-bit Arm userlands on arm64 kernels report armv8l; the agent is built for arm64 only.
   const std::string arch = arch_in == "arm64" ? "aarch64" : arch_in;
@@ -42,9 +35,9 @@ Expected<std::string> find_agent_binary(const std::string& arch_in) {
   const bool native = arch == host_arch();
   if (native) {
     if (const char* e = std::getenv("SOD2_AGENT"); e && *e && check(e)) return std::string(e);
-    if (const std::string p = executable_dir() + "/sod2-agent"; check(p)) return p;
+    if (const std::string p = rt::executable_dir() + "/sod2-agent"; check(p)) return p;
   }
-  if (const std::string p = executable_dir() + "/agents/" + arch + "/sod2-agent"; check(p))
+  if (const std::string p = rt::executable_dir() + "/agents/" + arch + "/sod2-agent"; check(p))
     return p;
   std::string list;
   for (const std::string& t : tried) list += (list.empty() ? "" : ", ") + t;

@@ -16,7 +16,5 @@ Expected<std::string> find_agent_binary(const std::string& arch);
 
 // This machine's architecture, as `uname -m` prints it.
 std::string host_arch();
-// The folder of the running executable.
-std::string executable_dir();
 
 }  // namespace sod2::device

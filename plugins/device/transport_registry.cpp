@@ -1,5 +1,7 @@
 #include "plugins/device/transport_registry.h"
 
+#include "runtime/exec/process_info.h"
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -16,7 +18,7 @@ constexpr const char* kSuffix = ".so";
 
 std::string plugin_dir() {
   if (const char* e = std::getenv("SOD2_PLUGIN_DIR"); e && *e) return e;
-  return executable_dir() + "/../lib/sod2/plugins";
+  return rt::executable_dir() + "/../lib/sod2/plugins";
 }
 
 std::vector<std::string> available_transports() {

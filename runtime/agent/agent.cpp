@@ -15,6 +15,7 @@
 
 #include "runtime/agent/agent_protocol.pb.h"
 #include "runtime/agent/device_info.h"
+#include "runtime/exec/process_info.h"
 #include "runtime/exec/session.h"
 #include "runtime/family/family_demo.h"
 #include "runtime/family/family_package.h"
@@ -468,7 +469,7 @@ class Agent {
       for (double s : t.last_start_ms) res->add_group_start_ms(s);
       for (double s : t.last_ms) res->add_group_ms(s);
       res->set_arena_bytes(session_->arena_bytes());
-      res->set_rss_bytes(resident_bytes().current);
+      res->set_rss_bytes(rt::resident_bytes().current);
       res->set_plan_version(session_->plan_version());
       SOD2_RETURN_IF_ERROR(send(m));
     }
@@ -477,7 +478,7 @@ class Agent {
     wire::RunDone* done = m.mutable_done();
     for (const rt::Shape& s : t.last_output_shape) done->add_group_shapes(s.to_string());
     for (int64_t b : t.last_output_bytes) done->add_group_output_bytes(b);
-    done->set_peak_rss_bytes(resident_bytes().peak);
+    done->set_peak_rss_bytes(rt::resident_bytes().peak);
     done->set_arena_capacity(session_->arena_capacity());
     done->set_value_buffer_bytes(session_->value_buffer_capacity());
     done->set_threads(static_cast<uint32_t>(session_->threads()));

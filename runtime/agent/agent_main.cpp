@@ -12,18 +12,9 @@
 
 #include "core/version.h"
 #include "runtime/agent/agent.h"
+#include "runtime/exec/process_info.h"
 
 namespace {
-
-// The folder of this executable: on a phone /data/local/tmp/sod2, where the host pushed it.
-std::string exe_dir() {
-  char buf[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string path(buf, static_cast<size_t>(n));
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
 
 void usage(FILE* f) {
   std::fprintf(f,
@@ -56,7 +47,8 @@ int main(int argc, char** argv) {
     usage(stderr);
     return 2;
   }
-  if (options.dir.empty()) options.dir = exe_dir();
+  // The folder of this executable: on a phone /data/local/tmp/sod2, where the host pushed it.
+  if (options.dir.empty()) options.dir = sod2::rt::executable_dir();
   // A host that goes away shows up as a failed write, not a signal; a full disk or a file-size
   // limit as a failed write of the package (reported), not SIGXFSZ.
   ::signal(SIGPIPE, SIG_IGN);

@@ -63,19 +63,4 @@ MachineInfo machine_info(const std::string& dir) {
   return m;
 }
 
-ResidentBytes resident_bytes() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  ResidentBytes r;
-  while (std::getline(in, line)) {
-    std::istringstream s(line);
-    std::string key;
-    int64_t kb = 0;
-    s >> key >> kb;
-    if (key == "VmRSS:") r.current = kb * 1024;
-    if (key == "VmHWM:") r.peak = kb * 1024;
-  }
-  return r;
-}
-
 }  // namespace sod2::agent

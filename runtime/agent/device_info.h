@@ -19,11 +19,4 @@ struct MachineInfo {
 
 MachineInfo machine_info(const std::string& dir);
 
-// VmRSS and VmHWM of this process in bytes (0 where /proc is unavailable).
-struct ResidentBytes {
-  int64_t current = 0;
-  int64_t peak = 0;
-};
-ResidentBytes resident_bytes();
-
 }  // namespace sod2::agent

@@ -1,0 +1,20 @@
+// Facts about this process that the agent, the transports and the CLI report or need: the folder
+// of its executable, and its resident memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace sod2::rt {
+
+// The folder holding this executable ("." when /proc/self/exe cannot be read).
+std::string executable_dir();
+
+// VmRSS and VmHWM of this process in bytes (0 where /proc is unavailable).
+struct ResidentBytes {
+  int64_t current = 0;
+  int64_t peak = 0;
+};
+ResidentBytes resident_bytes();
+
+}  // namespace sod2::rt
