@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "../../opt/corpus.h"
+#include "../test_home.h"
 #include "app/cli/compile_command.h"
 #include "app/cli/plan_command.h"
 #include "app/studio/graph/graph_view.h"
@@ -26,7 +27,7 @@ QApplication& app() {
   static int argc = 1;
   static char name[] = "studio_window_test";
   static char* argv[] = {name, nullptr};
-  static QApplication* a = new QApplication(argc, argv);
+  static QApplication* a = (sod2::testing::use_test_home(), new QApplication(argc, argv));
   return *a;
 }
 

@@ -8,6 +8,7 @@
 #include <QSignalSpy>
 #include <filesystem>
 
+#include "../test_home.h"
 #include "app/studio/device/device_panel.h"
 #include "app/studio/device/history_view.h"
 #include "app/studio/device/profile_view.h"
@@ -24,7 +25,7 @@ QApplication& app() {
   static int argc = 1;
   static char name[] = "studio_profile_test";
   static char* argv[] = {name, nullptr};
-  static QApplication* a = new QApplication(argc, argv);
+  static QApplication* a = (sod2::testing::use_test_home(), new QApplication(argc, argv));
   return *a;
 }
 

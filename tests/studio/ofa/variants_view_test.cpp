@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <filesystem>
 
+#include "../test_home.h"
 #include "app/studio/ofa/demo_timeline.h"
 #include "app/studio/ofa/variants_model.h"
 #include "app/studio/ofa/variants_view.h"
@@ -64,7 +65,7 @@ QApplication& app() {
   static int argc = 1;
   static char name[] = "studio_variants_test";
   static char* argv[] = {name, nullptr};
-  static QApplication* a = new QApplication(argc, argv);
+  static QApplication* a = (sod2::testing::use_test_home(), new QApplication(argc, argv));
   return *a;
 }
 
