@@ -42,6 +42,7 @@
 #include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/bindings_bar.h"
 #include "app/studio/widgets/plan_compare.h"
+#include "app/studio/widgets/progress_dialog.h"
 #include "app/studio/widgets/theme.h"
 #include "core/ops/op_registry.h"
 #include "core/store/profile_store.h"
@@ -56,30 +57,6 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // A cancellable progress dialog the window reuses for one kind of long work (opening, profiling);
 // shown after `show_after_ms`.
-QProgressDialog* make_progress_dialog(QWidget* parent, const QString& title, int show_after_ms) {
-  auto* d = new QProgressDialog(parent);
-  d->setWindowTitle(title);
-  d->setRange(0, 100);
-  d->setMinimumDuration(show_after_ms);
-  d->setAutoClose(false);
-  d->setAutoReset(false);
-  return d;
-}
-
-// Reports progress from a worker thread into `dialog` on the GUI thread (the dialog may be gone
-// by then).
-void report_progress(const QPointer<QProgressDialog>& dialog, double fraction,
-                     const std::string& stage) {
-  QMetaObject::invokeMethod(
-      qApp,
-      [dialog, fraction, stage] {
-        if (!dialog) return;
-        dialog->setValue(static_cast<int>(fraction * 100));
-        dialog->setLabelText(QString::fromStdString(stage));
-      },
-      Qt::QueuedConnection);
-}
-
 QPlainTextEdit* make_text_view(QWidget* parent) {
   auto* t = new QPlainTextEdit(parent);
   t->setReadOnly(true);
@@ -750,153 +727,6 @@ void MainWindow::refreshRecentMenu() {
   for (const QString& path : recent)
     recent_menu_->addAction(path, this, [this, path] { openModel(path, open_options_); });
   recent_menu_->setEnabled(!recent.isEmpty());
-}
-
-void MainWindow::buildDeviceDocks() {
-  devices_ = new DevicePanel(this);
-  devices_dock_ = new QDockWidget(tr("Devices"), this);
-  devices_dock_->setObjectName("devices");
-  devices_dock_->setWidget(devices_);
-  addDockWidget(Qt::LeftDockWidgetArea, devices_dock_);
-  connect(devices_, &DevicePanel::exportAndProfile, this, &MainWindow::exportAndProfile);
-
-  profile_view_ = new ProfileView(this);
-  profile_dock_ = new QDockWidget(tr("Profile"), this);
-  profile_dock_->setObjectName("profile");
-  profile_dock_->setWidget(profile_view_);
-  addDockWidget(Qt::BottomDockWidgetArea, profile_dock_);
-  tabifyDockWidget(compare_dock_, profile_dock_);
-  // A group picked in the profile selects its node in the graph (when the model is open).
-  connect(profile_view_, &ProfileView::groupActivated, this, [this](const QString& name) {
-    if (!doc_) return;
-    const std::string n = name.toStdString();
-    const Graph& g = doc_->graph();
-    for (size_t i = 0; i < g.num_nodes(); ++i) {
-      if (g.node(static_cast<NodeId>(i)).name != n) continue;
-      selectCoreNode(static_cast<NodeId>(i));
-      return;
-    }
-  });
-
-  history_view_ = new HistoryView(this);
-  history_dock_ = new QDockWidget(tr("History"), this);
-  history_dock_->setObjectName("history");
-  history_dock_->setWidget(history_view_);
-  addDockWidget(Qt::BottomDockWidgetArea, history_dock_);
-  tabifyDockWidget(profile_dock_, history_dock_);
-
-  // Dynamic-OFA: a family of its own (not the open model), measured on the selected device.
-  variants_view_ = new VariantsView(this);
-  variants_view_->setDeviceSource([this] { return devices_->selectedDevice(); });
-  variants_dock_ = new QDockWidget(tr("Variants"), this);
-  variants_dock_->setObjectName("variants");
-  variants_dock_->setWidget(variants_view_);
-  addDockWidget(Qt::BottomDockWidgetArea, variants_dock_);
-  tabifyDockWidget(history_dock_, variants_dock_);
-  devices_dock_->hide();  // shown by Export & profile or View > Devices
-  // Device listing and the store are read when the studio is up, not while it starts.
-  QTimer::singleShot(0, this, [this] {
-    devices_->refresh();
-    if (history_view_->database().empty()) history_view_->setDatabase(profile_db_);
-  });
-}
-
-void MainWindow::setProfileDatabase(const std::string& path) {
-  profile_db_ = path;
-  history_view_->setDatabase(path);
-  variants_view_->setDatabase(path);
-}
-
-Expected<profiling::ProfileRequest> MainWindow::profileRequest(
-    const QString& device, const device::RunSettings& settings) const {
-  if (!doc_ && !pkg_) return invalid_argument("open a model or a package first");
-  profiling::ProfileRequest r;
-  r.model_path = doc_ ? doc_->path() : pkg_->path();
-  r.device = device.toStdString();
-  r.bind = bindings_->values();
-  if (doc_) r.rdp = doc_->rdp_options();
-  r.fuse = open_options_.fuse;
-  r.settings = settings;
-  r.db_path = profile_db_.empty() ? store::ProfileStore::default_path() : profile_db_;
-  return r;
-}
-
-void MainWindow::adoptProfile(const Expected<profiling::ProfileResult>& result) {
-  history_view_->refresh();  // a failed run is recorded too
-  if (!result.ok()) {
-    if (result.status().code() == StatusCode::kCancelled) {
-      status_->setText(tr("Profiling cancelled"));
-      return;
-    }
-    showError(tr("Export & profile failed"), QString::fromStdString(result.status().message()));
-    return;
-  }
-  auto shared = std::make_shared<const profiling::ProfileResult>(*result);
-  // Bars take the colour of the anchor node's operator class, as in the graph.
-  std::shared_ptr<const StudioDocument> doc = doc_;
-  std::map<std::string, NodeId> by_name;
-  if (doc) {
-    for (size_t i = 0; i < doc->graph().num_nodes(); ++i)
-      by_name[doc->graph().node(static_cast<NodeId>(i)).name] = static_cast<NodeId>(i);
-  }
-  profile_view_->setResult(shared, [doc, by_name](const profiling::GroupProfile& g) {
-    auto it = by_name.find(g.name);
-    if (!doc || it == by_name.end()) return QColor(0x8a, 0x94, 0xa6);
-    return class_fill(op_class_of(doc->graph().node(it->second)));
-  });
-  profile_dock_->show();
-  profile_dock_->raise();
-  status_->setText(tr("Profiled on %1: %2 ms average over %3 runs")
-                       .arg(QString::fromStdString(result->device.id))
-                       .arg(result->stats.avg_ms, 0, 'f', 3)
-                       .arg(result->stats.count));
-}
-
-std::optional<QString> MainWindow::profileNow(const QString& device,
-                                              const device::RunSettings& settings) {
-  auto request = profileRequest(device, settings);
-  if (!request.ok()) return QString::fromStdString(request.status().message());
-  Expected<profiling::ProfileResult> result = profiling::profile(*request);
-  adoptProfile(result);
-  if (!result.ok()) return QString::fromStdString(result.status().message());
-  return std::nullopt;
-}
-
-void MainWindow::exportAndProfile() {
-  if (profile_watcher_.isRunning()) {
-    status_->setText(tr("A profile is still running"));
-    return;
-  }
-  devices_dock_->show();
-  auto request = profileRequest(devices_->selectedDevice(), devices_->settings());
-  if (!request.ok()) {
-    showError(tr("Export & profile"), QString::fromStdString(request.status().message()));
-    return;
-  }
-  profile_cancel_ = std::make_shared<std::atomic<bool>>(false);
-  if (!profile_progress_) profile_progress_ = make_progress_dialog(this, tr("Export & profile"), 0);
-  profile_progress_->setLabelText(
-      tr("Profiling on %1").arg(QString::fromStdString(request->device)));
-  profile_progress_->setValue(0);
-  profile_progress_->show();
-  disconnect(profile_progress_, &QProgressDialog::canceled, nullptr, nullptr);
-  auto cancel = profile_cancel_;
-  connect(profile_progress_, &QProgressDialog::canceled, this, [cancel] { *cancel = true; });
-  QPointer<QProgressDialog> dialog = profile_progress_;
-  disconnect(&profile_watcher_, nullptr, this, nullptr);
-  connect(&profile_watcher_, &QFutureWatcher<Expected<profiling::ProfileResult>>::finished, this,
-          [this, dialog] {
-            if (dialog) dialog->hide();
-            adoptProfile(profile_watcher_.result());
-          });
-  profile_watcher_.setFuture(QtConcurrent::run([r = *request, cancel, dialog]() {
-    profiling::ProfileProgress progress;
-    progress.cancel = cancel.get();
-    progress.report = [dialog](const std::string& stage, double f) {
-      report_progress(dialog, f, stage);
-    };
-    return profiling::profile(r, progress);
-  }));
 }
 
 void MainWindow::showError(const QString& title, const QString& text) {
