@@ -13,13 +13,12 @@
 #include "app/cli/command_line.h"
 #include "app/cli/symbol_args.h"
 #include "app/ofa/family_source.h"
+#include "app/ofa/remote_family.h"
 #include "app/ofa/variant_latencies.h"
 #include "app/profiling/run_inputs.h"
 #include "core/status/byte_size.h"
 #include "core/store/profile_store.h"
-#include "core/version.h"
 #include "plugins/device/agent_client.h"
-#include "plugins/device/transport_registry.h"
 #include "runtime/family/family_demo.h"
 #include "runtime/kernels/kernel_registry.h"
 
@@ -328,35 +327,21 @@ int run_on_device(const Settings& st, const std::string& path, const RdpOptions&
   const std::string bindings = profiling::bindings_text(bind);
   print_header(*family, bindings, out);
 
-  Expected<device::DeviceId> id = device::parse_device_id(st.device);
-  if (!id.ok()) return fail(id.status());
-  Expected<std::unique_ptr<device::DeviceTransport>> transport =
-      device::load_transport(id->transport);
-  if (!transport.ok()) return fail(transport.status());
-  device::AgentStart start;
-  start.serial = id->serial;
-  start.cancel = &g_interrupted;
-  start.progress = [&](const std::string& s) { err << "  " << s << "\n"; };
-  auto child = (*transport)->start_agent(start);
-  if (!child.ok()) return fail(child.status());
-  (*child)->set_cancel_flag(&g_interrupted);
-  (*child)->set_idle_timeout(std::chrono::seconds(120));
-  device::AgentClient client(**child);
-  auto hello = client.hello(std::string("sod2 ") + SOD2_VERSION_STRING);
-  if (!hello.ok()) return fail(hello.status());
-  const std::string device_id = (*transport)->connected_device().id;
-  out << "  device " << device_id << ": " << hello->cpu << ", " << hello->cores << " cores, "
-      << hello->os << " (" << hello->arch << ")\n";
-  auto cached = client.send_package(**bytes);
-  if (!cached.ok()) return fail(cached.status());
+  auto remote = ofa::RemoteFamily::start(st.device, *bytes, &g_interrupted,
+                                         [&](const std::string& s) { err << "  " << s << "\n"; });
+  if (!remote.ok()) return fail(remote.status());
+  ofa::RemoteFamily& device = **remote;
+  const std::string device_id = device.device_id();
+  const device::AgentHello& hello = device.hello();
+  out << "  device " << device_id << ": " << hello.cpu << ", " << hello.cores << " cores, "
+      << hello.os << " (" << hello.arch << ")\n";
   out << "  package: " << (*bytes)->size() << " bytes "
-      << (*cached ? "(on the device already)" : "sent") << "\n";
+      << (device.package_was_cached() ? "(on the device already)" : "sent") << "\n";
   Runner runner;
-  for (const device::FamilyVariantInfo& v : client.variants()) {
+  for (const device::FamilyVariantInfo& v : device.variants()) {
     runner.names.push_back(v.name);
     runner.macs.push_back(v.macs);
   }
-  if (runner.names.empty()) return fail(invalid_argument(path + " is not a family package"));
   auto expected = stored_in_order(st, *family, device_id, bindings, runner.names);
   if (!expected.ok()) return fail(expected.status());
   // The floor by MACs or accuracy: the smallest variant that meets both.
@@ -395,15 +380,13 @@ int run_on_device(const Settings& st, const std::string& path, const RdpOptions&
       header_done = true;
     };
     SOD2_ASSIGN_OR_RETURN(device::FamilyRunReport report,
-                          client.run_family(*inputs, fs, on_point, on_started));
+                          device.run(*inputs, fs, on_point, on_started));
     rt::DemoResult r;
     r.points = std::move(report.points);
     r.summary = rt::summarize(runner.macs, r.points);
     return r;
   };
-  const int status = run_phases(st, runner, out, err);
-  (*child)->close_stdin();
-  return status;
+  return run_phases(st, runner, out, err);
 }
 
 }  // namespace

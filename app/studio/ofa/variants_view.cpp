@@ -18,6 +18,7 @@
 #include "app/cli/symbol_args.h"
 #include "app/ofa/family_profile.h"
 #include "app/ofa/family_source.h"
+#include "app/ofa/remote_family.h"
 #include "app/ofa/variant_latencies.h"
 #include "app/profiling/run_inputs.h"
 #include "app/studio/ofa/demo_timeline.h"
@@ -58,6 +59,9 @@ VariantsView::VariantsView(QWidget* parent) : QWidget(parent) {
   measure_button_ = new QPushButton(tr("Measure variants"), this);
   measure_button_->setToolTip(tr("Profile every variant on the device chosen in the Devices dock"));
   demo_button_ = new QPushButton(tr("Run demo"), this);
+  demo_button_->setToolTip(
+      tr("Run the family under the budget on the device chosen in the Devices dock (this "
+         "machine when none is), with the CPU load when checked"));
   controls->addWidget(new QLabel(tr("Budget"), this));
   controls->addWidget(budget_);
   controls->addWidget(new QLabel(tr("for"), this));
@@ -127,8 +131,13 @@ void VariantsView::browse() {
 
 std::optional<QString> VariantsView::openFamily(const QString& path) {
   if (job_.isRunning()) return tr("Stop the running job first");
-  Expected<rt::FamilyProgram> family = ofa::load_family(path.toStdString(), {}, {});
-  if (!family.ok()) return QString::fromStdString(family.status().message());
+  // The bytes are kept: a demo on a device sends them to its agent.
+  auto bytes = ofa::family_package_bytes(path.toStdString(), {}, {});
+  if (!bytes.ok()) return QString::fromStdString(bytes.status().message());
+  Expected<rt::FamilyProgram> family = rt::load_family_package(**bytes, *bytes);
+  if (!family.ok())
+    return QString::fromStdString(family.status().with_context(path.toStdString()).message());
+  package_ = *bytes;
   family_name_ = family->name;
   rt::FamilySessionOptions options;
   auto session =
@@ -302,9 +311,31 @@ void VariantsView::adoptWarmUp(const std::vector<double>& expected) {
 }
 
 Expected<rt::DemoResult> VariantsView::runDemo(
-    double budget_ms, double duration_s, std::optional<rt::LoadSchedule> load,
+    const QString& device, double budget_ms, double duration_s,
+    std::optional<rt::LoadSchedule> load,
     const std::function<void(const std::vector<double>&)>& on_warm,
     const std::function<void(const rt::DemoPoint&, int current)>& on_point) {
+  if (device != QStringLiteral("local")) {
+    // On the device: its agent warms up, runs the manager (and the load) and streams the runs.
+    SOD2_ASSIGN_OR_RETURN(auto remote,
+                          ofa::RemoteFamily::start(device.toStdString(), package_, &cancel_, {}));
+    device::FamilyRunSettings fs;
+    fs.budget_ms = budget_ms;
+    fs.duration_s = duration_s;
+    fs.load = load;
+    // The device says which variant each run used, not the next one's: the table follows runs.
+    SOD2_ASSIGN_OR_RETURN(device::FamilyRunReport report,
+                          remote->run(
+                              inputs_, fs, [&](const rt::DemoPoint& p) { on_point(p, p.variant); },
+                              [&](const device::FamilyRunReport& r) { on_warm(r.expected_ms); }));
+    rt::DemoResult result;
+    result.points = std::move(report.points);
+    std::vector<uint64_t> macs;
+    for (const device::FamilyVariantInfo& v : remote->variants()) macs.push_back(v.macs);
+    result.summary = rt::summarize(macs, result.points);
+    result.cancelled = cancel_;
+    return result;
+  }
   SOD2_RETURN_IF_ERROR(session_->set_budget(budget_ms));
   std::vector<rt::Tensor> views;
   for (const rt::HostTensor& h : inputs_) views.push_back(h.view());
@@ -319,7 +350,8 @@ Expected<rt::DemoResult> VariantsView::runDemo(
 }
 
 std::optional<QString> VariantsView::runDemoNow(double budget_ms, double duration_s,
-                                                std::optional<rt::LoadSchedule> load) {
+                                                std::optional<rt::LoadSchedule> load,
+                                                const QString& device) {
   if (!session_) return tr("Open a family first");
   budget_->setValue(budget_ms);
   duration_->setValue(duration_s);
@@ -328,8 +360,9 @@ std::optional<QString> VariantsView::runDemoNow(double budget_ms, double duratio
     load_->setText(
         QStringLiteral("%1:%2:%3").arg(load->start_s).arg(load->stop_s).arg(load->threads));
   startTimeline(budget_ms, duration_s, load);
+  cancel_ = false;
   auto result = runDemo(
-      budget_ms, duration_s, load, [this](const std::vector<double>& e) { adoptWarmUp(e); },
+      device, budget_ms, duration_s, load, [this](const std::vector<double>& e) { adoptWarmUp(e); },
       [this](const rt::DemoPoint& p, int current) {
         timeline_->add(p);
         model_.setCurrent(current);
@@ -353,14 +386,16 @@ void VariantsView::toggleDemo() {
     return;
   }
   const double budget = budget_->value(), duration = duration_->value();
+  const QString device = device_source_ ? device_source_() : QStringLiteral("local");
   cancel_ = false;
   setBusy(true, "demo");
-  summary_->setText(tr("Running for %1 s with a budget of %2 ms…").arg(duration).arg(budget));
+  summary_->setText(
+      tr("Running on %1 for %2 s with a budget of %3 ms…").arg(device).arg(duration).arg(budget));
   startTimeline(budget, duration, load);
-  // The session runs on the worker; the GUI sees only what it is sent.
-  job_.setFuture(QtConcurrent::run([this, budget, duration, load] {
+  // The session (or the device connection) works on the worker; the GUI sees what it is sent.
+  job_.setFuture(QtConcurrent::run([this, device, budget, duration, load] {
     auto result = runDemo(
-        budget, duration, load,
+        device, budget, duration, load,
         [this](const std::vector<double>& e) {
           QMetaObject::invokeMethod(this, [this, e] { adoptWarmUp(e); });
         },

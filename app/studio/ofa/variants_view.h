@@ -46,8 +46,11 @@ class VariantsView : public QWidget {
 
   // On the calling thread; the error text on failure.
   std::optional<QString> measureNow(const QString& device);
+  // `device`: "local" runs the family in this process; another device (adb:SERIAL) runs it on
+  // the device's agent, the load too.
   std::optional<QString> runDemoNow(double budget_ms, double duration_s,
-                                    std::optional<rt::LoadSchedule> load);
+                                    std::optional<rt::LoadSchedule> load,
+                                    const QString& device = QStringLiteral("local"));
 
   const VariantsModel* model() const { return &model_; }
   const DemoTimeline* timeline() const { return timeline_; }
@@ -73,15 +76,17 @@ class VariantsView : public QWidget {
   void startTimeline(double budget_ms, double duration_s, std::optional<rt::LoadSchedule> load);
   // Warm-up latencies shown until the variants are measured.
   void adoptWarmUp(const std::vector<double>& expected);
-  // Sets the budget, warms up and runs the demo; safe off the GUI thread (touches only the
-  // session), the callbacks saying what to show.
+  // Sets the budget, warms up and runs the demo here or on `device`; safe off the GUI thread
+  // (touches only the session or the device connection), the callbacks saying what to show.
   Expected<rt::DemoResult> runDemo(
-      double budget_ms, double duration_s, std::optional<rt::LoadSchedule> load,
+      const QString& device, double budget_ms, double duration_s,
+      std::optional<rt::LoadSchedule> load,
       const std::function<void(const std::vector<double>&)>& on_warm,
       const std::function<void(const rt::DemoPoint&, int current)>& on_point);
   void setBusy(bool busy, const QString& what);
 
   std::unique_ptr<rt::FamilySession> session_;
+  std::shared_ptr<const std::vector<uint8_t>> package_;  // the family package's bytes
   std::string family_name_;
   std::map<std::string, int64_t> bind_;
   std::string bindings_text_;

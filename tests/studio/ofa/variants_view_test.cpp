@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <filesystem>
+#include <fstream>
 
 #include "../test_home.h"
 #include "app/studio/ofa/demo_timeline.h"
@@ -114,6 +115,22 @@ TEST_F(VariantsViewTest, OpensMeasuresAndRunsADemo) {
   int64_t runs = 0;
   for (const VariantRow& r : view.model()->rows()) runs += r.demo_runs;
   EXPECT_EQ(runs, static_cast<int64_t>(view.timeline()->points().size()));
+}
+
+TEST_F(VariantsViewTest, RunsTheDemoOnADeviceThroughItsAgent) {
+  ::setenv("SOD2_ADB", SOD2_SOURCE_DIR "/tests/device/fake_adb.sh", 1);
+  ::setenv("FAKE_ADB_ROOT", dir_.c_str(), 1);
+  std::ofstream(dir_ / "devices") << "FAKE01 device Fake_Phone\n";
+  VariantsView view;
+  view.setDatabase((dir_ / "profiles.db").string());
+  ASSERT_FALSE(view.setBindings("batch=1,height=48,width=48"));
+  ASSERT_FALSE(view.openFamily(kFamily));
+  auto err = view.runDemoNow(1000, 0.3, rt::LoadSchedule{0.05, 0.15, 1}, "adb:FAKE01");
+  ::unsetenv("SOD2_ADB");
+  ASSERT_FALSE(err) << err->toStdString();
+  EXPECT_GT(view.timeline()->points().size(), 0u);
+  EXPECT_TRUE(view.summaryText().contains("within budget")) << view.summaryText().toStdString();
+  for (const VariantRow& r : view.model()->rows()) EXPECT_EQ(r.source, "warm-up");
 }
 
 TEST_F(VariantsViewTest, ErrorsAreText) {
