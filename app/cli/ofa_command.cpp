@@ -1,5 +1,6 @@
 #include "app/cli/ofa_command.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -127,6 +128,7 @@ struct Runner {
 struct Settings {
   double budget = 0, duration = 10, timeline_s = 0.25;
   std::optional<rt::LoadSchedule> load;
+  bool load_threads_given = false;  // else one busy process per core of where the family runs
   int threads = 0;
   double min_macs = 0, min_accuracy = 0;
   std::string floor, device = "local", db_path;
@@ -310,7 +312,7 @@ int run_here(const Settings& st, const std::string& path, const RdpOptions& rdp,
   return run_phases(st, runner, out, err);
 }
 
-int run_on_device(const Settings& st, const std::string& path, const RdpOptions& rdp,
+int run_on_device(Settings st, const std::string& path, const RdpOptions& rdp,
                   std::map<std::string, int64_t> bind, std::ostream& out, std::ostream& err) {
   auto fail = [&](const Status& s) {
     err << "sod2 ofa: " << s.message() << "\n";
@@ -337,6 +339,8 @@ int run_on_device(const Settings& st, const std::string& path, const RdpOptions&
       << hello.os << " (" << hello.arch << ")\n";
   out << "  package: " << (*bytes)->size() << " bytes "
       << (device.package_was_cached() ? "(on the device already)" : "sent") << "\n";
+  if (st.load && !st.load_threads_given && hello.cores > 0)
+    st.load->threads = static_cast<int>(hello.cores);
   Runner runner;
   for (const device::FamilyVariantInfo& v : device.variants()) {
     runner.names.push_back(v.name);
@@ -417,12 +421,13 @@ int run_ofa(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (auto b = cl.value("--bind")) bind = parse_bindings(*b);
     st.device = cl.value("--device").value_or("local");
     if (auto l = cl.value("--load")) {
-      // The load runs where the family runs; without knowing a device's cores, one per core of
-      // this machine is the default.
+      // One busy process per core of this machine unless given; a device's own count replaces it
+      // once the device has said how many it has.
       const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
       auto parsed = rt::parse_load_schedule(*l, cores);
       if (!parsed.ok()) throw std::invalid_argument(parsed.status().message());
       st.load = *parsed;
+      st.load_threads_given = std::count(l->begin(), l->end(), ':') == 2;
     }
     st.compare = !cl.has("--no-compare");
     st.db_path = cl.value("--db").value_or(store::ProfileStore::default_path());
