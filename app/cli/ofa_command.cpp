@@ -34,8 +34,8 @@ CommandLine make_parser() {
       {"--budget-ms", true, "the latency budget per inference (required)", "MS"},
       {"--duration-s", true, "how long each run lasts (default 10)", "S"},
       {"--load", true,
-       "busy threads (default: one per core) from T0 to T1 seconds into each run, standing in "
-       "for other apps",
+       "busy processes (default: one per core of where the family runs) from T0 to T1 seconds "
+       "into each run, standing in for other apps",
        "T0:T1[:THREADS]"},
       {"--bind", true, "sizes of the model's symbols (default: each symbol's lowest value)",
        "k=v,..."},
@@ -60,8 +60,8 @@ CommandLine make_parser() {
 std::string usage() {
   return "usage: sod2 ofa FAMILY(.sod2|/variants.json) --budget-ms B [--duration-s S] "
          "[--load T0:T1[:THREADS]]\n"
-         "                [--bind k=v,...] [--threads N] [--floor NAME | --min-macs N | "
-         "--min-accuracy A]\n                [--no-compare]\n\n"
+         "                [--bind k=v,...] [--device local|adb[:SERIAL]] [--threads N]\n"
+         "                [--floor NAME | --min-macs N | --min-accuracy A] [--no-compare]\n\n"
          "The Dynamic-OFA demo: runs inferences back to back on a family of sub-networks (a\n"
          "family package from `sod2 compile --family`, or its variants.json, compiled first).\n"
          "After every run the manager picks the variant of the next one: it steps to a smaller\n"
@@ -69,7 +69,9 @@ std::string usage() {
          "is predicted to fit with headroom. Expected latencies come from the profile store\n"
          "(`sod2 profile --family`) when it has every variant at these bindings, else from a\n"
          "warm-up run of each. --load starts busy processes for part of the run. Prints a\n"
-         "timeline and a summary, then the same run on the largest variant alone.\n\n"
+         "timeline and a summary, then the same run on the largest variant alone. With\n"
+         "--device adb, the family package goes to the phone's agent, which runs all of it\n"
+         "there (the manager and the load) and streams every run back.\n\n"
          "options:\n" +
          make_parser().flags_help();
 }
