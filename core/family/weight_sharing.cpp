@@ -72,11 +72,17 @@ rt::WeightView plain_view(const rt::Shape& dims, const std::vector<int64_t>& off
 
 // A scaled view of `window` (the base's window, materialised) that reproduces `t`, with the
 // scale per index of `axis`; empty scales if no scale fits well enough.
+// What a scaled view stores besides its base: float32 scales, residual bytes, float32 escapes.
+uint64_t view_bytes(const std::vector<float>& scales, const std::vector<uint8_t>& residual,
+                    const std::vector<uint32_t>& escapes) {
+  return scales.size() * 4 + residual.size() + escapes.size() * 4;
+}
+
 struct ScaledFit {
   std::vector<float> scales;
   std::vector<uint8_t> residual;
   std::vector<uint32_t> escapes;
-  uint64_t cost() const { return scales.size() * 4 + residual.size() + escapes.size() * 4; }
+  uint64_t cost() const { return view_bytes(scales, residual, escapes); }
 };
 
 ScaledFit fit_scales(const float* window, const float* t, const rt::Shape& dims, int axis,
@@ -104,30 +110,31 @@ ScaledFit fit_scales(const float* window, const float* t, const rt::Shape& dims,
     }
   }
   // Neighbouring floats of the guess may reproduce more elements exactly: score five per row.
+  // tries[r * kTries + k]: the guess moved by kStep[k] float steps.
   constexpr int kTries = 5;
   constexpr int kStep[kTries] = {0, 1, -1, 2, -2};
-  auto shifted = [](float s, int k) {
-    for (; k > 0; --k) s = std::nextafter(s, INFINITY);
-    for (; k < 0; ++k) s = std::nextafter(s, -INFINITY);
-    return s;
-  };
-  std::vector<int64_t> score(static_cast<size_t>(rows * kTries), 0);
+  std::vector<float> tries(static_cast<size_t>(rows * kTries));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int k = 0; k < kTries; ++k) {
+      float s = fit.scales[static_cast<size_t>(r)];
+      for (int step = kStep[k]; step > 0; --step) s = std::nextafter(s, INFINITY);
+      for (int step = kStep[k]; step < 0; ++step) s = std::nextafter(s, -INFINITY);
+      tries[static_cast<size_t>(r * kTries + k)] = s;
+    }
+  }
+  std::vector<int64_t> score(tries.size(), 0);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t r = row_of(i);
     for (int k = 0; k < kTries; ++k) {
-      const float s = shifted(fit.scales[static_cast<size_t>(r)], kStep[k]);
-      const ResidualCode c = code_for(window[i] * s, t[i]);
-      score[static_cast<size_t>(r * kTries + k)] +=
-          c == ResidualCode::kExact ? 0 : (c == ResidualCode::kEscape ? 64 : 1);
+      const auto at = static_cast<size_t>(r * kTries + k);
+      const ResidualCode c = code_for(window[i] * tries[at], t[i]);
+      score[at] += c == ResidualCode::kExact ? 0 : (c == ResidualCode::kEscape ? 64 : 1);
     }
   }
   for (int64_t r = 0; r < rows; ++r) {
-    int best = 0;
-    for (int k = 1; k < kTries; ++k)
-      if (score[static_cast<size_t>(r * kTries + k)] <
-          score[static_cast<size_t>(r * kTries + best)])
-        best = k;
-    fit.scales[static_cast<size_t>(r)] = shifted(fit.scales[static_cast<size_t>(r)], kStep[best]);
+    const auto first = score.begin() + r * kTries;
+    const auto best = std::min_element(first, first + kTries) - score.begin();
+    fit.scales[static_cast<size_t>(r)] = tries[static_cast<size_t>(best)];
   }
   fit.residual.assign(static_cast<size_t>((n + 3) / 4), 0);
   bool any_code = false;
@@ -233,7 +240,7 @@ class Planner {
       stored_.push_back(index);
     } else {
       ++(w.scale_axis < 0 ? plan_.stats.windows : plan_.stats.scaled);
-      plan_.stats.view_bytes += w.scales.size() * 4 + w.residual.size() + w.escapes.size() * 4;
+      plan_.stats.view_bytes += view_bytes(w.scales, w.residual, w.escapes);
       plan_.stats.escapes += w.escapes.size();
     }
     plan_.weights.push_back(std::move(w));
@@ -284,8 +291,7 @@ class Planner {
           SharedWeight candidate;
           candidate.tensor = t;
           if (!accept(t, b, offsets, axis, std::move(fit), &candidate).ok()) continue;
-          best_cost = candidate.scales.size() * 4 + candidate.residual.size() +
-                      candidate.escapes.size() * 4;
+          best_cost = view_bytes(candidate.scales, candidate.residual, candidate.escapes);
           *w = std::move(candidate);
           found = true;
         }
@@ -338,11 +344,12 @@ Expected<WeightSharingPlan> plan_weight_sharing(const std::vector<const rt::Prog
   // Every constant of every program, largest first, so that a base is always seen before the
   // windows of it, whichever variant either belongs to; ties go to the program with more
   // constant bytes (the supernet-like one), then to the order given.
+  std::vector<uint64_t> program_bytes;
+  for (const rt::ProgramDesc* p : programs) program_bytes.push_back(constant_bytes(*p));
   std::vector<size_t> order(programs.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return constant_bytes(*programs[a]) > constant_bytes(*programs[b]);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return program_bytes[a] > program_bytes[b]; });
   std::vector<std::pair<size_t, size_t>> all;  // (program, constant)
   for (size_t p : order)
     for (size_t c = 0; c < programs[p]->constants.size(); ++c) all.emplace_back(p, c);
@@ -352,7 +359,8 @@ Expected<WeightSharingPlan> plan_weight_sharing(const std::vector<const rt::Prog
   });
   Planner planner(options);
   std::vector<std::vector<uint32_t>> constant_weights(programs.size());
-  for (size_t p = 0; p < programs.size(); ++p) constant_weights[p].resize(programs[p]->constants.size());
+  for (size_t p = 0; p < programs.size(); ++p)
+    constant_weights[p].resize(programs[p]->constants.size());
   for (const auto& [p, c] : all) {
     SOD2_ASSIGN_OR_RETURN(const uint32_t w, planner.add(programs[p]->constants[c].view()));
     constant_weights[p][c] = w;

@@ -87,9 +87,10 @@ Expected<std::unique_ptr<FamilySession>> FamilySession::create(FamilyProgram fam
   return s;
 }
 
-Status FamilySession::start_controller() {
+Status FamilySession::start_controller(std::optional<int> start) {
   BudgetControllerOptions o = options_.controller;
   o.budget_ms = options_.budget_ms;
+  if (start) o.start = *start;
   SOD2_ASSIGN_OR_RETURN(BudgetController c, BudgetController::create(expected_ms_, o));
   controller_.emplace(std::move(c));
   current_ = controller_->current();
@@ -101,14 +102,9 @@ Status FamilySession::set_variant(int i) {
     return invalid_argument("variant " + std::to_string(i) + " of " + std::to_string(variants()));
   }
   current_ = i;
-  if (controller_ && manager_enabled_) {
-    // The controller continues from the chosen variant: restart it there.
-    BudgetControllerOptions o = controller_->options();
-    o.start = std::max(i, o.floor);
-    SOD2_ASSIGN_OR_RETURN(BudgetController c, BudgetController::create(expected_ms_, o));
-    controller_.emplace(std::move(c));
-    current_ = controller_->current();
-  }
+  // The controller continues from the chosen variant: restart it there.
+  if (controller_ && manager_enabled_)
+    return start_controller(std::max(i, options_.controller.floor));
   return Status::ok_status();
 }
 
@@ -135,16 +131,23 @@ Status FamilySession::set_budget(double budget_ms) {
   return Status::ok_status();
 }
 
+Expected<std::span<const Tensor>> FamilySession::timed_run(int v, std::span<const Tensor> inputs,
+                                                           double* wall_ms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out = sessions_[static_cast<size_t>(v)]->run(inputs);
+  *wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
 Status FamilySession::warm_up(std::span<const Tensor> inputs, int runs) {
   runs = std::max(runs, 1);
   std::vector<double> measured;
   for (int i = 0; i < variants(); ++i) {
     std::vector<double> ms;
     for (int r = 0; r < runs; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      auto out = sessions_[static_cast<size_t>(i)]->run(inputs);
-      const double wall =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      double wall = 0;
+      auto out = timed_run(i, inputs, &wall);
       if (!out.ok())
         return out.status().with_context("warming up variant '" + variant(i).name + "'");
       ms.push_back(latency_source_ ? latency_source_(i, wall) : wall);
@@ -166,10 +169,8 @@ Expected<std::span<const Tensor>> FamilySession::run(std::span<const Tensor> inp
     SOD2_RETURN_IF_ERROR(warm_up(inputs, 1));
   }
   const int v = current_;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto out = sessions_[static_cast<size_t>(v)]->run(inputs);
-  const double wall =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double wall = 0;
+  auto out = timed_run(v, inputs, &wall);
   if (!out.ok()) return out.status().with_context("variant '" + variant(v).name + "'");
   last_variant_ = v;
   last_measured_ms_ = wall;

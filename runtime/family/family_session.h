@@ -96,7 +96,11 @@ class FamilySession {
  private:
   FamilySession(FamilyProgram family, FamilySessionOptions options)
       : family_(std::move(family)), options_(std::move(options)) {}
-  Status start_controller();
+  // A controller over expected_ms_ with the current options, starting at `start` when given.
+  Status start_controller(std::optional<int> start = std::nullopt);
+  // Runs variant `v` and measures its wall time.
+  Expected<std::span<const Tensor>> timed_run(int v, std::span<const Tensor> inputs,
+                                              double* wall_ms);
 
   FamilyProgram family_;
   FamilySessionOptions options_;
