@@ -70,4 +70,19 @@ int parse_count(const std::optional<std::string>& v, int fallback, const char* f
       std::string(flag) + " takes a whole number >= " + std::to_string(min) + ", got '" + *v + "'");
 }
 
+double parse_real(const std::optional<std::string>& v, double fallback, const char* flag,
+                  bool positive) {
+  if (!v) return fallback;
+  try {
+    size_t used = 0;
+    const double d = std::stod(*v, &used);
+    if (used == v->size() && (positive ? d > 0 && d < 1e9 : d >= 0)) return d;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument(
+      std::string(flag) +
+      (positive ? " expects a positive number" : " takes a non-negative number") + ", got '" + *v +
+      "'");
+}
+
 }  // namespace sod2::cli

@@ -39,4 +39,9 @@ class CommandLine {
 // std::invalid_argument naming the flag.
 int parse_count(const std::optional<std::string>& v, int fallback, const char* flag, int min);
 
+// A real-number flag value: positive (and below 1e9) when `positive`, else non-negative; or
+// `fallback` when absent. Throws std::invalid_argument naming the flag.
+double parse_real(const std::optional<std::string>& v, double fallback, const char* flag,
+                  bool positive);
+
 }  // namespace sod2::cli

@@ -76,17 +76,6 @@ std::string usage() {
          make_parser().flags_help();
 }
 
-double parse_positive(const std::optional<std::string>& v, double fallback, const char* flag) {
-  if (!v) return fallback;
-  try {
-    size_t used = 0;
-    const double d = std::stod(*v, &used);
-    if (used == v->size() && d > 0 && d < 1e9) return d;
-  } catch (...) {
-  }
-  throw std::invalid_argument(std::string(flag) + " expects a positive number, got '" + *v + "'");
-}
-
 std::string mmacs(uint64_t macs) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(1) << static_cast<double>(macs) / 1e6 << " MMACs";
@@ -143,13 +132,8 @@ Expected<std::vector<double>> stored_in_order(const Settings& st, const rt::Fami
                                               const std::string& bindings,
                                               const std::vector<std::string>& names) {
   SOD2_ASSIGN_OR_RETURN(auto stored, ofa::stored_latencies(st.db_path, family, device, bindings));
-  std::vector<double> out;
-  if (!stored) return out;
-  for (const std::string& n : names) {
-    for (size_t k = 0; k < family.variants.size(); ++k)
-      if (family.variants[k].name == n) out.push_back(stored->expected_ms[k]);
-  }
-  return out;
+  if (!stored) return std::vector<double>{};
+  return stored->reordered(names).expected_ms;
 }
 
 // Runs both phases and prints them, then the comparison. Returns the exit status.
@@ -412,13 +396,14 @@ int run_ofa(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       throw std::invalid_argument("expected exactly one FAMILY (.sod2 or variants.json)");
     }
     if (!cl.has("--budget-ms")) throw std::invalid_argument("--budget-ms is required");
-    st.budget = parse_positive(cl.value("--budget-ms"), 0, "--budget-ms");
-    st.duration = parse_positive(cl.value("--duration-s"), 10, "--duration-s");
-    st.timeline_s = parse_positive(cl.value("--timeline-ms"), 250, "--timeline-ms") / 1000;
+    st.budget = parse_real(cl.value("--budget-ms"), 0, "--budget-ms", true);
+    st.duration = parse_real(cl.value("--duration-s"), 10, "--duration-s", true);
+    st.timeline_s = parse_real(cl.value("--timeline-ms"), 250, "--timeline-ms", true) / 1000;
     st.threads = parse_count(cl.value("--threads"), 0, "--threads", 0);
-    if (cl.has("--min-macs")) st.min_macs = parse_positive(cl.value("--min-macs"), 0, "--min-macs");
+    if (cl.has("--min-macs"))
+      st.min_macs = parse_real(cl.value("--min-macs"), 0, "--min-macs", true);
     if (cl.has("--min-accuracy"))
-      st.min_accuracy = parse_positive(cl.value("--min-accuracy"), 0, "--min-accuracy");
+      st.min_accuracy = parse_real(cl.value("--min-accuracy"), 0, "--min-accuracy", true);
     st.floor = cl.value("--floor").value_or("");
     if (auto b = cl.value("--bind")) bind = parse_bindings(*b);
     st.device = cl.value("--device").value_or("local");

@@ -62,17 +62,6 @@ std::string usage() {
          make_parser().flags_help();
 }
 
-double parse_double(const std::optional<std::string>& v, double fallback, const char* flag) {
-  if (!v) return fallback;
-  try {
-    size_t used = 0;
-    const double d = std::stod(*v, &used);
-    if (used == v->size() && d >= 0) return d;
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument(std::string(flag) + " takes a non-negative number, got '" + *v + "'");
-}
-
 // input_0.pb, input_1.pb...: the files of one kind in index order, stopping at the first gap.
 std::vector<fs::path> numbered(const fs::path& dir, const std::string& prefix) {
   std::vector<fs::path> out;
@@ -186,9 +175,9 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       return 0;
     }
     options = rdp_options_from(cl.value("--ranges"), cl.value("--range"));
-    rtol = parse_double(cl.value("--rtol"), rtol, "--rtol");
-    atol = parse_double(cl.value("--atol"), atol, "--atol");
-    threads = static_cast<int>(parse_double(cl.value("--threads"), 0, "--threads"));
+    rtol = parse_real(cl.value("--rtol"), rtol, "--rtol", false);
+    atol = parse_real(cl.value("--atol"), atol, "--atol", false);
+    threads = static_cast<int>(parse_real(cl.value("--threads"), 0, "--threads", false));
     bench = benchmark_options_from(cl);
   } catch (const std::invalid_argument& e) {
     err << "sod2 run: " << e.what() << "\n";

@@ -10,6 +10,19 @@ std::string variant_model_name(const std::string& family, const std::string& var
   return family + "/" + variant;
 }
 
+StoredLatencies StoredLatencies::reordered(const std::vector<std::string>& order) const {
+  StoredLatencies out;
+  for (const std::string& n : order) {
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (names[k] != n) continue;
+      out.names.push_back(n);
+      out.expected_ms.push_back(expected_ms[k]);
+      out.run_ids.push_back(run_ids[k]);
+    }
+  }
+  return out;
+}
+
 Expected<std::optional<StoredLatencies>> stored_latencies(const std::string& db_path,
                                                           const rt::FamilyProgram& family,
                                                           const std::string& device,
@@ -34,6 +47,7 @@ Expected<std::optional<StoredLatencies>> stored_latencies(const std::string& db_
       }
     }
     if (!found) return std::optional<StoredLatencies>();
+    out.names.push_back(v.name);
     out.expected_ms.push_back(found->avg_ms);
     out.run_ids.push_back(found->id);
   }

@@ -16,8 +16,12 @@ namespace sod2::ofa {
 std::string variant_model_name(const std::string& family, const std::string& variant);
 
 struct StoredLatencies {
-  std::vector<double> expected_ms;  // in the family's (package) order
+  std::vector<std::string> names;   // the variants, in the family's (package) order
+  std::vector<double> expected_ms;  // theirs
   std::vector<int64_t> run_ids;     // the runs they come from
+  // The same entries in the order of `names` given (small to large, say); each name must be one
+  // of the family's.
+  StoredLatencies reordered(const std::vector<std::string>& order) const;
 };
 
 // nullopt when some variant has no such run (or the store does not exist yet). Errors: a store

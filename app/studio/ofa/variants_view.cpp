@@ -199,16 +199,12 @@ void VariantsView::loadStoredLatencies() {
   auto stored = ofa::stored_latencies(db, session_->family(), "local", bindings_text_);
   if (!stored.ok() || !*stored) return;
   // Stored latencies are in the package's order; rows are small to large.
-  std::vector<double> ms(static_cast<size_t>(session_->variants()));
-  std::vector<QString> sources(ms.size());
-  for (size_t k = 0; k < session_->family().variants.size(); ++k) {
-    for (int i = 0; i < session_->variants(); ++i) {
-      if (session_->variant(i).name != session_->family().variants[k].name) continue;
-      ms[static_cast<size_t>(i)] = (*stored)->expected_ms[k];
-      sources[static_cast<size_t>(i)] = tr("profile #%1").arg((*stored)->run_ids[k]);
-    }
-  }
-  adoptLatencies(ms, sources);
+  std::vector<std::string> rows;
+  for (int i = 0; i < session_->variants(); ++i) rows.push_back(session_->variant(i).name);
+  const ofa::StoredLatencies in_rows = (*stored)->reordered(rows);
+  std::vector<QString> sources;
+  for (int64_t id : in_rows.run_ids) sources.push_back(tr("profile #%1").arg(id));
+  adoptLatencies(in_rows.expected_ms, sources);
 }
 
 void VariantsView::adoptLatencies(const std::vector<double>& ms,
