@@ -9,7 +9,7 @@ PACKAGES=(
   libqt6sql6-sqlite libgl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libgraphviz-dev libsqlite3-dev
-  libvulkan-dev glslc mesa-vulkan-drivers vulkan-tools
+  libvulkan-dev glslc mesa-vulkan-drivers vulkan-tools vulkan-validationlayers spirv-tools glslang-dev
   libgtest-dev libgmock-dev libbenchmark-dev libusb-1.0-0-dev adb
   xvfb xauth fonts-dejavu-core
   clang libclang-rt-14-dev

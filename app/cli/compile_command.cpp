@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "app/cli/command_line.h"
@@ -30,6 +31,10 @@ CommandLine make_parser() {
        "run every node alone with every value in the arena, instead of the fused kernels the "
        "CPU runtime has",
        ""},
+      {"--no-gpu-kernels", false,
+       "do not generate compute shaders for the fused elementwise groups (the Vulkan backend "
+       "then runs those nodes on the CPU)",
+       ""},
       {"--help", false, "show this help", ""},
   });
 }
@@ -42,7 +47,8 @@ std::string usage() {
          "writes one .sod2 package: a manifest with the graphs, the plan and the symbol ranges,\n"
          "and every weight in a 64-byte-aligned blob, sealed with a SHA-256. Run it with\n"
          "`sod2 run MODEL.sod2` or the runtime API; input sizes must lie inside the ranges\n"
-         "given here.\n\n"
+         "given here. Each fused elementwise group also gets a generated compute shader\n"
+         "(GLSL compiled to SPIR-V) for `sod2 run --backend vulkan`.\n\n"
          "With --family, every variant of the family file is compiled with its own RDP, fusion\n"
          "and memory plan into one package whose weights are stored once: identical tensors\n"
          "once, and a tensor that is a window of a larger one (leading channels, a centred\n"
@@ -137,6 +143,7 @@ int run_compile(const std::vector<std::string>& args, std::ostream& out, std::os
   package::CompileOptions compile_options;
   compile_options.rdp = options;
   if (cl.has("--no-fusion")) compile_options.fuse = false;
+  compile_options.gpu_kernels = !cl.has("--no-gpu-kernels");
   Expected<rt::ProgramDesc> program = package::compile_model(*model, compile_options);
   if (!program.ok()) return fail(program.status());
   package::PackageStats stats;
@@ -151,6 +158,16 @@ int run_compile(const std::vector<std::string>& args, std::ostream& out, std::os
       << " constants), " << program->graphs.size() << " graphs, " << nodes << " nodes, "
       << program->symbols.size() << " symbols; sha256 " << stats.sha256 << "; " << std::fixed
       << std::setprecision(1) << ms << " ms\n";
+  if (!program->gpu_kernels.empty()) {
+    size_t grouped = 0;
+    std::set<std::string> shaders;
+    for (const rt::GpuKernelDesc& k : program->gpu_kernels) {
+      grouped += k.nodes.size();
+      shaders.insert(k.source);
+    }
+    out << "  " << program->gpu_kernels.size() << " generated compute shaders for fused "
+        << "elementwise groups (" << grouped << " nodes, " << shaders.size() << " distinct)\n";
+  }
   for (const rt::SymbolDesc& s : program->symbols) {
     if (s.execution) continue;
     out << "  " << s.name << " in " << s.lo << ":" << s.hi;

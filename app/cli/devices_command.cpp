@@ -3,11 +3,13 @@
 #include "app/cli/command_line.h"
 #include "app/cli/device_commands.h"
 #include "plugins/device/transport_registry.h"
+#include "runtime/vulkan/vulkan_context.h"
 
 namespace sod2::cli {
 
 int run_devices(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CommandLine cl({{"--help", false, "show this help", ""}});
+  CommandLine cl({{"--vulkan", false, "list the Vulkan devices of this machine instead", ""},
+                  {"--help", false, "show this help", ""}});
   try {
     cl.parse(args);
   } catch (const std::invalid_argument& e) {
@@ -15,8 +17,24 @@ int run_devices(const std::vector<std::string>& args, std::ostream& out, std::os
     return 1;
   }
   if (cl.has("--help")) {
-    out << "usage: sod2 devices\n\nLists the devices every transport sees (local: this machine; "
-           "adb: Android devices over USB).\nUse the ID with `sod2 profile --device ID`.\n";
+    out << "usage: sod2 devices [--vulkan]\n\nLists the devices every transport sees (local: this "
+           "machine; adb: Android devices over USB).\nUse the ID with `sod2 profile --device ID`.\n"
+           "With --vulkan: this machine's Vulkan devices; use the index with --vulkan-device N.\n";
+    return 0;
+  }
+  if (cl.has("--vulkan")) {
+    auto devices = rt::vk::list_vulkan_devices();
+    if (!devices.ok()) {
+      err << "sod2 devices: " << devices.status().message() << "\n";
+      return 1;
+    }
+    out << std::left << std::setw(8) << "INDEX" << std::setw(18) << "TYPE" << std::setw(10)
+        << "VULKAN"
+        << "NAME\n";
+    for (const auto& d : *devices) {
+      out << std::setw(8) << d.index << std::setw(18) << d.type << std::setw(10) << d.api << d.name
+          << (d.has_compute ? "" : "  (no compute queue)") << "\n";
+    }
     return 0;
   }
   const std::vector<std::string> transports = device::available_transports();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "app/cli/backend_args.h"
 #include "app/cli/command_line.h"
 #include "app/cli/plan_report.h"
 #include "app/cli/symbol_args.h"
@@ -13,13 +14,14 @@
 #include "core/opt/fusion.h"
 #include "core/opt/memory_plan.h"
 #include "core/opt/report_binding.h"
+#include "core/package/compile.h"
 #include "core/rdp/binding.h"
 
 namespace sod2::cli {
 namespace {
 
 CommandLine make_parser() {
-  return CommandLine({
+  std::vector<CommandLine::Flag> flags = {
       {"--bind", true,
        "instantiate the plan at these sizes (input symbols; execution symbols optional, else "
        "their upper bound); without it the plan is shown at the upper bounds",
@@ -36,7 +38,9 @@ CommandLine make_parser() {
        "plan one node per step with every value materialised, as an unfused runtime would", ""},
       {"--no-external-data", false, "do not read external weight files (shapes only)", ""},
       {"--help", false, "show this help", ""},
-  });
+  };
+  for (auto& f : backend_flags()) flags.push_back(std::move(f));
+  return CommandLine(std::move(flags));
 }
 
 std::string usage() {
@@ -44,7 +48,9 @@ std::string usage() {
          "Plans the memory of a dynamic model: an execution order that keeps few bytes live, and\n"
          "one arena with every tensor's offset as an expression of the input symbols, valid for\n"
          "every size inside the ranges. Shows the plan instantiated at --bind (or at the upper\n"
-         "bounds) next to its lower bound, the per-binding greedy plan and no reuse at all.\n\n"
+         "bounds) next to its lower bound, the per-binding greedy plan and no reuse at all.\n"
+         "With --backend vulkan: also where each node runs on that backend (the device, or the\n"
+         "CPU and why).\n\n"
          "options:\n" +
          make_parser().flags_help();
 }
@@ -71,6 +77,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   CommandLine cl = make_parser();
   RdpOptions options;
   std::map<std::string, int64_t> bind_values;
+  BackendChoice backend_choice;
   try {
     cl.parse(args);
     if (cl.has("--help")) {
@@ -79,6 +86,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     }
     options = rdp_options_from(cl.value("--ranges"), cl.value("--range"));
     if (auto b = cl.value("--bind")) bind_values = parse_bindings(*b);
+    backend_choice = backend_choice_from(cl);
   } catch (const std::invalid_argument& e) {
     err << "sod2 plan: " << e.what() << "\n";
     return 1;
@@ -142,10 +150,45 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   for (const std::string& w : warnings) err << "sod2 plan: warning: " << w << "\n";
   const double us = time_instantiation(*plan, at->binding);
   PlanReportData data{*model, *rdp, *plan, *at, binding.has_value(), us, warnings};
+  if (!backend_choice.vulkan) {
+    if (cl.has("--json")) {
+      out << plan_json(data).dump(1) << "\n";
+    } else {
+      out << plan_text(data);
+    }
+    return 0;
+  }
+  // Where each node runs is decided when a session is made, from the compiled program.
+  package::CompileOptions compile_options;
+  compile_options.rdp = options;
+  compile_options.fuse = !cl.has("--no-fusion");
+  compile_options.gpu_kernels = true;
+  auto program = package::compile_model(*model, compile_options);
+  if (!program.ok()) {
+    err << "sod2 plan: " << program.status().message() << "\n";
+    return 1;
+  }
+  auto backend = make_backend(backend_choice);
+  if (!backend.ok()) {
+    err << "sod2 plan: " << backend.status().message() << "\n";
+    return 1;
+  }
+  rt::SessionOptions session_options;
+  session_options.threads = 1;
+  session_options.backend = *backend;
+  auto session =
+      rt::Session::create(std::move(*program), rt::KernelRegistry::standard(), session_options);
+  if (!session.ok()) {
+    err << "sod2 plan: " << session.status().message() << "\n";
+    return 1;
+  }
   if (cl.has("--json")) {
-    out << plan_json(data).dump(1) << "\n";
+    nlohmann::ordered_json j = plan_json(data);
+    j["backend"] = backend_placement_json(**session);
+    out << j.dump(1) << "\n";
   } else {
-    out << plan_text(data);
+    out << plan_text(data) << "\n";
+    print_backend_placement(**session, out);
   }
   return 0;
 }

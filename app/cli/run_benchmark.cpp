@@ -116,6 +116,7 @@ int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream&
     if (!r.ok()) return fail(r.status());
   }
   session.reset_node_times();  // only the timed runs count
+  if (session.backend()) session.backend()->reset_counters();
   std::vector<double> times;
   for (int i = 0; i < o.runs; ++i) {
     t = Clock::now();
@@ -138,6 +139,18 @@ int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream&
   j["peak_rss_bytes"] = peak;
   j["rss_after_load_bytes"] = rss_after_load;
   j["working_bytes"] = peak - rss_after_load;
+  j["main_graph_nodes"] = session.program().graphs[0].nodes.size();
+  j["backend"] = session.backend() ? session.backend()->name() : "cpu";
+  if (const rt::DeviceBackend* b = session.backend(); b && o.runs > 0) {
+    const rt::BackendCounters& c = b->counters();
+    const double runs = o.runs;
+    j["dispatches_per_run"] = c.dispatches / runs;
+    j["cpu_kernels_per_run"] = c.cpu_kernels / runs;
+    j["syncs_per_run"] = c.syncs / runs;
+    j["uploads_per_run"] = c.uploads / runs;
+    j["upload_bytes_per_run"] = c.upload_bytes / runs;
+    j["runtime_fallbacks_per_run"] = c.runtime_fallbacks / runs;
+  }
   if (o.profile) print_profile(session, o.json ? err : out);
   if (o.json) {
     out << j.dump() << "\n";

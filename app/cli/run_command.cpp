@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "app/cli/backend_args.h"
 #include "app/cli/command_line.h"
 #include "app/cli/output_compare.h"
 #include "app/cli/run_benchmark.h"
@@ -22,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 CommandLine make_parser() {
-  return CommandLine({
+  std::vector<CommandLine::Flag> flags = {
       {"--test-data", true,
        "a folder with input_K.pb and output_K.pb (the ONNX test-data layout): run on the inputs "
        "and compare with the outputs",
@@ -45,14 +46,17 @@ CommandLine make_parser() {
       {"--range", true, "declare symbol ranges; MULTIPLE defaults to 1", "k=lo:hi[:multiple],..."},
       {"--ranges", true, "read ranges from a JSON file (see sod2 plan --help)", "FILE"},
       {"--help", false, "show this help", ""},
-  });
+  };
+  for (auto& f : backend_flags()) flags.push_back(std::move(f));
+  return CommandLine(std::move(flags));
 }
 
 std::string usage() {
   return "usage: sod2 run MODEL.onnx|MODEL.sod2 --test-data DIR [options]\n"
          "       sod2 run MODEL.onnx|MODEL.sod2 (--bind k=v,... | --inputs DIR) [--runs N] "
          "[--json]\n\n"
-         "Compiles the model in memory (RDP, memory plan) and runs it with the CPU runtime.\n"
+         "Compiles the model in memory (RDP, memory plan) and runs it with the CPU runtime, or\n"
+         "with --backend vulkan on a Vulkan device (the CPU runs what the device cannot).\n"
          "With --test-data: runs on the inputs in DIR and compares every output with the\n"
          "reference; prints the largest absolute and relative error per output and exits 1 if\n"
          "any element is outside atol + rtol * |reference|.\n"
@@ -142,7 +146,8 @@ int run_test_data(rt::Session& session, const fs::path& dir, double rtol, double
 
 // A package (told by its magic bytes, whatever its extension) is loaded as compiled; an ONNX
 // model is compiled in memory under the --range/--ranges options.
-Expected<rt::ProgramDesc> load_program(const CommandLine& cl, const RdpOptions& options) {
+Expected<rt::ProgramDesc> load_program(const CommandLine& cl, const RdpOptions& options,
+                                       bool gpu_kernels) {
   const std::string& path = cl.positional()[0];
   if (rt::is_package_file(path)) {
     if (cl.has("--range") || cl.has("--ranges")) {
@@ -157,6 +162,7 @@ Expected<rt::ProgramDesc> load_program(const CommandLine& cl, const RdpOptions& 
   package::CompileOptions compile_options;
   compile_options.rdp = options;
   compile_options.fuse = !cl.has("--no-fusion");
+  compile_options.gpu_kernels = gpu_kernels;
   return package::compile_model(*model, compile_options);
 }
 
@@ -168,6 +174,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   double rtol = 1e-3, atol = 1e-4;
   int threads = 0;
   BenchmarkOptions bench;
+  BackendChoice backend_choice;
   try {
     cl.parse(args);
     if (cl.has("--help")) {
@@ -179,6 +186,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     atol = parse_real(cl.value("--atol"), atol, "--atol", false);
     threads = static_cast<int>(parse_real(cl.value("--threads"), 0, "--threads", false));
     bench = benchmark_options_from(cl);
+    backend_choice = backend_choice_from(cl);
   } catch (const std::invalid_argument& e) {
     err << "sod2 run: " << e.what() << "\n";
     return 1;
@@ -198,20 +206,32 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return 1;
   };
   const auto t0 = std::chrono::steady_clock::now();
-  Expected<rt::ProgramDesc> program = load_program(cl, options);
+  Expected<rt::ProgramDesc> program = load_program(cl, options, backend_choice.vulkan);
   if (!program.ok()) return fail(program.status());
   rt::SessionOptions session_options;
   session_options.threads = threads;
   session_options.profile = cl.has("--profile");
+  auto backend = make_backend(backend_choice);
+  if (!backend.ok()) return fail(backend.status());
+  session_options.backend = *backend;
   auto session =
       rt::Session::create(std::move(*program), rt::KernelRegistry::standard(), session_options);
   if (!session.ok()) return fail(session.status());
   const double load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  if (cl.has("--test-data"))
-    return run_test_data(**session, *cl.value("--test-data"), rtol, atol, load_ms, out, err);
-  bench.load_ms = load_ms;
-  return run_benchmark(**session, bench, out, err);
+  // The JSON line stays the only line of stdout.
+  const bool json = cl.has("--json") && !cl.has("--test-data");
+  std::ostream& report = json ? err : out;
+  print_backend_placement(**session, report);
+  int status = 0;
+  if (cl.has("--test-data")) {
+    status = run_test_data(**session, *cl.value("--test-data"), rtol, atol, load_ms, out, err);
+  } else {
+    bench.load_ms = load_ms;
+    status = run_benchmark(**session, bench, out, err);
+  }
+  if (print_backend_counters(**session, backend_choice, report) > 0 && status == 0) status = 1;
+  return status;
 }
 
 }  // namespace sod2::cli

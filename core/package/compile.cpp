@@ -1,5 +1,6 @@
 #include "core/package/compile.h"
 
+#include "core/codegen/gpu_groups.h"
 #include "core/opt/fusion.h"
 #include "core/opt/memory_plan.h"
 #include "core/package/kernel_fusion.h"
@@ -24,7 +25,18 @@ Expected<rt::ProgramDesc> compile_model(const Model& model, const CompileOptions
   }
   plan_options.versions = options.plan_versions;
   SOD2_ASSIGN_OR_RETURN(opt::MemoryPlan plan, opt::plan_memory(*model.graph, rdp, plan_options));
-  return build_program(model, rdp, plan, options.fuse ? &kernels : nullptr);
+  SOD2_ASSIGN_OR_RETURN(rt::ProgramDesc program,
+                        build_program(model, rdp, plan, options.fuse ? &kernels : nullptr));
+  if (options.gpu_kernels) {
+    const Graph& graph = *model.graph;
+    auto rank_of = [&](const std::string& name) -> int {
+      const ValueId v = graph.find(name);
+      if (v == kNoValue) return -1;
+      return static_cast<int>(rdp.fact(graph, v).rank());
+    };
+    SOD2_RETURN_IF_ERROR(codegen::add_gpu_kernels(program, rank_of));
+  }
+  return program;
 }
 
 }  // namespace sod2::package

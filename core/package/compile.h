@@ -17,6 +17,9 @@ struct CompileOptions {
   // Also carry the size-bucketed plan versions (plan_versions.h); the session runs each binding
   // with its cell's version.
   bool plan_versions = true;
+  // Generate and compile a compute shader per fused elementwise group (core/codegen), for the
+  // Vulkan backend. Off by default: it costs compile time the CPU never benefits from.
+  bool gpu_kernels = false;
 };
 
 Expected<rt::ProgramDesc> compile_model(const Model& model, const CompileOptions& options = {});

@@ -59,6 +59,16 @@ Status ManifestBuilder::build(const rt::ProgramDesc& p, pkg::Manifest* m, bool w
   }
   for (int32_t v : p.version_of_cell) m->add_version_of_cell(v);
   for (const sym::ShapeProgram& v : p.plan_versions) add_program(v, m->add_plan_versions());
+  for (const rt::GpuKernelDesc& k : p.gpu_kernels) {
+    pkg::GpuKernel* o = m->add_gpu_kernels();
+    o->set_name(k.name);
+    for (int32_t n : k.nodes) o->add_nodes(n);
+    for (int32_t v : k.inputs) o->add_inputs(v);
+    o->set_output(k.output);
+    o->set_rank(k.rank);
+    o->set_spirv(std::string(reinterpret_cast<const char*>(k.spirv.data()), k.spirv.size() * 4));
+    o->set_source(k.source);
+  }
   return Status::ok_status();
 }
 

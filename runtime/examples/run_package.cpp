@@ -2,7 +2,7 @@
 // values: the smallest complete use of the public runtime API (runtime/include/sod2/runtime.h).
 //
 //   sod2 compile model.onnx -o model.sod2 --range batch=1:8,seq=1:512
-//   run_package model.sod2 input_ids=1x16 attention_mask=1x16 [--threads 2]
+//   run_package model.sod2 input_ids=1x16 attention_mask=1x16 [--threads 2] [--vulkan]
 //
 // Inputs are filled with a fixed pattern (integers 1, floats i/100 wrapped to [0, 1)), so a run is
 // reproducible; a real app passes its own data the same way.
@@ -90,15 +90,20 @@ void print_values(const sod2::api::TensorView& t) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s MODEL.sod2 [NAME=DxDx...]... [--threads T]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s MODEL.sod2 [NAME=DxDx...]... [--threads T] [--vulkan]\n",
+                 argv[0]);
     return 2;
   }
-  int threads = 0;
+  sod2::api::SessionConfig config;
   std::map<std::string, std::vector<int64_t>> shapes;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--threads" && i + 1 < argc) {
-      threads = std::atoi(argv[++i]);
+      config.threads = std::atoi(argv[++i]);
+      continue;
+    }
+    if (arg == "--vulkan") {
+      config.backend = sod2::api::Backend::kVulkan;
       continue;
     }
     const size_t eq = arg.find('=');
@@ -118,7 +123,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::unique_ptr<sod2::api::Session> session;
-  st = sod2::api::Session::create(package, threads, &session);
+  st = sod2::api::Session::create(package, config, &session);
   if (!st.ok()) {
     std::fprintf(stderr, "session: %s\n", st.message().c_str());
     return 1;

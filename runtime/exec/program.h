@@ -136,6 +136,29 @@ class ConstantTensor {
   bool is_borrowed_ = false;
 };
 
+// A fused elementwise group the compiler generated a compute shader for (DESIGN §5). The CPU
+// backend runs the group's nodes one by one; a device backend may run the whole group as one
+// dispatch of this shader, which reads `inputs` (bindings 0..n-1, broadcast to the output's
+// shape) and writes `output` (binding n). Dims reach it as push constants at run time.
+struct GpuKernelDesc {
+  std::string name;             // "ew3": unique in the program
+  std::vector<int32_t> nodes;   // main-graph node indices, ascending
+  std::vector<int32_t> inputs;  // main-graph value ids, float32
+  int32_t output = -1;          // main-graph value id, float32, planned in the arena
+  int32_t rank = 0;             // of the output, as RDP derived it (<= kMaxGpuRank)
+  std::vector<uint32_t> spirv;  // SPIR-V words
+  std::string source;           // the GLSL it was compiled from (for tools)
+};
+inline constexpr int kMaxGpuRank = 6;
+inline constexpr int kMaxGpuKernelInputs = 4;
+inline constexpr uint32_t kGpuGroupLocalSize = 256;  // invocations per workgroup
+// Push-constant words of a group shader with `inputs` inputs and output rank `rank`: n, the
+// output's and each input's first element, the dims, each input's strides. At most 32 (the
+// 128 bytes every Vulkan device offers).
+constexpr uint32_t gpu_group_push_words(uint32_t inputs, uint32_t rank) {
+  return 2 + inputs + rank + inputs * rank;
+}
+
 struct ProgramDesc {
   std::vector<SymbolDesc> symbols;  // the plan program's inputs, in order
   std::vector<InputSignature> inputs;
@@ -159,6 +182,8 @@ struct ProgramDesc {
   // Over the same symbols; only assumptions without execution symbols.
   sym::ShapeProgram assumption_program;
   std::vector<AssumptionDesc> assumptions;
+
+  std::vector<GpuKernelDesc> gpu_kernels;
 };
 
 }  // namespace sod2::rt

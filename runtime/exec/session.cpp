@@ -13,7 +13,10 @@ Session::Session(ProgramDesc program, SessionOptions options)
     : program_(std::move(program)),
       pool_(options.shared_pool ? std::move(options.shared_pool)
                                 : std::make_shared<ThreadPool>(options.threads)),
-      arena_(options.shared_arena ? std::move(options.shared_arena) : std::make_shared<Arena>()),
+      backend_(std::move(options.backend)),
+      arena_(options.shared_arena ? std::move(options.shared_arena)
+             : backend_           ? std::make_shared<Arena>(backend_->arena_memory())
+                                  : std::make_shared<Arena>()),
       profile_(options.profile) {}
 
 void Session::reset_node_times() {
@@ -126,10 +129,13 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
        program.assumption_program.num_inputs() != program.symbols.size())) {
     return invalid_model("the assumption program does not match the assumptions");
   }
+  if (options.backend && options.shared_arena)
+    return invalid_argument("a session with a device backend cannot share another's arena");
   std::unique_ptr<Session> s(new Session(std::move(program), options));
   const ProgramDesc& p = s->program_;
   s->kernels_.resize(p.graphs.size());
-  for (size_t g = 0; g < p.graphs.size(); ++g) {
+  if (s->backend_) SOD2_RETURN_IF_ERROR(s->create_main_kernels(registry));
+  for (size_t g = s->backend_ ? 1 : 0; g < p.graphs.size(); ++g) {
     for (const NodeDesc& node : p.graphs[g].nodes) {
       const std::string& op = node.info.op_type;
       const bool control = node.info.domain.empty() && (op == "If" || op == "Loop" || op == "Scan");
@@ -163,6 +169,87 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   s->outputs_.resize(p.graphs[0].outputs.size());
   s->reset_node_times();
   return s;
+}
+
+Status Session::create_main_kernels(const KernelRegistry& registry) {
+  ProgramDesc& p = program_;
+  GraphDesc& main = p.graphs[0];
+  const size_t nn = main.nodes.size();
+  // The generated groups the backend takes: each replaced by one node where its last node was.
+  std::vector<int32_t> group_of(nn, -1);
+  std::vector<std::unique_ptr<Kernel>> group_kernels(p.gpu_kernels.size());
+  std::vector<std::string> group_why(p.gpu_kernels.size());
+  for (size_t gi = 0; gi < p.gpu_kernels.size(); ++gi) {
+    const GpuKernelDesc& gk = p.gpu_kernels[gi];
+    bool valid = !gk.nodes.empty() && std::is_sorted(gk.nodes.begin(), gk.nodes.end());
+    for (int32_t n : gk.nodes)
+      valid =
+          valid && n >= 0 && static_cast<size_t>(n) < nn && group_of[static_cast<size_t>(n)] < 0;
+    valid =
+        valid && gk.nodes.back() - gk.nodes.front() + 1 == static_cast<int32_t>(gk.nodes.size());
+    if (valid) {
+      const NodeDesc& last = main.nodes[static_cast<size_t>(gk.nodes.back())];
+      valid = !last.outputs.empty() && last.outputs[0] == gk.output;
+    }
+    if (!valid) {
+      return invalid_model("generated group '" + gk.name +
+                           "' does not name a run of main-graph nodes ending in its output");
+    }
+    SOD2_ASSIGN_OR_RETURN(group_kernels[gi], backend_->make_group_kernel(p, gi, &group_why[gi]));
+    if (!group_kernels[gi]) continue;
+    for (int32_t n : gk.nodes) group_of[static_cast<size_t>(n)] = static_cast<int32_t>(gi);
+  }
+  std::vector<NodeDesc> nodes;
+  std::vector<std::unique_ptr<Kernel>>& kernels = kernels_[0];
+  for (size_t n = 0; n < nn; ++n) {
+    const int32_t gi = group_of[n];
+    if (gi >= 0) {
+      const GpuKernelDesc& gk = p.gpu_kernels[static_cast<size_t>(gi)];
+      if (static_cast<int32_t>(n) != gk.nodes.back()) continue;
+      NodeDesc fused;
+      fused.info.name = gk.name;
+      fused.info.op_type = "GpuElementwise";
+      fused.info.domain = "sod2";
+      fused.inputs = gk.inputs;
+      fused.outputs = {gk.output};
+      for (int32_t m : gk.nodes) {
+        const NodeDesc& inner = main.nodes[static_cast<size_t>(m)];
+        fused.fused_nodes.push_back(inner.info.name);
+        fused.fused_op_types.push_back(inner.info.op_type);
+      }
+      nodes.push_back(std::move(fused));
+      kernels.push_back(std::move(group_kernels[static_cast<size_t>(gi)]));
+      node_backends_.push_back({true, ""});
+      continue;
+    }
+    NodeDesc& node = main.nodes[n];
+    const std::string& op = node.info.op_type;
+    if (node.info.domain.empty() && (op == "If" || op == "Loop" || op == "Scan")) {
+      kernels.push_back(nullptr);
+      node_backends_.push_back({false, "control flow runs on the CPU"});
+    } else {
+      std::string why;
+      SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> k,
+                            backend_->make_kernel(p, node, registry, &why));
+      const bool device = k != nullptr;
+      if (!k) {
+        SOD2_ASSIGN_OR_RETURN(k, registry.create(node.info));
+        // A node of a group the backend declined says why the group did.
+        for (size_t gj = 0; gj < p.gpu_kernels.size(); ++gj) {
+          const auto& gn = p.gpu_kernels[gj].nodes;
+          if (!group_why[gj].empty() &&
+              std::find(gn.begin(), gn.end(), static_cast<int32_t>(n)) != gn.end()) {
+            why = "its group " + p.gpu_kernels[gj].name + ": " + group_why[gj];
+          }
+        }
+      }
+      kernels.push_back(std::move(k));
+      node_backends_.push_back({device, device ? "" : why});
+    }
+    nodes.push_back(std::move(node));
+  }
+  main.nodes = std::move(nodes);
+  return backend_->prepare(p);
 }
 
 Status Session::bind_inputs(std::span<const Tensor> inputs) {
@@ -291,6 +378,12 @@ Status Session::bind_execution_symbol(int32_t symbol, int64_t value,
 
 Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) {
   const std::string& op = node.info.op_type;
+  const bool on_device = backend_ && &frame == main_.get() && node_backends_[node_index].device;
+  if (backend_ && !on_device) {
+    // A CPU kernel may read what pending device work writes, or overwrite what it reads.
+    if (backend_->pending()) SOD2_RETURN_IF_ERROR(backend_->sync());
+    backend_->count_cpu_kernel();
+  }
   if (node.info.domain.empty()) {
     if (op == "If") return run_if(frame, node);
     if (op == "Loop") return run_loop(frame, node);
@@ -321,6 +414,8 @@ Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) 
   outs.finish();
   if (st.ok()) outs.move_outputs_written_before_growth();
   if (!st.ok()) return st.with_context("node '" + node.info.name + "' (" + op + ")");
+  // Profiling times each node: its device work must finish within it.
+  if (on_device && profile_) SOD2_RETURN_IF_ERROR(backend_->sync());
   return Status::ok_status();
 }
 
@@ -393,6 +488,7 @@ Expected<std::span<const Tensor>> Session::run(std::span<const Tensor> inputs) {
   arena_bytes_ = 0;
   SOD2_RETURN_IF_ERROR(instantiate_plan());
   SOD2_RETURN_IF_ERROR(prepare_value_buffer());
+  if (backend_) backend_->begin_run();
   Frame& f = *main_;
   std::fill(f.ready.begin(), f.ready.end(), 0);
   std::fill(f.held.begin(), f.held.end(), Frame::Held{});
@@ -409,6 +505,7 @@ Expected<std::span<const Tensor>> Session::run(std::span<const Tensor> inputs) {
     f.ready[v] = 1;
   }
   Status st = run_graph(f);
+  if (backend_ && st.ok()) st = backend_->sync();
   times_.runs += profile_;
   arena_->release_retired();
   SOD2_RETURN_IF_ERROR(st);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/status/status.h"
+#include "runtime/exec/device_backend.h"
 #include "runtime/exec/program.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/memory/arena.h"
@@ -30,6 +31,15 @@ struct SessionOptions {
   // outputs are then valid until any of them runs. Null: the session's own.
   std::shared_ptr<Arena> shared_arena = nullptr;
   std::shared_ptr<ThreadPool> shared_pool = nullptr;
+  // Runs what it can of the main graph on a device (DESIGN §6), the rest on the CPU. Null: CPU
+  // only. Not with a shared arena: the backend supplies the arena's memory.
+  std::shared_ptr<DeviceBackend> backend = nullptr;
+};
+
+// Where a main-graph node runs, for `sod2 plan` and the studio.
+struct NodeBackend {
+  bool device = false;
+  std::string why_cpu;  // when !device and a backend was asked for: why the CPU runs it
 };
 
 // Time spent per main-graph node over the runs since the last reset, for `sod2 run --profile`.
@@ -71,6 +81,9 @@ class Session {
     value_buffer_.trim();
   }
   const NodeTimes& node_times() const { return times_; }
+  // Per main-graph node (after generated groups replaced their nodes), where it runs.
+  const std::vector<NodeBackend>& node_backends() const { return node_backends_; }
+  DeviceBackend* backend() const { return backend_.get(); }
   void reset_node_times();
   int threads() const { return pool_->num_threads(); }
 
@@ -82,6 +95,9 @@ class Session {
   Status bind_inputs(std::span<const Tensor> inputs);
   Status instantiate_plan();
   Status run_graph(Frame& frame);
+  // With a backend: each generated group the backend takes replaces its nodes by one node, and
+  // each other main-graph node gets the backend's kernel where it has one.
+  Status create_main_kernels(const KernelRegistry& registry);
   Status run_node(Frame& frame, const NodeDesc& node, size_t node_index);
   Status run_if(Frame& frame, const NodeDesc& node);
   Status run_loop(Frame& frame, const NodeDesc& node);
@@ -122,8 +138,10 @@ class Session {
     HostTensor iter, cond;
     std::vector<Tensor> inputs;
   };
-  std::vector<LoopBuffers> loop_buffers_;  // per Loop body graph
-  std::shared_ptr<Arena> arena_;           // never null
+  std::vector<LoopBuffers> loop_buffers_;   // per Loop body graph
+  std::shared_ptr<DeviceBackend> backend_;  // null: CPU only
+  std::vector<NodeBackend> node_backends_;  // per main-graph node
+  std::shared_ptr<Arena> arena_;            // never null
   std::vector<int64_t> symbol_values_;
   std::vector<char> symbol_bound_;
   const sym::ShapeProgram* plan_ = nullptr;  // the plan_program or version of this run

@@ -16,7 +16,8 @@ constexpr size_t kHugePage = size_t{2} << 20;
 
 Arena::~Arena() { trim(); }
 
-uint8_t* Arena::allocate(size_t bytes) {
+uint8_t* Arena::allocate(size_t bytes, std::string* error) {
+  if (memory_) return memory_->allocate(bytes, error);
   if (bytes < kHugePage) {
     void* p = nullptr;
     const size_t rounded = (bytes + 63) / 64 * 64;
@@ -47,7 +48,9 @@ size_t Arena::mapped_size(size_t bytes) {
 }
 
 void Arena::free_block(Block b) {
-  if (b.size < kHugePage) {
+  if (memory_) {
+    memory_->free(b.data, b.size);
+  } else if (b.size < kHugePage) {
     std::free(b.data);
   } else {
     munmap(b.data, mapped_size(b.size));
@@ -59,10 +62,11 @@ Status Arena::reserve(size_t bytes, size_t keep) {
   // Grow by at least half again, so a sequence of slightly bigger bindings does not reallocate
   // every time.
   const size_t target = std::max(bytes, capacity_ + capacity_ / 2);
-  uint8_t* fresh = allocate(target);
+  std::string error;
+  uint8_t* fresh = allocate(target, &error);
   if (!fresh) {
-    return io_error("cannot allocate an arena of " + std::to_string(target) +
-                    " bytes (out of memory)");
+    return io_error("cannot allocate an arena of " + std::to_string(target) + " bytes (" +
+                    (error.empty() ? std::string("out of memory") : error) + ")");
   }
   if (data_) {
     if (keep > 0) std::memcpy(fresh, data_, std::min(keep, capacity_));

@@ -6,15 +6,28 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "core/status/status.h"
 
 namespace sod2::rt {
 
+// Where an arena's blocks come from when not from host pages: a device backend supplies memory
+// that the CPU kernels and the device both address (runtime/exec/device_backend.h).
+class ArenaMemory {
+ public:
+  virtual ~ArenaMemory() = default;
+  // At least `bytes`, 64-byte aligned; nullptr with `error` set when there is none.
+  virtual uint8_t* allocate(size_t bytes, std::string* error) = 0;
+  virtual void free(uint8_t* data, size_t bytes) = 0;
+};
+
 class Arena {
  public:
   Arena() = default;
+  explicit Arena(std::shared_ptr<ArenaMemory> memory) : memory_(std::move(memory)) {}
   ~Arena();
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
@@ -34,13 +47,14 @@ class Arena {
     uint8_t* data;
     size_t size;
   };
-  static uint8_t* allocate(size_t bytes);
-  static void free_block(Block b);  // b.size: the bytes allocate() was asked for
+  uint8_t* allocate(size_t bytes, std::string* error);
+  void free_block(Block b);  // b.size: the bytes allocate() was asked for
   static size_t mapped_size(size_t bytes);
 
   uint8_t* data_ = nullptr;
   size_t capacity_ = 0;
   std::vector<Block> retired_;
+  std::shared_ptr<ArenaMemory> memory_;  // null: host pages
 };
 
 }  // namespace sod2::rt

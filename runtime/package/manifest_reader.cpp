@@ -225,6 +225,64 @@ Status read_plan_versions(const pkg::Manifest& m, ProgramDesc* p) {
 
 }  // namespace
 
+namespace {
+
+// The generated shaders (FORMAT.md §GPU kernels), checked so a session can index by them: a run
+// of main-graph nodes, values that exist, a rank and input count the push constants hold, and
+// bytes that look like SPIR-V (the driver validates the rest when the pipeline is made).
+Status read_gpu_kernels(const pkg::Manifest& m, ProgramDesc* p) {
+  if (m.gpu_kernels_size() == 0) return Status::ok_status();
+  if (p->graphs.empty()) return parse_error("GPU kernels come without a main graph");
+  const GraphDesc& g = p->graphs[0];
+  constexpr size_t kMaxShaderBytes = size_t{4} << 20;
+  for (int i = 0; i < m.gpu_kernels_size(); ++i) {
+    const pkg::GpuKernel& k = m.gpu_kernels(i);
+    const std::string what = "GPU kernel " + std::to_string(i);
+    GpuKernelDesc d;
+    d.name = k.name();
+    if (d.name.empty() || d.name.size() > 256) return parse_error(what + " has no usable name");
+    if (k.nodes_size() == 0) return parse_error(what + " replaces no node");
+    for (int j = 0; j < k.nodes_size(); ++j) {
+      const int32_t node = k.nodes(j);
+      if (node < 0 || static_cast<size_t>(node) >= g.nodes.size() ||
+          (j > 0 && node != k.nodes(j - 1) + 1)) {
+        return parse_error(what + " names node " + std::to_string(node) +
+                           ", not the next of a run of the main graph's " +
+                           std::to_string(g.nodes.size()) + " nodes");
+      }
+      d.nodes.push_back(node);
+    }
+    if (k.inputs_size() > kMaxGpuKernelInputs || k.rank() < 0 || k.rank() > kMaxGpuRank ||
+        gpu_group_push_words(static_cast<uint32_t>(k.inputs_size()),
+                             static_cast<uint32_t>(k.rank())) > 32) {
+      return parse_error(what + " has " + std::to_string(k.inputs_size()) + " inputs at rank " +
+                         std::to_string(k.rank()) + ", more than its push constants hold");
+    }
+    auto value_ok = [&](int32_t v) { return v >= 0 && static_cast<size_t>(v) < g.values.size(); };
+    for (int32_t v : k.inputs()) {
+      if (!value_ok(v))
+        return parse_error(what + " reads value " + std::to_string(v) + ", which does not exist");
+      d.inputs.push_back(v);
+    }
+    if (!value_ok(k.output())) return parse_error(what + " writes a value that does not exist");
+    d.output = k.output();
+    d.rank = k.rank();
+    const std::string& spirv = k.spirv();
+    if (spirv.size() < 20 || spirv.size() % 4 != 0 || spirv.size() > kMaxShaderBytes)
+      return parse_error(what + " holds " + std::to_string(spirv.size()) +
+                         " bytes, not a SPIR-V module");
+    d.spirv.resize(spirv.size() / 4);
+    std::memcpy(d.spirv.data(), spirv.data(), spirv.size());
+    if (d.spirv[0] != 0x07230203u) return parse_error(what + " is not SPIR-V (bad magic number)");
+    if (k.source().size() > kMaxShaderBytes) return parse_error(what + "'s source is too long");
+    d.source = k.source();
+    p->gpu_kernels.push_back(std::move(d));
+  }
+  return Status::ok_status();
+}
+
+}  // namespace
+
 Expected<ProgramDesc> program_from_manifest(const pkg::Manifest& m, std::span<const uint8_t> blob,
                                             std::vector<ConstantTensor>* constants) {
   ProgramDesc p;
@@ -259,6 +317,7 @@ Expected<ProgramDesc> program_from_manifest(const pkg::Manifest& m, std::span<co
                          2 * static_cast<uint64_t>(m.assumptions_size()), "assumption program"));
   SOD2_RETURN_IF_ERROR(read_plan_versions(m, &p));
   SOD2_RETURN_IF_ERROR(package_detail::read_graphs(m, blob, &p));
+  SOD2_RETURN_IF_ERROR(read_gpu_kernels(m, &p));
   return p;
 }
 

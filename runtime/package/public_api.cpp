@@ -5,6 +5,9 @@
 #include "runtime/exec/session.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/package/package_loader.h"
+#ifdef SOD2_HAVE_VULKAN
+#include "runtime/vulkan/vulkan_backend.h"
+#endif
 #include "sod2/runtime.h"
 
 namespace sod2::api {
@@ -62,10 +65,32 @@ Session::~Session() = default;
 
 Status Session::create(std::shared_ptr<const Package> package, int threads,
                        std::unique_ptr<Session>* out) {
+  SessionConfig config;
+  config.threads = threads;
+  return create(std::move(package), config, out);
+}
+
+Status Session::create(std::shared_ptr<const Package> package, const SessionConfig& config,
+                       std::unique_ptr<Session>* out) {
   if (!package) return Status(StatusCode::kInvalidArgument, "no package given");
-  if (threads < 0) return Status(StatusCode::kInvalidArgument, "threads must be >= 0");
+  if (config.threads < 0) return Status(StatusCode::kInvalidArgument, "threads must be >= 0");
   rt::SessionOptions options;
-  options.threads = threads;
+  options.threads = config.threads;
+  if (config.backend == Backend::kVulkan) {
+#ifdef SOD2_HAVE_VULKAN
+    rt::vk::VulkanOptions vk;
+    vk.device = config.vulkan_device;
+    auto context = rt::vk::VulkanContext::create(vk);
+    if (!context.ok()) return from(context.status());
+    auto backend = rt::vk::VulkanBackend::create(*context);
+    if (!backend.ok()) return from(backend.status());
+    options.backend = *backend;
+#else
+    return Status(StatusCode::kUnsupported,
+                  "this build of the runtime has no Vulkan backend (the runtime-only cross builds "
+                  "leave it out)");
+#endif
+  }
   // The program is copied (graphs, attributes); constants stay views into the one mapping.
   auto s = rt::Session::create(package->impl_->program, rt::KernelRegistry::standard(), options);
   if (!s.ok()) return from(s.status());

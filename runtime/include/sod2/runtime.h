@@ -107,11 +107,26 @@ class Package {
   std::unique_ptr<Impl> impl_;
 };
 
+enum class Backend : uint8_t {
+  kCpu,     // every node on the CPU
+  kVulkan,  // what the Vulkan device can run on it (generated and hand-written compute
+            // shaders), the rest on the CPU
+};
+
+struct SessionConfig {
+  int threads = 0;  // worker threads for CPU kernels, 0 for one per hardware thread
+  Backend backend = Backend::kCpu;
+  int vulkan_device = -1;  // -1: the first discrete GPU, else integrated, else any
+};
+
 class Session {
  public:
   // threads: worker threads for kernels, 0 for one per hardware thread. Errors: an op this
   // runtime has no kernel for.
   static Status create(std::shared_ptr<const Package> package, int threads,
+                       std::unique_ptr<Session>* out);
+  // Errors as above, and for kVulkan: no Vulkan device, or a runtime built without Vulkan.
+  static Status create(std::shared_ptr<const Package> package, const SessionConfig& config,
                        std::unique_ptr<Session>* out);
   ~Session();
 

@@ -140,6 +140,82 @@ TEST_F(PackageCliAndApi, PublicApiRunsThePackage) {
   EXPECT_NE(st.message().find("takes 2 inputs"), std::string::npos) << st.message();
 }
 
+// The same package through the public API on the Vulkan backend (lavapipe where there is no
+// GPU): the generated shaders `sod2 compile` stored run, and the outputs match.
+TEST_F(PackageCliAndApi, PublicApiRunsThePackageOnVulkan) {
+  ASSERT_EQ(compiled_, 0) << *compile_output_;
+  EXPECT_NE(compile_output_->find("generated compute shaders"), std::string::npos)
+      << *compile_output_;
+  std::shared_ptr<const api::Package> package;
+  api::Status st = api::Package::load(package_->string(), &package);
+  ASSERT_TRUE(st.ok()) << st.message();
+  api::SessionConfig config;
+  config.threads = 1;
+  config.backend = api::Backend::kVulkan;
+  std::unique_ptr<api::Session> session;
+  st = api::Session::create(package, config, &session);
+  if (st.code() == api::StatusCode::kNotFound) GTEST_SKIP() << "no Vulkan device: " << st.message();
+  ASSERT_TRUE(st.ok()) << st.message();
+  const fs::path dir = kModelDir / "test_data_set_1";
+  const auto inputs = read_set(dir, "input_");
+  const auto expected = read_set(dir, "output_");
+  std::vector<api::TensorView> views;
+  for (const rt::HostTensor& h : inputs) {
+    api::TensorView v;
+    v.type = static_cast<api::ElementType>(h.dtype());
+    v.shape.assign(h.shape().dims().begin(), h.shape().dims().end());
+    v.data = h.bytes().data();
+    views.push_back(v);
+  }
+  std::vector<api::TensorView> outputs;
+  st = session->run(views, &outputs);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(outputs.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    rt::Tensor got{static_cast<rt::DType>(outputs[i].type),
+                   rt::Shape(std::span<const int64_t>(outputs[i].shape)),
+                   const_cast<void*>(outputs[i].data)};
+    const cli::Comparison c = cli::compare_tensors(got, expected[i].view(), 1e-3, 1e-4);
+    EXPECT_TRUE(c.ok()) << "output " << i << " max abs " << c.max_abs;
+  }
+}
+
+TEST_F(PackageCliAndApi, RunOnVulkanReportsPlacementCountersAndValidation) {
+  ASSERT_EQ(compiled_, 0) << *compile_output_;
+  std::ostringstream out, err;
+  const int rc =
+      cli::run_run({package_->string(), "--test-data", (kModelDir / "test_data_set_0").string(),
+                    "--backend", "vulkan", "--vulkan-validation"},
+                   out, err);
+  if (rc != 0 && err.str().find("no Vulkan") != std::string::npos) GTEST_SKIP() << err.str();
+  EXPECT_EQ(rc, 0) << out.str() << err.str();
+  EXPECT_NE(out.str().find("PASS"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("generated elementwise groups"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("validation: 0 errors"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("dispatches"), std::string::npos) << out.str();
+}
+
+TEST_F(PackageCliAndApi, RunRefusesBadBackendFlags) {
+  ASSERT_EQ(compiled_, 0) << *compile_output_;
+  const std::string set = (kModelDir / "test_data_set_0").string();
+  struct Case {
+    std::vector<std::string> flags;
+    const char* error;
+  } cases[] = {
+      {{"--backend", "metal"}, "--backend must be cpu or vulkan, got 'metal'"},
+      {{"--vulkan-device", "0"}, "need --backend vulkan"},
+      {{"--backend", "vulkan", "--vulkan-device", "77"}, "Vulkan device 77 does not exist"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {package_->string(), "--test-data", set};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::run_run(args, out, err), 1) << c.error;
+    if (err.str().find("no Vulkan") != std::string::npos) continue;  // no device to number
+    EXPECT_NE(err.str().find(c.error), std::string::npos) << err.str();
+  }
+}
+
 TEST_F(PackageCliAndApi, PublicApiReportsBadFiles) {
   std::shared_ptr<const api::Package> package;
   api::Status st = api::Package::load("/nonexistent/model.sod2", &package);
@@ -161,6 +237,21 @@ TEST_F(PackageCliAndApi, ExampleProgramRunsThePackage) {
   const int status = ::pclose(pipe);
   EXPECT_EQ(status, 0) << output;
   EXPECT_NE(output.find("last_hidden_state [1,16,128]:"), std::string::npos) << output;
+  EXPECT_NE(output.find("logits [1,2]:"), std::string::npos) << output;
+}
+
+TEST_F(PackageCliAndApi, ExampleProgramRunsThePackageOnVulkan) {
+  ASSERT_EQ(compiled_, 0) << *compile_output_;
+  const std::string cmd = std::string(SOD2_RUN_PACKAGE_EXAMPLE) + " " + package_->string() +
+                          " input_ids=1x16 attention_mask=1x16 --threads 1 --vulkan 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buf[512];
+  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
+  const int status = ::pclose(pipe);
+  if (output.find("no Vulkan") != std::string::npos) GTEST_SKIP() << output;
+  EXPECT_EQ(status, 0) << output;
   EXPECT_NE(output.find("logits [1,2]:"), std::string::npos) << output;
 }
 

@@ -288,6 +288,20 @@ TEST_P(HostileManifest, GivesItsError) {
 }
 
 pkg::Node& add_node(pkg::Manifest& m) { return *m.mutable_graphs(0)->mutable_nodes(0); }
+
+// A well-formed generated shader over the main graph's first node, for the edits to break.
+pkg::GpuKernel& add_gpu_kernel(pkg::Manifest& m) {
+  pkg::GpuKernel* k = m.add_gpu_kernels();
+  const pkg::Node& n = m.graphs(0).nodes(0);
+  k->set_name("ew0");
+  k->add_nodes(0);
+  k->add_inputs(n.inputs(0));
+  k->set_output(n.outputs(0));
+  k->set_rank(2);
+  const uint32_t words[5] = {0x07230203u, 0x00010300u, 0, 1, 0};
+  k->set_spirv(std::string(reinterpret_cast<const char*>(words), sizeof words));
+  return *k;
+}
 pkg::Node& if_node(pkg::Manifest& m) { return *m.mutable_graphs(0)->mutable_nodes(1); }
 pkg::Attribute& attribute(pkg::Node& n, const std::string& name) {
   for (pkg::Attribute& a : *n.mutable_attributes())
@@ -504,8 +518,61 @@ INSTANTIATE_TEST_SUITE_P(
         Hostile{"main_inputs_disagree",
                 [](pkg::Manifest& m) { m.mutable_graphs(0)->add_inputs(1); },
                 "the main graph has 2 inputs but the package declares 1"},
-        Hostile{"no_graphs", [](pkg::Manifest& m) { m.clear_graphs(); }, "has no graph"}),
+        Hostile{"no_graphs", [](pkg::Manifest& m) { m.clear_graphs(); }, "has no graph"},
+        Hostile{"gpu_kernel_unnamed", [](pkg::Manifest& m) { add_gpu_kernel(m).set_name(""); },
+                "GPU kernel 0 has no usable name"},
+        Hostile{"gpu_kernel_node_out_of_range",
+                [](pkg::Manifest& m) { add_gpu_kernel(m).set_nodes(0, 99); },
+                "names node 99, not the next of a run"},
+        Hostile{"gpu_kernel_nodes_not_a_run",
+                [](pkg::Manifest& m) { add_gpu_kernel(m).add_nodes(0); },
+                "names node 0, not the next of a run"},
+        Hostile{"gpu_kernel_no_nodes",
+                [](pkg::Manifest& m) { add_gpu_kernel(m).clear_nodes(); }, "replaces no node"},
+        Hostile{"gpu_kernel_rank_too_high",
+                [](pkg::Manifest& m) { add_gpu_kernel(m).set_rank(7); },
+                "more than its push constants hold"},
+        Hostile{"gpu_kernel_too_many_inputs",
+                [](pkg::Manifest& m) {
+                  pkg::GpuKernel& k = add_gpu_kernel(m);
+                  for (int i = 0; i < 4; ++i) k.add_inputs(k.inputs(0));
+                },
+                "more than its push constants hold"},
+        Hostile{"gpu_kernel_reads_no_value",
+                [](pkg::Manifest& m) { add_gpu_kernel(m).set_inputs(0, 12345); },
+                "reads value 12345, which does not exist"},
+        Hostile{"gpu_kernel_writes_no_value",
+                [](pkg::Manifest& m) { add_gpu_kernel(m).set_output(-3); },
+                "writes a value that does not exist"},
+        Hostile{"gpu_kernel_not_spirv",
+                [](pkg::Manifest& m) { add_gpu_kernel(m).set_spirv(std::string(20, 'x')); },
+                "is not SPIR-V (bad magic number)"},
+        Hostile{"gpu_kernel_spirv_cut",
+                [](pkg::Manifest& m) { add_gpu_kernel(m).mutable_spirv()->resize(21); },
+                "holds 21 bytes, not a SPIR-V module"}),
     [](const ::testing::TestParamInfo<Hostile>& info) { return std::string(info.param.name); });
+
+TEST(PackageLoader, GeneratedShadersRoundTrip) {
+  auto p = load(with_manifest([](pkg::Manifest& m) { add_gpu_kernel(m).set_source("// glsl"); }));
+  ASSERT_TRUE(p.ok()) << p.status().to_string();
+  ASSERT_EQ(p->gpu_kernels.size(), 1u);
+  const GpuKernelDesc& k = p->gpu_kernels[0];
+  EXPECT_EQ(k.name, "ew0");
+  EXPECT_EQ(k.nodes, std::vector<int32_t>{0});
+  EXPECT_EQ(k.rank, 2);
+  ASSERT_EQ(k.spirv.size(), 5u);
+  EXPECT_EQ(k.spirv[0], 0x07230203u);
+  EXPECT_EQ(k.source, "// glsl");
+  // And back: the writer stores what the loader read.
+  auto again = package::serialize_package(*p);
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  auto q = load(*again);
+  ASSERT_TRUE(q.ok()) << q.status().to_string();
+  ASSERT_EQ(q->gpu_kernels.size(), 1u);
+  EXPECT_EQ(q->gpu_kernels[0].spirv, k.spirv);
+  EXPECT_EQ(q->gpu_kernels[0].inputs, k.inputs);
+  EXPECT_EQ(q->gpu_kernels[0].output, k.output);
+}
 
 TEST(PackageLoader, GarbageManifestIsAParseError) {
   const std::vector<uint8_t> bytes = seal(tiny_bytes(), std::string("\xff\xff\xff\xff\x0f", 5));

@@ -1,0 +1,60 @@
+// A device backend (DESIGN §6): runs some main-graph nodes, or whole fused groups, on an
+// accelerator while the CPU kernels run the rest. The session stays backend-neutral: it asks the
+// backend for a kernel per node and per generated group, lets it supply the arena's memory (so
+// both sides see the planned tensors at the same offsets), and calls sync() before a CPU kernel
+// reads or writes what device work still pending may touch. Today's one backend is Vulkan
+// (runtime/vulkan).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/status/status.h"
+#include "runtime/exec/program.h"
+#include "runtime/kernels/kernel.h"
+#include "runtime/kernels/kernel_registry.h"
+#include "runtime/memory/arena.h"
+
+namespace sod2::rt {
+
+// What a backend did during the runs since the last reset (the bench and `sod2 run` report it).
+struct BackendCounters {
+  int64_t dispatches = 0;  // device kernel launches
+  int64_t syncs = 0;       // submit-and-wait points (CPU-fallback boundaries, run ends)
+  int64_t uploads = 0;     // host tensors copied to the device (graph inputs, heap values)
+  int64_t upload_bytes = 0;
+  int64_t cpu_kernels = 0;        // nodes the CPU ran in a session with this backend
+  int64_t runtime_fallbacks = 0;  // device kernels that handed one run to their CPU kernel
+};
+
+class DeviceBackend {
+ public:
+  virtual ~DeviceBackend() = default;
+  virtual std::string name() const = 0;  // "vulkan (llvmpipe ...)"
+
+  // The device kernel for a main-graph node, or nullptr with `why` set when the CPU runs it.
+  // `cpu` is the node's CPU kernel factory source, for device kernels that hand a run to the
+  // CPU when its shapes are beyond them.
+  virtual Expected<std::unique_ptr<Kernel>> make_kernel(const ProgramDesc& program,
+                                                        const NodeDesc& node,
+                                                        const KernelRegistry& cpu,
+                                                        std::string* why) = 0;
+  // The kernel for generated group `group` (ProgramDesc::gpu_kernels), or nullptr with `why`.
+  virtual Expected<std::unique_ptr<Kernel>> make_group_kernel(const ProgramDesc& program,
+                                                              size_t group, std::string* why) = 0;
+  // After every kernel exists: copies the constants device kernels read to the device.
+  virtual Status prepare(const ProgramDesc& program) = 0;
+  // Memory both the host and the device address: the session's arena is allocated from it.
+  virtual std::shared_ptr<ArenaMemory> arena_memory() = 0;
+
+  virtual void begin_run() = 0;
+  // Submits the device work recorded so far and waits for it.
+  virtual Status sync() = 0;
+  virtual bool pending() const = 0;
+
+  virtual const BackendCounters& counters() const = 0;
+  virtual void reset_counters() = 0;
+  virtual void count_cpu_kernel() = 0;
+};
+
+}  // namespace sod2::rt

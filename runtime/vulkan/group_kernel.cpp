@@ -1,0 +1,129 @@
+#include "runtime/vulkan/group_kernel.h"
+
+#include <algorithm>
+
+namespace sod2::rt::vk {
+namespace {
+
+class ElementwiseGroupKernel final : public Kernel {
+ public:
+  ElementwiseGroupKernel(VulkanBackend& b, const GpuKernelDesc& g) : backend_(b), group_(g) {}
+
+  Status run(KernelContext& ctx) override {
+    const size_t k = group_.inputs.size();
+    const int rank = group_.rank;
+    // The output shape: every input broadcast (numpy rules) to the rank RDP derived.
+    int64_t dims[kMaxGpuRank];
+    std::fill(dims, dims + rank, 1);
+    for (size_t i = 0; i < k; ++i) {
+      const Tensor* t = ctx.input(i);
+      if (!t) return internal_error("group '" + group_.name + "' is missing an input");
+      const int r = t->shape.rank();
+      if (r > rank) {
+        return internal_error("group '" + group_.name + "': an input of shape " +
+                              t->shape.to_string() + " has more dims than the output's " +
+                              std::to_string(rank));
+      }
+      for (int d = 0; d < r; ++d) {
+        const int64_t v = t->shape[d];
+        int64_t& o = dims[rank - r + d];
+        if (v == o || v == 1) continue;
+        if (o != 1) {
+          return invalid_argument("group '" + group_.name + "': shapes " + t->shape.to_string() +
+                                  " cannot broadcast to the others'");
+        }
+        o = v;
+      }
+    }
+    Shape shape;
+    for (int d = 0; d < rank; ++d) shape.push_back(dims[d]);
+    SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, DType::kFloat, shape));
+    const int64_t n = shape.numel();
+    if (n == 0) return Status::ok_status();
+    if (n > int64_t{0xFFFFFFFF}) {
+      return unsupported("group '" + group_.name + "': " + std::to_string(n) +
+                         " elements exceed the shader's 32-bit index");
+    }
+    // Inputs after the output: growing the arena for the output re-bases them.
+    SOD2_ASSIGN_OR_RETURN(BufferRef out_ref, backend_.write_buffer(*out));
+    BufferRef refs[kMaxGpuKernelInputs];
+    uint32_t push[32] = {};
+    uint32_t* p = push;
+    *p++ = static_cast<uint32_t>(n);
+    *p++ = out_ref.word;
+    uint32_t* offsets = p;
+    p += k;
+    for (int d = 0; d < rank; ++d) *p++ = static_cast<uint32_t>(dims[d]);
+    for (size_t i = 0; i < k; ++i) {
+      const Tensor& t = *ctx.input(i);
+      SOD2_ASSIGN_OR_RETURN(
+          refs[i], overlaps(t, *out) ? backend_.read_buffer_copy(t) : backend_.read_buffer(t));
+      offsets[i] = refs[i].word;
+      const int r = t.shape.rank();
+      int64_t stride = 1;
+      uint32_t strides[kMaxGpuRank] = {};
+      for (int d = r - 1; d >= 0; --d) {
+        strides[rank - r + d] = t.shape[d] == 1 ? 0u : static_cast<uint32_t>(stride);
+        stride *= t.shape[d];
+      }
+      for (int d = 0; d < rank; ++d) *p++ = strides[d];
+    }
+    const uint64_t groups =
+        (static_cast<uint64_t>(n) + kGpuGroupLocalSize - 1) / kGpuGroupLocalSize;
+    const uint32_t gx = static_cast<uint32_t>(std::min<uint64_t>(groups, 65535));
+    const uint32_t gy = static_cast<uint32_t>((groups + gx - 1) / gx);
+    if (!pipeline_) {
+      // Made on the first run, then kept: the steady state builds no name and looks up nothing.
+      SOD2_ASSIGN_OR_RETURN(
+          pipeline_,
+          backend_.pipeline(
+              "group:" + group_.name, group_.spirv, static_cast<uint32_t>(k + 1),
+              4 * gpu_group_push_words(static_cast<uint32_t>(k), static_cast<uint32_t>(rank))));
+    }
+    const ComputePipeline* pipe = pipeline_;
+    switch (k) {
+      case 0: return backend_.dispatch(*pipe, {out_ref}, push, gx, gy);
+      case 1: return backend_.dispatch(*pipe, {refs[0], out_ref}, push, gx, gy);
+      case 2: return backend_.dispatch(*pipe, {refs[0], refs[1], out_ref}, push, gx, gy);
+      case 3: return backend_.dispatch(*pipe, {refs[0], refs[1], refs[2], out_ref}, push, gx, gy);
+      default:
+        return backend_.dispatch(*pipe, {refs[0], refs[1], refs[2], refs[3], out_ref}, push, gx,
+                                 gy);
+    }
+  }
+
+ private:
+  // The plan may let the group's output reuse an input's bytes (the input's last CPU reader was
+  // an earlier node of the group). Reading and writing the same element in place is safe;
+  // anything else reads a snapshot.
+  static bool overlaps(const Tensor& in, const Tensor& out) {
+    const auto* a = static_cast<const uint8_t*>(in.data);
+    const auto* b = static_cast<const uint8_t*>(out.data);
+    const size_t na = in.bytes(), nb = out.bytes();
+    if (na == 0 || nb == 0 || a + na <= b || b + nb <= a) return false;
+    return !(a == b && in.shape == out.shape);
+  }
+
+  VulkanBackend& backend_;
+  const GpuKernelDesc group_;
+  const ComputePipeline* pipeline_ = nullptr;
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<Kernel>> make_elementwise_group_kernel(VulkanBackend& backend,
+                                                                const GpuKernelDesc& group) {
+  if (group.rank < 0 || group.rank > kMaxGpuRank ||
+      group.inputs.size() > static_cast<size_t>(kMaxGpuKernelInputs) ||
+      gpu_group_push_words(static_cast<uint32_t>(group.inputs.size()),
+                           static_cast<uint32_t>(group.rank)) > 32) {
+    return invalid_model("generated group '" + group.name + "' has rank " +
+                         std::to_string(group.rank) + " and " +
+                         std::to_string(group.inputs.size()) +
+                         " inputs, beyond what its push "
+                         "constants can hold");
+  }
+  return std::unique_ptr<Kernel>(new ElementwiseGroupKernel(backend, group));
+}
+
+}  // namespace sod2::rt::vk

@@ -1,0 +1,21 @@
+// Hand-written shaders for reductions and normalisations: ReduceSum / ReduceMean / ReduceMax /
+// ReduceMin / ReduceProd / ReduceSumSquare / ReduceL1 / ReduceL2 / ReduceLogSumExp, Softmax,
+// LogSoftmax and LayerNormalization (float32).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runtime/kernels/kernel.h"
+#include "runtime/vulkan/vulkan_backend.h"
+
+namespace sod2::rt::vk {
+
+// nullptr with `why` when `node` is not one of these or a case they do not take (see
+// make_builtin_kernel for the contract).
+Expected<std::unique_ptr<Kernel>> make_reduction_kernel(VulkanBackend& backend,
+                                                        const NodeInfo& node,
+                                                        std::unique_ptr<Kernel>& cpu,
+                                                        std::string* why);
+
+}  // namespace sod2::rt::vk
