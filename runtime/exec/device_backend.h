@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "core/status/status.h"
@@ -25,6 +26,12 @@ struct BackendCounters {
   int64_t upload_bytes = 0;
   int64_t cpu_kernels = 0;        // nodes the CPU ran in a session with this backend
   int64_t runtime_fallbacks = 0;  // device kernels that handed one run to their CPU kernel
+};
+
+// Host bytes [begin, end) a kernel reads or writes.
+struct ByteRange {
+  const void* begin = nullptr;
+  const void* end = nullptr;
 };
 
 class DeviceBackend {
@@ -51,6 +58,11 @@ class DeviceBackend {
   // Submits the device work recorded so far and waits for it.
   virtual Status sync() = 0;
   virtual bool pending() const = 0;
+  // Whether a CPU kernel reading `reads` and writing `writes` must wait for the device work
+  // recorded so far: it reads bytes that work writes, or writes bytes it reads or writes. A CPU
+  // kernel that touches none of them runs while the device works.
+  virtual bool conflicts(std::span<const ByteRange> reads,
+                         std::span<const ByteRange> writes) const = 0;
 
   virtual const BackendCounters& counters() const = 0;
   virtual void reset_counters() = 0;

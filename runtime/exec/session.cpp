@@ -378,16 +378,15 @@ Status Session::bind_execution_symbol(int32_t symbol, int64_t value,
 
 Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) {
   const std::string& op = node.info.op_type;
-  const bool on_device = backend_ && &frame == main_.get() && node_backends_[node_index].device;
-  if (backend_ && !on_device) {
-    // A CPU kernel may read what pending device work writes, or overwrite what it reads.
-    if (backend_->pending()) SOD2_RETURN_IF_ERROR(backend_->sync());
-    backend_->count_cpu_kernel();
-  }
-  if (node.info.domain.empty()) {
+  const bool main_frame = &frame == main_.get();
+  const bool on_device = backend_ && main_frame && node_backends_[node_index].device;
+  if (node.info.domain.empty() && (op == "If" || op == "Loop" || op == "Scan")) {
+    // Bodies read outer values the node does not list: wait for everything.
+    if (backend_ && backend_->pending()) SOD2_RETURN_IF_ERROR(backend_->sync());
+    if (backend_) backend_->count_cpu_kernel();
     if (op == "If") return run_if(frame, node);
     if (op == "Loop") return run_loop(frame, node);
-    if (op == "Scan") return run_scan(frame, node);
+    return run_scan(frame, node);
   }
   const size_t g = static_cast<size_t>(frame.graph - program_.graphs.data());
   Kernel* kernel = kernels_[g][node_index].get();
@@ -408,6 +407,12 @@ Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) 
                             "' is read before it is produced");
     }
   }
+  if (backend_ && !on_device) {
+    backend_->count_cpu_kernel();
+    if (backend_->pending() && cpu_kernel_conflicts(frame, node, ins)) {
+      SOD2_RETURN_IF_ERROR(backend_->sync());
+    }
+  }
   NodeOutputs outs(this, &frame, &node);
   KernelContext ctx(std::span<const Tensor* const>(ins, node.inputs.size()), &outs, pool_.get());
   Status st = kernel->run(ctx);
@@ -417,6 +422,35 @@ Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) 
   // Profiling times each node: its device work must finish within it.
   if (on_device && profile_) SOD2_RETURN_IF_ERROR(backend_->sync());
   return Status::ok_status();
+}
+
+bool Session::cpu_kernel_conflicts(const Frame& frame, const NodeDesc& node,
+                                   const Tensor* const* ins) const {
+  // Ops that read only their input's shape touch none of its bytes.
+  const bool reads_data =
+      !(node.info.domain.empty() && (node.info.op_type == "Shape" || node.info.op_type == "Size"));
+  constexpr size_t kInline = 16;
+  ByteRange reads[kInline], writes[kInline];
+  size_t nr = 0, nw = 0;
+  for (size_t i = 0; reads_data && i < node.inputs.size(); ++i) {
+    if (!ins[i] || !ins[i]->data) continue;
+    if (nr == kInline) return true;  // too many to list: wait
+    const auto* p = static_cast<const uint8_t*>(ins[i]->data);
+    reads[nr++] = {p, p + ins[i]->bytes()};
+  }
+  const size_t n = program_.num_arena_tensors;
+  for (int32_t v : node.outputs) {
+    if (v < 0) continue;
+    const ValueDesc& d = frame.graph->values[static_cast<size_t>(v)];
+    // Only arena bytes are the device's; other outputs go to host buffers it never reads.
+    if (d.storage != ValueStorage::kArena) continue;
+    if (nw == kInline) return true;
+    const size_t k = static_cast<size_t>(d.arena_tensor);
+    const uint8_t* p = arena_->data() + plan_values_[n + k];
+    writes[nw++] = {p, p + plan_values_[k]};
+  }
+  return backend_->conflicts(std::span<const ByteRange>(reads, nr),
+                             std::span<const ByteRange>(writes, nw));
 }
 
 Status Session::run_graph(Frame& frame) {

@@ -95,6 +95,9 @@ class Session {
   Status bind_inputs(std::span<const Tensor> inputs);
   Status instantiate_plan();
   Status run_graph(Frame& frame);
+  // Whether a CPU kernel about to run must wait for the device work recorded so far.
+  bool cpu_kernel_conflicts(const Frame& frame, const NodeDesc& node,
+                            const Tensor* const* ins) const;
   // With a backend: each generated group the backend takes replaces its nodes by one node, and
   // each other main-graph node gets the backend's kernel where it has one.
   Status create_main_kernels(const KernelRegistry& registry);

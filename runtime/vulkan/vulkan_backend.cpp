@@ -152,6 +152,9 @@ Expected<std::unique_ptr<Kernel>> VulkanBackend::make_kernel(const ProgramDesc& 
   if (!k) {
     for (const std::string* w : {&why_reduction, &why_data})
       if (w->find("no hand-written shader") == std::string::npos && !w->empty()) *why = *w;
+    // These read no tensor bytes (the session lets them run without waiting for the device).
+    if (node.info.domain.empty() && (node.info.op_type == "Shape" || node.info.op_type == "Size"))
+      *why = node.info.op_type + ": reads only a shape, on the host";
   }
   if (k) note_constants(program, node.inputs, device_constants_);
   return k;
@@ -230,8 +233,11 @@ Expected<BufferRef> VulkanBackend::read_buffer(const Tensor& t) {
   const size_t bytes = t.bytes();
   if (reinterpret_cast<uintptr_t>(t.data) % 4 != 0)
     return internal_error("a tensor a shader reads is not 4-byte aligned");
-  if (const DeviceBuffer* b = memory_->find(t.data, bytes))
-    return ref(b->buffer, b->size, static_cast<const uint8_t*>(t.data) - b->mapped);
+  if (const DeviceBuffer* b = memory_->find(t.data, bytes)) {
+    const auto* p = static_cast<const uint8_t*>(t.data);
+    next_reads_.push_back({p, p + bytes});
+    return ref(b->buffer, b->size, p - b->mapped);
+  }
   if (const Range* r = find(t.data, bytes))
     return ref(r->buffer, r->size, r->offset + (static_cast<const uint8_t*>(t.data) - r->begin));
   // Host memory the device does not see: stage a copy for this segment of the run.
@@ -268,8 +274,11 @@ Expected<BufferRef> VulkanBackend::stage(const Tensor& t) {
 }
 
 Expected<BufferRef> VulkanBackend::write_buffer(const Tensor& t) {
-  if (const DeviceBuffer* b = memory_->find(t.data, t.bytes()))
-    return ref(b->buffer, b->size, static_cast<const uint8_t*>(t.data) - b->mapped);
+  if (const DeviceBuffer* b = memory_->find(t.data, t.bytes())) {
+    const auto* p = static_cast<const uint8_t*>(t.data);
+    next_writes_.push_back({p, p + t.bytes()});
+    return ref(b->buffer, b->size, p - b->mapped);
+  }
   return internal_error("a shader's output " + t.shape.to_string() + " is not in the device arena");
 }
 
@@ -366,6 +375,10 @@ Status VulkanBackend::dispatch(const ComputePipeline& p, std::initializer_list<B
                        &barrier, 0, nullptr, 0, nullptr);
   ++recorded_;
   ++counters_.dispatches;
+  pending_reads_.insert(pending_reads_.end(), next_reads_.begin(), next_reads_.end());
+  pending_writes_.insert(pending_writes_.end(), next_writes_.begin(), next_writes_.end());
+  next_reads_.clear();
+  next_writes_.clear();
   return Status::ok_status();
 }
 
@@ -387,11 +400,31 @@ Status VulkanBackend::sync() {
     vkResetCommandBuffer(commands_, 0);
     ++counters_.syncs;
   }
+  pending_reads_.clear();
+  pending_writes_.clear();
   // A CPU kernel may now rewrite the host bytes staged so far: later reads copy them again. The
   // staging bytes themselves stay until the next run, so refs taken before this sync (by the
   // kernel that asked for it) stay valid.
   staged_.clear();
   return Status::ok_status();
+}
+
+bool VulkanBackend::conflicts(std::span<const ByteRange> reads,
+                              std::span<const ByteRange> writes) const {
+  if (recorded_ == 0) return false;
+  auto overlap = [](const ByteRange& a, const ByteRange& b) {
+    return a.begin < b.end && b.begin < a.end;
+  };
+  for (const ByteRange& w : pending_writes_) {
+    for (const ByteRange& r : reads)
+      if (overlap(r, w)) return true;
+    for (const ByteRange& x : writes)
+      if (overlap(x, w)) return true;
+  }
+  for (const ByteRange& r : pending_reads_)
+    for (const ByteRange& x : writes)
+      if (overlap(x, r)) return true;
+  return false;
 }
 
 void VulkanBackend::begin_run() {
@@ -400,6 +433,8 @@ void VulkanBackend::begin_run() {
   descriptor_pool_ = 0;
   staged_.clear();
   staging_used_ = 0;
+  next_reads_.clear();
+  next_writes_.clear();
   for (DeviceBuffer& b : retired_staging_) context_->release(b);
   retired_staging_.clear();
 }

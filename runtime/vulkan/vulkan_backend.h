@@ -49,6 +49,8 @@ class VulkanBackend final : public DeviceBackend,
   void begin_run() override;
   Status sync() override;
   bool pending() const override { return recorded_ > 0; }
+  bool conflicts(std::span<const ByteRange> reads,
+                 std::span<const ByteRange> writes) const override;
   const BackendCounters& counters() const override { return counters_; }
   void reset_counters() override { counters_ = {}; }
   void count_cpu_kernel() override { ++counters_.cpu_kernels; }
@@ -109,6 +111,11 @@ class VulkanBackend final : public DeviceBackend,
   std::vector<VkDescriptorPool> descriptor_pools_;
   size_t descriptor_pool_ = 0;  // the pool sets come from now
   int recorded_ = 0;            // dispatches since the last submit
+  // The arena bytes the dispatches since the last submit read and write (shaders read constants
+  // and staged copies too, but no CPU kernel writes those), and those of the refs taken for the
+  // dispatch being prepared: a sync a kernel asks for between its refs and its dispatch must not
+  // forget them.
+  std::vector<ByteRange> pending_reads_, pending_writes_, next_reads_, next_writes_;
   BackendCounters counters_;
 };
 
