@@ -1,7 +1,8 @@
 // sod2-studio [MODEL.onnx] [--ranges FILE] [--range k=lo:hi[:m],...] [--bind k=v,...] [--db PATH]
 //             [--screenshot OUT.png [--view window|graph|inspector|shapes|memory|compare|summary|
-//             devices|profile|history] [--compare nofusion|k=v,...] [--theme system|light|dark]
-//             [--open TEXT] [--select TEXT] [--profile-on DEVICE] [--compare-runs A,B]]
+//             devices|profile|history|variants|backend] [--compare nofusion|k=v,...]
+//             [--theme system|light|dark] [--open TEXT] [--select TEXT] [--profile-on DEVICE]
+//             [--compare-runs A,B]]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -17,6 +18,7 @@
 #include <thread>
 
 #include "app/cli/symbol_args.h"
+#include "app/studio/backend/backend_view.h"
 #include "app/studio/device/device_panel.h"
 #include "app/studio/device/history_view.h"
 #include "app/studio/graph/graph_view.h"
@@ -78,7 +80,7 @@ int main(int argc, char** argv) {
   QCommandLineOption view(
       QStringLiteral("view"),
       "the view to render: window, graph, inspector, shapes, memory, compare, summary, devices, "
-      "profile, history or variants",
+      "profile, history, variants or backend",
       "VIEW", "graph");
   QCommandLineOption select(QStringLiteral("select"),
                             "select the first node whose name or op contains TEXT", "TEXT");
@@ -189,6 +191,13 @@ int main(int argc, char** argv) {
       if (auto err = window.variantsView()->runDemoNow(budget, seconds, load))
         return fail("--ofa-demo: " + *err);
     }
+    if (parser.value(view) == "backend" && !models.isEmpty()) {
+      // Placed before rendering (and before --select, which the table follows); no Vulkan
+      // device is shown in the view, not a failure.
+      if (auto err = window.backendView()->placeNow())
+        std::fprintf(stderr, "sod2-studio: warning: --view backend: %s\n",
+                     err->toLocal8Bit().constData());
+    }
     if (parser.isSet(open_bodies)) {
       std::vector<const sod2::Node*> controls;
       for (int id : window.graphView()->findNodes(parser.value(open_bodies))) {
@@ -231,12 +240,12 @@ int main(int argc, char** argv) {
         {"memory", StudioView::kMemory},       {"compare", StudioView::kCompare},
         {"summary", StudioView::kSummary},     {"devices", StudioView::kDevices},
         {"profile", StudioView::kProfile},     {"history", StudioView::kHistory},
-        {"variants", StudioView::kVariants}};
+        {"variants", StudioView::kVariants},   {"backend", StudioView::kBackend}};
     const auto found = kViews.find(v);
     if (found == kViews.end())
       return fail(
           "--view must be window, graph, inspector, shapes, memory, compare, summary, devices, "
-          "profile, history or variants");
+          "profile, history, variants or backend");
     const StudioView which = found->second;
     if (parser.isSet(profile_on)) {
       window.devicePanel()->refreshNow();

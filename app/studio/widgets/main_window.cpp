@@ -31,6 +31,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/studio/backend/backend_view.h"
 #include "app/studio/device/device_panel.h"
 #include "app/studio/device/history_view.h"
 #include "app/studio/device/profile_view.h"
@@ -257,8 +258,9 @@ void MainWindow::buildMenus() {
     });
   }
   view->addSeparator();
-  for (QDockWidget* d : {inspector_dock_, shapes_dock_, memory_dock_, compare_dock_, summary_dock_,
-                         devices_dock_, profile_dock_, history_dock_, variants_dock_})
+  for (QDockWidget* d :
+       {inspector_dock_, shapes_dock_, memory_dock_, compare_dock_, summary_dock_, devices_dock_,
+        profile_dock_, history_dock_, variants_dock_, backend_dock_})
     view->addAction(d->toggleViewAction());
   view->addAction(bindings_->toggleViewAction());
 
@@ -275,6 +277,11 @@ void MainWindow::buildMenus() {
   device->addAction(tr("Dynamic-OFA &variants"), this, [this] {
     variants_dock_->show();
     variants_dock_->raise();
+  });
+  device->addAction(tr("&Backend placement (Vulkan)"), this, [this] {
+    backend_dock_->show();
+    backend_dock_->raise();
+    backend_view_->place();
   });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -403,6 +410,7 @@ void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_
   timeline_ = std::move(views->timeline);
   summary_->setPlainText(views->summary);
   compare_->setDocument(doc_, timeline_.get(), binding_);
+  backend_view_->setSource({doc_, nullptr, open_options_.fuse});
   inspector_->clear();
   status_->setText(tr("%1 nodes, %2 steps; laying out the graph...")
                        .arg(doc_->graph().num_nodes())
@@ -435,6 +443,7 @@ void MainWindow::adoptPackage(std::shared_ptr<PackageDocument> pkg) {
   }
   timeline_view_->setModel(timeline_.get());
   compare_->setDocument(nullptr, timeline_.get(), binding_);
+  backend_view_->setSource({nullptr, pkg_, true});
   inspector_->clear();
   status_->setText(
       tr("Package: the compiled graph and plan; dims are on the edges and in the inspector (the "
@@ -609,9 +618,11 @@ void MainWindow::showDisplayNode(int id) {
                 : tr("\n(double-click or Enter opens its %1 body nodes)\n").arg(n.subgraph_nodes);
   inspector_->setPlainText(text);
   inspector_dock_->raise();
-  // The profile view follows: the group that ran this node.
+  // The profile and backend views follow: the group that ran this node, the row that runs it.
   for (NodeId m : n.members)
     if (profile_view_->selectNode(doc_->graph().node(m).name)) break;
+  for (NodeId m : n.members)
+    if (backend_view_->selectNode(doc_->graph().node(m).name)) break;
   // The shapes table follows: the row of the node's (the box's last member's) first output.
   if (shapes_ && !n.members.empty()) {
     const Node& core = doc_->graph().node(n.members.back());
@@ -675,6 +686,7 @@ QWidget* MainWindow::viewWidget(StudioView view) const {
     case StudioView::kProfile: return profile_view_;
     case StudioView::kHistory: return history_view_;
     case StudioView::kVariants: return variants_view_;
+    case StudioView::kBackend: return backend_view_;
   }
   return graph_view_;
 }
@@ -690,6 +702,7 @@ QDockWidget* MainWindow::dockOf(StudioView view) const {
     case StudioView::kProfile: return profile_dock_;
     case StudioView::kHistory: return history_dock_;
     case StudioView::kVariants: return variants_dock_;
+    case StudioView::kBackend: return backend_dock_;
     default: return nullptr;
   }
 }
@@ -707,6 +720,7 @@ void MainWindow::showView(StudioView view) {
     case StudioView::kProfile: profile_dock_->raise(); break;
     case StudioView::kHistory: history_dock_->raise(); break;
     case StudioView::kVariants: variants_dock_->raise(); break;
+    case StudioView::kBackend: backend_dock_->raise(); break;
   }
 }
 

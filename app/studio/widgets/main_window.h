@@ -1,5 +1,6 @@
 // The studio's main window (DESIGN §8): the graph in the centre; inspector, shapes, memory-plan
-// timeline, plan comparison and summary docks; the bindings bar. It shows an ONNX model
+// timeline, plan comparison and summary docks; the device side's docks (devices, profile,
+// history, variants, backend placement); the bindings bar. It shows an ONNX model
 // (StudioDocument) or a compiled package (PackageDocument). Opening and graph layout run on
 // worker threads with progress and cancel; a new binding only re-evaluates the plan and the dims.
 #pragma once
@@ -28,6 +29,7 @@ class QThread;
 
 namespace sod2::studio {
 
+class BackendView;
 class BindingsBar;
 class DevicePanel;
 class GraphView;
@@ -50,7 +52,8 @@ enum class StudioView {
   kDevices,
   kProfile,
   kHistory,
-  kVariants
+  kVariants,
+  kBackend
 };
 
 class MainWindow : public QMainWindow {
@@ -101,6 +104,7 @@ class MainWindow : public QMainWindow {
   ProfileView* profileView() const { return profile_view_; }
   HistoryView* historyView() const { return history_view_; }
   VariantsView* variantsView() const { return variants_view_; }
+  BackendView* backendView() const { return backend_view_; }
 
  signals:
   // After openModel's background work: the document is shown (ok), or why not (error text, also
@@ -156,6 +160,8 @@ class MainWindow : public QMainWindow {
                                                      const device::RunSettings& settings) const;
   void adoptProfile(const Expected<profiling::ProfileResult>& result);
   void buildDeviceDocks();
+  // Selects in the graph the first of these nodes (by name) that it shows.
+  void selectNodesNamed(const QStringList& names);
   static LayoutResult computeLayout(std::shared_ptr<StudioDocument> doc, std::set<int> expanded,
                                     std::set<const Node*> bodies, const std::atomic<bool>* cancel);
 
@@ -196,6 +202,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* history_dock_ = nullptr;
   VariantsView* variants_view_ = nullptr;
   QDockWidget* variants_dock_ = nullptr;
+  BackendView* backend_view_ = nullptr;
+  QDockWidget* backend_dock_ = nullptr;
   std::string profile_db_;  // "" : the store's default path
   QFutureWatcher<Expected<profiling::ProfileResult>> profile_watcher_;
   std::shared_ptr<std::atomic<bool>> profile_cancel_;

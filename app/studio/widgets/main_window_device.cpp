@@ -1,5 +1,5 @@
-// The main window's device side (DESIGN §8): the Devices, Profile, History and Variants docks and
-// Export & profile.
+// The main window's device side (DESIGN §8): the Devices, Profile, History, Variants and Backend
+// docks and Export & profile.
 #include "app/studio/widgets/main_window.h"
 
 #include <QDockWidget>
@@ -9,11 +9,14 @@
 #include <QProgressDialog>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
+#include <map>
 
+#include "app/studio/backend/backend_view.h"
 #include "app/studio/device/device_panel.h"
 #include "app/studio/device/history_view.h"
 #include "app/studio/device/profile_view.h"
 #include "app/studio/graph/graph_style.h"
+#include "app/studio/graph/graph_view.h"
 #include "app/studio/ofa/variants_view.h"
 #include "app/studio/widgets/bindings_bar.h"
 #include "app/studio/widgets/progress_dialog.h"
@@ -63,12 +66,51 @@ void MainWindow::buildDeviceDocks() {
   variants_dock_->setWidget(variants_view_);
   addDockWidget(Qt::BottomDockWidgetArea, variants_dock_);
   tabifyDockWidget(history_dock_, variants_dock_);
+  // Where each node runs on the Vulkan backend: placed on demand (it compiles shaders).
+  backend_view_ = new BackendView(this);
+  backend_dock_ = new QDockWidget(tr("Backend"), this);
+  backend_dock_->setObjectName("backend");
+  backend_dock_->setWidget(backend_view_);
+  addDockWidget(Qt::BottomDockWidgetArea, backend_dock_);
+  tabifyDockWidget(variants_dock_, backend_dock_);
+  connect(backend_view_, &BackendView::nodesActivated, this, &MainWindow::selectNodesNamed);
   devices_dock_->hide();  // shown by Export & profile or View > Devices
   // Device listing and the store are read when the studio is up, not while it starts.
   QTimer::singleShot(0, this, [this] {
     devices_->refresh();
     if (history_view_->database().empty()) history_view_->setDatabase(profile_db_);
   });
+}
+
+void MainWindow::selectNodesNamed(const QStringList& names) {
+  if (doc_) {
+    std::map<std::string, NodeId> by_name;
+    const Graph& g = doc_->graph();
+    for (size_t i = 0; i < g.num_nodes(); ++i)
+      by_name.emplace(g.node(static_cast<NodeId>(i)).name, static_cast<NodeId>(i));
+    for (const QString& n : names) {
+      auto it = by_name.find(n.toStdString());
+      if (it == by_name.end()) continue;
+      selectCoreNode(it->second);
+      return;
+    }
+    return;
+  }
+  // A package's graph shows its compiled nodes: the one of that name, else the first match.
+  if (!display_) return;
+  for (const QString& n : names) {
+    const QList<int> hits = graph_view_->findNodes(n);
+    if (hits.isEmpty()) continue;
+    int pick = hits.front();
+    for (int id : hits) {
+      if (display_->nodes[static_cast<size_t>(id)].label == n.toStdString()) {
+        pick = id;
+        break;
+      }
+    }
+    graph_view_->selectNode(pick, true);
+    return;
+  }
 }
 
 void MainWindow::setProfileDatabase(const std::string& path) {

@@ -1,0 +1,166 @@
+// The Backend dock: the table's texts from a hand-made placement, then the sample model placed
+// on the Vulkan backend (llvmpipe will do) — one row per node of the session, some on the device,
+// every CPU row with its reason — by the placer and through the window, whose rows select nodes
+// in the graph. Without a Vulkan device the placing tests skip.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QSignalSpy>
+#include <QTableView>
+
+#include "../test_home.h"
+#include "app/studio/backend/backend_placer.h"
+#include "app/studio/backend/backend_table_model.h"
+#include "app/studio/backend/backend_view.h"
+#include "app/studio/graph/graph_view.h"
+#include "app/studio/widgets/main_window.h"
+#include "runtime/exec/session.h"
+
+namespace sod2::studio {
+namespace {
+
+const char* const kModel = SOD2_SOURCE_DIR "/resources/models/sample_yolo_tiny.onnx";
+
+QApplication& app() {
+  static int argc = 1;
+  static char name[] = "studio_backend_test";
+  static char* argv[] = {name, nullptr};
+  static QApplication* a = (sod2::testing::use_test_home(), new QApplication(argc, argv));
+  return *a;
+}
+
+backend::BackendPlacement hand_made() {
+  backend::BackendPlacement p;
+  p.backend = "vulkan (test device)";
+  p.rows = {
+      {"conv0", "Conv", {}, {}, true, ""},
+      {"ew0", "GpuElementwise", {"m", "s", "a", "m2"}, {"Mul", "Sub", "Add", "Mul"}, true, ""},
+      {"g0", "Gather", {}, {}, false, "Gather: no hand-written shader"},
+      {"g1", "Gather", {}, {}, false, "Gather: no hand-written shader"},
+      {"if0", "If", {}, {}, false, "If: control flow runs on the CPU"}};
+  p.groups = 1;
+  p.grouped_nodes = 4;
+  p.device_nodes = 1;
+  p.cpu_nodes = 3;
+  p.why_counts = {{"Gather: no hand-written shader", 2}, {"If: control flow runs on the CPU", 1}};
+  return p;
+}
+
+TEST(BackendTableModel, RowsHeaderAndReasons) {
+  BackendTableModel m;
+  m.setPlacement(hand_made());
+  ASSERT_EQ(m.rowCount(), 5);
+  auto cell = [&](int r, int c) { return m.data(m.index(r, c), Qt::DisplayRole).toString(); };
+  EXPECT_EQ(cell(1, BackendTableModel::kOps), "Mul+Sub+Add+Mul");
+  EXPECT_EQ(cell(1, BackendTableModel::kBackend), "Vulkan");
+  EXPECT_EQ(cell(2, BackendTableModel::kBackend), "CPU");
+  EXPECT_EQ(cell(2, BackendTableModel::kWhy), "Gather: no hand-written shader");
+  EXPECT_EQ(m.data(m.index(1, 0), BackendTableModel::kNodesRole).toStringList(),
+            QStringList({"m", "s", "a", "m2"}));
+  EXPECT_TRUE(m.data(m.index(2, 0), Qt::BackgroundRole).isValid());
+  EXPECT_FALSE(m.data(m.index(0, 0), Qt::BackgroundRole).isValid());
+  EXPECT_EQ(placement_header(m.placement()),
+            "vulkan (test device): 1 groups (4 nodes) and 1 nodes on the device, 3 nodes on the "
+            "CPU");
+  EXPECT_EQ(placement_reasons(m.placement()),
+            "On the CPU, by reason (3 nodes):\n"
+            "   2  Gather: no hand-written shader  (e.g. g0, g1)\n"
+            "   1  If: control flow runs on the CPU  (e.g. if0)\n");
+}
+
+class BackendPlacementTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto made = backend::make_backend(backend::BackendChoice{.vulkan = true});
+    if (!made.ok()) GTEST_SKIP() << "no Vulkan device: " << made.status().message();
+    device_ = *made;
+  }
+  // The session's main-graph nodes, counted on a session of our own.
+  size_t session_nodes(const PlacementSource& source) {
+    auto program = program_for_backend(source);
+    EXPECT_TRUE(program.ok()) << program.status().message();
+    rt::SessionOptions options;
+    options.threads = 1;
+    options.backend = device_;
+    auto session =
+        rt::Session::create(std::move(*program), rt::KernelRegistry::standard(), options);
+    EXPECT_TRUE(session.ok()) << session.status().message();
+    return (*session)->node_backends().size();
+  }
+  static void expect_sound(const backend::BackendPlacement& p, size_t nodes) {
+    EXPECT_EQ(p.rows.size(), nodes);
+    int device = 0;
+    for (const backend::PlacementRow& r : p.rows) {
+      if (r.device) {
+        ++device;
+      } else {
+        EXPECT_FALSE(r.why_cpu.empty()) << r.node;
+      }
+    }
+    EXPECT_GE(device, 1);
+    EXPECT_EQ(p.groups + p.device_nodes, device);
+    EXPECT_EQ(p.cpu_nodes, static_cast<int>(nodes) - device);
+  }
+  std::shared_ptr<rt::DeviceBackend> device_;
+};
+
+TEST_F(BackendPlacementTest, PlacerGivesOneRowPerSessionNode) {
+  auto doc = StudioDocument::open(kModel, OpenOptions{});
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  PlacementSource source{std::shared_ptr<StudioDocument>(std::move(*doc)), nullptr, true};
+  auto placed = place_on_backend(source, device_);
+  ASSERT_TRUE(placed.ok()) << placed.status().message();
+  expect_sound(placed->placement, session_nodes(source));
+  EXPECT_GE(placed->placement.groups, 1) << "the model's elementwise tails run as generated groups";
+}
+
+TEST_F(BackendPlacementTest, WindowDockPlacesAndSelectsInTheGraph) {
+  app();
+  MainWindow w;
+  ASSERT_FALSE(w.openModelNow(kModel).has_value());
+  BackendView* view = w.backendView();
+  EXPECT_EQ(view->model()->rowCount(), 0) << "nothing placed before asked";
+  auto err = view->placeNow();
+  ASSERT_FALSE(err.has_value()) << err->toStdString();
+  const BackendTableModel* m = view->model();
+  // The same model opened apart compiles to the same program.
+  auto doc = StudioDocument::open(kModel, OpenOptions{});
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  const size_t nodes =
+      session_nodes({std::shared_ptr<StudioDocument>(std::move(*doc)), nullptr, true});
+  expect_sound(m->placement(), nodes);
+  EXPECT_EQ(static_cast<size_t>(m->rowCount()), nodes);
+  EXPECT_TRUE(view->headerText().contains("on the device")) << view->headerText().toStdString();
+  if (m->placement().cpu_nodes > 0) {
+    EXPECT_TRUE(view->reasonsText().contains("On the CPU, by reason"));
+  }
+
+  // "CPU only" leaves the CPU rows.
+  auto* table = view->findChild<QTableView*>();
+  ASSERT_NE(table, nullptr);
+  view->setCpuOnly(true);
+  EXPECT_EQ(table->model()->rowCount(), m->placement().cpu_nodes);
+  view->setCpuOnly(false);
+  EXPECT_EQ(table->model()->rowCount(), m->rowCount());
+
+  // Picking a row selects its node in the graph.
+  QSignalSpy picked(w.graphView(), &GraphView::nodeSelected);
+  table->selectRow(0);
+  EXPECT_GE(picked.count(), 1);
+
+  // Selecting a node in the graph selects its row: the first one the CPU runs.
+  int cpu_row = -1;
+  for (int r = 0; r < m->rowCount() && cpu_row < 0; ++r)
+    if (!m->placement().rows[static_cast<size_t>(r)].device) cpu_row = r;
+  ASSERT_GE(cpu_row, 0);
+  const std::string cpu_node = m->placement().rows[static_cast<size_t>(cpu_row)].node;
+  const Graph& g = w.document()->graph();
+  for (size_t i = 0; i < g.num_nodes(); ++i)
+    if (g.node(static_cast<NodeId>(i)).name == cpu_node) w.selectCoreNode(static_cast<NodeId>(i));
+  ASSERT_TRUE(table->currentIndex().isValid());
+  EXPECT_EQ(table->currentIndex().siblingAtColumn(BackendTableModel::kNode).data().toString(),
+            QString::fromStdString(cpu_node));
+}
+
+}  // namespace
+}  // namespace sod2::studio
