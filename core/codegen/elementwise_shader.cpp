@@ -41,7 +41,9 @@ constexpr const char* kErf = R"(float sod2_erf(float x) {
 }
 )";
 constexpr const char* kPow = R"(float sod2_pow(float a, float b) {
-  // GLSL's pow is undefined for a < 0; ONNX gives a real result for an integral exponent.
+  // GLSL's pow is undefined for a < 0, and for a = 0 with b <= 0; ONNX gives a real result for
+  // an integral exponent, and 1 for b = 0.
+  if (b == 0.0) return 1.0;
   if (b == 2.0) return a * a;
   if (b == 1.0) return a;
   if (a < 0.0 && floor(b) == b) {

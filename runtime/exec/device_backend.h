@@ -49,12 +49,18 @@ class DeviceBackend {
   // The kernel for generated group `group` (ProgramDesc::gpu_kernels), or nullptr with `why`.
   virtual Expected<std::unique_ptr<Kernel>> make_group_kernel(const ProgramDesc& program,
                                                               size_t group, std::string* why) = 0;
+  // A session takes the backend before asking for kernels and gives it back when it ends: a
+  // backend holds one program's device state (its constants, its shaders) at a time. Error: it
+  // serves another session.
+  virtual Status attach() = 0;
+  virtual void detach() = 0;
   // After every kernel exists: copies the constants device kernels read to the device.
   virtual Status prepare(const ProgramDesc& program) = 0;
   // Memory both the host and the device address: the session's arena is allocated from it.
   virtual std::shared_ptr<ArenaMemory> arena_memory() = 0;
 
-  virtual void begin_run() = 0;
+  // Errors: the device was lost (a sync timed out or failed).
+  virtual Status begin_run() = 0;
   // Submits the device work recorded so far and waits for it.
   virtual Status sync() = 0;
   virtual bool pending() const = 0;
@@ -66,7 +72,9 @@ class DeviceBackend {
 
   virtual const BackendCounters& counters() const = 0;
   virtual void reset_counters() = 0;
-  virtual void count_cpu_kernel() = 0;
+  // A CPU kernel is about to run: counted, and copies of host bytes staged before it are
+  // forgotten (it may rewrite them; a later shader reads them afresh).
+  virtual void on_cpu_kernel() = 0;
 };
 
 }  // namespace sod2::rt

@@ -29,7 +29,9 @@ void Session::reset_node_times() {
   times_.runs = 0;
 }
 
-Session::~Session() = default;
+Session::~Session() {
+  if (backend_ && attached_) backend_->detach();
+}
 
 namespace {
 
@@ -172,6 +174,8 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
 }
 
 Status Session::create_main_kernels(const KernelRegistry& registry) {
+  SOD2_RETURN_IF_ERROR(backend_->attach());
+  attached_ = true;
   ProgramDesc& p = program_;
   GraphDesc& main = p.graphs[0];
   const size_t nn = main.nodes.size();
@@ -191,9 +195,27 @@ Status Session::create_main_kernels(const KernelRegistry& registry) {
       const NodeDesc& last = main.nodes[static_cast<size_t>(gk.nodes.back())];
       valid = !last.outputs.empty() && last.outputs[0] == gk.output;
     }
+    // The nodes it replaces must be plain ops whose values only the group reads: anything else
+    // would vanish with them.
+    for (size_t j = 0; valid && j < gk.nodes.size(); ++j) {
+      const NodeDesc& n = main.nodes[static_cast<size_t>(gk.nodes[j])];
+      valid = n.info.domain.empty() && n.subgraphs.empty();
+      for (size_t o = 0; valid && o < n.outputs.size(); ++o) {
+        const int32_t v = n.outputs[o];
+        if (v < 0 || (j + 1 == gk.nodes.size() && o == 0)) continue;
+        valid = std::find(main.outputs.begin(), main.outputs.end(), v) == main.outputs.end();
+        for (size_t m = 0; valid && m < nn; ++m) {
+          const bool inside = std::find(gk.nodes.begin(), gk.nodes.end(),
+                                        static_cast<int32_t>(m)) != gk.nodes.end();
+          const auto& ins = main.nodes[m].inputs;
+          valid = inside || std::find(ins.begin(), ins.end(), v) == ins.end();
+        }
+      }
+    }
     if (!valid) {
       return invalid_model("generated group '" + gk.name +
-                           "' does not name a run of main-graph nodes ending in its output");
+                           "' does not name a run of plain main-graph nodes, read only by each "
+                           "other, ending in its output");
     }
     SOD2_ASSIGN_OR_RETURN(group_kernels[gi], backend_->make_group_kernel(p, gi, &group_why[gi]));
     if (!group_kernels[gi]) continue;
@@ -383,7 +405,7 @@ Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) 
   if (node.info.domain.empty() && (op == "If" || op == "Loop" || op == "Scan")) {
     // Bodies read outer values the node does not list: wait for everything.
     if (backend_ && backend_->pending()) SOD2_RETURN_IF_ERROR(backend_->sync());
-    if (backend_) backend_->count_cpu_kernel();
+    if (backend_) backend_->on_cpu_kernel();
     if (op == "If") return run_if(frame, node);
     if (op == "Loop") return run_loop(frame, node);
     return run_scan(frame, node);
@@ -408,7 +430,7 @@ Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) 
     }
   }
   if (backend_ && !on_device) {
-    backend_->count_cpu_kernel();
+    backend_->on_cpu_kernel();
     if (backend_->pending() && cpu_kernel_conflicts(frame, node, ins)) {
       SOD2_RETURN_IF_ERROR(backend_->sync());
     }
@@ -442,6 +464,8 @@ bool Session::cpu_kernel_conflicts(const Frame& frame, const NodeDesc& node,
   for (int32_t v : node.outputs) {
     if (v < 0) continue;
     const ValueDesc& d = frame.graph->values[static_cast<size_t>(v)];
+    // Its size binds an execution symbol: the plan, so where it goes, is known only then.
+    if (!d.exec_dims.empty()) return true;
     // Only arena bytes are the device's; other outputs go to host buffers it never reads.
     if (d.storage != ValueStorage::kArena) continue;
     if (nw == kInline) return true;
@@ -522,7 +546,7 @@ Expected<std::span<const Tensor>> Session::run(std::span<const Tensor> inputs) {
   arena_bytes_ = 0;
   SOD2_RETURN_IF_ERROR(instantiate_plan());
   SOD2_RETURN_IF_ERROR(prepare_value_buffer());
-  if (backend_) backend_->begin_run();
+  if (backend_) SOD2_RETURN_IF_ERROR(backend_->begin_run());
   Frame& f = *main_;
   std::fill(f.ready.begin(), f.ready.end(), 0);
   std::fill(f.held.begin(), f.held.end(), Frame::Held{});
@@ -539,7 +563,11 @@ Expected<std::span<const Tensor>> Session::run(std::span<const Tensor> inputs) {
     f.ready[v] = 1;
   }
   Status st = run_graph(f);
-  if (backend_ && st.ok()) st = backend_->sync();
+  if (backend_) {
+    // Also after a failure: work recorded before it must not outlive the bytes it names.
+    Status synced = backend_->sync();
+    if (st.ok()) st = synced;
+  }
   times_.runs += profile_;
   arena_->release_retired();
   SOD2_RETURN_IF_ERROR(st);

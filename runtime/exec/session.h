@@ -77,6 +77,7 @@ class Session {
   // Bytes of the buffer that holds control-flow body values (and any value the plan cannot size).
   size_t value_buffer_capacity() const { return value_buffer_.capacity(); }
   void trim() {
+    if (backend_) (void)backend_->sync();
     arena_->trim();
     value_buffer_.trim();
   }
@@ -143,6 +144,7 @@ class Session {
   };
   std::vector<LoopBuffers> loop_buffers_;   // per Loop body graph
   std::shared_ptr<DeviceBackend> backend_;  // null: CPU only
+  bool attached_ = false;                   // to backend_
   std::vector<NodeBackend> node_backends_;  // per main-graph node
   std::shared_ptr<Arena> arena_;            // never null
   std::vector<int64_t> symbol_values_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <set>
 
 #include "runtime/package/format.h"
 #include "runtime/package/sod2_package.pb.h"
@@ -235,12 +236,14 @@ Status read_gpu_kernels(const pkg::Manifest& m, ProgramDesc* p) {
   if (p->graphs.empty()) return parse_error("GPU kernels come without a main graph");
   const GraphDesc& g = p->graphs[0];
   constexpr size_t kMaxShaderBytes = size_t{4} << 20;
+  std::set<std::string> names;
   for (int i = 0; i < m.gpu_kernels_size(); ++i) {
     const pkg::GpuKernel& k = m.gpu_kernels(i);
     const std::string what = "GPU kernel " + std::to_string(i);
     GpuKernelDesc d;
     d.name = k.name();
     if (d.name.empty() || d.name.size() > 256) return parse_error(what + " has no usable name");
+    if (!names.insert(d.name).second) return parse_error(what + " repeats the name " + d.name);
     if (k.nodes_size() == 0) return parse_error(what + " replaces no node");
     for (int j = 0; j < k.nodes_size(); ++j) {
       const int32_t node = k.nodes(j);

@@ -2,12 +2,16 @@
 
 #include <algorithm>
 
+#include "runtime/vulkan/shader_interface.h"
+
 namespace sod2::rt::vk {
 namespace {
 
 class ElementwiseGroupKernel final : public Kernel {
  public:
-  ElementwiseGroupKernel(VulkanBackend& b, const GpuKernelDesc& g) : backend_(b), group_(g) {}
+  ElementwiseGroupKernel(VulkanBackend& b, const GpuKernelDesc& g,
+                         std::unique_ptr<ComputePipeline> pipeline)
+      : backend_(b), group_(g), pipeline_(std::move(pipeline)) {}
 
   Status run(KernelContext& ctx) override {
     const size_t k = group_.inputs.size();
@@ -18,6 +22,11 @@ class ElementwiseGroupKernel final : public Kernel {
     for (size_t i = 0; i < k; ++i) {
       const Tensor* t = ctx.input(i);
       if (!t) return internal_error("group '" + group_.name + "' is missing an input");
+      // The shader reads 4-byte floats; a package may name a value of any type.
+      if (t->dtype != DType::kFloat) {
+        return invalid_model("group '" + group_.name + "' reads a " + dtype_name(t->dtype) +
+                             " input; its shader reads float32");
+      }
       const int r = t->shape.rank();
       if (r > rank) {
         return internal_error("group '" + group_.name + "': an input of shape " +
@@ -46,6 +55,16 @@ class ElementwiseGroupKernel final : public Kernel {
     }
     // Inputs after the output: growing the arena for the output re-bases them.
     SOD2_ASSIGN_OR_RETURN(BufferRef out_ref, backend_.write_buffer(*out));
+    // A device whose bindings span fewer bytes than a tensor (maxStorageBufferRange is 128 MiB
+    // on some phones) cannot run the group, and there is no CPU kernel to hand the run to.
+    auto covers = [](const BufferRef& r, int64_t numel) {
+      return uint64_t{r.word} + static_cast<uint64_t>(numel) <= r.range / 4;
+    };
+    auto too_big = [&] {
+      return unsupported("group '" + group_.name + "': a tensor of its " + std::to_string(n) +
+                         " elements is beyond this Vulkan device's binding range");
+    };
+    if (!covers(out_ref, n)) return too_big();
     BufferRef refs[kMaxGpuKernelInputs];
     uint32_t push[32] = {};
     uint32_t* p = push;
@@ -58,6 +77,7 @@ class ElementwiseGroupKernel final : public Kernel {
       const Tensor& t = *ctx.input(i);
       SOD2_ASSIGN_OR_RETURN(
           refs[i], overlaps(t, *out) ? backend_.read_buffer_copy(t) : backend_.read_buffer(t));
+      if (!covers(refs[i], t.numel())) return too_big();
       offsets[i] = refs[i].word;
       const int r = t.shape.rank();
       int64_t stride = 1;
@@ -72,15 +92,7 @@ class ElementwiseGroupKernel final : public Kernel {
         (static_cast<uint64_t>(n) + kGpuGroupLocalSize - 1) / kGpuGroupLocalSize;
     const uint32_t gx = static_cast<uint32_t>(std::min<uint64_t>(groups, 65535));
     const uint32_t gy = static_cast<uint32_t>((groups + gx - 1) / gx);
-    if (!pipeline_) {
-      // Made on the first run, then kept: the steady state builds no name and looks up nothing.
-      SOD2_ASSIGN_OR_RETURN(
-          pipeline_,
-          backend_.pipeline(
-              "group:" + group_.name, group_.spirv, static_cast<uint32_t>(k + 1),
-              4 * gpu_group_push_words(static_cast<uint32_t>(k), static_cast<uint32_t>(rank))));
-    }
-    const ComputePipeline* pipe = pipeline_;
+    const ComputePipeline* pipe = pipeline_.get();
     switch (k) {
       case 0: return backend_.dispatch(*pipe, {out_ref}, push, gx, gy);
       case 1: return backend_.dispatch(*pipe, {refs[0], out_ref}, push, gx, gy);
@@ -106,7 +118,8 @@ class ElementwiseGroupKernel final : public Kernel {
 
   VulkanBackend& backend_;
   const GpuKernelDesc group_;
-  const ComputePipeline* pipeline_ = nullptr;
+  // The group's own: programs name their groups alike ("ew0"), so no cache by name may hold it.
+  std::unique_ptr<ComputePipeline> pipeline_;
 };
 
 }  // namespace
@@ -123,7 +136,15 @@ Expected<std::unique_ptr<Kernel>> make_elementwise_group_kernel(VulkanBackend& b
                          " inputs, beyond what its push "
                          "constants can hold");
   }
-  return std::unique_ptr<Kernel>(new ElementwiseGroupKernel(backend, group));
+  const uint32_t buffers = static_cast<uint32_t>(group.inputs.size() + 1);
+  const uint32_t push_bytes = 4 * gpu_group_push_words(static_cast<uint32_t>(group.inputs.size()),
+                                                       static_cast<uint32_t>(group.rank));
+  // The shader comes from a package: checked before any driver sees it.
+  SOD2_RETURN_IF_ERROR(check_shader_interface(group.spirv, buffers, push_bytes, group.name));
+  SOD2_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
+                        ComputePipeline::create(backend.context_ptr(), "group " + group.name,
+                                                group.spirv, buffers, push_bytes));
+  return std::unique_ptr<Kernel>(new ElementwiseGroupKernel(backend, group, std::move(pipeline)));
 }
 
 }  // namespace sod2::rt::vk

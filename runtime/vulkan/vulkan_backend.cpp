@@ -47,6 +47,8 @@ class VulkanBackend::Memory final : public ArenaMemory {
     return b->mapped;
   }
   void free(uint8_t* data, size_t) override {
+    // Recorded work may still name this block (a run that failed midway): let it finish.
+    if (backend_ && backend_->pending()) (void)backend_->sync();
     for (size_t i = 0; i < blocks_.size(); ++i) {
       if (blocks_[i].mapped != data) continue;
       context_->release(blocks_[i]);
@@ -94,7 +96,7 @@ Expected<std::shared_ptr<VulkanBackend>> VulkanBackend::create(
 VulkanBackend::~VulkanBackend() {
   if (!context_) return;
   VkDevice dev = context_->device();
-  if (recorded_ > 0) (void)sync();
+  if (recorded_ > 0 && lost_.empty()) (void)sync();
   vkDeviceWaitIdle(dev);
   if (memory_) memory_->backend_ = nullptr;
   pipelines_.clear();
@@ -231,8 +233,9 @@ BufferRef VulkanBackend::ref(VkBuffer buffer, VkDeviceSize buffer_size, VkDevice
 
 Expected<BufferRef> VulkanBackend::read_buffer(const Tensor& t) {
   const size_t bytes = t.bytes();
-  if (reinterpret_cast<uintptr_t>(t.data) % 4 != 0)
-    return internal_error("a tensor a shader reads is not 4-byte aligned");
+  // Arena tensors are 64-byte aligned and constants' copies 256; host bytes anywhere else are
+  // staged into aligned memory.
+  if (reinterpret_cast<uintptr_t>(t.data) % 4 != 0) return stage(t);
   if (const DeviceBuffer* b = memory_->find(t.data, bytes)) {
     const auto* p = static_cast<const uint8_t*>(t.data);
     next_reads_.push_back({p, p + bytes});
@@ -245,8 +248,6 @@ Expected<BufferRef> VulkanBackend::read_buffer(const Tensor& t) {
 }
 
 Expected<BufferRef> VulkanBackend::read_buffer_copy(const Tensor& t) {
-  if (reinterpret_cast<uintptr_t>(t.data) % 4 != 0)
-    return internal_error("a tensor a shader reads is not 4-byte aligned");
   // Work recorded before may still write those bytes.
   if (pending()) SOD2_RETURN_IF_ERROR(sync());
   return stage(t);
@@ -274,6 +275,8 @@ Expected<BufferRef> VulkanBackend::stage(const Tensor& t) {
 }
 
 Expected<BufferRef> VulkanBackend::write_buffer(const Tensor& t) {
+  if (reinterpret_cast<uintptr_t>(t.data) % 4 != 0)
+    return internal_error("a shader's output " + t.shape.to_string() + " is not 4-byte aligned");
   if (const DeviceBuffer* b = memory_->find(t.data, t.bytes())) {
     const auto* p = static_cast<const uint8_t*>(t.data);
     next_writes_.push_back({p, p + t.bytes()});
@@ -383,6 +386,7 @@ Status VulkanBackend::dispatch(const ComputePipeline& p, std::initializer_list<B
 }
 
 Status VulkanBackend::sync() {
+  if (!lost_.empty()) return internal_error(lost_);
   if (recorded_ > 0) {
     recorded_ = 0;
     VkResult r = vkEndCommandBuffer(commands_);
@@ -393,9 +397,13 @@ Status VulkanBackend::sync() {
     r = vkQueueSubmit(context_->queue(), 1, &submit, fence_);
     if (r != VK_SUCCESS) return internal_error(vk_error("vkQueueSubmit", r));
     r = vkWaitForFences(context_->device(), 1, &fence_, VK_TRUE, kFenceTimeoutNs);
-    if (r == VK_TIMEOUT)
-      return internal_error("the Vulkan device did not finish its work within 120 s");
-    if (r != VK_SUCCESS) return internal_error(vk_error("vkWaitForFences", r));
+    if (r != VK_SUCCESS) {
+      // The command buffer may still be running: nothing it uses may be reused or freed.
+      lost_ = r == VK_TIMEOUT ? "the Vulkan device did not finish its work within 120 s"
+                              : vk_error("vkWaitForFences", r);
+      vkDeviceWaitIdle(context_->device());
+      return internal_error(lost_);
+    }
     vkResetFences(context_->device(), 1, &fence_);
     vkResetCommandBuffer(commands_, 0);
     ++counters_.syncs;
@@ -427,8 +435,26 @@ bool VulkanBackend::conflicts(std::span<const ByteRange> reads,
   return false;
 }
 
-void VulkanBackend::begin_run() {
+Status VulkanBackend::attach() {
+  if (attached_) {
+    return invalid_argument(
+        "this Vulkan backend already serves a session: make one backend per session");
+  }
+  attached_ = true;
+  device_constants_.clear();
+  constant_ranges_.clear();
+  context_->release(constants_);
+  return Status::ok_status();
+}
+
+void VulkanBackend::detach() {
   if (recorded_ > 0) (void)sync();
+  attached_ = false;
+}
+
+Status VulkanBackend::begin_run() {
+  if (!lost_.empty()) return internal_error(lost_);
+  if (recorded_ > 0) SOD2_RETURN_IF_ERROR(sync());
   for (VkDescriptorPool p : descriptor_pools_) vkResetDescriptorPool(context_->device(), p, 0);
   descriptor_pool_ = 0;
   staged_.clear();
@@ -437,6 +463,7 @@ void VulkanBackend::begin_run() {
   next_writes_.clear();
   for (DeviceBuffer& b : retired_staging_) context_->release(b);
   retired_staging_.clear();
+  return Status::ok_status();
 }
 
 }  // namespace sod2::rt::vk

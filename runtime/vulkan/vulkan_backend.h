@@ -46,14 +46,19 @@ class VulkanBackend final : public DeviceBackend,
                                                       std::string* why) override;
   Status prepare(const ProgramDesc& program) override;
   std::shared_ptr<ArenaMemory> arena_memory() override;
-  void begin_run() override;
+  Status attach() override;
+  void detach() override;
+  Status begin_run() override;
   Status sync() override;
   bool pending() const override { return recorded_ > 0; }
   bool conflicts(std::span<const ByteRange> reads,
                  std::span<const ByteRange> writes) const override;
   const BackendCounters& counters() const override { return counters_; }
   void reset_counters() override { counters_ = {}; }
-  void count_cpu_kernel() override { ++counters_.cpu_kernels; }
+  void on_cpu_kernel() override {
+    ++counters_.cpu_kernels;
+    staged_.clear();
+  }
 
   // For kernels, while recording a run.
   // A tensor a shader reads: its arena or constant copy, else staged now (an upload).
@@ -76,6 +81,7 @@ class VulkanBackend final : public DeviceBackend,
 
   VulkanContext& context() { return *context_; }
   const VulkanContext& context() const { return *context_; }
+  std::shared_ptr<VulkanContext> context_ptr() const { return context_; }
 
  private:
   class Memory;
@@ -111,6 +117,8 @@ class VulkanBackend final : public DeviceBackend,
   std::vector<VkDescriptorPool> descriptor_pools_;
   size_t descriptor_pool_ = 0;  // the pool sets come from now
   int recorded_ = 0;            // dispatches since the last submit
+  bool attached_ = false;       // to a session
+  std::string lost_;            // why the device can no longer be used ("" while it can)
   // The arena bytes the dispatches since the last submit read and write (shaders read constants
   // and staged copies too, but no CPU kernel writes those), and those of the refs taken for the
   // dispatch being prepared: a sync a kernel asks for between its refs and its dispatch must not

@@ -206,7 +206,7 @@ class VulkanBuiltinKernelsTest : public ::testing::Test {
     for (size_t i = 0; i < host.size(); ++i) vk_in.push_back(c.inputs[i] ? &vk_views[i] : nullptr);
     KernelContext vk_ctx(vk_in, &arena, &pool);
     backend_->reset_counters();
-    backend_->begin_run();
+    EXPECT_TRUE(backend_->begin_run().ok());
     const Status vs = (*vk)->run(vk_ctx);
     ASSERT_TRUE(vs.ok()) << vs.message();
     const Status ss = backend_->sync();

@@ -237,7 +237,7 @@ class VulkanDataKernelsTest : public ::testing::Test {
       vk_in.push_back(c.inputs[i].present ? &vk_views[i] : nullptr);
     KernelContext vk_ctx(vk_in, &arena, &pool);
     backend_->reset_counters();
-    backend_->begin_run();
+    EXPECT_TRUE(backend_->begin_run().ok());
     const Status vs = (*vk)->run(vk_ctx);
     const Status ss = backend_->sync();
     ASSERT_TRUE(ss.ok()) << ss.message();

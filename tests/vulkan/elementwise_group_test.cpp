@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "../onnx/proto_builder.h"
 #include "app/cli/output_compare.h"
@@ -278,8 +279,7 @@ TEST(ElementwiseGroups, AGroupThatDoesNotEndInItsOutputIsRefused) {
   options.backend = vk.backend;
   auto s = rt::Session::create(*p, rt::KernelRegistry::standard(), options);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.status().message().find("does not name a run of main-graph nodes ending in its "
-                                      "output"),
+  EXPECT_NE(s.status().message().find("does not name a run of plain main-graph nodes"),
             std::string::npos)
       << s.status().message();
   // The CPU ignores the shaders.
@@ -294,6 +294,125 @@ TEST(ElementwiseGroups, WritesTheFuzzSeedWhenAsked) {
   auto p = compile(swish_model());
   ASSERT_TRUE(p.ok()) << p.status().to_string();
   EXPECT_TRUE(package::write_package(*p, std::string(dir) + "/small_gpu_kernels.sod2").ok());
+}
+
+// CPU kernels that touch no bytes the pending dispatches read or write (shape arithmetic) run
+// without waiting for the device: one sync per run, at its end. One that reads a dispatch's
+// output waits for it.
+TEST(ElementwiseGroups, OnlyCpuKernelsThatTouchDeviceBytesWait) {
+  auto m = testing::make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {std::string("n"), int64_t{8}});
+  add_node(g, "Sigmoid", {"x"}, {"s"}, "sig");
+  add_node(g, "Shape", {"s"}, {"sh"}, "shape");
+  auto* cast = add_node(g, "Cast", {"sh"}, {"c"}, "cast");
+  testing::add_int_attr(cast, "to", onnx::TensorProto::FLOAT);
+  add_node(g, "Relu", {"s"}, {"r"}, "relu");
+  auto* argmax = add_node(g, "ArgMax", {"r"}, {"am"}, "argmax");
+  testing::add_int_attr(argmax, "axis", 1);
+  add_output(g, "s");
+  add_output(g, "c");
+  add_output(g, "am", {}, onnx::TensorProto::INT64);
+  auto p = compile(m);
+  ASSERT_TRUE(p.ok()) << p.status().to_string();
+  auto vk = testing::make_vulkan();
+  SOD2_REQUIRE_VULKAN(vk);
+  rt::SessionOptions options;
+  options.backend = vk.backend;
+  auto session = rt::Session::create(*p, rt::KernelRegistry::standard(), options);
+  ASSERT_TRUE(session.ok()) << session.status().to_string();
+  const rt::HostTensor x = testing::random_tensor(rt::Shape{3, 8}, 5);
+  const rt::Tensor views[] = {x.view()};
+  ASSERT_TRUE((*session)->run(views).ok());
+  vk.backend->reset_counters();
+  auto out = (*session)->run(views);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  const rt::BackendCounters& c = vk.backend->counters();
+  EXPECT_EQ(c.dispatches, 2);   // Sigmoid, Relu
+  EXPECT_EQ(c.cpu_kernels, 3);  // Shape, Cast, ArgMax
+  // ArgMax reads Relu's output: the one sync, before it; Shape and Cast never waited.
+  EXPECT_EQ(c.syncs, 1);
+  EXPECT_EQ((*out)[1].as<float>()[0], 3.f);  // Cast(Shape(s))
+  const float* r = (*out)[0].as<float>();
+  for (int64_t row = 0; row < 3; ++row) {
+    int64_t best = 0;
+    for (int64_t k = 1; k < 8; ++k)
+      if (r[row * 8 + k] > r[row * 8 + best]) best = k;
+    EXPECT_EQ((*out)[2].as<int64_t>()[row], best);  // Relu keeps sigmoid's order
+  }
+}
+
+// A package's shaders reach no driver unless they are valid SPIR-V whose bindings and push
+// constants are the ones their group provides.
+TEST(ElementwiseGroups, HostileShadersAreRefusedBeforeTheDriver) {
+  auto swish = compile(swish_model());  // one input, rank 2
+  ASSERT_TRUE(swish.ok()) << swish.status().to_string();
+  auto m = testing::make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "a", {std::string("n"), int64_t{8}});
+  add_input(g, "b", {std::string("n"), int64_t{8}});
+  add_node(g, "Add", {"a", "b"}, {"y"}, "add");
+  add_output(g, "y");
+  auto add = compile(m);  // two inputs, rank 2
+  ASSERT_TRUE(add.ok()) << add.status().to_string();
+  auto vk = testing::make_vulkan();
+  SOD2_REQUIRE_VULKAN(vk);
+  auto refused = [&](rt::ProgramDesc p, const std::function<void(rt::GpuKernelDesc&)>& edit) {
+    edit(p.gpu_kernels[0]);
+    rt::SessionOptions options;
+    options.backend = vk.backend;
+    auto s = rt::Session::create(std::move(p), rt::KernelRegistry::standard(), options);
+    return s.ok() ? std::string("accepted") : s.status().message();
+  };
+  const int before = vk.context->validation_errors();
+  EXPECT_NE(refused(*swish, [&](rt::GpuKernelDesc& k) { k.spirv = add->gpu_kernels[0].spirv; })
+                .find("reads binding 2, beyond its 2 buffers"),
+            std::string::npos);
+  EXPECT_NE(refused(*swish, [](rt::GpuKernelDesc& k) { k.rank = 1; })
+                .find("bytes of constants, more than the"),
+            std::string::npos);
+  EXPECT_NE(
+      refused(*swish, [](rt::GpuKernelDesc& k) { k.spirv[k.spirv.size() / 2] ^= 0x5A5A5A5Au; })
+          .find("is not valid SPIR-V"),
+      std::string::npos);
+  EXPECT_NE(
+      refused(*swish, [](rt::GpuKernelDesc& k) { k.spirv.resize(5); }).find("is not valid SPIR-V"),
+      std::string::npos);
+  EXPECT_EQ(vk.context->validation_errors(), before) << testing::validation_report(*vk.context);
+}
+
+// A backend holds one program's device state: a second live session is refused, and one made
+// after the first ended gets a clean backend.
+TEST(ElementwiseGroups, ABackendServesOneSessionAtATime) {
+  auto p = compile(swish_model());
+  ASSERT_TRUE(p.ok()) << p.status().to_string();
+  auto vk = testing::make_vulkan();
+  SOD2_REQUIRE_VULKAN(vk);
+  rt::SessionOptions options;
+  options.backend = vk.backend;
+  auto first = rt::Session::create(*p, rt::KernelRegistry::standard(), options);
+  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  auto second = rt::Session::create(*p, rt::KernelRegistry::standard(), options);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("make one backend per session"), std::string::npos);
+  first->reset();
+  auto third = rt::Session::create(*p, rt::KernelRegistry::standard(), options);
+  ASSERT_TRUE(third.ok()) << third.status().to_string();
+  const rt::HostTensor x = testing::random_tensor(rt::Shape{2, 8}, 3);
+  const rt::Tensor views[] = {x.view()};
+  EXPECT_TRUE((*third)->run(views).ok());
+}
+
+// The other tests' "zero validation errors" means something only if errors are counted: a
+// pipeline whose layout leaves out most of the shader's push constants is one.
+TEST(ElementwiseGroups, TheValidationLayerReportsErrors) {
+  auto p = compile(swish_model());
+  ASSERT_TRUE(p.ok()) << p.status().to_string();
+  auto vk = testing::make_vulkan();
+  SOD2_REQUIRE_VULKAN(vk);
+  const int before = vk.context->validation_errors();
+  auto pipeline = vk.backend->pipeline("broken", p->gpu_kernels[0].spirv, 2, 4);
+  EXPECT_GT(vk.context->validation_errors(), before);
 }
 
 TEST(ElementwiseGroups, NonFloatNodesStayOutOfShaders) {
