@@ -208,9 +208,16 @@ Expected<std::shared_ptr<VulkanContext>> VulkanContext::create(const VulkanOptio
   q.queueFamilyIndex = c->queue_family_;
   q.queueCount = 1;
   q.pQueuePriorities = &priority;
+  // A package's shaders are untrusted: with robust buffer access an index past a binding reads
+  // zero and writes nothing instead of touching other memory.
+  VkPhysicalDeviceFeatures supported{};
+  vkGetPhysicalDeviceFeatures(c->physical_, &supported);
+  VkPhysicalDeviceFeatures enabled{};
+  enabled.robustBufferAccess = supported.robustBufferAccess;
   VkDeviceCreateInfo d{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   d.queueCreateInfoCount = 1;
   d.pQueueCreateInfos = &q;
+  d.pEnabledFeatures = &enabled;
   const VkResult r = vkCreateDevice(c->physical_, &d, nullptr, &c->device_);
   if (r != VK_SUCCESS) return not_found(vk_error("vkCreateDevice", r));
   vkGetDeviceQueue(c->device_, c->queue_family_, 0, &c->queue_);

@@ -18,93 +18,19 @@
 #include "runtime/vulkan/kernels/builtin_kernels.h"
 #include "runtime/vulkan/vulkan_backend.h"
 #include "runtime/vulkan/vulkan_context.h"
+#include "tests/vulkan/vulkan_kernel_harness.h"
 
 namespace sod2::rt::vk {
 namespace {
 
+using testing::ArenaAllocator;
+using testing::attr_float;
+using testing::attr_int;
+using testing::attr_ints;
+using testing::attr_string;
+using testing::HeapAllocator;
+
 constexpr float kRtol = 1e-3f, kAtol = 1e-4f;
-
-// Outputs in the backend's arena memory, where write_buffer finds them (as a session's planned
-// tensors are). Scratch on the heap.
-class ArenaAllocator final : public OutputAllocator {
- public:
-  explicit ArenaAllocator(std::shared_ptr<ArenaMemory> memory) : memory_(std::move(memory)) {}
-  ~ArenaAllocator() override {
-    for (auto& [p, bytes] : blocks_) memory_->free(p, bytes);
-  }
-  Expected<Tensor*> output(size_t index, DType dtype, const Shape& shape) override {
-    Tensor t{dtype, shape, nullptr};
-    SOD2_ASSIGN_OR_RETURN(t.data, allocate(std::max<size_t>(t.bytes(), 4)));
-    if (views_.size() <= index) views_.resize(index + 1);
-    views_[index] = std::make_unique<Tensor>(t);
-    return views_[index].get();
-  }
-  Expected<void*> scratch(size_t bytes) override {
-    scratch_.emplace_back(bytes + 64);
-    auto p = reinterpret_cast<uintptr_t>(scratch_.back().data());
-    return reinterpret_cast<void*>((p + 63) & ~uintptr_t{63});
-  }
-  // Arena bytes for a test input, so both read_buffer paths (arena, staged) are exercised.
-  Expected<void*> allocate(size_t bytes) {
-    std::string err;
-    uint8_t* p = memory_->allocate(bytes, &err);
-    if (!p) return internal_error("arena allocation failed: " + err);
-    blocks_.emplace_back(p, bytes);
-    return static_cast<void*>(p);
-  }
-  const Tensor* view(size_t i) const { return i < views_.size() ? views_[i].get() : nullptr; }
-
- private:
-  std::shared_ptr<ArenaMemory> memory_;
-  std::vector<std::pair<uint8_t*, size_t>> blocks_;
-  std::vector<std::unique_ptr<Tensor>> views_;
-  std::vector<std::vector<uint8_t>> scratch_;
-};
-
-class HeapAllocator final : public OutputAllocator {
- public:
-  Expected<Tensor*> output(size_t index, DType dtype, const Shape& shape) override {
-    if (outputs.size() <= index) outputs.resize(index + 1), views.resize(index + 1);
-    outputs[index] = HostTensor(dtype, shape);
-    views[index] = outputs[index].view();
-    return &views[index];
-  }
-  Expected<void*> scratch(size_t bytes) override {
-    scratch_.emplace_back(bytes + 64);
-    auto p = reinterpret_cast<uintptr_t>(scratch_.back().data());
-    return reinterpret_cast<void*>((p + 63) & ~uintptr_t{63});
-  }
-  std::vector<HostTensor> outputs;
-  std::vector<Tensor> views;
-
- private:
-  std::vector<std::vector<uint8_t>> scratch_;
-};
-
-AttrValue ints(std::vector<int64_t> v) {
-  AttrValue a;
-  a.kind = AttrValue::Kind::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-AttrValue i64(int64_t v) {
-  AttrValue a;
-  a.kind = AttrValue::Kind::kInt;
-  a.i = v;
-  return a;
-}
-AttrValue f32(float v) {
-  AttrValue a;
-  a.kind = AttrValue::Kind::kFloat;
-  a.f = v;
-  return a;
-}
-AttrValue str(std::string v) {
-  AttrValue a;
-  a.kind = AttrValue::Kind::kString;
-  a.s = std::move(v);
-  return a;
-}
 
 // One node to run both ways: input shapes (empty optional = omitted input) and attributes.
 struct Case {
@@ -118,25 +44,8 @@ struct Case {
   size_t num_outputs = 1;
 };
 
-class VulkanBuiltinKernelsTest : public ::testing::Test {
+class VulkanBuiltinKernelsTest : public testing::VulkanKernelTest {
  protected:
-  void SetUp() override {
-    Expected<std::shared_ptr<VulkanContext>> c =
-        VulkanContext::create({.device = -1, .validation = true});
-    if (!c.ok()) GTEST_SKIP() << "no Vulkan device: " << c.status().message();
-    context_ = *c;
-    Expected<std::shared_ptr<VulkanBackend>> b = VulkanBackend::create(context_);
-    ASSERT_TRUE(b.ok()) << b.status().message();
-    backend_ = *b;
-  }
-  void TearDown() override {
-    if (!context_) return;
-    backend_.reset();
-    std::string all;
-    for (const std::string& m : context_->validation_messages()) all += m + "\n";
-    EXPECT_EQ(context_->validation_errors(), 0) << all;
-  }
-
   static NodeInfo node_of(const Case& c) {
     NodeInfo n;
     n.name = c.op + "_test";
@@ -181,7 +90,7 @@ class VulkanBuiltinKernelsTest : public ::testing::Test {
     }
     ThreadPool pool(1);
 
-    HeapAllocator heap;
+    HeapAllocator heap(c.num_outputs);
     std::vector<Tensor> cpu_views;
     std::vector<const Tensor*> cpu_in;
     for (size_t i = 0; i < host.size(); ++i) cpu_views.push_back(host[i].view());
@@ -239,8 +148,6 @@ class VulkanBuiltinKernelsTest : public ::testing::Test {
     std::printf("%d cases, max abs error %g\n", cases_, static_cast<double>(max_err_));
   }
 
-  std::shared_ptr<VulkanContext> context_;
-  std::shared_ptr<VulkanBackend> backend_;
   int cases_ = 0;
   float max_err_ = 0.f;
 };
@@ -280,10 +187,10 @@ Case gemm(Shape a, Shape b, std::optional<Shape> c, int ta, int tb, float alpha 
           float beta = 1.f) {
   Case k{"Gemm", {a, b}, {}};
   if (c) k.inputs.push_back(c);
-  k.attrs.set("transA", i64(ta));
-  k.attrs.set("transB", i64(tb));
-  k.attrs.set("alpha", f32(alpha));
-  k.attrs.set("beta", f32(beta));
+  k.attrs.set("transA", attr_int(ta));
+  k.attrs.set("transB", attr_int(tb));
+  k.attrs.set("alpha", attr_float(alpha));
+  k.attrs.set("beta", attr_float(beta));
   return k;
 }
 
@@ -320,12 +227,12 @@ const Act kActs[] = {{"", 0, 0},
 
 void set_epilogue(Case& c, const Act& a, int bias, int residual, int before) {
   c.domain = "sod2";
-  if (a.name[0]) c.attrs.set("activation", str(a.name));
-  if (a.alpha != 0.f) c.attrs.set("alpha", f32(a.alpha));
-  if (a.beta != 0.f) c.attrs.set("beta", f32(a.beta));
-  if (bias >= 0) c.attrs.set("bias_input", i64(bias));
-  if (residual >= 0) c.attrs.set("residual_input", i64(residual));
-  c.attrs.set("residual_before_activation", i64(before));
+  if (a.name[0]) c.attrs.set("activation", attr_string(a.name));
+  if (a.alpha != 0.f) c.attrs.set("alpha", attr_float(a.alpha));
+  if (a.beta != 0.f) c.attrs.set("beta", attr_float(a.beta));
+  if (bias >= 0) c.attrs.set("bias_input", attr_int(bias));
+  if (residual >= 0) c.attrs.set("residual_input", attr_int(residual));
+  c.attrs.set("residual_before_activation", attr_int(before));
 }
 
 TEST_F(VulkanBuiltinKernelsTest, FusedGemmAndMatMul) {
@@ -336,12 +243,12 @@ TEST_F(VulkanBuiltinKernelsTest, FusedGemmAndMatMul) {
     // activations see values on both sides of their knees).
     Case g{"FusedGemm", {Shape{9, 13}, Shape{13, 11}, Shape{11}, Shape{11}, Shape{9, 11}}, {}};
     set_epilogue(g, a, 3, 4, i % 2);
-    g.attrs.set("gemm_alpha", f32(1.5f));
-    g.attrs.set("gemm_beta", f32(0.5f));
+    g.attrs.set("gemm_alpha", attr_float(1.5f));
+    g.attrs.set("gemm_beta", attr_float(0.5f));
     cases.push_back({std::string("FusedGemm ") + a.name, g});
     // Gemm without C: the bias at slot 2.
     Case g2{"FusedGemm", {Shape{20, 6}, Shape{5, 6}, Shape{5}}, {}};
-    g2.attrs.set("transB", i64(1));
+    g2.attrs.set("transB", attr_int(1));
     set_epilogue(g2, a, 2, -1, 1);
     cases.push_back({std::string("FusedGemm no C ") + a.name, g2});
     Case m{"FusedMatMul", {Shape{2, 7, 10}, Shape{10, 12}, Shape{12}, Shape{2, 7, 12}}, {}};
@@ -358,7 +265,7 @@ TEST_F(VulkanBuiltinKernelsTest, FusedGemmAndMatMul) {
 Case conv(Shape x, Shape w, bool bias, int group = 1) {
   Case c{"Conv", {x, w}, {}};
   if (bias) c.inputs.push_back(Shape{w[0]});
-  c.attrs.set("group", i64(group));
+  c.attrs.set("group", attr_int(group));
   c.opset = 11;
   return c;
 }
@@ -366,31 +273,31 @@ Case conv(Shape x, Shape w, bool bias, int group = 1) {
 TEST_F(VulkanBuiltinKernelsTest, Conv) {
   Cases cases;
   cases.push_back({"1d pads", conv({2, 3, 10}, {4, 3, 3}, true)});
-  cases.back().second.attrs.set("pads", ints({1, 1}));
+  cases.back().second.attrs.set("pads", attr_ints({1, 1}));
   cases.push_back({"2d", conv({1, 3, 9, 9}, {5, 3, 3, 3}, true)});
   cases.push_back({"2d no bias", conv({2, 4, 6, 5}, {7, 4, 2, 3}, false)});
   cases.push_back({"1x1", conv({1, 16, 7, 7}, {9, 16, 1, 1}, true)});
   cases.push_back({"depthwise", conv({1, 6, 8, 8}, {6, 1, 3, 3}, true, 6)});
-  cases.back().second.attrs.set("pads", ints({1, 1, 1, 1}));
+  cases.back().second.attrs.set("pads", attr_ints({1, 1, 1, 1}));
   cases.push_back({"depthwise x2", conv({2, 4, 8, 7}, {8, 1, 3, 3}, true, 4)});
   cases.push_back({"group 2", conv({2, 4, 7, 7}, {6, 2, 3, 3}, true, 2)});
   cases.push_back({"dilation 2", conv({1, 3, 11, 10}, {4, 3, 3, 3}, true)});
-  cases.back().second.attrs.set("dilations", ints({2, 2}));
+  cases.back().second.attrs.set("dilations", attr_ints({2, 2}));
   cases.push_back({"stride 2 pads", conv({1, 3, 11, 10}, {5, 3, 3, 3}, false)});
-  cases.back().second.attrs.set("strides", ints({2, 2}));
-  cases.back().second.attrs.set("pads", ints({1, 2, 0, 1}));
+  cases.back().second.attrs.set("strides", attr_ints({2, 2}));
+  cases.back().second.attrs.set("pads", attr_ints({1, 2, 0, 1}));
   cases.push_back({"same upper", conv({1, 2, 9, 8}, {3, 2, 4, 3}, true)});
-  cases.back().second.attrs.set("auto_pad", str("SAME_UPPER"));
-  cases.back().second.attrs.set("strides", ints({2, 2}));
+  cases.back().second.attrs.set("auto_pad", attr_string("SAME_UPPER"));
+  cases.back().second.attrs.set("strides", attr_ints({2, 2}));
   cases.push_back({"same lower", conv({1, 2, 9, 8}, {3, 2, 4, 3}, true)});
-  cases.back().second.attrs.set("auto_pad", str("SAME_LOWER"));
+  cases.back().second.attrs.set("auto_pad", attr_string("SAME_LOWER"));
   cases.push_back({"3d", conv({1, 2, 5, 6, 7}, {3, 2, 3, 3, 3}, true)});
-  cases.back().second.attrs.set("pads", ints({1, 1, 1, 1, 1, 1}));
-  cases.back().second.attrs.set("strides", ints({1, 2, 1}));
+  cases.back().second.attrs.set("pads", attr_ints({1, 1, 1, 1, 1, 1}));
+  cases.back().second.attrs.set("strides", attr_ints({1, 2, 1}));
   cases.push_back({"3d group dil", conv({2, 4, 6, 6, 6}, {4, 2, 2, 2, 2}, false, 2)});
-  cases.back().second.attrs.set("dilations", ints({2, 1, 2}));
+  cases.back().second.attrs.set("dilations", attr_ints({2, 1, 2}));
   cases.push_back({"wide", conv({1, 8, 40, 40}, {10, 8, 3, 3}, true)});
-  cases.back().second.attrs.set("pads", ints({1, 1, 1, 1}));
+  cases.back().second.attrs.set("pads", attr_ints({1, 1, 1, 1}));
   check_all(cases);
 }
 
@@ -403,7 +310,7 @@ TEST_F(VulkanBuiltinKernelsTest, FusedConv) {
     c.op = "FusedConv";
     c.inputs.push_back(Shape{6});
     c.inputs.push_back(Shape{2, 6, 6, 6});
-    c.attrs.set("pads", ints({1, 1, 1, 1}));
+    c.attrs.set("pads", attr_ints({1, 1, 1, 1}));
     set_epilogue(c, a, 3, 4, i % 2);
     cases.push_back({std::string("FusedConv ") + a.name, c});
     // No B: the epilogue's bias at slot 2.
@@ -419,7 +326,7 @@ TEST_F(VulkanBuiltinKernelsTest, FusedConv) {
 
 Case pool(const char* op, Shape x, std::vector<int64_t> k) {
   Case c{op, {x}, {}};
-  c.attrs.set("kernel_shape", ints(std::move(k)));
+  c.attrs.set("kernel_shape", attr_ints(std::move(k)));
   c.opset = 12;
   return c;
 }
@@ -427,39 +334,39 @@ Case pool(const char* op, Shape x, std::vector<int64_t> k) {
 TEST_F(VulkanBuiltinKernelsTest, Pools) {
   Cases cases;
   cases.push_back({"max 3x3 s2 p1", pool("MaxPool", {2, 3, 9, 10}, {3, 3})});
-  cases.back().second.attrs.set("strides", ints({2, 2}));
-  cases.back().second.attrs.set("pads", ints({1, 1, 1, 1}));
+  cases.back().second.attrs.set("strides", attr_ints({2, 2}));
+  cases.back().second.attrs.set("pads", attr_ints({1, 1, 1, 1}));
   cases.push_back({"max ceil", pool("MaxPool", {1, 2, 10, 11}, {3, 2})});
-  cases.back().second.attrs.set("strides", ints({2, 2}));
-  cases.back().second.attrs.set("ceil_mode", i64(1));
+  cases.back().second.attrs.set("strides", attr_ints({2, 2}));
+  cases.back().second.attrs.set("ceil_mode", attr_int(1));
   cases.push_back({"max dilation", pool("MaxPool", {1, 2, 10, 11}, {2, 3})});
-  cases.back().second.attrs.set("dilations", ints({2, 2}));
+  cases.back().second.attrs.set("dilations", attr_ints({2, 2}));
   cases.push_back({"max 1d", pool("MaxPool", {2, 3, 17}, {4})});
-  cases.back().second.attrs.set("strides", ints({3}));
+  cases.back().second.attrs.set("strides", attr_ints({3}));
   cases.push_back({"max 3d", pool("MaxPool", {1, 2, 5, 6, 7}, {2, 2, 2})});
-  cases.back().second.attrs.set("strides", ints({2, 2, 2}));
-  cases.back().second.attrs.set("pads", ints({0, 1, 1, 1, 1, 0}));
+  cases.back().second.attrs.set("strides", attr_ints({2, 2, 2}));
+  cases.back().second.attrs.set("pads", attr_ints({0, 1, 1, 1, 1, 0}));
   cases.push_back({"max same upper", pool("MaxPool", {1, 3, 7, 7}, {3, 3})});
-  cases.back().second.attrs.set("auto_pad", str("SAME_UPPER"));
-  cases.back().second.attrs.set("strides", ints({2, 2}));
+  cases.back().second.attrs.set("auto_pad", attr_string("SAME_UPPER"));
+  cases.back().second.attrs.set("strides", attr_ints({2, 2}));
   for (int include : {0, 1}) {
     const std::string tag = include ? " include pad" : "";
     cases.push_back({"avg pads" + tag, pool("AveragePool", {2, 3, 9, 10}, {3, 3})});
-    cases.back().second.attrs.set("strides", ints({2, 2}));
-    cases.back().second.attrs.set("pads", ints({1, 1, 1, 1}));
-    cases.back().second.attrs.set("count_include_pad", i64(include));
+    cases.back().second.attrs.set("strides", attr_ints({2, 2}));
+    cases.back().second.attrs.set("pads", attr_ints({1, 1, 1, 1}));
+    cases.back().second.attrs.set("count_include_pad", attr_int(include));
     cases.push_back({"avg ceil" + tag, pool("AveragePool", {1, 2, 10, 11}, {3, 3})});
-    cases.back().second.attrs.set("strides", ints({2, 2}));
-    cases.back().second.attrs.set("pads", ints({1, 0, 1, 0}));
-    cases.back().second.attrs.set("ceil_mode", i64(1));
-    cases.back().second.attrs.set("count_include_pad", i64(include));
+    cases.back().second.attrs.set("strides", attr_ints({2, 2}));
+    cases.back().second.attrs.set("pads", attr_ints({1, 0, 1, 0}));
+    cases.back().second.attrs.set("ceil_mode", attr_int(1));
+    cases.back().second.attrs.set("count_include_pad", attr_int(include));
     cases.push_back({"avg 1d" + tag, pool("AveragePool", {2, 3, 17}, {5})});
-    cases.back().second.attrs.set("pads", ints({2, 2}));
-    cases.back().second.attrs.set("count_include_pad", i64(include));
+    cases.back().second.attrs.set("pads", attr_ints({2, 2}));
+    cases.back().second.attrs.set("count_include_pad", attr_int(include));
     cases.push_back({"avg 3d" + tag, pool("AveragePool", {1, 2, 5, 6, 7}, {3, 3, 3})});
-    cases.back().second.attrs.set("pads", ints({1, 1, 1, 1, 1, 1}));
-    cases.back().second.attrs.set("strides", ints({2, 2, 2}));
-    cases.back().second.attrs.set("count_include_pad", i64(include));
+    cases.back().second.attrs.set("pads", attr_ints({1, 1, 1, 1, 1, 1}));
+    cases.back().second.attrs.set("strides", attr_ints({2, 2, 2}));
+    cases.back().second.attrs.set("count_include_pad", attr_int(include));
   }
   cases.push_back({"global avg", {"GlobalAveragePool", {Shape{2, 3, 5, 7}}, {}}});
   cases.push_back({"global avg big", {"GlobalAveragePool", {Shape{1, 4, 56, 56}}, {}}});

@@ -18,81 +18,15 @@
 #include "runtime/vulkan/kernels/data_kernels.h"
 #include "runtime/vulkan/vulkan_backend.h"
 #include "runtime/vulkan/vulkan_context.h"
+#include "tests/vulkan/vulkan_kernel_harness.h"
 
 namespace sod2::rt::vk {
 namespace {
 
-// Outputs in the backend's arena memory, where write_buffer finds them (as a session's planned
-// tensors are); output 0 at `alias` when set, as a memory plan may place it over an input.
-class ArenaAllocator final : public OutputAllocator {
- public:
-  explicit ArenaAllocator(std::shared_ptr<ArenaMemory> memory) : memory_(std::move(memory)) {}
-  ~ArenaAllocator() override {
-    for (auto& [p, bytes] : blocks_) memory_->free(p, bytes);
-  }
-  Expected<Tensor*> output(size_t index, DType dtype, const Shape& shape) override {
-    Tensor t{dtype, shape, alias};
-    if (index != 0 || !alias) {
-      SOD2_ASSIGN_OR_RETURN(t.data, allocate(std::max<size_t>(t.bytes(), 4)));
-    }
-    if (views_.size() <= index) views_.resize(index + 1);
-    views_[index] = std::make_unique<Tensor>(t);
-    return views_[index].get();
-  }
-  Expected<void*> scratch(size_t bytes) override {
-    scratch_.emplace_back(bytes + 64);
-    auto p = reinterpret_cast<uintptr_t>(scratch_.back().data());
-    return reinterpret_cast<void*>((p + 63) & ~uintptr_t{63});
-  }
-  Expected<void*> allocate(size_t bytes) {
-    std::string err;
-    uint8_t* p = memory_->allocate(bytes, &err);
-    if (!p) return internal_error("arena allocation failed: " + err);
-    blocks_.emplace_back(p, bytes);
-    return static_cast<void*>(p);
-  }
-  const Tensor* view(size_t i) const { return i < views_.size() ? views_[i].get() : nullptr; }
-  void* alias = nullptr;
-
- private:
-  std::shared_ptr<ArenaMemory> memory_;
-  std::vector<std::pair<uint8_t*, size_t>> blocks_;
-  std::vector<std::unique_ptr<Tensor>> views_;
-  std::vector<std::vector<uint8_t>> scratch_;
-};
-
-class HeapAllocator final : public OutputAllocator {
- public:
-  Expected<Tensor*> output(size_t index, DType dtype, const Shape& shape) override {
-    if (outputs.size() <= index) outputs.resize(index + 1), views.resize(index + 1);
-    outputs[index] = HostTensor(dtype, shape);
-    views[index] = outputs[index].view();
-    return &views[index];
-  }
-  Expected<void*> scratch(size_t bytes) override {
-    scratch_.emplace_back(bytes + 64);
-    auto p = reinterpret_cast<uintptr_t>(scratch_.back().data());
-    return reinterpret_cast<void*>((p + 63) & ~uintptr_t{63});
-  }
-  std::vector<HostTensor> outputs;
-  std::vector<Tensor> views;
-
- private:
-  std::vector<std::vector<uint8_t>> scratch_;
-};
-
-AttrValue ints(std::vector<int64_t> v) {
-  AttrValue a;
-  a.kind = AttrValue::Kind::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-AttrValue i64(int64_t v) {
-  AttrValue a;
-  a.kind = AttrValue::Kind::kInt;
-  a.i = v;
-  return a;
-}
+using testing::ArenaAllocator;
+using testing::attr_int;
+using testing::attr_ints;
+using testing::HeapAllocator;
 
 // An input: float data (random), int values (int64 or int32), or omitted.
 struct In {
@@ -136,25 +70,8 @@ Case with(Case c, const std::string& name, AttrValue v) {
   return c;
 }
 
-class VulkanDataKernelsTest : public ::testing::Test {
+class VulkanDataKernelsTest : public testing::VulkanKernelTest {
  protected:
-  void SetUp() override {
-    Expected<std::shared_ptr<VulkanContext>> c =
-        VulkanContext::create({.device = -1, .validation = true});
-    if (!c.ok()) GTEST_SKIP() << "no Vulkan device: " << c.status().message();
-    context_ = *c;
-    Expected<std::shared_ptr<VulkanBackend>> b = VulkanBackend::create(context_);
-    ASSERT_TRUE(b.ok()) << b.status().message();
-    backend_ = *b;
-  }
-  void TearDown() override {
-    if (!context_) return;
-    backend_.reset();
-    std::string all;
-    for (const std::string& m : context_->validation_messages()) all += m + "\n";
-    EXPECT_EQ(context_->validation_errors(), 0) << all;
-  }
-
   static NodeInfo node_of(const Case& c) {
     NodeInfo n;
     n.name = c.op + "_test";
@@ -211,7 +128,7 @@ class VulkanDataKernelsTest : public ::testing::Test {
     for (const In& in : c.inputs) host.push_back(host_input(in, rng));
     ThreadPool pool(1);
 
-    HeapAllocator heap;
+    HeapAllocator heap(1);
     std::vector<Tensor> cpu_views;
     std::vector<const Tensor*> cpu_in;
     for (const HostTensor& h : host) cpu_views.push_back(h.view());
@@ -226,12 +143,16 @@ class VulkanDataKernelsTest : public ::testing::Test {
       if (!c.inputs[i].present || (!in_arena && static_cast<int>(i) != alias_input)) continue;
       // An input the output lies over has room for the output too.
       const size_t room = static_cast<int>(i) == alias_input ? size_t{1} << 16 : 4;
-      Expected<void*> p = arena.allocate(std::max(host[i].bytes().size(), room));
+      const size_t bytes = std::max(host[i].bytes().size(), room);
+      Expected<void*> p = arena.allocate(bytes);
       ASSERT_TRUE(p.ok()) << p.status().message();
       std::memcpy(*p, host[i].bytes().data(), host[i].bytes().size());
       vk_views[i].data = *p;
+      if (static_cast<int>(i) == alias_input) {
+        arena.alias = *p;
+        arena.alias_bytes = bytes;
+      }
     }
-    if (alias_input >= 0) arena.alias = vk_views[static_cast<size_t>(alias_input)].data;
     std::vector<const Tensor*> vk_in;
     for (size_t i = 0; i < host.size(); ++i)
       vk_in.push_back(c.inputs[i].present ? &vk_views[i] : nullptr);
@@ -297,15 +218,12 @@ class VulkanDataKernelsTest : public ::testing::Test {
     EXPECT_EQ(cpu.get(), before);
     EXPECT_NE(why.find(why_part), std::string::npos) << why;
   }
-
-  std::shared_ptr<VulkanContext> context_;
-  std::shared_ptr<VulkanBackend> backend_;
 };
 
 Case transpose(Shape s, std::vector<int64_t> perm) {
   Case c = make("Transpose " + s.to_string() + " perm " + std::to_string(perm.size()), "Transpose",
                 {data(s)});
-  if (!perm.empty()) c.attrs.set("perm", ints(perm));
+  if (!perm.empty()) c.attrs.set("perm", attr_ints(perm));
   return c;
 }
 
@@ -344,7 +262,7 @@ Case concat(int64_t axis, std::vector<Shape> shapes) {
     c.label += " " + s.to_string();
     c.inputs.push_back(data(s));
   }
-  c.attrs.set("axis", i64(axis));
+  c.attrs.set("axis", attr_int(axis));
   return c;
 }
 
@@ -409,9 +327,9 @@ TEST_F(VulkanDataKernelsTest, Slice) {
       slice("large", {512, 1030}, i64s({1, 3}), i64s({511, 1027}), i64s({0, 1}), i64s({1, 2})),
   };
   Case v1 = make("Slice-1 attributes", "Slice", {data({5, 6, 7})}, 9);
-  v1.attrs.set("starts", ints({1, -4}));
-  v1.attrs.set("ends", ints({1000, -1}));
-  v1.attrs.set("axes", ints({2, 0}));
+  v1.attrs.set("starts", attr_ints({1, -4}));
+  v1.attrs.set("ends", attr_ints({1000, -1}));
+  v1.attrs.set("axes", attr_ints({2, 0}));
   cases.push_back(v1);
   check_all(cases);
 }
@@ -426,7 +344,7 @@ TEST_F(VulkanDataKernelsTest, SliceErrorsMatchCpu) {
 
 Case gather(std::string label, int64_t axis, Shape s, In indices) {
   Case c = make("Gather " + label, "Gather", {data(s), std::move(indices)});
-  c.attrs.set("axis", i64(axis));
+  c.attrs.set("axis", attr_int(axis));
   return c;
 }
 
@@ -457,7 +375,7 @@ TEST_F(VulkanDataKernelsTest, GatherErrorsMatchCpu) {
 
 Case reshape(std::string label, Shape s, std::vector<int64_t> shape, int64_t allowzero = 0) {
   Case c = make("Reshape " + label, "Reshape", {data(s), i64s(shape)}, 14);
-  if (allowzero) c.attrs.set("allowzero", i64(allowzero));
+  if (allowzero) c.attrs.set("allowzero", attr_int(allowzero));
   return c;
 }
 
@@ -470,17 +388,20 @@ TEST_F(VulkanDataKernelsTest, ReshapeFamily) {
       reshape("to scalar", {1, 1}, {}),
       reshape("empty", {0, 3}, {3, 0}),
       reshape("allowzero", {0, 3}, {3, 0}, 1),
-      with(make("Reshape-1 attribute", "Reshape", {data({2, 3, 4})}, 1), "shape", ints({0, 2, -1})),
-      with(make("Flatten axis 0", "Flatten", {data({2, 3, 4})}), "axis", i64(0)),
-      with(make("Flatten axis 2", "Flatten", {data({2, 3, 4})}), "axis", i64(2)),
-      with(make("Flatten axis -1", "Flatten", {data({2, 3, 4})}), "axis", i64(-1)),
+      with(make("Reshape-1 attribute", "Reshape", {data({2, 3, 4})}, 1), "shape",
+           attr_ints({0, 2, -1})),
+      with(make("Flatten axis 0", "Flatten", {data({2, 3, 4})}), "axis", attr_int(0)),
+      with(make("Flatten axis 2", "Flatten", {data({2, 3, 4})}), "axis", attr_int(2)),
+      with(make("Flatten axis -1", "Flatten", {data({2, 3, 4})}), "axis", attr_int(-1)),
       make("Flatten default", "Flatten", {data({2, 3, 4})}),
       make("Squeeze axes input", "Squeeze", {data({1, 3, 1, 2}), i64s({0, -2})}),
       make("Squeeze all", "Squeeze", {data({1, 3, 1, 2})}),
-      with(make("Squeeze-11 attribute", "Squeeze", {data({1, 3, 1, 2})}, 11), "axes", ints({2})),
+      with(make("Squeeze-11 attribute", "Squeeze", {data({1, 3, 1, 2})}, 11), "axes",
+           attr_ints({2})),
       make("Unsqueeze axes input", "Unsqueeze", {data({3, 4}), i64s({0, -1})}),
       make("Unsqueeze middle", "Unsqueeze", {data({3, 4}), i64s({1, 3})}),
-      with(make("Unsqueeze-11 attribute", "Unsqueeze", {data({3, 4})}, 11), "axes", ints({-3})),
+      with(make("Unsqueeze-11 attribute", "Unsqueeze", {data({3, 4})}, 11), "axes",
+           attr_ints({-3})),
   };
   check_all(cases);
 }
@@ -491,7 +412,7 @@ TEST_F(VulkanDataKernelsTest, ReshapeErrorsMatchCpu) {
   check(reshape("wrong count", {2, 3, 4}, {5, 5}), true, 2);
   check(make("Squeeze not 1", "Squeeze", {data({1, 3}), i64s({1})}), true, 3);
   check(make("Unsqueeze repeated", "Unsqueeze", {data({3}), i64s({0, 0})}), true, 4);
-  check(with(make("Flatten axis", "Flatten", {data({2, 3})}), "axis", i64(3)), true, 5);
+  check(with(make("Flatten axis", "Flatten", {data({2, 3})}), "axis", attr_int(3)), true, 5);
 }
 
 // Beyond one dimension of workgroups (65535 x 256 elements): the grid folds into y.

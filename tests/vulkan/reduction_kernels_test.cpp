@@ -18,95 +18,18 @@
 #include "runtime/vulkan/kernels/reduction_kernels.h"
 #include "runtime/vulkan/vulkan_backend.h"
 #include "runtime/vulkan/vulkan_context.h"
+#include "tests/vulkan/vulkan_kernel_harness.h"
 
 namespace sod2::rt::vk {
 namespace {
 
+using testing::ArenaAllocator;
+using testing::attr_float;
+using testing::attr_int;
+using testing::attr_ints;
+using testing::HeapAllocator;
+
 constexpr float kRtol = 1e-3f, kAtol = 1e-4f;
-
-// Outputs in the backend's arena memory, where write_buffer finds them (as a session's planned
-// tensors are); output 0 may be given an input's bytes, as the memory plan may. Scratch on the
-// heap.
-class ArenaAllocator final : public OutputAllocator {
- public:
-  explicit ArenaAllocator(std::shared_ptr<ArenaMemory> memory) : memory_(std::move(memory)) {}
-  ~ArenaAllocator() override {
-    for (auto& [p, bytes] : blocks_) memory_->free(p, bytes);
-  }
-  Expected<Tensor*> output(size_t index, DType dtype, const Shape& shape) override {
-    Tensor t{dtype, shape, nullptr};
-    if (index == 0 && alias) {
-      if (t.bytes() > alias_bytes) return internal_error("the aliased input is too small");
-      t.data = alias;
-    } else {
-      SOD2_ASSIGN_OR_RETURN(t.data, allocate(std::max<size_t>(t.bytes(), 4)));
-    }
-    if (views_.size() <= index) views_.resize(index + 1);
-    views_[index] = std::make_unique<Tensor>(t);
-    return views_[index].get();
-  }
-  Expected<void*> scratch(size_t bytes) override {
-    scratch_.emplace_back(bytes + 64);
-    auto p = reinterpret_cast<uintptr_t>(scratch_.back().data());
-    return reinterpret_cast<void*>((p + 63) & ~uintptr_t{63});
-  }
-  Expected<void*> allocate(size_t bytes) {
-    std::string err;
-    uint8_t* p = memory_->allocate(bytes, &err);
-    if (!p) return internal_error("arena allocation failed: " + err);
-    blocks_.emplace_back(p, bytes);
-    return static_cast<void*>(p);
-  }
-  const Tensor* view(size_t i) const { return i < views_.size() ? views_[i].get() : nullptr; }
-
-  void* alias = nullptr;  // output 0's bytes when set
-  size_t alias_bytes = 0;
-
- private:
-  std::shared_ptr<ArenaMemory> memory_;
-  std::vector<std::pair<uint8_t*, size_t>> blocks_;
-  std::vector<std::unique_ptr<Tensor>> views_;
-  std::vector<std::vector<uint8_t>> scratch_;
-};
-
-class HeapAllocator final : public OutputAllocator {
- public:
-  Expected<Tensor*> output(size_t index, DType dtype, const Shape& shape) override {
-    if (outputs.size() <= index) outputs.resize(index + 1), views.resize(index + 1);
-    outputs[index] = HostTensor(dtype, shape);
-    views[index] = outputs[index].view();
-    return &views[index];
-  }
-  Expected<void*> scratch(size_t bytes) override {
-    scratch_.emplace_back(bytes + 64);
-    auto p = reinterpret_cast<uintptr_t>(scratch_.back().data());
-    return reinterpret_cast<void*>((p + 63) & ~uintptr_t{63});
-  }
-  std::vector<HostTensor> outputs;
-  std::vector<Tensor> views;
-
- private:
-  std::vector<std::vector<uint8_t>> scratch_;
-};
-
-AttrValue ints(std::vector<int64_t> v) {
-  AttrValue a;
-  a.kind = AttrValue::Kind::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-AttrValue i64(int64_t v) {
-  AttrValue a;
-  a.kind = AttrValue::Kind::kInt;
-  a.i = v;
-  return a;
-}
-AttrValue f32(float v) {
-  AttrValue a;
-  a.kind = AttrValue::Kind::kFloat;
-  a.f = v;
-  return a;
-}
 
 // One node to run both ways: float input shapes (nullopt = omitted), attributes, and Reduce's
 // axes as an int64 input in slot 1 (host memory, like a constant).
@@ -124,23 +47,11 @@ struct Case {
 // What the Vulkan run should do with it.
 enum class Expect { kDevice, kCpuFallback };
 
-class VulkanReductionKernelsTest : public ::testing::Test {
+class VulkanReductionKernelsTest : public testing::VulkanKernelTest {
  protected:
-  void SetUp() override {
-    Expected<std::shared_ptr<VulkanContext>> c =
-        VulkanContext::create({.device = -1, .validation = true});
-    if (!c.ok()) GTEST_SKIP() << "no Vulkan device: " << c.status().message();
-    context_ = *c;
-    Expected<std::shared_ptr<VulkanBackend>> b = VulkanBackend::create(context_);
-    ASSERT_TRUE(b.ok()) << b.status().message();
-    backend_ = *b;
-  }
   void TearDown() override {
+    VulkanKernelTest::TearDown();
     if (!context_) return;
-    backend_.reset();
-    std::string all;
-    for (const std::string& m : context_->validation_messages()) all += m + "\n";
-    EXPECT_EQ(context_->validation_errors(), 0) << all;
     if (cases_ > 0) std::printf("%d cases, max abs error %g\n", cases_, double{max_err_});
   }
 
@@ -198,7 +109,7 @@ class VulkanReductionKernelsTest : public ::testing::Test {
     }
     ThreadPool pool(1);
 
-    HeapAllocator heap;
+    HeapAllocator heap(1);
     std::vector<Tensor> cpu_views;
     std::vector<const Tensor*> cpu_in;
     for (HostTensor& h : host) cpu_views.push_back(h.view());
@@ -280,8 +191,6 @@ class VulkanReductionKernelsTest : public ::testing::Test {
     Status run(KernelContext&) override { return Status::ok_status(); }
   };
 
-  std::shared_ptr<VulkanContext> context_;
-  std::shared_ptr<VulkanBackend> backend_;
   int cases_ = 0;
   float max_err_ = 0.f;
 };
@@ -296,8 +205,8 @@ const char* const kReduceOps[] = {"ReduceSum", "ReduceMean", "ReduceMax",
 Case reduce_attr(const std::string& op, Shape x, std::vector<int64_t> axes, int keepdims) {
   Case c{op, {x}, {}};
   c.opset = op == "ReduceSum" ? 11 : 13;
-  c.attrs.set("axes", ints(std::move(axes)));
-  c.attrs.set("keepdims", i64(keepdims));
+  c.attrs.set("axes", attr_ints(std::move(axes)));
+  c.attrs.set("keepdims", attr_int(keepdims));
   return c;
 }
 
@@ -306,7 +215,7 @@ Case reduce_input(const std::string& op, Shape x, std::vector<int64_t> axes, int
   Case c{op, {x}, {}};
   c.opset = 18;
   c.axes_input = std::move(axes);
-  c.attrs.set("keepdims", i64(keepdims));
+  c.attrs.set("keepdims", attr_int(keepdims));
   return c;
 }
 
@@ -359,7 +268,7 @@ TEST_F(VulkanReductionKernelsTest, ReduceNoopWithEmptyAxesCopies) {
   Cases cases;
   for (const char* op : {"ReduceL1", "ReduceSumSquare", "ReduceLogSumExp"}) {
     Case c = reduce_input(op, {4, 33}, {}, 0);
-    c.attrs.set("noop_with_empty_axes", i64(1));
+    c.attrs.set("noop_with_empty_axes", attr_int(1));
     cases.push_back({op, c});
     c.alias_output = true;
     cases.push_back({std::string(op) + " in place", c});
@@ -400,7 +309,7 @@ TEST_F(VulkanReductionKernelsTest, ReduceInterleavedAxesRunOnCpu) {
 Case softmax(const std::string& op, Shape x, std::optional<int64_t> axis, int opset) {
   Case c{op, {x}, {}};
   c.opset = opset;
-  if (axis) c.attrs.set("axis", i64(*axis));
+  if (axis) c.attrs.set("axis", attr_int(*axis));
   return c;
 }
 
@@ -449,8 +358,8 @@ Case layer_norm(Shape x, int64_t axis, bool bias, bool scalar_params = false) {
   Case c{"LayerNormalization", {x, p}, {}};
   if (bias) c.inputs.push_back(p);
   c.opset = 17;
-  c.attrs.set("axis", i64(axis));
-  c.attrs.set("epsilon", f32(1e-5f));
+  c.attrs.set("axis", attr_int(axis));
+  c.attrs.set("epsilon", attr_float(1e-5f));
   return c;
 }
 
@@ -478,7 +387,7 @@ TEST_F(VulkanReductionKernelsTest, LayerNormalization) {
   d.opset = 17;
   cases.push_back({"defaults", d});
   Case eps = layer_norm({4, 16}, -1, true);
-  eps.attrs.set("epsilon", f32(0.5f));
+  eps.attrs.set("epsilon", attr_float(0.5f));
   cases.push_back({"large epsilon", eps});
   check_all(cases);
 }

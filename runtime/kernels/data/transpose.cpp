@@ -4,6 +4,7 @@
 
 #include "runtime/kernels/data/common.h"
 #include "runtime/kernels/data/factories.h"
+#include "runtime/kernels/data/slice_geometry.h"
 #include "runtime/kernels/data/strided_copy.h"
 
 namespace sod2::rt {
@@ -20,20 +21,7 @@ class TransposeKernel final : public Kernel {
     const Shape& in = data->shape;
     const int rank = in.rank();
     int perm[kMaxRank];
-    if (perm_.empty()) {
-      for (int i = 0; i < rank; ++i) perm[i] = rank - 1 - i;
-    } else {
-      if (perm_.size() != static_cast<size_t>(rank)) {
-        return invalid_argument("Transpose: perm has " + std::to_string(perm_.size()) +
-                                " entries for an input of rank " + std::to_string(rank));
-      }
-      bool seen[kMaxRank] = {};
-      for (int i = 0; i < rank; ++i) {
-        SOD2_ASSIGN_OR_RETURN(perm[i], normalize_axis(perm_[i], rank, "Transpose"));
-        if (seen[perm[i]]) return invalid_argument("Transpose: perm is not a permutation");
-        seen[perm[i]] = true;
-      }
-    }
+    SOD2_RETURN_IF_ERROR(resolve_transpose_perm(perm_, rank, perm));
     int64_t in_strides[kMaxRank];
     row_major_strides(in, in_strides);
     Shape out_shape;

@@ -14,6 +14,7 @@
 #include <span>
 
 #include "runtime/kernels/data/common.h"
+#include "runtime/kernels/data/slice_geometry.h"
 #include "runtime/vulkan/kernels/vulkan_kernels_internal.h"
 
 namespace sod2::rt::vk {
@@ -156,20 +157,7 @@ class VkTransposeKernel final : public VkDataKernel {
     const Shape& in = x->shape;
     const int rank = in.rank();
     int perm[kMaxRank];
-    if (perm_.empty()) {
-      for (int i = 0; i < rank; ++i) perm[i] = rank - 1 - i;
-    } else {
-      if (perm_.size() != static_cast<size_t>(rank)) {
-        return invalid_argument("Transpose: perm has " + std::to_string(perm_.size()) +
-                                " entries for an input of rank " + std::to_string(rank));
-      }
-      bool seen[kMaxRank] = {};
-      for (int i = 0; i < rank; ++i) {
-        SOD2_ASSIGN_OR_RETURN(perm[i], normalize_axis(perm_[i], rank, "Transpose"));
-        if (seen[perm[i]]) return invalid_argument("Transpose: perm is not a permutation");
-        seen[perm[i]] = true;
-      }
-    }
+    SOD2_RETURN_IF_ERROR(resolve_transpose_perm(perm_, rank, perm));
     int64_t strides[kMaxRank];
     row_major(in, strides);
     Shape out;
@@ -183,34 +171,6 @@ class VkTransposeKernel final : public VkDataKernel {
 
  private:
   std::vector<int64_t> perm_;
-};
-
-// The first index and the number of elements ONNX's clamping gives for one axis (slice.cpp).
-void clamp_axis(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t* first,
-                int64_t* count) {
-  if (dim == 0) {
-    *first = 0;
-    *count = 0;
-    return;
-  }
-  if (start < 0) start += dim;
-  if (end < 0) end += dim;
-  if (step > 0) {
-    start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-    *first = start;
-    *count = end > start ? (end - start - 1) / step + 1 : 0;
-  } else {
-    start = std::clamp<int64_t>(start, 0, dim - 1);
-    end = std::clamp<int64_t>(end, -1, dim - 1);
-    *first = start;
-    *count = start > end ? (start - end - 1) / -step + 1 : 0;
-  }
-}
-
-struct SliceParams {
-  int count = 0;  // number of sliced axes
-  int64_t starts[kMaxRank], ends[kMaxRank], axes[kMaxRank], steps[kMaxRank];
 };
 
 class VkSliceKernel final : public VkDataKernel {
@@ -227,65 +187,26 @@ class VkSliceKernel final : public VkDataKernel {
     if (attrs_) {
       p = *attrs_;
     } else {
-      SOD2_ASSIGN_OR_RETURN(p, read_params(ctx));
+      SOD2_ASSIGN_OR_RETURN(p, read_slice_inputs(ctx));
     }
     const Shape& in = x->shape;
-    const int rank = in.rank();
-    int64_t first[kMaxRank] = {}, step[kMaxRank], strides[kMaxRank];
-    Shape out = in;
-    for (int i = 0; i < rank; ++i) step[i] = 1;
-    bool seen[kMaxRank] = {};
-    for (int k = 0; k < p.count; ++k) {
-      SOD2_ASSIGN_OR_RETURN(int a, normalize_axis(p.axes[k], rank, "Slice"));
-      if (seen[a])
-        return invalid_argument("Slice: axis " + std::to_string(p.axes[k]) + " is repeated");
-      seen[a] = true;
-      if (p.steps[k] == 0) return invalid_argument("Slice: step is 0");
-      step[a] = std::max(p.steps[k], -std::numeric_limits<int64_t>::max());
-      clamp_axis(in[a], p.starts[k], p.ends[k], step[a], &first[a], &out[a]);
-    }
+    SOD2_ASSIGN_OR_RETURN(SliceGeometry g, resolve_slice(in, p));
+    int64_t strides[kMaxRank], out_strides[kMaxRank];
     row_major(in, strides);
-    int64_t out_strides[kMaxRank];
-    row_major(out, out_strides);
+    row_major(g.out, out_strides);
     CopyView v;
     int64_t at = 0;
-    if (out.numel() > 0) {
-      for (int i = 0; i < rank; ++i) {
-        at += first[i] * strides[i];
+    if (g.out.numel() > 0) {
+      for (int i = 0; i < in.rank(); ++i) {
+        at += g.first[i] * strides[i];
         // One element: the step is irrelevant (and may be huge).
-        v.push(out[i], out[i] > 1 ? step[i] * strides[i] : 0, out_strides[i]);
+        v.push(g.out[i], g.out[i] > 1 ? g.step[i] * strides[i] : 0, out_strides[i]);
       }
     }
-    return copy_view(ctx, *x, at, v, out, false);
+    return copy_view(ctx, *x, at, v, g.out, false);
   }
 
  private:
-  static Expected<SliceParams> read_params(KernelContext& ctx) {
-    const Tensor* starts = ctx.input(1);
-    const Tensor* ends = ctx.input(2);
-    if (!starts || !ends) return invalid_argument("Slice: data, starts and ends are required");
-    SliceParams p;
-    SOD2_ASSIGN_OR_RETURN(p.count, read_int_list(*starts, p.starts, kMaxRank, "Slice", "starts"));
-    SOD2_ASSIGN_OR_RETURN(int n_ends, read_int_list(*ends, p.ends, kMaxRank, "Slice", "ends"));
-    if (n_ends != p.count) {
-      return invalid_argument("Slice: " + std::to_string(p.count) + " starts but " +
-                              std::to_string(n_ends) + " ends");
-    }
-    if (const Tensor* axes = ctx.input(3)) {
-      SOD2_ASSIGN_OR_RETURN(int n, read_int_list(*axes, p.axes, kMaxRank, "Slice", "axes"));
-      if (n != p.count) return invalid_argument("Slice: axes and starts differ in length");
-    } else {
-      for (int k = 0; k < p.count; ++k) p.axes[k] = k;
-    }
-    if (const Tensor* steps = ctx.input(4)) {
-      SOD2_ASSIGN_OR_RETURN(int n, read_int_list(*steps, p.steps, kMaxRank, "Slice", "steps"));
-      if (n != p.count) return invalid_argument("Slice: steps and starts differ in length");
-    } else {
-      for (int k = 0; k < p.count; ++k) p.steps[k] = 1;
-    }
-    return p;
-  }
-
   std::optional<SliceParams> attrs_;
 };
 
@@ -520,21 +441,7 @@ Expected<std::unique_ptr<Kernel>> make_data_kernel(VulkanBackend& backend, const
     case DataOp::kSlice: {
       std::optional<SliceParams> attrs;
       if (node.opset < 10) {
-        SOD2_ASSIGN_OR_RETURN(std::vector<int64_t> starts, node.attrs.get_ints("starts"));
-        SOD2_ASSIGN_OR_RETURN(std::vector<int64_t> ends, node.attrs.get_ints("ends"));
-        SOD2_ASSIGN_OR_RETURN(std::vector<int64_t> axes, node.attrs.get_ints("axes"));
-        if (starts.size() != ends.size() || (!axes.empty() && axes.size() != starts.size()))
-          return invalid_model("Slice: starts, ends and axes differ in length");
-        if (starts.size() > static_cast<size_t>(kMaxRank))
-          return invalid_model("Slice: too many axes");
-        SliceParams& p = attrs.emplace();
-        p.count = static_cast<int>(starts.size());
-        for (size_t i = 0; i < starts.size(); ++i) {
-          p.starts[i] = starts[i];
-          p.ends[i] = ends[i];
-          p.axes[i] = axes.empty() ? static_cast<int64_t>(i) : axes[i];
-          p.steps[i] = 1;
-        }
+        SOD2_ASSIGN_OR_RETURN(attrs, read_slice_attrs(node.attrs));
       }
       k.reset(new VkSliceKernel(std::move(shared), std::move(cpu), pipe, attrs));
       break;

@@ -96,6 +96,32 @@ std::vector<rt::HostTensor> read_set(const fs::path& dir, const char* prefix) {
   return out;
 }
 
+// Views of `inputs` for Session::run.
+std::vector<api::TensorView> api_views(const std::vector<rt::HostTensor>& inputs) {
+  std::vector<api::TensorView> views;
+  for (const rt::HostTensor& h : inputs) {
+    api::TensorView v;
+    v.type = static_cast<api::ElementType>(h.dtype());
+    v.shape.assign(h.shape().dims().begin(), h.shape().dims().end());
+    v.data = h.bytes().data();
+    views.push_back(v);
+  }
+  return views;
+}
+
+// A run's outputs against the test set's, within rtol 1e-3 / atol 1e-4.
+void expect_outputs(const std::vector<api::TensorView>& outputs,
+                    const std::vector<rt::HostTensor>& expected) {
+  ASSERT_EQ(outputs.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    rt::Tensor got{static_cast<rt::DType>(outputs[i].type),
+                   rt::Shape(std::span<const int64_t>(outputs[i].shape)),
+                   const_cast<void*>(outputs[i].data)};
+    const cli::Comparison c = cli::compare_tensors(got, expected[i].view(), 1e-3, 1e-4);
+    EXPECT_TRUE(c.ok()) << "output " << i << " max abs " << c.max_abs;
+  }
+}
+
 TEST_F(PackageCliAndApi, PublicApiRunsThePackage) {
   ASSERT_EQ(compiled_, 0) << *compile_output_;
   std::shared_ptr<const api::Package> package;
@@ -113,26 +139,12 @@ TEST_F(PackageCliAndApi, PublicApiRunsThePackage) {
   const fs::path dir = kModelDir / "test_data_set_0";
   const auto inputs = read_set(dir, "input_");
   const auto expected = read_set(dir, "output_");
-  std::vector<api::TensorView> views;
-  for (const rt::HostTensor& h : inputs) {
-    api::TensorView v;
-    v.type = static_cast<api::ElementType>(h.dtype());
-    v.shape.assign(h.shape().dims().begin(), h.shape().dims().end());
-    v.data = h.bytes().data();
-    views.push_back(v);
-  }
+  std::vector<api::TensorView> views = api_views(inputs);
   std::vector<api::TensorView> outputs;
   for (int repeat = 0; repeat < 2; ++repeat) {
     st = session->run(views, &outputs);
     ASSERT_TRUE(st.ok()) << st.message();
-    ASSERT_EQ(outputs.size(), expected.size());
-    for (size_t i = 0; i < expected.size(); ++i) {
-      rt::Tensor got{static_cast<rt::DType>(outputs[i].type),
-                     rt::Shape(std::span<const int64_t>(outputs[i].shape)),
-                     const_cast<void*>(outputs[i].data)};
-      const cli::Comparison c = cli::compare_tensors(got, expected[i].view(), 1e-3, 1e-4);
-      EXPECT_TRUE(c.ok()) << "output " << i << " max abs " << c.max_abs;
-    }
+    ASSERT_NO_FATAL_FAILURE(expect_outputs(outputs, expected));
   }
   views.pop_back();
   st = session->run(views, &outputs);
@@ -159,25 +171,11 @@ TEST_F(PackageCliAndApi, PublicApiRunsThePackageOnVulkan) {
   const fs::path dir = kModelDir / "test_data_set_1";
   const auto inputs = read_set(dir, "input_");
   const auto expected = read_set(dir, "output_");
-  std::vector<api::TensorView> views;
-  for (const rt::HostTensor& h : inputs) {
-    api::TensorView v;
-    v.type = static_cast<api::ElementType>(h.dtype());
-    v.shape.assign(h.shape().dims().begin(), h.shape().dims().end());
-    v.data = h.bytes().data();
-    views.push_back(v);
-  }
+  std::vector<api::TensorView> views = api_views(inputs);
   std::vector<api::TensorView> outputs;
   st = session->run(views, &outputs);
   ASSERT_TRUE(st.ok()) << st.message();
-  ASSERT_EQ(outputs.size(), expected.size());
-  for (size_t i = 0; i < expected.size(); ++i) {
-    rt::Tensor got{static_cast<rt::DType>(outputs[i].type),
-                   rt::Shape(std::span<const int64_t>(outputs[i].shape)),
-                   const_cast<void*>(outputs[i].data)};
-    const cli::Comparison c = cli::compare_tensors(got, expected[i].view(), 1e-3, 1e-4);
-    EXPECT_TRUE(c.ok()) << "output " << i << " max abs " << c.max_abs;
-  }
+  ASSERT_NO_FATAL_FAILURE(expect_outputs(outputs, expected));
 }
 
 TEST_F(PackageCliAndApi, RunOnVulkanReportsPlacementCountersAndValidation) {
