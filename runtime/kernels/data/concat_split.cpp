@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runtime/kernels/data/common.h"
+#include "runtime/kernels/data/data_geometry.h"
 #include "runtime/kernels/data/factories.h"
 #include "runtime/kernels/data/strided_copy.h"
 
@@ -16,40 +17,12 @@ class ConcatKernel final : public Kernel {
   explicit ConcatKernel(int64_t axis) : axis_(axis) {}
 
   Status run(KernelContext& ctx) override {
+    int axis = 0;
+    SOD2_ASSIGN_OR_RETURN(Shape out_shape, concat_output_shape(ctx, axis_, &axis));
     const size_t n = ctx.num_inputs();
-    if (n == 0 || !ctx.input(0)) return invalid_argument("Concat: no inputs");
     const Tensor& first = *ctx.input(0);
-    SOD2_RETURN_IF_ERROR(require_fixed_size(first.dtype, "Concat"));
     const int rank = first.shape.rank();
-    if (rank == 0) return invalid_argument("Concat: inputs must have rank >= 1");
-    SOD2_ASSIGN_OR_RETURN(int axis, normalize_axis(axis_, rank, "Concat"));
-    Shape out_shape = first.shape;
-    int64_t axis_total = 0;
-    for (size_t k = 0; k < n; ++k) {
-      const Tensor* t = ctx.input(k);
-      if (!t) return invalid_argument("Concat: input " + std::to_string(k) + " is missing");
-      if (t->dtype != first.dtype) {
-        return invalid_argument("Concat: input " + std::to_string(k) + " has type " +
-                                dtype_name(t->dtype) + ", input 0 has " + dtype_name(first.dtype));
-      }
-      if (t->shape.rank() != rank) {
-        return invalid_argument("Concat: input " + std::to_string(k) + " has shape " +
-                                t->shape.to_string() + ", input 0 has " + first.shape.to_string());
-      }
-      for (int i = 0; i < rank; ++i) {
-        if (i != axis && t->shape[i] != first.shape[i]) {
-          return invalid_argument("Concat: input " + std::to_string(k) + " has shape " +
-                                  t->shape.to_string() + ", input 0 has " +
-                                  first.shape.to_string());
-        }
-      }
-      if (__builtin_add_overflow(axis_total, t->shape[axis], &axis_total)) {
-        return invalid_argument("Concat: result is too large");
-      }
-    }
-    out_shape[axis] = axis_total;
-    SOD2_ASSIGN_OR_RETURN(
-        out_shape, checked_shape(out_shape.dims().data(), rank, dtype_size(first.dtype), "Concat"));
+    const int64_t axis_total = out_shape[axis];
     SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, first.dtype, out_shape));
     if (out_shape.numel() == 0) return Status::ok_status();
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "runtime/kernels/data/common.h"
+#include "runtime/kernels/data/data_geometry.h"
 #include "runtime/kernels/data/factories.h"
 
 namespace sod2::rt {
@@ -46,15 +47,10 @@ class GatherKernel final : public Kernel {
     SOD2_RETURN_IF_ERROR(require_fixed_size(data->dtype, "Gather"));
     SOD2_RETURN_IF_ERROR(require_index_type(indices->dtype, "Gather", "indices"));
     const Shape& ds = data->shape;
-    SOD2_ASSIGN_OR_RETURN(int axis, normalize_axis(axis_, ds.rank(), "Gather"));
-    const int out_rank = ds.rank() - 1 + indices->shape.rank();
-    int64_t dims[kMaxRank * 2];
-    int r = 0;
-    for (int i = 0; i < axis; ++i) dims[r++] = ds[i];
-    for (int i = 0; i < indices->shape.rank(); ++i) dims[r++] = indices->shape[i];
-    for (int i = axis + 1; i < ds.rank(); ++i) dims[r++] = ds[i];
     const size_t elem = dtype_size(data->dtype);
-    SOD2_ASSIGN_OR_RETURN(Shape out_shape, checked_shape(dims, out_rank, elem, "Gather"));
+    int axis = 0;
+    SOD2_ASSIGN_OR_RETURN(Shape out_shape,
+                          gather_output_shape(ds, indices->shape, axis_, elem, &axis));
     const int64_t axis_dim = ds[axis];
     SOD2_RETURN_IF_ERROR(check_indices(*indices, axis_dim, axis, "Gather"));
     SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, data->dtype, out_shape));

@@ -1,8 +1,8 @@
 // Slice: per sliced axis a start, a count and a step, clamped as ONNX specifies; the result is a
 // strided view of the input (negative steps walk backwards) copied by strided_copy.
 #include "runtime/kernels/data/common.h"
+#include "runtime/kernels/data/data_geometry.h"
 #include "runtime/kernels/data/factories.h"
-#include "runtime/kernels/data/slice_geometry.h"
 #include "runtime/kernels/data/strided_copy.h"
 
 namespace sod2::rt {

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "runtime/kernels/data/common.h"
+#include "runtime/kernels/data/data_geometry.h"
 #include "runtime/kernels/data/factories.h"
-#include "runtime/kernels/data/slice_geometry.h"
 #include "runtime/kernels/data/strided_copy.h"
 
 namespace sod2::rt {

@@ -14,7 +14,7 @@
 #include <span>
 
 #include "runtime/kernels/data/common.h"
-#include "runtime/kernels/data/slice_geometry.h"
+#include "runtime/kernels/data/data_geometry.h"
 #include "runtime/vulkan/kernels/vulkan_kernels_internal.h"
 
 namespace sod2::rt::vk {
@@ -223,25 +223,9 @@ class VkConcatKernel final : public VkDataKernel {
       if (!t || t->dtype != DType::kFloat) return run_on_cpu(ctx, "Concat");
     }
     if (n == 0) return run_on_cpu(ctx, "Concat");
-    const Tensor& first = *ctx.input(0);
-    const int rank = first.shape.rank();
-    if (rank == 0) return invalid_argument("Concat: inputs must have rank >= 1");
-    SOD2_ASSIGN_OR_RETURN(int axis, normalize_axis(axis_, rank, "Concat"));
-    Shape out = first.shape;
-    int64_t axis_total = 0;
-    for (size_t k = 0; k < n; ++k) {
-      const Tensor* t = ctx.input(k);
-      bool same = t->shape.rank() == rank;
-      for (int i = 0; same && i < rank; ++i) same = i == axis || t->shape[i] == first.shape[i];
-      if (!same) {
-        return invalid_argument("Concat: input " + std::to_string(k) + " has shape " +
-                                t->shape.to_string() + ", input 0 has " + first.shape.to_string());
-      }
-      if (__builtin_add_overflow(axis_total, t->shape[axis], &axis_total))
-        return invalid_argument("Concat: result is too large");
-    }
-    out[axis] = axis_total;
-    SOD2_ASSIGN_OR_RETURN(out, checked_shape(out.dims().data(), rank, 4, "Concat"));
+    int axis = 0;
+    SOD2_ASSIGN_OR_RETURN(Shape out, concat_output_shape(ctx, axis_, &axis));
+    const int rank = out.rank();
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, out));
     if (out.numel() == 0) return Status::ok_status();
     SOD2_ASSIGN_OR_RETURN(BufferRef yb, backend_->write_buffer(*y));
@@ -263,7 +247,7 @@ class VkConcatKernel final : public VkDataKernel {
       const int64_t block = ctx.input(k)->shape[axis] * inner;
       if (block == 0) continue;
       CopyView v;
-      v.push(outer, block, axis_total * inner);
+      v.push(outer, block, out[axis] * inner);
       v.push(block, 1, 1);
       SOD2_RETURN_IF_ERROR(copy(refs_[k], 0, yb, at * inner, v));
       at += ctx.input(k)->shape[axis];
@@ -288,14 +272,8 @@ class VkGatherKernel final : public VkDataKernel {
     if (!x || !indices) return run_on_cpu(ctx, "Gather");
     SOD2_RETURN_IF_ERROR(require_index_type(indices->dtype, "Gather", "indices"));
     const Shape& ds = x->shape;
-    SOD2_ASSIGN_OR_RETURN(int axis, normalize_axis(axis_, ds.rank(), "Gather"));
-    const int out_rank = ds.rank() - 1 + indices->shape.rank();
-    int64_t dims[kMaxRank * 2];
-    int r = 0;
-    for (int i = 0; i < axis; ++i) dims[r++] = ds[i];
-    for (int i = 0; i < indices->shape.rank(); ++i) dims[r++] = indices->shape[i];
-    for (int i = axis + 1; i < ds.rank(); ++i) dims[r++] = ds[i];
-    SOD2_ASSIGN_OR_RETURN(Shape out, checked_shape(dims, out_rank, 4, "Gather"));
+    int axis = 0;
+    SOD2_ASSIGN_OR_RETURN(Shape out, gather_output_shape(ds, indices->shape, axis_, 4, &axis));
     const int64_t axis_dim = ds[axis];
     const int64_t n = indices->numel();
     for (int64_t j = 0; j < n; ++j) {

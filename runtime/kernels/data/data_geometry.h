@@ -1,5 +1,6 @@
-// Slice's and Transpose's index arithmetic, shared by the CPU kernels and the Vulkan kernels so
-// both derive the same view and report the same errors.
+// The shape and index arithmetic of the data-movement ops (Slice, Transpose, Concat, Gather),
+// shared by the CPU kernels and the Vulkan kernels so both derive the same result and report the
+// same errors.
 #pragma once
 
 #include <cstdint>
@@ -32,5 +33,14 @@ Expected<SliceGeometry> resolve_slice(const Shape& in, const SliceParams& p);
 
 // Transpose's `perm` attribute for an input of `rank` into `perm` (reversed when `attr` is empty).
 Status resolve_transpose_perm(std::span<const int64_t> attr, int rank, int* perm);
+
+// Concat's result: every input present, of one fixed-size dtype and rank >= 1, equal to input 0
+// except along `axis_attr` (normalised into `*axis`), its byte size within range.
+Expected<Shape> concat_output_shape(KernelContext& ctx, int64_t axis_attr, int* axis);
+
+// Gather's result: data's dims before `axis_attr` (normalised into `*axis`), the indices' dims,
+// then data's dims after it.
+Expected<Shape> gather_output_shape(const Shape& data, const Shape& indices, int64_t axis_attr,
+                                    size_t elem_size, int* axis);
 
 }  // namespace sod2::rt

@@ -1,4 +1,4 @@
-#include "runtime/kernels/data/slice_geometry.h"
+#include "runtime/kernels/data/data_geometry.h"
 
 #include <algorithm>
 #include <limits>
@@ -115,6 +115,49 @@ Status resolve_transpose_perm(std::span<const int64_t> attr, int rank, int* perm
     seen[perm[i]] = true;
   }
   return Status::ok_status();
+}
+
+Expected<Shape> concat_output_shape(KernelContext& ctx, int64_t axis_attr, int* axis) {
+  const size_t n = ctx.num_inputs();
+  if (n == 0 || !ctx.input(0)) return invalid_argument("Concat: no inputs");
+  const Tensor& first = *ctx.input(0);
+  SOD2_RETURN_IF_ERROR(require_fixed_size(first.dtype, "Concat"));
+  const int rank = first.shape.rank();
+  if (rank == 0) return invalid_argument("Concat: inputs must have rank >= 1");
+  SOD2_ASSIGN_OR_RETURN(*axis, normalize_axis(axis_attr, rank, "Concat"));
+  Shape out_shape = first.shape;
+  int64_t axis_total = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const Tensor* t = ctx.input(k);
+    if (!t) return invalid_argument("Concat: input " + std::to_string(k) + " is missing");
+    if (t->dtype != first.dtype) {
+      return invalid_argument("Concat: input " + std::to_string(k) + " has type " +
+                              dtype_name(t->dtype) + ", input 0 has " + dtype_name(first.dtype));
+    }
+    bool same = t->shape.rank() == rank;
+    for (int i = 0; same && i < rank; ++i) same = i == *axis || t->shape[i] == first.shape[i];
+    if (!same) {
+      return invalid_argument("Concat: input " + std::to_string(k) + " has shape " +
+                              t->shape.to_string() + ", input 0 has " + first.shape.to_string());
+    }
+    if (__builtin_add_overflow(axis_total, t->shape[*axis], &axis_total)) {
+      return invalid_argument("Concat: result is too large");
+    }
+  }
+  out_shape[*axis] = axis_total;
+  return checked_shape(out_shape.dims().data(), rank, dtype_size(first.dtype), "Concat");
+}
+
+Expected<Shape> gather_output_shape(const Shape& data, const Shape& indices, int64_t axis_attr,
+                                    size_t elem_size, int* axis) {
+  SOD2_ASSIGN_OR_RETURN(*axis, normalize_axis(axis_attr, data.rank(), "Gather"));
+  const int out_rank = data.rank() - 1 + indices.rank();
+  int64_t dims[kMaxRank * 2];
+  int r = 0;
+  for (int i = 0; i < *axis; ++i) dims[r++] = data[i];
+  for (int i = 0; i < indices.rank(); ++i) dims[r++] = indices[i];
+  for (int i = *axis + 1; i < data.rank(); ++i) dims[r++] = data[i];
+  return checked_shape(dims, out_rank, elem_size, "Gather");
 }
 
 }  // namespace sod2::rt
