@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "runtime/vulkan/kernels/vulkan_kernels_internal.h"
 #include "runtime/vulkan/shader_interface.h"
 
 namespace sod2::rt::vk {
@@ -57,14 +58,11 @@ class ElementwiseGroupKernel final : public Kernel {
     SOD2_ASSIGN_OR_RETURN(BufferRef out_ref, backend_.write_buffer(*out));
     // A device whose bindings span fewer bytes than a tensor (maxStorageBufferRange is 128 MiB
     // on some phones) cannot run the group, and there is no CPU kernel to hand the run to.
-    auto covers = [](const BufferRef& r, int64_t numel) {
-      return uint64_t{r.word} + static_cast<uint64_t>(numel) <= r.range / 4;
-    };
     auto too_big = [&] {
       return unsupported("group '" + group_.name + "': a tensor of its " + std::to_string(n) +
                          " elements is beyond this Vulkan device's binding range");
     };
-    if (!covers(out_ref, n)) return too_big();
+    if (!binding_covers(out_ref, n)) return too_big();
     BufferRef refs[kMaxGpuKernelInputs];
     uint32_t push[32] = {};
     uint32_t* p = push;
@@ -75,9 +73,10 @@ class ElementwiseGroupKernel final : public Kernel {
     for (int d = 0; d < rank; ++d) *p++ = static_cast<uint32_t>(dims[d]);
     for (size_t i = 0; i < k; ++i) {
       const Tensor& t = *ctx.input(i);
-      SOD2_ASSIGN_OR_RETURN(
-          refs[i], overlaps(t, *out) ? backend_.read_buffer_copy(t) : backend_.read_buffer(t));
-      if (!covers(refs[i], t.numel())) return too_big();
+      // An invocation reads an input element only where it writes the output element of the
+      // same index when the input is not broadcast.
+      SOD2_ASSIGN_OR_RETURN(refs[i], read_input(backend_, t, *out, t.shape == out->shape));
+      if (!binding_covers(refs[i], t.numel())) return too_big();
       offsets[i] = refs[i].word;
       const int r = t.shape.rank();
       int64_t stride = 1;
@@ -105,17 +104,6 @@ class ElementwiseGroupKernel final : public Kernel {
   }
 
  private:
-  // The plan may let the group's output reuse an input's bytes (the input's last CPU reader was
-  // an earlier node of the group). Reading and writing the same element in place is safe;
-  // anything else reads a snapshot.
-  static bool overlaps(const Tensor& in, const Tensor& out) {
-    const auto* a = static_cast<const uint8_t*>(in.data);
-    const auto* b = static_cast<const uint8_t*>(out.data);
-    const size_t na = in.bytes(), nb = out.bytes();
-    if (na == 0 || nb == 0 || a + na <= b || b + nb <= a) return false;
-    return !(a == b && in.shape == out.shape);
-  }
-
   VulkanBackend& backend_;
   const GpuKernelDesc group_;
   // The group's own: programs name their groups alike ("ew0"), so no cache by name may hold it.
