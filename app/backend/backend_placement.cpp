@@ -52,4 +52,15 @@ BackendPlacement placement_of(const rt::Session& session) {
   return p;
 }
 
+std::map<std::string, std::vector<std::string>> why_examples(const BackendPlacement& p,
+                                                             size_t per_reason) {
+  std::map<std::string, std::vector<std::string>> examples;
+  for (const PlacementRow& r : p.rows) {
+    if (r.device) continue;
+    auto& e = examples[r.why_cpu];
+    if (e.size() < per_reason) e.push_back(r.node);
+  }
+  return examples;
+}
+
 }  // namespace sod2::backend

@@ -46,4 +46,8 @@ struct BackendPlacement {
 // Empty `backend` and rows for a CPU-only session.
 BackendPlacement placement_of(const rt::Session& session);
 
+// Per reason the CPU runs nodes, the first `per_reason` of them (what a report names as examples).
+std::map<std::string, std::vector<std::string>> why_examples(const BackendPlacement& p,
+                                                             size_t per_reason = 2);
+
 }  // namespace sod2::backend

@@ -40,16 +40,14 @@ BackendChoice backend_choice_from(const CommandLine& cl) {
 void print_backend_placement(const rt::Session& session, std::ostream& out) {
   const backend::BackendPlacement p = backend::placement_of(session);
   if (p.backend.empty()) return;
-  std::map<std::string, std::vector<std::string>> examples;
-  for (const backend::PlacementRow& r : p.rows)
-    if (!r.device && examples[r.why_cpu].size() < 2) examples[r.why_cpu].push_back(r.node);
+  const auto examples = backend::why_examples(p);
   out << "backend " << p.backend << "\n";
   out << "  on the device: " << p.groups << " generated elementwise groups (" << p.grouped_nodes
       << " nodes), " << p.device_nodes << " nodes with hand-written shaders\n";
   out << "  on the CPU: " << p.cpu_nodes << " nodes\n";
   for (const auto& [why, count] : p.why_counts) {
     out << "    " << std::setw(4) << count << "  " << why << "  (e.g. ";
-    const auto& ex = examples[why];
+    const auto& ex = examples.at(why);
     for (size_t i = 0; i < ex.size(); ++i) out << (i ? ", " : "") << ex[i];
     out << ")\n";
   }

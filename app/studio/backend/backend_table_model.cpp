@@ -37,9 +37,7 @@ QString placement_header(const backend::BackendPlacement& p) {
 QString placement_reasons(const backend::BackendPlacement& p) {
   if (p.why_counts.empty())
     return p.rows.empty() ? QString() : QObject::tr("Every node runs on the device.");
-  std::map<std::string, std::vector<std::string>> examples;
-  for (const backend::PlacementRow& r : p.rows)
-    if (!r.device && examples[r.why_cpu].size() < 2) examples[r.why_cpu].push_back(r.node);
+  auto examples = backend::why_examples(p);
   std::vector<std::pair<std::string, int>> whys(p.why_counts.begin(), p.why_counts.end());
   // What keeps the most nodes off the device is what to look at first.
   std::stable_sort(whys.begin(), whys.end(),

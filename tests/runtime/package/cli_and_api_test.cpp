@@ -223,16 +223,28 @@ TEST_F(PackageCliAndApi, PublicApiReportsBadFiles) {
   EXPECT_NE(st.message().find("not a SoD2 package"), std::string::npos) << st.message();
 }
 
+// Runs the example program on the package with `args` as a user would: its output (stdout and
+// stderr) and its exit status.
+struct ExampleRun {
+  std::string output;
+  int status = -1;
+};
+ExampleRun run_example(const fs::path& package, const std::string& args) {
+  ExampleRun r;
+  const std::string cmd =
+      std::string(SOD2_RUN_PACKAGE_EXAMPLE) + " " + package.string() + " " + args + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[512];
+  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
+  r.status = ::pclose(pipe);
+  return r;
+}
+
 TEST_F(PackageCliAndApi, ExampleProgramRunsThePackage) {
   ASSERT_EQ(compiled_, 0) << *compile_output_;
-  const std::string cmd = std::string(SOD2_RUN_PACKAGE_EXAMPLE) + " " + package_->string() +
-                          " input_ids=1x16 attention_mask=1x16 --threads 1 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  char buf[512];
-  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
-  const int status = ::pclose(pipe);
+  const auto [output, status] =
+      run_example(*package_, "input_ids=1x16 attention_mask=1x16 --threads 1");
   EXPECT_EQ(status, 0) << output;
   EXPECT_NE(output.find("last_hidden_state [1,16,128]:"), std::string::npos) << output;
   EXPECT_NE(output.find("logits [1,2]:"), std::string::npos) << output;
@@ -240,14 +252,8 @@ TEST_F(PackageCliAndApi, ExampleProgramRunsThePackage) {
 
 TEST_F(PackageCliAndApi, ExampleProgramRunsThePackageOnVulkan) {
   ASSERT_EQ(compiled_, 0) << *compile_output_;
-  const std::string cmd = std::string(SOD2_RUN_PACKAGE_EXAMPLE) + " " + package_->string() +
-                          " input_ids=1x16 attention_mask=1x16 --threads 1 --vulkan 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  char buf[512];
-  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
-  const int status = ::pclose(pipe);
+  const auto [output, status] =
+      run_example(*package_, "input_ids=1x16 attention_mask=1x16 --threads 1 --vulkan");
   if (output.find("no Vulkan") != std::string::npos) GTEST_SKIP() << output;
   EXPECT_EQ(status, 0) << output;
   EXPECT_NE(output.find("logits [1,2]:"), std::string::npos) << output;
@@ -255,14 +261,8 @@ TEST_F(PackageCliAndApi, ExampleProgramRunsThePackageOnVulkan) {
 
 TEST_F(PackageCliAndApi, ExampleProgramReportsSizesOutsideTheRange) {
   ASSERT_EQ(compiled_, 0) << *compile_output_;
-  const std::string cmd = std::string(SOD2_RUN_PACKAGE_EXAMPLE) + " " + package_->string() +
-                          " input_ids=1x600 attention_mask=1x600 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  char buf[512];
-  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
-  EXPECT_NE(::pclose(pipe), 0);
+  const auto [output, status] = run_example(*package_, "input_ids=1x600 attention_mask=1x600");
+  EXPECT_NE(status, 0);
   EXPECT_NE(output.find("outside the declared range"), std::string::npos) << output;
 }
 
