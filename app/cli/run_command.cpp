@@ -1,5 +1,6 @@
 #include "app/cli/run_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
@@ -43,6 +44,9 @@ CommandLine make_parser() {
       {"--rtol", true, "relative tolerance (default 1e-3)", "R"},
       {"--atol", true, "absolute tolerance (default 1e-4)", "A"},
       {"--threads", true, "worker threads (default: all cores)", "T"},
+      {"--max-run-mb", true, "memory one run may hold (default: half the physical memory)", "MB"},
+      {"--max-loop-iterations", true, "iterations per Loop/Scan node and run (default 1e7)", "N"},
+      {"--max-run-ms", true, "wall-clock limit of one run (default: none)", "MS"},
       {"--range", true, "declare symbol ranges; MULTIPLE defaults to 1", "k=lo:hi[:multiple],..."},
       {"--ranges", true, "read ranges from a JSON file (see sod2 plan --help)", "FILE"},
       {"--help", false, "show this help", ""},
@@ -173,6 +177,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   RdpOptions options;
   double rtol = 1e-3, atol = 1e-4;
   int threads = 0;
+  rt::RunLimits limits;
   BenchmarkOptions bench;
   BackendChoice backend_choice;
   try {
@@ -185,6 +190,14 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     rtol = parse_real(cl.value("--rtol"), rtol, "--rtol", false);
     atol = parse_real(cl.value("--atol"), atol, "--atol", false);
     threads = static_cast<int>(parse_real(cl.value("--threads"), 0, "--threads", false));
+    // Clamped below 2^63 before converting: a huge number means "no practical limit".
+    auto limit = [&](const char* flag, double scale) {
+      return static_cast<int64_t>(
+          std::min(parse_real(cl.value(flag), 0, flag, false) * scale, 9e18));
+    };
+    limits.max_bytes = limit("--max-run-mb", 1024.0 * 1024.0);
+    limits.max_loop_iterations = limit("--max-loop-iterations", 1.0);
+    limits.max_run_ms = limit("--max-run-ms", 1.0);
     bench = benchmark_options_from(cl);
     backend_choice = backend_choice_from(cl);
   } catch (const std::invalid_argument& e) {
@@ -210,6 +223,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (!program.ok()) return fail(program.status());
   rt::SessionOptions session_options;
   session_options.threads = threads;
+  session_options.limits = limits;
   session_options.profile = cl.has("--profile");
   auto backend = make_backend(backend_choice);
   if (!backend.ok()) return fail(backend.status());

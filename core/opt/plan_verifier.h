@@ -14,11 +14,9 @@
 namespace sod2::opt {
 
 // Every offset is non-negative and a multiple of kTensorAlignment, every size non-negative,
-// every tensor inside [0, arena_bytes), and no two tensors whose lifetimes overlap share a byte
-// (empty tensors share none). `names` (optional, parallel to `tensors`) name offenders.
-// O(n log n + overlapping pairs).
-Status verify_layout(std::span<const PlacedTensor> tensors, int64_t arena_bytes,
-                     std::span<const std::string> names = {});
+// every tensor inside [0, arena_bytes), and no two tensors whose lifetimes overlap share a byte.
+// The runtime's own check (runtime/program/plan_layout.h), so compiler and loader agree.
+using plan::verify_layout;
 
 // Every arena tensor is live from its producer's step to the step of its last reader (implicit
 // reads by subgraphs included) and graph outputs to the last step; read from the graph's own

@@ -12,14 +12,15 @@ namespace sod2 {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,  // bad user input: a flag, a binding, a range
-  kNotFound,         // a file, a value or a symbol that does not exist
-  kParseError,       // bytes that do not form a valid model/package
-  kInvalidModel,     // a well-formed file describing an invalid graph
-  kUnsupported,      // valid, but outside what this version handles
-  kIoError,          // the operating system refused a read or write
-  kInternal,         // a bug in sod2 itself
-  kCancelled,        // the user stopped long work before it finished
+  kInvalidArgument,    // bad user input: a flag, a binding, a range
+  kNotFound,           // a file, a value or a symbol that does not exist
+  kParseError,         // bytes that do not form a valid model/package
+  kInvalidModel,       // a well-formed file describing an invalid graph
+  kUnsupported,        // valid, but outside what this version handles
+  kIoError,            // the operating system refused a read or write
+  kInternal,           // a bug in sod2 itself
+  kCancelled,          // the user stopped long work before it finished
+  kResourceExhausted,  // a limit was reached: memory, time, iterations, threads, queued bytes
 };
 
 const char* status_code_name(StatusCode code);
@@ -61,6 +62,7 @@ inline const char* status_code_name(StatusCode code) {
     case StatusCode::kIoError: return "I/O error";
     case StatusCode::kInternal: return "internal error";
     case StatusCode::kCancelled: return "cancelled";
+    case StatusCode::kResourceExhausted: return "resource exhausted";
   }
   return "unknown";
 }
@@ -75,6 +77,9 @@ inline Status unsupported(std::string m) { return {StatusCode::kUnsupported, std
 inline Status io_error(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
 inline Status internal_error(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 inline Status cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
+inline Status resource_exhausted(std::string m) {
+  return {StatusCode::kResourceExhausted, std::move(m)};
+}
 
 template <typename T>
 class [[nodiscard]] Expected {

@@ -93,6 +93,20 @@ Expected<HostTensor> stack(const std::vector<HostTensor>& parts, const std::stri
 
 }  // namespace
 
+Status Session::loop_may_iterate(int64_t iteration) const {
+  if (iteration >= max_loop_iterations_) {
+    return resource_exhausted("more than " + std::to_string(max_loop_iterations_) +
+                              " iterations (RunLimits::max_loop_iterations)");
+  }
+  return check_run_alive();
+}
+
+Status Session::parts_fit(uint64_t part_bytes) const {
+  if (part_bytes <= bytes_left_outside_arena()) return Status::ok_status();
+  return resource_exhausted("the scan outputs gathered so far take " + std::to_string(part_bytes) +
+                            " bytes, above what the run may still hold (RunLimits::max_bytes)");
+}
+
 Expected<Frame*> Session::enter_body(Frame& parent, int32_t g, std::span<const Tensor> inputs) {
   const GraphDesc& graph = program_.graphs[static_cast<size_t>(g)];
   if (inputs.size() != graph.inputs.size()) {
@@ -217,7 +231,9 @@ Status Session::run_loop(Frame& frame, const NodeDesc& node) {
   buf.iter.reset(DType::kInt64, Shape{});
   buf.cond.reset(DType::kBool, Shape{});
   std::vector<HostTensor>& results = body_results_[static_cast<size_t>(node.subgraphs[0])];
+  uint64_t part_bytes = 0;  // of the scan outputs gathered so far
   for (int64_t i = 0; i < trips && cond; ++i) {
+    if (Status st = loop_may_iterate(i); !st.ok()) return st.with_context(where_fn());
     *buf.iter.data<int64_t>() = i;
     *buf.cond.data<bool>() = cond;
     buf.inputs.clear();
@@ -235,6 +251,8 @@ Status Session::run_loop(Frame& frame, const NodeDesc& node) {
     // Swap rather than move: the old state's bytes are reused by the next iteration's results.
     for (size_t k = 0; k < carried; ++k) std::swap(buf.state[k], results[1 + k]);
     for (size_t k = 0; k < scans; ++k) {
+      part_bytes += results[1 + carried + k].bytes().size();
+      if (Status st = parts_fit(part_bytes); !st.ok()) return st.with_context(where_fn());
       if (buf.parts[k].size() <= buf.parts_used[k]) buf.parts[k].emplace_back();
       copy_into(results[1 + carried + k].view(), &buf.parts[k][buf.parts_used[k]++]);
     }
@@ -272,7 +290,14 @@ Status Session::run_scan(Frame& frame, const NodeDesc& node) {
     return invalid_model(where_fn() + ": body has too few outputs");
   const size_t scans_out = body.outputs.size() - state_n;
   std::vector<HostTensor> state;
-  for (size_t i = 0; i < state_n; ++i) state.push_back(copy_of(*frame.get(node.inputs[i])));
+  for (size_t i = 0; i < state_n; ++i) {
+    // An optional output its producer did not write is never ready: there is no state to copy.
+    const Tensor* t = node.inputs[i] >= 0 ? frame.get(node.inputs[i]) : nullptr;
+    if (!t)
+      return invalid_model(where_fn() + ": state input " + std::to_string(i) +
+                           " was never produced");
+    state.push_back(copy_of(*t));
+  }
   int64_t iterations = -1;
   std::vector<const Tensor*> seqs;
   for (size_t i = 0; i < scan_in; ++i) {
@@ -287,7 +312,9 @@ Status Session::run_scan(Frame& frame, const NodeDesc& node) {
   std::vector<std::vector<HostTensor>> parts(scans_out);
   std::vector<Tensor> inputs;
   std::vector<HostTensor>& results = body_results_[static_cast<size_t>(node.subgraphs[0])];
+  uint64_t part_bytes = 0;  // of the scan outputs gathered so far
   for (int64_t it = 0; it < std::max<int64_t>(iterations, 0); ++it) {
+    if (Status st = loop_may_iterate(it); !st.ok()) return st.with_context(where_fn());
     inputs.clear();
     for (const HostTensor& s : state) inputs.push_back(s.view());
     for (const Tensor* t : seqs) {
@@ -301,7 +328,11 @@ Status Session::run_scan(Frame& frame, const NodeDesc& node) {
       if (!body_status.ok()) return body_status.with_context(where_fn());
     }
     for (size_t k = 0; k < state_n; ++k) std::swap(state[k], results[k]);
-    for (size_t k = 0; k < scans_out; ++k) parts[k].push_back(copy_of(results[state_n + k].view()));
+    for (size_t k = 0; k < scans_out; ++k) {
+      part_bytes += results[state_n + k].bytes().size();
+      if (Status st = parts_fit(part_bytes); !st.ok()) return st.with_context(where_fn());
+      parts[k].push_back(copy_of(results[state_n + k].view()));
+    }
   }
   std::vector<HostTensor> finals = std::move(state);
   for (size_t k = 0; k < scans_out; ++k) {

@@ -25,6 +25,8 @@ class NodeOutputs : public OutputAllocator {
       auto& pool = s_->discarded_;
       if (discarded_used_ >= Session::kMaxDiscarded)
         return internal_error("a kernel wrote more than 8 outputs the model omits");
+      SOD2_RETURN_IF_ERROR(
+          checked_tensor_bytes(dtype, shape, s_->bytes_left_outside_arena()).status());
       HostTensor& h = pool[discarded_used_];
       h.reset(dtype, shape);
       s_->discarded_views_[discarded_used_] = h.view();
@@ -42,7 +44,11 @@ class NodeOutputs : public OutputAllocator {
       if (e.dim >= shape.rank()) return internal_error(where() + " has fewer dims than planned");
       SOD2_RETURN_IF_ERROR(s_->bind_execution_symbol(e.symbol, shape[e.dim], d.name));
     }
-    const size_t bytes = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
+    auto checked = checked_tensor_bytes(
+        dtype, shape,
+        d.storage == ValueStorage::kArena ? UINT64_MAX : s_->bytes_left_outside_arena());
+    if (!checked.ok()) return checked.status().with_context(where());
+    const size_t bytes = *checked;
     Tensor& t = f_->tensors[static_cast<size_t>(v)];
     if (d.storage == ValueStorage::kArena) {
       const size_t k = static_cast<size_t>(d.arena_tensor);
@@ -65,6 +71,15 @@ class NodeOutputs : public OutputAllocator {
       // Not in the plan: a range of the value buffer, freed after the value's last reader.
       s_->release_value(*f_, static_cast<size_t>(v));
       const size_t offset = s_->value_offsets_.allocate(bytes);
+      const uint64_t left = s_->bytes_left_outside_arena();
+      if (offset > left || OffsetAllocator::rounded(bytes) > left - offset) {
+        s_->value_offsets_.release(offset, bytes);
+        return resource_exhausted(where() + " needs " + std::to_string(bytes) +
+                                  " bytes beside values of " + std::to_string(offset) +
+                                  " bytes and the arena of " + std::to_string(s_->arena_bytes_) +
+                                  ": above the limit of " + std::to_string(s_->max_bytes_) +
+                                  " bytes per run (RunLimits::max_bytes)");
+      }
       f_->held[static_cast<size_t>(v)] = {static_cast<int64_t>(offset), bytes};
       if (offset + OffsetAllocator::rounded(bytes) <= s_->value_buffer_.capacity()) {
         t = {dtype, shape, s_->value_buffer_.data() + offset};
@@ -80,6 +95,11 @@ class NodeOutputs : public OutputAllocator {
   }
 
   Expected<void*> scratch(size_t bytes) override {
+    if (bytes > s_->bytes_left_outside_arena()) {
+      return resource_exhausted("a kernel asked for " + std::to_string(bytes) +
+                                " bytes of scratch, above what the run may still hold (" +
+                                std::to_string(s_->bytes_left_outside_arena()) + " bytes)");
+    }
     auto& buf = s_->scratch_;
     const size_t start = (s_->scratch_used_ + 63) / 64 * 64;
     if (start + bytes > buf.size()) {

@@ -32,4 +32,11 @@ ResidentBytes resident_bytes() {
   return r;
 }
 
+int64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<int64_t>(pages) * page;
+}
+
 }  // namespace sod2::rt

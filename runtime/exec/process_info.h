@@ -1,5 +1,5 @@
 // Facts about this process that the agent, the transports and the CLI report or need: the folder
-// of its executable, and its resident memory.
+// of its executable, its resident memory, and the machine's physical memory.
 #pragma once
 
 #include <cstdint>
@@ -16,5 +16,8 @@ struct ResidentBytes {
   int64_t peak = 0;
 };
 ResidentBytes resident_bytes();
+
+// The machine's physical memory in bytes (0 where the system does not say).
+int64_t physical_memory_bytes();
 
 }  // namespace sod2::rt

@@ -3,9 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <new>
+#include <stdexcept>
+#include <thread>
 
 #include "runtime/exec/frame.h"
 #include "runtime/exec/node_outputs.h"
+#include "runtime/exec/plan_check.h"
+#include "runtime/exec/process_info.h"
 
 namespace sod2::rt {
 
@@ -133,8 +138,29 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   }
   if (options.backend && options.shared_arena)
     return invalid_argument("a session with a device backend cannot share another's arena");
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (options.threads < 0 || options.threads > kMaxThreadsPerCore * cores) {
+    return invalid_argument(std::to_string(options.threads) +
+                            " threads asked for: a session takes " + "0 (one per core) to " +
+                            std::to_string(kMaxThreadsPerCore * cores) + " (" +
+                            std::to_string(kMaxThreadsPerCore) + " per core of the " +
+                            std::to_string(cores) + " here)");
+  }
+  const RunLimits& lim = options.limits;
+  if (lim.max_bytes < 0 || lim.max_loop_iterations < 0 || lim.max_run_ms < 0)
+    return invalid_argument("run limits must not be negative (0 takes the default)");
+  // Before a backend merges nodes into groups: the plan was made for the program's own nodes.
+  SOD2_ASSIGN_OR_RETURN(ArenaLifetimes lives, check_program_dataflow(program));
   std::unique_ptr<Session> s(new Session(std::move(program), options));
   const ProgramDesc& p = s->program_;
+  s->arena_life_ = std::move(lives.life);
+  s->arena_used_ = std::move(lives.used);
+  s->placed_.resize(p.num_arena_tensors);
+  const int64_t physical = physical_memory_bytes();
+  s->max_bytes_ = lim.max_bytes > 0 ? lim.max_bytes : physical > 0 ? physical / 2 : INT64_MAX;
+  s->max_loop_iterations_ =
+      lim.max_loop_iterations > 0 ? lim.max_loop_iterations : kDefaultMaxLoopIterations;
+  s->max_run_ms_ = lim.max_run_ms;
   s->kernels_.resize(p.graphs.size());
   if (s->backend_) SOD2_RETURN_IF_ERROR(s->create_main_kernels(registry));
   for (size_t g = s->backend_ ? 1 : 0; g < p.graphs.size(); ++g) {
@@ -365,9 +391,47 @@ Status Session::instantiate_plan() {
                            " bytes");
     }
   }
+  if (arena_bytes_ > max_bytes_) {
+    return resource_exhausted("the memory plan needs an arena of " + std::to_string(arena_bytes_) +
+                              " bytes at these input sizes, above the limit of " +
+                              std::to_string(max_bytes_) + " bytes per run (RunLimits::max_bytes)");
+  }
+  SOD2_RETURN_IF_ERROR(verify_instantiated_plan());
   // Tensors already written keep their offsets; only the bytes up to the old size matter.
   return arena_->reserve(static_cast<size_t>(arena_bytes_),
                          static_cast<size_t>(std::max<int64_t>(old_bytes, 0)));
+}
+
+Status Session::verify_instantiated_plan() {
+  const size_t n = program_.num_arena_tensors;
+  if (n == 0) return Status::ok_status();
+  if (verified_plan_values_.size() == plan_values_.size() &&
+      std::equal(plan_values_.begin(), plan_values_.end(), verified_plan_values_.begin())) {
+    return Status::ok_status();
+  }
+  for (size_t t = 0; t < n; ++t) {
+    // A tensor no node writes holds nothing: it may sit anywhere.
+    placed_[t] = arena_used_[t]
+                     ? plan::PlacedTensor{plan_values_[t], plan_values_[n + t], arena_life_[t]}
+                     : plan::PlacedTensor{};
+  }
+  Status st = layout_verifier_.verify(placed_, arena_bytes_, {}, plan::kMinTensorAlignment);
+  if (!st.ok()) {
+    verified_plan_values_.clear();
+    return invalid_model("the memory plan is unsound at these input sizes: " + st.message());
+  }
+  verified_plan_values_.assign(plan_values_.begin(), plan_values_.end());
+  return Status::ok_status();
+}
+
+Status Session::check_run_alive() const {
+  if (cancel_ && cancel_->load(std::memory_order_relaxed))
+    return cancelled("the run was cancelled");
+  if (max_run_ms_ > 0 && std::chrono::steady_clock::now() > deadline_) {
+    return resource_exhausted("the run took longer than its limit of " +
+                              std::to_string(max_run_ms_) + " ms (RunLimits::max_run_ms)");
+  }
+  return Status::ok_status();
 }
 
 Status Session::bind_execution_symbol(int32_t symbol, int64_t value,
@@ -385,6 +449,21 @@ Status Session::bind_execution_symbol(int32_t symbol, int64_t value,
   uint8_t* before = arena_->data();
   SOD2_RETURN_IF_ERROR(instantiate_plan());
   uint8_t* after = arena_->data();
+  // Tensors already written must keep their place: the layout just proved sound says nothing
+  // about bytes a tensor held at its old place.
+  const size_t na = program_.num_arena_tensors;
+  for (size_t v = 0; v < main_->tensors.size(); ++v) {
+    const ValueDesc& d = main_->graph->values[v];
+    if (!main_->ready[v] || d.storage != ValueStorage::kArena) continue;
+    const Tensor& t = main_->tensors[v];
+    const size_t k = static_cast<size_t>(d.arena_tensor);
+    const int64_t old_offset = static_cast<int64_t>(reinterpret_cast<uintptr_t>(t.data) -
+                                                    reinterpret_cast<uintptr_t>(before));
+    if (plan_values_[na + k] != old_offset || plan_values_[k] < static_cast<int64_t>(t.bytes())) {
+      return invalid_model("the memory plan moves '" + d.name + "', already written, when '" +
+                           sym.name + "' becomes " + std::to_string(value));
+    }
+  }
   if (before != after && before != nullptr) {
     // Rebase the views of everything already in the arena.
     for (Frame* f = main_.get(); f; f = nullptr) {
@@ -484,6 +563,7 @@ Status Session::run_graph(Frame& frame) {
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const auto t0 =
         timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    SOD2_RETURN_IF_ERROR(check_run_alive());
     SOD2_RETURN_IF_ERROR(run_node(frame, g.nodes[n], n));
     for (int32_t v : releases[n]) release_value(frame, static_cast<size_t>(v));
     if (timed) {
@@ -534,8 +614,30 @@ Status Session::prepare_value_buffer() {
   return Status::ok_status();
 }
 
-Expected<std::span<const Tensor>> Session::run(std::span<const Tensor> inputs) {
-  if (profile_) run_start_ = std::chrono::steady_clock::now();
+Expected<std::span<const Tensor>> Session::run(std::span<const Tensor> inputs,
+                                               const std::atomic<bool>* cancel) {
+  // The runtime reports errors as Status; what the standard library throws when memory runs out
+  // becomes one too, so a host or an agent never dies from a run.
+  try {
+    cancel_ = cancel;
+    auto out = run_checked(inputs);
+    cancel_ = nullptr;
+    return out;
+  } catch (const std::bad_alloc&) {
+    cancel_ = nullptr;
+    return resource_exhausted(
+        "out of memory during the run (lower RunLimits::max_bytes to fail "
+        "earlier with the size that was asked for)");
+  } catch (const std::length_error& e) {
+    cancel_ = nullptr;
+    return resource_exhausted(std::string("a size too large for memory during the run: ") +
+                              e.what());
+  }
+}
+
+Expected<std::span<const Tensor>> Session::run_checked(std::span<const Tensor> inputs) {
+  if (profile_ || max_run_ms_ > 0) run_start_ = std::chrono::steady_clock::now();
+  if (max_run_ms_ > 0) deadline_ = run_start_ + std::chrono::milliseconds(max_run_ms_);
   SOD2_RETURN_IF_ERROR(bind_inputs(inputs));
   // The plan version of this binding's cell (execution symbols are not bucketed).
   plan_version_ = -1;

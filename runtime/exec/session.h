@@ -7,6 +7,7 @@
 // (the planner places later segments above earlier ones), so growing only copies bytes.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <span>
@@ -19,12 +20,29 @@
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/memory/arena.h"
 #include "runtime/memory/offset_allocator.h"
+#include "runtime/program/plan_layout.h"
 #include "runtime/threads/thread_pool.h"
 
 namespace sod2::rt {
 
+// What one run may take (DESIGN §6, untrusted packages). Reaching a limit ends the run with
+// kResourceExhausted naming the limit and how to raise it; the session stays usable.
+struct RunLimits {
+  // Bytes one run may hold: the arena, values outside the plan (bodies, heap values) and kernel
+  // scratch, all sizes overflow-checked. 0: the default, half of the physical memory.
+  int64_t max_bytes = 0;
+  // Iterations of one Loop or Scan node in one run. 0: the default, 10,000,000.
+  int64_t max_loop_iterations = 0;
+  // Wall-clock time of one run in milliseconds, checked between nodes and loop iterations.
+  // 0: no limit.
+  int64_t max_run_ms = 0;
+};
+inline constexpr int64_t kDefaultMaxLoopIterations = 10'000'000;
+// The most worker threads a session takes: this many per hardware thread.
+inline constexpr int kMaxThreadsPerCore = 4;
+
 struct SessionOptions {
-  int threads = 0;       // 0: one per hardware thread
+  int threads = 0;       // 0: one per hardware thread; at most kMaxThreadsPerCore per core
   bool profile = false;  // time every main-graph node (NodeTimes)
   // For sessions that never run at the same time (a family's variants): one arena, grown to the
   // largest plan among them, and one set of worker threads (then `threads` is ignored). A run's
@@ -34,6 +52,7 @@ struct SessionOptions {
   // Runs what it can of the main graph on a device (DESIGN §6), the rest on the CPU. Null: CPU
   // only. Not with a shared arena: the backend supplies the arena's memory.
   std::shared_ptr<DeviceBackend> backend = nullptr;
+  RunLimits limits = {};
 };
 
 // Where a main-graph node runs, for `sod2 plan` and the studio.
@@ -66,8 +85,11 @@ class Session {
 
   // Inputs in the main graph's input order. The outputs are views valid until the next run().
   // Errors: wrong count, dtype or rank; a dim outside its symbol's range or off its multiple;
-  // dims that disagree about one symbol; a broken assumption; a kernel's error (with the node).
-  Expected<std::span<const Tensor>> run(std::span<const Tensor> inputs);
+  // dims that disagree about one symbol; a broken assumption; a kernel's error (with the node);
+  // a limit of SessionOptions::limits (kResourceExhausted); `cancel` set by another thread while
+  // the run goes on (kCancelled: checked between nodes and loop iterations).
+  Expected<std::span<const Tensor>> run(std::span<const Tensor> inputs,
+                                        const std::atomic<bool>* cancel = nullptr);
 
   const ProgramDesc& program() const { return program_; }
   size_t arena_capacity() const { return arena_->capacity(); }
@@ -93,6 +115,8 @@ class Session {
   friend class NodeOutputs;
   Session(ProgramDesc program, SessionOptions options);
 
+  // run() without its handler for what the standard library throws.
+  Expected<std::span<const Tensor>> run_checked(std::span<const Tensor> inputs);
   Status bind_inputs(std::span<const Tensor> inputs);
   Status instantiate_plan();
   Status run_graph(Frame& frame);
@@ -120,6 +144,20 @@ class Session {
   // Binds an execution symbol from a dim of the value `value_name`; re-instantiates the plan if
   // it changed.
   Status bind_execution_symbol(int32_t symbol, int64_t value, const std::string& value_name);
+  // Proves the layout plan_values_ describes sound (plan_layout.h), unless it is the layout
+  // proved last.
+  Status verify_instantiated_plan();
+  // Between nodes and loop iterations: the run's cancel flag and time limit.
+  Status check_run_alive() const;
+  // Before a Loop's or Scan's iteration `iteration` (from 0): the iteration limit, then
+  // check_run_alive().
+  Status loop_may_iterate(int64_t iteration) const;
+  // Whether the scan outputs a loop gathered (`part_bytes` so far) fit the run's memory limit.
+  Status parts_fit(uint64_t part_bytes) const;
+  // The bytes a run may still hold outside the arena.
+  uint64_t bytes_left_outside_arena() const {
+    return max_bytes_ > arena_bytes_ ? static_cast<uint64_t>(max_bytes_ - arena_bytes_) : 0;
+  }
 
   ProgramDesc program_;
   std::shared_ptr<ThreadPool> pool_;  // never null
@@ -164,6 +202,19 @@ class Session {
   bool profile_ = false;
   NodeTimes times_;
   std::chrono::steady_clock::time_point run_start_;
+  const std::atomic<bool>* cancel_ = nullptr;  // of the run in progress
+  // Limits (SessionOptions::limits with defaults filled in).
+  int64_t max_bytes_ = 0;
+  int64_t max_loop_iterations_ = 0;
+  int64_t max_run_ms_ = 0;
+  std::chrono::steady_clock::time_point deadline_;
+  // The arena tensors' lifetimes over main-graph nodes (plan_check.h), and the layout proved
+  // last with the buffers that prove it.
+  std::vector<plan::Lifetime> arena_life_;
+  std::vector<char> arena_used_;
+  std::vector<plan::PlacedTensor> placed_;
+  plan::LayoutVerifier layout_verifier_;
+  std::vector<int64_t> verified_plan_values_;
 };
 
 }  // namespace sod2::rt

@@ -13,6 +13,10 @@
 namespace sod2::api {
 namespace {
 
+static_assert(static_cast<int>(StatusCode::kResourceExhausted) ==
+                  static_cast<int>(sod2::StatusCode::kResourceExhausted),
+              "the public status codes mirror core/status's");
+
 Status from(const sod2::Status& s) {
   return s.ok() ? Status() : Status(static_cast<StatusCode>(s.code()), s.message());
 }
@@ -76,6 +80,9 @@ Status Session::create(std::shared_ptr<const Package> package, const SessionConf
   if (config.threads < 0) return Status(StatusCode::kInvalidArgument, "threads must be >= 0");
   rt::SessionOptions options;
   options.threads = config.threads;
+  options.limits.max_bytes = config.max_run_bytes;
+  options.limits.max_loop_iterations = config.max_loop_iterations;
+  options.limits.max_run_ms = config.max_run_ms;
   if (config.backend == Backend::kVulkan) {
 #ifdef SOD2_HAVE_VULKAN
     rt::vk::VulkanOptions vk;
@@ -101,7 +108,8 @@ Status Session::create(std::shared_ptr<const Package> package, const SessionConf
   return Status();
 }
 
-Status Session::run(std::span<const TensorView> inputs, std::vector<TensorView>* outputs) {
+Status Session::run(std::span<const TensorView> inputs, std::vector<TensorView>* outputs,
+                    const std::atomic<bool>* cancel) {
   std::vector<rt::Tensor>& ins = impl_->inputs;
   ins.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -121,7 +129,7 @@ Status Session::run(std::span<const TensorView> inputs, std::vector<TensorView>*
     ins[i].shape = rt::Shape(std::span<const int64_t>(v.shape));
     ins[i].data = const_cast<void*>(v.data);  // kernels only read inputs
   }
-  auto result = impl_->session->run(ins);
+  auto result = impl_->session->run(ins, cancel);
   if (!result.ok()) return from(result.status());
   outputs->resize(result->size());
   for (size_t i = 0; i < result->size(); ++i) {

@@ -14,6 +14,7 @@
 // time.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -26,13 +27,15 @@ namespace sod2::api {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,  // wrong inputs: count, type, rank, a size outside the compiled range
-  kNotFound,         // no such file
-  kParseError,       // not a package, or a corrupt one
-  kInvalidModel,     // a package describing an invalid program
-  kUnsupported,      // valid, but outside what this runtime handles (e.g. a newer format)
-  kIoError,          // the operating system refused a read
-  kInternal,         // a bug in sod2
+  kInvalidArgument,    // wrong inputs: count, type, rank, a size outside the compiled range
+  kNotFound,           // no such file
+  kParseError,         // not a package, or a corrupt one
+  kInvalidModel,       // a package describing an invalid program
+  kUnsupported,        // valid, but outside what this runtime handles (e.g. a newer format)
+  kIoError,            // the operating system refused a read
+  kInternal,           // a bug in sod2
+  kCancelled,          // the run was cancelled through its flag
+  kResourceExhausted,  // a limit was reached: memory, time, loop iterations, threads
 };
 
 class Status {
@@ -117,6 +120,11 @@ struct SessionConfig {
   int threads = 0;  // worker threads for CPU kernels, 0 for one per hardware thread
   Backend backend = Backend::kCpu;
   int vulkan_device = -1;  // -1: the first discrete GPU, else integrated, else any
+  // What one run may take; reaching a limit ends the run with kResourceExhausted. A package is
+  // data from outside: these bound what it can make a run do.
+  int64_t max_run_bytes = 0;        // arena + other values + scratch; 0: half the physical memory
+  int64_t max_loop_iterations = 0;  // per Loop/Scan node and run; 0: 10,000,000
+  int64_t max_run_ms = 0;           // wall-clock per run; 0: none
 };
 
 class Session {
@@ -133,7 +141,10 @@ class Session {
   // Inputs in the order of Package::inputs(). On success `outputs` holds views into the
   // session's memory, valid until the next run() or until the session is destroyed; copy what
   // must outlive that.
-  Status run(std::span<const TensorView> inputs, std::vector<TensorView>* outputs);
+  // `cancel` (optional), set from another thread, ends the run with kCancelled between nodes
+  // and loop iterations.
+  Status run(std::span<const TensorView> inputs, std::vector<TensorView>* outputs,
+             const std::atomic<bool>* cancel = nullptr);
 
   // Gives back memory held for the largest input sizes seen so far.
   void trim();

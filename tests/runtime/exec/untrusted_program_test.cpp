@@ -1,0 +1,374 @@
+// Programs a hostile package could describe (issue: nothing a package sends may crash, hang or
+// exhaust the runtime): the session proves the dataflow and every instantiated layout sound,
+// checks every size it computes, and stops runs at their limits or when cancelled. Each case was
+// a crash, a silent corruption or a hang before these checks.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "core/sym/sym_expr.h"
+#include "runtime/exec/session.h"
+#include "test_programs.h"
+
+namespace sod2::rt {
+namespace {
+
+using testing::chain_program;
+using testing::node;
+using testing::test_registry;
+using testing::value;
+
+std::string message_of(const Status& s) { return s.to_string(); }
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+Expected<std::span<const Tensor>> run_chain(Session& s, int n) {
+  static HostTensor x;
+  x = HostTensor(DType::kFloat, Shape{n});
+  const Tensor in[] = {x.view()};
+  return s.run(in);
+}
+
+sym::ShapeProgram plan_of(std::vector<sym::SymExpr> outs) {
+  return *sym::ShapeProgram::compile(outs, std::vector<sym::Symbol>{sym::symbol("n")});
+}
+
+TEST(UntrustedProgram, TensorsLiveAtOnceMayNotShareBytes) {
+  // a (Double's output) is read by the node writing y: placing both at offset 0 would let the
+  // second kernel overwrite what it reads.
+  ProgramDesc p = chain_program();
+  const sym::SymExpr n(sym::symbol("n"));
+  const sym::SymExpr size = 64 * sym::floordiv(4 * n + 63, sym::SymExpr(64));
+  p.plan_program = plan_of({size, size, sym::SymExpr(0), sym::SymExpr(0), size});
+  auto s = Session::create(std::move(p), test_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  auto out = run_chain(**s, 20);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidModel);
+  EXPECT_TRUE(contains(message_of(out.status()), "unsound")) << message_of(out.status());
+  EXPECT_TRUE(contains(message_of(out.status()), "share bytes while both are live"));
+}
+
+TEST(UntrustedProgram, APlanVersionIsCheckedLikeThePlan) {
+  // The whole-range plan is sound; the version for n > 10 overlaps the two tensors.
+  ProgramDesc p = chain_program();
+  const sym::SymExpr n(sym::symbol("n"));
+  const sym::SymExpr size = 64 * sym::floordiv(4 * n + 63, sym::SymExpr(64));
+  p.plan_versions.push_back(plan_of({size, size, sym::SymExpr(0), sym::SymExpr(64), 2 * size}));
+  p.plan_grid.symbols = {0};
+  p.plan_grid.uppers = {{10, 100}};
+  p.version_of_cell = {-1, 0};
+  auto s = Session::create(std::move(p), test_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  EXPECT_TRUE(run_chain(**s, 5).ok());
+  auto bad = run_chain(**s, 50);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(contains(message_of(bad.status()), "unsound")) << message_of(bad.status());
+  // The session stays usable at a binding whose layout is sound.
+  EXPECT_TRUE(run_chain(**s, 5).ok());
+}
+
+TEST(UntrustedProgram, ANodeMayNotReadItsOwnOutput) {
+  // Concat(a, a) -> a: the kernel would write over the input it reads.
+  ProgramDesc p = chain_program();
+  p.graphs[0].nodes[1].inputs = {2};
+  auto s = Session::create(std::move(p), test_registry(), {1});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidModel);
+  EXPECT_TRUE(contains(message_of(s.status()), "before node 'Double_2' writes it"))
+      << message_of(s.status());
+}
+
+TEST(UntrustedProgram, AValueIsWrittenOnceAndOnlyWhereTheExecutorPlacesIt) {
+  {
+    ProgramDesc p = chain_program();
+    p.graphs[0].nodes[1].outputs = {1};  // a written twice
+    auto s = Session::create(std::move(p), test_registry(), {1});
+    ASSERT_FALSE(s.ok());
+    EXPECT_TRUE(contains(message_of(s.status()), "is written by node")) << message_of(s.status());
+  }
+  {
+    ProgramDesc p = chain_program();
+    p.graphs[0].nodes[1].outputs = {0};  // writes the caller's input
+    auto s = Session::create(std::move(p), test_registry(), {1});
+    ASSERT_FALSE(s.ok());
+    EXPECT_TRUE(contains(message_of(s.status()), "which is a graph input"))
+        << message_of(s.status());
+  }
+  {
+    ProgramDesc p = chain_program();
+    p.graphs[0].values[2].arena_tensor = 0;  // a and y in one arena tensor
+    auto s = Session::create(std::move(p), test_registry(), {1});
+    ASSERT_FALSE(s.ok());
+    EXPECT_TRUE(contains(message_of(s.status()), "share arena tensor 0")) << message_of(s.status());
+  }
+  {
+    ProgramDesc p = chain_program();
+    p.graphs[0].nodes.pop_back();  // y is an output nobody writes
+    auto s = Session::create(std::move(p), test_registry(), {1});
+    ASSERT_FALSE(s.ok());
+    EXPECT_TRUE(contains(message_of(s.status()), "output 'y' is written by no node"))
+        << message_of(s.status());
+  }
+}
+
+TEST(UntrustedProgram, ScanStateThatIsNeverProducedIsAnError) {
+  // s = Silent(x) declares an output it never writes; Scan(s, x) used to copy from null.
+  ProgramDesc p;
+  p.inputs = {{"x", DType::kFloat, 1}};
+  p.input_dims.push_back({0, 0, 4, -1});
+  GraphDesc main;
+  main.values = {value("x", ValueStorage::kGraphInput), value("s", ValueStorage::kHeap),
+                 value("final", ValueStorage::kHeap)};
+  main.inputs = {0};
+  main.outputs = {2};
+  NodeDesc scan = node("Scan", {1, 0}, {2});
+  AttrValue m;
+  m.kind = AttrValue::Kind::kInt;
+  m.i = 1;
+  scan.info.attrs.set("num_scan_inputs", m);
+  scan.subgraphs = {1};
+  main.nodes = {node("Silent", {0}, {1}), scan};
+  GraphDesc body;
+  body.name = "body";
+  body.values = {value("st", ValueStorage::kGraphInput), value("xi", ValueStorage::kGraphInput),
+                 value("st2", ValueStorage::kHeap)};
+  body.inputs = {0, 1};
+  body.outputs = {2};
+  body.nodes = {node("Inc", {0}, {2})};
+  p.graphs = {main, body};
+  auto s = Session::create(std::move(p), test_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  HostTensor x(DType::kFloat, Shape{4});
+  const Tensor in[] = {x.view()};
+  auto out = (*s)->run(in);
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(contains(message_of(out.status()), "state input 0 was never produced"))
+      << message_of(out.status());
+}
+
+// main: dims (int64 [k], an input) -> If(c) { then: Shaped(dims) } -> out. The output's shape
+// comes from data inside a body, where the plan does not size it.
+ProgramDesc shaped_in_body_program() {
+  ProgramDesc p;
+  p.inputs = {{"c", DType::kBool, 0}, {"dims", DType::kInt64, 1}};
+  GraphDesc main;
+  main.values = {value("c", ValueStorage::kGraphInput), value("dims", ValueStorage::kGraphInput),
+                 value("out", ValueStorage::kHeap)};
+  main.values[0].dtype = DType::kBool;
+  main.values[1].dtype = DType::kInt64;
+  main.inputs = {0, 1};
+  main.outputs = {2};
+  NodeDesc iff = node("If", {0}, {2});
+  iff.subgraphs = {1, 2};
+  main.nodes = {iff};
+  auto branch = [](const char* name) {
+    GraphDesc b;
+    b.name = name;
+    b.values = {value("dims", ValueStorage::kOuterScope), value("r", ValueStorage::kHeap)};
+    b.values[0].dtype = DType::kInt64;
+    b.values[0].outer_value = 1;
+    b.outputs = {1};
+    b.nodes = {node("Shaped", {0}, {1})};
+    return b;
+  };
+  p.graphs = {main, branch("then"), branch("else")};
+  return p;
+}
+
+Expected<std::span<const Tensor>> run_shaped(Session& s, std::vector<int64_t> dims) {
+  static HostTensor c, d;
+  c = HostTensor(DType::kBool, Shape{});
+  *c.data<bool>() = true;
+  d = HostTensor(DType::kInt64, Shape{static_cast<int64_t>(dims.size())});
+  for (size_t i = 0; i < dims.size(); ++i) d.data<int64_t>()[i] = dims[i];
+  const Tensor in[] = {c.view(), d.view()};
+  return s.run(in);
+}
+
+TEST(UntrustedProgram, SizesThatOverflowAreErrorsNotWildWrites) {
+  // Resize's sizes [3, 6148914691236517206]: 3 * that * 4 bytes wraps to a small number.
+  auto s = Session::create(shaped_in_body_program(), test_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  auto out = run_shaped(**s, {3, 6148914691236517206});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kResourceExhausted) << message_of(out.status());
+  EXPECT_TRUE(contains(message_of(out.status()), "overflows")) << message_of(out.status());
+  auto negative = run_shaped(**s, {4, -2});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_TRUE(contains(message_of(negative.status()), "negative dim"));
+  auto fine = run_shaped(**s, {3, 5});
+  ASSERT_TRUE(fine.ok()) << fine.status().to_string();
+  EXPECT_EQ((*fine)[0].shape, (Shape{3, 5}));
+}
+
+TEST(UntrustedProgram, AHugeOutputStopsAtTheMemoryLimitBeforeAllocating) {
+  // Range(0, 2^40, 1) as a float tensor: 4 TiB asked for; the run ends at the limit.
+  SessionOptions o;
+  o.threads = 1;
+  o.limits.max_bytes = 64 << 20;
+  auto s = Session::create(shaped_in_body_program(), test_registry(), o);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  auto out = run_shaped(**s, {int64_t{1} << 40});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_TRUE(contains(message_of(out.status()), "RunLimits::max_bytes") ||
+              contains(message_of(out.status()), "limit of 67108864 bytes"))
+      << message_of(out.status());
+  // Under the default limit (half the machine's memory) too.
+  auto d = Session::create(shaped_in_body_program(), test_registry(), {1});
+  ASSERT_TRUE(d.ok());
+  auto big = run_shaped(**d, {int64_t{1} << 40, 8});
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().code(), StatusCode::kResourceExhausted) << message_of(big.status());
+  EXPECT_TRUE(run_shaped(**d, {16, 16}).ok());
+}
+
+TEST(UntrustedProgram, AnArenaAboveTheMemoryLimitIsRefused) {
+  SessionOptions o;
+  o.threads = 1;
+  o.limits.max_bytes = 200;
+  auto s = Session::create(chain_program(), test_registry(), o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(run_chain(**s, 5).ok());  // two tensors of 64 bytes
+  auto big = run_chain(**s, 20);        // two of 128: 256 bytes
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_TRUE(contains(message_of(big.status()), "an arena of 256 bytes"))
+      << message_of(big.status());
+}
+
+// Loop(M absent, cond=true, v=x) whose body keeps cond true: it never ends by itself.
+ProgramDesc endless_loop_program() {
+  ProgramDesc p;
+  p.inputs = {{"x", DType::kFloat, 1}};
+  p.input_dims.push_back({0, 0, 4, -1});
+  GraphDesc main;
+  main.values = {value("x", ValueStorage::kGraphInput), value("m", ValueStorage::kGraphInput),
+                 value("t", ValueStorage::kConstant), value("loop", ValueStorage::kHeap)};
+  main.values[2].dtype = DType::kBool;
+  main.values[2].constant = 0;
+  main.inputs = {0};
+  main.outputs = {3};
+  NodeDesc loop = node("Loop", {-1, 2, 0}, {3});
+  loop.subgraphs = {1};
+  main.nodes = {loop};
+  GraphDesc body;
+  body.name = "body";
+  body.values = {value("i", ValueStorage::kGraphInput), value("cin", ValueStorage::kGraphInput),
+                 value("v", ValueStorage::kGraphInput), value("v2", ValueStorage::kHeap)};
+  body.values[0].dtype = DType::kInt64;
+  body.values[1].dtype = DType::kBool;
+  body.inputs = {0, 1, 2};
+  body.outputs = {1, 3};
+  body.nodes = {node("Inc", {2}, {3})};
+  p.graphs = {main, body};
+  HostTensor t(DType::kBool, Shape{});
+  *t.data<bool>() = true;
+  p.constants = {t};
+  return p;
+}
+
+Expected<std::span<const Tensor>> run_endless(Session& s, const std::atomic<bool>* cancel) {
+  static HostTensor x;
+  x = HostTensor(DType::kFloat, Shape{4});
+  const Tensor in[] = {x.view()};
+  return s.run(in, cancel);
+}
+
+TEST(UntrustedProgram, ALoopThatNeverEndsStopsAtTheIterationLimit) {
+  SessionOptions o;
+  o.threads = 1;
+  o.limits.max_loop_iterations = 1000;
+  auto s = Session::create(endless_loop_program(), test_registry(), o);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  auto out = run_endless(**s, nullptr);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_TRUE(contains(message_of(out.status()), "more than 1000 iterations"))
+      << message_of(out.status());
+}
+
+TEST(UntrustedProgram, ARunStopsWhenCancelledOrPastItsTime) {
+  SessionOptions o;
+  o.threads = 1;
+  o.limits.max_loop_iterations = int64_t{1} << 60;
+  {
+    auto s = Session::create(endless_loop_program(), test_registry(), o);
+    ASSERT_TRUE(s.ok());
+    std::atomic<bool> cancel{false};
+    std::thread canceller([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      cancel = true;
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    auto out = run_endless(**s, &cancel);
+    canceller.join();
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kCancelled) << message_of(out.status());
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  }
+  {
+    o.limits.max_run_ms = 50;
+    auto s = Session::create(endless_loop_program(), test_registry(), o);
+    ASSERT_TRUE(s.ok());
+    auto out = run_endless(**s, nullptr);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kResourceExhausted);
+    EXPECT_TRUE(contains(message_of(out.status()), "limit of 50 ms")) << message_of(out.status());
+  }
+}
+
+TEST(UntrustedProgram, ThreadsAreCappedPerCore) {
+  SessionOptions o;
+  o.threads = 1000000;
+  auto s = Session::create(chain_program(), test_registry(), o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(contains(message_of(s.status()), "per core")) << message_of(s.status());
+}
+
+TEST(UntrustedProgram, AWrittenTensorMayNotMoveWhenAnExecutionSymbolBinds) {
+  // x -> Double a -> Positives p[k] -> Double y. a's offset depends on k: 0 until k is bound,
+  // then above p, so p would land on a's bytes.
+  ProgramDesc p;
+  p.symbols.push_back({"n", false, 1, 1000, 1});
+  p.symbols.push_back({"k", true, 0, 1000, 1});
+  p.inputs.push_back({"x", DType::kFloat, 1});
+  p.input_dims.push_back({0, 0, -1, 0});
+  GraphDesc g;
+  g.values = {value("x", ValueStorage::kGraphInput), value("a", ValueStorage::kArena, 0),
+              value("p", ValueStorage::kArena, 1), value("y", ValueStorage::kArena, 2)};
+  g.values[2].exec_dims.push_back({0, 1});
+  g.inputs = {0};
+  g.outputs = {1, 3};
+  g.nodes = {node("Double", {0}, {1}), node("Positives", {1}, {2}), node("Double", {2}, {3})};
+  p.graphs.push_back(std::move(g));
+  const sym::SymExpr n(sym::symbol("n")), k(sym::symbol("k"));
+  auto al = [](const sym::SymExpr& bytes) {
+    return 64 * sym::floordiv(bytes + 63, sym::SymExpr(64));
+  };
+  const sym::SymExpr a = al(4 * n), pk = al(4 * k);
+  // a at 2*pk - 128 (0 while k <= 16, where pk = 64), p above a, y above p.
+  const sym::SymExpr a_at = 2 * pk - 128;
+  std::vector<sym::SymExpr> outs{a, pk, pk, a_at, a_at + a, a_at + a + pk, a_at + a + 2 * pk};
+  p.plan_program = *sym::ShapeProgram::compile(
+      outs, std::vector<sym::Symbol>{sym::symbol("n"), sym::symbol("k")});
+  p.num_arena_tensors = 3;
+  auto s = Session::create(std::move(p), test_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  HostTensor x(DType::kFloat, Shape{500});
+  for (int i = 0; i < 500; ++i) x.data<float>()[i] = 1.f;  // k = 500: a moves to 1888
+  const Tensor in[] = {x.view()};
+  auto out = (*s)->run(in);
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(contains(message_of(out.status()), "moves 'a', already written"))
+      << message_of(out.status());
+}
+
+}  // namespace
+}  // namespace sod2::rt
