@@ -1,10 +1,11 @@
 #include "app/cli/symbol_args.h"
 
-#include <fstream>
 #include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/status/input_file.h"
 
 namespace sod2::cli {
 namespace {
@@ -75,9 +76,9 @@ std::unordered_map<std::string, sym::SymbolRange> parse_ranges(const std::string
 }
 
 std::unordered_map<std::string, sym::SymbolRange> read_ranges_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot open the ranges file");
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  Expected<std::string> text = read_input_text(path);
+  if (!text.ok()) throw std::invalid_argument("the ranges file " + text.status().message());
+  nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
   if (doc.is_discarded()) throw std::invalid_argument(path + ": is not valid JSON");
   if (doc.is_object() && doc.contains("ranges")) doc = doc["ranges"];
   if (!doc.is_object())

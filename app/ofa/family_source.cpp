@@ -1,11 +1,10 @@
 #include "app/ofa/family_source.h"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 
 #include "app/profiling/run_inputs.h"
 #include "core/family/family_writer.h"
+#include "core/status/input_file.h"
 
 namespace sod2::ofa {
 namespace {
@@ -27,12 +26,10 @@ Expected<std::shared_ptr<const std::vector<uint8_t>>> family_package_bytes(
     SOD2_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, family::build_family_package(spec, options));
     return std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return not_found("cannot open " + path);
-  auto bytes = std::make_shared<std::vector<uint8_t>>((std::istreambuf_iterator<char>(in)),
-                                                      std::istreambuf_iterator<char>());
-  if (in.bad()) return io_error("cannot read " + path);
-  return std::shared_ptr<const std::vector<uint8_t>>(std::move(bytes));
+  // A package's size is bounded by its own header, which the loader checks; here only that it
+  // is a regular file, so a FIFO or a device cannot block or stream forever.
+  SOD2_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_input_file(path, kNoInputSizeLimit));
+  return std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
 }
 
 Expected<rt::FamilyProgram> load_family(const std::string& path, const RdpOptions& rdp,

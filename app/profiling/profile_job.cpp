@@ -2,13 +2,12 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "app/profiling/run_inputs.h"
 #include "core/onnx/onnx_import.h"
 #include "core/package/compile.h"
 #include "core/package/package_writer.h"
+#include "core/status/input_file.h"
 #include "core/store/profile_store.h"
 #include "core/version.h"
 #include "plugins/device/transport_registry.h"
@@ -20,10 +19,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// A model or a package, read whole: a regular file (never a FIFO or a device), whatever its size
+// (a package's header bounds it; a model is refused above 2 GiB when it is imported).
 Expected<std::vector<uint8_t>> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return not_found("cannot read " + path);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+  return read_input_file(path, kNoInputSizeLimit);
 }
 
 std::string join(const std::vector<std::string>& v, const char* sep) {

@@ -1,10 +1,11 @@
 #include "app/profiling/run_inputs.h"
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "core/status/input_file.h"
 
 namespace sod2::profiling {
 namespace {
@@ -105,11 +106,14 @@ Expected<std::vector<rt::HostTensor>> read_saved_inputs(const rt::ProgramDesc& p
                                                         const std::string& dir) {
   namespace fs = std::filesystem;
   const fs::path manifest_path = fs::path(dir) / "inputs.json";
-  std::ifstream in(manifest_path);
-  if (!in)
-    return not_found("no " + manifest_path.string() +
-                     " (write it with ort_bench.js --save-inputs)");
-  nlohmann::json manifest = nlohmann::json::parse(in, nullptr, false);
+  Expected<std::string> text = read_input_text(manifest_path.string());
+  if (!text.ok()) {
+    if (text.status().code() == StatusCode::kNotFound)
+      return not_found("no " + manifest_path.string() +
+                       " (write it with ort_bench.js --save-inputs)");
+    return text.status();
+  }
+  nlohmann::json manifest = nlohmann::json::parse(*text, nullptr, false);
   if (manifest.is_discarded() || !manifest.contains("inputs") || !manifest["inputs"].is_array())
     return parse_error(manifest_path.string() + " is not an inputs manifest");
   std::vector<rt::HostTensor> out;
@@ -133,17 +137,21 @@ Expected<std::vector<rt::HostTensor>> read_saved_inputs(const rt::ProgramDesc& p
     }
     if (!rt::Shape::fits(dims.size()))
       return unsupported("input '" + sig.name + "': rank too high");
-    rt::HostTensor t(dtype, rt::Shape(std::span<const int64_t>(dims)));
+    // The size the dims ask for, overflow-checked, must be the file's (at most
+    // kMaxInputFileBytes) before anything is allocated: the dims are as untrusted as the file.
+    const rt::Shape shape{std::span<const int64_t>(dims)};
+    const Expected<size_t> want = rt::checked_tensor_bytes(dtype, shape);
+    if (!want.ok())
+      return want.status().with_context("input '" + sig.name + "' in " + manifest_path.string());
     const fs::path file = fs::path(dir) / entry->value("file", "");
-    std::ifstream bin(file, std::ios::binary);
-    if (!bin) return not_found("cannot read " + file.string());
-    bin.read(reinterpret_cast<char*>(t.bytes().data()),
-             static_cast<std::streamsize>(t.bytes().size()));
-    if (static_cast<size_t>(bin.gcount()) != t.bytes().size() || bin.peek() != EOF) {
-      return invalid_argument(file.string() + " does not hold exactly " +
-                              std::to_string(t.bytes().size()) + " bytes for input '" + sig.name +
-                              "'");
+    SOD2_ASSIGN_OR_RETURN(const InputFile bin, InputFile::open(file.string()));
+    if (bin.size() != *want) {
+      return invalid_argument(file.string() + " is " + std::to_string(bin.size()) +
+                              " bytes, not the " + std::to_string(*want) + " bytes of input '" +
+                              sig.name + "'");
     }
+    rt::HostTensor t(dtype, shape);
+    SOD2_RETURN_IF_ERROR(bin.read_at(0, t.bytes()));
     out.push_back(std::move(t));
   }
   return out;

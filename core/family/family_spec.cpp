@@ -1,10 +1,11 @@
 #include "core/family/family_spec.h"
 
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include <nlohmann/json.hpp>
+
+#include "core/status/input_file.h"
 
 namespace sod2::family {
 namespace {
@@ -25,9 +26,9 @@ Expected<uint64_t> count_field(const json& v, const std::string& key, const std:
 
 Expected<FamilySpec> read_family_spec(const std::string& path) {
   namespace fs = std::filesystem;
-  std::ifstream in(path);
-  if (!in) return not_found("cannot open the family file " + path);
-  const json doc = json::parse(in, nullptr, false);
+  Expected<std::string> text = read_input_text(path);
+  if (!text.ok()) return text.status().with_context("the family file");
+  const json doc = json::parse(*text, nullptr, false);
   const std::string where = "family file " + path;
   if (doc.is_discarded() || !doc.is_object()) {
     return parse_error(where + ": not a JSON object");

@@ -1,7 +1,6 @@
 #include "core/onnx/onnx_import.h"
 
 #include <filesystem>
-#include <fstream>
 #include <new>
 
 #include <google/protobuf/io/coded_stream.h>
@@ -9,14 +8,14 @@
 #include "core/onnx/graph_import.h"
 #include "core/onnx/import_limits.h"
 #include "core/onnx/op_schema_check.h"
+#include "core/status/input_file.h"
 
 namespace sod2 {
 namespace {
 
 Expected<Model> import_model(const onnx::ModelProto& proto, const std::string& base_dir,
                              const ImportOptions& options) {
-  if (!proto.has_graph())
-    return parse_error("does not look like an ONNX model: it holds no graph");
+  if (!proto.has_graph()) return parse_error("does not look like an ONNX model: it holds no graph");
   Model model;
   model.ir_version = proto.ir_version();
   model.producer_name = proto.producer_name();
@@ -33,8 +32,9 @@ Expected<Model> import_model(const onnx::ModelProto& proto, const std::string& b
       return invalid_model("opset_import of domain '" + o.domain() + "' has version " +
                            std::to_string(o.version()));
     if (model.opset(domain) != 0) {
-      model.diagnostics.push_back(
-          {Severity::kWarning, "domain '" + o.domain() + "' is imported twice; the first wins", ""});
+      model.diagnostics.push_back({Severity::kWarning,
+                                   "domain '" + o.domain() + "' is imported twice; the first wins",
+                                   ""});
       continue;
     }
     model.opset_imports.push_back({domain, o.version()});
@@ -104,24 +104,14 @@ Expected<Model> import_onnx_bytes(std::span<const uint8_t> bytes, const std::str
 }
 
 Expected<Model> import_onnx_file(const std::string& path, const ImportOptions& options) {
-  std::error_code ec;
   const std::filesystem::path p(path);
-  if (!std::filesystem::exists(p, ec)) return not_found(path + ": no such file");
-  if (std::filesystem::is_directory(p, ec))
-    return invalid_argument(path + ": is a directory, not an .onnx file");
-  if (!std::filesystem::is_regular_file(p, ec))
-    return invalid_argument(path + ": is not a regular file (a device, pipe or socket)");
-  const uintmax_t size = std::filesystem::file_size(p, ec);
-  if (ec) return io_error(path + ": cannot read: " + ec.message());
-  if (size > options.max_model_bytes)
-    return unsupported(path + ": is " + std::to_string(size) +
+  Expected<InputFile> file = InputFile::open(path, kNoInputSizeLimit);
+  if (!file.ok()) return file.status();
+  if (file->size() > options.max_model_bytes)
+    return unsupported(path + ": is " + std::to_string(file->size()) +
                        " bytes; protobuf models must stay under 2 GiB (keep weights in external "
                        "data files)");
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return io_error(path + ": cannot open for reading");
-  std::vector<uint8_t> bytes(size);
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
-  if (!in && size > 0) return io_error(path + ": short read");
+  SOD2_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, file->read_all());
   const std::string base_dir = p.parent_path().empty() ? "." : p.parent_path().string();
   SOD2_ASSIGN_OR_RETURN(Model model, import_onnx_bytes(bytes, base_dir, path, options));
   model.path = path;

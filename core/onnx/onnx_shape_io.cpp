@@ -3,6 +3,7 @@
 #include <fstream>
 #include <functional>
 
+#include "core/status/input_file.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -10,10 +11,10 @@ namespace sod2 {
 namespace {
 
 Expected<onnx::ModelProto> read_proto(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return not_found(path + ": cannot open");
+  SOD2_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, read_input_file(path));
   onnx::ModelProto m;
-  if (!m.ParseFromIstream(&in)) return parse_error(path + ": is not a valid ONNX protobuf");
+  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return parse_error(path + ": is not a valid ONNX protobuf");
   return m;
 }
 
@@ -36,10 +37,12 @@ void count_type(const onnx::TypeProto* type, OnnxInferenceCounts* c) {
   }
   for (const auto& d : type->tensor_type().shape().dim()) {
     ++c->dims_total;
-    if (d.has_dim_value()) ++c->dims_constant;
+    if (d.has_dim_value())
+      ++c->dims_constant;
     else if (d.has_dim_param() && !d.dim_param().empty() && d.dim_param().rfind("unk__", 0) != 0)
       ++c->dims_symbolic;
-    else ++c->dims_unknown;
+    else
+      ++c->dims_unknown;
   }
 }
 
@@ -90,8 +93,10 @@ Status write_shapes_to_onnx(const std::string& model_path, const std::string& ou
       s->clear_dim();
       for (const DimDecl& d : *shape) {
         auto* dim = s->add_dim();
-        if (d.is_constant()) dim->set_dim_value(d.value());
-        else if (d.is_param()) dim->set_dim_param(d.param());
+        if (d.is_constant())
+          dim->set_dim_value(d.value());
+        else if (d.is_param())
+          dim->set_dim_param(d.param());
       }
     };
     std::unordered_map<std::string, onnx::ValueInfoProto*> outputs;

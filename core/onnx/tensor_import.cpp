@@ -3,9 +3,9 @@
 #include <bit>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "core/onnx/import_limits.h"
+#include "core/status/input_file.h"
 
 namespace sod2::onnx_import {
 namespace {
@@ -80,27 +80,33 @@ Expected<std::vector<uint8_t>> read_external(const onnx::TensorProto& proto,
   if (source.base_dir.empty())
     return invalid_model(what + ": uses external data file '" + location +
                          "' but the model was not loaded from a folder");
-  const std::filesystem::path full = std::filesystem::path(source.base_dir) / rel;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(full, ec))
-    return not_found(what + ": external data file '" + full.string() + "' does not exist");
-  const uint64_t file_size = std::filesystem::file_size(full, ec);
-  if (ec) return io_error(what + ": cannot stat '" + full.string() + "': " + ec.message());
+  // Opened beneath the model's folder one component at a time, never following a link: a link
+  // named in `location` (even one that points back inside) could lead anywhere, and checking a
+  // path before opening it is a race. Size and kind are checked on the opened file.
+  Expected<InputFile> file = InputFile::open_beneath(source.base_dir, location, kNoInputSizeLimit);
+  if (!file.ok()) {
+    const Status& st = file.status();
+    if (st.code() == StatusCode::kNotFound)
+      return not_found(what + ": external data file '" + location + "' does not exist in '" +
+                       source.base_dir + "'");
+    return Status(st.code(), what + ": external data: " + st.message());
+  }
+  const uint64_t file_size = file->size();
   const uint64_t want = length.value_or(expected_bytes);
   if (want != expected_bytes)
     return invalid_model(what + ": external data length " + std::to_string(want) +
                          " does not match the " + std::to_string(expected_bytes) +
                          " bytes its dims and type need");
-  if (offset > file_size || want > file_size - offset)
-    return invalid_model(what + ": external data range [" + std::to_string(offset) + ", " +
-                         std::to_string(offset + want) + ") lies outside '" + full.string() +
-                         "' (" + std::to_string(file_size) + " bytes)");
-  std::ifstream in(full, std::ios::binary);
-  if (!in) return io_error(what + ": cannot open '" + full.string() + "'");
+  if (offset > file_size || want > file_size - offset) {
+    uint64_t end = 0;
+    const std::string range = __builtin_add_overflow(offset, want, &end)
+                                  ? std::to_string(offset) + ", +" + std::to_string(want)
+                                  : std::to_string(offset) + ", " + std::to_string(end);
+    return invalid_model(what + ": external data range [" + range + ") lies outside '" +
+                         file->path() + "' (" + std::to_string(file_size) + " bytes)");
+  }
   std::vector<uint8_t> bytes(want);
-  in.seekg(static_cast<std::streamoff>(offset));
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(want));
-  if (!in) return io_error(what + ": short read from '" + full.string() + "'");
+  SOD2_RETURN_IF_ERROR(file->read_at(offset, bytes).with_context(what));
   return bytes;
 }
 
@@ -137,8 +143,7 @@ Expected<Tensor> import_tensor(const onnx::TensorProto& proto, const TensorSourc
   if (!dt || *dt == DataType::kUndefined)
     return invalid_model(what + ": unknown or missing data_type " +
                          std::to_string(proto.data_type()));
-  if (proto.has_segment())
-    return unsupported(what + ": segmented tensors are not supported");
+  if (proto.has_segment()) return unsupported(what + ": segmented tensors are not supported");
   uint64_t numel = 0;
   SOD2_ASSIGN_OR_RETURN(std::vector<int64_t> dims, checked_dims(proto.dims(), what, &numel));
 
@@ -204,8 +209,8 @@ Expected<Tensor> import_sparse_tensor(const onnx::SparseTensorProto& proto,
         if (idx < 0 || idx >= dims[static_cast<size_t>(a)])
           return invalid_model(what + ": sparse index " + std::to_string(idx) +
                                " out of range on axis " + std::to_string(a));
-        flat = flat * static_cast<uint64_t>(dims[static_cast<size_t>(a)]) +
-               static_cast<uint64_t>(idx);
+        flat =
+            flat * static_cast<uint64_t>(dims[static_cast<size_t>(a)]) + static_cast<uint64_t>(idx);
       }
     }
     std::memcpy(dense.data() + flat * elem, values.bytes().data() + k * elem, elem);

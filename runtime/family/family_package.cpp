@@ -1,7 +1,11 @@
 #include "runtime/family/family_package.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <new>
 #include <set>
 
 #include "runtime/family/weight_view.h"
@@ -18,8 +22,17 @@ std::string n(uint64_t v) { return std::to_string(v); }
 // The mapping and the views built at load: what every variant's constants point into.
 struct FamilyWeightStorage {
   std::shared_ptr<const void> mapping;
-  std::vector<uint8_t> built;  // over-allocated by kPackageAlignment to align its start
+  // Over-allocated by kPackageAlignment to align its start. Not value-initialised: every byte a
+  // view owns is written when it is built, and zeroing first would only add to the load's RSS.
+  std::unique_ptr<uint8_t[]> built;
 };
+
+uint64_t default_max_built_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return uint64_t{4} << 30;
+  return static_cast<uint64_t>(pages) / 2 * static_cast<uint64_t>(page);
+}
 
 // `count` elements of `elem` bytes at `offset` in the blob, aligned for the element type.
 Expected<const uint8_t*> blob_range(std::span<const uint8_t> blob, uint64_t offset, uint64_t count,
@@ -32,6 +45,60 @@ Expected<const uint8_t*> blob_range(std::span<const uint8_t> blob, uint64_t offs
                        " bytes)");
   }
   return blob.data() + offset;
+}
+
+// FORMAT.md §Family packages, "What views may cost": checked before anything is built. A variant
+// is one sub-network of the supernet the stored weights hold, so the views it needs built never
+// take more than all the stored weights; a view no variant uses would only cost memory. Together
+// these bound the views built at load by the stored bytes times the number of variants, and the
+// caller's ceiling bounds them absolutely (a family of many small variants).
+Status check_built_view_limits(const pkg::Family& fam, const std::vector<Tensor>& weights,
+                               const std::vector<int64_t>& built_offset, uint64_t stored_bytes,
+                               uint64_t built_bytes, const FamilyLoadLimits& limits) {
+  std::vector<int> seen_by(weights.size(), -1);
+  std::vector<bool> used(weights.size(), false);
+  for (int v = 0; v < fam.variants_size(); ++v) {
+    const pkg::Variant& pv = fam.variants(v);
+    const std::string what = "variant " + std::to_string(v) + " ('" + pv.name() + "')";
+    uint64_t variant_bytes = 0;  // stays <= stored_bytes, so the sum cannot overflow
+    for (int c = 0; c < pv.constant_weights_size(); ++c) {
+      const uint32_t w = pv.constant_weights(c);
+      if (w >= weights.size()) {
+        return parse_error(what + ": constant " + std::to_string(c) + " names family weight " +
+                           n(w) + " of " + n(weights.size()));
+      }
+      if (built_offset[w] < 0 || seen_by[w] == v) continue;
+      seen_by[w] = v;
+      used[w] = true;
+      variant_bytes += weights[w].bytes();
+      if (variant_bytes > stored_bytes) {
+        return parse_error(what + ": the views it needs built at load take more than the " +
+                           n(stored_bytes) + " bytes of weights the family stores (exceeded at " +
+                           "constant " + std::to_string(c) + ", family weight " + n(w) + ", " +
+                           n(weights[w].bytes()) + " bytes); a variant never needs more than " +
+                           "all the stored weights it is a window of");
+      }
+    }
+  }
+  for (size_t k = 0; k < weights.size(); ++k) {
+    if (built_offset[k] >= 0 && !used[k]) {
+      return parse_error("family weight " + n(k) + ": a view (" + n(weights[k].bytes()) +
+                         " bytes) that no variant uses; views are built at load, so an unused "
+                         "one would only cost memory");
+    }
+  }
+  const uint64_t max = limits.max_built_bytes ? limits.max_built_bytes : default_max_built_bytes();
+  if (built_bytes > max) {
+    size_t k = 0;  // the first view past the ceiling, to name it
+    while (
+        k + 1 < weights.size() &&
+        (built_offset[k] < 0 || static_cast<uint64_t>(built_offset[k]) + weights[k].bytes() <= max))
+      ++k;
+    return resource_exhausted("the family's views built at load take " + n(built_bytes) +
+                              " bytes, more than the limit of " + n(max) +
+                              " bytes (first past it: family weight " + n(k) + ")");
+  }
+  return Status::ok_status();
 }
 
 struct DecodedView {
@@ -79,7 +146,8 @@ Expected<DecodedView> read_view(const pkg::WeightView& w, std::span<const uint8_
 
 Expected<FamilyProgram> load_family_package(std::span<const uint8_t> bytes,
                                             std::shared_ptr<const void> keep_alive,
-                                            const PackageLoadOptions& options) {
+                                            const PackageLoadOptions& options,
+                                            const FamilyLoadLimits& limits) {
   const auto t0 = std::chrono::steady_clock::now();
   SOD2_ASSIGN_OR_RETURN(PackageSections sections,
                         read_package_sections(bytes, std::move(keep_alive), options));
@@ -100,7 +168,8 @@ Expected<FamilyProgram> load_family_package(std::span<const uint8_t> bytes,
   out.stats.file_bytes = bytes.size();
   out.stats.weights = static_cast<size_t>(fam.weights_size());
 
-  // Pass 1: stored weights as views into the mapping; views checked and sized.
+  // Pass 1: stored weights as views into the mapping; views' layouts checked and sized. Nothing
+  // is allocated for the views, nor is any residual read, before the limits below are met.
   std::vector<Tensor> weights(static_cast<size_t>(fam.weights_size()));
   std::vector<bool> is_stored(weights.size(), false);
   std::vector<DecodedView> views(weights.size());
@@ -114,7 +183,10 @@ Expected<FamilyProgram> load_family_package(std::span<const uint8_t> bytes,
       SOD2_ASSIGN_OR_RETURN(weights[k], package_detail::read_tensor(w.stored(), blob, false, what));
       is_stored[k] = true;
       ++out.stats.stored;
-      out.stats.stored_bytes += weights[k].bytes();
+      // Saturating: stored weights may overlap in the blob, so their sum is not bounded by it.
+      if (__builtin_add_overflow(out.stats.stored_bytes, weights[k].bytes(),
+                                 &out.stats.stored_bytes))
+        out.stats.stored_bytes = UINT64_MAX;
       continue;
     }
     if (!w.has_view()) return parse_error(what + ": neither stored nor a view");
@@ -124,30 +196,47 @@ Expected<FamilyProgram> load_family_package(std::span<const uint8_t> bytes,
       return parse_error(what + ": its base " + n(d.base) + " is not an earlier stored weight");
     }
     const Tensor& base = weights[d.base];
-    SOD2_RETURN_IF_ERROR(check_weight_view(d.view, base, what));
+    SOD2_RETURN_IF_ERROR(check_weight_view_layout(d.view, base, what));
     weights[k].dtype = base.dtype;
     weights[k].shape = d.view.dims;
     const int64_t in_place = contiguous_window_offset(d.view, base);
     if (in_place >= 0) {
       weights[k].data = static_cast<uint8_t*>(base.data) + in_place;
       ++out.stats.views_in_place;
-    } else {
-      built_bytes = align_up(built_bytes, kPackageAlignment);
-      built_offset[k] = static_cast<int64_t>(built_bytes);
-      built_bytes += weights[k].bytes();
-      ++out.stats.views_built;
+      continue;
     }
+    // The window lies inside a base whose byte size was checked, so this cannot overflow; it
+    // is checked anyway, like every size computed from the package.
+    Expected<size_t> view_bytes = checked_tensor_bytes(base.dtype, d.view.dims);
+    if (!view_bytes.ok()) return view_bytes.status().with_context(what);
+    const uint64_t at = align_up(built_bytes, kPackageAlignment);
+    if (at < built_bytes || __builtin_add_overflow(at, *view_bytes, &built_bytes) ||
+        built_bytes > static_cast<uint64_t>(INT64_MAX)) {
+      return parse_error(what + ": the views built at load overflow a 64-bit byte size");
+    }
+    built_offset[k] = static_cast<int64_t>(at);
+    ++out.stats.views_built;
   }
+  // Stored weights that overlap in the blob must not inflate what a variant may have built: they
+  // hold at most the blob's bytes.
+  const uint64_t stored_bytes = std::min<uint64_t>(out.stats.stored_bytes, blob.size());
+  SOD2_RETURN_IF_ERROR(
+      check_built_view_limits(fam, weights, built_offset, stored_bytes, built_bytes, limits));
 
   // Pass 2: the views that need building, into one aligned buffer.
   auto storage = std::make_shared<FamilyWeightStorage>();
   storage->mapping = sections.keep_alive;
-  storage->built.resize(built_bytes + kPackageAlignment);
-  const auto addr = reinterpret_cast<uintptr_t>(storage->built.data());
+  storage->built.reset(new (std::nothrow) uint8_t[built_bytes + kPackageAlignment]);
+  if (!storage->built) {
+    return resource_exhausted("no memory for the " + n(built_bytes) +
+                              " bytes of the family's views built at load");
+  }
+  const auto addr = reinterpret_cast<uintptr_t>(storage->built.get());
   uint8_t* built =
-      storage->built.data() + (kPackageAlignment - addr % kPackageAlignment) % kPackageAlignment;
+      storage->built.get() + (kPackageAlignment - addr % kPackageAlignment) % kPackageAlignment;
   for (size_t k = 0; k < weights.size(); ++k) {
     if (built_offset[k] < 0) continue;
+    SOD2_RETURN_IF_ERROR(check_weight_view_escapes(views[k].view, "family weight " + n(k)));
     weights[k].data = built + built_offset[k];
     materialize_weight_view(views[k].view, weights[views[k].base], weights[k].data);
   }
@@ -190,11 +279,12 @@ Expected<FamilyProgram> load_family_package(std::span<const uint8_t> bytes,
 }
 
 Expected<FamilyProgram> load_family_package_file(const std::string& path,
-                                                 const PackageLoadOptions& options) {
+                                                 const PackageLoadOptions& options,
+                                                 const FamilyLoadLimits& limits) {
   auto file = MappedFile::open(path);
   if (!file.ok()) return file.status();
   const std::span<const uint8_t> bytes = (*file)->bytes();
-  auto family = load_family_package(bytes, *file, options);
+  auto family = load_family_package(bytes, *file, options, limits);
   if (!family.ok()) return family.status().with_context("family package " + path);
   return family;
 }

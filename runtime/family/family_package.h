@@ -44,14 +44,24 @@ struct FamilyProgram {
   FamilyLoadStats stats;
 };
 
+struct FamilyLoadLimits {
+  // Ceiling on the bytes of the views built at load, all variants together (FORMAT.md §Family
+  // packages, "What views may cost"); 0: half the machine's physical memory.
+  uint64_t max_built_bytes = 0;
+};
+
 // Errors: everything load_package checks, plus a view whose base is not an earlier stored weight,
 // a window outside its base, scale/residual/escape lengths that disagree, a constant naming a
-// weight out of range or of another type than the graph expects, a variant without a program.
+// weight out of range or of another type than the graph expects, a variant without a program;
+// and, before anything is built, a view no variant uses or a variant whose built views take more
+// than the stored weights (parse errors), or built views beyond `limits` (resource exhausted).
 Expected<FamilyProgram> load_family_package(std::span<const uint8_t> bytes,
                                             std::shared_ptr<const void> keep_alive,
-                                            const PackageLoadOptions& options = {});
+                                            const PackageLoadOptions& options = {},
+                                            const FamilyLoadLimits& limits = {});
 Expected<FamilyProgram> load_family_package_file(const std::string& path,
-                                                 const PackageLoadOptions& options = {});
+                                                 const PackageLoadOptions& options = {},
+                                                 const FamilyLoadLimits& limits = {});
 
 // Whether the package at `path` is a family package (false for a single model or unreadable file).
 bool is_family_package_file(const std::string& path);

@@ -36,6 +36,11 @@ void for_each_window_element(const WeightView& v, const Shape& base_dims, F&& f)
 }  // namespace
 
 Status check_weight_view(const WeightView& v, const Tensor& base, const std::string& what) {
+  SOD2_RETURN_IF_ERROR(check_weight_view_layout(v, base, what));
+  return check_weight_view_escapes(v, what);
+}
+
+Status check_weight_view_layout(const WeightView& v, const Tensor& base, const std::string& what) {
   const int rank = v.dims.rank();
   if (rank != base.shape.rank()) {
     return parse_error(what + ": a view of rank " + n(rank) + " of a base of rank " +
@@ -67,12 +72,17 @@ Status check_weight_view(const WeightView& v, const Tensor& base, const std::str
                        " scales for an axis of " + n(v.dims[v.scale_axis]));
   }
   const int64_t numel = v.dims.numel();
+  if (!v.residual.empty() && static_cast<int64_t>(v.residual.size()) != (numel + 3) / 4) {
+    return parse_error(what + ": a residual of " + n(static_cast<int64_t>(v.residual.size())) +
+                       " bytes for " + n(numel) + " elements");
+  }
+  return Status::ok_status();
+}
+
+Status check_weight_view_escapes(const WeightView& v, const std::string& what) {
+  const int64_t numel = v.dims.numel();
   int64_t escapes = 0;
   if (!v.residual.empty()) {
-    if (static_cast<int64_t>(v.residual.size()) != (numel + 3) / 4) {
-      return parse_error(what + ": a residual of " + n(static_cast<int64_t>(v.residual.size())) +
-                         " bytes for " + n(numel) + " elements");
-    }
     for (int64_t i = 0; i < numel; ++i)
       escapes += residual_code(v.residual, i) == ResidualCode::kEscape;
   }

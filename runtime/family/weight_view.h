@@ -34,6 +34,12 @@ struct WeightView {
 // the number of escape codes against the escape list. `what` names the weight in errors.
 Status check_weight_view(const WeightView& view, const Tensor& base, const std::string& what);
 
+// check_weight_view without the escape count, which reads every residual code: a loader checks
+// the layout of every view first, and counts escapes only for views it has decided to build.
+Status check_weight_view_layout(const WeightView& view, const Tensor& base,
+                                const std::string& what);
+Status check_weight_view_escapes(const WeightView& view, const std::string& what);
+
 // The byte offset of the window in the base when it is one contiguous run of the base (a plain
 // window of leading channels, say) so it can be used in place; -1 otherwise.
 int64_t contiguous_window_offset(const WeightView& view, const Tensor& base);

@@ -14,7 +14,8 @@ namespace sod2::rt {
 
 class MappedFile {
  public:
-  // Errors: the file cannot be opened or mapped (with the OS's reason), or it is a directory.
+  // Errors: the file cannot be opened or mapped (with the OS's reason), or it is not a regular
+  // file (a directory, FIFO, device or socket: opened without blocking, and refused).
   static Expected<std::shared_ptr<const MappedFile>> open(const std::string& path);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;

@@ -2,9 +2,9 @@
 
 #include <climits>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
+#include "core/status/input_file.h"
 #include "runtime/package/format.h"
 #include "runtime/package/manifest_reader.h"
 #include "runtime/package/mapped_file.h"
@@ -169,9 +169,9 @@ Expected<ProgramDesc> load_package_file(const std::string& path,
 }
 
 bool is_package_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
+  auto file = InputFile::open(path, kNoInputSizeLimit);
   uint8_t magic[8] = {};
-  if (!f.read(reinterpret_cast<char*>(magic), 8)) return false;
+  if (!file.ok() || !file->read_at(0, magic).ok()) return false;
   return looks_like_package(std::span<const uint8_t>(magic, 8));
 }
 

@@ -1,10 +1,13 @@
 // Importer behaviour on small hand-built models: scoping, naming, opsets, tensors, external data.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "../common/bounded_run.h"
 #include "core/onnx/onnx_import.h"
 #include "proto_builder.h"
 
@@ -363,6 +366,113 @@ TEST_F(ExternalDataTest, ReportsRangeBeyondFile) {
       << model.status().message();
 }
 
+// A link in the location is refused wherever it points: out of the folder (here to the root, so
+// 'root/etc/passwd' would compile /etc/passwd into a package) and, for one rule that needs no
+// resolving, back inside it too.
+TEST_F(ExternalDataTest, RefusesSymbolicLinksOutOfTheFolderAndWithinIt) {
+  std::filesystem::create_directory_symlink("/", dir_ / "root");
+  std::filesystem::create_symlink("/etc/passwd", dir_ / "weights" / "passwd.bin");
+  std::filesystem::create_symlink("w.bin", dir_ / "weights" / "alias.bin");
+  std::filesystem::create_directory_symlink("weights", dir_ / "alias_dir");
+  for (const std::string& location :
+       {std::string("root/etc/passwd"), std::string("weights/passwd.bin"),
+        std::string("weights/alias.bin"), std::string("alias_dir/w.bin")}) {
+    auto model = import(model_with_location(location, "16"), dir_.string());
+    ASSERT_FALSE(model.ok()) << location << " was followed";
+    EXPECT_NE(model.status().message().find("symbolic link"), std::string::npos)
+        << location << ": " << model.status().message();
+    EXPECT_NE(model.status().message().find("initializer 'w'"), std::string::npos);
+  }
+}
+
+TEST_F(ExternalDataTest, RefusesAFifoOrAFolderAsTheDataFileWithoutHanging) {
+  ASSERT_EQ(::mkfifo((dir_ / "weights" / "fifo.bin").c_str(), 0600), 0);
+  for (const std::string& location : {std::string("weights/fifo.bin"), std::string("weights")}) {
+    const auto run = testing::run_bounded(
+        [&] {
+          auto model = import(model_with_location(location, "16"), dir_.string());
+          return model.ok() ? std::string("accepted") : model.status().message();
+        },
+        5);
+    ASSERT_TRUE(run.finished) << location << ": " << run.result;
+    EXPECT_NE(run.result.find("not a regular file"), std::string::npos) << run.result;
+    EXPECT_NE(run.result.find(location), std::string::npos) << run.result;
+  }
+}
+
+// Test-data tensors and input tensor files: a FIFO must not block, /dev/zero must not be read
+// until memory runs out, and a file beyond protobuf's limit is refused by its size, unread.
+class TensorFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("sod2_tensor_file_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  static testing::BoundedRun read(const std::string& path) {
+    return testing::run_bounded(
+        [&] {
+          auto t = read_tensor_file(path);
+          return t.ok() ? std::string("accepted")
+                        : std::string(status_code_name(t.status().code())) + ": " +
+                              t.status().message();
+        },
+        5, uint64_t{1} << 30);
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(TensorFileTest, AFifoIsRefusedWithoutBlocking) {
+  const std::string fifo = (dir_ / "input_0.pb").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto run = read(fifo);
+  ASSERT_TRUE(run.finished) << run.result;
+  EXPECT_LT(run.seconds, 2.0);
+  EXPECT_NE(run.result.find(fifo + ": is a FIFO (named pipe), not a regular file"),
+            std::string::npos)
+      << run.result;
+}
+
+TEST_F(TensorFileTest, DevZeroIsRefusedUnread) {
+  const auto run = read("/dev/zero");
+  ASSERT_TRUE(run.finished) << run.result;
+  EXPECT_LT(run.seconds, 2.0);
+  EXPECT_NE(run.result.find("/dev/zero: is a character device, not a regular file"),
+            std::string::npos)
+      << run.result;
+}
+
+TEST_F(TensorFileTest, AFileBeyondTheCapIsRefusedBySize) {
+  const std::string big = (dir_ / "input_0.pb").string();
+  std::ofstream(big).close();
+  std::filesystem::resize_file(big, uint64_t{3} << 30);  // sparse: no disk is used
+  const auto run = read(big);
+  ASSERT_TRUE(run.finished) << run.result;
+  EXPECT_LT(run.seconds, 2.0);
+  EXPECT_NE(run.result.find("resource exhausted: " + big +
+                            ": is 3221225472 bytes, more than the "
+                            "2147483647 bytes"),
+            std::string::npos)
+      << run.result;
+}
+
+TEST_F(TensorFileTest, ARegularTensorFileStillReads) {
+  onnx::TensorProto p;
+  p.set_data_type(onnx::TensorProto::FLOAT);
+  p.add_dims(2);
+  p.add_float_data(1.5f);
+  p.add_float_data(-2.f);
+  const std::string path = (dir_ / "input_0.pb").string();
+  std::ofstream(path, std::ios::binary) << p.SerializeAsString();
+  auto t = read_tensor_file(path);
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  EXPECT_EQ(t->double_at(1), -2.0);
+}
+
 TEST(OnnxImport, IfBranchesMustMatchTheNodesOutputs) {
   auto m = make_model();
   auto* g = m.mutable_graph();
@@ -442,6 +552,18 @@ TEST(OnnxImport, DirectoriesAndDevicesAreRefusedByName) {
   auto dev = import_onnx_file("/dev/null");
   ASSERT_FALSE(dev.ok());
   EXPECT_NE(dev.status().message().find("not a regular file"), std::string::npos);
+  const std::string fifo = "/tmp/sod2_model_fifo_" + std::to_string(::getpid()) + ".onnx";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto run = testing::run_bounded(
+      [&] {
+        auto model = import_onnx_file(fifo);
+        return model.ok() ? std::string("accepted") : model.status().message();
+      },
+      5);
+  std::filesystem::remove(fifo);
+  ASSERT_TRUE(run.finished) << run.result;
+  EXPECT_NE(run.result.find("is a FIFO (named pipe), not a regular file"), std::string::npos)
+      << run.result;
 }
 
 TEST(OnnxImport, MissingFileIsNotFound) {
