@@ -1,9 +1,11 @@
 #include "plugins/device/agent_client.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "runtime/agent/agent_protocol.pb.h"
 #include "runtime/agent/frame_io.h"
+#include "runtime/exec/session.h"
 #include "runtime/package/sha256.h"
 
 namespace sod2::device {
@@ -12,13 +14,49 @@ namespace {
 using agent::wire::AgentMessage;
 using agent::wire::HostMessage;
 
-agent::ReadFn reader_of(ChildProcess& c) {
+// The most a device may claim: cores in its hello, variants in a family.
+constexpr uint32_t kMaxDeviceCores = 1u << 16;
+constexpr int kMaxFamilyVariants = 4096;
+
+agent::ReadFn reader_of(AgentStream& c) {
   return [&c](uint8_t* buf, size_t n) { return c.read(buf, n); };
+}
+
+class ChildStream final : public AgentStream {
+ public:
+  explicit ChildStream(ChildProcess& c) : c_(c) {}
+  Expected<size_t> read(uint8_t* buf, size_t n) override { return c_.read(buf, n); }
+  Status write(const uint8_t* buf, size_t n) override { return c_.write(buf, n); }
+  void close_stdin() override { c_.close_stdin(); }
+  void kill() override { c_.kill(); }
+  std::string wait_and_describe(std::chrono::milliseconds t) override {
+    return c_.wait_and_describe(t);
+  }
+  std::string stderr_tail() override { return c_.stderr_tail(); }
+
+ private:
+  ChildProcess& c_;
+};
+
+// Device text shown to the user, cut to a length a message can carry.
+std::string clipped(const std::string& s) {
+  if (s.size() <= kMaxDeviceText) return s;
+  return s.substr(0, kMaxDeviceText) + "... (" + std::to_string(s.size()) + " bytes)";
+}
+
+bool time_ok(double v) { return std::isfinite(v) && v >= 0; }
+
+std::string size_text(uint64_t bytes) {
+  const auto up = [bytes](int shift) {
+    return (bytes >> shift) + ((bytes & ((uint64_t{1} << shift) - 1)) != 0 ? 1 : 0);
+  };
+  if (bytes < (uint64_t{1} << 20)) return std::to_string(up(10)) + " KiB";
+  return std::to_string(up(20)) + " MiB";
 }
 
 Status agent_error(const agent::wire::Error& e) {
   using E = agent::wire::Error;
-  const std::string& m = e.message();
+  const std::string m = clipped(e.message());
   switch (e.code()) {
     case E::VERSION_MISMATCH: return unsupported(m);
     case E::DISK_FULL: return io_error("the device's disk is full: " + m);
@@ -27,6 +65,8 @@ Status agent_error(const agent::wire::Error& e) {
     case E::BAD_INPUTS: return invalid_argument("the agent rejected the inputs: " + m);
     case E::RUN_FAILED: return internal_error("a run failed on the device: " + m);
     case E::CANCELLED: return cancelled(m);
+    case E::RESOURCE_EXHAUSTED: return resource_exhausted("the device refused: " + m);
+    case E::INTERNAL: return internal_error("the agent failed: " + m);
     default: return io_error("the agent reported: " + m);
   }
 }
@@ -45,16 +85,21 @@ Expected<std::string> frame_of(const HostMessage& m) {
 
 }  // namespace
 
+AgentClient::AgentClient(ChildProcess& child)
+    : owned_(std::make_unique<ChildStream>(child)), stream_(*owned_) {}
+
+AgentClient::~AgentClient() = default;
+
 Status AgentClient::broken(const Status& st, const std::string& what) {
   if (st.code() == StatusCode::kCancelled) return st;
-  child_.close_stdin();
-  const std::string how = child_.wait_and_describe(std::chrono::milliseconds(500));
+  stream_.close_stdin();
+  const std::string how = stream_.wait_and_describe(std::chrono::milliseconds(500));
   std::string msg = "the connection to the agent broke " + what + ": " + st.message();
   if (how != "still running") msg += "; the agent (or its transport) " + how;
-  const std::string err = child_.stderr_tail();
+  const std::string err = stream_.stderr_tail();
   if (!err.empty()) {
     std::string last = err.substr(err.rfind('\n') == std::string::npos ? 0 : err.rfind('\n') + 1);
-    msg += "; it said: \"" + last + "\"";
+    msg += "; it said: \"" + clipped(last) + "\"";
   }
   if (how.find("signal") != std::string::npos || err.find("device") != std::string::npos ||
       err.find("closed") != std::string::npos)
@@ -62,22 +107,46 @@ Status AgentClient::broken(const Status& st, const std::string& what) {
   return Status(st.code() == StatusCode::kOk ? StatusCode::kIoError : st.code(), msg);
 }
 
+Status AgentClient::violated(const std::string& violation, const std::string& when) {
+  // Nothing more it says can be trusted, and reading on could cost without end.
+  stream_.close_stdin();
+  stream_.kill();
+  (void)stream_.wait_and_describe(std::chrono::milliseconds(500));
+  failed_ = parse_error("the device broke the agent protocol " + when + ": " + violation +
+                        "; sod2 stopped the agent (a faulty or foreign sod2-agent on the device? "
+                        "reinstall it with this version of sod2, or report this)");
+  return *failed_;
+}
+
 Status AgentClient::send_host(const std::string& bytes) {
-  return child_.write(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  std::lock_guard lock(write_mu_);
+  return stream_.write(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+}
+
+Status AgentClient::request_cancel() {
+  HostMessage c;
+  c.mutable_cancel();
+  SOD2_ASSIGN_OR_RETURN(const std::string frame, frame_of(c));
+  return send_host(frame);
 }
 
 template <typename Message>
 Status AgentClient::read_message(Message* m, const std::string& what) {
-  agent::FrameReader reader(reader_of(child_));
+  agent::FrameReader reader(reader_of(stream_), kMaxAgentFrameBytes);
   std::string frame;
   Expected<bool> more = reader.read_frame(&frame);
-  if (!more.ok()) return broken(more.status(), what);
+  if (!more.ok()) {
+    if (more.status().code() == StatusCode::kParseError)
+      return violated(more.status().message(), what);
+    return broken(more.status(), what);
+  }
   if (!*more) return broken(io_error("the stream ended"), what);
-  if (!m->ParseFromString(frame)) return broken(parse_error("a message does not parse"), what);
+  if (!m->ParseFromString(frame)) return violated("a message that does not parse", what);
   return Status::ok_status();
 }
 
 Expected<AgentHello> AgentClient::hello(const std::string& host_software) {
+  if (failed_) return *failed_;
   HostMessage h;
   h.mutable_hello()->set_protocol_version(agent::kProtocolVersion);
   h.mutable_hello()->set_software(host_software);
@@ -85,12 +154,12 @@ Expected<AgentHello> AgentClient::hello(const std::string& host_software) {
   // what the other end said, which tells more (a shell's "not found", a version mismatch).
   SOD2_ASSIGN_OR_RETURN(const std::string out, frame_of(h));
   const Status wrote = send_host(out);
-  agent::FrameReader reader(reader_of(child_));
+  agent::FrameReader reader(reader_of(stream_), kMaxAgentFrameBytes);
   Status pre = reader.read_preamble();
   if (!pre.ok()) {
     // Not the protocol: show what the transport or shell said instead, and how it ended.
     std::string msg = pre.message();
-    const std::string err = child_.stderr_tail();
+    const std::string err = stream_.stderr_tail();
     if (!err.empty()) msg += "; on stderr: \"" + err.substr(0, 300) + "\"";
     return Status(pre.code(), "starting the agent failed: " + msg);
   }
@@ -98,30 +167,50 @@ Expected<AgentHello> AgentClient::hello(const std::string& host_software) {
   SOD2_RETURN_IF_ERROR(read_message(&m, "at hello"));
   if (m.body_case() == AgentMessage::kError) return agent_error(m.error());
   if (m.body_case() != AgentMessage::kHello)
-    return broken(parse_error("the agent did not say hello first"), "at hello");
+    return violated("its first message is not a hello", "at hello");
   const auto& a = m.hello();
   if (a.protocol_version() != agent::kProtocolVersion) {
     return unsupported("the agent speaks sod2 agent protocol " +
-                       std::to_string(a.protocol_version()) + " (" + a.software() +
+                       std::to_string(a.protocol_version()) + " (" + clipped(a.software()) +
                        "), this host speaks " + std::to_string(agent::kProtocolVersion) + " (" +
                        host_software + "): use an agent built with the host's version");
+  }
+  const auto& d = a.device();
+  for (const auto& [name, text] :
+       {std::pair<const char*, const std::string*>{"software", &a.software()},
+        {"cpu", &d.cpu()},
+        {"os", &d.os()},
+        {"arch", &d.arch()},
+        {"hostname", &d.hostname()}}) {
+    if (text->size() > kMaxDeviceText) {
+      return violated("its hello has a " + std::to_string(text->size()) + "-byte " + name +
+                          " (at most " + std::to_string(kMaxDeviceText) + ")",
+                      "at hello");
+    }
+  }
+  if (d.cores() > kMaxDeviceCores) {
+    return violated("its hello claims " + std::to_string(d.cores()) + " cores (at most " +
+                        std::to_string(kMaxDeviceCores) + ")",
+                    "at hello");
   }
   if (!wrote.ok()) return broken(wrote, "at hello");
   AgentHello r;
   r.protocol_version = a.protocol_version();
   r.software = a.software();
-  r.cpu = a.device().cpu();
-  r.os = a.device().os();
-  r.arch = a.device().arch();
-  r.hostname = a.device().hostname();
-  r.cores = a.device().cores();
-  r.memory_bytes = a.device().memory_bytes();
-  r.free_disk_bytes = a.device().free_disk_bytes();
+  r.cpu = d.cpu();
+  r.os = d.os();
+  r.arch = d.arch();
+  r.hostname = d.hostname();
+  r.cores = d.cores();
+  r.memory_bytes = d.memory_bytes();
+  r.free_disk_bytes = d.free_disk_bytes();
+  device_cores_ = d.cores();
   return r;
 }
 
 Expected<bool> AgentClient::send_package(std::span<const uint8_t> bytes,
                                          const std::function<void(double)>& progress) {
+  if (failed_) return *failed_;
   const rt::Sha256Digest digest = rt::sha256(bytes);
   HostMessage offer;
   offer.mutable_offer()->set_sha256(std::string(digest.begin(), digest.end()));
@@ -132,7 +221,7 @@ Expected<bool> AgentClient::send_package(std::span<const uint8_t> bytes,
   SOD2_RETURN_IF_ERROR(read_message(&m, "offering the package"));
   if (m.body_case() == AgentMessage::kError) return agent_error(m.error());
   if (m.body_case() != AgentMessage::kPackageStatus)
-    return broken(parse_error("an unexpected answer to the package offer"), "offering the package");
+    return violated("it answered the package offer with something else", "offering the package");
   const bool cached = m.package_status().cached();
   if (!cached) {
     for (size_t off = 0; off < bytes.size(); off += agent::kChunkBytes) {
@@ -147,6 +236,7 @@ Expected<bool> AgentClient::send_package(std::span<const uint8_t> bytes,
         if (read_message(&why, "sending the package").ok() &&
             why.body_case() == AgentMessage::kError)
           return agent_error(why.error());
+        if (failed_) return *failed_;
         return broken(st, "sending the package (" + std::to_string(off) + " of " +
                               std::to_string(bytes.size()) + " bytes)");
       }
@@ -160,10 +250,31 @@ Expected<bool> AgentClient::send_package(std::span<const uint8_t> bytes,
   SOD2_RETURN_IF_ERROR(read_message(&m, "loading the package"));
   if (m.body_case() == AgentMessage::kError) return agent_error(m.error());
   if (m.body_case() != AgentMessage::kLoaded)
-    return broken(parse_error("an unexpected answer to the package"), "loading the package");
-  nodes_ = m.loaded().nodes();
+    return violated("it answered the package with something else", "loading the package");
+  const auto& l = m.loaded();
+  // Every node, input and variant takes bytes of the package: a count above its size is made up.
+  const uint64_t size = bytes.size();
+  if (l.nodes() > size || static_cast<uint64_t>(l.inputs_size()) > size) {
+    return violated("it says the " + std::to_string(size) + "-byte package has " +
+                        std::to_string(l.nodes()) + " nodes and " +
+                        std::to_string(l.inputs_size()) + " inputs",
+                    "loading the package");
+  }
+  if (l.variants_size() > kMaxFamilyVariants || static_cast<uint64_t>(l.variants_size()) > size) {
+    return violated("it says the package has " + std::to_string(l.variants_size()) +
+                        " variants (at most " + std::to_string(kMaxFamilyVariants) + ")",
+                    "loading the package");
+  }
+  for (const auto& v : l.variants()) {
+    if (v.name().size() > kMaxDeviceText) {
+      return violated("a variant name of " + std::to_string(v.name().size()) + " bytes",
+                      "loading the package");
+    }
+  }
+  nodes_ = l.nodes();
+  package_bytes_ = size;
   variants_.clear();
-  for (const auto& v : m.loaded().variants()) variants_.push_back({v.name(), v.macs()});
+  for (const auto& v : l.variants()) variants_.push_back({v.name(), v.macs()});
   return cached;
 }
 
@@ -185,6 +296,7 @@ Expected<FamilyRunReport> AgentClient::run_family(
     const std::vector<rt::HostTensor>& inputs, const FamilyRunSettings& s,
     const std::function<void(const rt::DemoPoint&)>& on_point,
     const std::function<void(const FamilyRunReport&)>& on_started) {
+  if (failed_) return *failed_;
   HostMessage req;
   agent::wire::FamilyRunRequest* r = req.mutable_family_run();
   add_inputs(inputs, r->mutable_inputs());
@@ -203,28 +315,64 @@ Expected<FamilyRunReport> AgentClient::run_family(
   if (Status st = send_host(frame); !st.ok()) return broken(st, "sending the family run request");
   FamilyRunReport report;
   bool started = false;
+  uint64_t report_bytes = 0;
   for (;;) {
     AgentMessage m;
-    SOD2_RETURN_IF_ERROR(read_message(
-        &m, started ? "mid-run, after " + std::to_string(report.points.size()) + " runs"
-                    : "while the device warmed up the variants"));
+    const std::string when =
+        started ? "mid-run, after " + std::to_string(report.points.size()) + " runs"
+                : "while the device warmed up the variants";
+    SOD2_RETURN_IF_ERROR(read_message(&m, when));
     switch (m.body_case()) {
       case AgentMessage::kError: return agent_error(m.error());
-      case AgentMessage::kFamilyStarted:
-        report.expected_ms.assign(m.family_started().expected_ms().begin(),
-                                  m.family_started().expected_ms().end());
-        report.arena_bytes = m.family_started().arena_bytes();
-        report.threads = m.family_started().threads();
+      case AgentMessage::kFamilyStarted: {
+        const auto& f = m.family_started();
+        if (started) return violated("it started the family run twice", when);
+        if (static_cast<size_t>(f.expected_ms_size()) != variants_.size())
+          return violated(std::to_string(f.expected_ms_size()) + " expected latencies for " +
+                              std::to_string(variants_.size()) + " variants",
+                          when);
+        for (double e : f.expected_ms())
+          if (!time_ok(e))
+            return violated("an expected latency of " + std::to_string(e) + " ms", when);
+        if (Status st = check_threads(f.threads()); !st.ok()) return violated(st.message(), when);
+        report.expected_ms.assign(f.expected_ms().begin(), f.expected_ms().end());
+        report.arena_bytes = f.arena_bytes();
+        report.threads = f.threads();
         started = true;
         if (on_started) on_started(report);
         continue;
+      }
       case AgentMessage::kFamilyPoint: {
         const auto& w = m.family_point();
-        if (!started || w.variant() >= variants_.size()) {
-          return broken(
-              parse_error("a family run point for variant " + std::to_string(w.variant()) + " of " +
-                          std::to_string(variants_.size())),
-              "mid-run");
+        if (!started) return violated("a family run point before the run started", when);
+        if (w.variant() >= variants_.size()) {
+          return violated("a family run point for variant " + std::to_string(w.variant()) + " of " +
+                              std::to_string(variants_.size()),
+                          when);
+        }
+        const double last_t = report.points.empty() ? 0.0 : report.points.back().t_s;
+        if (!time_ok(w.t_s()) || w.t_s() < last_t || !time_ok(w.latency_ms())) {
+          return violated("a family run point at " + std::to_string(w.t_s()) + " s (after " +
+                              std::to_string(last_t) + " s) with a latency of " +
+                              std::to_string(w.latency_ms()) + " ms",
+                          when);
+        }
+        if (w.decision().size() > kMaxDeviceText) {
+          return violated(
+              "a controller decision of " + std::to_string(w.decision().size()) + " bytes", when);
+        }
+        report_bytes += sizeof(rt::DemoPoint) + w.decision().size();
+        if (report_bytes > s.max_report_bytes) {
+          // Legitimate or not, the host cannot keep more: the agent is stopped like a faulty one.
+          Status st = violated("it sent more than " + size_text(s.max_report_bytes) +
+                                   " of points (" + std::to_string(report.points.size()) +
+                                   ") for a " + std::to_string(s.duration_s) + " s run",
+                               when);
+          failed_ =
+              resource_exhausted(st.message() +
+                                 "; if the device is that fast, run it for a shorter time or raise "
+                                 "FamilyRunSettings::max_report_bytes");
+          return *failed_;
         }
         rt::DemoPoint p;
         p.t_s = w.t_s();
@@ -239,43 +387,100 @@ Expected<FamilyRunReport> AgentClient::run_family(
         continue;
       }
       case AgentMessage::kFamilyDone:
-        if (m.family_done().points() != report.points.size()) {
-          return broken(
-              parse_error("the agent reported " + std::to_string(m.family_done().points()) +
-                          " runs but sent " + std::to_string(report.points.size())),
-              "at the end of the family run");
+        if (!started || m.family_done().points() != report.points.size()) {
+          return violated("it reported " + std::to_string(m.family_done().points()) +
+                              " runs but sent " + std::to_string(report.points.size()),
+                          "at the end of the family run");
         }
         return report;
-      default: return broken(parse_error("an unexpected message during a family run"), "mid-run");
+      default: return violated("an unexpected message during a family run", when);
     }
   }
+}
+
+Status AgentClient::check_threads(uint32_t threads) const {
+  const uint64_t most = device_cores_ > 0 ? uint64_t{device_cores_} * rt::kMaxThreadsPerCore
+                                          : uint64_t{kMaxDeviceCores} * rt::kMaxThreadsPerCore;
+  if (threads >= 1 && threads <= most) return Status::ok_status();
+  return parse_error("it says it ran on " + std::to_string(threads) + " threads (1 to " +
+                     std::to_string(most) + " on its " + std::to_string(device_cores_) + " cores)");
 }
 
 Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
                                      const RunSettings& s,
                                      const std::function<void(int, int)>& on_run) {
+  if (failed_) return *failed_;
+  if (s.runs < 1 || s.warmup < 0 || s.threads < 0 || s.max_run_bytes < 0 ||
+      s.max_loop_iterations < 0 || s.max_run_ms < 0) {
+    return invalid_argument(
+        "run settings need runs >= 1 and no negative warm-up, threads or "
+        "limits");
+  }
+  const uint64_t total = uint64_t(s.runs) + uint64_t(s.warmup);
+  // What the report will hold if the device sends what it should: refused before asking.
+  const uint64_t per_run = sizeof(RunSample) + 2 * sizeof(double) * uint64_t{nodes_};
+  if (total > UINT32_MAX || total * per_run > s.max_report_bytes) {
+    return resource_exhausted("a report of " + std::to_string(total) + " runs of a package with " +
+                              std::to_string(nodes_) + " nodes would take " +
+                              size_text(total > UINT32_MAX ? UINT64_MAX : total * per_run) +
+                              " on the host (at most " + size_text(s.max_report_bytes) +
+                              ", RunSettings::max_report_bytes): ask for fewer runs");
+  }
   HostMessage req;
   agent::wire::RunRequest* r = req.mutable_run();
   add_inputs(inputs, r->mutable_inputs());
   r->set_runs(static_cast<uint32_t>(s.runs));
   r->set_warmup(static_cast<uint32_t>(s.warmup));
   r->set_threads(static_cast<uint32_t>(s.threads));
+  r->set_max_bytes(static_cast<uint64_t>(s.max_run_bytes));
+  r->set_max_loop_iterations(static_cast<uint64_t>(s.max_loop_iterations));
+  r->set_max_run_ms(static_cast<uint64_t>(s.max_run_ms));
   SOD2_ASSIGN_OR_RETURN(const std::string frame, frame_of(req));
   if (Status st = send_host(frame); !st.ok()) return broken(st, "sending the run request");
-  const int total = s.runs + s.warmup;
   RunReport report;
   for (;;) {
     AgentMessage m;
-    SOD2_RETURN_IF_ERROR(read_message(&m, "mid-run, after " + std::to_string(report.runs.size()) +
-                                              " of " + std::to_string(total) + " runs"));
+    const std::string when = "mid-run, after " + std::to_string(report.runs.size()) + " of " +
+                             std::to_string(total) + " runs";
+    SOD2_RETURN_IF_ERROR(read_message(&m, when));
     if (m.body_case() == AgentMessage::kError) return agent_error(m.error());
     if (m.body_case() == AgentMessage::kResult) {
       const auto& w = m.result();
+      const size_t next = report.runs.size();
+      if (next >= total) {
+        return violated(
+            "it sent a run result beyond the " + std::to_string(total) + " runs asked for", when);
+      }
+      if (w.index() != next || w.warmup() != (next < static_cast<size_t>(s.warmup))) {
+        return violated(
+            "it sent run result " + std::to_string(w.index()) + (w.warmup() ? " (warm-up)" : "") +
+                " where run " + std::to_string(next) +
+                (next < static_cast<size_t>(s.warmup) ? " (warm-up)" : "") + " was next",
+            when);
+      }
       if (static_cast<uint32_t>(w.group_ms_size()) != nodes_ ||
-          w.group_start_ms_size() != w.group_ms_size())
-        return broken(parse_error("a run result with " + std::to_string(w.group_ms_size()) +
-                                  " group times for " + std::to_string(nodes_) + " groups"),
-                      "mid-run");
+          w.group_start_ms_size() != w.group_ms_size()) {
+        return violated("a run result with " + std::to_string(w.group_ms_size()) +
+                            " group times and " + std::to_string(w.group_start_ms_size()) +
+                            " start times for " + std::to_string(nodes_) + " groups",
+                        when);
+      }
+      bool times_ok = time_ok(w.latency_ms());
+      for (int g = 0; times_ok && g < w.group_ms_size(); ++g)
+        times_ok = time_ok(w.group_ms(g)) && time_ok(w.group_start_ms(g));
+      if (!times_ok) {
+        return violated("run result " + std::to_string(next) +
+                            " has a negative or non-finite time (latency " +
+                            std::to_string(w.latency_ms()) + " ms)",
+                        when);
+      }
+      if (w.arena_bytes() < 0 || w.rss_bytes() < 0 || w.plan_version() < -1) {
+        return violated("run result " + std::to_string(next) + " has arena " +
+                            std::to_string(w.arena_bytes()) + " bytes, resident set " +
+                            std::to_string(w.rss_bytes()) + " bytes, plan version " +
+                            std::to_string(w.plan_version()),
+                        when);
+      }
       RunSample sample;
       sample.warmup = w.warmup();
       sample.latency_ms = w.latency_ms();
@@ -285,15 +490,37 @@ Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
       sample.rss_bytes = w.rss_bytes();
       sample.plan_version = w.plan_version();
       report.runs.push_back(std::move(sample));
-      if (on_run) on_run(static_cast<int>(report.runs.size()), total);
+      if (on_run) on_run(static_cast<int>(report.runs.size()), static_cast<int>(total));
       continue;
     }
     if (m.body_case() == AgentMessage::kDone) {
       const auto& d = m.done();
-      if (report.runs.size() != static_cast<size_t>(total))
-        return broken(parse_error("the agent finished after " + std::to_string(report.runs.size()) +
-                                  " of " + std::to_string(total) + " runs"),
-                      "mid-run");
+      if (report.runs.size() != total) {
+        return violated("it finished after " + std::to_string(report.runs.size()) + " of " +
+                            std::to_string(total) + " runs",
+                        when);
+      }
+      if (static_cast<uint32_t>(d.group_shapes_size()) > nodes_ ||
+          static_cast<uint32_t>(d.group_output_bytes_size()) > nodes_) {
+        return violated(std::to_string(d.group_shapes_size()) + " shapes and " +
+                            std::to_string(d.group_output_bytes_size()) + " output sizes for " +
+                            std::to_string(nodes_) + " groups",
+                        "at the end of the runs");
+      }
+      for (const std::string& shape : d.group_shapes()) {
+        if (shape.size() > kMaxDeviceText)
+          return violated("a shape of " + std::to_string(shape.size()) + " characters",
+                          "at the end of the runs");
+      }
+      for (int64_t b : d.group_output_bytes()) {
+        if (b < 0)
+          return violated("an output of " + std::to_string(b) + " bytes", "at the end of the runs");
+      }
+      if (d.peak_rss_bytes() < 0)
+        return violated("a peak resident set of " + std::to_string(d.peak_rss_bytes()) + " bytes",
+                        "at the end of the runs");
+      if (Status st = check_threads(d.threads()); !st.ok())
+        return violated(st.message(), "at the end of the runs");
       report.group_shapes.assign(d.group_shapes().begin(), d.group_shapes().end());
       report.group_output_bytes.assign(d.group_output_bytes().begin(),
                                        d.group_output_bytes().end());
@@ -305,7 +532,7 @@ Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
       report.threads = d.threads();
       return report;
     }
-    return broken(parse_error("an unexpected message during the runs"), "mid-run");
+    return violated("an unexpected message during the runs", when);
   }
 }
 

@@ -2,10 +2,18 @@
 // hello and check versions, send a package (skipped when the agent has it by hash), run it and
 // collect every run's timings. Any break of the stream becomes one message naming how the agent
 // or transport ended and what it last said on stderr.
+//
+// The device is not trusted: every count, length, time and size it reports is checked against
+// what the host asked for before the host keeps anything, so a faulty or hostile agent ends the
+// conversation with an error naming what it broke, never with the host's memory or a hang.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -55,6 +63,8 @@ struct FamilyRunSettings {
   std::vector<double> expected_ms;       // small to large; empty: the device measures them
   std::optional<rt::LoadSchedule> load;  // busy processes on the device
   std::string floor_variant;
+  // The most the report's points may take on the host; a device sending more is stopped.
+  uint64_t max_report_bytes = uint64_t{1} << 30;
 };
 
 struct FamilyRunReport {
@@ -73,12 +83,47 @@ struct RunSettings {
   int runs = 20;
   int warmup = 3;
   int threads = 0;
+  // What one run may take on the device; 0: the agent's own limit (which these can only lower).
+  int64_t max_run_bytes = 0;
+  int64_t max_loop_iterations = 0;
+  int64_t max_run_ms = 0;
+  // The most the report may take on the host (runs × nodes × timings); a request that would
+  // need more is refused before it is sent.
+  uint64_t max_report_bytes = uint64_t{1} << 30;
 };
+
+// The agent's byte stream as the client uses it. ChildProcess is the real one; tests and the
+// host protocol fuzzer play a device with their own.
+class AgentStream {
+ public:
+  virtual ~AgentStream() = default;
+  // Up to n bytes from the agent, 0 at the end of its stream.
+  virtual Expected<size_t> read(uint8_t* buf, size_t n) = 0;
+  virtual Status write(const uint8_t* buf, size_t n) = 0;
+  virtual void close_stdin() = 0;
+  // Ends the agent (a device that broke the protocol is not talked to any more).
+  virtual void kill() = 0;
+  // How the agent ended ("exited with status 1", "still running").
+  virtual std::string wait_and_describe(std::chrono::milliseconds timeout) = 0;
+  virtual std::string stderr_tail() = 0;
+};
+
+// The most an agent message may be on the host's side. The largest legitimate one is a run
+// result or RunDone of a package with about a million nodes; the protocol's own limit, 256 MiB,
+// is for the host's inputs and packages. Parsing can multiply a message's size (a repeated
+// field of one-byte items), so this bound is also what one message can cost the host.
+inline constexpr uint32_t kMaxAgentFrameBytes = 16u << 20;
+// The longest text the host keeps from one field of the device's (names, shapes, messages).
+inline constexpr size_t kMaxDeviceText = 4096;
 
 class AgentClient {
  public:
-  // `child` is the agent's stream; it must outlive the client.
-  explicit AgentClient(ChildProcess& child) : child_(child) {}
+  // `child` (or `stream`) is the agent's stream; it must outlive the client.
+  explicit AgentClient(ChildProcess& child);
+  explicit AgentClient(AgentStream& stream) : stream_(stream) {}
+  ~AgentClient();
+  AgentClient(const AgentClient&) = delete;
+  AgentClient& operator=(const AgentClient&) = delete;
 
   // Reads the agent's preamble and hello, sends the host's. Errors: not an agent, another
   // protocol version (both named).
@@ -101,6 +146,10 @@ class AgentClient {
       const std::function<void(const rt::DemoPoint&)>& on_point = {},
       const std::function<void(const FamilyRunReport&)>& on_started = {});
 
+  // Asks the agent to stop the run request in progress (it answers CANCELLED and keeps serving).
+  // Safe from another thread and from the `on_run` callback.
+  Status request_cancel();
+
   uint32_t nodes() const { return nodes_; }
   // The variants of the family package sent last, small to large (empty for a single model).
   const std::vector<FamilyVariantInfo>& variants() const { return variants_; }
@@ -110,11 +159,21 @@ class AgentClient {
   // Why the stream broke, with the child's exit and stderr: `what` says when ("mid-run, after
   // 3 of 23 runs").
   Status broken(const Status& st, const std::string& what);
+  // The device broke the protocol (`violation` says how): the agent is ended and every later
+  // call returns this error.
+  Status violated(const std::string& violation, const std::string& when);
   template <typename Message>
   Status read_message(Message* m, const std::string& what);
+  // The thread count a device reports, against its cores (the protocol's 4 per core).
+  Status check_threads(uint32_t threads) const;
 
-  ChildProcess& child_;
+  std::unique_ptr<AgentStream> owned_;  // the adapter over a ChildProcess
+  AgentStream& stream_;
+  std::mutex write_mu_;           // request_cancel() may write from another thread
+  std::optional<Status> failed_;  // set once the device broke the protocol
   uint32_t nodes_ = 0;
+  uint32_t device_cores_ = 0;
+  uint64_t package_bytes_ = 0;
   std::vector<FamilyVariantInfo> variants_;
 };
 

@@ -4,13 +4,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <climits>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <mutex>
+#include <new>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "runtime/agent/agent_protocol.pb.h"
@@ -29,29 +37,96 @@ namespace {
 using wire::AgentMessage;
 using wire::HostMessage;
 
+// One message from the host as the reader thread queued it. `seq` numbers them in the order they
+// arrived: a Cancel cancels the run requests before it.
+struct Inbound {
+  enum class Kind { kMessage, kUnparsable, kNoMemory };
+  Kind kind = Kind::kMessage;
+  HostMessage message;
+  uint64_t seq = 0;
+  uint64_t bytes = 0;  // charged against the queue's byte limit
+  std::string why;     // kNoMemory: what could not be received
+};
+
+// What a message costs in the queue beyond its payload (the parsed message's own objects), so
+// a flood of empty messages is bounded by bytes too.
+constexpr uint64_t kMessageOverhead = 1024;
+
+const char* message_name(const HostMessage& m) {
+  switch (m.body_case()) {
+    case HostMessage::kHello: return "hello";
+    case HostMessage::kOffer: return "package offer";
+    case HostMessage::kChunk: return "package chunk";
+    case HostMessage::kEnd: return "package end";
+    case HostMessage::kRun: return "run request";
+    case HostMessage::kCancel: return "cancel";
+    case HostMessage::kFamilyRun: return "family run request";
+    default: return "message";
+  }
+}
+
+wire::Error::Code wire_code(const Status& st, wire::Error::Code otherwise) {
+  switch (st.code()) {
+    case StatusCode::kResourceExhausted: return wire::Error::RESOURCE_EXHAUSTED;
+    case StatusCode::kCancelled: return wire::Error::CANCELLED;
+    default: return otherwise;
+  }
+}
+
+// A limit of the agent's and one a request asked for: the request may only lower it.
+int64_t lower_limit(int64_t agent, uint64_t requested) {
+  if (requested == 0) return agent;
+  const int64_t r =
+      requested > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(requested);
+  return agent > 0 ? std::min(agent, r) : r;
+}
+
 class Agent {
  public:
   Agent(const ReadFn& read, const WriteFn& write, const AgentOptions& options)
-      : reader_(read), write_(write), options_(options) {}
+      : read_(read),
+        reader_([this](uint8_t* b, size_t n) { return guarded_read(b, n); }),
+        write_(write),
+        options_(options) {
+    const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    hardware_threads_ = static_cast<uint32_t>(hw);
+    max_threads_ = options_.max_threads > 0
+                       ? options_.max_threads
+                       : static_cast<uint32_t>(rt::kMaxThreadsPerCore) * hardware_threads_;
+  }
+  ~Agent() {
+    stop_reader();
+    // A host that left mid-upload: its partial file goes (and its descriptor, which an agent
+    // serving in-process would otherwise leak once per interrupted upload).
+    abandon_upload();
+  }
 
   Status serve() {
     SOD2_RETURN_IF_ERROR(write_preamble(write_));
     SOD2_RETURN_IF_ERROR(send_hello());
-    std::string frame;
+    reader_thread_ = std::thread([this] { read_loop(); });
     bool greeted = false;
     for (;;) {
-      HostMessage m;
-      if (!pending_.empty()) {
-        m = std::move(pending_.front());
-        pending_.pop_front();
-      } else {
-        if (host_closed_) return Status::ok_status();
-        SOD2_ASSIGN_OR_RETURN(const bool more, reader_.read_frame(&frame));
-        if (!more) return Status::ok_status();
-        if (!m.ParseFromString(frame)) {
-          return fail(wire::Error::BAD_MESSAGE, "a message from the host does not parse");
+      Inbound in;
+      {
+        std::unique_lock lock(mu_);
+        ready_.wait(lock, [&] { return !queue_.empty() || reader_done_; });
+        if (queue_.empty() || (host_gone_ && !options_.drain_on_close)) {
+          lock.unlock();
+          return host_gone_status();
         }
+        in = std::move(queue_.front());
+        queue_.pop_front();
+        queued_bytes_ -= in.bytes;
       }
+      room_.notify_all();
+      if (in.kind == Inbound::Kind::kUnparsable)
+        return fail(wire::Error::BAD_MESSAGE, "a message from the host does not parse");
+      if (in.kind == Inbound::Kind::kNoMemory) {
+        SOD2_RETURN_IF_ERROR(recover(wire::Error::RESOURCE_EXHAUSTED, in.why));
+        continue;
+      }
+      const HostMessage& m = in.message;
       if (!greeted) {
         if (m.body_case() != HostMessage::kHello)
           return fail(wire::Error::BAD_MESSAGE, "the host must say hello first");
@@ -66,12 +141,198 @@ class Agent {
         greeted = true;
         continue;
       }
-      Status st = handle(m);
-      if (!st.ok()) return st;
+      Status st = handle_guarded(in);
+      if (!st.ok()) return after_host_left(st);
     }
   }
 
  private:
+  // ---- Reading (its own thread) ----
+
+  // A read that gives up when the conversation ends on the agent's side, so the reader thread
+  // can be joined while the host keeps its stream open.
+  Expected<size_t> guarded_read(uint8_t* buf, size_t n) {
+    while (options_.host_readable) {
+      if (stopping_.load()) return cancelled("the agent ended the conversation");
+      if (options_.host_readable(50)) break;
+    }
+    if (stopping_.load()) return cancelled("the agent ended the conversation");
+    return read_(buf, n);
+  }
+
+  void read_loop() {
+    try {
+      read_frames();
+    } catch (const std::exception& e) {
+      finish_reading(internal_error(std::string("reading from the host failed: ") + e.what()),
+                     false);
+    } catch (...) {
+      finish_reading(internal_error("reading from the host failed"), false);
+    }
+  }
+
+  void read_frames() {
+    uint64_t seq = 0;
+    for (;;) {
+      Expected<std::optional<uint32_t>> header = reader_.read_header();
+      if (!header.ok()) return finish_reading(header.status(), false);
+      if (!*header) return finish_reading(Status::ok_status(), true);
+      const uint32_t n = **header;
+      const uint64_t cost = uint64_t{n} + kMessageOverhead;
+      {
+        // Room first, then the payload: a host that sends ahead faster than the agent works
+        // waits in its write instead of growing the agent.
+        std::unique_lock lock(mu_);
+        room_.wait(lock, [&] {
+          return stopping_.load() ||
+                 queue_.empty() ||  // one message always fits, whatever its size
+                 (queue_.size() < options_.max_queued_messages &&
+                  queued_bytes_ + cost <= options_.max_queued_bytes);
+        });
+        if (stopping_.load()) return;
+      }
+      Inbound in;
+      in.seq = ++seq;
+      in.bytes = cost;
+      std::string frame;
+      Status got = reader_.read_payload(n, &frame);
+      if (got.code() == StatusCode::kResourceExhausted) {
+        in.kind = Inbound::Kind::kNoMemory;
+        in.why = "the agent had no memory to receive a message of " + std::to_string(n) +
+                 " bytes: send smaller inputs, or free memory on the device";
+      } else if (!got.ok()) {
+        return finish_reading(got, false);
+      } else {
+        try {
+          if (!in.message.ParseFromString(frame)) in.kind = Inbound::Kind::kUnparsable;
+        } catch (const std::bad_alloc&) {
+          in.kind = Inbound::Kind::kNoMemory;
+          in.why = "the agent had no memory to decode a message of " + std::to_string(n) +
+                   " bytes: send smaller inputs, or free memory on the device";
+        }
+      }
+      std::string().swap(frame);
+      std::lock_guard lock(mu_);
+      if (in.kind == Inbound::Kind::kMessage && in.message.body_case() == HostMessage::kCancel) {
+        // Not queued: it acts now, on every run request sent before it.
+        last_cancel_seq_ = in.seq;
+        if (active_cancel_ && active_seq_ < in.seq) active_cancel_->store(true);
+        continue;
+      }
+      const bool unparsable = in.kind == Inbound::Kind::kUnparsable;
+      queued_bytes_ += in.bytes;
+      queue_.push_back(std::move(in));
+      ready_.notify_all();
+      if (unparsable) {
+        // The conversation ends at this message: a run in progress stops instead of running on
+        // for a host that cannot be understood.
+        if (active_cancel_) active_cancel_->store(true);
+        reader_done_ = true;
+        return;
+      }
+    }
+  }
+
+  void finish_reading(const Status& st, bool clean_end) {
+    std::lock_guard lock(mu_);
+    reader_done_ = true;
+    host_gone_ = true;
+    host_closed_ = clean_end;
+    read_status_ = st;
+    // The host has gone (or its stream broke): nothing it started is wanted any more.
+    if (active_cancel_ && !options_.drain_on_close) active_cancel_->store(true);
+    ready_.notify_all();
+  }
+
+  void stop_reader() {
+    {
+      std::lock_guard lock(mu_);
+      stopping_.store(true);
+    }
+    room_.notify_all();
+    if (reader_thread_.joinable()) reader_thread_.join();
+  }
+
+  // How serve() ends once the reader has stopped: the host's close is a clean end.
+  Status host_gone_status() {
+    std::lock_guard lock(mu_);
+    if (host_closed_ || read_status_.code() == StatusCode::kCancelled) return Status::ok_status();
+    return read_status_;
+  }
+
+  // A failed write after the host closed its stream is the host going away, not an error.
+  Status after_host_left(const Status& st) {
+    std::lock_guard lock(mu_);
+    if (host_closed_ && !options_.drain_on_close) return Status::ok_status();
+    return st;
+  }
+
+  // ---- Requests ----
+
+  // Marks the request `seq` as the one running, so a Cancel read meanwhile reaches `cancel`.
+  class ActiveRequest {
+   public:
+    ActiveRequest(Agent& a, uint64_t seq, std::atomic<bool>* cancel) : a_(a) {
+      std::lock_guard lock(a_.mu_);
+      a_.active_seq_ = seq;
+      a_.active_cancel_ = cancel;
+      if (a_.last_cancel_seq_ > seq || (a_.host_gone_ && !a_.options_.drain_on_close))
+        cancel->store(true);
+    }
+    ~ActiveRequest() {
+      std::lock_guard lock(a_.mu_);
+      a_.active_cancel_ = nullptr;
+    }
+    ActiveRequest(const ActiveRequest&) = delete;
+    ActiveRequest& operator=(const ActiveRequest&) = delete;
+
+   private:
+    Agent& a_;
+  };
+
+  // Whatever a request throws becomes an error reply: the agent outlives every request.
+  Status handle_guarded(const Inbound& in) {
+    std::atomic<bool> cancel{false};
+    ActiveRequest active(*this, in.seq, &cancel);
+    const std::string what = message_name(in.message);
+    try {
+      return handle(in.message, cancel);
+    } catch (const std::bad_alloc&) {
+      return recover(wire::Error::RESOURCE_EXHAUSTED,
+                     "the agent ran out of memory handling a " + what +
+                         " (it freed the request's memory and keeps serving): ask for smaller "
+                         "inputs, fewer threads or a lower memory limit, or free memory on the "
+                         "device");
+    } catch (const std::system_error& e) {
+      return recover(wire::Error::RESOURCE_EXHAUSTED,
+                     "the device refused the agent a resource handling a " + what + " (" +
+                         e.what() +
+                         "); it keeps serving: ask for fewer threads, or free the "
+                         "device's resources");
+    } catch (const std::exception& e) {
+      return recover(wire::Error::INTERNAL, "the agent failed handling a " + what + " (" +
+                                                e.what() +
+                                                "); it keeps serving: please report "
+                                                "this with the package");
+    } catch (...) {
+      return recover(wire::Error::INTERNAL, "the agent failed handling a " + what +
+                                                " (an unknown exception); it keeps serving: "
+                                                "please report this with the package");
+    }
+  }
+
+  // After a request failed half-way: what it held may be inconsistent, so it goes.
+  Status recover(wire::Error::Code code, const std::string& message) {
+    session_.reset();
+    session_threads_ = -1;
+    if (part_fd_ >= 0) {
+      // The rest of this upload is dropped; this error answers its PackageEnd.
+      abandon_upload();
+      upload_failed_ = true;
+    }
+    return report(code, message);
+  }
+
   Status send(const AgentMessage& m) { return write_frame(write_, m); }
 
   // Tells the host and keeps serving (the host decides what to do next).
@@ -104,17 +365,30 @@ class Agent {
     return send(m);
   }
 
-  Status handle(const HostMessage& m) {
+  Status handle(const HostMessage& m, std::atomic<bool>& cancel) {
     switch (m.body_case()) {
       case HostMessage::kOffer: return on_offer(m.offer());
       case HostMessage::kChunk: return on_chunk(m.chunk());
       case HostMessage::kEnd: return on_end();
-      case HostMessage::kRun: return on_run(m.run());
-      case HostMessage::kFamilyRun: return on_family_run(m.family_run());
-      case HostMessage::kCancel: return Status::ok_status();  // nothing running
+      case HostMessage::kRun: return on_run(m.run(), cancel);
+      case HostMessage::kFamilyRun: return on_family_run(m.family_run(), cancel);
       case HostMessage::kHello: return fail(wire::Error::BAD_MESSAGE, "the host said hello twice");
       default: return fail(wire::Error::BAD_MESSAGE, "an empty or unknown message from the host");
     }
+  }
+
+  // Threads a request asked for, checked against the device's limit. Errors name the limit.
+  Status check_threads(uint32_t threads, const char* what) {
+    if (threads <= max_threads_) return Status::ok_status();
+    const std::string why = options_.max_threads > 0
+                                ? "the agent's --max-threads"
+                                : std::to_string(rt::kMaxThreadsPerCore) +
+                                      " per hardware thread, " + std::to_string(hardware_threads_) +
+                                      " here";
+    return resource_exhausted(std::string("a ") + what + " for " + std::to_string(threads) +
+                              " threads: this device takes at most " +
+                              std::to_string(max_threads_) + " (" + why +
+                              "); ask for fewer, or 0 for one per hardware thread");
   }
 
   std::string packages_dir() const { return options_.dir + "/packages"; }
@@ -274,7 +548,7 @@ class Agent {
     return send(reply);
   }
 
-  Status on_family_run(const wire::FamilyRunRequest& r) {
+  Status on_family_run(const wire::FamilyRunRequest& r, std::atomic<bool>& cancel) {
     if (!is_family_) {
       return report(wire::Error::BAD_MESSAGE,
                     program_ ? "a family run request for a single model (use RunRequest)"
@@ -303,10 +577,13 @@ class Agent {
       load =
           rt::LoadSchedule{r.load_start_s(), r.load_stop_s(), static_cast<int>(r.load_processes())};
     }
+    if (Status st = check_threads(r.threads(), "family run request"); !st.ok())
+      return report(wire::Error::RESOURCE_EXHAUSTED, st.message());
     Expected<std::vector<rt::HostTensor>> inputs = inputs_of(r.inputs());
     if (!inputs.ok()) return report(wire::Error::BAD_INPUTS, inputs.status().message());
     rt::FamilySessionOptions o;
     o.session.threads = static_cast<int>(r.threads());
+    o.session.limits = options_.limits;
     o.budget_ms = r.budget_ms();
     o.floor_variant = r.floor_variant();
     if (r.expected_ms_size() != 0) {
@@ -320,12 +597,15 @@ class Agent {
       }
     }
     auto session = open_family(o);
-    if (!session.ok()) return report(wire::Error::BAD_INPUTS, session.status().message());
+    if (!session.ok()) {
+      return report(wire_code(session.status(), wire::Error::BAD_INPUTS),
+                    session.status().message());
+    }
     rt::FamilySession& s = **session;
     std::vector<rt::Tensor> views;
     for (const rt::HostTensor& h : *inputs) views.push_back(h.view());
     if (Status st = s.warm_up(views, 3); !st.ok())
-      return report(wire::Error::RUN_FAILED, st.message());
+      return report(wire_code(st, wire::Error::RUN_FAILED), st.message());
     {
       AgentMessage m;
       wire::FamilyRunStarted* started = m.mutable_family_started();
@@ -338,8 +618,9 @@ class Agent {
     demo.duration_s = r.duration_s();
     demo.managed = r.managed();
     demo.load = load;
-    std::atomic<bool> stop{false};
-    demo.cancel = &stop;
+    // Set by the reader thread when a Cancel arrives or the host goes away, and below when the
+    // host stops taking points.
+    demo.cancel = &cancel;
     Status stream = Status::ok_status();
     uint32_t points = 0;
     auto result = rt::run_demo(s, views, demo, [&](const rt::DemoPoint& p) {
@@ -353,12 +634,11 @@ class Agent {
       w->set_decision(p.decision);
       if (stream.ok()) stream = send(m);
       ++points;
-      Expected<bool> cancel = cancelled();
-      if (!cancel.ok() && stream.ok()) stream = cancel.status();
-      if (!stream.ok() || (cancel.ok() && *cancel)) stop = true;
+      if (!stream.ok()) cancel = true;
     });
     SOD2_RETURN_IF_ERROR(stream);
-    if (!result.ok()) return report(wire::Error::RUN_FAILED, result.status().message());
+    if (!result.ok())
+      return report(wire_code(result.status(), wire::Error::RUN_FAILED), result.status().message());
     if (result->cancelled) {
       return report(wire::Error::CANCELLED,
                     "cancelled by the host after " + std::to_string(points) + " runs");
@@ -399,30 +679,7 @@ class Agent {
     return out;
   }
 
-  // True when a Cancel arrived or the host closed the stream: the run request ends there. Other
-  // messages the host sent ahead (it may pipeline) wait in pending_ until the request is done.
-  Expected<bool> cancelled() {
-    while (!host_closed_ && options_.host_has_data && options_.host_has_data()) {
-      std::string frame;
-      SOD2_ASSIGN_OR_RETURN(const bool more, reader_.read_frame(&frame));
-      if (!more) {
-        host_closed_ = true;
-        return true;
-      }
-      HostMessage m;
-      if (!m.ParseFromString(frame))
-        return fail(wire::Error::BAD_MESSAGE, "a message from the host does not parse");
-      if (m.body_case() == HostMessage::kCancel) return true;
-      if (pending_.size() >= kMaxPending) {
-        return fail(wire::Error::BAD_MESSAGE, "more than " + std::to_string(kMaxPending) +
-                                                  " messages sent ahead during a run request");
-      }
-      pending_.push_back(std::move(m));
-    }
-    return host_closed_;
-  }
-
-  Status on_run(const wire::RunRequest& r) {
+  Status on_run(const wire::RunRequest& r, std::atomic<bool>& cancel) {
     if (is_family_) {
       return report(wire::Error::BAD_MESSAGE,
                     "a run request for a family package (use FamilyRunRequest, or profile its "
@@ -435,31 +692,51 @@ class Agent {
                     "a run request for " + std::to_string(uint64_t{r.runs()} + r.warmup()) +
                         " runs (at most " + std::to_string(options_.max_runs_per_request) + ")");
     }
+    if (Status st = check_threads(r.threads(), "run request"); !st.ok())
+      return report(wire::Error::RESOURCE_EXHAUSTED, st.message());
     Expected<std::vector<rt::HostTensor>> inputs = inputs_of(r.inputs());
     if (!inputs.ok()) return report(wire::Error::BAD_INPUTS, inputs.status().message());
     const int threads = static_cast<int>(r.threads());
-    if (!session_ || session_threads_ != threads) {
+    rt::RunLimits limits;
+    limits.max_bytes = lower_limit(options_.limits.max_bytes, r.max_bytes());
+    limits.max_loop_iterations =
+        lower_limit(options_.limits.max_loop_iterations, r.max_loop_iterations());
+    limits.max_run_ms = lower_limit(options_.limits.max_run_ms, r.max_run_ms());
+    if (!session_ || session_threads_ != threads || !same_limits(session_limits_, limits)) {
+      session_.reset();  // before the next one is made: two need not fit at once
       rt::SessionOptions so;
       so.threads = threads;
       so.profile = true;
+      so.limits = limits;
       auto s = rt::Session::create(*program_, rt::KernelRegistry::standard(), so);
-      if (!s.ok()) return report(wire::Error::PACKAGE_REJECTED, s.status().message());
+      if (!s.ok()) {
+        return report(wire_code(s.status(), wire::Error::PACKAGE_REJECTED), s.status().message());
+      }
       session_ = std::move(*s);
       session_threads_ = threads;
+      session_limits_ = limits;
     }
     std::vector<rt::Tensor> views;
     for (const rt::HostTensor& h : *inputs) views.push_back(h.view());
     const uint32_t total = r.warmup() + r.runs();
     for (uint32_t i = 0; i < total; ++i) {
-      SOD2_ASSIGN_OR_RETURN(const bool stop, cancelled());
-      if (stop)
+      if (cancel.load())
         return report(wire::Error::CANCELLED,
                       "cancelled by the host after " + std::to_string(i) + " runs");
       const auto t0 = std::chrono::steady_clock::now();
-      auto out = session_->run(views);
+      auto out = session_->run(views, &cancel);
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      if (!out.ok()) return report(wire::Error::RUN_FAILED, out.status().message());
+      if (!out.ok()) {
+        if (out.status().code() == StatusCode::kCancelled || cancel.load()) {
+          return report(wire::Error::CANCELLED, "cancelled by the host during run " +
+                                                    std::to_string(i + 1) + " of " +
+                                                    std::to_string(total));
+        }
+        return report(wire_code(out.status(), wire::Error::RUN_FAILED),
+                      "run " + std::to_string(i + 1) + " of " + std::to_string(total) + ": " +
+                          out.status().message());
+      }
       const rt::NodeTimes& t = session_->node_times();
       AgentMessage m;
       wire::RunResult* res = m.mutable_result();
@@ -485,10 +762,18 @@ class Agent {
     return send(m);
   }
 
+  static bool same_limits(const rt::RunLimits& a, const rt::RunLimits& b) {
+    return a.max_bytes == b.max_bytes && a.max_loop_iterations == b.max_loop_iterations &&
+           a.max_run_ms == b.max_run_ms;
+  }
+
   using Sha256Digest = rt::Sha256Digest;
-  FrameReader reader_;
+  ReadFn read_;
+  FrameReader reader_;  // used by the reader thread only
   const WriteFn& write_;
   const AgentOptions& options_;
+  uint32_t hardware_threads_ = 1;
+  uint32_t max_threads_ = 1;
   Sha256Digest offered_{};
   uint64_t offered_size_ = 0;
   std::string package_path_, part_path_;
@@ -499,18 +784,52 @@ class Agent {
   std::optional<rt::ProgramDesc> program_;
   std::unique_ptr<rt::Session> session_;
   int session_threads_ = -1;
+  rt::RunLimits session_limits_;
   bool is_family_ = false;                         // the package is a family
   std::vector<std::string> family_variants_;       // its variants small to large
   std::vector<std::string> family_package_order_;  // and in the package's order
-  static constexpr size_t kMaxPending = 64;
-  std::deque<HostMessage> pending_;  // sent ahead while a run request ran
-  bool host_closed_ = false;
+
+  // Shared by the reader thread and the serving thread, under mu_.
+  std::thread reader_thread_;
+  std::mutex mu_;
+  std::condition_variable ready_;  // a message was queued, or reading ended
+  std::condition_variable room_;   // the queue shrank, or the agent is stopping
+  std::deque<Inbound> queue_;      // sent ahead of the request being handled
+  uint64_t queued_bytes_ = 0;
+  bool reader_done_ = false;  // it reads no more
+  bool host_gone_ = false;    // because the stream ended or broke
+  bool host_closed_ = false;  // because the stream ended cleanly
+  Status read_status_;        // why reading ended
+  std::atomic<bool> stopping_{false};
+  uint64_t last_cancel_seq_ = 0;                // the latest Cancel's place in the stream
+  uint64_t active_seq_ = 0;                     // the request being handled
+  std::atomic<bool>* active_cancel_ = nullptr;  // and its cancel flag
 };
 
 }  // namespace
 
 Status serve(const ReadFn& read, const WriteFn& write, const AgentOptions& options) {
-  return Agent(read, write, options).serve();
+  // The last line of defence: whatever escaped a request's own handler (or starting the reader
+  // thread) ends the conversation with a message, never the process.
+  std::string why;
+  try {
+    return Agent(read, write, options).serve();
+  } catch (const std::bad_alloc&) {
+    why = "the agent ran out of memory: free memory on the device and start it again";
+  } catch (const std::exception& e) {
+    why = std::string("the agent failed: ") + e.what() + " (please report this)";
+  } catch (...) {
+    why = "the agent failed with an unknown exception (please report this)";
+  }
+  try {
+    AgentMessage m;
+    m.mutable_error()->set_code(wire::Error::INTERNAL);
+    m.mutable_error()->set_message(why);
+    (void)write_frame(write, m);
+  } catch (...) {
+    // Nothing more can be said over a stream that cannot even carry this.
+  }
+  return internal_error(why);
 }
 
 }  // namespace sod2::agent

@@ -3,8 +3,10 @@
 #include <google/protobuf/message_lite.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
 
 namespace sod2::agent {
 
@@ -49,20 +51,70 @@ Status FrameReader::read_preamble() {
                   "\"");
 }
 
-Expected<bool> FrameReader::read_frame(std::string* out) {
+Expected<std::optional<uint32_t>> FrameReader::read_header() {
   uint8_t header[4];
   SOD2_ASSIGN_OR_RETURN(const bool more, read_exact(header, 4, true));
-  if (!more) return false;
+  if (!more) return std::optional<uint32_t>();
   const uint32_t n = static_cast<uint32_t>(header[0]) | static_cast<uint32_t>(header[1]) << 8 |
                      static_cast<uint32_t>(header[2]) << 16 |
                      static_cast<uint32_t>(header[3]) << 24;
-  if (n > kMaxFrameBytes) {
+  if (n > max_frame_) {
     return parse_error("a message of " + std::to_string(n) + " bytes (at most " +
-                       std::to_string(kMaxFrameBytes) + "): the stream is corrupt");
+                       std::to_string(max_frame_) + "): the stream is corrupt");
   }
-  out->resize(n);
-  if (n > 0)
-    SOD2_RETURN_IF_ERROR(read_exact(reinterpret_cast<uint8_t*>(out->data()), n, false).status());
+  return std::optional<uint32_t>(n);
+}
+
+Status FrameReader::skip(uint64_t n, uint64_t of) {
+  uint8_t sink[16 << 10];
+  for (uint64_t left = n; left > 0;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(left, sizeof sink));
+    SOD2_ASSIGN_OR_RETURN(const size_t k, read_(sink, want));
+    if (k == 0) {
+      return io_error("the stream ended inside a message (" + std::to_string(of - left) + " of " +
+                      std::to_string(of) + " bytes)");
+    }
+    left -= k;
+  }
+  return Status::ok_status();
+}
+
+Status FrameReader::read_payload(uint32_t n, std::string* out) {
+  // Grown in steps as bytes arrive: a 4-byte header claiming 256 MiB costs nothing until the
+  // bytes are really sent.
+  constexpr size_t kStep = 1u << 20;
+  out->clear();
+  size_t got = 0;
+  try {
+    while (got < n) {
+      const size_t want = std::min<size_t>(kStep, n - got);
+      out->resize(got + want);
+      auto* p = reinterpret_cast<uint8_t*>(out->data()) + got;
+      for (size_t in = 0; in < want;) {
+        SOD2_ASSIGN_OR_RETURN(const size_t k, read_(p + in, want - in));
+        if (k == 0) {
+          return io_error("the stream ended inside a message (" + std::to_string(got + in) +
+                          " of " + std::to_string(n) + " bytes)");
+        }
+        in += k;
+      }
+      got += want;
+    }
+  } catch (const std::bad_alloc&) {
+    // Skipping the rest keeps the stream in step, so the other side gets an answer in place of
+    // this message and the conversation goes on.
+    std::string().swap(*out);
+    SOD2_RETURN_IF_ERROR(skip(n - got, n));
+    return resource_exhausted("no memory for a message of " + std::to_string(n) +
+                              " bytes (it was skipped): send less at once, or free memory");
+  }
+  return Status::ok_status();
+}
+
+Expected<bool> FrameReader::read_frame(std::string* out) {
+  SOD2_ASSIGN_OR_RETURN(const std::optional<uint32_t> n, read_header());
+  if (!n) return false;
+  SOD2_RETURN_IF_ERROR(read_payload(*n, out));
   return true;
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,18 +36,30 @@ using WriteFn = std::function<Status(const uint8_t* buf, size_t n)>;
 
 class FrameReader {
  public:
-  explicit FrameReader(ReadFn read) : read_(std::move(read)) {}
+  // `max_frame`: the longest payload accepted; each side may expect less than the protocol's
+  // limit from the other (the host expects no agent message near 256 MiB).
+  explicit FrameReader(ReadFn read, uint32_t max_frame = kMaxFrameBytes)
+      : read_(std::move(read)), max_frame_(max_frame) {}
 
   // The agent's preamble. Anything else is an error quoting what came instead (printable part).
   Status read_preamble();
   // The next frame's payload into `out`. Returns false at a clean end of stream (between
-  // frames); an end inside a frame or an oversized length is an error.
+  // frames); an end inside a frame or an oversized length is an error. Memory follows the bytes
+  // that arrived, not the length the header claims. When the payload does not fit in memory the
+  // frame is skipped (the stream stays in step) and the error is kResourceExhausted.
   Expected<bool> read_frame(std::string* out);
+
+  // read_frame in two steps, for a reader that decides between them whether there is room for
+  // the payload: the next frame's length (nullopt at a clean end of stream), then its payload.
+  Expected<std::optional<uint32_t>> read_header();
+  Status read_payload(uint32_t n, std::string* out);
 
  private:
   // Reads exactly n bytes; false when the stream ends before the first byte.
   Expected<bool> read_exact(uint8_t* buf, size_t n, bool eof_ok);
+  Status skip(uint64_t n, uint64_t of);
   ReadFn read_;
+  uint32_t max_frame_;
 };
 
 Status write_preamble(const WriteFn& write);

@@ -3,16 +3,23 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "plugins/device/agent_client.h"
+#include "plugins/device/child_process.h"
 #include "runtime/agent/agent.h"
 #include "runtime/agent/agent_protocol.pb.h"
 #include "runtime/agent/frame_io.h"
+#include "runtime/exec/session.h"
 #include "runtime/package/sha256.h"
 
 namespace sod2::agent {
@@ -26,6 +33,23 @@ using wire::HostMessage;
 const std::string kSod2 = SOD2_BINARY_DIR "/bin/sod2";
 const std::string kSample = SOD2_SOURCE_DIR "/resources/models/sample_yolo_tiny.onnx";
 const std::string kSampleRanges = SOD2_SOURCE_DIR "/resources/models/sample_yolo_tiny.ranges.json";
+// $SOD2_TEST_AGENT runs the process tests against another agent binary (an older build).
+const std::string kAgent = std::getenv("SOD2_TEST_AGENT") ? std::getenv("SOD2_TEST_AGENT")
+                                                          : SOD2_BINARY_DIR "/bin/sod2-agent";
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The sample's input at h x w (NCHW float), zeros.
+wire::Tensor sample_input(int64_t h, int64_t w) {
+  wire::Tensor t;
+  t.set_dtype(1);
+  for (int64_t d : {int64_t{1}, int64_t{3}, h, w}) t.add_dims(d);
+  t.set_data(std::string(static_cast<size_t>(3 * h * w * 4), '\0'));
+  return t;
+}
 
 class AgentTest : public ::testing::Test {
  protected:
@@ -45,15 +69,22 @@ class AgentTest : public ::testing::Test {
     options_.dir = dir_.string();
     options_.software = "sod2 test";
     const int fd = agent_read_;
-    options_.host_has_data = [fd] {
+    options_.host_readable = [fd](int timeout_ms) {
       pollfd p{fd, POLLIN, 0};
-      return ::poll(&p, 1, 0) > 0;
+      return ::poll(&p, 1, timeout_ms) > 0;
     };
+    configure(options_);
     thread_ = std::thread([this] {
       result_ = serve(fd_reader(agent_read_), fd_writer(agent_write_), options_);
       ::close(agent_write_);
     });
     reader_ = std::make_unique<FrameReader>(fd_reader(host_read_));
+  }
+  // Lets a test's fixture change the agent's options before it starts.
+  virtual void configure(AgentOptions&) {}
+  void close_host_stream() {
+    ::close(host_write_);
+    host_write_ = -1;
   }
   void TearDown() override {
     if (host_write_ >= 0) ::close(host_write_);
@@ -103,6 +134,17 @@ class AgentTest : public ::testing::Test {
     end.mutable_end();
     send(end);
     return receive();
+  }
+  // Reads messages until the agent closes its stream.
+  std::vector<AgentMessage> receive_all() {
+    std::vector<AgentMessage> out;
+    std::string frame;
+    for (;;) {
+      auto more = reader_->read_frame(&frame);
+      if (!more.ok() || !*more) return out;
+      out.emplace_back();
+      EXPECT_TRUE(out.back().ParseFromString(frame));
+    }
   }
   std::string sample_package() {
     const std::string out = (dir_ / "sample.sod2").string();
@@ -251,6 +293,34 @@ TEST_F(AgentTest, MessagesSentAheadAreHandledAfterTheRuns) {
   }
 }
 
+// Found by agent_stream_fuzzer: a host that left mid-upload left the partial file in the
+// packages folder and its descriptor open (one per interrupted upload, until none were left).
+TEST_F(AgentTest, AnUploadTheHostAbandonsLeavesNothingBehind) {
+  auto open_fds = [] {
+    return std::distance(fs::directory_iterator("/proc/self/fd"), fs::directory_iterator());
+  };
+  const auto fds_before = open_fds();
+  greet();
+  const std::string bytes(1000, 'p');
+  const rt::Sha256Digest d =
+      rt::sha256({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+  HostMessage offer;
+  offer.mutable_offer()->set_sha256(std::string(d.begin(), d.end()));
+  offer.mutable_offer()->set_size(bytes.size());
+  send(offer);
+  ASSERT_EQ(receive().body_case(), AgentMessage::kPackageStatus);
+  HostMessage chunk;
+  chunk.mutable_chunk()->set_offset(0);
+  chunk.mutable_chunk()->set_data(bytes.substr(0, 400));
+  send(chunk);
+  close_host_stream();
+  thread_.join();
+  EXPECT_TRUE(result_.ok()) << result_.message();
+  EXPECT_TRUE(fs::is_empty(dir_ / "packages")) << "a partial upload was left behind";
+  // The test's own pipe to the agent is closed now; the agent's ends are closed in TearDown.
+  EXPECT_LE(open_fds(), fds_before - 1) << "the agent kept a descriptor of the partial upload";
+}
+
 TEST_F(AgentTest, ChunksWithoutAnOfferAreAProtocolError) {
   greet();
   HostMessage chunk;
@@ -348,6 +418,340 @@ TEST_F(AgentTest, FamilyRunRequestsOutOfPlaceAreProtocolErrors) {
   m = receive();
   ASSERT_EQ(m.body_case(), AgentMessage::kError);
   EXPECT_NE(m.error().message().find("0 <= start < stop"), std::string::npos);
+}
+
+// Issue 22: a host could ask for 1,000,000 threads; starting them threw std::system_error out of
+// the agent. Now the request is refused naming the limit, and the agent serves on.
+TEST_F(AgentTest, ARunRequestForAMillionThreadsIsRefusedNamingTheLimit) {
+  greet();
+  const std::string pkg = sample_package();
+  ASSERT_EQ(offer_and_send(pkg, pkg).body_case(), AgentMessage::kLoaded);
+  HostMessage run;
+  run.mutable_run()->set_runs(1);
+  run.mutable_run()->set_threads(1000000);
+  *run.mutable_run()->add_inputs() = sample_input(32, 32);
+  send(run);
+  AgentMessage m = receive();
+  ASSERT_EQ(m.body_case(), AgentMessage::kError);
+  EXPECT_EQ(m.error().code(), wire::Error::RESOURCE_EXHAUSTED);
+  const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  EXPECT_NE(m.error().message().find("1000000 threads: this device takes at most " +
+                                     std::to_string(rt::kMaxThreadsPerCore * hw)),
+            std::string::npos)
+      << m.error().message();
+  EXPECT_NE(m.error().message().find("ask for fewer"), std::string::npos);
+  run.mutable_run()->set_threads(1);
+  send(run);
+  EXPECT_EQ(receive().body_case(), AgentMessage::kResult);
+  EXPECT_EQ(receive().body_case(), AgentMessage::kDone);
+}
+
+// Issue 22: a Cancel was seen only between runs, so a run in progress could not be stopped.
+TEST_F(AgentTest, ACancelStopsTheRunInProgress) {
+  greet();
+  const std::string pkg = sample_package();
+  ASSERT_EQ(offer_and_send(pkg, pkg).body_case(), AgentMessage::kLoaded);
+  HostMessage run;
+  run.mutable_run()->set_runs(2);
+  run.mutable_run()->set_threads(1);
+  *run.mutable_run()->add_inputs() = sample_input(1024, 1024);  // about 0.1 s a run
+  send(run);
+  // The first result means the second (and last) run has begun: the Cancel arrives during it.
+  ASSERT_EQ(receive().body_case(), AgentMessage::kResult);
+  HostMessage cancel;
+  cancel.mutable_cancel();
+  send(cancel);
+  AgentMessage m = receive();
+  ASSERT_EQ(m.body_case(), AgentMessage::kError)
+      << "the run in progress finished instead of being cancelled (body " << m.body_case() << ")";
+  EXPECT_EQ(m.error().code(), wire::Error::CANCELLED);
+  // Run 2 was stopped, or (on a loaded machine) never began after result 1 went out.
+  const std::string& why = m.error().message();
+  EXPECT_TRUE(why.find("during run 2 of 2") != std::string::npos ||
+              why.find("after 1 runs") != std::string::npos)
+      << why;
+  // A Cancel acts on what was sent before it only: the next request runs.
+  run.mutable_run()->set_runs(1);
+  *run.mutable_run()->mutable_inputs(0) = sample_input(32, 32);
+  send(run);
+  EXPECT_EQ(receive().body_case(), AgentMessage::kResult);
+  EXPECT_EQ(receive().body_case(), AgentMessage::kDone);
+}
+
+// Issue 22: a closed stream stopped the agent only after the run in progress.
+TEST_F(AgentTest, ClosingTheStreamCancelsTheRunInProgressAndEndsCleanly) {
+  greet();
+  const std::string pkg = sample_package();
+  ASSERT_EQ(offer_and_send(pkg, pkg).body_case(), AgentMessage::kLoaded);
+  HostMessage run;
+  run.mutable_run()->set_runs(1000);
+  run.mutable_run()->set_threads(1);
+  *run.mutable_run()->add_inputs() = sample_input(1024, 1024);
+  send(run);
+  ASSERT_EQ(receive().body_case(), AgentMessage::kResult);
+  // The second run is in progress: closing the stream cancels it, so no result follows.
+  const auto t0 = std::chrono::steady_clock::now();
+  close_host_stream();
+  for (const AgentMessage& m : receive_all()) {
+    ASSERT_EQ(m.body_case(), AgentMessage::kError) << "a run completed after the host left";
+    EXPECT_EQ(m.error().code(), wire::Error::CANCELLED);
+    const std::string& why = m.error().message();
+    EXPECT_TRUE(why.find("during run 2 of 1000") != std::string::npos ||
+                why.find("after 1 runs") != std::string::npos)
+        << why;
+  }
+  thread_.join();
+  EXPECT_TRUE(result_.ok()) << result_.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+}
+
+TEST_F(AgentTest, ARequestsRunLimitsEndItsRunWithResourceExhausted) {
+  greet();
+  const std::string pkg = sample_package();
+  ASSERT_EQ(offer_and_send(pkg, pkg).body_case(), AgentMessage::kLoaded);
+  HostMessage run;
+  run.mutable_run()->set_runs(1);
+  run.mutable_run()->set_threads(1);
+  run.mutable_run()->set_max_bytes(4096);
+  *run.mutable_run()->add_inputs() = sample_input(64, 64);
+  send(run);
+  AgentMessage m = receive();
+  ASSERT_EQ(m.body_case(), AgentMessage::kError);
+  EXPECT_EQ(m.error().code(), wire::Error::RESOURCE_EXHAUSTED);
+  EXPECT_NE(m.error().message().find("max_bytes"), std::string::npos) << m.error().message();
+  // The limit was the request's: the next one without it runs.
+  run.mutable_run()->set_max_bytes(0);
+  send(run);
+  EXPECT_EQ(receive().body_case(), AgentMessage::kResult);
+  EXPECT_EQ(receive().body_case(), AgentMessage::kDone);
+}
+
+// Issue 22: messages sent ahead of a request in progress were bounded by count (64) only, with
+// frames up to 256 MiB each: 2.4 GB resident was seen. Now the agent stops reading at a byte
+// limit (here 1 MiB) until the request is done, and loses nothing.
+class AgentQueueTest : public AgentTest {
+  void configure(AgentOptions& o) override { o.max_queued_bytes = 1 << 20; }
+};
+
+TEST_F(AgentQueueTest, SendingAheadIsBoundedByBytesAndLosesNothing) {
+  greet();
+  const std::string pkg = sample_package();
+  ASSERT_EQ(offer_and_send(pkg, pkg).body_case(), AgentMessage::kLoaded);
+  HostMessage run;
+  run.mutable_run()->set_threads(1);
+  *run.mutable_run()->add_inputs() = sample_input(32, 32);
+  // A request of about 2 s whatever the machine's speed: 20 runs tell how long one takes.
+  run.mutable_run()->set_runs(20);
+  send(run);
+  double ms = 0;
+  for (int i = 0; i < 20; ++i) {
+    AgentMessage r = receive();
+    ASSERT_EQ(r.body_case(), AgentMessage::kResult) << r.error().message();
+    ms += r.result().latency_ms();
+  }
+  ASSERT_EQ(receive().body_case(), AgentMessage::kDone);
+  const int runs = static_cast<int>(std::clamp(2000.0 / std::max(ms / 20, 1e-3), 50.0, 1e6));
+  run.mutable_run()->set_runs(static_cast<uint32_t>(runs));
+  send(run);
+  ASSERT_EQ(receive().body_case(), AgentMessage::kResult);
+
+  // 16 messages of 1 MiB each sent ahead, from another thread (the writes block when the agent
+  // stops reading). Each is a cheap error to answer afterwards: a run request for zero runs.
+  constexpr int kAhead = 16;
+  HostMessage ahead;
+  ahead.mutable_run()->set_runs(0);
+  wire::Tensor* t = ahead.mutable_run()->add_inputs();
+  t->set_dtype(1);
+  t->add_dims(1 << 18);
+  t->set_data(std::string(1 << 20, '\0'));
+  std::atomic<int> written{0};
+  std::thread writer([&] {
+    for (int i = 0; i < kAhead; ++i) {
+      if (!write_frame(fd_writer(host_write_), ahead).ok()) return;
+      ++written;
+    }
+  });
+  // Read results until the writer has made no progress for 300 ms (or is done).
+  int results = 1, last = -1;
+  auto since = std::chrono::steady_clock::now();
+  bool request_done = false;
+  while (written.load() < kAhead) {
+    AgentMessage m = receive();
+    if (m.body_case() == AgentMessage::kDone) {
+      request_done = true;
+      break;
+    }
+    ASSERT_EQ(m.body_case(), AgentMessage::kResult) << m.error().message();
+    ++results;
+    if (written.load() != last) {
+      last = written.load();
+      since = std::chrono::steady_clock::now();
+    } else if (std::chrono::steady_clock::now() - since > std::chrono::milliseconds(300)) {
+      break;
+    }
+  }
+  ASSERT_FALSE(request_done) << "the " << runs
+                             << " runs ended before the check (the machine's speed varies)";
+  // The agent took one message whole (its queue holds 1 MiB) and the next one's header at most.
+  EXPECT_LE(written.load(), 2) << "the agent read " << written.load()
+                               << " MiB ahead of a running request (limit 1 MiB)";
+  // The request finishes, then every message sent ahead is answered, in order.
+  for (;;) {
+    AgentMessage m = receive();
+    if (m.body_case() == AgentMessage::kDone) break;
+    ASSERT_EQ(m.body_case(), AgentMessage::kResult) << m.error().message();
+    ++results;
+  }
+  EXPECT_EQ(results, runs);
+  writer.join();
+  EXPECT_EQ(written.load(), kAhead);
+  for (int i = 0; i < kAhead; ++i) {
+    AgentMessage m = receive();
+    ASSERT_EQ(m.body_case(), AgentMessage::kError);
+    EXPECT_NE(m.error().message().find("a run request for zero runs"), std::string::npos)
+        << m.error().message();
+  }
+}
+
+// The real agent binary, to see it survive what kills a process: an allocation that fails, a
+// thread the system refuses. Its address space is limited with prlimit(2) once it runs.
+class AgentProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("sod2_agent_process_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    auto child = device::ChildProcess::start({kAgent, "--dir", dir_.string()});
+    ASSERT_TRUE(child.ok()) << child.status().message();
+    child_ = std::move(*child);
+    child_->set_idle_timeout(std::chrono::seconds(60));
+    client_ = std::make_unique<device::AgentClient>(*child_);
+    auto hello = client_->hello("sod2 test");
+    ASSERT_TRUE(hello.ok()) << hello.status().message();
+    // One answer first, so the agent's reader thread runs and has allocated.
+    expect_rejected();
+  }
+  void TearDown() override {
+    if (limited_) ::prlimit(child_->pid(), RLIMIT_AS, &old_, nullptr);  // it may be gone
+    client_.reset();
+    child_.reset();
+    fs::remove_all(dir_);
+  }
+
+  void expect_rejected() {
+    const std::vector<uint8_t> junk(300, 'x');
+    auto r = client_->send_package(junk);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidModel) << r.status().message();
+  }
+  int64_t vm_size() {
+    std::ifstream in("/proc/" + std::to_string(child_->pid()) + "/status");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("VmSize:", 0) == 0) return std::stoll(line.substr(7)) * 1024;
+    return 0;
+  }
+  // The agent's address space: what it has now plus `headroom`.
+  void limit_address_space(int64_t headroom) {
+    const int64_t now = vm_size();
+    ASSERT_GT(now, 0);
+    rlimit lim{};
+    ASSERT_EQ(::prlimit(child_->pid(), RLIMIT_AS, nullptr, &old_), 0) << std::strerror(errno);
+    lim.rlim_cur = static_cast<rlim_t>(now + headroom);
+    lim.rlim_max = old_.rlim_max;
+    ASSERT_EQ(::prlimit(child_->pid(), RLIMIT_AS, &lim, nullptr), 0) << std::strerror(errno);
+    limited_ = true;
+  }
+  void restore_limit() {
+    ASSERT_EQ(::prlimit(child_->pid(), RLIMIT_AS, &old_, nullptr), 0) << std::strerror(errno);
+    limited_ = false;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<device::ChildProcess> child_;
+  std::unique_ptr<device::AgentClient> client_;
+  rlimit old_{};
+  bool limited_ = false;
+};
+
+// Issue 22: std::bad_alloc escaped the agent (SIGABRT). A 100 MB message that does not fit is
+// now skipped and answered, and the agent serves on.
+TEST_F(AgentProcessTest, AnAllocationFailureIsAnErrorReplyAndTheAgentServesOn) {
+  limit_address_space(int64_t{64} << 20);
+  rt::HostTensor big(rt::DType::kFloat, rt::Shape(std::vector<int64_t>{25'000'000}));
+  device::RunSettings s;
+  s.runs = 1;
+  s.warmup = 0;
+  auto r = client_->run({big}, s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted) << r.status().message();
+  EXPECT_NE(r.status().message().find("no memory to receive a message of"), std::string::npos)
+      << r.status().message();
+  restore_limit();
+  expect_rejected();
+  EXPECT_EQ(child_->wait_and_describe(std::chrono::milliseconds(0)), "still running");
+}
+
+// Issue 22: std::system_error (a thread the system refuses) escaped the agent. Now it is an
+// error reply for that request, and the next request runs.
+TEST_F(AgentProcessTest, AThreadTheSystemRefusesIsAnErrorReplyAndTheAgentServesOn) {
+  std::string pkg;
+  {
+    const std::string out = (dir_ / "sample.sod2").string();
+    const std::string cmd = kSod2 + " compile " + kSample + " --ranges " + kSampleRanges + " -o " +
+                            out + " > /dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    pkg = read_file(out);
+  }
+  auto sent = client_->send_package({reinterpret_cast<const uint8_t*>(pkg.data()), pkg.size()});
+  ASSERT_TRUE(sent.ok()) << sent.status().message();
+  rt::HostTensor in(rt::DType::kFloat, rt::Shape(std::vector<int64_t>{1, 3, 32, 32}));
+  device::RunSettings s;
+  s.runs = 1;
+  s.warmup = 0;
+  // As many threads as the agent allows, each wanting its stack, in 4 MiB more address space.
+  s.threads =
+      rt::kMaxThreadsPerCore * std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  limit_address_space(int64_t{4} << 20);
+  auto r = client_->run({in}, s);
+  restore_limit();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted) << r.status().message();
+  EXPECT_NE(r.status().message().find("keeps serving"), std::string::npos) << r.status().message();
+  s.threads = 1;
+  auto again = client_->run({in}, s);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->runs.size(), 1u);
+}
+
+// The real agent exits by itself, with status 0, when its stdin closes mid-run.
+TEST_F(AgentProcessTest, ClosingStdinMidRunEndsTheAgentCleanly) {
+  const std::string out = (dir_ / "sample.sod2").string();
+  const std::string cmd =
+      kSod2 + " compile " + kSample + " --ranges " + kSampleRanges + " -o " + out + " > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const std::string pkg = read_file(out);
+  auto sent = client_->send_package({reinterpret_cast<const uint8_t*>(pkg.data()), pkg.size()});
+  ASSERT_TRUE(sent.ok()) << sent.status().message();
+  rt::HostTensor in(rt::DType::kFloat, rt::Shape(std::vector<int64_t>{1, 3, 512, 512}));
+  device::RunSettings s;
+  s.runs = 1000;
+  s.warmup = 0;
+  s.threads = 1;
+  std::chrono::steady_clock::time_point closed;
+  auto r = client_->run({in}, s, [&](int done, int) {
+    if (done == 1) {
+      child_->close_stdin();
+      closed = std::chrono::steady_clock::now();
+    }
+  });
+  // The stream ends without RunDone: the agent stopped when the host left.
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(child_->wait_and_describe(std::chrono::seconds(5)), "exited with status 0")
+      << r.status().message() << "; agent stderr: " << child_->stderr_tail();
+  EXPECT_LT(std::chrono::steady_clock::now() - closed, std::chrono::seconds(5));
 }
 
 }  // namespace
