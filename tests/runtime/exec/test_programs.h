@@ -135,4 +135,35 @@ inline ProgramDesc chain_program() {
   return p;
 }
 
+// x[n] -> Double a -> Positives p[k] -> Double y[k], with a and y graph outputs and k an
+// execution symbol; all three in the arena, placed by `offsets(a_bytes, p_bytes)` (the sizes as
+// expressions of n and k, 64-byte aligned), whose last element is the arena size.
+template <typename Offsets>
+ProgramDesc positives_program(Offsets offsets) {
+  ProgramDesc p;
+  p.symbols.push_back({"n", false, 1, 1000, 1});
+  p.symbols.push_back({"k", true, 0, 1000, 1});
+  p.inputs.push_back({"x", DType::kFloat, 1});
+  p.input_dims.push_back({0, 0, -1, 0});
+  GraphDesc g;
+  g.values = {value("x", ValueStorage::kGraphInput), value("a", ValueStorage::kArena, 0),
+              value("p", ValueStorage::kArena, 1), value("y", ValueStorage::kArena, 2)};
+  g.values[2].exec_dims.push_back({0, 1});
+  g.inputs = {0};
+  g.outputs = {1, 3};
+  g.nodes = {node("Double", {0}, {1}), node("Positives", {1}, {2}), node("Double", {2}, {3})};
+  p.graphs.push_back(std::move(g));
+  const sym::SymExpr n(sym::symbol("n")), k(sym::symbol("k"));
+  auto al = [](const sym::SymExpr& bytes) {
+    return 64 * sym::floordiv(bytes + 63, sym::SymExpr(64));
+  };
+  const sym::SymExpr a = al(4 * n), pk = al(4 * k);
+  std::vector<sym::SymExpr> outs{a, pk, pk};
+  for (const sym::SymExpr& o : offsets(a, pk)) outs.push_back(o);
+  p.plan_program = *sym::ShapeProgram::compile(
+      outs, std::vector<sym::Symbol>{sym::symbol("n"), sym::symbol("k")});
+  p.num_arena_tensors = 3;
+  return p;
+}
+
 }  // namespace sod2::rt::testing

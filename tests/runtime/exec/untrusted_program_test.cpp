@@ -335,30 +335,11 @@ TEST(UntrustedProgram, ThreadsAreCappedPerCore) {
 TEST(UntrustedProgram, AWrittenTensorMayNotMoveWhenAnExecutionSymbolBinds) {
   // x -> Double a -> Positives p[k] -> Double y. a's offset depends on k: 0 until k is bound,
   // then above p, so p would land on a's bytes.
-  ProgramDesc p;
-  p.symbols.push_back({"n", false, 1, 1000, 1});
-  p.symbols.push_back({"k", true, 0, 1000, 1});
-  p.inputs.push_back({"x", DType::kFloat, 1});
-  p.input_dims.push_back({0, 0, -1, 0});
-  GraphDesc g;
-  g.values = {value("x", ValueStorage::kGraphInput), value("a", ValueStorage::kArena, 0),
-              value("p", ValueStorage::kArena, 1), value("y", ValueStorage::kArena, 2)};
-  g.values[2].exec_dims.push_back({0, 1});
-  g.inputs = {0};
-  g.outputs = {1, 3};
-  g.nodes = {node("Double", {0}, {1}), node("Positives", {1}, {2}), node("Double", {2}, {3})};
-  p.graphs.push_back(std::move(g));
-  const sym::SymExpr n(sym::symbol("n")), k(sym::symbol("k"));
-  auto al = [](const sym::SymExpr& bytes) {
-    return 64 * sym::floordiv(bytes + 63, sym::SymExpr(64));
-  };
-  const sym::SymExpr a = al(4 * n), pk = al(4 * k);
   // a at 2*pk - 128 (0 while k <= 16, where pk = 64), p above a, y above p.
-  const sym::SymExpr a_at = 2 * pk - 128;
-  std::vector<sym::SymExpr> outs{a, pk, pk, a_at, a_at + a, a_at + a + pk, a_at + a + 2 * pk};
-  p.plan_program = *sym::ShapeProgram::compile(
-      outs, std::vector<sym::Symbol>{sym::symbol("n"), sym::symbol("k")});
-  p.num_arena_tensors = 3;
+  ProgramDesc p = testing::positives_program([](const sym::SymExpr& a, const sym::SymExpr& pk) {
+    const sym::SymExpr a_at = 2 * pk - 128;
+    return std::vector<sym::SymExpr>{a_at, a_at + a, a_at + a + pk, a_at + a + 2 * pk};
+  });
   auto s = Session::create(std::move(p), test_registry(), {1});
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   HostTensor x(DType::kFloat, Shape{500});
