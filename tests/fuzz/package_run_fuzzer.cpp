@@ -37,8 +37,12 @@ constexpr int64_t kMaxInputElements = 1 << 14;
 int64_t pick_dim(const ProgramDesc& p, const InputDimDesc& d, bool high) {
   if (d.symbol < 0) return d.fixed;
   const SymbolDesc& s = p.symbols[static_cast<size_t>(d.symbol)];
-  int64_t v = high ? std::min<int64_t>(s.hi, s.lo + 7) : s.lo;
-  if (s.multiple > 1 && v % s.multiple != 0) v += s.multiple - v % s.multiple;
+  int64_t v = s.lo;
+  if (high && s.lo < s.hi) v = s.hi - s.lo > 7 ? s.lo + 7 : s.hi;
+  int64_t up = 0;
+  if (s.multiple > 1 && v > 0 && v % s.multiple != 0 &&
+      !__builtin_add_overflow(v, s.multiple - v % s.multiple, &up))
+    v = up;
   return v;
 }
 
@@ -130,8 +134,9 @@ int64_t interesting(std::mt19937_64& rng, int64_t near) {
                                        int64_t{1} << 40};
   switch (rng() % 3) {
     case 0: return kEdges[rng() % std::size(kEdges)];
-    case 1: return near + static_cast<int64_t>(rng() % 5) - 2;
-    default: return near * 2 + 1;
+    // Wrapping on purpose (unsigned): the harness itself must not overflow.
+    case 1: return static_cast<int64_t>(static_cast<uint64_t>(near) + rng() % 5 - 2);
+    default: return static_cast<int64_t>(static_cast<uint64_t>(near) * 2 + 1);
   }
 }
 
