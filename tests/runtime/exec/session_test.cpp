@@ -137,15 +137,7 @@ TEST(Session, RunsIfAndLoopBodies) {
     b.nodes = {node(op, {0}, {1})};
     return b;
   };
-  GraphDesc body;
-  body.name = "body";
-  body.values = {value("i", ValueStorage::kGraphInput), value("cin", ValueStorage::kGraphInput),
-                 value("v", ValueStorage::kGraphInput), value("v2", ValueStorage::kHeap)};
-  body.values[0].dtype = DType::kInt64;
-  body.values[1].dtype = DType::kBool;
-  body.inputs = {0, 1, 2};
-  body.outputs = {1, 3};
-  body.nodes = {node("Inc", {2}, {3})};
+  const GraphDesc body = testing::inc_loop_body();
   p.graphs = {main, branch("Inc"), branch("Double"), body};
   HostTensor m(DType::kInt64, Shape{}), t(DType::kBool, Shape{});
   *m.data<int64_t>() = 3;

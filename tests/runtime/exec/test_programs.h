@@ -135,6 +135,20 @@ inline ProgramDesc chain_program() {
   return p;
 }
 
+// A Loop body (i, cond, v) -> (cond, v + 1): the condition passes through unchanged.
+inline GraphDesc inc_loop_body() {
+  GraphDesc body;
+  body.name = "body";
+  body.values = {value("i", ValueStorage::kGraphInput), value("cin", ValueStorage::kGraphInput),
+                 value("v", ValueStorage::kGraphInput), value("v2", ValueStorage::kHeap)};
+  body.values[0].dtype = DType::kInt64;
+  body.values[1].dtype = DType::kBool;
+  body.inputs = {0, 1, 2};
+  body.outputs = {1, 3};
+  body.nodes = {node("Inc", {2}, {3})};
+  return body;
+}
+
 // x[n] -> Double a -> Positives p[k] -> Double y[k], with a and y graph outputs and k an
 // execution symbol; all three in the arena, placed by `offsets(a_bytes, p_bytes)` (the sizes as
 // expressions of n and k, 64-byte aligned), whose last element is the arena size.

@@ -257,15 +257,7 @@ ProgramDesc endless_loop_program() {
   NodeDesc loop = node("Loop", {-1, 2, 0}, {3});
   loop.subgraphs = {1};
   main.nodes = {loop};
-  GraphDesc body;
-  body.name = "body";
-  body.values = {value("i", ValueStorage::kGraphInput), value("cin", ValueStorage::kGraphInput),
-                 value("v", ValueStorage::kGraphInput), value("v2", ValueStorage::kHeap)};
-  body.values[0].dtype = DType::kInt64;
-  body.values[1].dtype = DType::kBool;
-  body.inputs = {0, 1, 2};
-  body.outputs = {1, 3};
-  body.nodes = {node("Inc", {2}, {3})};
+  const GraphDesc body = testing::inc_loop_body();
   p.graphs = {main, body};
   HostTensor t(DType::kBool, Shape{});
   *t.data<bool>() = true;
