@@ -11,12 +11,13 @@ BENCH_THREADS ?= 2
 SOAK_RUNS ?= 100000
 SOAK_MODEL ?= moe_tiny
 
-.PHONY: run test bench soak setup configure build asan fuzz format clean help
+.PHONY: run test bench conformance soak setup configure build asan fuzz format clean help
 
 help:
 	@echo "make run    build and open the bundled sample model in the studio (text without a display)"
 	@echo "make test   build and run the whole test suite (ctest)"
 	@echo "make bench  build and run the benchmarks (tables on stdout, JSON under build/bench/)"
+	@echo "make conformance  run the 1,072 cases of ONNX's backend test suite (libonnx-testdata); table in build/bench/conformance.json"
 	@echo "make soak   the agent runs SOAK_MODEL (moe_tiny) SOAK_RUNS (100000) times with varying bindings and cancels; fails if its RSS grows after warm-up (curve: build/bench/soak.json)"
 	@echo "make asan   build and test with AddressSanitizer + UBSan"
 	@echo "make fuzz   run FUZZ_TARGET (onnx_import_fuzzer | rdp_fuzzer | package_load_fuzzer | package_run_fuzzer | agent_stream_fuzzer | host_protocol_fuzzer) for FUZZ_SECONDS (1800)"
@@ -62,6 +63,11 @@ bench: build
 	@NODE_PATH=$$(../shared/bench/install-ort.sh | tail -1) \
 	  node tests/bench/ort_compare.js build/bin/sod2 ../shared/models build/bench \
 	  --threads $(BENCH_THREADS) --runs 20
+
+# Not part of `make test` (about 2 minutes on 2 cores): every case of ONNX's backend test suite
+# (libonnx-testdata) through the runtime; the table is build/bench/conformance.{json,txt}.
+conformance: build
+	@bash scripts/conformance.sh build/bin/sod2 /usr/share/libonnx-testdata/data build/bench
 
 # Not part of `make test`: 100,000 runs take a while (SOAK_RUNS=2000 for a quick look).
 soak: configure

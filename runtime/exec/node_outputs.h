@@ -101,23 +101,27 @@ class NodeOutputs : public OutputAllocator {
                                 std::to_string(s_->bytes_left_outside_arena()) + " bytes)");
     }
     auto& buf = s_->scratch_;
-    const size_t start = (s_->scratch_used_ + 63) / 64 * 64;
-    if (start + bytes > buf.size()) {
+    // The buffer itself is not 64-aligned: the block starts at the first 64-aligned address at or
+    // after the bytes already handed out, and it must fit from there, not from their end.
+    auto aligned_offset = [&] {
+      const auto base = reinterpret_cast<uintptr_t>(buf.data());
+      return static_cast<size_t>(((base + s_->scratch_used_ + 63) & ~uintptr_t{63}) - base);
+    };
+    if (buf.empty() || aligned_offset() + bytes > buf.size()) {
       if (s_->scratch_used_ == 0) {
-        buf.resize(start + bytes + 64);
+        buf.resize(bytes + 64);
       } else {
         // Earlier scratch of this kernel must stay put: this request gets its own block, and
         // the shared buffer grows for the next run.
         extra_.emplace_back(bytes + 64);
-        grow_to_ = std::max(grow_to_, start + bytes + 64);
+        grow_to_ = std::max(grow_to_, s_->scratch_used_ + bytes + 128);
         auto p = reinterpret_cast<uintptr_t>(extra_.back().data());
         return reinterpret_cast<void*>((p + 63) & ~uintptr_t{63});
       }
     }
-    auto base = reinterpret_cast<uintptr_t>(buf.data());
-    const uintptr_t aligned = (base + start + 63) & ~uintptr_t{63};
-    s_->scratch_used_ = aligned - base + bytes;
-    return reinterpret_cast<void*>(aligned);
+    const size_t offset = aligned_offset();
+    s_->scratch_used_ = offset + bytes;
+    return static_cast<void*>(buf.data() + offset);
   }
 
   void finish() {

@@ -2,6 +2,8 @@
 // from the real kernel families.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,6 +81,24 @@ class ShapedKernel : public Kernel {
   }
 };
 
+// y = x * 2, after filling a scratch block of 4 * numel(x) + Extra bytes (every byte written, so
+// that a block handed out past the end of the scratch buffer is a heap overflow ASan reports).
+template <size_t Extra>
+class ScratchKernel : public Kernel {
+ public:
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    const size_t bytes = static_cast<size_t>(x->numel()) * sizeof(float) + Extra;
+    SOD2_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(bytes));
+    if (reinterpret_cast<uintptr_t>(scratch) % 64 != 0)
+      return internal_error("scratch is not 64-byte aligned");
+    std::memset(scratch, 0xab, bytes);
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
+    for (int64_t i = 0; i < x->numel(); ++i) y->as<float>()[i] = x->as<float>()[i] * 2;
+    return Status::ok_status();
+  }
+};
+
 template <typename K>
 Expected<std::unique_ptr<Kernel>> make(const NodeInfo&) {
   return std::unique_ptr<Kernel>(new K());
@@ -91,6 +111,8 @@ inline KernelRegistry test_registry() {
   r.add("", "Inc", 1, &make<IncKernel>);
   r.add("", "Silent", 1, &make<SilentKernel>);
   r.add("", "Shaped", 1, &make<ShapedKernel>);
+  r.add("", "ScratchSmall", 1, &make<ScratchKernel<0>>);
+  r.add("", "ScratchLarge", 1, &make<ScratchKernel<60>>);
   return r;
 }
 
