@@ -1,6 +1,9 @@
 #include "app/cli/output_compare.h"
 
 #include <cmath>
+#include <cstring>
+
+#include "runtime/tensor/narrow_float.h"
 
 namespace sod2::cli {
 namespace {
@@ -18,7 +21,29 @@ double element(const rt::Tensor& t, int64_t i) {
     case rt::DType::kUint16: return t.as<const uint16_t>()[i];
     case rt::DType::kUint32: return t.as<const uint32_t>()[i];
     case rt::DType::kUint64: return static_cast<double>(t.as<const uint64_t>()[i]);
+    case rt::DType::kFloat16: return rt::half_to_float(t.as<const uint16_t>()[i]);
+    case rt::DType::kBFloat16: return rt::bfloat16_to_float(t.as<const uint16_t>()[i]);
     default: return std::nan("");
+  }
+}
+
+// Types element() reads; others (strings) are never compared as equal by accident.
+bool comparable(rt::DType t) {
+  switch (t) {
+    case rt::DType::kFloat:
+    case rt::DType::kDouble:
+    case rt::DType::kInt64:
+    case rt::DType::kInt32:
+    case rt::DType::kInt16:
+    case rt::DType::kInt8:
+    case rt::DType::kUint8:
+    case rt::DType::kBool:
+    case rt::DType::kUint16:
+    case rt::DType::kUint32:
+    case rt::DType::kUint64:
+    case rt::DType::kFloat16:
+    case rt::DType::kBFloat16: return true;
+    default: return false;
   }
 }
 
@@ -31,6 +56,11 @@ Comparison compare_tensors(const rt::Tensor& actual, const rt::Tensor& expected,
   c.dtype_matches = actual.dtype == expected.dtype;
   if (!c.shape_matches || !c.dtype_matches) return c;
   const int64_t n = actual.numel();
+  if (!comparable(actual.dtype)) {
+    c.comparable = false;
+    c.mismatches = n;
+    return c;
+  }
   for (int64_t i = 0; i < n; ++i) {
     const double a = element(actual, i), e = element(expected, i);
     if (std::isnan(a) || std::isnan(e)) {

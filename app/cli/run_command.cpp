@@ -133,6 +133,9 @@ int run_test_data(rt::Session& session, const fs::path& dir, double rtol, double
       out << "dtype " << rt::dtype_name(a.dtype) << ", reference " << rt::dtype_name(e.dtype);
     } else if (!c.shape_matches) {
       out << "shape " << a.shape.to_string() << ", reference " << e.shape.to_string();
+    } else if (!c.comparable) {
+      out << a.shape.to_string() << " elements of type " << rt::dtype_name(a.dtype)
+          << " cannot be compared";
     } else {
       out << a.shape.to_string() << " max abs err " << fmt(c.max_abs) << ", max rel err "
           << fmt(c.max_rel);

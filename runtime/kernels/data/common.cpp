@@ -3,42 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/tensor/narrow_float.h"
+
 namespace sod2::rt {
 namespace {
-
-uint16_t float_to_half_bits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u)
-    return static_cast<uint16_t>(sign | (abs > 0x7f800000u ? 0x7e00u : 0x7c00u));
-  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past 65504
-  if (abs < 0x38800000u) {
-    // Subnormal half (or zero): shift the implicit-one mantissa into place, rounding to even.
-    if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
-    const uint32_t exp = abs >> 23;
-    const uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
-    const uint32_t shift = 126 - exp;  // 14..24
-    uint32_t h = mant >> shift;
-    const uint32_t rem = mant & ((1u << shift) - 1);
-    const uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1))) ++h;
-    return static_cast<uint16_t>(sign | h);
-  }
-  uint32_t h = ((abs - 0x38000000u) >> 13);
-  const uint32_t rem = abs & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) ++h;
-  return static_cast<uint16_t>(sign | h);
-}
-
-uint16_t float_to_bf16_bits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return static_cast<uint16_t>(x >> 16);
-}
 
 template <typename T>
 void store_as(double v, void* dst) {
@@ -159,12 +127,12 @@ Status store_scalar(DType dtype, double v, void* dst) {
     case DType::kUint64: store_as<uint64_t>(v, dst); break;
     case DType::kBool: store_as<uint8_t>(v != 0 ? 1 : 0, dst); break;
     case DType::kFloat16: {
-      const uint16_t h = float_to_half_bits(static_cast<float>(v));
+      const uint16_t h = double_to_half(v);
       std::memcpy(dst, &h, 2);
       break;
     }
     case DType::kBFloat16: {
-      const uint16_t h = float_to_bf16_bits(static_cast<float>(v));
+      const uint16_t h = double_to_bfloat16(v);
       std::memcpy(dst, &h, 2);
       break;
     }
