@@ -9,15 +9,17 @@
 #   scripts/conformance.sh [SOD2] [DATA] [OUT]   defaults: build/bin/sod2,
 #                                               /usr/share/libonnx-testdata/data, build/bench
 # Environment: CONFORMANCE_JOBS (default: nproc) cases at once; CONFORMANCE_TIMEOUT (default 120)
-# seconds per case; CONFORMANCE_FILTER a regular expression on "folder/case" to run a subset.
+# seconds per case; CONFORMANCE_FILTER a regular expression on "folder/case" to run a subset;
+# CONFORMANCE_MIN_PASS fail unless at least this many cases pass (the ctest's regression floor).
 #
 # Status per case: pass; mismatch (ran, an output is outside the tolerance); error (a clear error
 # message, named in reason); crash (killed by a signal: always a defect); timeout (a defect too).
-# Exit status: 0 when no case crashed or timed out, 1 otherwise, 2 on usage errors.
+# Exit status: 0 when no case crashed or timed out (and CONFORMANCE_MIN_PASS held), 1 otherwise,
+# 2 on usage errors.
 set -euo pipefail
 
 main() {
-  local root sod2 data out jobs timeout_s filter
+  local root sod2 data out jobs timeout_s filter min_pass
   root=$(cd "$(dirname "$0")/.." && pwd)
   sod2=${1:-$root/build/bin/sod2}
   data=${2:-/usr/share/libonnx-testdata/data}
@@ -25,6 +27,8 @@ main() {
   jobs=${CONFORMANCE_JOBS:-$(nproc)}
   timeout_s=${CONFORMANCE_TIMEOUT:-120}
   filter=${CONFORMANCE_FILTER:-}
+  min_pass=${CONFORMANCE_MIN_PASS:-0}
+  [[ $min_pass =~ ^[0-9]+$ ]] || { echo "conformance: CONFORMANCE_MIN_PASS must be a number" >&2; exit 2; }
   [ -x "$sod2" ] || { echo "conformance: $sod2 is not built (make build)" >&2; exit 2; }
   [ -d "$data" ] || { echo "conformance: no test data at $data (apt-get install libonnx-testdata)" >&2; exit 2; }
   [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "conformance: CONFORMANCE_JOBS must be a positive integer" >&2; exit 2; }
@@ -53,7 +57,7 @@ main() {
   export SOD2_CONF_BIN=$sod2 SOD2_CONF_DATA=$data SOD2_CONF_WORK=$work SOD2_CONF_TIMEOUT=$timeout_s
   xargs -P "$jobs" -d '\n' -n 1 bash -c 'run_case "$1"' _ <"$work/list"
 
-  report "$work" "$out"
+  report "$work" "$out" "$min_pass"
 }
 
 # One case: its status and reason into $SOD2_CONF_WORK/results/<folder>__<case>.
@@ -116,7 +120,7 @@ reason_key() {
 }
 
 report() {
-  local work=$1 out=$2 json=$out/conformance.json txt=$out/conformance.txt
+  local work=$1 out=$2 min_pass=$3 json=$out/conformance.json txt=$out/conformance.txt
   sort "$work"/results/* >"$work/all.tsv"
   local total pass
   total=$(wc -l <"$work/all.tsv")
@@ -173,13 +177,18 @@ report() {
 
   head -8 "$txt"
   echo "(table: $json; failures by reason: $txt)"
-  local bad
+  local bad status=0
+  if [ "$pass" -lt "$min_pass" ]; then
+    echo "conformance: $pass cases pass, fewer than the $min_pass this build must pass (a regression: see $txt)" >&2
+    status=1
+  fi
   bad=$(awk -F'\t' '$3 == "crash" || $3 == "timeout" { print $1 "/" $2 " " $3 }' "$work/all.tsv")
   if [ -n "$bad" ]; then
     echo "conformance: cases that crashed or hung (defects):" >&2
     echo "$bad" >&2
-    return 1
+    status=1
   fi
+  return $status
 }
 
 main "$@"

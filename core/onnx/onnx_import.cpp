@@ -1,5 +1,6 @@
 #include "core/onnx/onnx_import.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <new>
 
@@ -7,6 +8,7 @@
 
 #include "core/onnx/graph_import.h"
 #include "core/onnx/import_limits.h"
+#include "core/onnx/op_definitions.h"
 #include "core/onnx/op_schema_check.h"
 #include "core/status/input_file.h"
 
@@ -43,7 +45,7 @@ Expected<Model> import_model(const onnx::ModelProto& proto, const std::string& b
   if (model.opset("") == 0 && model.ir_version > 0 && model.ir_version < 3) {
     model.opset_imports.push_back({"", 1});
   }
-  const int64_t known = onnx_import::max_known_opset("");
+  const int64_t known = max_known_onnx_opset();
   if (model.opset("") > known) {
     model.diagnostics.push_back(
         {Severity::kWarning,
@@ -86,7 +88,10 @@ Expected<Model> import_guarded(std::span<const uint8_t> bytes, const std::string
 
 }  // namespace
 
-int64_t max_known_onnx_opset() { return onnx_import::max_known_opset(""); }
+// libonnx's schemas up to its opset, then the project's own table (op_definitions.h).
+int64_t max_known_onnx_opset() {
+  return std::max(onnx_import::max_known_opset(""), onnx_import::kNewestDefinedOpset);
+}
 
 Expected<Model> import_onnx_bytes(std::span<const uint8_t> bytes, const std::string& base_dir,
                                   const std::string& display_name, const ImportOptions& options) {

@@ -1,5 +1,8 @@
 // Checks a node against libonnx's schema for its domain and opset: the op exists, its arity fits,
-// attribute types match and required attributes are present.
+// attribute types match and required attributes are present. Beyond libonnx's newest opset, the
+// default domain's ops that opsets 18-23 added or changed are checked against the project's own
+// definitions (op_definitions.h), and the changes this build does not implement are refused
+// (opset_changes.h).
 #pragma once
 
 #include <cstdint>

@@ -155,13 +155,56 @@ Status loop_rule(InferContext& ctx) {
   return {};
 }
 
+// Scan-8: input 0 is the optional sequence_lens; states [batch, ...] and scan inputs
+// [batch, seq, ...] carry axes the body does not see, and the outputs get them back (scan
+// outputs [batch, seq, ...]: an entry that stops early is zero-padded, so no shape depends on
+// sequence_lens' values).
+Status scan8_rule(InferContext& ctx, const Graph& body) {
+  const auto m = ctx.attr_int("num_scan_inputs");
+  if (!m || *m < 0 || ctx.num_inputs() < 1 || static_cast<size_t>(*m) > ctx.num_inputs() - 1)
+    return invalid_model("Scan: num_scan_inputs is missing or out of range");
+  const size_t n_scan = static_cast<size_t>(*m);
+  const size_t n_state = ctx.num_inputs() - 1 - n_scan;
+  Dim batch, seq;
+  auto merge = [&](Dim* into, const Dim& d, const char* what) {
+    if (!*into)
+      *into = d;
+    else if (d)
+      ctx.require_equal(**into, *d, what);
+  };
+  std::vector<TensorFact> in;
+  for (size_t i = 0; i < n_state + n_scan; ++i) {
+    const TensorFact& x = ctx.input(1 + i);
+    const size_t lead = i < n_state ? 1 : 2;
+    TensorFact slice = TensorFact::unknown(x.dtype);
+    if (x.dims) {
+      if (x.dims->size() < lead)
+        return invalid_model(i < n_state ? "Scan-8: a state needs a batch axis"
+                                         : "Scan-8: a scan input needs batch and sequence axes");
+      merge(&batch, (*x.dims)[0], "Scan-8 inputs must share the batch size");
+      if (lead == 2) merge(&seq, (*x.dims)[1], "Scan-8 scan inputs must share the sequence length");
+      slice.dims = DimList(x.dims->begin() + static_cast<std::ptrdiff_t>(lead), x.dims->end());
+    }
+    in.push_back(std::move(slice));
+  }
+  SOD2_ASSIGN_OR_RETURN(auto outs, ctx.infer_subgraph(body, in));
+  for (size_t k = 0; k < outs.size() && k < ctx.num_outputs(); ++k) {
+    TensorFact f = TensorFact::unknown(outs[k].dtype);
+    if (outs[k].dims) {
+      DimList dims{batch};
+      if (k >= n_state) dims.push_back(seq);
+      dims.insert(dims.end(), outs[k].dims->begin(), outs[k].dims->end());
+      f.dims = std::move(dims);
+    }
+    ctx.set_output(k, std::move(f));
+  }
+  return {};
+}
+
 Status scan_rule(InferContext& ctx) {
   const Graph* body = ctx.attr_graph("body");
   if (!body) return invalid_model("Scan: the body attribute is missing");
-  if (ctx.opset() < 9) {
-    ctx.warn("Scan before opset 9 (with a batch axis) is not propagated");
-    return {};
-  }
+  if (ctx.opset() < 9) return scan8_rule(ctx, *body);
   const auto m = ctx.attr_int("num_scan_inputs");
   if (!m || *m < 0 || static_cast<size_t>(*m) > ctx.num_inputs())
     return invalid_model("Scan: num_scan_inputs is missing or out of range");

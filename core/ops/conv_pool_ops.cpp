@@ -423,6 +423,8 @@ void register_conv_pool_ops(OpRegistry& registry) {
   registry.add({"DepthToSpace", 1, OpClass::kISDOS, {}, block_rearrange_rule<true>});
   registry.add({"SpaceToDepth", 1, OpClass::kISDOS, {}, block_rearrange_rule<false>});
   registry.add({"GridSample", 16, OpClass::kISDOS, {}, grid_sample_rule});
+  // GridSample-20: N-D with modes linear/cubic; the rule is rank-generic already.
+  registry.add({"GridSample", 20, OpClass::kISDOS, {}, grid_sample_rule});
 }
 
 }  // namespace sod2

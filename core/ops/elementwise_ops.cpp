@@ -435,6 +435,16 @@ Status binary_rule(InferContext& ctx) {
   return ok();
 }
 
+// BitwiseAnd/Or/Xor (opset 18): numpy broadcasting, the operands' integer type, no value rules.
+Status bitwise_rule(InferContext& ctx) {
+  const TensorFact &a = ctx.input(0), &b = ctx.input(1);
+  TensorFact out;
+  out.dtype = a.dtype != DataType::kUndefined ? a.dtype : b.dtype;
+  out.dims = broadcast_shapes(ctx, {&a, &b});
+  ctx.set_output(0, std::move(out));
+  return ok();
+}
+
 enum class Var { kMax, kMin, kSum, kMean };
 
 template <Var op>
@@ -520,6 +530,13 @@ void register_elementwise_ops(OpRegistry& registry) {
            {"Sin", 7},         {"Sinh", 9},       {"Softplus", 1},  {"Softsign", 1},
            {"Sqrt", 1},        {"Tan", 7},        {"Tanh", 1},      {"ThresholdedRelu", 10}})
     add(r, op, {since}, plain);
+  // Opsets 18-20: Mish, BitwiseNot, Gelu (approximate none/tanh).
+  add(r, "Mish", {18}, plain);
+  add(r, "Gelu", {20}, plain);
+  add(r, "BitwiseNot", {18}, plain);
+  add(r, "BitwiseAnd", {18}, bitwise_rule);
+  add(r, "BitwiseOr", {18}, bitwise_rule);
+  add(r, "BitwiseXor", {18}, bitwise_rule);
   add(r, "Abs", {1}, unary_rule<Un::kAbs>);
   add(r, "Neg", {1}, unary_rule<Un::kNeg>);
   add(r, "Sign", {9}, unary_rule<Un::kSign>);
@@ -537,8 +554,8 @@ void register_elementwise_ops(OpRegistry& registry) {
   add(r, "CumSum", {11}, cumsum_rule);
   add(r, "Trilu", {14}, trilu_rule);
   add(r, "Det", {11}, det_rule);
-  add(r, "Cast", {1, 6}, cast_rule);  // `to` was a type name before 6
-  add(r, "CastLike", {15}, cast_like_rule);
+  add(r, "Cast", {1, 6, 19}, cast_rule);  // `to` was a type name before 6; saturate from 19
+  add(r, "CastLike", {15, 19}, cast_like_rule);
   add(r, "Clip", {1, 11}, clip_rule);            // min/max attributes until 11, inputs since
   add(r, "Dropout", {1, 10, 12}, dropout_rule);  // mask bool from 10; ratio input from 12
   add(r, "PRelu", {1, 7}, prelu_rule);           // unidirectional broadcasting from 7

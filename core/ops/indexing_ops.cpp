@@ -195,6 +195,9 @@ void register_indexing_ops(OpRegistry& r) {
   r.add({"Scatter", 9, OpClass::kISDOS, {}, same_as_data_rule});
   r.add({"ScatterElements", 11, OpClass::kISDOS, {}, same_as_data_rule});
   r.add({"ScatterND", 11, OpClass::kISDOS, {}, same_as_data_rule});
+  // Opset 18 added reduction max/min: same shape.
+  r.add({"ScatterElements", 18, OpClass::kISDOS, {}, same_as_data_rule});
+  r.add({"ScatterND", 18, OpClass::kISDOS, {}, same_as_data_rule});
   r.add({"OneHot", 9, OpClass::kISVDOS, {1}, one_hot_rule});
   r.add({"NonZero", 9, OpClass::kEDO, {}, non_zero_rule});
   r.add({"Compress", 9, OpClass::kEDO, {}, compress_rule});

@@ -260,6 +260,45 @@ Status einsum_rule(InferContext& ctx) {
   return {};
 }
 
+// Attention-23: Y has Q's batch, heads and sequence with V's head size (3-D: [B, Sq, Hq * Dv]);
+// present_key/present_value are the past (if any) with K/V appended along the sequence.
+Status attention_rule(InferContext& ctx) {
+  const TensorFact &q = ctx.input(0), &k = ctx.input(1), &v = ctx.input(2);
+  const auto hq = ctx.attr_int("q_num_heads"), hkv = ctx.attr_int("kv_num_heads");
+  auto head_size = [&](const Dim& hidden) -> Dim {
+    if (!hidden || !hkv || *hkv <= 0) return Dim();
+    return ctx.simplify(sym::floordiv(*hidden, *hkv));
+  };
+  TensorFact y = TensorFact::unknown(q.dtype);
+  if (q.dims && v.dims && q.dims->size() == 4 && v.dims->size() == 4) {
+    y.dims = DimList{(*q.dims)[0], (*q.dims)[1], (*q.dims)[2], (*v.dims)[3]};
+  } else if (q.dims && v.dims && q.dims->size() == 3 && v.dims->size() == 3) {
+    const Dim dv = head_size((*v.dims)[2]);
+    y.dims = DimList{(*q.dims)[0], (*q.dims)[1], dv && hq ? Dim(ctx.simplify(*dv * *hq)) : Dim()};
+  }
+  ctx.set_output(0, std::move(y));
+  for (size_t o = 1; o <= 2; ++o) {
+    if (!ctx.has_output(o)) continue;
+    const TensorFact& cur = o == 1 ? k : v;
+    TensorFact p = TensorFact::unknown(cur.dtype);
+    const TensorFact* past = ctx.has_input(o + 3) ? &ctx.input(o + 3) : nullptr;
+    if (cur.dims && (cur.dims->size() == 4 || cur.dims->size() == 3)) {
+      const bool four = cur.dims->size() == 4;
+      Dim seq = four ? (*cur.dims)[2] : (*cur.dims)[1];
+      if (past) {
+        const Dim prev = past->dims && past->dims->size() == 4 ? (*past->dims)[2] : Dim();
+        seq = seq && prev ? Dim(ctx.simplify(*prev + *seq)) : Dim();
+      }
+      p.dims = four ? DimList{(*cur.dims)[0], (*cur.dims)[1], seq, (*cur.dims)[3]}
+                    : DimList{(*cur.dims)[0], hkv ? Dim(SymExpr(*hkv)) : Dim(), seq,
+                              head_size((*cur.dims)[2])};
+    }
+    ctx.set_output(o, std::move(p));
+  }
+  if (ctx.has_output(3)) ctx.set_output(3, TensorFact::unknown(q.dtype));
+  return {};
+}
+
 }  // namespace
 
 void register_linalg_ops(OpRegistry& registry) {
@@ -268,6 +307,7 @@ void register_linalg_ops(OpRegistry& registry) {
   registry.add({"QLinearMatMul", 10, OpClass::kISDOS, {}, qlinear_matmul_rule});
   registry.add({"Gemm", 1, OpClass::kISDOS, {}, gemm_rule});
   registry.add({"Einsum", 12, OpClass::kISDOS, {}, einsum_rule});
+  registry.add({"Attention", 23, OpClass::kISDOS, {}, attention_rule});
 }
 
 }  // namespace sod2

@@ -102,7 +102,17 @@ Status dft_rule(InferContext& ctx) {
   const TensorFact& x = ctx.input(0);
   TensorFact out = TensorFact::unknown(x.dtype);
   if (x.dims && x.rank() >= 3) {
-    const int64_t rank = x.rank(), axis = ctx.attr_int("axis", 1);
+    const int64_t rank = x.rank();
+    int64_t axis = ctx.attr_int("axis", 1);
+    if (ctx.opset() >= 20) {  // DFT-20: the axis is input 2 (default -2)
+      const auto v = ctx.has_input(2) ? ctx.input_ints(2)
+                                      : std::optional<std::vector<int64_t>>(std::in_place, 1, -2);
+      if (!v || v->size() != 1) {
+        ctx.set_output(0, std::move(out));
+        return ok();
+      }
+      axis = v->front();
+    }
     const auto n = normalize_axis(axis, rank);
     if (!n || *n == rank - 1)
       return invalid_model("attribute 'axis' = " + std::to_string(axis) +
@@ -160,6 +170,13 @@ Status quantize_rule(InferContext& ctx) {
 
 Status dequantize_rule(InferContext& ctx) {
   same_shape_as_input(ctx, 0, 0, DataType::kFloat);
+  return ok();
+}
+
+// DequantizeLinear-19+: the output takes x_scale's type (float16/bfloat16 scales from 19).
+Status dequantize_19_rule(InferContext& ctx) {
+  const DataType dt = ctx.input(1).dtype;
+  same_shape_as_input(ctx, 0, 0, dt == DataType::kUndefined ? DataType::kFloat : dt);
   return ok();
 }
 
@@ -249,15 +266,25 @@ void register_misc_ops(OpRegistry& registry) {
   add("HannWindow", 17, OpClass::kISVDOS, {0}, window_rule);
   add("MelWeightMatrix", 17, OpClass::kISVDOS, {0, 1}, mel_rule);
   add("DFT", 17, OpClass::kISVDOS, {1}, dft_rule);
+  add("DFT", 20, OpClass::kISVDOS, {1, 2}, dft_rule);
   add("STFT", 17, OpClass::kISVDOS, {1, 3}, stft_rule);
   add("QuantizeLinear", 10, OpClass::kISDOS, {}, quantize_rule);
   add("DequantizeLinear", 10, OpClass::kISDOS, {}, dequantize_rule);
+  // Opsets 19-23 (saturate, block_size, output_dtype, precision; the attributes this build does
+  // not implement are refused at import, core/onnx/opset_changes.cpp).
+  for (int64_t v : {19, 21, 23}) {
+    add("QuantizeLinear", v, OpClass::kISDOS, {}, quantize_rule);
+    add("DequantizeLinear", v, OpClass::kISDOS, {}, dequantize_19_rule);
+  }
   add("DynamicQuantizeLinear", 11, OpClass::kISDOS, {}, dynamic_quantize_rule);
   add("StringNormalizer", 10, OpClass::kEDO, {}, string_normalizer_rule);
   add("TfIdfVectorizer", 9, OpClass::kISDOS, {}, tfidf_rule);
   add("Optional", 15, OpClass::kISDOS, {}, optional_rule);
   add("OptionalGetElement", 15, OpClass::kISDOS, {}, optional_get_rule);
   add("OptionalHasElement", 15, OpClass::kISDOS, {}, optional_has_rule);
+  // Opset 18 also takes plain tensors and sequences: the rules already pass them through.
+  add("OptionalGetElement", 18, OpClass::kISDOS, {}, optional_get_rule);
+  add("OptionalHasElement", 18, OpClass::kISDOS, {}, optional_has_rule);
 }
 
 }  // namespace sod2

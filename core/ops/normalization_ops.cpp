@@ -120,6 +120,12 @@ void register_normalization_ops(OpRegistry& registry) {
   add("BatchNormalization", 1, batch_norm_rule);
   add("InstanceNormalization", 1, same_shape_rule);
   add("LayerNormalization", 17, layer_norm_rule);
+  // GroupNormalization (18; per-channel scale and bias from 21) and RMSNormalization (23) keep
+  // X's shape.
+  add("GroupNormalization", 18, same_shape_rule);
+  add("GroupNormalization", 21, same_shape_rule);
+  add("RMSNormalization", 23, same_shape_rule);
+  add("RotaryEmbedding", 23, same_shape_rule);
   add("LpNormalization", 1, axis_checked_rule);
   add("MeanVarianceNormalization", 9, same_shape_rule);
   add("LRN", 1, same_shape_rule);

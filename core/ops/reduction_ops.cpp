@@ -1,6 +1,7 @@
 // Reductions: the output drops (keepdims=0) or keeps as 1 (keepdims=1) each reduced axis. The axes
-// come from an attribute (ISDOS) except for ReduceSum from opset 13, where they are an input
-// (ISVDOS). Reducing a tracked vector (ReduceProd of a Shape slice = element count) keeps values.
+// come from an attribute (ISDOS) except for ReduceSum from opset 13 and the others from opset 18,
+// where they are an input (ISVDOS). Reducing a tracked vector (ReduceProd of a Shape slice =
+// element count) keeps values.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -182,6 +183,19 @@ void register_reduction_ops(OpRegistry& registry) {
   // axes stays an attribute through opset 17 except for ReduceSum (an input from 13).
   for (const auto& [op, rule] : attr_ops) registry.add({op, 1, OpClass::kISDOS, {}, rule});
   registry.add({"ReduceSum", 13, OpClass::kISVDOS, {1}, reduce_input_rule<Red::kSum>});
+  // Opset 18 moved the others' axes to an optional input too (with noop_with_empty_axes).
+  const std::pair<const char*, ShapeRule> input_ops[] = {
+      {"ReduceL1", reduce_input_rule<Red::kL1>},
+      {"ReduceL2", reduce_input_rule<Red::kL2>},
+      {"ReduceLogSum", reduce_input_rule<Red::kLogSum>},
+      {"ReduceLogSumExp", reduce_input_rule<Red::kLogSumExp>},
+      {"ReduceMax", reduce_input_rule<Red::kMax>},
+      {"ReduceMean", reduce_input_rule<Red::kMean>},
+      {"ReduceMin", reduce_input_rule<Red::kMin>},
+      {"ReduceProd", reduce_input_rule<Red::kProd>},
+      {"ReduceSumSquare", reduce_input_rule<Red::kSumSquare>},
+  };
+  for (const auto& [op, rule] : input_ops) registry.add({op, 18, OpClass::kISVDOS, {1}, rule});
   registry.add({"ArgMax", 1, OpClass::kISDOS, {}, arg_rule});
   registry.add({"ArgMin", 1, OpClass::kISDOS, {}, arg_rule});
 }

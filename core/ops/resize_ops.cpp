@@ -193,6 +193,10 @@ void register_resize_ops(OpRegistry& registry) {
   registry.add({"Resize", 11, OpClass::kISVDOS, {2, 3}, resize_11_rule});
   // Resize-13 made roi and scales optional; the rule already treats them so.
   registry.add({"Resize", 13, OpClass::kISVDOS, {2, 3}, resize_11_rule});
+  // Resize-18 (axes, keep_aspect_ratio_policy, antialias) and 19 (half_pixel_symmetric): the rule
+  // reads axes and leaves fitted sizes to execution.
+  registry.add({"Resize", 18, OpClass::kISVDOS, {2, 3}, resize_11_rule});
+  registry.add({"Resize", 19, OpClass::kISVDOS, {2, 3}, resize_11_rule});
   registry.add({"Upsample", 1, OpClass::kISDOS, {}, upsample_1_rule});
   registry.add({"Upsample", 7, OpClass::kISDOS, {}, upsample_7_rule});
   registry.add({"Upsample", 9, OpClass::kISVDOS, {1}, upsample_9_rule});

@@ -443,6 +443,33 @@ Status split_rule(InferContext& ctx) {
   return {};
 }
 
+// Split-18: without a split input, num_outputs parts of ceil(dim / n), the last one smaller.
+Status split_18_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  const auto num = ctx.attr_int("num_outputs", 0);
+  if (ctx.has_input(1) || num == 0 || !in.dims) return split_rule(ctx);
+  const size_t n_out = ctx.num_outputs();
+  if (num != static_cast<int64_t>(n_out))
+    return invalid_model("Split: num_outputs " + std::to_string(num) + " but the node has " +
+                         std::to_string(n_out) + " outputs");
+  const auto axis = normalize_axis(ctx.attr_int("axis", 0), in.rank());
+  if (!axis) return invalid_model("Split: axis out of range");
+  const Dim& whole = (*in.dims)[static_cast<size_t>(*axis)];
+  for (size_t o = 0; o < n_out; ++o) {
+    DimList dims = *in.dims;
+    Dim part;
+    if (whole) {
+      const SymExpr chunk = ctx.simplify(sym::ceildiv(*whole, num));
+      part = o + 1 < n_out ? chunk : ctx.simplify(*whole - chunk * static_cast<int64_t>(n_out - 1));
+    } else {
+      part = ctx.execution_dim(o, static_cast<size_t>(*axis), 0, sym::kDefaultMaxDim);
+    }
+    dims[static_cast<size_t>(*axis)] = part;
+    ctx.set_output(o, TensorFact::shaped(in.dtype, dims));
+  }
+  return {};
+}
+
 // Length of one sliced axis; see the ONNX Slice-13 definition of clamping.
 Dim slice_len(InferContext& ctx, const SymExpr& dim, const SymExpr& start, const SymExpr& end,
               int64_t step) {
@@ -599,6 +626,120 @@ Status pad_rule(InferContext& ctx) {
   return {};
 }
 
+// Pad-18: the pads may name only some axes (optional input 3).
+Status pad_18_rule(InferContext& ctx) {
+  if (!ctx.has_input(3)) return pad_rule(ctx);
+  const TensorFact& in = ctx.input(0);
+  if (!in.dims) {
+    ctx.set_output(0, TensorFact::unknown(in.dtype));
+    return {};
+  }
+  DimList out = *in.dims;
+  const size_t r = out.size();
+  const auto axes = ctx.input_ints(3);
+  const auto* pads = input_values(ctx, 1);
+  std::vector<bool> known(r, false);
+  if (axes && pads && pads->size() == 2 * axes->size()) {
+    const size_t k = axes->size();
+    std::vector<bool> named(r, false);
+    for (size_t j = 0; j < k; ++j) {
+      const auto a = normalize_axis((*axes)[j], static_cast<int64_t>(r));
+      if (!a)
+        return invalid_model("Pad: axes value " + std::to_string((*axes)[j]) +
+                             " is out of range for rank " + std::to_string(r));
+      const auto d = static_cast<size_t>(*a);
+      if (named[d]) return invalid_model("Pad: axes repeat " + std::to_string((*axes)[j]));
+      named[d] = true;
+      if (out[d]) {
+        out[d] = ctx.simplify(*out[d] + (*pads)[j] + (*pads)[j + k]);
+        known[d] = true;
+      }
+    }
+    for (size_t i = 0; i < r; ++i)
+      if (!named[i]) known[i] = true;  // axes not named keep their size
+  }
+  for (size_t i = 0; i < r; ++i)
+    if (!known[i] || !out[i]) out[i] = ctx.execution_dim(0, i, 0, sym::kDefaultMaxDim);
+  ctx.set_output(0, TensorFact::shaped(in.dtype, out));
+  return {};
+}
+
+// CenterCropPad-18: each axis named (default all) becomes the matching value of input 1.
+Status center_crop_pad_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  if (!in.dims) {
+    ctx.set_output(0, TensorFact::unknown(in.dtype));
+    return {};
+  }
+  const auto r = static_cast<int64_t>(in.dims->size());
+  std::vector<int64_t> axes;
+  if (const auto a = ctx.attr_ints("axes")) {
+    axes = *a;
+  } else {
+    for (int64_t i = 0; i < r; ++i) axes.push_back(i);
+  }
+  const auto* shape = input_values(ctx, 1);
+  if (shape && shape->size() != axes.size())
+    return invalid_model("CenterCropPad: shape has " + std::to_string(shape->size()) +
+                         " values for " + std::to_string(axes.size()) + " axes");
+  DimList out = *in.dims;
+  for (size_t j = 0; j < axes.size(); ++j) {
+    const auto a = normalize_axis(axes[j], r);
+    if (!a)
+      return invalid_model("CenterCropPad: axis " + std::to_string(axes[j]) +
+                           " is out of range for rank " + std::to_string(r));
+    const auto d = static_cast<size_t>(*a);
+    out[d] = shape ? Dim((*shape)[j]) : Dim(ctx.execution_dim(0, d, 0, sym::kDefaultMaxDim));
+  }
+  ctx.set_output(0, TensorFact::shaped(in.dtype, out));
+  return {};
+}
+
+// Col2Im-18: [N, C * prod(block_shape), L] -> [N, C, image_shape...].
+Status col2im_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  const auto* image = input_values(ctx, 1);
+  const auto* block = input_values(ctx, 2);
+  const TensorFact& image_fact = ctx.input(1);
+  size_t spatial = image ? image->size() : 0;
+  if (!image && image_fact.dims && image_fact.dims->size() == 1 && (*image_fact.dims)[0] &&
+      (*image_fact.dims)[0]->constant_value())
+    spatial = static_cast<size_t>(*(*image_fact.dims)[0]->constant_value());
+  if (spatial == 0) {
+    ctx.set_output(0, TensorFact::unknown(in.dtype));
+    return {};
+  }
+  DimList out;
+  out.push_back(dim_at(in, 0));
+  Dim channels;
+  if (block && in.dims && in.dims->size() == 3 && (*in.dims)[1]) {
+    SymExpr prod(int64_t{1});
+    for (const SymExpr& b : *block) prod = prod * b;
+    channels = ctx.simplify(sym::floordiv(*(*in.dims)[1], prod));
+  }
+  out.push_back(channels ? channels : Dim(ctx.execution_dim(0, 1, 0, sym::kDefaultMaxDim)));
+  for (size_t i = 0; i < spatial; ++i)
+    out.push_back(image ? Dim((*image)[i])
+                        : Dim(ctx.execution_dim(0, i + 2, 0, sym::kDefaultMaxDim)));
+  ctx.set_output(0, TensorFact::shaped(in.dtype, out));
+  return {};
+}
+
+// AffineGrid-20: size [N, C, H, W] -> grid [N, H, W, 2]; [N, C, D, H, W] -> [N, D, H, W, 3].
+Status affine_grid_rule(InferContext& ctx) {
+  const TensorFact& theta = ctx.input(0);
+  const auto* size = input_values(ctx, 1);
+  if (!size || (size->size() != 4 && size->size() != 5)) {
+    ctx.set_output(0, TensorFact::unknown(theta.dtype));
+    return {};
+  }
+  DimList out{(*size)[0]};
+  for (size_t i = 2; i < size->size(); ++i) out.push_back((*size)[i]);
+  out.push_back(SymExpr(static_cast<int64_t>(size->size() - 2)));
+  ctx.set_output(0, TensorFact::shaped(theta.dtype, out));
+  return {};
+}
+
 Status constant_of_shape_rule(InferContext& ctx) {
   DataType dtype = DataType::kFloat;
   std::optional<SymExpr> fill = SymExpr(0);
@@ -668,11 +809,17 @@ void register_shape_ops(OpRegistry& r) {
   r.add({"Split", 1, OpClass::kISVDOS, {1}, split_rule});
   r.add({"Split", 2, OpClass::kISDOS, {}, split_rule});
   r.add({"Split", 13, OpClass::kISVDOS, {1}, split_rule});
+  r.add({"Split", 18, OpClass::kISVDOS, {1}, split_18_rule});
   r.add({"Slice", 1, OpClass::kISDOS, {}, slice_rule});
   r.add({"Slice", 10, OpClass::kISVDOS, {1, 2, 3, 4}, slice_rule});
   r.add({"Tile", 1, OpClass::kISVDOS, {1}, tile_rule});
   r.add({"Pad", 1, OpClass::kISDOS, {}, pad_rule});
   r.add({"Pad", 11, OpClass::kISVDOS, {1}, pad_rule});
+  r.add({"Pad", 18, OpClass::kISVDOS, {1, 3}, pad_18_rule});
+  r.add({"Pad", 19, OpClass::kISVDOS, {1, 3}, pad_18_rule});  // wrap mode: same shapes
+  r.add({"CenterCropPad", 18, OpClass::kISVDOS, {1}, center_crop_pad_rule});
+  r.add({"Col2Im", 18, OpClass::kISVDOS, {1, 2}, col2im_rule});
+  r.add({"AffineGrid", 20, OpClass::kISVDOS, {1}, affine_grid_rule});
   r.add({"ConstantOfShape", 9, OpClass::kISVDOS, {0}, constant_of_shape_rule});
   r.add({"Range", 11, OpClass::kISVDOS, {0, 1, 2}, range_rule});
 }

@@ -269,9 +269,164 @@ Status Session::run_loop(Frame& frame, const NodeDesc& node) {
 Status Session::run_scan(Frame& frame, const NodeDesc& node) {
   // Built only on error paths, so the steady state does not allocate.
   auto where_fn = [&] { return "node '" + node.info.name + "' (Scan)"; };
-  if (node.info.opset < 9)
-    return unsupported(where_fn() + ": Scan before opset 9 (batched) is not supported");
   if (node.subgraphs.size() != 1) return invalid_model(where_fn() + " needs one body");
+  if (node.info.opset < 9) {
+    // Scan-8: input 0 is the optional sequence_lens [batch]; the states [batch, ...] and scan
+    // inputs [batch, seq, ...] carry a leading batch axis. Each batch entry runs as its own scan
+    // of sequence_lens[b] steps (all of seq when absent); scan outputs are [batch, seq, ...],
+    // zero past an entry's length. `directions` 1 reads that scan input backwards.
+    auto m8 = node.info.attrs.get_int("num_scan_inputs", -1);
+    if (!m8.ok() || *m8 < 0 || node.inputs.empty() ||
+        static_cast<size_t>(*m8) > node.inputs.size() - 1)
+      return invalid_model(where_fn() + ": bad num_scan_inputs");
+    const size_t n_scan = static_cast<size_t>(*m8);
+    const size_t n_state = node.inputs.size() - 1 - n_scan;
+    auto dirs = node.info.attrs.get_ints("directions");
+    if (!dirs.ok()) return dirs.status().with_context(where_fn());
+    if (!dirs->empty() && dirs->size() != n_scan)
+      return invalid_model(where_fn() + ": directions needs one value per scan input");
+    const GraphDesc& body8 = program_.graphs[static_cast<size_t>(node.subgraphs[0])];
+    if (body8.outputs.size() < n_state)
+      return invalid_model(where_fn() + ": body has too few outputs");
+    const size_t n_out = body8.outputs.size() - n_state;
+    std::vector<const Tensor*> ins;  // states, then scan inputs
+    int64_t batch = -1, seq = -1;
+    for (size_t i = 0; i < n_state + n_scan; ++i) {
+      const Tensor* t = node.inputs[1 + i] >= 0 ? frame.get(node.inputs[1 + i]) : nullptr;
+      const bool scan = i >= n_state;
+      if (!t || t->shape.rank() < (scan ? 2 : 1))
+        return invalid_argument(where_fn() + ": input " + std::to_string(1 + i) + " needs " +
+                                (scan ? "[batch, seq, ...]" : "[batch, ...]"));
+      if (batch >= 0 && t->shape[0] != batch)
+        return invalid_argument(where_fn() + ": inputs disagree on the batch size");
+      batch = t->shape[0];
+      if (scan) {
+        if (seq >= 0 && t->shape[1] != seq)
+          return invalid_argument(where_fn() + ": scan inputs disagree on the sequence length");
+        seq = t->shape[1];
+      }
+      ins.push_back(t);
+    }
+    batch = std::max<int64_t>(batch, 0);
+    seq = std::max<int64_t>(seq, 0);
+    // Each batch entry is a scan of its own: the entries count against the iteration limit
+    // before anything is sized by them (empty inputs may have any batch size).
+    if (batch > 0) {
+      if (Status s = loop_may_iterate(batch - 1); !s.ok()) return s.with_context(where_fn());
+    }
+    std::vector<int64_t> lens(static_cast<size_t>(batch), seq);
+    if (const Tensor* lt = node.inputs[0] >= 0 ? frame.get(node.inputs[0]) : nullptr) {
+      if (lt->numel() != batch || (lt->dtype != DType::kInt32 && lt->dtype != DType::kInt64))
+        return invalid_argument(where_fn() + ": sequence_lens must be int32/int64 [" +
+                                std::to_string(batch) + "], got " + lt->shape.to_string());
+      for (int64_t b = 0; b < batch; ++b) {
+        const int64_t v = lt->dtype == DType::kInt32 ? lt->as<int32_t>()[b] : lt->as<int64_t>()[b];
+        if (v < 0 || v > seq)
+          return invalid_argument(where_fn() + ": sequence_lens[" + std::to_string(b) +
+                                  "] = " + std::to_string(v) + " is outside [0, " +
+                                  std::to_string(seq) + "]");
+        lens[static_cast<size_t>(b)] = v;
+      }
+    }
+    auto slice = [](const Tensor* t, int64_t index, int skip) {
+      Shape s(t->shape.dims().subspan(static_cast<size_t>(skip)));
+      const size_t bytes = static_cast<size_t>(s.numel()) * dtype_size(t->dtype);
+      return Tensor{t->dtype, s,
+                    static_cast<uint8_t*>(t->data) + bytes * static_cast<size_t>(index)};
+    };
+    std::vector<std::vector<HostTensor>> finals8(n_state);  // [state][batch]
+    std::vector<std::vector<HostTensor>> outs8(n_out);      // [output][batch * seq]
+    std::vector<HostTensor>& res = body_results_[static_cast<size_t>(node.subgraphs[0])];
+    std::vector<HostTensor> st8;
+    std::vector<Tensor> body_in;
+    uint64_t gathered = 0;
+    int64_t body_runs = 0;  // over all entries: the iteration limit bounds the node's work
+    // A scan output's [batch, seq, part...] result and its batch * seq slots must fit the run's
+    // limits before either is allocated: seq is a dim of the (possibly empty) scan inputs, not
+    // the steps run (sequence_lens may stop every entry early).
+    auto stacked_fit = [&](DType dtype, const Shape& part) -> Status {
+      if (part.rank() + 2 > kMaxRank)
+        return unsupported(where_fn() + ": scan output rank too high to stack");
+      Shape shape{batch, seq};
+      for (int d = 0; d < part.rank(); ++d) shape.push_back(part[d]);
+      SOD2_ASSIGN_OR_RETURN(const size_t bytes, checked_tensor_bytes(dtype, shape));
+      SOD2_ASSIGN_OR_RETURN(
+          const size_t slots,
+          checked_tensor_bytes(DType::kUint8,
+                               Shape{batch, seq, static_cast<int64_t>(sizeof(HostTensor))}));
+      if (Status s = parts_fit(bytes); !s.ok()) return s.with_context(where_fn());
+      if (Status s = parts_fit(slots); !s.ok()) return s.with_context(where_fn());
+      return Status::ok_status();
+    };
+    for (int64_t b = 0; b < batch; ++b) {
+      st8.clear();
+      for (size_t i = 0; i < n_state; ++i) st8.push_back(copy_of(slice(ins[i], b, 1)));
+      const int64_t len = lens[static_cast<size_t>(b)];
+      for (int64_t it = 0; it < len; ++it) {
+        if (Status s = loop_may_iterate(body_runs++); !s.ok()) return s.with_context(where_fn());
+        body_in.clear();
+        for (const HostTensor& s : st8) body_in.push_back(s.view());
+        for (size_t k = 0; k < n_scan; ++k) {
+          const bool back = !dirs->empty() && (*dirs)[k] != 0;
+          const Tensor row = slice(ins[n_state + k], b, 1);  // [seq, ...] of entry b
+          body_in.push_back(slice(&row, back ? len - 1 - it : it, 1));
+        }
+        if (Status s = run_body(frame, node.subgraphs[0], body_in, &res); !s.ok())
+          return s.with_context(where_fn());
+        for (size_t k = 0; k < n_state; ++k) std::swap(st8[k], res[k]);
+        for (size_t k = 0; k < n_out; ++k) {
+          gathered += res[n_state + k].bytes().size();
+          if (Status s = parts_fit(gathered); !s.ok()) return s.with_context(where_fn());
+          std::vector<HostTensor>& o = outs8[k];
+          if (o.empty()) {
+            SOD2_RETURN_IF_ERROR(stacked_fit(res[n_state + k].dtype(), res[n_state + k].shape()));
+            o.resize(static_cast<size_t>(batch * seq));
+          }
+          o[static_cast<size_t>(b * seq + it)] = copy_of(res[n_state + k].view());
+        }
+      }
+      for (size_t i = 0; i < n_state; ++i) finals8[i].push_back(std::move(st8[i]));
+    }
+    std::vector<HostTensor> result8;
+    for (size_t i = 0; i < n_state; ++i) {
+      SOD2_ASSIGN_OR_RETURN(HostTensor stacked, stack(finals8[i], where_fn()));
+      result8.push_back(std::move(stacked));
+    }
+    for (size_t k = 0; k < n_out; ++k) {
+      // [batch, seq, part...], zero where an entry stopped early.
+      const HostTensor* first = nullptr;
+      for (const HostTensor& p : outs8[k])
+        if (p.dtype() != DType::kUndefined) {
+          first = &p;
+          break;
+        }
+      if (!first) {
+        SOD2_RETURN_IF_ERROR(stacked_fit(DType::kFloat, Shape{}));
+        result8.emplace_back(DType::kFloat, Shape{batch, seq});
+        continue;
+      }
+      const Shape part = first->shape();  // its [batch, seq, part...] checked by stacked_fit
+      Shape shape{batch, seq};
+      for (int d = 0; d < part.rank(); ++d) shape.push_back(part[d]);
+      HostTensor out(first->dtype(), shape);
+      const size_t bytes = first->bytes().size();
+      for (size_t j = 0; j < outs8[k].size(); ++j) {
+        const HostTensor& p = outs8[k][j];
+        if (p.dtype() == DType::kUndefined) continue;  // past the entry's length
+        if (!(p.shape() == part) || p.dtype() != first->dtype())
+          return invalid_argument(where_fn() + ": scan output " + std::to_string(k) +
+                                  " changes shape from " + part.to_string() + " to " +
+                                  p.shape().to_string());
+        if (bytes > 0) std::memcpy(out.bytes().data() + j * bytes, p.bytes().data(), bytes);
+      }
+      result8.push_back(std::move(out));
+    }
+    NodeOutputs outs(this, &frame, &node);
+    Status st = emit(outs, 0, result8);
+    outs.finish();
+    if (st.ok()) outs.move_outputs_written_before_growth();
+    return st.ok() ? st : st.with_context(where_fn());
+  }
   auto m = node.info.attrs.get_int("num_scan_inputs", -1);
   if (!m.ok() || *m < 0 || static_cast<size_t>(*m) > node.inputs.size())
     return invalid_model(where_fn() + ": bad num_scan_inputs");

@@ -67,8 +67,13 @@ class ConcatKernel final : public Kernel {
 // accepted by Split-1), or neither (equal parts).
 class SplitKernel final : public Kernel {
  public:
-  SplitKernel(int64_t axis, size_t num_outputs, bool sizes_input, std::vector<int64_t> attr)
-      : axis_(axis), num_outputs_(num_outputs), sizes_input_(sizes_input), attr_(std::move(attr)) {}
+  SplitKernel(int64_t axis, size_t num_outputs, bool sizes_input, std::vector<int64_t> attr,
+              bool ceil_parts = false)
+      : axis_(axis),
+        num_outputs_(num_outputs),
+        sizes_input_(sizes_input),
+        ceil_parts_(ceil_parts),
+        attr_(std::move(attr)) {}
 
   Status run(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);
@@ -83,10 +88,13 @@ class SplitKernel final : public Kernel {
     const Tensor* split_input = sizes_input_ ? ctx.input(1) : nullptr;
     if (split_input) SOD2_RETURN_IF_ERROR(require_index_type(split_input->dtype, "Split", "split"));
     const bool explicit_sizes = !attr_.empty() || split_input != nullptr;
+    // Split-18 num_outputs: parts of ceil(total / n), the last one smaller.
+    const bool uneven = ceil_parts_ && !explicit_sizes;
+    const int64_t chunk = uneven ? (total + n - 1) / n : total / n;
     auto size_of = [&](int64_t k) -> int64_t {
       if (split_input) return load_index(*split_input, k);
       if (!attr_.empty()) return attr_[static_cast<size_t>(k)];
-      return total / n;
+      return uneven && k == n - 1 ? total - chunk * (n - 1) : chunk;
     };
     if (explicit_sizes) {
       const int64_t count = split_input ? split_input->numel() : static_cast<int64_t>(attr_.size());
@@ -105,6 +113,11 @@ class SplitKernel final : public Kernel {
         return invalid_argument("Split: split sizes sum to " + std::to_string(sum) + ", but axis " +
                                 std::to_string(axis) + " has size " + std::to_string(total));
       }
+    } else if (uneven) {
+      if (total - chunk * (n - 1) < 0)
+        return invalid_argument("Split: axis " + std::to_string(axis) + " of size " +
+                                std::to_string(total) + " cannot give " + std::to_string(n) +
+                                " parts of " + std::to_string(chunk));
     } else if (total % n != 0) {
       return invalid_argument("Split: axis " + std::to_string(axis) + " of size " +
                               std::to_string(total) + " does not split into " + std::to_string(n) +
@@ -138,6 +151,7 @@ class SplitKernel final : public Kernel {
   int64_t axis_;
   size_t num_outputs_;
   bool sizes_input_;
+  bool ceil_parts_;
   std::vector<int64_t> attr_;
 };
 
@@ -164,6 +178,20 @@ Expected<std::unique_ptr<Kernel>> make_split_v13(const NodeInfo& node) {
   SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 0));
   if (node.num_outputs == 0) return invalid_model("Split: no outputs");
   return make_kernel<SplitKernel>(axis, node.num_outputs, true, std::vector<int64_t>{});
+}
+
+Expected<std::unique_ptr<Kernel>> make_split_v18(const NodeInfo& node) {
+  SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 0));
+  if (node.num_outputs == 0) return invalid_model("Split: no outputs");
+  const bool has_split = node.input_present.size() > 1 && node.input_present[1];
+  if (node.attrs.has("num_outputs")) {
+    SOD2_ASSIGN_OR_RETURN(int64_t num, node.attrs.get_int("num_outputs", 0));
+    if (has_split) return invalid_model("Split: both the split input and num_outputs are given");
+    if (num != static_cast<int64_t>(node.num_outputs))
+      return invalid_model("Split: num_outputs is " + std::to_string(num) + " but the node has " +
+                           std::to_string(node.num_outputs) + " outputs");
+  }
+  return make_kernel<SplitKernel>(axis, node.num_outputs, true, std::vector<int64_t>{}, true);
 }
 
 }  // namespace sod2::rt

@@ -28,6 +28,12 @@ KernelOr make_space_to_depth(const NodeInfo& node);
 KernelOr make_concat(const NodeInfo& node);
 KernelOr make_split_v1(const NodeInfo& node);   // split attribute
 KernelOr make_split_v13(const NodeInfo& node);  // split input
+KernelOr make_split_v18(const NodeInfo& node);  // split input or num_outputs
+
+// col2im.cpp (opsets 18-20)
+KernelOr make_center_crop_pad(const NodeInfo& node);
+KernelOr make_col2im(const NodeInfo& node);
+KernelOr make_affine_grid(const NodeInfo& node);
 
 // slice.cpp
 KernelOr make_slice_v1(const NodeInfo& node);   // attributes
@@ -69,5 +75,11 @@ KernelOr make_eye_like(const NodeInfo& node);
 KernelOr make_nonzero(const NodeInfo& node);
 KernelOr make_non_max_suppression(const NodeInfo& node);
 KernelOr make_compress(const NodeInfo& node);
+KernelOr make_unique(const NodeInfo& node);  // unique.cpp
+
+// reverse_sequence.cpp, roi_align.cpp, grid_sample.cpp
+KernelOr make_reverse_sequence(const NodeInfo& node);
+KernelOr make_roi_align(const NodeInfo& node);  // coordinate_transformation_mode from 16
+KernelOr make_grid_sample(const NodeInfo& node);
 
 }  // namespace sod2::rt

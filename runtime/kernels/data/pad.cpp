@@ -11,7 +11,7 @@
 namespace sod2::rt {
 namespace {
 
-enum class PadMode { kConstant, kReflect, kEdge };
+enum class PadMode { kConstant, kReflect, kEdge, kWrap };  // wrap: opset 19
 
 // The input index an output index reads along one axis, or -1 for the constant.
 inline int64_t source_index(int64_t o, int64_t begin, int64_t n, PadMode mode) {
@@ -20,6 +20,7 @@ inline int64_t source_index(int64_t o, int64_t begin, int64_t n, PadMode mode) {
   switch (mode) {
     case PadMode::kConstant: return -1;
     case PadMode::kEdge: return i < 0 ? 0 : n - 1;
+    case PadMode::kWrap: return ((i % n) + n) % n;
     case PadMode::kReflect: {
       if (n == 1) return 0;
       const int64_t period = 2 * (n - 1);
@@ -57,7 +58,9 @@ Status pad(KernelContext& ctx, const Tensor& data, const PadSpec& spec, const ui
     }
     if (spec.mode != PadMode::kConstant && in[i] == 0 && dims[i] > 0) {
       return invalid_argument("Pad: cannot " +
-                              std::string(spec.mode == PadMode::kEdge ? "edge" : "reflect") +
+                              std::string(spec.mode == PadMode::kEdge   ? "edge"
+                                          : spec.mode == PadMode::kWrap ? "wrap"
+                                                                        : "reflect") +
                               "-pad the empty axis " + std::to_string(i));
     }
   }
@@ -126,7 +129,32 @@ Expected<PadMode> read_mode(const NodeInfo& node) {
   if (mode == "constant") return PadMode::kConstant;
   if (mode == "reflect") return PadMode::kReflect;
   if (mode == "edge") return PadMode::kEdge;
+  if (mode == "wrap" && node.opset >= 19) return PadMode::kWrap;
   return unsupported("Pad: mode '" + mode + "'");
+}
+
+// Pad-18's optional axes input: the pads (2 per listed axis) go to those axes, the others get 0.
+Status spread_over_axes(const Tensor& axes_t, const Tensor& data, PadSpec* spec) {
+  int64_t axes[kMaxRank];
+  SOD2_ASSIGN_OR_RETURN(int k, read_int_list(axes_t, axes, kMaxRank, "Pad", "axes"));
+  const int rank = data.shape.rank();
+  if (spec->count != 2 * k)
+    return invalid_argument("Pad: " + std::to_string(spec->count) + " pads for " +
+                            std::to_string(k) + " axes");
+  int64_t full[2 * kMaxRank] = {};
+  bool seen[kMaxRank] = {};
+  for (int j = 0; j < k; ++j) {
+    const int64_t a = axes[j] < 0 ? axes[j] + rank : axes[j];
+    if (a < 0 || a >= rank || seen[a])
+      return invalid_argument("Pad: axes value " + std::to_string(axes[j]) +
+                              " is out of range or repeated for rank " + std::to_string(rank));
+    seen[a] = true;
+    full[a] = spec->pads[j];
+    full[a + rank] = spec->pads[j + k];
+  }
+  spec->count = 2 * rank;
+  std::copy(full, full + 2 * rank, spec->pads);
+  return Status::ok_status();
 }
 
 // Pad-1 and Pad-2: pads and the constant are attributes.
@@ -158,6 +186,8 @@ class PadInputKernel final : public Kernel {
     PadSpec spec;
     spec.mode = mode_;
     SOD2_ASSIGN_OR_RETURN(spec.count, read_int_list(*pads, spec.pads, 2 * kMaxRank, "Pad", "pads"));
+    if (const Tensor* axes = ctx.input(3))
+      SOD2_RETURN_IF_ERROR(spread_over_axes(*axes, *data, &spec));
     alignas(8) uint8_t value[8] = {};
     const Tensor* constant = ctx.input(2);
     if (constant && constant->numel() > 0 && mode_ == PadMode::kConstant) {

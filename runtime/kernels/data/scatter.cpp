@@ -12,7 +12,7 @@
 namespace sod2::rt {
 namespace {
 
-enum class Reduction { kNone, kAdd, kMul };
+enum class Reduction { kNone, kAdd, kMul, kMax, kMin };  // max/min: opset 18
 
 Expected<Reduction> read_reduction(const NodeInfo& node, const char* op) {
   if (node.opset < 16) return Reduction::kNone;
@@ -20,6 +20,8 @@ Expected<Reduction> read_reduction(const NodeInfo& node, const char* op) {
   if (r == "none") return Reduction::kNone;
   if (r == "add") return Reduction::kAdd;
   if (r == "mul") return Reduction::kMul;
+  if (r == "max" && node.opset >= 18) return Reduction::kMax;
+  if (r == "min" && node.opset >= 18) return Reduction::kMin;
   return unsupported(std::string(op) + ": reduction '" + r + "'");
 }
 
@@ -27,8 +29,12 @@ template <typename T>
 void combine(T* dst, const T* src, int64_t n, Reduction r) {
   if (r == Reduction::kAdd) {
     for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(dst[i] + src[i]);
-  } else {
+  } else if (r == Reduction::kMul) {
     for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(dst[i] * src[i]);
+  } else if (r == Reduction::kMax) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[i] ? src[i] : dst[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = src[i] < dst[i] ? src[i] : dst[i];
   }
 }
 

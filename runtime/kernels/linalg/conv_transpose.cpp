@@ -65,7 +65,12 @@ class ConvTransposeKernel : public Kernel {
     if (c != w->shape[0] || c % grp != 0)
       return invalid_argument("ConvTranspose: X " + x->shape.to_string() + " and W " +
                               w->shape.to_string() + " do not fit group " + std::to_string(grp));
-    const int64_t mg = w->shape[1], m = mg * grp, cg = c / grp;
+    // m = W's channels times group, overflow-checked: an empty W may have any dims.
+    const int64_t mg = w->shape[1], cg = c / grp;
+    int64_t m = 0;
+    if (__builtin_mul_overflow(mg, grp, &m))
+      return invalid_argument("ConvTranspose: W " + w->shape.to_string() + " times group " +
+                              std::to_string(grp) + " output channels overflow");
     if (b && b->numel() != m)
       return invalid_argument("ConvTranspose: B " + b->shape.to_string() + " must have " +
                               std::to_string(m) + " elements");
@@ -99,24 +104,43 @@ class ConvTransposeKernel : public Kernel {
       g.stride[j] = wa.strides.empty() ? 1 : wa.strides[i];
       g.dil[j] = wa.dilations.empty() ? 1 : wa.dilations[i];
       const int64_t op = a_.output_padding.empty() ? 0 : a_.output_padding[i];
-      const int64_t full = g.stride[j] * (g.in[j] - 1) + op + (g.k[j] - 1) * g.dil[j] + 1;
+      // Overflow-checked: strides, dilations and output_padding are the model's numbers.
+      int64_t full = 0, span = 0;
+      if (__builtin_mul_overflow(g.stride[j], g.in[j] - 1, &full) ||
+          __builtin_mul_overflow(g.k[j] - 1, g.dil[j], &span) ||
+          __builtin_add_overflow(full, span, &full) || __builtin_add_overflow(full, op, &full) ||
+          __builtin_add_overflow(full, 1, &full))
+        return invalid_argument("ConvTranspose: the output size of X " + x->shape.to_string() +
+                                " and W " + w->shape.to_string() + " overflows");
       int64_t o = -1;
       if (!a_.output_shape.empty())
         o = a_.output_shape[a_.output_shape.size() - static_cast<size_t>(ns) + i];
-      else if (wa.auto_pad == AutoPad::kSameUpper || wa.auto_pad == AutoPad::kSameLower)
-        o = g.in[j] * g.stride[j];
+      else if ((wa.auto_pad == AutoPad::kSameUpper || wa.auto_pad == AutoPad::kSameLower) &&
+               __builtin_mul_overflow(g.in[j], g.stride[j], &o))
+        return invalid_argument("ConvTranspose: the SAME output size of X " + x->shape.to_string() +
+                                " overflows");
       if (o >= 0) {
         // Pads follow from the requested size (ONNX: SAME_UPPER puts the odd one at the end).
-        const int64_t total = full - o;
-        if (total < 0)
-          return invalid_argument("ConvTranspose: output size " + std::to_string(o) +
-                                  " is larger than the full output " + std::to_string(full));
-        g.pad_begin[j] = wa.auto_pad == AutoPad::kSameUpper ? total / 2 : total - total / 2;
-        g.pad_end[j] = total - g.pad_begin[j];
+        // A size beyond the full output pads nothing at the start and leaves the extra
+        // positions at the end to the bias alone, as ONNX Runtime does (like output_padding).
+        int64_t total = 0;
+        if (__builtin_sub_overflow(full, o, &total))
+          return invalid_argument("ConvTranspose: output_shape " + dims_string(a_.output_shape) +
+                                  " is out of range");
+        if (total < 0) {
+          g.pad_begin[j] = 0;
+          g.pad_end[j] = total;
+        } else {
+          g.pad_begin[j] = wa.auto_pad == AutoPad::kSameUpper ? total / 2 : total - total / 2;
+          g.pad_end[j] = total - g.pad_begin[j];
+        }
       } else if (wa.auto_pad == AutoPad::kNotSet) {
         g.pad_begin[j] = wa.pads.empty() ? 0 : wa.pads[i];
         g.pad_end[j] = wa.pads.empty() ? 0 : wa.pads[i + ns];
-        o = full - g.pad_begin[j] - g.pad_end[j];
+        if (__builtin_sub_overflow(full, g.pad_begin[j], &o) ||
+            __builtin_sub_overflow(o, g.pad_end[j], &o))
+          return invalid_argument("ConvTranspose: pads " + dims_string(wa.pads) +
+                                  " are out of range");
       } else {
         o = full;  // VALID
       }
@@ -132,6 +156,10 @@ class ConvTransposeKernel : public Kernel {
                           resolve_epilogue(Epilogue{}, ctx, "ConvTranspose", y->shape, m,
                                            b ? b->as<float>() : nullptr));
     const int64_t kvol = g.k_size(), Pin = g.in_size(), P = g.out_size();
+    // Checked: with no input channels X and W are empty whatever their other dims, so the
+    // columns' size is not bounded by any tensor that exists.
+    SOD2_RETURN_IF_ERROR(
+        checked_tensor_bytes(DType::kFloat, Shape{mg, kvol, Pin}, uint64_t{1} << 62).status());
     SOD2_ASSIGN_OR_RETURN(float* col, scratch_floats(ctx, mg * kvol * Pin));
     const float* X = x->as<float>();
     const float* W = w->as<float>();

@@ -1,9 +1,11 @@
-// Einsum (opset 12) on float32: any number of operands (up to 8), explicit or implicit output,
-// ellipsis broadcasting, repeated labels in an operand (diagonals). A direct loop over the output
-// elements and, per element, the reduced labels; each operand's offset is a sum of per-label
-// strides, so a repeated label simply adds its dims' strides.
+// Einsum (opset 12) on float32, float64, int32, int64, uint32 and uint64 (all operands of one
+// type; integers wrap around like the other integer kernels): any number of operands (up to 8),
+// explicit or implicit output, ellipsis broadcasting, repeated labels in an operand (diagonals). A
+// direct loop over the output elements and, per element, the reduced labels; each operand's offset
+// is a sum of per-label strides, so a repeated label simply adds its dims' strides.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
@@ -15,6 +17,9 @@ constexpr int kMaxOps = 8;
 constexpr int kLetters = 52;                     // a-z, A-Z
 constexpr int kMaxLabels = kLetters + kMaxRank;  // letters, then ellipsis dims
 constexpr int kEllipsis = -1;
+// Products one run may take (outputs times reduced terms): the direct loop does about 10^9 a
+// second, so this is minutes of work.
+constexpr int64_t kMaxWork = int64_t{1} << 40;
 
 int label_of(char c) {
   if (c >= 'a' && c <= 'z') return c - 'a';
@@ -80,6 +85,74 @@ Expected<Equation> parse_equation(const std::string& raw) {
   return e;
 }
 
+bool einsum_type(DType t) {
+  switch (t) {
+    case DType::kFloat:
+    case DType::kDouble:
+    case DType::kInt32:
+    case DType::kInt64:
+    case DType::kUint32:
+    case DType::kUint64: return true;
+    default: return false;
+  }
+}
+
+// What one contraction needs: per label its size, per operand and label its stride, the output
+// labels (outermost first) and the reduced ones (odometer order, last fastest).
+struct Contraction {
+  int nops = 0;
+  const int64_t* size = nullptr;
+  const int64_t (*stride)[kMaxLabels] = nullptr;
+  const int* out_labels = nullptr;
+  int n_out = 0;
+  const int* red_labels = nullptr;
+  int n_red = 0;
+  int64_t red_total = 1;
+};
+
+// Products in T and sums in double for floats (float products as before, a double's own
+// precision for double); integers multiply and add modulo 2^64 and truncate to T.
+template <class T>
+void contract(ThreadPool& pool, const Contraction& c, const void* const* operands, T* Y,
+              int64_t total) {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
+  using Prod = std::conditional_t<std::is_floating_point_v<T>, T, uint64_t>;
+  const T* data[kMaxOps];
+  for (int o = 0; o < c.nops; ++o) data[o] = static_cast<const T*>(operands[o]);
+  const int nops = c.nops;
+  pool.parallel_for(total, std::max<int64_t>(1, 8192 / std::max<int64_t>(c.red_total, 1)),
+                    [&](int64_t i0, int64_t i1) {
+                      for (int64_t i = i0; i < i1; ++i) {
+                        int64_t base[kMaxOps] = {};
+                        int64_t rem = i;
+                        for (int k = c.n_out; k-- > 0;) {
+                          const int l = c.out_labels[k];
+                          const int64_t v = rem % c.size[l];
+                          rem /= c.size[l];
+                          for (int o = 0; o < nops; ++o) base[o] += v * c.stride[o][l];
+                        }
+                        Acc acc = 0;
+                        int64_t idx[kMaxLabels] = {};
+                        int64_t off[kMaxOps];
+                        std::copy(base, base + nops, off);
+                        for (int64_t r = 0; r < c.red_total; ++r) {
+                          Prod prod = 1;
+                          for (int o = 0; o < nops; ++o) prod *= static_cast<Prod>(data[o][off[o]]);
+                          acc += prod;
+                          // Odometer step over the reduced labels, last fastest.
+                          for (int k = c.n_red; k-- > 0;) {
+                            const int l = c.red_labels[k];
+                            for (int o = 0; o < nops; ++o) off[o] += c.stride[o][l];
+                            if (++idx[k] < c.size[l]) break;
+                            for (int o = 0; o < nops; ++o) off[o] -= c.stride[o][l] * c.size[l];
+                            idx[k] = 0;
+                          }
+                        }
+                        Y[i] = static_cast<T>(acc);
+                      }
+                    });
+}
+
 class EinsumKernel : public Kernel {
  public:
   EinsumKernel(Equation e, std::string text) : e_(std::move(e)), text_(std::move(text)) {}
@@ -95,12 +168,16 @@ class EinsumKernel : public Kernel {
     std::fill(size, size + kMaxLabels, -1);
     std::fill(count, count + kMaxLabels, 0);
     int ell_rank = 0;
-    const float* data[kMaxOps];
+    const void* data[kMaxOps];
+    const DType dtype = ctx.input(0) ? ctx.input(0)->dtype : DType::kUndefined;
     for (int o = 0; o < nops; ++o) {
       const Tensor* t = ctx.input(o);
       if (!t) return invalid_argument("Einsum: operand " + std::to_string(o) + " is missing");
-      if (t->dtype != DType::kFloat)
+      if (!einsum_type(t->dtype))
         return unsupported_dtype("Einsum", std::to_string(o).c_str(), t->dtype);
+      if (t->dtype != dtype)
+        return invalid_argument("Einsum: operand " + std::to_string(o) + " is " +
+                                dtype_name(t->dtype) + ", operand 0 " + dtype_name(dtype));
       const auto& term = e_.inputs[o];
       const bool has_ell = std::count(term.begin(), term.end(), kEllipsis) > 0;
       const int letters = static_cast<int>(term.size()) - (has_ell ? 1 : 0);
@@ -108,7 +185,7 @@ class EinsumKernel : public Kernel {
         return invalid_argument("Einsum: operand " + std::to_string(o) + " " +
                                 t->shape.to_string() + " does not fit '" + text_ + "'");
       ell_rank = std::max(ell_rank, t->shape.rank() - letters);
-      data[o] = t->as<float>();
+      data[o] = t->data;
     }
     for (int o = 0; o < nops; ++o) {
       const Tensor* t = ctx.input(o);
@@ -173,43 +250,42 @@ class EinsumKernel : public Kernel {
       if (size[l] >= 0 && !in_out[l]) red_labels[n_red++] = l;
     Shape out;
     for (int i = 0; i < n_out; ++i) out.push_back(size[out_labels[i]]);
-    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, out));
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, dtype, out));
     const int64_t total = out.numel();
     if (total == 0) return Status::ok_status();
-    int64_t red_total = 1;
-    for (int i = 0; i < n_red; ++i) red_total *= size[red_labels[i]];
-    float* Y = y->as<float>();
-    ctx.pool().parallel_for(total, std::max<int64_t>(1, 8192 / std::max<int64_t>(red_total, 1)),
-                            [&](int64_t i0, int64_t i1) {
-                              for (int64_t i = i0; i < i1; ++i) {
-                                int64_t base[kMaxOps] = {};
-                                int64_t rem = i;
-                                for (int k = n_out; k-- > 0;) {
-                                  const int l = out_labels[k];
-                                  const int64_t v = rem % size[l];
-                                  rem /= size[l];
-                                  for (int o = 0; o < nops; ++o) base[o] += v * stride[o][l];
-                                }
-                                double acc = 0.0;
-                                int64_t idx[kMaxLabels] = {};
-                                int64_t off[kMaxOps];
-                                std::copy(base, base + nops, off);
-                                for (int64_t r = 0; r < red_total; ++r) {
-                                  float prod = 1.f;
-                                  for (int o = 0; o < nops; ++o) prod *= data[o][off[o]];
-                                  acc += prod;
-                                  // Odometer step over the reduced labels, last fastest.
-                                  for (int k = n_red; k-- > 0;) {
-                                    const int l = red_labels[k];
-                                    for (int o = 0; o < nops; ++o) off[o] += stride[o][l];
-                                    if (++idx[k] < size[l]) break;
-                                    for (int o = 0; o < nops; ++o) off[o] -= stride[o][l] * size[l];
-                                    idx[k] = 0;
-                                  }
-                                }
-                                Y[i] = static_cast<float>(acc);
-                              }
-                            });
+    Contraction c;
+    c.nops = nops;
+    c.size = size;
+    c.stride = stride;
+    c.out_labels = out_labels;
+    c.n_out = n_out;
+    c.red_labels = red_labels;
+    c.n_red = n_red;
+    // The reduced labels may come from different operands, so their product is bounded by no
+    // tensor: it is checked, and so is the work (a handful of small operands with distinct
+    // reduced labels would otherwise overflow it or loop for ages).
+    bool empty_reduction = false;
+    for (int i = 0; i < n_red; ++i) empty_reduction |= size[red_labels[i]] == 0;
+    int64_t work = 0;
+    for (int i = 0; i < n_red && !empty_reduction; ++i) {
+      if (__builtin_mul_overflow(c.red_total, size[red_labels[i]], &c.red_total))
+        c.red_total = INT64_MAX;
+    }
+    if (empty_reduction) c.red_total = 0;
+    if (__builtin_mul_overflow(total, c.red_total, &work) || work > kMaxWork)
+      return resource_exhausted(
+          "Einsum: '" + text_ + "' needs " + std::to_string(total) + " outputs times " +
+          (c.red_total == INT64_MAX ? std::string("more than 2^63") : std::to_string(c.red_total)) +
+          " reduced terms, above the limit of " + std::to_string(kMaxWork));
+    switch (dtype) {
+      case DType::kFloat: contract(ctx.pool(), c, data, y->as<float>(), total); break;
+      case DType::kDouble: contract(ctx.pool(), c, data, y->as<double>(), total); break;
+      case DType::kInt32: contract(ctx.pool(), c, data, y->as<int32_t>(), total); break;
+      case DType::kInt64: contract(ctx.pool(), c, data, y->as<int64_t>(), total); break;
+      case DType::kUint32: contract(ctx.pool(), c, data, y->as<uint32_t>(), total); break;
+      case DType::kUint64: contract(ctx.pool(), c, data, y->as<uint64_t>(), total); break;
+      default: return unsupported_dtype("Einsum", "0", dtype);
+    }
     return Status::ok_status();
   }
 
@@ -221,7 +297,11 @@ class EinsumKernel : public Kernel {
 }  // namespace
 
 Expected<std::unique_ptr<Kernel>> make_einsum(const NodeInfo& node) {
-  SOD2_RETURN_IF_ERROR(require_float_inputs(node));
+  for (size_t i = 0; i < node.input_dtypes.size(); ++i) {
+    const DType t = node.input_dtypes[i];
+    if (t != DType::kUndefined && !einsum_type(t))
+      return unsupported_dtype("Einsum", std::to_string(i).c_str(), t);
+  }
   std::string eq;
   SOD2_ATTR(eq, node.attrs.get_string("equation", ""));
   if (eq.empty()) return invalid_argument("Einsum: needs the equation attribute");

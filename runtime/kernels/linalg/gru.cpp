@@ -35,6 +35,13 @@ class GruKernel : public Kernel {
     if (B == 0 || H == 0) return Status::ok_status();
 
     // Scratch: projected inputs, recurrent gates, h, r.h, input bias, recurrent h-gate bias.
+    // X may be empty (input size 0) with any seq and batch, so the sizes are checked (Y, which
+    // would check them, may not be asked for). Each part below 2^62 bytes: their sum, at most
+    // (seq + 3) * B * G floats, stays addressable.
+    constexpr uint64_t kPartCap = uint64_t{1} << 62;
+    SOD2_RETURN_IF_ERROR(
+        checked_tensor_bytes(DType::kFloat, Shape{s.seq, B, G}, kPartCap).status());
+    SOD2_RETURN_IF_ERROR(checked_tensor_bytes(DType::kFloat, Shape{3, B, G}, kPartCap).status());
     const int64_t floats = s.seq * B * G + B * G + 2 * B * H + G + H;
     SOD2_ASSIGN_OR_RETURN(float* mem, scratch_floats(ctx, floats));
     float* gx = mem;
@@ -136,7 +143,10 @@ Expected<std::unique_ptr<Kernel>> make_gru(const NodeInfo& node) {
   SOD2_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(node, "GRU", {"Sigmoid", "Tanh"}));
   int64_t lbr = 0;
   SOD2_ATTR(lbr, node.attrs.get_int("linear_before_reset", 0));
-  return std::unique_ptr<Kernel>(new GruKernel(std::move(a), lbr != 0, node.num_outputs));
+  const bool batch_first = a.batch_first;
+  std::unique_ptr<Kernel> k(new GruKernel(std::move(a), lbr != 0, node.num_outputs));
+  if (batch_first) return wrap_batch_first(std::move(k), 1, "GRU");
+  return k;
 }
 
 }  // namespace sod2::rt

@@ -22,9 +22,20 @@ Expected<std::unique_ptr<Kernel>> make_average_pool(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_global_average_pool(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_global_max_pool(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_resize(const NodeInfo& node);
+// Resize-18/19: axes, keep_aspect_ratio_policy, antialias (resize18.cpp).
+Expected<std::unique_ptr<Kernel>> make_resize_v18(const NodeInfo& node);
+// Attention-23 and RotaryEmbedding-23 (attention.cpp).
+Expected<std::unique_ptr<Kernel>> make_attention(const NodeInfo& node);
+Expected<std::unique_ptr<Kernel>> make_rotary_embedding(const NodeInfo& node);
+// LpPool (1, 2, 11, 18) and GlobalLpPool (lp_pool.cpp).
+Expected<std::unique_ptr<Kernel>> make_lp_pool(const NodeInfo& node);
+Expected<std::unique_ptr<Kernel>> make_global_lp_pool(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_upsample(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_lstm(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_gru(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_einsum(const NodeInfo& node);
+Expected<std::unique_ptr<Kernel>> make_rnn(const NodeInfo& node);
+Expected<std::unique_ptr<Kernel>> make_det(const NodeInfo& node);
+Expected<std::unique_ptr<Kernel>> make_max_unpool(const NodeInfo& node);
 
 }  // namespace sod2::rt

@@ -47,6 +47,13 @@ class LstmKernel : public Kernel {
     if (B == 0 || H == 0) return Status::ok_status();
 
     // Scratch: projected inputs, recurrent gates, h, c, summed bias; lengths apart (int64).
+    // X may be empty (input size 0) with any seq and batch, so the sizes are checked (Y, which
+    // would check them, may not be asked for). Each part below 2^62 bytes: their sum, at most
+    // (seq + 3) * B * G floats, stays addressable.
+    constexpr uint64_t kPartCap = uint64_t{1} << 62;
+    SOD2_RETURN_IF_ERROR(
+        checked_tensor_bytes(DType::kFloat, Shape{s.seq, B, G}, kPartCap).status());
+    SOD2_RETURN_IF_ERROR(checked_tensor_bytes(DType::kFloat, Shape{3, B, G}, kPartCap).status());
     const int64_t floats = s.seq * B * G + B * G + 2 * B * H + G;
     SOD2_ASSIGN_OR_RETURN(float* mem, scratch_floats(ctx, floats));
     float* gx = mem;
@@ -143,7 +150,10 @@ Expected<std::unique_ptr<Kernel>> make_lstm(const NodeInfo& node) {
   SOD2_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(node, "LSTM", {"Sigmoid", "Tanh", "Tanh"}));
   int64_t input_forget = 0;
   SOD2_ATTR(input_forget, node.attrs.get_int("input_forget", 0));
-  return std::unique_ptr<Kernel>(new LstmKernel(std::move(a), input_forget != 0, node.num_outputs));
+  const bool batch_first = a.batch_first;
+  std::unique_ptr<Kernel> k(new LstmKernel(std::move(a), input_forget != 0, node.num_outputs));
+  if (batch_first) return wrap_batch_first(std::move(k), 2, "LSTM");
+  return k;
 }
 
 }  // namespace sod2::rt

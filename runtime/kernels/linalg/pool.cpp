@@ -1,8 +1,9 @@
-// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool on NC[D]HW float32, one output plane
-// per parallel item. 2-D windows with horizontal stride 1 or 2 (no Indices output, no
-// horizontal dilation) run vectorised over output columns, borders aside; other cases clip the
-// window per axis once per output row, so the inner loop only visits input elements. Global
-// pools reduce each plane with vector accumulators. Each runs in one copy per ISA (simd.h).
+// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool on NC[D]HW float32 (MaxPool also on
+// float64, int8 and uint8, through a plain loop), one output plane per parallel item. 2-D windows
+// with horizontal stride 1 or 2 (no Indices output, no horizontal dilation) run vectorised over
+// output columns, borders aside; other cases clip the window per axis once per output row, so the
+// inner loop only visits input elements. Global pools reduce each plane with vector accumulators.
+// Each runs in one copy per ISA (simd.h).
 #include <algorithm>
 #include <limits>
 
@@ -78,6 +79,65 @@ SOD2_SIMD_INLINE void pool_plane_generic(PoolKind kind, bool include_pad, const 
         y[o] = acc;
         if (idx) idx[o] = best < 0 ? idx_base : idx_base + best;
       }
+    }
+  }
+}
+
+// MaxPool of one plane for the non-float32 types: pool_plane_generic's max without SIMD.
+template <typename T>
+void max_pool_plane_typed(const T* x, T* y, int64_t* idx, int64_t idx_base, const Window3& g) {
+  for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+    const AxisWindow wz = axis_window(g, 0, oz);
+    for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+      const AxisWindow wy = axis_window(g, 1, oy);
+      for (int64_t ox = 0; ox < g.out[2]; ++ox) {
+        const AxisWindow wx = axis_window(g, 2, ox);
+        T acc = T(0);
+        int64_t best = -1;
+        for (int64_t tz = wz.t0; tz < wz.t1; ++tz) {
+          const int64_t iz = wz.start + tz * g.dil[0];
+          for (int64_t ty = wy.t0; ty < wy.t1; ++ty) {
+            const int64_t iy = wy.start + ty * g.dil[1];
+            const int64_t row = (iz * g.in[1] + iy) * g.in[2] + wx.start;
+            for (int64_t tx = wx.t0; tx < wx.t1; ++tx) {
+              const T v = x[row + tx * g.dil[2]];
+              if (best < 0 || v > acc) {
+                acc = v;
+                best = row + tx * g.dil[2];
+              }
+            }
+          }
+        }
+        const int64_t o = (oz * g.out[1] + oy) * g.out[2] + ox;
+        y[o] = acc;  // zero for a window entirely in padding
+        if (idx) idx[o] = best < 0 ? idx_base : idx_base + best;
+      }
+    }
+  }
+}
+
+template <typename T>
+void max_pool_typed(ThreadPool& pool, const T* X, T* Y, int64_t* I, const Window3& g,
+                    int64_t planes) {
+  const int64_t P = g.out_size(), Pin = g.in_size();
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(P * g.k_size(), 1));
+  pool.parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p)
+      max_pool_plane_typed(X + p * Pin, Y + p * P, I ? I + p * P : nullptr, p * Pin, g);
+  });
+}
+
+// Indices of a plane's elements in row-major order turned column-major (storage_order 1): the
+// plane's offset stays, and within the plane the first spatial axis varies fastest.
+void indices_to_column_major(int64_t* I, int64_t planes, const Window3& g) {
+  const int64_t P = g.out_size(), Pin = g.in_size();
+  if (Pin == 0) return;  // every window lies in padding: the indices are the plane offsets
+  for (int64_t p = 0; p < planes; ++p) {
+    for (int64_t o = 0; o < P; ++o) {
+      int64_t& v = I[p * P + o];
+      const int64_t r = v - p * Pin;
+      const int64_t z = r / (g.in[1] * g.in[2]), y = (r / g.in[2]) % g.in[1], x = r % g.in[2];
+      v = p * Pin + z + y * g.in[0] + x * g.in[0] * g.in[1];
     }
   }
 }
@@ -277,13 +337,20 @@ void global_planes_dispatch(const float* X, float* Y, int64_t P, int64_t p0, int
 
 class PoolKernel : public Kernel {
  public:
-  PoolKernel(const char* op, PoolKind kind, WindowAttrs w, bool include_pad, bool indices)
-      : op_(op), kind_(kind), attrs_(std::move(w)), include_pad_(include_pad), indices_(indices) {}
+  PoolKernel(const char* op, PoolKind kind, WindowAttrs w, bool include_pad, bool indices,
+             bool column_major)
+      : op_(op),
+        kind_(kind),
+        attrs_(std::move(w)),
+        include_pad_(include_pad),
+        indices_(indices),
+        column_major_(column_major) {}
 
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     if (!x) return invalid_argument(std::string(op_) + ": needs input X");
-    if (x->dtype != DType::kFloat) return unsupported_dtype(op_, "X", x->dtype);
+    if (x->dtype != DType::kFloat && !(kind_ == PoolKind::kMax && typed_max_pool(x->dtype)))
+      return unsupported_dtype(op_, "X", x->dtype);
     const int r = x->shape.rank();
     if (r < 3)
       return invalid_argument(std::string(op_) + ": X " + x->shape.to_string() +
@@ -298,7 +365,7 @@ class PoolKernel : public Kernel {
     out.push_back(x->shape[0]);
     out.push_back(x->shape[1]);
     for (int i = 0; i < g.spatial; ++i) out.push_back(g.out[3 - g.spatial + i]);
-    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, out));
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, out));
     Tensor* ind = nullptr;
     if (indices_) {
       SOD2_ASSIGN_OR_RETURN(ind, ctx.output(1, DType::kInt64, out));
@@ -306,6 +373,22 @@ class PoolKernel : public Kernel {
     const int64_t planes = x->shape[0] * x->shape[1];
     const int64_t P = g.out_size(), Pin = g.in_size();
     if (planes == 0 || P == 0) return Status::ok_status();
+    if (x->dtype != DType::kFloat) {
+      int64_t* I = ind ? ind->as<int64_t>() : nullptr;
+      switch (x->dtype) {
+        case DType::kDouble:
+          max_pool_typed(ctx.pool(), x->as<const double>(), y->as<double>(), I, g, planes);
+          break;
+        case DType::kInt8:
+          max_pool_typed(ctx.pool(), x->as<const int8_t>(), y->as<int8_t>(), I, g, planes);
+          break;
+        default:
+          max_pool_typed(ctx.pool(), x->as<const uint8_t>(), y->as<uint8_t>(), I, g, planes);
+          break;
+      }
+      if (I && column_major_) indices_to_column_major(I, planes, g);
+      return Status::ok_status();
+    }
     const float* X = x->as<float>();
     float* Y = y->as<float>();
     int64_t* I = ind ? ind->as<int64_t>() : nullptr;
@@ -316,7 +399,12 @@ class PoolKernel : public Kernel {
     const PlanesFn fn = pick_planes_fn();
     const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(P * g.k_size(), 1));
     ctx.pool().parallel_for(planes, grain, [&](int64_t p0, int64_t p1) { fn(job, p0, p1); });
+    if (I && column_major_) indices_to_column_major(I, planes, g);
     return Status::ok_status();
+  }
+
+  static bool typed_max_pool(DType t) {
+    return t == DType::kDouble || t == DType::kInt8 || t == DType::kUint8;
   }
 
  private:
@@ -325,6 +413,7 @@ class PoolKernel : public Kernel {
   WindowAttrs attrs_;
   bool include_pad_;
   bool indices_;
+  bool column_major_;
 };
 
 template <PoolKind K>
@@ -357,20 +446,21 @@ class GlobalPoolKernel : public Kernel {
 };
 
 Expected<std::unique_ptr<Kernel>> make_pool(const NodeInfo& node, PoolKind kind, const char* op) {
-  SOD2_RETURN_IF_ERROR(require_float_inputs(node));
+  const DType xt = node.input_dtypes.empty() ? DType::kUndefined : node.input_dtypes[0];
+  if (!(kind == PoolKind::kMax && PoolKernel::typed_max_pool(xt)))
+    SOD2_RETURN_IF_ERROR(require_float_inputs(node));
   SOD2_ASSIGN_OR_RETURN(WindowAttrs w, read_window_attrs(node.attrs, op));
   if (w.kernel_shape.empty()) return invalid_argument(std::string(op) + ": needs kernel_shape");
-  if (kind == PoolKind::kAverage && !w.dilations.empty()) {
-    for (int64_t d : w.dilations)
-      if (d != 1) return unsupported("AveragePool: dilations (opset 19) are not supported");
-  }
+  // AveragePool-19's dilations go through the same window geometry as MaxPool's.
   int64_t include_pad = 0, storage_order = 0;
   SOD2_ATTR(include_pad, node.attrs.get_int("count_include_pad", 0));
   SOD2_ATTR(storage_order, node.attrs.get_int("storage_order", 0));
   const bool indices = kind == PoolKind::kMax && node.num_outputs > 1;
-  if (indices && storage_order != 0)
-    return unsupported("MaxPool: Indices with storage_order 1 (column-major) are not supported");
-  return std::unique_ptr<Kernel>(new PoolKernel(op, kind, std::move(w), include_pad != 0, indices));
+  if (storage_order != 0 && storage_order != 1)
+    return invalid_argument("MaxPool: storage_order must be 0 or 1, got " +
+                            std::to_string(storage_order));
+  return std::unique_ptr<Kernel>(
+      new PoolKernel(op, kind, std::move(w), include_pad != 0, indices, storage_order == 1));
 }
 
 }  // namespace

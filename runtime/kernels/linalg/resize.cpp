@@ -4,6 +4,10 @@
 // time: per axis a small table of (input index, weight) taps per output index, then one pass
 // that blends whole inner rows. Axes left as they are cost nothing; a 4-D NCHW bilinear resize is
 // a W pass (gathers) and an H pass (row blends that vectorise).
+//
+// tf_crop_and_resize samples the roi box of each axis; an output whose coordinate on some axis
+// falls outside the input takes extrapolation_value. Such an index gets all-zero weights, so the
+// passes leave zeros there, and a last pass writes the value when it is not zero.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -20,7 +24,9 @@ enum class Coord : uint8_t {
   kPytorchHalfPixel,
   kAlignCorners,
   kAsymmetric,
-  kTfHalfPixelForNn
+  kTfHalfPixelForNn,
+  kTfCropAndResize,
+  kHalfPixelSymmetric  // opset 19
 };
 enum class Nearest : uint8_t { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
 
@@ -32,19 +38,38 @@ struct ResizeAttrs {
   bool exclude_outside = false;
   int scales_input = 1;  // input slot of scales (-1: from the attribute)
   int sizes_input = -1;
+  int roi_input = -1;  // read for tf_crop_and_resize only
+  float extrapolation_value = 0.f;
   std::vector<float> attr_scales;  // Upsample-7
   const char* op = "Resize";
 };
 
-float original_coord(const ResizeAttrs& a, int64_t x, float scale, int64_t in, int64_t out) {
+// The input coordinate of output index x on one axis. align_corners divides by the resized
+// length scale * in (not its floor), as ONNX's reference does, so a downsample by a scale that
+// does not divide the length keeps the spec's numbers. [roi0, roi1] is the axis's crop box.
+float original_coord(const ResizeAttrs& a, int64_t x, float scale, int64_t in, int64_t out,
+                     float roi0, float roi1) {
   const float xf = static_cast<float>(x);
   switch (a.coord) {
     case Coord::kHalfPixel: return (xf + 0.5f) / scale - 0.5f;
     case Coord::kPytorchHalfPixel: return out > 1 ? (xf + 0.5f) / scale - 0.5f : 0.f;
-    case Coord::kAlignCorners:
-      return out == 1 ? 0.f : xf * static_cast<float>(in - 1) / static_cast<float>(out - 1);
+    case Coord::kAlignCorners: {
+      const float len = scale * static_cast<float>(in);
+      return out == 1 || len == 1.f ? 0.f : xf * static_cast<float>(in - 1) / (len - 1.f);
+    }
     case Coord::kAsymmetric: return xf / scale;
     case Coord::kTfHalfPixelForNn: return (xf + 0.5f) / scale;
+    case Coord::kHalfPixelSymmetric: {
+      // ONNX Resize-19: offset = in / 2 * (1 - out / (scale * in)).
+      const float adjustment = static_cast<float>(out) / (scale * static_cast<float>(in));
+      const float offset = static_cast<float>(in) / 2.f * (1.f - adjustment);
+      return offset + (xf + 0.5f) / scale - 0.5f;
+    }
+    case Coord::kTfCropAndResize: {
+      const float span = static_cast<float>(in - 1);
+      return out > 1 ? roi0 * span + xf * (roi1 - roi0) * span / static_cast<float>(out - 1)
+                     : 0.5f * (roi0 + roi1) * span;
+    }
   }
   return 0.f;
 }
@@ -67,13 +92,24 @@ int64_t nearest_index(Nearest n, float x, bool downsample) {
 
 int taps_of(Mode m) { return m == Mode::kNearest ? 1 : m == Mode::kLinear ? 2 : 4; }
 
-// Fills taps (index, weight) for every output index of one axis.
-void axis_taps(const ResizeAttrs& a, int64_t in, int64_t out, float scale, int64_t* idx, float* w) {
+// Fills taps (index, weight) for every output index of one axis; with tf_crop_and_resize, an
+// index outside the input gets zero weights and outside[o] = 1.
+void axis_taps(const ResizeAttrs& a, int64_t in, int64_t out, float scale, float roi0, float roi1,
+               int64_t* idx, float* w, uint8_t* outside) {
   const int T = taps_of(a.mode);
   for (int64_t o = 0; o < out; ++o) {
-    float x = original_coord(a, o, scale, in, out);
+    float x = original_coord(a, o, scale, in, out, roi0, roi1);
     int64_t* ix = idx + o * T;
     float* wx = w + o * T;
+    outside[o] = 0;
+    if (a.coord == Coord::kTfCropAndResize && !(x >= 0.f && x <= static_cast<float>(in - 1))) {
+      for (int t = 0; t < T; ++t) {
+        ix[t] = 0;
+        wx[t] = 0.f;
+      }
+      outside[o] = 1;
+      continue;
+    }
     if (a.mode == Mode::kNearest) {
       ix[0] = std::clamp<int64_t>(nearest_index(a.nearest, x, scale < 1.f), 0, in - 1);
       wx[0] = 1.f;
@@ -174,6 +210,29 @@ class ResizeKernel : public Kernel {
     const Tensor* st = a_.scales_input >= 0 ? ctx.input(a_.scales_input) : nullptr;
     if (sizes && sizes->numel() == 0) sizes = nullptr;
     if (st && st->numel() == 0) st = nullptr;
+    // Crop box per axis: [roi[i], roi[r + i]] (tf_crop_and_resize only).
+    float roi0[kMaxRank], roi1[kMaxRank];
+    for (int i = 0; i < r; ++i) {
+      roi0[i] = 0.f;
+      roi1[i] = 1.f;
+    }
+    const bool crop = a_.coord == Coord::kTfCropAndResize;
+    if (crop) {
+      const Tensor* roi = a_.roi_input >= 0 ? ctx.input(a_.roi_input) : nullptr;
+      if (!roi || roi->numel() != 2 * r)
+        return invalid_argument(std::string(op) + ": tf_crop_and_resize needs roi with " +
+                                std::to_string(2 * r) + " values for X " + x->shape.to_string() +
+                                (roi ? ", got " + roi->shape.to_string() : std::string()));
+      if (roi->dtype != DType::kFloat && roi->dtype != DType::kDouble)
+        return unsupported_dtype(op, "roi", roi->dtype);
+      for (int i = 0; i < r; ++i) {
+        const bool f = roi->dtype == DType::kFloat;
+        roi0[i] = f ? roi->as<float>()[i] : static_cast<float>(roi->as<double>()[i]);
+        roi1[i] = f ? roi->as<float>()[r + i] : static_cast<float>(roi->as<double>()[r + i]);
+        if (!std::isfinite(roi0[i]) || !std::isfinite(roi1[i]))
+          return invalid_argument(std::string(op) + ": roi values must be finite");
+      }
+    }
     if (sizes) {
       if (sizes->dtype != DType::kInt64) return unsupported_dtype(op, "sizes", sizes->dtype);
       if (sizes->numel() != r)
@@ -203,8 +262,16 @@ class ResizeKernel : public Kernel {
                                 x->shape.to_string());
       for (int i = 0; i < r; ++i) {
         scales[i] = sv[i];
-        if (!(sv[i] > 0.f)) return invalid_argument(std::string(op) + ": scales must be positive");
-        out[i] = static_cast<int64_t>(std::floor(sv[i] * static_cast<float>(x->shape[i])));
+        if (!(sv[i] > 0.f) || !std::isfinite(sv[i]))
+          return invalid_argument(std::string(op) + ": scales must be positive and finite");
+        // With a crop box, the output covers the box: in * (roi_end - roi_start) * scale.
+        const float box = crop ? roi1[i] - roi0[i] : 1.f;
+        const double len = std::floor(sv[i] * static_cast<float>(x->shape[i]) * box);
+        if (!(len >= 0 && len < 9.0e18))
+          return invalid_argument(std::string(op) + ": scale " + std::to_string(sv[i]) +
+                                  " gives an invalid size for dim " + std::to_string(i) + " of X " +
+                                  x->shape.to_string());
+        out[i] = static_cast<int64_t>(len);
       }
     }
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, out));
@@ -216,7 +283,8 @@ class ResizeKernel : public Kernel {
     // The axes that change, last first; and the scratch they need.
     int axes[kMaxRank], n_axes = 0;
     for (int i = r - 1; i >= 0; --i)
-      if (out[i] != x->shape[i] || scales[i] != 1.f) axes[n_axes++] = i;
+      if (out[i] != x->shape[i] || scales[i] != 1.f || roi0[i] != 0.f || roi1[i] != 1.f)
+        axes[n_axes++] = i;
     const int T = taps_of(a_.mode);
     int64_t table = 0, inter = 0;
     Shape cur = x->shape;
@@ -231,6 +299,18 @@ class ResizeKernel : public Kernel {
     int64_t* idx = static_cast<int64_t*>(mem);
     float* wts = reinterpret_cast<float*>(idx + table);
     float* buf[2] = {wts + table, wts + table + inter};
+    // Per output index of each axis: outside the crop box (tf_crop_and_resize).
+    int64_t flag_count = 0;
+    for (int i = 0; i < r; ++i) flag_count += out[i];
+    SOD2_ASSIGN_OR_RETURN(void* fmem, ctx.scratch(static_cast<size_t>(flag_count) + 1));
+    uint8_t* flags = static_cast<uint8_t*>(fmem);
+    std::memset(flags, 0, static_cast<size_t>(flag_count) + 1);
+    uint8_t* axis_flags[kMaxRank];
+    int64_t off = 0;
+    for (int i = 0; i < r; ++i) {
+      axis_flags[i] = flags + off;
+      off += out[i];
+    }
     const float* src = x->as<float>();
     if (n_axes == 0) {
       std::memcpy(y->data, src, x->bytes());
@@ -240,7 +320,7 @@ class ResizeKernel : public Kernel {
     for (int k = 0; k < n_axes; ++k) {
       const int ax = axes[k];
       const int64_t in_len = cur[ax], out_len = out[ax];
-      axis_taps(a_, in_len, out_len, scales[ax], idx, wts);
+      axis_taps(a_, in_len, out_len, scales[ax], roi0[ax], roi1[ax], idx, wts, axis_flags[ax]);
       int64_t outer = 1, inner = 1;
       for (int i = 0; i < ax; ++i) outer *= cur[i];
       for (int i = ax + 1; i < r; ++i) inner *= cur[i];
@@ -251,7 +331,25 @@ class ResizeKernel : public Kernel {
       cur[ax] = out_len;
       src = dst;
     }
+    if (crop && a_.extrapolation_value != 0.f) fill_outside(y, out, axis_flags);
     return Status::ok_status();
+  }
+
+  // Writes extrapolation_value where any axis's index lies outside the crop box.
+  void fill_outside(Tensor* y, const Shape& out, uint8_t* const* axis_flags) const {
+    const int r = out.rank();
+    int64_t pos[kMaxRank] = {};
+    float* v = y->as<float>();
+    const int64_t n = out.numel();
+    for (int64_t e = 0; e < n; ++e) {
+      bool outside = false;
+      for (int i = 0; i < r && !outside; ++i) outside = axis_flags[i][pos[i]] != 0;
+      if (outside) v[e] = a_.extrapolation_value;
+      for (int i = r - 1; i >= 0; --i) {
+        if (++pos[i] < out[i]) break;
+        pos[i] = 0;
+      }
+    }
   }
 
  private:
@@ -289,6 +387,8 @@ Expected<std::unique_ptr<Kernel>> make_resize(const NodeInfo& node) {
   }
   a.scales_input = 2;
   a.sizes_input = 3;
+  a.roi_input = 1;
+  SOD2_ATTR(a.extrapolation_value, node.attrs.get_float("extrapolation_value", 0.f));
   std::string coord, nearest;
   SOD2_ATTR(coord, node.attrs.get_string("coordinate_transformation_mode", "half_pixel"));
   SOD2_ATTR(nearest, node.attrs.get_string("nearest_mode", "round_prefer_floor"));
@@ -307,8 +407,9 @@ Expected<std::unique_ptr<Kernel>> make_resize(const NodeInfo& node) {
   else if (coord == "tf_half_pixel_for_nn")
     a.coord = Coord::kTfHalfPixelForNn;
   else if (coord == "tf_crop_and_resize")
-    return unsupported(
-        "Resize: coordinate_transformation_mode tf_crop_and_resize is not supported");
+    a.coord = Coord::kTfCropAndResize;
+  else if (coord == "half_pixel_symmetric" && node.opset >= 19)
+    a.coord = Coord::kHalfPixelSymmetric;
   else
     return invalid_argument("Resize: unknown coordinate_transformation_mode '" + coord + "'");
   if (nearest == "round_prefer_floor")

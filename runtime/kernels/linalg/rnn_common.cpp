@@ -66,8 +66,10 @@ Expected<RnnAttrs> read_rnn_attrs(const NodeInfo& node, const char* op,
   SOD2_ATTR(a.clip, node.attrs.get_float("clip", 0.f));
   int64_t layout = 0;
   SOD2_ATTR(layout, node.attrs.get_int("layout", 0));
-  if (layout != 0)
-    return unsupported(std::string(op) + ": layout 1 (batch first) is not supported");
+  if (layout != 0 && layout != 1)
+    return invalid_argument(std::string(op) + ": layout must be 0 or 1, got " +
+                            std::to_string(layout));
+  a.batch_first = layout == 1;
   std::vector<std::string> names;
   std::vector<float> alphas, betas;
   if (const AttrValue* v = node.attrs.find("activations")) {
@@ -160,6 +162,105 @@ Status read_sequence_lens(const Tensor* t, const RnnShape& s, const char* op, in
     lens[b] = v;
   }
   return Status::ok_status();
+}
+
+namespace {
+
+// dst[j, i, :] = src[i, j, :] for src [a, b, inner].
+void swap_leading(const float* src, float* dst, int64_t a, int64_t b, int64_t inner) {
+  for (int64_t i = 0; i < a; ++i)
+    for (int64_t j = 0; j < b; ++j)
+      std::copy(src + (i * b + j) * inner, src + (i * b + j + 1) * inner,
+                dst + (j * a + i) * inner);
+}
+
+// Hands the inner kernel scratch memory for its outputs and remembers them.
+class ScratchOutputs final : public OutputAllocator {
+ public:
+  static constexpr size_t kMaxOutputs = 3;
+  explicit ScratchOutputs(KernelContext& outer) : outer_(outer) {}
+  Expected<Tensor*> output(size_t index, DType dtype, const Shape& shape) override {
+    if (index >= kMaxOutputs) return internal_error("recurrent op: output index out of range");
+    SOD2_ASSIGN_OR_RETURN(size_t bytes, checked_tensor_bytes(dtype, shape));
+    SOD2_ASSIGN_OR_RETURN(void* p, outer_.scratch(bytes > 0 ? bytes : 1));
+    views[index] = {dtype, shape, p};
+    made[index] = true;
+    return &views[index];
+  }
+  Expected<void*> scratch(size_t bytes) override { return outer_.scratch(bytes); }
+
+  Tensor views[kMaxOutputs];
+  bool made[kMaxOutputs] = {};
+
+ private:
+  KernelContext& outer_;
+};
+
+class BatchFirstKernel final : public Kernel {
+ public:
+  BatchFirstKernel(std::unique_ptr<Kernel> inner, int state_inputs, const char* op)
+      : inner_(std::move(inner)), state_inputs_(state_inputs), op_(op) {}
+
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    if (!x) return invalid_argument(std::string(op_) + ": needs input X");
+    if (x->shape.rank() != 3 || x->dtype != DType::kFloat)
+      return invalid_argument(std::string(op_) + ": X " + x->shape.to_string() + " of " +
+                              dtype_name(x->dtype) + " must be 3-D float32");
+    constexpr size_t kMaxInputs = 8;
+    const size_t n = std::min(ctx.num_inputs(), kMaxInputs);
+    Tensor moved[kMaxInputs];
+    const Tensor* ptrs[kMaxInputs] = {};
+    for (size_t i = 0; i < n; ++i) {
+      const Tensor* t = ctx.input(i);
+      ptrs[i] = t;
+      const bool state = i >= 5 && i < 5 + static_cast<size_t>(state_inputs_);
+      if (!t || (i != 0 && !state)) continue;
+      if (t->shape.rank() != 3 || t->dtype != DType::kFloat)
+        return invalid_argument(std::string(op_) + ": input " + std::to_string(i) + " " +
+                                t->shape.to_string() + " must be 3-D float32");
+      const int64_t a = t->shape[0], b = t->shape[1], inner = t->shape[2];
+      SOD2_ASSIGN_OR_RETURN(float* p, scratch_floats(ctx, t->numel()));
+      swap_leading(t->as<const float>(), p, a, b, inner);
+      moved[i] = {DType::kFloat, Shape{b, a, inner}, p};
+      ptrs[i] = &moved[i];
+    }
+    ScratchOutputs outs(ctx);
+    KernelContext inner_ctx(std::span<const Tensor* const>(ptrs, n), &outs, &ctx.pool());
+    SOD2_RETURN_IF_ERROR(inner_->run(inner_ctx));
+    for (size_t i = 0; i < ScratchOutputs::kMaxOutputs; ++i) {
+      if (!outs.made[i]) continue;
+      const Tensor& t = outs.views[i];
+      Shape real;
+      int64_t a = 0, b = 0, inner = 0;
+      if (i == 0) {  // [seq, dirs, batch, hidden] -> [batch, seq, dirs, hidden]
+        real = Shape{t.shape[2], t.shape[0], t.shape[1], t.shape[3]};
+        a = t.shape[0] * t.shape[1];
+        b = t.shape[2];
+        inner = t.shape[3];
+      } else {  // [dirs, batch, hidden] -> [batch, dirs, hidden]
+        real = Shape{t.shape[1], t.shape[0], t.shape[2]};
+        a = t.shape[0];
+        b = t.shape[1];
+        inner = t.shape[2];
+      }
+      SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(i, t.dtype, real));
+      if (out->numel() > 0) swap_leading(t.as<const float>(), out->as<float>(), a, b, inner);
+    }
+    return Status::ok_status();
+  }
+
+ private:
+  std::unique_ptr<Kernel> inner_;
+  int state_inputs_;
+  const char* op_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> wrap_batch_first(std::unique_ptr<Kernel> inner, int state_inputs,
+                                         const char* op) {
+  return std::make_unique<BatchFirstKernel>(std::move(inner), state_inputs, op);
 }
 
 void project_inputs(ThreadPool& pool, const RnnShape& s, int gates, const float* x,

@@ -1,8 +1,10 @@
-// What LSTM and GRU share: attribute parsing (direction, activations, clip), input checks, and
-// the input projection X * W^T for all time steps at once (one big GEMM instead of one per step).
+// What RNN, LSTM and GRU share: attribute parsing (direction, activations, clip, layout), input
+// checks, the input projection X * W^T for all time steps at once (one big GEMM instead of one
+// per step), and the adapter that runs a layout-0 kernel on batch-first (layout 1) tensors.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,8 @@ struct RnnAttrs {
   bool reverse = false;  // the single direction runs backwards
   int64_t hidden = 0;
   float clip = 0.f;  // 0: none
+  // layout 1 (opset 14): X [batch, seq, input], Y [batch, seq, dirs, hidden].
+  bool batch_first = false;
   // Per direction, `per_dir` functions (LSTM: f, g, h; GRU: f, g).
   std::vector<RnnActivation> acts;
 };
@@ -58,5 +62,13 @@ Status read_sequence_lens(const Tensor* t, const RnnShape& s, const char* op, in
 // gx[t*batch + b, :] = X[t, b, :] * W_d^T + bias (bias may be null), gates*hidden columns.
 void project_inputs(ThreadPool& pool, const RnnShape& s, int gates, const float* x,
                     const float* w_d, const float* bias, float* gx);
+
+// Runs `inner`, a layout-0 kernel, on layout-1 tensors: X [batch, seq, input] and the first
+// `state_inputs` initial states from input 5 on ([batch, dirs, hidden]) are transposed into
+// scratch, inner writes its outputs (Y [seq, dirs, batch, hidden], states [dirs, batch, hidden])
+// to scratch, and they are transposed into the real outputs [batch, seq, dirs, hidden] and
+// [batch, dirs, hidden].
+std::unique_ptr<Kernel> wrap_batch_first(std::unique_ptr<Kernel> inner, int state_inputs,
+                                         const char* op);
 
 }  // namespace sod2::rt

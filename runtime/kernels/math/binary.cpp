@@ -1,7 +1,8 @@
 // Binary elementwise ops with numpy broadcasting: arithmetic, Pow, Mod, BitShift, comparisons,
 // logic and PRelu. Before opset 7 the arithmetic, comparison and logic ops used ONNX's legacy
 // broadcast (B aligned to A at `axis`, only with broadcast=1); those opsets get a factory that
-// maps B's shape onto numpy rules.
+// maps B's shape onto numpy rules. float16/bfloat16 inputs of the ops defined on float are
+// computed in float and rounded back (half_float.h).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <type_traits>
 
 #include "runtime/kernels/math/elementwise.h"
+#include "runtime/kernels/math/half_float.h"
 #include "runtime/kernels/math/vec_kernels.h"
 
 namespace sod2::rt::math {
@@ -264,6 +266,16 @@ void run_binary_f32(ThreadPool& pool, const BroadcastPlan& p, BinaryF32 op, cons
   });
 }
 
+// Whether `Op` runs on element type T: its own types, and float16/bfloat16 through float.
+template <class Op, class T>
+inline constexpr bool kBinarySupports = [] {
+  if constexpr (kIsNarrowFloat<T>) {
+    return Op::template kSupports<float>;
+  } else {
+    return Op::template kSupports<T>;
+  }
+}();
+
 template <class Op>
 class BinaryKernel final : public Kernel {
  public:
@@ -288,8 +300,25 @@ class BinaryKernel final : public Kernel {
                               " does not broadcast to " + a->shape.to_string());
     }
     const Shape* in_shapes[2] = {&a->shape, &b_shape};
-    return visit_dtype(Op::kName, a->dtype, [&]<class T>(Tag<T>) -> Status {
-      if constexpr (Op::template kSupports<T>) {
+    return visit_dtype_narrow(Op::kName, a->dtype, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (kIsNarrowFloat<T> && kBinarySupports<Op, T>) {
+        using TO = std::conditional_t<Op::kBoolOut, bool, T>;
+        const DType out_dtype = Op::kBoolOut ? DType::kBool : a->dtype;
+        SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, out_dtype, out_shape));
+        if (out_shape.numel() == 0) return Status::ok_status();
+        const BroadcastPlan plan = plan_broadcast(out_shape, in_shapes, 2);
+        const Op op = op_;
+        run_binary(ctx.pool(), plan, a->as<const T>(), b->as<const T>(), out->as<TO>(),
+                   [op](T x, T y) -> TO {
+                     const auto r = op.template apply<float>(to_float(x), to_float(y));
+                     if constexpr (Op::kBoolOut) {
+                       return r;
+                     } else {
+                       return narrow_from<T>(r);
+                     }
+                   });
+        return Status::ok_status();
+      } else if constexpr (Op::template kSupports<T>) {
         using TO = std::conditional_t<Op::kBoolOut, bool, T>;
         const DType out_dtype = Op::kBoolOut ? DType::kBool : a->dtype;
         SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, out_dtype, out_shape));
@@ -320,8 +349,8 @@ class BinaryKernel final : public Kernel {
 template <class Op>
 Status check_dtype(DType t) {
   if (t == DType::kUndefined) return Status::ok_status();
-  return visit_dtype(Op::kName, t, [&]<class T>(Tag<T>) -> Status {
-    if constexpr (Op::template kSupports<T>) {
+  return visit_dtype_narrow(Op::kName, t, [&]<class T>(Tag<T>) -> Status {
+    if constexpr (kBinarySupports<Op, T>) {
       return Status::ok_status();
     } else {
       return unsupported_dtype(Op::kName, t);
@@ -367,24 +396,41 @@ Expected<std::unique_ptr<Kernel>> bitshift_factory(const NodeInfo& node) {
   return make_binary(node, op, false);
 }
 
-// ---- Pow: the exponent may have another type than the base (opset 12+).
+// ---- Pow: the exponent may have another type than the base (opset 12+): any numeric type.
+// float16/bfloat16 bases and exponents are computed in float.
+
+// float for float16/bfloat16, the value itself otherwise.
+template <class T>
+auto widen(T v) {
+  if constexpr (kIsNarrowFloat<T>) {
+    return to_float(v);
+  } else {
+    return v;
+  }
+}
 
 template <class TB, class TE>
 TB pow_value(TB base, TE e) {
-  if constexpr (kIsFloat<TB>) {
+  if constexpr (kIsNarrowFloat<TB>) {
+    return narrow_from<TB>(std::pow(to_float(base), static_cast<float>(widen(e))));
+  } else if constexpr (kIsNarrowFloat<TE>) {
+    return pow_value<TB, float>(base, to_float(e));
+  } else if constexpr (kIsFloat<TB>) {
     return std::pow(base, static_cast<TB>(e));
   } else if constexpr (kIsFloat<TE>) {
     // Integer base, float exponent: computed in double, truncated like a cast.
     const double r = std::pow(static_cast<double>(base), static_cast<double>(e));
     return std::isfinite(r) ? static_cast<TB>(r) : TB{0};
   } else {
-    if (e < 0) {
-      // |base| > 1 gives a fraction that truncates to 0.
-      if (base == 1) return 1;
-      if constexpr (std::is_signed_v<TB>) {
-        if (base == -1) return (e % 2 == 0) ? 1 : -1;
+    if constexpr (std::is_signed_v<TE>) {
+      if (e < 0) {
+        // |base| > 1 gives a fraction that truncates to 0.
+        if (base == 1) return 1;
+        if constexpr (std::is_signed_v<TB>) {
+          if (base == -1) return (e % 2 == 0) ? 1 : -1;
+        }
+        return 0;
       }
-      return 0;
     }
     TB result = 1;
     auto exp = static_cast<std::make_unsigned_t<TE>>(e);
@@ -398,8 +444,11 @@ TB pow_value(TB base, TE e) {
 }
 
 template <class T>
-inline constexpr bool kPowType = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                                 std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>;
+inline constexpr bool kPowBaseType =
+    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
+    std::is_same_v<T, int64_t> || kIsNarrowFloat<T>;
+template <class T>
+inline constexpr bool kPowExponentType = kIsNumeric<T> || kIsNarrowFloat<T>;
 
 class PowKernel final : public Kernel {
  public:
@@ -415,10 +464,10 @@ class PowKernel final : public Kernel {
     Shape out_shape;
     SOD2_RETURN_IF_ERROR(broadcast_shapes("Pow", a->shape, b_shape, &out_shape));
     const Shape* in_shapes[2] = {&a->shape, &b_shape};
-    return visit_dtype("Pow", a->dtype, [&]<class TB>(Tag<TB>) -> Status {
-      if constexpr (kPowType<TB>) {
-        return visit_dtype("Pow", b->dtype, [&]<class TE>(Tag<TE>) -> Status {
-          if constexpr (kPowType<TE>) {
+    return visit_dtype_narrow("Pow", a->dtype, [&]<class TB>(Tag<TB>) -> Status {
+      if constexpr (kPowBaseType<TB>) {
+        return visit_dtype_narrow("Pow (exponent)", b->dtype, [&]<class TE>(Tag<TE>) -> Status {
+          if constexpr (kPowExponentType<TE>) {
             SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, a->dtype, out_shape));
             if (out_shape.numel() == 0) return Status::ok_status();
             return compute<TB, TE>(ctx, *a, *b, in_shapes, out);
@@ -441,7 +490,7 @@ class PowKernel final : public Kernel {
     // A scalar exponent of 2, 0.5 or 1 (common in normalisation layers) avoids pow() per element.
     if constexpr (kIsFloat<TB>) {
       if (b.numel() == 1 && out->shape == a.shape) {
-        const double e = static_cast<double>(*b.as<const TE>());
+        const double e = static_cast<double>(widen(*b.as<const TE>()));
         const int64_t n = a.numel();
         if (e == 2) {
           run_unary(ctx.pool(), n, x, y, [](TB v) { return v * v; });
@@ -506,8 +555,40 @@ void register_binary(KernelRegistry& r) {
   r.add("", "Pow", 7, &pow_factory<false>);
   r.add("", "Mod", 10, &mod_factory);
   r.add("", "BitShift", 11, &bitshift_factory);
-  // PRelu's slope broadcasts onto X (unidirectionally) in every opset.
-  r.add("", "PRelu", 1, &binary_factory<PReluOp, false>);
+  // PRelu-1 and -6 (Caffe style): a 1-D slope of X's channel count runs along axis 1 ([C]
+  // against [N, C, ...]); other slopes, and every slope from opset 7, broadcast onto X
+  // unidirectionally.
+  r.add("", "PRelu", 1, [](const NodeInfo& node) -> Expected<std::unique_ptr<Kernel>> {
+    // Views a [C] slope as [C, 1, ...] and runs the opset-7 kernel on it.
+    class ChannelSlope final : public Kernel, public OutputAllocator {
+     public:
+      explicit ChannelSlope(std::unique_ptr<Kernel> inner) : inner_(std::move(inner)) {}
+      Status run(KernelContext& ctx) override {
+        const Tensor* x = ctx.input(0);
+        const Tensor* slope = ctx.input(1);
+        if (!x || !slope || slope->shape.rank() != 1 || x->shape.rank() < 3 ||
+            slope->shape[0] == 1 || slope->shape[0] != x->shape[1])
+          return inner_->run(ctx);
+        Tensor s = *slope;
+        s.shape.set_rank(x->shape.rank() - 1);  // the new trailing dims are 1
+        const Tensor* inputs[2] = {x, &s};
+        outer_ = &ctx;
+        KernelContext inner_ctx(inputs, this, &ctx.pool());
+        return inner_->run(inner_ctx);
+      }
+      Expected<Tensor*> output(size_t i, DType t, const Shape& shape) override {
+        return outer_->output(i, t, shape);
+      }
+      Expected<void*> scratch(size_t bytes) override { return outer_->scratch(bytes); }
+
+     private:
+      std::unique_ptr<Kernel> inner_;
+      KernelContext* outer_ = nullptr;
+    };
+    SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> inner, make_binary(node, PReluOp{}, false));
+    return std::unique_ptr<Kernel>(new ChannelSlope(std::move(inner)));
+  });
+  r.add("", "PRelu", 7, &binary_factory<PReluOp, false>);
 }
 
 }  // namespace sod2::rt::math

@@ -1,6 +1,9 @@
-// Cast and CastLike between the numeric types and bool. Float to integer truncates toward zero
-// and saturates at the target's range (NaN becomes 0): ONNX leaves out-of-range conversions
-// undefined, and C++ makes them UB, so this picks the one defined answer that never traps.
+// Cast and CastLike between the numeric types, bool, float16 and bfloat16. Float to integer
+// truncates toward zero and saturates at the target's range (NaN becomes 0): ONNX leaves
+// out-of-range conversions undefined, and C++ makes them UB, so this picks the one defined answer
+// that never traps. float16/bfloat16 go through float (exact) when read and are rounded to
+// nearest even from double when written (half_float.h). Strings are not supported: the runtime's
+// tensors hold fixed-size elements only.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -8,6 +11,7 @@
 #include <string>
 
 #include "runtime/kernels/math/elementwise.h"
+#include "runtime/kernels/math/half_float.h"
 
 namespace sod2::rt::math {
 namespace {
@@ -31,6 +35,23 @@ To convert(From v) {
   }
 }
 
+// convert() extended to float16/bfloat16 on either side.
+template <class To, class From>
+To convert_any(From v) {
+  if constexpr (kIsNarrowFloat<From>) {
+    const float f = to_float(v);
+    if constexpr (kIsNarrowFloat<To>) {
+      return narrow_from<To>(f);
+    } else {
+      return convert<To, float>(f);
+    }
+  } else if constexpr (kIsNarrowFloat<To>) {
+    return narrow_from<To>(static_cast<double>(v));
+  } else {
+    return convert<To, From>(v);
+  }
+}
+
 bool castable(DType t) {
   switch (t) {
     case DType::kFloat:
@@ -43,7 +64,9 @@ bool castable(DType t) {
     case DType::kUint32:
     case DType::kInt64:
     case DType::kUint64:
-    case DType::kBool: return true;
+    case DType::kBool:
+    case DType::kFloat16:
+    case DType::kBFloat16: return true;
     default: return false;
   }
 }
@@ -71,10 +94,10 @@ class CastKernel final : public Kernel {
       std::memcpy(y->data, x->data, x->bytes());
       return Status::ok_status();
     }
-    return visit_dtype(name, x->dtype, [&]<class From>(Tag<From>) -> Status {
-      return visit_dtype(name, to, [&]<class To>(Tag<To>) -> Status {
+    return visit_dtype_narrow(name, x->dtype, [&]<class From>(Tag<From>) -> Status {
+      return visit_dtype_narrow(name, to, [&]<class To>(Tag<To>) -> Status {
         run_unary(ctx.pool(), n, x->as<const From>(), y->as<To>(),
-                  [](From v) { return convert<To, From>(v); });
+                  [](From v) { return convert_any<To, From>(v); });
         return Status::ok_status();
       });
     });
@@ -90,11 +113,11 @@ Status parse_to(const NodeInfo& node, DType* out) {
   if (!v) return invalid_model("Cast: attribute 'to' is missing");
   if (v->kind == AttrValue::Kind::kString) {
     static const std::pair<const char*, DType> kNames[] = {
-        {"FLOAT", DType::kFloat},   {"DOUBLE", DType::kDouble}, {"INT8", DType::kInt8},
-        {"UINT8", DType::kUint8},   {"INT16", DType::kInt16},   {"UINT16", DType::kUint16},
-        {"INT32", DType::kInt32},   {"UINT32", DType::kUint32}, {"INT64", DType::kInt64},
-        {"UINT64", DType::kUint64}, {"BOOL", DType::kBool},     {"FLOAT16", DType::kFloat16},
-        {"STRING", DType::kString}};
+        {"FLOAT", DType::kFloat},       {"DOUBLE", DType::kDouble}, {"INT8", DType::kInt8},
+        {"UINT8", DType::kUint8},       {"INT16", DType::kInt16},   {"UINT16", DType::kUint16},
+        {"INT32", DType::kInt32},       {"UINT32", DType::kUint32}, {"INT64", DType::kInt64},
+        {"UINT64", DType::kUint64},     {"BOOL", DType::kBool},     {"FLOAT16", DType::kFloat16},
+        {"BFLOAT16", DType::kBFloat16}, {"STRING", DType::kString}};
     for (const auto& [name, t] : kNames) {
       if (v->s == name) {
         *out = t;
@@ -104,6 +127,11 @@ Status parse_to(const NodeInfo& node, DType* out) {
     return invalid_model("Cast: unknown type name '" + v->s + "'");
   }
   if (v->kind != AttrValue::Kind::kInt) return invalid_model("Cast: attribute 'to' is not an int");
+  // TensorProto's float8 (17-20, opset 19), uint4/int4 (21-22, opset 21), float4 (23, opset 23)
+  // and float8e8m0 (24, opset 24) are real types this runtime does not compute with.
+  if (v->i >= 17 && v->i <= 24)
+    return unsupported("Cast: the 8-bit and 4-bit types (TensorProto type " + std::to_string(v->i) +
+                       ") are not supported");
   if (v->i < 0 || v->i > 255 || !is_known_dtype(static_cast<uint8_t>(v->i)))
     return invalid_model("Cast: unknown type " + std::to_string(v->i));
   *out = static_cast<DType>(v->i);

@@ -92,5 +92,13 @@ void register_reduce(KernelRegistry& r);
 void register_arg_reduce(KernelRegistry& r);
 void register_topk(KernelRegistry& r);
 void register_cumsum(KernelRegistry& r);
+void register_loss(KernelRegistry& r);
+void register_dropout(KernelRegistry& r);
+void register_optimizers(KernelRegistry& r);
+void register_signal(KernelRegistry& r);  // DFT, STFT, windows, MelWeightMatrix
+void register_tfidf(KernelRegistry& r);
+void register_gelu_rms(KernelRegistry& r);  // Gelu, Mish, Group/RMSNormalization
+void register_bitwise(KernelRegistry& r);
+void register_dft20(KernelRegistry& r);  // DFT-20 over the DFT-17 kernel
 
 }  // namespace sod2::rt::math

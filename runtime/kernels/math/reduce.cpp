@@ -1,4 +1,4 @@
-// ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSumExp/SumSquare. Axes come from the `axes` attribute
+// ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare. Axes come from the `axes` attribute
 // (ReduceSum before 13, the others before 18) or from an optional input (with
 // noop_with_empty_axes). No axes means all axes.
 //
@@ -20,7 +20,7 @@
 namespace sod2::rt::math {
 namespace {
 
-enum class ReduceKind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSumExp, kSumSquare };
+enum class ReduceKind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
 
 const char* reduce_name(ReduceKind k) {
   switch (k) {
@@ -31,6 +31,7 @@ const char* reduce_name(ReduceKind k) {
     case ReduceKind::kProd: return "ReduceProd";
     case ReduceKind::kL1: return "ReduceL1";
     case ReduceKind::kL2: return "ReduceL2";
+    case ReduceKind::kLogSum: return "ReduceLogSum";
     case ReduceKind::kLogSumExp: return "ReduceLogSumExp";
     case ReduceKind::kSumSquare: return "ReduceSumSquare";
   }
@@ -38,16 +39,18 @@ const char* reduce_name(ReduceKind k) {
 }
 
 // How each reduction starts, takes a value, merges two partial results, and ends. Sums of
-// floats accumulate in double, of integers in 64 bits; max/min stay in T. LogSumExp adds
-// exp(x - shift), shift being the max of its elements, so it cannot overflow.
+// floats accumulate in double, of integers in 64 bits; max/min stay in T. LogSum takes the log of
+// a double sum; LogSumExp adds exp(x - shift), shift being the max of its elements, so it cannot
+// overflow.
 template <ReduceKind K, class T>
 struct Reducer {
   static constexpr bool kMinMax = K == ReduceKind::kMax || K == ReduceKind::kMin;
   static constexpr bool kNeedsShift = K == ReduceKind::kLogSumExp;
   using Acc = std::conditional_t<
       kMinMax, T,
-      std::conditional_t<kIsFloat<T> || K == ReduceKind::kL2 || K == ReduceKind::kLogSumExp, double,
-                         std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>>;
+      std::conditional_t<kIsFloat<T> || K == ReduceKind::kL2 || K == ReduceKind::kLogSum ||
+                             K == ReduceKind::kLogSumExp,
+                         double, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>>;
 
   static Acc init() {
     if constexpr (K == ReduceKind::kMax) {
@@ -99,6 +102,20 @@ struct Reducer {
       }
     } else if constexpr (K == ReduceKind::kL2) {
       return static_cast<T>(std::sqrt(a));
+    } else if constexpr (K == ReduceKind::kLogSum) {
+      const double l = std::log(static_cast<double>(a));
+      if constexpr (kIsFloat<T>) {
+        return static_cast<T>(l);
+      } else {
+        // log(0) = -inf and log of a negative sum = NaN have no integer value: clamp (NaN to 0)
+        // rather than convert out of range.
+        if (std::isnan(l)) return T(0);
+        if (l <= static_cast<double>(std::numeric_limits<T>::lowest()))
+          return std::numeric_limits<T>::lowest();
+        if (l >= static_cast<double>(std::numeric_limits<T>::max()))
+          return std::numeric_limits<T>::max();
+        return static_cast<T>(l);
+      }
     } else if constexpr (K == ReduceKind::kLogSumExp) {
       return static_cast<T>(shift + std::log(a));
     } else {
@@ -388,6 +405,7 @@ void register_reduce(KernelRegistry& r) {
   add_reduce<ReduceKind::kProd>(r, 18);
   add_reduce<ReduceKind::kL1>(r, 18);
   add_reduce<ReduceKind::kL2>(r, 18);
+  add_reduce<ReduceKind::kLogSum>(r, 18);
   add_reduce<ReduceKind::kLogSumExp>(r, 18);
   add_reduce<ReduceKind::kSumSquare>(r, 18);
 }

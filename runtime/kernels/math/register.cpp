@@ -16,6 +16,14 @@ void register_math_kernels(KernelRegistry& r) {
   math::register_arg_reduce(r);
   math::register_topk(r);
   math::register_cumsum(r);
+  math::register_loss(r);
+  math::register_dropout(r);
+  math::register_optimizers(r);
+  math::register_signal(r);
+  math::register_tfidf(r);
+  math::register_gelu_rms(r);
+  math::register_bitwise(r);
+  math::register_dft20(r);
 }
 
 }  // namespace sod2::rt

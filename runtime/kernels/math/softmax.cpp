@@ -1,6 +1,6 @@
-// Softmax and LogSoftmax. Before opset 13 the input is coerced to 2-D at `axis` (default 1) and
-// each row of the flattened trailing dims is normalised; from 13 on, one axis (default -1) is,
-// which leaves an `inner` stride when the axis is not the last.
+// Softmax, LogSoftmax and Hardmax. Before opset 13 the input is coerced to 2-D at `axis` (default
+// 1) and each row of the flattened trailing dims is normalised; from 13 on, one axis (default -1)
+// is, which leaves an `inner` stride when the axis is not the last.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -166,6 +166,94 @@ class SoftmaxKernel final : public Kernel {
   bool coerce_2d_;
 };
 
+// The index of the first maximum of n strided values; a NaN counts as the maximum (the first
+// NaN wins), like numpy's argmax.
+template <class T>
+int64_t first_argmax(const T* x, int64_t n, int64_t stride) {
+  int64_t best = 0;
+  T max = x[0];
+  if (max != max) return 0;
+  for (int64_t i = 1; i < n; ++i) {
+    const T v = x[i * stride];
+    if (v != v) return i;
+    if (v > max) {
+      max = v;
+      best = i;
+    }
+  }
+  return best;
+}
+
+// Hardmax: 1 at the first maximum of each normalised row or column, 0 elsewhere. The same axis
+// rules as Softmax (coerced to 2-D before opset 13). Each column's argmax is found before any
+// of its outputs is written, so the output may share the input's memory.
+class HardmaxKernel final : public Kernel {
+ public:
+  HardmaxKernel(int64_t axis, bool coerce_2d) : axis_(axis), coerce_2d_(coerce_2d) {}
+
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    if (!x) return invalid_argument("Hardmax: input is missing");
+    const int rank = x->shape.rank();
+    int axis = 0;
+    if (coerce_2d_ && axis_ == rank) {
+      axis = rank;  // opset < 13 allows axis == rank: rows of one element
+    } else {
+      SOD2_RETURN_IF_ERROR(normalize_axis("Hardmax", axis_, std::max(rank, 1), &axis));
+    }
+    const int64_t outer = dims_product(x->shape, 0, std::min(axis, rank));
+    int64_t n = 1, inner = 1;
+    if (coerce_2d_) {
+      n = dims_product(x->shape, std::min(axis, rank), rank);
+    } else if (rank > 0) {
+      n = x->shape[axis];
+      inner = dims_product(x->shape, axis + 1, rank);
+    }
+    return visit_dtype("Hardmax", x->dtype, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (kIsFloat<T>) {
+        SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
+        if (x->numel() == 0) return Status::ok_status();
+        const T* in = x->as<const T>();
+        T* out = y->as<T>();
+        const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / (n * inner));
+        ctx.pool().parallel_for(outer, grain, [&](int64_t b, int64_t e) {
+          for (int64_t o = b; o < e; ++o)
+            hardmax_block(in + o * n * inner, out + o * n * inner, n, inner);
+        });
+        return Status::ok_status();
+      } else {
+        return unsupported_dtype("Hardmax", x->dtype);
+      }
+    });
+  }
+
+ private:
+  // One [n, inner] block, in chunks of columns: their argmaxes first, then their outputs.
+  template <class T>
+  static void hardmax_block(const T* x, T* y, int64_t n, int64_t inner) {
+    constexpr int64_t kChunk = 64;
+    int64_t best[kChunk];
+    for (int64_t j0 = 0; j0 < inner; j0 += kChunk) {
+      const int64_t w = std::min(kChunk, inner - j0);
+      for (int64_t j = 0; j < w; ++j) best[j] = first_argmax(x + j0 + j, n, inner);
+      for (int64_t i = 0; i < n; ++i) {
+        T* row = y + i * inner + j0;
+        for (int64_t j = 0; j < w; ++j) row[j] = best[j] == i ? T(1) : T(0);
+      }
+    }
+  }
+
+  int64_t axis_;
+  bool coerce_2d_;
+};
+
+template <bool kCoerce2d>
+Expected<std::unique_ptr<Kernel>> hardmax_factory(const NodeInfo& node) {
+  SOD2_RETURN_IF_ERROR(require_inputs(node, 1));
+  SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", kCoerce2d ? 1 : -1));
+  return std::unique_ptr<Kernel>(std::make_unique<HardmaxKernel>(axis, kCoerce2d));
+}
+
 template <bool kLog, bool kCoerce2d>
 Expected<std::unique_ptr<Kernel>> softmax_factory(const NodeInfo& node) {
   SOD2_RETURN_IF_ERROR(require_inputs(node, 1));
@@ -180,6 +268,8 @@ void register_softmax(KernelRegistry& r) {
   r.add("", "Softmax", 13, &softmax_factory<false, false>);
   r.add("", "LogSoftmax", 1, &softmax_factory<true, true>);
   r.add("", "LogSoftmax", 13, &softmax_factory<true, false>);
+  r.add("", "Hardmax", 1, &hardmax_factory<true>);
+  r.add("", "Hardmax", 13, &hardmax_factory<false>);
 }
 
 }  // namespace sod2::rt::math

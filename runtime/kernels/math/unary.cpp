@@ -1,6 +1,7 @@
 // Unary elementwise ops: activations, rounding, transcendental functions, logic Not, the IsNaN /
 // IsInf predicates, and Identity. Each op is a small struct; one templated kernel maps it over
-// the input in parallel chunks.
+// the input in parallel chunks. float16/bfloat16 inputs of the float ops are computed in float
+// and rounded back (half_float.h).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -11,6 +12,7 @@
 
 #include "runtime/kernels/math/elementwise.h"
 #include "runtime/kernels/math/fast_math.h"
+#include "runtime/kernels/math/half_float.h"
 #include "runtime/kernels/math/vec_kernels.h"
 
 namespace sod2::rt::math {
@@ -57,6 +59,15 @@ SOD2_FLOAT_UNARY(TanhOp, "Tanh", kTranscendentalGrain, tanh_of(x))
 SOD2_FLOAT_UNARY(LogOp, "Log", kTranscendentalGrain, std::log(x))
 SOD2_FLOAT_UNARY(SinOp, "Sin", kTranscendentalGrain, std::sin(x))
 SOD2_FLOAT_UNARY(CosOp, "Cos", kTranscendentalGrain, std::cos(x))
+SOD2_FLOAT_UNARY(TanOp, "Tan", kTranscendentalGrain, std::tan(x))
+SOD2_FLOAT_UNARY(AsinOp, "Asin", kTranscendentalGrain, std::asin(x))
+SOD2_FLOAT_UNARY(AcosOp, "Acos", kTranscendentalGrain, std::acos(x))
+SOD2_FLOAT_UNARY(AtanOp, "Atan", kTranscendentalGrain, std::atan(x))
+SOD2_FLOAT_UNARY(SinhOp, "Sinh", kTranscendentalGrain, std::sinh(x))
+SOD2_FLOAT_UNARY(CoshOp, "Cosh", kTranscendentalGrain, std::cosh(x))
+SOD2_FLOAT_UNARY(AsinhOp, "Asinh", kTranscendentalGrain, std::asinh(x))
+SOD2_FLOAT_UNARY(AcoshOp, "Acosh", kTranscendentalGrain, std::acosh(x))
+SOD2_FLOAT_UNARY(AtanhOp, "Atanh", kTranscendentalGrain, std::atanh(x))
 SOD2_FLOAT_UNARY(SqrtOp, "Sqrt", kElementwiseGrain, std::sqrt(x))
 SOD2_FLOAT_UNARY(ReciprocalOp, "Reciprocal", kElementwiseGrain, T(1) / x)
 SOD2_FLOAT_UNARY(FloorOp, "Floor", kElementwiseGrain, std::floor(x))
@@ -70,6 +81,10 @@ SOD2_FLOAT_UNARY(SoftsignOp, "Softsign", kElementwiseGrain, x / (T(1) + std::abs
 SOD2_FLOAT_UNARY(LeakyReluOp, "LeakyRelu", kElementwiseGrain, x < 0 ? x * T(alpha) : x)
 // expm1 keeps relative accuracy for x near 0.
 SOD2_FLOAT_UNARY(EluOp, "Elu", kTranscendentalGrain, x < 0 ? T(alpha) * std::expm1(x) : x)
+// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+SOD2_FLOAT_UNARY(CeluOp, "Celu", kTranscendentalGrain,
+                 x > 0 ? x : T(alpha) * std::expm1(x / T(alpha)))
+SOD2_FLOAT_UNARY(ThresholdedReluOp, "ThresholdedRelu", kElementwiseGrain, x > T(alpha) ? x : T(0))
 SOD2_FLOAT_UNARY(SeluOp, "Selu", kTranscendentalGrain,
                  T(gamma) * (x <= 0 ? T(alpha) * std::expm1(x) : x))
 SOD2_FLOAT_UNARY(HardSigmoidOp, "HardSigmoid", kElementwiseGrain,
@@ -136,6 +151,31 @@ struct SignOp {
       if (std::isnan(x)) return x;
     }
     return static_cast<T>((T(0) < x) - (x < T(0)));
+  }
+};
+
+// x - bias above lambd, x + bias below -lambd, 0 between. Integers compute in double and
+// saturate back into their type.
+struct ShrinkOp {
+  static constexpr const char* kName = "Shrink";
+  static constexpr bool kBoolOut = false;
+  static constexpr int64_t kGrain = kElementwiseGrain;
+  template <class T>
+  static constexpr bool kSupports = kIsNumeric<T>;
+  float lambd = 0.5f, bias = 0;
+  template <class T>
+  T apply(T x) const {
+    if constexpr (kIsFloat<T>) {
+      return x < T(-lambd) ? x + T(bias) : x > T(lambd) ? x - T(bias) : T(0);
+    } else {
+      const double v = static_cast<double>(x);
+      const double r = v < -lambd ? v + bias : v > lambd ? v - bias : 0.0;
+      constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+      constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+      if (r <= lo) return std::numeric_limits<T>::lowest();
+      if (r >= hi) return std::numeric_limits<T>::max();
+      return static_cast<T>(r);
+    }
   }
 };
 
@@ -218,6 +258,16 @@ float beta_of(const Op& op) {
   }
 }
 
+// Whether `Op` runs on element type T: its own types, and float16/bfloat16 through float.
+template <class Op, class T>
+inline constexpr bool kUnarySupports = [] {
+  if constexpr (kIsNarrowFloat<T>) {
+    return Op::template kSupports<float>;
+  } else {
+    return Op::template kSupports<T>;
+  }
+}();
+
 template <class Op>
 class UnaryKernel final : public Kernel {
  public:
@@ -226,8 +276,25 @@ class UnaryKernel final : public Kernel {
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     if (!x) return invalid_argument(std::string(Op::kName) + ": input is missing");
-    return visit_dtype(Op::kName, x->dtype, [&]<class T>(Tag<T>) -> Status {
-      if constexpr (Op::template kSupports<T>) {
+    return visit_dtype_narrow(Op::kName, x->dtype, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (kIsNarrowFloat<T> && kUnarySupports<Op, T>) {
+        using TO = std::conditional_t<Op::kBoolOut, bool, T>;
+        SOD2_ASSIGN_OR_RETURN(Tensor * y,
+                              ctx.output(0, Op::kBoolOut ? DType::kBool : x->dtype, x->shape));
+        const Op op = op_;
+        run_unary(
+            ctx.pool(), x->numel(), x->as<const T>(), y->as<TO>(),
+            [op](T v) -> TO {
+              const auto r = op.template apply<float>(to_float(v));
+              if constexpr (Op::kBoolOut) {
+                return r;
+              } else {
+                return narrow_from<T>(r);
+              }
+            },
+            Op::kGrain);
+        return Status::ok_status();
+      } else if constexpr (Op::template kSupports<T>) {
         using TO = std::conditional_t<Op::kBoolOut, bool, T>;
         SOD2_ASSIGN_OR_RETURN(Tensor * y,
                               ctx.output(0, Op::kBoolOut ? DType::kBool : x->dtype, x->shape));
@@ -263,8 +330,8 @@ Expected<std::unique_ptr<Kernel>> make_unary(const NodeInfo& node, Op op) {
   SOD2_RETURN_IF_ERROR(require_inputs(node, 1));
   const DType t = node.input_dtypes[0];
   if (t != DType::kUndefined) {
-    SOD2_RETURN_IF_ERROR(visit_dtype(Op::kName, t, [&]<class T>(Tag<T>) -> Status {
-      if constexpr (Op::template kSupports<T>) {
+    SOD2_RETURN_IF_ERROR(visit_dtype_narrow(Op::kName, t, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (kUnarySupports<Op, T>) {
         return Status::ok_status();
       } else {
         return unsupported_dtype(Op::kName, t);
@@ -296,6 +363,19 @@ Expected<std::unique_ptr<Kernel>> is_inf_factory(const NodeInfo& node) {
   SOD2_ASSIGN_OR_RETURN(int64_t pos, node.attrs.get_int("detect_positive", 1));
   op.detect_negative = neg != 0;
   op.detect_positive = pos != 0;
+  return make_unary(node, op);
+}
+
+Expected<std::unique_ptr<Kernel>> shrink_factory(const NodeInfo& node) {
+  ShrinkOp op;
+  SOD2_ASSIGN_OR_RETURN(op.lambd, node.attrs.get_float("lambd", 0.5f));
+  SOD2_ASSIGN_OR_RETURN(op.bias, node.attrs.get_float("bias", 0.0f));
+  // A NaN would reach integer outputs past the saturation checks (a NaN-to-integer conversion
+  // is undefined behaviour).
+  if (std::isnan(op.lambd) || std::isnan(op.bias)) {
+    return invalid_model("Shrink: lambd and bias must not be NaN, got " + std::to_string(op.lambd) +
+                         " and " + std::to_string(op.bias));
+  }
   return make_unary(node, op);
 }
 
@@ -348,6 +428,20 @@ void register_unary(KernelRegistry& r) {
   r.add("", "Sign", 9, &unary_factory<SignOp>);
   r.add("", "Sin", 7, &unary_factory<SinOp>);
   r.add("", "Cos", 7, &unary_factory<CosOp>);
+  r.add("", "Tan", 7, &unary_factory<TanOp>);
+  r.add("", "Asin", 7, &unary_factory<AsinOp>);
+  r.add("", "Acos", 7, &unary_factory<AcosOp>);
+  r.add("", "Atan", 7, &unary_factory<AtanOp>);
+  r.add("", "Sinh", 9, &unary_factory<SinhOp>);
+  r.add("", "Cosh", 9, &unary_factory<CoshOp>);
+  r.add("", "Asinh", 9, &unary_factory<AsinhOp>);
+  r.add("", "Acosh", 9, &unary_factory<AcoshOp>);
+  r.add("", "Atanh", 9, &unary_factory<AtanhOp>);
+  r.add("", "Celu", 12,
+        [](const NodeInfo& n) { return unary_factory_attrs<CeluOp>(n, 1.0f, 0, 0); });
+  r.add("", "ThresholdedRelu", 10,
+        [](const NodeInfo& n) { return unary_factory_attrs<ThresholdedReluOp>(n, 1.0f, 0, 0); });
+  r.add("", "Shrink", 9, &shrink_factory);
   r.add("", "Softplus", 1, &unary_factory<SoftplusOp>);
   r.add("", "Softsign", 1, &unary_factory<SoftsignOp>);
   r.add("", "Not", 1, &unary_factory<NotOp>);

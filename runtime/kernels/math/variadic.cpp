@@ -1,12 +1,14 @@
 // Max, Min, Sum and Mean over n inputs with numpy broadcasting. The output is the broadcast of
 // all inputs; it is computed as a fold, out = f(in0, in1), then out = f(out, in_k): out already
-// has the full shape, so each later step is an in-place binary op on the output.
+// has the full shape, so each later step is an in-place binary op on the output. float16 and
+// bfloat16 compute each step in float and round the result back (half_float.h).
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
 
 #include "runtime/kernels/math/elementwise.h"
+#include "runtime/kernels/math/half_float.h"
 
 namespace sod2::rt::math {
 namespace {
@@ -24,7 +26,7 @@ const char* fold_name(Fold f) {
 }
 
 template <class T>
-inline constexpr bool kVariadicType = kIsFloat<T> || kIsInt<T>;
+inline constexpr bool kVariadicType = kIsFloat<T> || kIsInt<T> || kIsNarrowFloat<T>;
 
 template <Fold F, class T>
 T fold_step(T a, T b) {
@@ -40,6 +42,16 @@ T fold_step(T a, T b) {
     }
   } else {
     return static_cast<T>(a + b);
+  }
+}
+
+// fold_step on any supported type, float16/bfloat16 through float.
+template <Fold F, class T>
+T fold_any(T a, T b) {
+  if constexpr (kIsNarrowFloat<T>) {
+    return narrow_from<T>(fold_step<F, float>(to_float(a), to_float(b)));
+  } else {
+    return fold_step<F, T>(a, b);
   }
 }
 
@@ -65,12 +77,12 @@ class VariadicKernel final : public Kernel {
     Shape out_shape;
     SOD2_RETURN_IF_ERROR(broadcast_shapes(name, shapes, static_cast<int>(n), &out_shape));
     const DType dtype = ctx.input(0)->dtype;
-    return visit_dtype(name, dtype, [&]<class T>(Tag<T>) -> Status {
-      if constexpr (kVariadicType<T> && (F != Fold::kMean || kIsFloat<T>)) {
+    return visit_dtype_narrow(name, dtype, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (kVariadicType<T> && (F != Fold::kMean || !kIsInt<T>)) {
         SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, dtype, out_shape));
         if (out_shape.numel() == 0) return Status::ok_status();
         T* y = out->as<T>();
-        auto step = [](T a, T b) { return fold_step<F, T>(a, b); };
+        auto step = [](T a, T b) { return fold_any<F, T>(a, b); };
         if (n == 1) {
           // One input broadcasts to itself.
           std::memcpy(y, ctx.input(0)->data, out->bytes());
@@ -86,7 +98,11 @@ class VariadicKernel final : public Kernel {
                        step);
           }
         }
-        if constexpr (F == Fold::kMean) {
+        if constexpr (F == Fold::kMean && kIsNarrowFloat<T>) {
+          const float count = static_cast<float>(n);
+          run_unary(ctx.pool(), out_shape.numel(), static_cast<const T*>(y), y,
+                    [count](T v) { return narrow_from<T>(to_float(v) / count); });
+        } else if constexpr (F == Fold::kMean) {
           const T count = static_cast<T>(n);
           run_unary(ctx.pool(), out_shape.numel(), static_cast<const T*>(y), y,
                     [count](T v) { return v / count; });

@@ -1,5 +1,5 @@
 // Where (a select with three-way broadcasting) and Clip (bounds from attributes before opset 11,
-// from optional scalar inputs since).
+// from optional scalar inputs since). Clip on float16/bfloat16 compares in float.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/kernels/math/elementwise.h"
+#include "runtime/kernels/math/half_float.h"
 
 namespace sod2::rt::math {
 namespace {
@@ -93,8 +94,33 @@ class ClipKernel final : public Kernel {
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     if (!x) return invalid_argument("Clip: input is missing");
-    return visit_dtype("Clip", x->dtype, [&]<class T>(Tag<T>) -> Status {
-      if constexpr (kIsNumeric<T>) {
+    return visit_dtype_narrow("Clip", x->dtype, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (kIsNarrowFloat<T>) {
+        float lo = -std::numeric_limits<float>::infinity();
+        float hi = std::numeric_limits<float>::infinity();
+        if (from_attrs_) {
+          lo = min_attr_;
+          hi = max_attr_;
+        } else {
+          T bound;
+          if (ctx.input(1)) {
+            SOD2_RETURN_IF_ERROR(read_bound<T>(ctx.input(1), x->dtype, "min", &bound));
+            lo = to_float(bound);
+          }
+          if (ctx.input(2)) {
+            SOD2_RETURN_IF_ERROR(read_bound<T>(ctx.input(2), x->dtype, "max", &bound));
+            hi = to_float(bound);
+          }
+        }
+        SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
+        run_unary(ctx.pool(), x->numel(), x->as<const T>(), y->as<T>(), [lo, hi](T v) {
+          const float f = to_float(v);
+          if (f != f) return v;  // NaN passes through, as in the float loop below
+          const float a = f < lo ? lo : f;
+          return narrow_from<T>(a > hi ? hi : a);
+        });
+        return Status::ok_status();
+      } else if constexpr (kIsNumeric<T>) {
         T lo = std::numeric_limits<T>::lowest();
         T hi = std::numeric_limits<T>::max();
         if (from_attrs_) {

@@ -552,19 +552,15 @@ void write_broken(Writer& w, const fs::path& real_model) {
     w.write("unknown_op_opset21.onnx", m);
   }
   {
-    // Opset 18 moved ReduceMean's axes to an input; a build whose libonnx stops at 17 cannot
-    // read it correctly.
+    // Opset 18 moved ReduceMean's axes to an input: the opset 17 attribute would be ignored and
+    // the mean taken over every axis, so it is refused.
     onnx::ModelProto m = make_model(/*opset=*/18);
     auto* g = m.mutable_graph();
     add_input(g, "x", {-1, 4});
-    auto* axes = g->add_initializer();
-    axes->set_name("axes");
-    axes->set_data_type(onnx::TensorProto::INT64);
-    axes->add_dims(1);
-    axes->add_int64_data(1);
-    add_node(g, "ReduceMean", {"x", "axes"}, {"y"}, "reduce");
+    auto* reduce = add_node(g, "ReduceMean", {"x"}, {"y"}, "reduce");
+    add_attr(reduce, "axes", onnx::AttributeProto::INTS)->add_ints(1);
     add_output(g, "y");
-    w.write("reducemean_opset18.onnx", m);
+    w.write("reducemean_opset18_axes_attribute.onnx", m);
   }
   {
     onnx::ModelProto m = make_model();

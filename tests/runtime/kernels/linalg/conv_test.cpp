@@ -437,5 +437,35 @@ TEST(ConvTranspose, OutputShapeAutoPadAnd1D) {
             StatusCode::kInvalidArgument);
 }
 
+// Without input channels X and W are empty whatever their other dims: the columns' size,
+// W's channels * kernel * X's positions, overflowed to nothing and the GEMM wrote past it.
+TEST(ConvTranspose, HugeColumnsOfEmptyOperandsAreRefused) {
+  const int64_t in = int64_t{1} << 30, k = int64_t{1} << 40;
+  HostTensor x(DType::kFloat, Shape{1, 0, in});
+  HostTensor w(DType::kFloat, Shape{0, 1, k});
+  // Full output in - 1 + k; the pads leave one position.
+  Status st = run_status("ConvTranspose", 11, {&x, &w}, 1, A().is("pads", {0, in + k - 2}));
+  EXPECT_EQ(st.code(), StatusCode::kResourceExhausted) << st.to_string();
+}
+
+// W's channels times group (2^62 * 4) wrapped to 0 output channels, and the run succeeded.
+TEST(ConvTranspose, OverflowingOutputChannelsAreRefused) {
+  HostTensor x(DType::kFloat, Shape{1, 0, 3});
+  HostTensor w(DType::kFloat, Shape{0, int64_t{1} << 62, 1});
+  Status st = run_status("ConvTranspose", 11, {&x, &w}, 1, A().i("group", 4));
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.to_string();
+}
+
+// stride * (in - 1) overflowed int64; with output_shape the wrapped size was taken as valid.
+TEST(ConvTranspose, OverflowingOutputSizeIsRefused) {
+  const HostTensor x = rand_tensor({1, 1, 3}, 1), w = rand_tensor({1, 1, 1}, 2);
+  Status st = run_status("ConvTranspose", 11, {&x, &w}, 1,
+                         A().is("strides", {int64_t{1} << 62}).is("output_shape", {5}));
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.to_string();
+  st = run_status("ConvTranspose", 11, {&x, &w}, 1,
+                  A().is("strides", {int64_t{1} << 62}).s("auto_pad", "SAME_UPPER"));
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.to_string();
+}
+
 }  // namespace
 }  // namespace sod2::rt::linalg_test

@@ -1,0 +1,271 @@
+// QuantizeLinear, DequantizeLinear (opsets 10 and 13: per tensor, and from 13 per axis) and
+// DynamicQuantizeLinear (11), with the arithmetic of quantize.h. Also registers the quantized
+// kernels of integer_gemm.cpp.
+#include "runtime/kernels/linalg/quantize.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+namespace sod2::rt::quant {
+namespace {
+
+constexpr int64_t kGrain = 16384;  // elements per parallel chunk
+
+Status check_axis(const char* op, int64_t axis, int rank, int* out) {
+  if (axis < -rank || axis >= rank) {
+    return invalid_argument(std::string(op) + ": axis " + std::to_string(axis) +
+                            " is out of range for rank " + std::to_string(rank));
+  }
+  *out = static_cast<int>(axis < 0 ? axis + rank : axis);
+  return Status::ok_status();
+}
+
+int64_t product(const Shape& s, int from, int to) {
+  int64_t n = 1;
+  for (int i = from; i < to; ++i) n *= s[i];
+  return n;
+}
+
+// The [outer, dim, inner] view of x around the quantization axis, and the checked scale and
+// zero point. Per tensor when the scale holds one value (the axis is then not read).
+struct AxisView {
+  int64_t outer = 1, dim = 1, inner = 1;
+  QuantParam scale, zero_point;
+};
+
+Status axis_view(const char* op, const char* scale_name, const char* zp_name, const Tensor& x,
+                 const Tensor* scale, const Tensor* zp, DType zp_dtype, int64_t axis_attr,
+                 bool per_axis_ok, AxisView* v) {
+  if (!scale) return invalid_argument(std::string(op) + ": input '" + scale_name + "' is missing");
+  v->outer = x.numel();
+  if (scale->numel() != 1) {
+    const int rank = x.shape.rank();
+    int axis = 0;
+    if (per_axis_ok) SOD2_RETURN_IF_ERROR(check_axis(op, axis_attr, rank, &axis));
+    v->outer = product(x.shape, 0, axis);
+    v->dim = rank > 0 ? x.shape[axis] : 1;
+    v->inner = product(x.shape, axis + 1, rank);
+  }
+  SOD2_RETURN_IF_ERROR(
+      read_quant_param(op, scale_name, scale, true, DType::kFloat, v->dim, per_axis_ok, &v->scale));
+  if (zp) {
+    SOD2_RETURN_IF_ERROR(
+        read_quant_param(op, zp_name, zp, false, zp_dtype, v->dim, per_axis_ok, &v->zero_point));
+    if (v->zero_point.count != v->scale.count) {
+      return invalid_argument(std::string(op) + ": " + scale_name + " " + scale->shape.to_string() +
+                              " and " + zp_name + " " + zp->shape.to_string() + " differ in size");
+    }
+  }
+  return Status::ok_status();
+}
+
+// Runs f(block, c) over the outer * dim blocks of `inner` elements, c the axis index.
+template <class F>
+void for_blocks(ThreadPool& pool, const AxisView& v, F&& f) {
+  const int64_t blocks = v.outer * v.dim;
+  const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(v.inner, 1));
+  pool.parallel_for(blocks, grain, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) f(k, k % v.dim);
+  });
+}
+
+// ---- QuantizeLinear -------------------------------------------------------------------------
+
+class QuantizeLinearKernel final : public Kernel {
+ public:
+  QuantizeLinearKernel(int64_t axis, bool per_axis_ok) : axis_(axis), per_axis_ok_(per_axis_ok) {}
+
+  Status run(KernelContext& ctx) override {
+    constexpr const char* kOp = "QuantizeLinear";
+    const Tensor* x = ctx.input(0);
+    const Tensor* zp = ctx.input(2);
+    if (!x) return invalid_argument("QuantizeLinear: input x is missing");
+    if (x->dtype != DType::kFloat && x->dtype != DType::kInt32) {
+      return unsupported(std::string(kOp) + ": x of type " + dtype_name(x->dtype) +
+                         " is not supported (float32 or int32)");
+    }
+    const DType out = zp ? zp->dtype : DType::kUint8;
+    if (out != DType::kUint8 && out != DType::kInt8) {
+      return unsupported(std::string(kOp) + ": y_zero_point of type " + dtype_name(out) +
+                         " is not supported (uint8 or int8)");
+    }
+    AxisView v;
+    SOD2_RETURN_IF_ERROR(axis_view(kOp, "y_scale", "y_zero_point", *x, ctx.input(1), zp, out, axis_,
+                                   per_axis_ok_, &v));
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, out, x->shape));
+    if (y->numel() == 0) return Status::ok_status();
+    if (out == DType::kUint8) {
+      run_typed<uint8_t>(ctx, *x, v, y->as<uint8_t>());
+    } else {
+      run_typed<int8_t>(ctx, *x, v, y->as<int8_t>());
+    }
+    return Status::ok_status();
+  }
+
+ private:
+  template <class Q>
+  static void run_typed(KernelContext& ctx, const Tensor& x, const AxisView& v, Q* y) {
+    const bool f32 = x.dtype == DType::kFloat;
+    for_blocks(ctx.pool(), v, [&](int64_t block, int64_t c) {
+      const float scale = v.scale.scale(c);
+      const int32_t zp = v.zero_point.zero_point(c);
+      const int64_t base = block * v.inner;
+      Q* out = y + base;
+      if (f32) {
+        const float* in = x.as<const float>() + base;
+        for (int64_t i = 0; i < v.inner; ++i) out[i] = quantize_value<Q>(in[i], scale, zp);
+      } else {
+        const int32_t* in = x.as<const int32_t>() + base;
+        for (int64_t i = 0; i < v.inner; ++i)
+          out[i] = quantize_value<Q>(static_cast<float>(in[i]), scale, zp);
+      }
+    });
+  }
+
+  int64_t axis_;
+  bool per_axis_ok_;
+};
+
+Expected<std::unique_ptr<Kernel>> make_quantize_linear(const NodeInfo& node) {
+  if (node.input_present.size() < 2 || !node.input_present[0] || !node.input_present[1])
+    return invalid_model("QuantizeLinear: needs inputs x and y_scale");
+  SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 1));
+  return std::unique_ptr<Kernel>(std::make_unique<QuantizeLinearKernel>(axis, node.opset >= 13));
+}
+
+// ---- DequantizeLinear -----------------------------------------------------------------------
+
+class DequantizeLinearKernel final : public Kernel {
+ public:
+  DequantizeLinearKernel(int64_t axis, bool per_axis_ok) : axis_(axis), per_axis_ok_(per_axis_ok) {}
+
+  Status run(KernelContext& ctx) override {
+    constexpr const char* kOp = "DequantizeLinear";
+    const Tensor* x = ctx.input(0);
+    const Tensor* zp = ctx.input(2);
+    if (!x) return invalid_argument("DequantizeLinear: input x is missing");
+    if (x->dtype != DType::kUint8 && x->dtype != DType::kInt8 && x->dtype != DType::kInt32) {
+      return unsupported(std::string(kOp) + ": x of type " + dtype_name(x->dtype) +
+                         " is not supported (uint8, int8 or int32)");
+    }
+    AxisView v;
+    SOD2_RETURN_IF_ERROR(axis_view(kOp, "x_scale", "x_zero_point", *x, ctx.input(1), zp, x->dtype,
+                                   axis_, per_axis_ok_, &v));
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, x->shape));
+    if (y->numel() == 0) return Status::ok_status();
+    switch (x->dtype) {
+      case DType::kUint8: run_typed<uint8_t>(ctx, *x, v, y->as<float>()); break;
+      case DType::kInt8: run_typed<int8_t>(ctx, *x, v, y->as<float>()); break;
+      default: run_typed<int32_t>(ctx, *x, v, y->as<float>()); break;
+    }
+    return Status::ok_status();
+  }
+
+ private:
+  template <class Q>
+  static void run_typed(KernelContext& ctx, const Tensor& x, const AxisView& v, float* y) {
+    for_blocks(ctx.pool(), v, [&](int64_t block, int64_t c) {
+      const float scale = v.scale.scale(c);
+      const int64_t zp = v.zero_point.zero_point(c);
+      const int64_t base = block * v.inner;
+      const Q* in = x.as<const Q>() + base;
+      float* out = y + base;
+      // int64: an int32 x minus its zero point cannot overflow.
+      for (int64_t i = 0; i < v.inner; ++i)
+        out[i] = static_cast<float>(static_cast<int64_t>(in[i]) - zp) * scale;
+    });
+  }
+
+  int64_t axis_;
+  bool per_axis_ok_;
+};
+
+Expected<std::unique_ptr<Kernel>> make_dequantize_linear(const NodeInfo& node) {
+  if (node.input_present.size() < 2 || !node.input_present[0] || !node.input_present[1])
+    return invalid_model("DequantizeLinear: needs inputs x and x_scale");
+  SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 1));
+  return std::unique_ptr<Kernel>(std::make_unique<DequantizeLinearKernel>(axis, node.opset >= 13));
+}
+
+// ---- DynamicQuantizeLinear ------------------------------------------------------------------
+
+// uint8 with y_scale = (max(0, max(x)) - min(0, min(x))) / 255 and
+// y_zero_point = saturate(round_half_even(-min(0, min(x)) / y_scale)); an all-zero x gets
+// scale 0 and zero point 0.
+class DynamicQuantizeLinearKernel final : public Kernel {
+ public:
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    if (!x) return invalid_argument("DynamicQuantizeLinear: input x is missing");
+    if (x->dtype != DType::kFloat) {
+      return unsupported(std::string("DynamicQuantizeLinear: x of type ") + dtype_name(x->dtype) +
+                         " is not supported (float32)");
+    }
+    const int64_t n = x->numel();
+    const float* in = x->as<const float>();
+    float lo = 0.0f, hi = 0.0f;  // the range always includes 0
+    for (int64_t i = 0; i < n; ++i) {
+      lo = in[i] < lo ? in[i] : lo;
+      hi = in[i] > hi ? in[i] : hi;
+    }
+    const float scale = (hi - lo) / 255.0f;
+    const uint8_t zp = scale == 0.0f ? 0 : round_saturate<uint8_t>(-lo / scale, 0);
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kUint8, x->shape));
+    SOD2_ASSIGN_OR_RETURN(Tensor * ys, ctx.output(1, DType::kFloat, Shape{}));
+    SOD2_ASSIGN_OR_RETURN(Tensor * yz, ctx.output(2, DType::kUint8, Shape{}));
+    *ys->as<float>() = scale;
+    *yz->as<uint8_t>() = zp;
+    uint8_t* out = y->as<uint8_t>();
+    ctx.pool().parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
+      if (scale == 0.0f) {
+        std::fill(out + b, out + e, uint8_t{0});
+        return;
+      }
+      for (int64_t i = b; i < e; ++i) out[i] = quantize_value<uint8_t>(in[i], scale, zp);
+    });
+    return Status::ok_status();
+  }
+};
+
+Expected<std::unique_ptr<Kernel>> make_dynamic_quantize_linear(const NodeInfo& node) {
+  if (node.input_present.empty() || !node.input_present[0])
+    return invalid_model("DynamicQuantizeLinear: needs input x");
+  return std::unique_ptr<Kernel>(std::make_unique<DynamicQuantizeLinearKernel>());
+}
+
+}  // namespace
+
+Status read_quant_param(const char* op, const char* what, const Tensor* t, bool is_scale,
+                        DType zp_dtype, int64_t dim_size, bool per_axis_ok, QuantParam* out) {
+  const DType want = is_scale ? DType::kFloat : zp_dtype;
+  if (t->dtype != want) {
+    return invalid_argument(std::string(op) + ": " + what + " is " + dtype_name(t->dtype) +
+                            ", expected " + dtype_name(want));
+  }
+  out->t = t;
+  if (t->numel() == 1) {
+    out->count = 1;
+    return Status::ok_status();
+  }
+  if (per_axis_ok && t->shape.rank() == 1 && t->shape[0] == dim_size) {
+    out->count = dim_size;
+    return Status::ok_status();
+  }
+  return invalid_argument(
+      std::string(op) + ": " + what + " must hold one value" +
+      (per_axis_ok ? " or be 1-D with " + std::to_string(dim_size) + " values" : std::string()) +
+      ", got " + t->shape.to_string());
+}
+
+void register_quantized_kernels(KernelRegistry& r) {
+  for (int v : {10, 13}) r.add("", "QuantizeLinear", v, make_quantize_linear);
+  for (int v : {10, 13}) r.add("", "DequantizeLinear", v, make_dequantize_linear);
+  r.add("", "DynamicQuantizeLinear", 11, make_dynamic_quantize_linear);
+  r.add("", "MatMulInteger", 10, make_matmul_integer);
+  r.add("", "QLinearMatMul", 10, make_qlinear_matmul);
+  r.add("", "ConvInteger", 10, make_conv_integer);
+  r.add("", "QLinearConv", 10, make_qlinear_conv);
+}
+
+}  // namespace sod2::rt::quant

@@ -1,0 +1,472 @@
+// Writes the opset 18-23 test models of tests/onnx/opset18plus/cases: for each case
+// CASE/model.onnx and CASE/test_data_set_0/input_N.pb (deterministic inputs). The reference
+// outputs (output_N.pb) come from ONNX Runtime through run_ort.js; generate.sh runs both.
+// Usage: make_opset18plus_models OUT_DIR
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "../proto_builder.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace sod2::testing;
+
+struct Input {
+  std::string name;
+  std::vector<int64_t> dims;
+  int32_t elem = onnx::TensorProto::FLOAT;
+};
+
+struct Case {
+  std::string name;
+  int64_t opset;
+  std::function<void(onnx::GraphProto*)> build;  // nodes, initializers, outputs
+  std::vector<Input> inputs;
+};
+
+// A fixed pseudo-random sequence (values in [-2, 2) for floats, [-50, 50) for integers).
+struct Lcg {
+  uint64_t s = 0x9e3779b97f4a7c15ULL;
+  uint32_t next() {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<uint32_t>(s >> 33);
+  }
+};
+
+onnx::TensorProto make_input(const Input& in, Lcg& rng) {
+  onnx::TensorProto t;
+  t.set_name(in.name);
+  t.set_data_type(in.elem);
+  int64_t n = 1;
+  for (int64_t d : in.dims) {
+    t.add_dims(d);
+    n *= d;
+  }
+  std::string raw;
+  for (int64_t i = 0; i < n; ++i) {
+    if (in.elem == onnx::TensorProto::FLOAT) {
+      const float v = static_cast<float>(rng.next() % 4000) / 1000.f - 2.f;
+      raw.append(reinterpret_cast<const char*>(&v), sizeof v);
+    } else if (in.elem == onnx::TensorProto::INT32) {
+      const int32_t v = static_cast<int32_t>(rng.next() % 100) - 50;
+      raw.append(reinterpret_cast<const char*>(&v), sizeof v);
+    } else {
+      const int64_t v = static_cast<int64_t>(rng.next() % 100) - 50;
+      raw.append(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+  }
+  t.set_raw_data(raw);
+  return t;
+}
+
+onnx::TensorProto* add_int64_initializer(onnx::GraphProto* g, const std::string& name,
+                                         std::vector<int64_t> dims, std::vector<int64_t> values) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  for (int64_t d : dims) t->add_dims(d);
+  for (int64_t v : values) t->add_int64_data(v);
+  return t;
+}
+
+// A graph output with its element type and no shape (the runtimes infer it).
+void output(onnx::GraphProto* g, const std::string& name, int32_t elem = onnx::TensorProto::FLOAT) {
+  auto* vi = g->add_output();
+  vi->set_name(name);
+  vi->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
+}
+
+onnx::AttributeProto* add_string_attr(onnx::NodeProto* n, const std::string& name,
+                                      const std::string& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+  return a;
+}
+
+onnx::AttributeProto* add_float_attr(onnx::NodeProto* n, const std::string& name, float v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+  return a;
+}
+
+onnx::AttributeProto* add_ints_attr(onnx::NodeProto* n, const std::string& name,
+                                    std::vector<int64_t> v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+  return a;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  // Reduce* at 18: axes as an optional input, noop_with_empty_axes.
+  c.push_back(
+      {"reduce18",
+       18,
+       [](onnx::GraphProto* g) {
+         add_int64_initializer(g, "ax1", {1}, {1});
+         add_int64_initializer(g, "ax02", {2}, {0, 2});
+         add_int64_initializer(g, "axlast", {1}, {-1});
+         add_int64_initializer(g, "noaxes", {0}, {});
+         add_node(g, "ReduceMean", {"x", "ax1"}, {"mean"});
+         add_int_attr(add_node(g, "ReduceMax", {"x"}, {"max_noop"}), "noop_with_empty_axes", 1);
+         add_int_attr(add_node(g, "ReduceMin", {"x", "ax02"}, {"min"}), "keepdims", 0);
+         add_node(g, "ReduceProd", {"x", "axlast"}, {"prod"});
+         add_node(g, "ReduceL1", {"x", "ax1"}, {"l1"});
+         add_node(g, "ReduceLogSum", {"l1", "axlast"}, {"logsum"});
+         add_int_attr(add_node(g, "ReduceL2", {"x", "axlast"}, {"l2"}), "keepdims", 0);
+         add_node(g, "ReduceLogSumExp", {"x", "ax02"}, {"lse"});
+         add_int_attr(add_node(g, "ReduceSumSquare", {"x", "noaxes"}, {"sumsq"}), "keepdims", 0);
+         for (const char* o :
+              {"mean", "max_noop", "min", "prod", "l1", "logsum", "l2", "lse", "sumsq"})
+           output(g, o);
+       },
+       {{"x", {2, 3, 4}}}});
+  // Split-18 num_outputs with an uneven last part.
+  c.push_back({"split18_num_outputs",
+               18,
+               [](onnx::GraphProto* g) {
+                 auto* n = add_node(g, "Split", {"x"}, {"a", "b", "c"});
+                 add_int_attr(n, "axis", 1);
+                 add_int_attr(n, "num_outputs", 3);
+                 for (const char* o : {"a", "b", "c"}) output(g, o);
+               },
+               {{"x", {2, 7}}}});
+  // Pad-18 with an axes input and a constant value.
+  c.push_back({"pad18_axes",
+               18,
+               [](onnx::GraphProto* g) {
+                 add_int64_initializer(g, "pads", {4}, {1, 0, 2, 1});
+                 add_float_initializer(g, "value", {}, {0.5f});
+                 add_int64_initializer(g, "axes", {2}, {2, -2});
+                 add_node(g, "Pad", {"x", "pads", "value", "axes"}, {"y"});
+                 output(g, "y");
+               },
+               {{"x", {2, 3, 4}}}});
+  // Pad-19 wrap mode.
+  c.push_back({"pad19_wrap",
+               19,
+               [](onnx::GraphProto* g) {
+                 add_int64_initializer(g, "pads", {4}, {1, 2, 0, 3});
+                 add_string_attr(add_node(g, "Pad", {"x", "pads"}, {"y"}), "mode", "wrap");
+                 output(g, "y");
+               },
+               {{"x", {3, 4}}}});
+  // Resize-18 axes with scales (linear).
+  c.push_back({"resize18_axes",
+               18,
+               [](onnx::GraphProto* g) {
+                 add_float_initializer(g, "scales", {2}, {2.f, 1.5f});
+                 auto* n = add_node(g, "Resize", {"x", "", "scales"}, {"y"});
+                 add_string_attr(n, "mode", "linear");
+                 add_ints_attr(n, "axes", {2, 3});
+                 output(g, "y");
+               },
+               {{"x", {1, 2, 4, 6}}}});
+  // Resize-18 keep_aspect_ratio_policy not_larger with sizes (nearest).
+  c.push_back({"resize18_not_larger",
+               18,
+               [](onnx::GraphProto* g) {
+                 add_int64_initializer(g, "sizes", {2}, {3, 3});
+                 auto* n = add_node(g, "Resize", {"x", "", "", "sizes"}, {"y"});
+                 add_string_attr(n, "keep_aspect_ratio_policy", "not_larger");
+                 add_ints_attr(n, "axes", {2, 3});
+                 output(g, "y");
+               },
+               {{"x", {1, 1, 4, 6}}}});
+  // Resize-18 tf_crop_and_resize on one axis (roi for that axis only), with sizes.
+  c.push_back({"resize18_crop_axis", 18,
+               [](onnx::GraphProto* g) {
+                 add_float_initializer(g, "roi", {2}, {0.2f, 0.9f});
+                 add_int64_initializer(g, "sizes", {1}, {5});
+                 auto* n = add_node(g, "Resize", {"x", "roi", "", "sizes"}, {"y"});
+                 add_string_attr(n, "mode", "linear");
+                 add_string_attr(n, "coordinate_transformation_mode", "tf_crop_and_resize");
+                 add_ints_attr(n, "axes", {3});
+                 output(g, "y");
+               },
+               {{"x", {1, 2, 3, 4}}}});
+  // Resize-19 half_pixel_symmetric (linear).
+  c.push_back({"resize19_half_pixel_symmetric",
+               19,
+               [](onnx::GraphProto* g) {
+                 add_float_initializer(g, "scales", {4}, {1.f, 1.f, 1.7f, 2.3f});
+                 auto* n = add_node(g, "Resize", {"x", "", "scales"}, {"y"});
+                 add_string_attr(n, "mode", "linear");
+                 add_string_attr(n, "coordinate_transformation_mode", "half_pixel_symmetric");
+                 output(g, "y");
+               },
+               {{"x", {1, 1, 3, 4}}}});
+  // ScatterElements max and ScatterND min (18).
+  c.push_back({"scatter18_max_min",
+               18,
+               [](onnx::GraphProto* g) {
+                 add_int64_initializer(g, "ei", {2, 3}, {1, 0, 2, 0, 2, 1});
+                 add_int64_initializer(g, "ni", {2, 1}, {0, 2});
+                 auto* e = add_node(g, "ScatterElements", {"x", "ei", "u"}, {"emax"});
+                 add_int_attr(e, "axis", 0);
+                 add_string_attr(e, "reduction", "max");
+                 auto* n = add_node(g, "ScatterND", {"x", "ni", "v"}, {"nmin"});
+                 add_string_attr(n, "reduction", "min");
+                 output(g, "emax");
+                 output(g, "nmin");
+               },
+               {{"x", {3, 3}}, {"u", {2, 3}}, {"v", {2, 3}}}});
+  // Gelu-20, both forms.
+  c.push_back({"gelu20",
+               20,
+               [](onnx::GraphProto* g) {
+                 add_node(g, "Gelu", {"x"}, {"exact"});
+                 add_string_attr(add_node(g, "Gelu", {"x"}, {"tanh"}), "approximate", "tanh");
+                 output(g, "exact");
+                 output(g, "tanh");
+               },
+               {{"x", {3, 5}}}});
+  c.push_back({"mish18",
+               18,
+               [](onnx::GraphProto* g) {
+                 add_node(g, "Mish", {"x"}, {"y"});
+                 output(g, "y");
+               },
+               {{"x", {4, 6}}}});
+  // GroupNormalization-21: per-channel scale and bias.
+  c.push_back({"group_norm21",
+               21,
+               [](onnx::GraphProto* g) {
+                 add_float_initializer(g, "scale", {4}, {1.f, 0.5f, -1.f, 2.f});
+                 add_float_initializer(g, "bias", {4}, {0.f, 0.25f, 1.f, -0.5f});
+                 auto* n = add_node(g, "GroupNormalization", {"x", "scale", "bias"}, {"y"});
+                 add_int_attr(n, "num_groups", 2);
+                 add_float_attr(n, "epsilon", 1e-3f);
+                 output(g, "y");
+               },
+               {{"x", {2, 4, 3, 3}}}});
+  // GroupNormalization-18: scale and bias per group.
+  c.push_back({"group_norm18",
+               18,
+               [](onnx::GraphProto* g) {
+                 add_float_initializer(g, "scale", {2}, {1.5f, -0.5f});
+                 add_float_initializer(g, "bias", {2}, {0.25f, 1.f});
+                 auto* n = add_node(g, "GroupNormalization", {"x", "scale", "bias"}, {"y"});
+                 add_int_attr(n, "num_groups", 2);
+                 output(g, "y");
+               },
+               {{"x", {2, 4, 3}}}});
+  // RMSNormalization-23 over the last two dims, scale broadcast over them.
+  c.push_back({"rms_norm23",
+               23,
+               [](onnx::GraphProto* g) {
+                 std::vector<float> s;
+                 for (int i = 0; i < 8; ++i) s.push_back(0.5f + 0.25f * static_cast<float>(i));
+                 add_float_initializer(g, "scale", {8}, s);
+                 auto* n = add_node(g, "RMSNormalization", {"x", "scale"}, {"y"});
+                 add_int_attr(n, "axis", -2);
+                 output(g, "y");
+               },
+               {{"x", {2, 3, 8}}}});
+  // BitwiseAnd/Or/Xor with broadcasting, BitwiseNot (18).
+  c.push_back({"bitwise18",
+               18,
+               [](onnx::GraphProto* g) {
+                 add_node(g, "BitwiseAnd", {"a", "b"}, {"and"});
+                 add_node(g, "BitwiseOr", {"a", "b"}, {"or"});
+                 add_node(g, "BitwiseXor", {"a", "b"}, {"xor"});
+                 add_node(g, "BitwiseNot", {"a"}, {"not"});
+                 for (const char* o : {"and", "or", "xor", "not"})
+                   output(g, o, onnx::TensorProto::INT32);
+               },
+               {{"a", {2, 3}, onnx::TensorProto::INT32}, {"b", {3}, onnx::TensorProto::INT32}}});
+  // Cast-19 (saturate only matters for float8) and AveragePool-19 with dilations.
+  c.push_back({"cast19_avgpool19",
+               19,
+               [](onnx::GraphProto* g) {
+                 auto* c19 = add_node(g, "Cast", {"x"}, {"i"});
+                 add_int_attr(c19, "to", onnx::TensorProto::INT32);
+                 add_int_attr(c19, "saturate", 1);
+                 auto* p = add_node(g, "AveragePool", {"x"}, {"p"});
+                 add_ints_attr(p, "kernel_shape", {2, 2});
+                 add_ints_attr(p, "dilations", {2, 2});
+                 add_ints_attr(p, "pads", {1, 1, 0, 0});
+                 output(g, "i", onnx::TensorProto::INT32);
+                 output(g, "p");
+               },
+               {{"x", {1, 2, 4, 5}}}});
+  // LpPool-18 with dilations and ceil_mode, p = 3.
+  c.push_back({"lp_pool18",
+               18,
+               [](onnx::GraphProto* g) {
+                 auto* n = add_node(g, "LpPool", {"x"}, {"y"});
+                 add_ints_attr(n, "kernel_shape", {2, 2});
+                 add_ints_attr(n, "dilations", {1, 2});
+                 add_ints_attr(n, "strides", {2, 1});
+                 add_int_attr(n, "ceil_mode", 1);
+                 add_int_attr(n, "p", 3);
+                 output(g, "y");
+               },
+               {{"x", {1, 2, 5, 6}}}});
+  // DFT-20: axis as an input, with dft_length; the default axis -2 with inverse.
+  c.push_back({"dft20_axis_input",
+               20,
+               [](onnx::GraphProto* g) {
+                 add_int64_initializer(g, "len", {}, {6});
+                 add_int64_initializer(g, "axis", {}, {1});
+                 add_node(g, "DFT", {"x", "len", "axis"}, {"y"});
+                 add_int_attr(add_node(g, "DFT", {"x"}, {"z"}), "inverse", 1);
+                 output(g, "y");
+                 output(g, "z");
+               },
+               {{"x", {2, 5, 3, 2}}}});
+  // CenterCropPad-18: crop one axis, pad another (odd differences).
+  c.push_back({"center_crop_pad18",
+               18,
+               [](onnx::GraphProto* g) {
+                 add_int64_initializer(g, "shape", {2}, {2, 7});
+                 auto* n = add_node(g, "CenterCropPad", {"x", "shape"}, {"y"});
+                 add_ints_attr(n, "axes", {1, 2});
+                 output(g, "y");
+               },
+               {{"x", {2, 5, 4}}}});
+  // Col2Im-18 with strides, pads and dilations.
+  c.push_back({"col2im18",
+               18,
+               [](onnx::GraphProto* g) {
+                 add_int64_initializer(g, "image", {2}, {5, 6});
+                 add_int64_initializer(g, "block", {2}, {2, 3});
+                 auto* n = add_node(g, "Col2Im", {"x", "image", "block"}, {"y"});
+                 add_ints_attr(n, "strides", {1, 2});
+                 add_ints_attr(n, "pads", {1, 0, 0, 1});
+                 add_ints_attr(n, "dilations", {2, 1});
+                 output(g, "y");
+               },
+               // rows: (5 + 1 - 3) / 1 + 1 = 4; cols: (6 + 1 - 3) / 2 + 1 = 3 -> L = 12.
+               {{"x", {1, 12, 12}}}});
+  // AffineGrid-20, 2-D with and without align_corners.
+  c.push_back(
+      {"affine_grid20",
+       20,
+       [](onnx::GraphProto* g) {
+         add_int64_initializer(g, "size", {4}, {2, 3, 4, 5});
+         add_node(g, "AffineGrid", {"theta", "size"}, {"a"});
+         add_int_attr(add_node(g, "AffineGrid", {"theta", "size"}, {"b"}), "align_corners", 1);
+         output(g, "a");
+         output(g, "b");
+       },
+       {{"theta", {2, 2, 3}}}});
+  // GridSample-20: the new mode names (linear by default; cubic), border padding.
+  c.push_back({"grid_sample20", 20,
+               [](onnx::GraphProto* g) {
+                 add_node(g, "GridSample", {"x", "grid"}, {"lin"});
+                 add_string_attr(add_node(g, "GridSample", {"x", "grid"}, {"cub"}), "mode",
+                                 "cubic");
+                 add_string_attr(add_node(g, "GridSample", {"x", "grid"}, {"border"}),
+                                 "padding_mode", "border");
+                 output(g, "lin");
+                 output(g, "cub");
+                 output(g, "border");
+               },
+               {{"x", {1, 2, 3, 4}}, {"grid", {1, 2, 3, 2}}}});
+  // Attention-23: grouped-query heads (4 query, 2 key/value) with a float mask.
+  c.push_back({"attention23_gqa_mask",
+               23,
+               [](onnx::GraphProto* g) {
+                 add_node(g, "Attention", {"q", "k", "v", "mask"}, {"y"});
+                 output(g, "y");
+               },
+               {{"q", {1, 4, 3, 8}}, {"k", {1, 2, 5, 8}}, {"v", {1, 2, 5, 6}}, {"mask", {3, 5}}}});
+  // Attention-23 on 3-D inputs, causal, with an explicit scale and softcap.
+  c.push_back({"attention23_3d_causal",
+               23,
+               [](onnx::GraphProto* g) {
+                 auto* n = add_node(g, "Attention", {"q", "k", "v"}, {"y"});
+                 add_int_attr(n, "q_num_heads", 2);
+                 add_int_attr(n, "kv_num_heads", 2);
+                 add_int_attr(n, "is_causal", 1);
+                 add_float_attr(n, "scale", 0.3f);
+                 add_float_attr(n, "softcap", 2.f);
+                 output(g, "y");
+               },
+               {{"q", {2, 4, 16}}, {"k", {2, 4, 16}}, {"v", {2, 4, 16}}}});
+  // Attention-23, causal with fewer queries than keys.
+  c.push_back({"attention23_causal_cross",
+               23,
+               [](onnx::GraphProto* g) {
+                 add_int_attr(add_node(g, "Attention", {"q", "k", "v"}, {"y"}), "is_causal", 1);
+                 output(g, "y");
+               },
+               {{"q", {1, 2, 2, 4}}, {"k", {1, 2, 4, 4}}, {"v", {1, 2, 4, 4}}}});
+  // Attention-23 with past key/value and the present outputs.
+  c.push_back({"attention23_past",
+               23,
+               [](onnx::GraphProto* g) {
+                 add_node(g, "Attention", {"q", "k", "v", "", "pk", "pv"}, {"y", "pk2", "pv2"});
+                 for (const char* o : {"y", "pk2", "pv2"}) output(g, o);
+               },
+               {{"q", {1, 2, 2, 4}},
+                {"k", {1, 2, 2, 4}},
+                {"v", {1, 2, 2, 4}},
+                {"pk", {1, 2, 3, 4}},
+                {"pv", {1, 2, 3, 4}}}});
+  // RotaryEmbedding-23: 4-D X with position_ids into a [6, 4] cache.
+  c.push_back({"rotary23_position_ids",
+               23,
+               [](onnx::GraphProto* g) {
+                 add_int64_initializer(g, "pos", {1, 3}, {0, 5, 2});
+                 add_node(g, "RotaryEmbedding", {"x", "cos", "sin", "pos"}, {"y"});
+                 output(g, "y");
+               },
+               {{"x", {1, 2, 3, 8}}, {"cos", {6, 4}}, {"sin", {6, 4}}}});
+  // RotaryEmbedding-23: 3-D X, interleaved, partial rotation, caches per position.
+  c.push_back({"rotary23_interleaved_partial",
+               23,
+               [](onnx::GraphProto* g) {
+                 auto* n = add_node(g, "RotaryEmbedding", {"x", "cos", "sin"}, {"y"});
+                 add_int_attr(n, "num_heads", 2);
+                 add_int_attr(n, "interleaved", 1);
+                 add_int_attr(n, "rotary_embedding_dim", 4);
+                 output(g, "y");
+               },
+               {{"x", {2, 3, 12}}, {"cos", {2, 3, 2}}, {"sin", {2, 3, 2}}}});
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: make_opset18plus_models OUT_DIR\n";
+    return 2;
+  }
+  const fs::path out = argv[1];
+  Lcg rng;
+  for (const Case& c : cases()) {
+    onnx::ModelProto m = make_model(c.opset, c.opset >= 21 ? 10 : 9);
+    auto* g = m.mutable_graph();
+    g->set_name(c.name);
+    for (const Input& in : c.inputs) {
+      std::vector<DimSpec> dims(in.dims.begin(), in.dims.end());
+      add_input(g, in.name, dims, in.elem);
+    }
+    c.build(g);
+    const fs::path dir = out / c.name / "test_data_set_0";
+    fs::create_directories(dir);
+    std::ofstream(out / c.name / "model.onnx", std::ios::binary) << m.SerializeAsString();
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      std::ofstream(dir / ("input_" + std::to_string(i) + ".pb"), std::ios::binary)
+          << make_input(c.inputs[i], rng).SerializeAsString();
+    }
+    std::cout << c.name << " (opset " << c.opset << ")\n";
+  }
+  return 0;
+}

@@ -1,0 +1,130 @@
+// Shape rules of the ops opsets 18-23 added or changed: Reduce* with an axes input, Split
+// num_outputs, Pad axes, CenterCropPad, Col2Im, AffineGrid, DFT-20's axis input and Attention.
+#include <gtest/gtest.h>
+
+#include "rule_cases.h"
+
+namespace sod2::testing {
+namespace {
+
+TEST(Opset18Ops, ReduceAxesInputAndNoop) {
+  const std::vector<SetupCase> cases = {
+      {"mean over axis 1",
+       "ReduceMean",
+       {ffact("b, s, 8"), ints({"1"})},
+       none,
+       "[b, 1, 8]",
+       {},
+       18},
+      {"max keepdims 0",
+       "ReduceMax",
+       {ffact("b, s, 8"), ints({"-1", "0"})},
+       [](FakeContext& c) { c.attr_i("keepdims", 0); },
+       "[s]",
+       {},
+       18},
+      {"noop without axes",
+       "ReduceL2",
+       {ffact("b, s")},
+       [](FakeContext& c) { c.attr_i("noop_with_empty_axes", 1); },
+       "[b, s]",
+       {},
+       18},
+      {"all axes without the input", "ReduceProd", {ffact("b, s")}, none, "[1, 1]", {}, 18},
+  };
+  run_cases(cases, Requirements::kUnchecked);
+}
+
+TEST(Opset18Ops, SplitNumOutputsRoundsUp) {
+  const std::vector<SetupCase> cases = {
+      {"7 into 3",
+       "Split",
+       {ffact("2, 7")},
+       [](FakeContext& c) { c.attr_i("axis", 1).attr_i("num_outputs", 3); },
+       {"[2, 3]", "[2, 3]", "[2, 1]"},
+       {},
+       18},
+      {"symbolic",
+       "Split",
+       {ffact("n, 4")},
+       [](FakeContext& c) { c.attr_i("num_outputs", 2); },
+       {"[floordiv(n+1,2), 4]", "[n-floordiv(n+1,2), 4]"},
+       {},
+       18},
+  };
+  run_cases(cases, Requirements::kUnchecked);
+}
+
+TEST(Opset18Ops, PadAxesAndNewOps) {
+  const std::vector<SetupCase> cases = {
+      {"pad named axis",
+       "Pad",
+       {ffact("b, s, 4"), ints({"1", "2"}), ffact(""), ints({"-1"})},
+       none,
+       "[b, s, 7]",
+       {},
+       18},
+      {"center crop/pad",
+       "CenterCropPad",
+       {ffact("b, 5, 4"), ints({"2", "7"})},
+       [](FakeContext& c) {
+         c.attr_ints("axes", {1, 2});
+       },
+       "[b, 2, 7]",
+       {},
+       18},
+      {"col2im",
+       "Col2Im",
+       {ffact("b, 12, 12"), ints({"5", "6"}), ints({"2", "3"})},
+       none,
+       "[b, 2, 5, 6]",
+       {},
+       18},
+      {"affine grid 2-D",
+       "AffineGrid",
+       {ffact("n, 2, 3"), ints({"n", "3", "h", "w"})},
+       none,
+       "[n, h, w, 2]",
+       {},
+       20},
+      {"dft axis input",
+       "DFT",
+       {ffact("b, 16, 2"), ints({"8"}, true), ints({"1"}, true)},
+       none,
+       "[b, 8, 2]",
+       {},
+       20},
+  };
+  run_cases(cases, Requirements::kUnchecked);
+}
+
+TEST(Opset18Ops, AttentionShapes) {
+  const std::vector<SetupCase> cases = {
+      {"4-D",
+       "Attention",
+       {ffact("b, 8, s, 64"), ffact("b, 2, t, 64"), ffact("b, 2, t, 32")},
+       none,
+       "[b, 8, s, 32]",
+       {},
+       23},
+      {"3-D",
+       "Attention",
+       {ffact("b, s, 512"), ffact("b, t, 128"), ffact("b, t, 128")},
+       [](FakeContext& c) { c.attr_i("q_num_heads", 8).attr_i("kv_num_heads", 2); },
+       "[b, s, 512]",
+       {},
+       23},
+      {"present",
+       "Attention",
+       {ffact("b, 8, s, 64"), ffact("b, 2, t, 64"), ffact("b, 2, t, 64"), ffact(""),
+        ffact("b, 2, p, 64"), ffact("b, 2, p, 64")},
+       [](FakeContext& c) { c.omit_input(3); },
+       {"[b, 8, s, 64]", "[b, 2, p+t, 64]", "[b, 2, p+t, 64]"},
+       {},
+       23},
+  };
+  run_cases(cases, Requirements::kUnchecked);
+}
+
+}  // namespace
+}  // namespace sod2::testing

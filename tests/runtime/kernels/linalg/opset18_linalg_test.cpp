@@ -1,0 +1,144 @@
+// The linalg kernels of opsets 18-23: Attention and RotaryEmbedding (attention.cpp), LpPool
+// (lp_pool.cpp), Resize-18/19 (resize18.cpp, resize.cpp) and AveragePool-19 dilations, against
+// references written from the ONNX definitions, and their bad-input errors.
+#include <cmath>
+
+#include "tests/runtime/kernels/linalg/linalg_test_util.h"
+
+namespace sod2::rt::linalg_test {
+namespace {
+
+// softmax(Q K^T * scale + mask) V for 4-D [B, H, S, D] inputs with kv heads shared by groups.
+std::vector<double> attention_ref(const HostTensor& q, const HostTensor& k, const HostTensor& v,
+                                  const std::vector<double>* mask, bool causal, double scale) {
+  const Shape &qs = q.shape(), &ks = k.shape(), &vs = v.shape();
+  const int64_t b = qs[0], hq = qs[1], sq = qs[2], d = qs[3], hkv = ks[1], skv = ks[2], dv = vs[3];
+  const auto qv = values(q), kv = values(k), vv = values(v);
+  std::vector<double> y(static_cast<size_t>(b * hq * sq * dv));
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t h = 0; h < hq; ++h) {
+      const int64_t hk = h / (hq / hkv);
+      for (int64_t i = 0; i < sq; ++i) {
+        std::vector<double> s(static_cast<size_t>(skv));
+        double mx = -INFINITY;
+        for (int64_t j = 0; j < skv; ++j) {
+          double dot = 0;
+          for (int64_t t = 0; t < d; ++t)
+            dot += qv[static_cast<size_t>(((bi * hq + h) * sq + i) * d + t)] *
+                   kv[static_cast<size_t>(((bi * hkv + hk) * skv + j) * d + t)];
+          dot *= scale;
+          if (mask) dot += (*mask)[static_cast<size_t>(i * skv + j)];
+          if (causal && j > i) dot = -INFINITY;
+          s[static_cast<size_t>(j)] = dot;
+          mx = std::max(mx, dot);
+        }
+        double sum = 0;
+        for (double& e : s) sum += (e = std::exp(e - mx));
+        for (int64_t t = 0; t < dv; ++t) {
+          double acc = 0;
+          for (int64_t j = 0; j < skv; ++j)
+            acc += s[static_cast<size_t>(j)] / sum *
+                   vv[static_cast<size_t>(((bi * hkv + hk) * skv + j) * dv + t)];
+          y[static_cast<size_t>(((bi * hq + h) * sq + i) * dv + t)] = acc;
+        }
+      }
+    }
+  return y;
+}
+
+TEST(Opset18Linalg, AttentionGroupedQueryWithMaskAndCausal) {
+  const HostTensor q = rand_tensor({1, 4, 3, 8}, 1), k = rand_tensor({1, 2, 5, 8}, 2),
+                   v = rand_tensor({1, 2, 5, 6}, 3), mask = rand_tensor({3, 5}, 4);
+  const auto m = values(mask);
+  auto out = run_both("Attention", 23, {&q, &k, &v, &mask}, 1, A());
+  ASSERT_EQ(out.size(), 1u);
+  expect_close(out[0], Shape{1, 4, 3, 6}, attention_ref(q, k, v, &m, false, 1 / std::sqrt(8.0)));
+  const HostTensor k3 = rand_tensor({1, 2, 3, 8}, 5), v3 = rand_tensor({1, 2, 3, 6}, 6);
+  out = run_both("Attention", 23, {&q, &k3, &v3}, 1, A().i("is_causal", 1).f("scale", 0.5f));
+  ASSERT_EQ(out.size(), 1u);
+  expect_close(out[0], Shape{1, 4, 3, 6}, attention_ref(q, k3, v3, nullptr, true, 0.5));
+}
+
+TEST(Opset18Linalg, AttentionPresentIsPastThenNew) {
+  const HostTensor q = rand_tensor({1, 1, 1, 2}, 7), k = floats({1, 1, 1, 2}, {5, 6}),
+                   v = floats({1, 1, 1, 2}, {7, 8}), pk = floats({1, 1, 2, 2}, {1, 2, 3, 4}),
+                   pv = floats({1, 1, 2, 2}, {-1, -2, -3, -4});
+  auto out = run_both("Attention", 23, {&q, &k, &v, nullptr, &pk, &pv}, 3, A());
+  ASSERT_EQ(out.size(), 3u);
+  expect_close(out[1], Shape{1, 1, 3, 2}, {1, 2, 3, 4, 5, 6});
+  expect_close(out[2], Shape{1, 1, 3, 2}, {-1, -2, -3, -4, 7, 8});
+}
+
+TEST(Opset18Linalg, AttentionRefusesMismatchedHeadsAndMasks) {
+  const HostTensor q = rand_tensor({1, 3, 2, 4}, 1), k = rand_tensor({1, 2, 2, 4}, 2),
+                   v = rand_tensor({1, 2, 2, 4}, 3);
+  const Status heads = run_status("Attention", 23, {&q, &k, &v}, 1, A());
+  EXPECT_FALSE(heads.ok());
+  EXPECT_NE(heads.message().find("not a multiple"), std::string::npos) << heads.message();
+  const HostTensor q2 = rand_tensor({1, 2, 2, 4}, 1), mask = rand_tensor({3, 3}, 4);
+  const Status m = run_status("Attention", 23, {&q2, &k, &v, &mask}, 1, A());
+  EXPECT_FALSE(m.ok());
+  EXPECT_NE(m.message().find("does not broadcast"), std::string::npos) << m.message();
+  EXPECT_EQ(run_status("Attention", 23, {&q2, &k, &v}, 4, A()).code(), StatusCode::kUnsupported);
+}
+
+TEST(Opset18Linalg, RotaryEmbeddingHalvesAndInterleaved) {
+  // One head of 4 features at position 1: pairs (x0, x2), (x1, x3) rotate by cos/sin row 1.
+  const HostTensor x = floats({1, 1, 1, 4}, {1, 2, 3, 4});
+  const HostTensor cos = floats({2, 2}, {1, 1, 0.5f, 0.25f}),
+                   sin = floats({2, 2}, {0, 0, 0.75f, -0.5f});
+  const HostTensor pos = testing::make_tensor<int64_t>(DType::kInt64, Shape{1, 1}, {1});
+  auto out = run_both("RotaryEmbedding", 23, {&x, &cos, &sin, &pos}, 1, A());
+  ASSERT_EQ(out.size(), 1u);
+  expect_close(out[0], Shape{1, 1, 1, 4},
+               {0.5 * 1 - 0.75 * 3, 0.25 * 2 + 0.5 * 4, 0.75 * 1 + 0.5 * 3, -0.5 * 2 + 0.25 * 4});
+  out = run_both("RotaryEmbedding", 23, {&x, &cos, &sin, &pos}, 1, A().i("interleaved", 1));
+  expect_close(out[0], Shape{1, 1, 1, 4},
+               {0.5 * 1 - 0.75 * 2, 0.75 * 1 + 0.5 * 2, 0.25 * 3 + 0.5 * 4, -0.5 * 3 + 0.25 * 4});
+  const HostTensor far = testing::make_tensor<int64_t>(DType::kInt64, Shape{1, 1}, {2});
+  const Status s = run_status("RotaryEmbedding", 23, {&x, &cos, &sin, &far}, 1, A());
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("position id 2"), std::string::npos) << s.message();
+}
+
+TEST(Opset18Linalg, LpPoolWithDilations) {
+  const HostTensor x = floats({1, 1, 1, 5}, {1, -2, 3, -4, 5});
+  auto out = run_both("LpPool", 18, {&x}, 1,
+                      A().is("kernel_shape", {1, 2}).is("dilations", {1, 2}).i("p", 2));
+  ASSERT_EQ(out.size(), 1u);
+  expect_close(out[0], Shape{1, 1, 1, 3},
+               {std::sqrt(1.0 + 9.0), std::sqrt(4.0 + 16.0), std::sqrt(9.0 + 25.0)});
+  EXPECT_FALSE(run_status("LpPool", 18, {&x}, 1, A().i("p", 2)).ok());  // no kernel_shape
+  EXPECT_FALSE(run_status("LpPool", 18, {&x}, 1, A().is("kernel_shape", {2}).i("p", 2)).ok());
+}
+
+TEST(Opset18Linalg, Resize18AxesAndPolicyAndAntialias) {
+  const HostTensor x = rand_tensor({1, 1, 4, 6}, 11);
+  const HostTensor sizes = testing::make_tensor<int64_t>(DType::kInt64, Shape{2}, {3, 3});
+  // not_larger fits 4x6 into 3x3 with one scale 0.5: 2x3, as nearest Resize-13 to 2x3 gives.
+  auto fitted = run_both("Resize", 18, {&x, nullptr, nullptr, &sizes}, 1,
+                         A().is("axes", {2, 3}).s("keep_aspect_ratio_policy", "not_larger"));
+  const HostTensor full = testing::make_tensor<int64_t>(DType::kInt64, Shape{4}, {1, 1, 2, 3});
+  auto plain = run_both("Resize", 13, {&x, nullptr, nullptr, &full}, 1, A());
+  ASSERT_EQ(fitted.size(), 1u);
+  ASSERT_EQ(plain.size(), 1u);
+  expect_close(fitted[0], Shape{1, 1, 2, 3}, values(plain[0]), 0);
+  const HostTensor down = floats({2}, {0.5f, 0.5f});
+  const Status aa = run_status("Resize", 18, {&x, nullptr, &down}, 1,
+                               A().is("axes", {2, 3}).s("mode", "linear").i("antialias", 1));
+  EXPECT_EQ(aa.code(), StatusCode::kUnsupported) << aa.message();
+  const Status axes = run_status("Resize", 18, {&x, nullptr, &down}, 1, A().is("axes", {2, 4}));
+  EXPECT_FALSE(axes.ok());
+  EXPECT_NE(axes.message().find("axes value 4"), std::string::npos) << axes.message();
+}
+
+TEST(Opset18Linalg, AveragePool19Dilations) {
+  const HostTensor x = floats({1, 1, 1, 5}, {1, 2, 3, 4, 5});
+  auto out =
+      run_both("AveragePool", 19, {&x}, 1, A().is("kernel_shape", {1, 2}).is("dilations", {1, 2}));
+  ASSERT_EQ(out.size(), 1u);
+  expect_close(out[0], Shape{1, 1, 1, 3}, {2, 3, 4});
+}
+
+}  // namespace
+}  // namespace sod2::rt::linalg_test
