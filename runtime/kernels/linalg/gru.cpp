@@ -35,13 +35,7 @@ class GruKernel : public Kernel {
     if (B == 0 || H == 0) return Status::ok_status();
 
     // Scratch: projected inputs, recurrent gates, h, r.h, input bias, recurrent h-gate bias.
-    // X may be empty (input size 0) with any seq and batch, so the sizes are checked (Y, which
-    // would check them, may not be asked for). Each part below 2^62 bytes: their sum, at most
-    // (seq + 3) * B * G floats, stays addressable.
-    constexpr uint64_t kPartCap = uint64_t{1} << 62;
-    SOD2_RETURN_IF_ERROR(
-        checked_tensor_bytes(DType::kFloat, Shape{s.seq, B, G}, kPartCap).status());
-    SOD2_RETURN_IF_ERROR(checked_tensor_bytes(DType::kFloat, Shape{3, B, G}, kPartCap).status());
+    SOD2_RETURN_IF_ERROR(check_recurrence_scratch(s, G));
     const int64_t floats = s.seq * B * G + B * G + 2 * B * H + G + H;
     SOD2_ASSIGN_OR_RETURN(float* mem, scratch_floats(ctx, floats));
     float* gx = mem;
@@ -71,28 +65,15 @@ class GruKernel : public Kernel {
         std::copy(bd + G + 2 * H, bd + 2 * G, rbh);
       }
       project_inputs(ctx.pool(), s, 3, X, W + d * G * s.input, bt ? bias : nullptr, gx);
-      if (h0)
-        std::memcpy(h, h0->as<float>() + d * B * H, B * H * sizeof(float));
-      else
-        std::fill(h, h + B * H, 0.f);
+      load_initial_state(h0, d, s, h);
       const RnnActivation& f = a_.acts[d * 2];
       const RnnActivation& g = a_.acts[d * 2 + 1];
       const float clip = a_.clip;
       auto cl = [clip](float v) { return clip > 0.f ? std::clamp(v, -clip, clip) : v; };
       const float* Rd = R + d * G * H;
       for (int64_t step = 0; step < s.seq; ++step) {
-        GemmArgs ga;
-        ga.trans_b = true;
-        ga.m = B;
-        ga.n = lbr_ ? G : 2 * H;  // without lbr the h gate's GEMM waits for r
-        ga.k = H;
-        ga.a = h;
-        ga.lda = H;
-        ga.b = Rd;
-        ga.ldb = H;
-        ga.c = gh;
-        ga.ldc = G;
-        sgemm(ctx.pool(), ga);
+        // Without linear_before_reset the h gate's GEMM waits for r.
+        recurrent_gemm(ctx.pool(), s, h, Rd, lbr_ ? G : 2 * H, gh, G);
         if (!lbr_) {
           for (int64_t b = 0; b < B; ++b) {
             const int64_t t = step < lens[b] ? (rev ? lens[b] - 1 - step : step) : 0;
@@ -100,12 +81,7 @@ class GruKernel : public Kernel {
             for (int64_t j = 0; j < H; ++j)
               rh[b * H + j] = f(cl(xg[H + j] + gh[b * G + H + j])) * h[b * H + j];
           }
-          GemmArgs gb = ga;
-          gb.n = H;
-          gb.a = rh;
-          gb.b = Rd + 2 * H * H;
-          gb.c = gh + 2 * H;
-          sgemm(ctx.pool(), gb);
+          recurrent_gemm(ctx.pool(), s, rh, Rd + 2 * H * H, H, gh + 2 * H, G);
         }
         for (int64_t b = 0; b < B; ++b) {
           if (step >= lens[b]) continue;

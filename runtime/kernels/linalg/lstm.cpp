@@ -47,13 +47,7 @@ class LstmKernel : public Kernel {
     if (B == 0 || H == 0) return Status::ok_status();
 
     // Scratch: projected inputs, recurrent gates, h, c, summed bias; lengths apart (int64).
-    // X may be empty (input size 0) with any seq and batch, so the sizes are checked (Y, which
-    // would check them, may not be asked for). Each part below 2^62 bytes: their sum, at most
-    // (seq + 3) * B * G floats, stays addressable.
-    constexpr uint64_t kPartCap = uint64_t{1} << 62;
-    SOD2_RETURN_IF_ERROR(
-        checked_tensor_bytes(DType::kFloat, Shape{s.seq, B, G}, kPartCap).status());
-    SOD2_RETURN_IF_ERROR(checked_tensor_bytes(DType::kFloat, Shape{3, B, G}, kPartCap).status());
+    SOD2_RETURN_IF_ERROR(check_recurrence_scratch(s, G));
     const int64_t floats = s.seq * B * G + B * G + 2 * B * H + G;
     SOD2_ASSIGN_OR_RETURN(float* mem, scratch_floats(ctx, floats));
     float* gx = mem;
@@ -72,21 +66,9 @@ class LstmKernel : public Kernel {
     const Tensor* h0 = ctx.input(5);
     for (int d = 0; d < s.dirs; ++d) {
       const bool rev = a_.reverse || d == 1;
-      const float* bptr = nullptr;
-      if (bt) {
-        const float* bd = bt->as<float>() + d * 2 * G;
-        for (int64_t j = 0; j < G; ++j) bias[j] = bd[j] + bd[G + j];
-        bptr = bias;
-      }
-      project_inputs(ctx.pool(), s, 4, X, W + d * G * s.input, bptr, gx);
-      if (h0)
-        std::memcpy(h, h0->as<float>() + d * B * H, B * H * sizeof(float));
-      else
-        std::fill(h, h + B * H, 0.f);
-      if (c0)
-        std::memcpy(c, c0->as<float>() + d * B * H, B * H * sizeof(float));
-      else
-        std::fill(c, c + B * H, 0.f);
+      project_inputs(ctx.pool(), s, 4, X, W + d * G * s.input, sum_biases(bt, d, G, bias), gx);
+      load_initial_state(h0, d, s, h);
+      load_initial_state(c0, d, s, c);
       const float* pi = p ? p->as<float>() + d * 3 * H : nullptr;
       const float* po = pi ? pi + H : nullptr;
       const float* pf = pi ? pi + 2 * H : nullptr;
@@ -96,18 +78,7 @@ class LstmKernel : public Kernel {
       const float clip = a_.clip;
       auto cl = [clip](float v) { return clip > 0.f ? std::clamp(v, -clip, clip) : v; };
       for (int64_t step = 0; step < s.seq; ++step) {
-        GemmArgs ga;
-        ga.trans_b = true;
-        ga.m = B;
-        ga.n = G;
-        ga.k = H;
-        ga.a = h;
-        ga.lda = H;
-        ga.b = R + d * G * H;
-        ga.ldb = H;
-        ga.c = gh;
-        ga.ldc = G;
-        sgemm(ctx.pool(), ga);
+        recurrent_gemm(ctx.pool(), s, h, R + d * G * H, G, gh, G);
         for (int64_t b = 0; b < B; ++b) {
           if (step >= lens[b]) continue;
           const int64_t t = rev ? lens[b] - 1 - step : step;

@@ -34,14 +34,8 @@ class RnnKernel : public Kernel {
     if (y && y->bytes() > 0) std::memset(y->data, 0, y->bytes());  // data is null when empty
     if (B == 0 || H == 0) return Status::ok_status();
 
-    // Scratch: projected inputs, recurrent part, h, summed bias; lengths apart (int64). X may
-    // be empty (input size 0) with any seq and batch, so the projection's size is checked
-    // (Y, which would check it, may not be asked for). Each part below 2^62 bytes: their sum
-    // stays addressable.
-    constexpr uint64_t kPartCap = uint64_t{1} << 62;
-    SOD2_RETURN_IF_ERROR(
-        checked_tensor_bytes(DType::kFloat, Shape{s.seq, B, H}, kPartCap).status());
-    SOD2_RETURN_IF_ERROR(checked_tensor_bytes(DType::kFloat, Shape{3, B, H}, kPartCap).status());
+    // Scratch: projected inputs, recurrent part, h, summed bias; lengths apart (int64).
+    SOD2_RETURN_IF_ERROR(check_recurrence_scratch(s, H));
     const int64_t floats = s.seq * B * H + 2 * B * H + H;
     SOD2_ASSIGN_OR_RETURN(float* mem, scratch_floats(ctx, floats));
     float* gx = mem;
@@ -59,33 +53,13 @@ class RnnKernel : public Kernel {
     const Tensor* h0 = ctx.input(5);
     for (int d = 0; d < s.dirs; ++d) {
       const bool rev = a_.reverse || d == 1;
-      const float* bptr = nullptr;
-      if (bt) {
-        const float* bd = bt->as<float>() + d * 2 * H;
-        for (int64_t j = 0; j < H; ++j) bias[j] = bd[j] + bd[H + j];
-        bptr = bias;
-      }
-      project_inputs(ctx.pool(), s, 1, X, W + d * H * s.input, bptr, gx);
-      if (h0)
-        std::memcpy(h, h0->as<float>() + d * B * H, B * H * sizeof(float));
-      else
-        std::fill(h, h + B * H, 0.f);
+      project_inputs(ctx.pool(), s, 1, X, W + d * H * s.input, sum_biases(bt, d, H, bias), gx);
+      load_initial_state(h0, d, s, h);
       const RnnActivation& f = a_.acts[d];
       const float clip = a_.clip;
       auto cl = [clip](float v) { return clip > 0.f ? std::clamp(v, -clip, clip) : v; };
       for (int64_t step = 0; step < s.seq; ++step) {
-        GemmArgs ga;
-        ga.trans_b = true;
-        ga.m = B;
-        ga.n = H;
-        ga.k = H;
-        ga.a = h;
-        ga.lda = H;
-        ga.b = R + d * H * H;
-        ga.ldb = H;
-        ga.c = gh;
-        ga.ldc = H;
-        sgemm(ctx.pool(), ga);
+        recurrent_gemm(ctx.pool(), s, h, R + d * H * H, H, gh, H);
         for (int64_t b = 0; b < B; ++b) {
           if (step >= lens[b]) continue;
           const int64_t t = rev ? lens[b] - 1 - step : step;

@@ -284,4 +284,42 @@ void project_inputs(ThreadPool& pool, const RnnShape& s, int gates, const float*
   sgemm(pool, g);
 }
 
+Status check_recurrence_scratch(const RnnShape& s, int64_t gate_width) {
+  constexpr uint64_t kPartCap = uint64_t{1} << 62;
+  SOD2_RETURN_IF_ERROR(
+      checked_tensor_bytes(DType::kFloat, Shape{s.seq, s.batch, gate_width}, kPartCap).status());
+  return checked_tensor_bytes(DType::kFloat, Shape{3, s.batch, gate_width}, kPartCap).status();
+}
+
+void load_initial_state(const Tensor* state, int d, const RnnShape& s, float* out) {
+  const int64_t n = s.batch * s.hidden;
+  if (state)
+    std::copy_n(state->as<float>() + d * n, n, out);
+  else
+    std::fill(out, out + n, 0.f);
+}
+
+const float* sum_biases(const Tensor* b, int d, int64_t width, float* out) {
+  if (!b) return nullptr;
+  const float* bd = b->as<float>() + d * 2 * width;
+  for (int64_t j = 0; j < width; ++j) out[j] = bd[j] + bd[width + j];
+  return out;
+}
+
+void recurrent_gemm(ThreadPool& pool, const RnnShape& s, const float* h, const float* r_d,
+                    int64_t n, float* gh, int64_t ldc) {
+  GemmArgs g;
+  g.trans_b = true;
+  g.m = s.batch;
+  g.n = n;
+  g.k = s.hidden;
+  g.a = h;
+  g.lda = s.hidden;
+  g.b = r_d;
+  g.ldb = s.hidden;
+  g.c = gh;
+  g.ldc = ldc;
+  sgemm(pool, g);
+}
+
 }  // namespace sod2::rt

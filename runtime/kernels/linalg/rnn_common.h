@@ -63,6 +63,22 @@ Status read_sequence_lens(const Tensor* t, const RnnShape& s, const char* op, in
 void project_inputs(ThreadPool& pool, const RnnShape& s, int gates, const float* x,
                     const float* w_d, const float* bias, float* gx);
 
+// X may be empty (input size 0) with any seq and batch, so the scratch of a recurrence with
+// `gate_width` columns per entry is checked before it is sized (Y, which would check it, may not
+// be asked for): [seq, batch, gate_width] and 3 * [batch, gate_width] floats, each below 2^62
+// bytes, so that their sum stays addressable.
+Status check_recurrence_scratch(const RnnShape& s, int64_t gate_width);
+
+// Direction d's initial state (h0 or c0, [dirs, batch, hidden]) into `out`; zeros when absent.
+void load_initial_state(const Tensor* state, int d, const RnnShape& s, float* out);
+
+// out = Wb + Rb of direction d (B is [dirs, 2 * width]); nullptr when there is no B.
+const float* sum_biases(const Tensor* b, int d, int64_t width, float* out);
+
+// gh[batch, n] (row stride ldc) = h[batch, hidden] * R_d[:n]^T: one step's recurrent GEMM.
+void recurrent_gemm(ThreadPool& pool, const RnnShape& s, const float* h, const float* r_d,
+                    int64_t n, float* gh, int64_t ldc);
+
 // Runs `inner`, a layout-0 kernel, on layout-1 tensors: X [batch, seq, input] and the first
 // `state_inputs` initial states from input 5 on ([batch, dirs, hidden]) are transposed into
 // scratch, inner writes its outputs (Y [seq, dirs, batch, hidden], states [dirs, batch, hidden])
