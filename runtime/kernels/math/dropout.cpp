@@ -13,23 +13,15 @@
 // node gives the same mask as the reference, and the same mask every run. Without a seed each
 // run draws a fresh one.
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstring>
 #include <memory>
-#include <random>
 #include <string>
 
 #include "runtime/kernels/math/math_common.h"
+#include "runtime/kernels/math/numpy_random.h"
 
 namespace sod2::rt::math {
 namespace {
-
-// numpy's RandomState.random_sample(): a double in [0, 1) from two 32-bit draws.
-double next_uniform(std::mt19937& gen) {
-  const uint32_t a = gen() >> 5, b = gen() >> 6;
-  return (a * 67108864.0 + b) / 9007199254740992.0;
-}
 
 struct DropoutConfig {
   bool mask_is_bool = true;  // opset 10 on; the input's type before
@@ -42,11 +34,7 @@ struct DropoutConfig {
 class DropoutKernel final : public Kernel {
  public:
   DropoutKernel(DropoutConfig cfg, bool mask_output)
-      : cfg_(cfg),
-        mask_output_(mask_output),
-        fresh_seed_(
-            static_cast<uint32_t>(std::chrono::steady_clock::now().time_since_epoch().count() ^
-                                  static_cast<int64_t>(reinterpret_cast<uintptr_t>(this)))) {}
+      : cfg_(cfg), mask_output_(mask_output), fresh_seeds_(this) {}
 
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -137,17 +125,15 @@ class DropoutKernel final : public Kernel {
                             ctx.output(1, cfg_.mask_is_bool ? DType::kBool : x.dtype, x.shape));
     }
     // The seed: the attribute's low 32 bits (numpy's range), or a fresh one per run.
-    const auto seed = static_cast<uint32_t>(
-        cfg_.has_seed ? static_cast<uint64_t>(cfg_.seed)
-                      : fresh_seed_ + 0x9E3779B9u * runs_.fetch_add(1, std::memory_order_relaxed));
-    std::mt19937 gen(seed);
+    NumpyRandom gen(cfg_.has_seed ? static_cast<uint32_t>(static_cast<uint64_t>(cfg_.seed))
+                                  : fresh_seeds_.next());
     // Like the reference: keep where u >= ratio, y = keep * x * scale in T.
     const T scale = static_cast<T>(T(1) / (T(1) - static_cast<T>(ratio)));
     const T* in = x.as<const T>();
     T* out = y->as<T>();
     const int64_t n = x.numel();
     for (int64_t i = 0; i < n; ++i) {
-      const bool keep = next_uniform(gen) >= ratio;
+      const bool keep = gen.uniform() >= ratio;
       out[i] = static_cast<T>(keep ? 1 : 0) * in[i] * scale;
       if (mask) {
         if (cfg_.mask_is_bool) {
@@ -162,8 +148,7 @@ class DropoutKernel final : public Kernel {
 
   DropoutConfig cfg_;
   bool mask_output_;
-  uint32_t fresh_seed_;
-  std::atomic<uint32_t> runs_{0};
+  FreshSeeds fresh_seeds_;
 };
 
 Expected<std::unique_ptr<Kernel>> dropout_factory(const NodeInfo& node) {

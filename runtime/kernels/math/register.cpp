@@ -24,6 +24,7 @@ void register_math_kernels(KernelRegistry& r) {
   math::register_gelu_rms(r);
   math::register_bitwise(r);
   math::register_dft20(r);
+  math::register_random(r);
 }
 
 }  // namespace sod2::rt
