@@ -703,8 +703,16 @@ Status col2im_rule(InferContext& ctx) {
   const TensorFact& image_fact = ctx.input(1);
   size_t spatial = image ? image->size() : 0;
   if (!image && image_fact.dims && image_fact.dims->size() == 1 && (*image_fact.dims)[0] &&
-      (*image_fact.dims)[0]->constant_value())
-    spatial = static_cast<size_t>(*(*image_fact.dims)[0]->constant_value());
+      (*image_fact.dims)[0]->constant_value()) {
+    // The declared length of image_shape comes from the model: one dim is pushed per value, so
+    // a length of 2^40 (or a negative one, cast to size_t) must not reach the loop below. The
+    // output rank is 2 + the length, and import refuses ranks above 64.
+    const int64_t declared = *(*image_fact.dims)[0]->constant_value();
+    if (declared < 0 || declared > 62)
+      return invalid_model("Col2Im: image_shape has " + std::to_string(declared) +
+                           " values; the output rank 2 + that must be 1 to 64");
+    spatial = static_cast<size_t>(declared);
+  }
   if (spatial == 0) {
     ctx.set_output(0, TensorFact::unknown(in.dtype));
     return {};

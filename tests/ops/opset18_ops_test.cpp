@@ -126,5 +126,13 @@ TEST(Opset18Ops, AttentionShapes) {
   run_cases(cases, Requirements::kUnchecked);
 }
 
+// Col2Im's image_shape of a declared length 2^40 (values unknown): one output dim was pushed per
+// value, 2^40 of them, at import.
+TEST(Opset18Ops, Col2ImRefusesAHugeImageShapeLength) {
+  expect_invalid_model(
+      {{"Col2Im", {ffact("b, 12, 12"), ffact("1099511627776"), ffact("2")}, {}, 18}},
+      "image_shape has 1099511627776 values");
+}
+
 }  // namespace
 }  // namespace sod2::testing

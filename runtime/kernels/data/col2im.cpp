@@ -140,6 +140,9 @@ class Col2ImKernel final : public Kernel {
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, out_shape));
     float* out = y->as<float>();
     std::fill_n(out, out_shape.numel(), 0.f);
+    // No columns: the image stays zero. batch * C * k can be huge next to an L of 0, and is not
+    // iterated.
+    if (batch == 0 || c == 0 || l == 0) return Status::ok_status();
     const float* in = x->as<float>();
     int64_t plane = 1;
     for (int i = 0; i < n; ++i) plane *= img[i];
@@ -202,6 +205,8 @@ class AffineGridKernel final : public Kernel {
     SOD2_ASSIGN_OR_RETURN(Shape out_shape,
                           checked_shape(dims, sp + 2, sizeof(float), "AffineGrid"));
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, out_shape));
+    // An empty grid: N * D * H can be huge next to a W of 0 and is not iterated.
+    if (out_shape.numel() == 0) return Status::ok_status();
     auto base = [&](int64_t i, int64_t len) -> float {
       if (align_)
         return len <= 1 ? -1.f : -1.f + 2.f * static_cast<float>(i) / static_cast<float>(len - 1);

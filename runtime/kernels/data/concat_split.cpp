@@ -90,7 +90,8 @@ class SplitKernel final : public Kernel {
     const bool explicit_sizes = !attr_.empty() || split_input != nullptr;
     // Split-18 num_outputs: parts of ceil(total / n), the last one smaller.
     const bool uneven = ceil_parts_ && !explicit_sizes;
-    const int64_t chunk = uneven ? (total + n - 1) / n : total / n;
+    // (total + n - 1) / n would overflow for a dim near INT64_MAX (an empty tensor's).
+    const int64_t chunk = uneven ? total / n + (total % n != 0) : total / n;
     auto size_of = [&](int64_t k) -> int64_t {
       if (split_input) return load_index(*split_input, k);
       if (!attr_.empty()) return attr_[static_cast<size_t>(k)];

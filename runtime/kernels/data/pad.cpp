@@ -51,6 +51,13 @@ Status pad(KernelContext& ctx, const Tensor& data, const PadSpec& spec, const ui
   const int64_t* begin = spec.pads;
   const int64_t* end = spec.pads + rank;
   for (int i = 0; i < rank; ++i) {
+    // An output index minus its begin pad must fit int64 (a begin near INT64_MIN, offset by an
+    // end near INT64_MAX, kept the size in range but overflowed that subtraction).
+    constexpr int64_t kMaxPad = INT64_MAX / 4;
+    if (begin[i] < -kMaxPad || end[i] < -kMaxPad || begin[i] > kMaxPad || end[i] > kMaxPad)
+      return invalid_argument("Pad: pads " + std::to_string(begin[i]) + ", " +
+                              std::to_string(end[i]) + " of axis " + std::to_string(i) +
+                              " are too large");
     if (__builtin_add_overflow(in[i], begin[i], &dims[i]) ||
         __builtin_add_overflow(dims[i], end[i], &dims[i]) || dims[i] < 0) {
       return invalid_argument("Pad: pads make axis " + std::to_string(i) + " of size " +

@@ -39,6 +39,9 @@ bool broadcast_strides4(const Shape& s, const std::array<int64_t, 4>& to,
   return true;
 }
 
+// The most multiply-adds one Attention run may take (the reference loops are scalar).
+constexpr int64_t kMaxWork = int64_t{1} << 40;
+
 struct AttentionAttrs {
   bool causal = false;
   int64_t q_heads = 0, kv_heads = 0;  // for 3-D inputs
@@ -99,7 +102,21 @@ class AttentionKernel final : public Kernel {
       if (a_.causal)
         return unsupported("Attention: is_causal with past_key/past_value is not supported");
     }
-    const int64_t total = past + skv;
+    // Shapes may pair huge dims with a zero one (an empty tensor holds no bytes), so every count
+    // below is checked and the work is bounded: with a zero head size neither the b * hkv * total
+    // gathered rows nor the b * hq * sq * total scores are limited by the tensors' bytes.
+    int64_t total = 0, kv_rows = 0, kv_elems = 0, scores = 0, work = 0;
+    if (__builtin_add_overflow(past, skv, &total) || __builtin_add_overflow(d, dv, &kv_elems) ||
+        __builtin_mul_overflow(b, hkv, &kv_rows) ||
+        __builtin_mul_overflow(kv_rows, total, &kv_rows) ||
+        __builtin_mul_overflow(kv_rows, kv_elems, &kv_elems) ||
+        __builtin_mul_overflow(b, hq, &scores) || __builtin_mul_overflow(scores, sq, &scores) ||
+        __builtin_mul_overflow(scores, total, &scores) ||
+        __builtin_mul_overflow(scores, std::max<int64_t>(d + dv, 1), &work) || work > kMaxWork ||
+        kv_rows > kMaxWork)
+      return resource_exhausted("Attention: Q " + q->shape.to_string() + " against " +
+                                std::to_string(total) + " keys needs more than " +
+                                std::to_string(kMaxWork) + " multiply-adds");
     const std::array<int64_t, 4> score_shape{b, hq, sq, total};
     std::array<int64_t, 4> mstride{};
     if (mask) {
@@ -116,9 +133,8 @@ class AttentionKernel final : public Kernel {
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, y_shape));
     // The concatenated keys and values [B, Hkv, total, D / Dv] in scratch (copied to present_key
     // and present_value when the node has them), then one row of scores.
-    const size_t kv_bytes = static_cast<size_t>(b * hkv * total) * sizeof(float);
-    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(kv_bytes * static_cast<size_t>(d + dv) +
-                                                 static_cast<size_t>(total) * sizeof(float) + 64));
+    SOD2_ASSIGN_OR_RETURN(void* mem,
+                          ctx.scratch(static_cast<size_t>(kv_elems + total) * sizeof(float) + 64));
     float* kc = static_cast<float*>(mem);
     float* vc = kc + b * hkv * total * d;
     float* row = vc + b * hkv * total * dv;

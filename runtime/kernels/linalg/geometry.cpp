@@ -72,7 +72,15 @@ Expected<Window3> resolve_window(const WindowAttrs& a, std::span<const int64_t> 
                               " must be positive");
     w.stride[j] = a.strides.empty() ? 1 : a.strides[i];
     w.dil[j] = a.dilations.empty() ? 1 : a.dilations[i];
-    const int64_t keff = (w.k[j] - 1) * w.dil[j] + 1;
+    // Kernel, dilations and pads are the model's: their products and sums must fit int64.
+    int64_t keff = 0, padded = 0;
+    if (__builtin_mul_overflow(w.k[j] - 1, w.dil[j], &keff) || keff >= INT64_MAX / 4 ||
+        (a.pads.size() == 2 * n &&
+         (__builtin_add_overflow(w.in[j], a.pads[i], &padded) ||
+          __builtin_add_overflow(padded, a.pads[i + n], &padded) || padded >= INT64_MAX / 4)))
+      return invalid_argument(std::string(op) + ": kernel " + dims_string(kernel) +
+                              ", dilations and pads are too large for input " + dims_string(in));
+    ++keff;
     int64_t pb = 0, pe = 0, o = 0;
     switch (a.auto_pad) {
       case AutoPad::kNotSet:

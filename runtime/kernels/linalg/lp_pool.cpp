@@ -11,6 +11,9 @@
 namespace sod2::rt {
 namespace {
 
+// The most window taps one run may visit (the loops are scalar).
+constexpr int64_t kMaxWork = int64_t{1} << 40;
+
 float lp_root(double sum, int64_t p) {
   if (p == 1) return static_cast<float>(sum);
   if (p == 2) return static_cast<float>(std::sqrt(sum));
@@ -55,6 +58,18 @@ class LpPoolKernel final : public Kernel {
     Shape out = s;
     for (int i = 0; i < spatial; ++i) out[2 + i] = g.out[3 - spatial + i];
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, out));
+    // An empty output: N * C planes of nothing (huge next to an empty spatial dim) are not
+    // iterated.
+    for (int i = 0; i < out.rank(); ++i)
+      if (out[i] == 0) return Status::ok_status();
+    // Every output walks its whole window, padding included: a kernel of 2^41 over one padded
+    // element would loop for hours. The taps are bounded like Einsum's terms.
+    int64_t work = 1;
+    for (int64_t f : {s[0], s[1], g.out[0], g.out[1], g.out[2], g.k[0], g.k[1], g.k[2]})
+      if (__builtin_mul_overflow(work, f, &work) || work > kMaxWork)
+        return resource_exhausted(std::string(op) + ": kernel " + dims_string(w.kernel_shape) +
+                                  " over X " + s.to_string() + " needs more than " +
+                                  std::to_string(kMaxWork) + " taps");
     const int64_t planes = s[0] * s[1];
     const float* src = x->as<float>();
     float* dst = y->as<float>();
@@ -108,6 +123,9 @@ Expected<std::unique_ptr<Kernel>> make_lp(const NodeInfo& node, bool global) {
   } else {
     float pf = 2.f;
     SOD2_ATTR(pf, node.attrs.get_float("p", 2.f));
+    // Converting NaN or a float beyond int64 is undefined: p is range-checked first.
+    if (!(pf >= 1.f && pf <= static_cast<float>(int64_t{1} << 30)))
+      return invalid_model(std::string(op) + ": p must be in [1, 2^30], got " + std::to_string(pf));
     p = static_cast<int64_t>(pf);
   }
   if (p <= 0)

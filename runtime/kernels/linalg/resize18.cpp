@@ -88,8 +88,13 @@ class Resize18Kernel final : public Kernel {
         }
         for (int j = 0; j < k; ++j) {
           const int d = dim_of[static_cast<size_t>(j)];
-          full_sizes[static_cast<size_t>(d)] =
-              static_cast<int64_t>(std::round(fit * static_cast<double>(x->shape[d])));
+          // One dim's large size times another dim's length can pass int64 (UB to convert).
+          const double fitted = std::round(fit * static_cast<double>(x->shape[d]));
+          if (!(fitted >= 0 && fitted < 9.0e18))
+            return invalid_argument("Resize: sizes fitted by keep_aspect_ratio_policy give dim " +
+                                    std::to_string(d) + " of X " + x->shape.to_string() +
+                                    " an invalid size");
+          full_sizes[static_cast<size_t>(d)] = static_cast<int64_t>(fitted);
         }
       } else {
         for (int j = 0; j < k; ++j)

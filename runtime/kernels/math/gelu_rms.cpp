@@ -19,6 +19,14 @@ Status visit_float(const char* op, DType t, T&& f) {
   }
 }
 
+// True when a dim is 0: the tensor is empty, and its other dims may be huge (their product,
+// taken before the zero, need not fit in int64).
+bool has_zero_dim(const Shape& s) {
+  for (int64_t d : s.dims())
+    if (d == 0) return true;
+  return false;
+}
+
 // ---- Gelu and Mish: elementwise.
 
 enum class Act { kGeluErf, kGeluTanh, kMish };
@@ -107,10 +115,13 @@ class GroupNormKernel final : public Kernel {
                                 std::to_string(params) + "] of X's type, got " +
                                 p->shape.to_string());
     }
-    const int64_t spatial = dims_product(s, 2, s.rank());
     const int64_t per_group = c / groups_;
     return visit_float("GroupNormalization", x->dtype, [&]<class T>(Tag<T>) -> Status {
       SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, s));
+      // An empty X: nothing to normalise, and n * num_groups groups of nothing (both from the
+      // model, C possibly 0) must not be iterated or multiplied.
+      if (has_zero_dim(s)) return Status::ok_status();
+      const int64_t spatial = dims_product(s, 2, s.rank());
       const T* in = x->as<T>();
       const T* sc = scale->as<T>();
       const T* bi = bias->as<T>();
@@ -181,6 +192,15 @@ class RmsNormKernel final : public Kernel {
     const Shape& s = x->shape;
     int axis = 0;
     SOD2_RETURN_IF_ERROR(normalize_axis("RMSNormalization", axis_, s.rank(), &axis));
+    // An empty X: its rows or cols may still be huge (cols * 8 scratch bytes wrapping around), so
+    // nothing below is computed for it.
+    if (has_zero_dim(s)) {
+      if (scale->dtype != x->dtype)
+        return invalid_argument("RMSNormalization: scale and X differ in type");
+      return visit_float("RMSNormalization", x->dtype, [&]<class T>(Tag<T>) -> Status {
+        return ctx.output(0, x->dtype, s).status();
+      });
+    }
     const int64_t rows = dims_product(s, 0, axis), cols = dims_product(s, axis, s.rank());
     // The scale's offset for each normalised element: right-aligned broadcasting.
     const Shape& ss = scale->shape;

@@ -1,6 +1,8 @@
 // The data kernels at opsets 18/19: Split-18 num_outputs (the last part smaller), Pad-18's axes
 // input and Pad-19's wrap mode, ScatterElements/ScatterND reduction max and min (18), against
 // values worked out from the ONNX definitions, and their bad-input errors.
+#include <limits>
+
 #include "tests/runtime/kernels/data/test_util.h"
 
 namespace sod2::rt::testing {
@@ -89,6 +91,39 @@ TEST(Opset18Data, CenterCropPadCol2ImAffineGrid) {
   const HostTensor size3 = i64_vec({1, 1, 1, 1, 2});
   EXPECT_NE(run_error("AffineGrid", 20, {&theta, &size3}).message().find("theta must be"),
             std::string::npos);
+}
+
+// Hostile shapes: empty tensors whose other dims are huge. Each case hung (counts iterated with
+// nothing to do) or overflowed before its fix.
+TEST(Opset18Data, EmptyTensorsWithHugeDimsDoNoWork) {
+  constexpr int64_t kBig = int64_t{1} << 30;
+  // Col2Im with no columns (L = 0): 2^60 (batch, channel, block element) triples were walked.
+  const HostTensor cols = f32({kBig, kBig, 0}, {});
+  const HostTensor image = i64_vec({0}), block = i64_vec({1});
+  EXPECT_EQ(run1("Col2Im", 18, {&cols, &image, &block}).shape(), (Shape{kBig, kBig, 0}));
+  // AffineGrid of width 0: N * D * H = 2^60 rows of nothing.
+  const HostTensor theta = f32({1, 3, 4}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0});
+  const HostTensor size = i64_vec({1, 1, kBig, kBig, 0});
+  EXPECT_EQ(run1("AffineGrid", 20, {&theta, &size}).shape(), (Shape{1, kBig, kBig, 0, 3}));
+  // Split-18 num_outputs over a dim of INT64_MAX: ceil(total / n) as (total + n - 1) / n
+  // overflowed and the parts were refused.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const HostTensor wide = f32({kMax, 0}, {});
+  auto r =
+      run_kernel(data_registry(), "Split", 18, {&wide}, 2, attrs({{"num_outputs", attr_int(2)}}));
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ((*r)[0].shape(), (Shape{kMax / 2 + 1, 0}));
+  EXPECT_EQ((*r)[1].shape(), (Shape{kMax / 2, 0}));
+}
+
+// Pads of INT64_MIN before and INT64_MAX after an axis of 2 leave one element, whose source index
+// 0 - INT64_MIN overflowed (undefined) in every mode.
+TEST(Opset18Data, PadRefusesPadsNearTheInt64Limits) {
+  const HostTensor x = iota_f32({2});
+  const HostTensor pads =
+      i64_vec({std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()});
+  const KernelError e = run_error("Pad", 19, {&x, &pads});
+  EXPECT_NE(e.message().find("too large"), std::string::npos) << e.message();
 }
 
 }  // namespace

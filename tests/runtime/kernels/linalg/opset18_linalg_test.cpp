@@ -140,5 +140,49 @@ TEST(Opset18Linalg, AveragePool19Dilations) {
   expect_close(out[0], Shape{1, 1, 1, 3}, {2, 3, 4});
 }
 
+// Hostile attributes and shapes. Attention with a zero head size against 2^62 keys: the tensors
+// hold no bytes, the counts wrapped and the scores of 2^62 keys were walked (and written past a
+// 64-byte scratch row). LpPool-1's float p of NaN converted to int64 (undefined). LpPool over
+// 2^62 empty planes walked them all. Resize-18's not_smaller policy fitted dim 3 to
+// 2^62 * 1000 (undefined to convert).
+TEST(Opset18Linalg, HostileShapesAndAttributesAreRefusedOrCheap) {
+  const HostTensor q = floats({1, 1, 1, 0}, {}), kv = floats({1, 1, int64_t{1} << 62, 0}, {});
+  const Status a = run_status("Attention", 23, {&q, &kv, &kv}, 1, A());
+  EXPECT_EQ(a.code(), StatusCode::kResourceExhausted) << a.message();
+
+  const HostTensor x = rand_tensor({1, 1, 4}, 5);
+  const Status p = run_status("LpPool", 1, {&x}, 1, A().is("kernel_shape", {2}).f("p", NAN));
+  EXPECT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("p must be in [1, 2^30]"), std::string::npos) << p.message();
+
+  const int64_t big = int64_t{1} << 31;
+  const HostTensor planes = floats({big, big, 0}, {});
+  auto pooled =
+      testing::run_kernel(registry(), "LpPool", 18, {&planes}, 1, A().is("kernel_shape", {1}), 1);
+  ASSERT_TRUE(pooled.ok()) << pooled.status().to_string();
+  EXPECT_EQ(pooled.value()[0].shape(), (Shape{big, big, 0}));
+
+  // A window of 2^41 taps over one element padded to it: the taps were walked for hours. A
+  // dilated kernel whose span passes int64 was undefined.
+  const HostTensor one = rand_tensor({1, 1, 1}, 7);
+  const int64_t k41 = int64_t{1} << 41;
+  const Status taps =
+      run_status("LpPool", 18, {&one}, 1, A().is("kernel_shape", {k41}).is("pads", {k41 - 1, 0}));
+  EXPECT_EQ(taps.code(), StatusCode::kResourceExhausted) << taps.message();
+  const Status span =
+      run_status("LpPool", 18, {&one}, 1,
+                 A().is("kernel_shape", {int64_t{1} << 40}).is("dilations", {int64_t{1} << 40}));
+  EXPECT_FALSE(span.ok());
+  EXPECT_NE(span.message().find("too large"), std::string::npos) << span.message();
+
+  const HostTensor img = rand_tensor({1, 1, 1, 1000}, 6);
+  const HostTensor sizes =
+      testing::make_tensor<int64_t>(DType::kInt64, Shape{2}, {int64_t{1} << 62, 1});
+  const Status r = run_status("Resize", 18, {&img, nullptr, nullptr, &sizes}, 1,
+                              A().is("axes", {2, 3}).s("keep_aspect_ratio_policy", "not_smaller"));
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("keep_aspect_ratio_policy"), std::string::npos) << r.message();
+}
+
 }  // namespace
 }  // namespace sod2::rt::linalg_test

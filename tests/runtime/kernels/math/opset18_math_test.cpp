@@ -137,5 +137,21 @@ TEST(Opset18Math, Dft20TakesTheAxisAsAnInput) {
   EXPECT_FALSE(run_status("DFT", 20, {&x}, 1, attrs({{"axis", attr_int(1)}})).ok());
 }
 
+// Hostile shapes: an empty X whose other dims are huge. RMSNormalization's 2^61 columns asked for
+// 2^61 * 8 scratch bytes, which wrapped to 0 and were then written; GroupNormalization-21 with no
+// channels walked 2^20 * 2^30 empty groups.
+TEST(Opset18Math, NormalizationsOfEmptyInputsDoNoWork) {
+  const int64_t cols = int64_t{1} << 61;
+  const HostTensor x = f32({0, cols}, {}), scale = f32({1}, {1.f});
+  EXPECT_EQ(run_ok("RMSNormalization", 23, {&x, &scale})[0].shape(), (Shape{0, cols}));
+  const HostTensor rows = f32({int64_t{1} << 62, 0}, {}), none = f32({0}, {});
+  EXPECT_EQ(run_ok("RMSNormalization", 23, {&rows, &none})[0].shape(),
+            (Shape{int64_t{1} << 62, 0}));
+  const HostTensor g = f32({int64_t{1} << 20, 0, 3}, {});
+  const auto y = run_ok("GroupNormalization", 21, {&g, &none, &none}, 1,
+                        attrs({{"num_groups", attr_int(int64_t{1} << 30)}}));
+  EXPECT_EQ(y[0].shape(), (Shape{int64_t{1} << 20, 0, 3}));
+}
+
 }  // namespace
 }  // namespace sod2::rt::math_test
