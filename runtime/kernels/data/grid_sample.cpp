@@ -3,8 +3,10 @@
 // of the corners (align_corners=1) or to the outer edges of the corner pixels (0). Modes
 // bilinear, nearest (round half to even) and bicubic (Keys, A = -0.75); padding zeros, border
 // (clamp) or reflection (mirror at the same edges the coordinates map to), following the spec
-// and ONNX Runtime's CPU kernel: out-of-range coordinates are first clamped or reflected, and
-// border / reflection padding then also applies to each interpolation tap.
+// and ONNX Runtime's CPU kernel: out-of-range coordinates are first reflected, or clamped except
+// for bicubic (whose taps past the edge read the border pixel, so clamping the coordinate too
+// would move the sample: ONNX Runtime and PyTorch clamp only the taps), and border / reflection
+// padding then also applies to each interpolation tap.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -126,7 +128,7 @@ class GridSampleKernel final : public Kernel {
           fy = std::nearbyint(fy);
         }
         if (fx < x_min || fx > x_max || fy < y_min || fy > y_max) {
-          if (pad_ == GsPad::kBorder) {
+          if (pad_ == GsPad::kBorder && mode_ != GsMode::kBicubic) {
             fx = std::clamp(fx, 0.0, w - 1.0);
             fy = std::clamp(fy, 0.0, h - 1.0);
           } else if (pad_ == GsPad::kReflection) {

@@ -377,6 +377,19 @@ std::vector<Case> cases() {
                  output(g, "border");
                },
                {{"x", {1, 2, 3, 4}}, {"grid", {1, 2, 3, 2}}}});
+  // GridSample-20, cubic with border and reflection padding (grid values reach past the edges).
+  c.push_back({"grid_sample20_cubic_padding", 20,
+               [](onnx::GraphProto* g) {
+                 auto* b = add_node(g, "GridSample", {"x", "grid"}, {"border"});
+                 add_string_attr(b, "mode", "cubic");
+                 add_string_attr(b, "padding_mode", "border");
+                 auto* r = add_node(g, "GridSample", {"x", "grid"}, {"reflection"});
+                 add_string_attr(r, "mode", "cubic");
+                 add_string_attr(r, "padding_mode", "reflection");
+                 output(g, "border");
+                 output(g, "reflection");
+               },
+               {{"x", {1, 2, 3, 4}}, {"grid", {1, 2, 3, 2}}}});
   // Attention-23: grouped-query heads (4 query, 2 key/value) with a float mask.
   c.push_back({"attention23_gqa_mask",
                23,
