@@ -187,7 +187,8 @@ std::vector<Case> cases() {
                },
                {{"x", {1, 1, 4, 6}}}});
   // Resize-18 tf_crop_and_resize on one axis (roi for that axis only), with sizes.
-  c.push_back({"resize18_crop_axis", 18,
+  c.push_back({"resize18_crop_axis",
+               18,
                [](onnx::GraphProto* g) {
                  add_float_initializer(g, "roi", {2}, {0.2f, 0.9f});
                  add_int64_initializer(g, "sizes", {1}, {5});
@@ -365,20 +366,22 @@ std::vector<Case> cases() {
        },
        {{"theta", {2, 2, 3}}}});
   // GridSample-20: the new mode names (linear by default; cubic), border padding.
-  c.push_back({"grid_sample20", 20,
-               [](onnx::GraphProto* g) {
-                 add_node(g, "GridSample", {"x", "grid"}, {"lin"});
-                 add_string_attr(add_node(g, "GridSample", {"x", "grid"}, {"cub"}), "mode",
-                                 "cubic");
-                 add_string_attr(add_node(g, "GridSample", {"x", "grid"}, {"border"}),
-                                 "padding_mode", "border");
-                 output(g, "lin");
-                 output(g, "cub");
-                 output(g, "border");
-               },
-               {{"x", {1, 2, 3, 4}}, {"grid", {1, 2, 3, 2}}}});
+  c.push_back(
+      {"grid_sample20",
+       20,
+       [](onnx::GraphProto* g) {
+         add_node(g, "GridSample", {"x", "grid"}, {"lin"});
+         add_string_attr(add_node(g, "GridSample", {"x", "grid"}, {"cub"}), "mode", "cubic");
+         add_string_attr(add_node(g, "GridSample", {"x", "grid"}, {"border"}), "padding_mode",
+                         "border");
+         output(g, "lin");
+         output(g, "cub");
+         output(g, "border");
+       },
+       {{"x", {1, 2, 3, 4}}, {"grid", {1, 2, 3, 2}}}});
   // GridSample-20, cubic with border and reflection padding (grid values reach past the edges).
-  c.push_back({"grid_sample20_cubic_padding", 20,
+  c.push_back({"grid_sample20_cubic_padding",
+               20,
                [](onnx::GraphProto* g) {
                  auto* b = add_node(g, "GridSample", {"x", "grid"}, {"border"});
                  add_string_attr(b, "mode", "cubic");
