@@ -44,9 +44,7 @@ class GruKernel : public Kernel {
     float* rh = h + B * H;
     float* bias = rh + B * H;
     float* rbh = bias + G;
-    SOD2_ASSIGN_OR_RETURN(void* lmem, ctx.scratch(static_cast<size_t>(B) * sizeof(int64_t)));
-    int64_t* lens = static_cast<int64_t*>(lmem);
-    SOD2_RETURN_IF_ERROR(read_sequence_lens(ctx.input(4), s, "GRU", lens));
+    SOD2_ASSIGN_OR_RETURN(const int64_t* lens, read_sequence_lens(ctx, s, "GRU"));
 
     const float* X = ctx.input(0)->as<float>();
     const float* W = ctx.input(1)->as<float>();

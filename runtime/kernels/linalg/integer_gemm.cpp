@@ -15,6 +15,7 @@
 
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/geometry.h"
+#include "runtime/kernels/linalg/matmul_plan.h"
 #include "runtime/kernels/linalg/quantize.h"
 
 namespace sod2::rt::quant {
@@ -52,69 +53,6 @@ int64_t slot_count(ThreadPool& pool, int64_t jobs) {
 }
 
 // ---- MatMul -----------------------------------------------------------------------------------
-
-// numpy matmul shapes, batch dims broadcast; a_mat/b_mat number each operand's own matrices.
-struct IntMatMulPlan {
-  int64_t m = 1, n = 1, k = 1;
-  Shape out;
-  int rank = 0;
-  int64_t batch[kMaxRank] = {};
-  int64_t a_stride[kMaxRank] = {}, b_stride[kMaxRank] = {};  // in matrices; 0 where broadcast
-  int64_t batches = 1;
-
-  void mats(int64_t idx, int64_t* a_mat, int64_t* b_mat) const {
-    *a_mat = *b_mat = 0;
-    for (int i = rank - 1; i >= 0; --i) {
-      const int64_t d = idx % batch[i];
-      idx /= batch[i];
-      *a_mat += d * a_stride[i];
-      *b_mat += d * b_stride[i];
-    }
-  }
-};
-
-Expected<IntMatMulPlan> plan_matmul(const char* op, const Shape& as, const Shape& bs) {
-  if (as.rank() == 0 || bs.rank() == 0)
-    return invalid_argument(std::string(op) + ": operands must have rank >= 1, got " +
-                            as.to_string() + " and " + bs.to_string());
-  IntMatMulPlan p;
-  const bool a1 = as.rank() == 1, b1 = bs.rank() == 1;
-  int64_t ad[kMaxRank + 1], bd[kMaxRank + 1];
-  int ra = 0, rb = 0;
-  if (a1) ad[ra++] = 1;
-  for (int64_t d : as.dims()) ad[ra++] = d;
-  for (int64_t d : bs.dims()) bd[rb++] = d;
-  if (b1) bd[rb++] = 1;
-  p.m = ad[ra - 2];
-  p.k = ad[ra - 1];
-  p.n = bd[rb - 1];
-  if (bd[rb - 2] != p.k)
-    return invalid_argument(std::string(op) + ": inner dims differ: A " + as.to_string() + ", B " +
-                            bs.to_string());
-  const int na = ra - 2, nb = rb - 2;
-  const int r = std::max(na, nb);
-  if (!Shape::fits(static_cast<size_t>(r) + 2))
-    return unsupported(std::string(op) + ": result rank above 8");
-  p.rank = r;
-  int64_t sa = 1, sb = 1;
-  for (int i = r - 1; i >= 0; --i) {
-    const int ia = i - (r - na), ib = i - (r - nb);
-    const int64_t da = ia >= 0 ? ad[ia] : 1, db = ib >= 0 ? bd[ib] : 1;
-    if (da != db && da != 1 && db != 1)
-      return invalid_argument(std::string(op) + ": batch dims do not broadcast: A " +
-                              as.to_string() + ", B " + bs.to_string());
-    p.batch[i] = da == 1 ? db : da;
-    p.a_stride[i] = da != 1 ? sa : 0;
-    p.b_stride[i] = db != 1 ? sb : 0;
-    sa *= da;
-    sb *= db;
-    p.batches *= p.batch[i];
-  }
-  for (int i = 0; i < r; ++i) p.out.push_back(p.batch[i]);
-  if (!a1) p.out.push_back(p.m);
-  if (!b1) p.out.push_back(p.n);
-  return p;
-}
 
 // A per-row (A) or per-column (B) parameter: one value, one per row/column shared by all
 // matrices, or one per row/column of each of the operand's matrices.
@@ -206,7 +144,7 @@ class IntMatMulKernel final : public Kernel {
     const Tensor* b = ctx.input(requant_ ? 3 : 1);
     SOD2_RETURN_IF_ERROR(require_8bit(op, "A", a));
     SOD2_RETURN_IF_ERROR(require_8bit(op, "B", b));
-    SOD2_ASSIGN_OR_RETURN(IntMatMulPlan p, plan_matmul(op, a->shape, b->shape));
+    SOD2_ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul(op, a->shape, b->shape));
     LineParam a_zp, b_zp, a_scale, b_scale;
     QuantParam y_scale, y_zp;
     SOD2_RETURN_IF_ERROR(
@@ -248,7 +186,7 @@ class IntMatMulKernel final : public Kernel {
     center_operand(*b, b_zp, p.k, p.n, false, b16);
     for_slots(ctx.pool(), rows, slots, [&](int64_t r, int64_t slot) {
       int64_t a_mat = 0, b_mat = 0;
-      p.mats(r / p.m, &a_mat, &b_mat);
+      p.matrices(r / p.m, &a_mat, &b_mat);
       const int64_t i = r % p.m;
       uint32_t* acc = accs + slot * p.n;
       dot_row(a16 + (a_mat * p.m + i) * p.k, b16 + b_mat * p.k * p.n, p.k, p.n, acc);

@@ -55,9 +55,7 @@ class LstmKernel : public Kernel {
     float* h = gh + B * G;
     float* c = h + B * H;
     float* bias = c + B * H;
-    SOD2_ASSIGN_OR_RETURN(void* lmem, ctx.scratch(static_cast<size_t>(B) * sizeof(int64_t)));
-    int64_t* lens = static_cast<int64_t*>(lmem);
-    SOD2_RETURN_IF_ERROR(read_sequence_lens(ctx.input(4), s, "LSTM", lens));
+    SOD2_ASSIGN_OR_RETURN(const int64_t* lens, read_sequence_lens(ctx, s, "LSTM"));
 
     const float* X = ctx.input(0)->as<float>();
     const float* W = ctx.input(1)->as<float>();

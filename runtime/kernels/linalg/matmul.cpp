@@ -5,81 +5,16 @@
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
+#include "runtime/kernels/linalg/matmul_plan.h"
 
 namespace sod2::rt {
 namespace {
 
-// The shapes of one MatMul: batch dims broadcast, per-operand batch strides (0 where broadcast).
-// Fixed-size arrays: planning runs on every execution and must not touch the heap.
-struct MatMulPlan {
-  int64_t m = 1, n = 1, k = 1;
-  Shape out;
-  int rank = 0;                                              // batch dims
-  int64_t batch[kMaxRank] = {};                              // broadcast batch dims
-  int64_t a_stride[kMaxRank] = {}, b_stride[kMaxRank] = {};  // element strides per batch dim
-  int64_t batches = 1;
-  bool a_folds = false;  // B has no batch: A's batches fold into M (one big GEMM)
-};
-
-Expected<MatMulPlan> plan_matmul(const Shape& as, const Shape& bs) {
-  if (as.rank() == 0 || bs.rank() == 0)
-    return invalid_argument("MatMul: operands must have rank >= 1, got " + as.to_string() +
-                            " and " + bs.to_string());
-  MatMulPlan p;
-  // Operand dims with 1-D operands made matrices: A [k] -> [1, k], B [k] -> [k, 1].
-  const bool a1 = as.rank() == 1, b1 = bs.rank() == 1;
-  int64_t ad[kMaxRank + 1], bd[kMaxRank + 1];
-  int ra = 0, rb = 0;
-  if (a1) ad[ra++] = 1;
-  for (int64_t d : as.dims()) ad[ra++] = d;
-  for (int64_t d : bs.dims()) bd[rb++] = d;
-  if (b1) bd[rb++] = 1;
-  p.m = ad[ra - 2];
-  p.k = ad[ra - 1];
-  p.n = bd[rb - 1];
-  if (bd[rb - 2] != p.k)
-    return invalid_argument("MatMul: inner dims differ: A " + as.to_string() + ", B " +
-                            bs.to_string());
-  const int na = ra - 2, nb = rb - 2;  // batch dims of each operand
-  const int r = std::max(na, nb);
-  if (!Shape::fits(static_cast<size_t>(r) + 2)) return unsupported("MatMul: result rank above 8");
-  p.rank = r;
-  int64_t sa = p.m * p.k, sb = p.k * p.n;
-  for (int i = r - 1; i >= 0; --i) {
-    const int ia = i - (r - na), ib = i - (r - nb);  // negative: the operand lacks this dim
-    const int64_t da = ia >= 0 ? ad[ia] : 1, db = ib >= 0 ? bd[ib] : 1;
-    if (da != db && da != 1 && db != 1)
-      return invalid_argument("MatMul: batch dims do not broadcast: A " + as.to_string() + ", B " +
-                              bs.to_string());
-    p.batch[i] = da == 1 ? db : da;
-    p.a_stride[i] = da != 1 ? sa : 0;
-    p.b_stride[i] = db != 1 ? sb : 0;
-    sa *= da;
-    sb *= db;
-    p.batches *= p.batch[i];
-  }
-  for (int i = 0; i < r; ++i) p.out.push_back(p.batch[i]);
-  if (!a1) p.out.push_back(p.m);
-  if (!b1) p.out.push_back(p.n);
-  bool b_has_batch = false, a_full = true;
-  for (int i = 0; i < r; ++i) {
-    b_has_batch |= p.b_stride[i] != 0;
-    // A's batches are contiguous matrices when none of its batch dims broadcast.
-    a_full &= p.a_stride[i] != 0 || p.batch[i] == 1;
-  }
-  p.a_folds = !b_has_batch && a_full;
-  return p;
-}
-
-// Offsets of batch `idx` into A and B.
+// Element offsets of batch `idx` into A and B.
 void batch_offsets(const MatMulPlan& p, int64_t idx, int64_t* oa, int64_t* ob) {
-  *oa = *ob = 0;
-  for (int i = p.rank - 1; i >= 0; --i) {
-    const int64_t d = idx % p.batch[i];
-    idx /= p.batch[i];
-    *oa += d * p.a_stride[i];
-    *ob += d * p.b_stride[i];
-  }
+  p.matrices(idx, oa, ob);
+  *oa *= p.m * p.k;
+  *ob *= p.k * p.n;
 }
 
 template <typename T>
@@ -111,7 +46,7 @@ class MatMulKernel : public Kernel {
     if (a->dtype != b->dtype)
       return invalid_argument(std::string("MatMul: A is ") + dtype_name(a->dtype) + " but B is " +
                               dtype_name(b->dtype));
-    SOD2_ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul(a->shape, b->shape));
+    SOD2_ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul("MatMul", a->shape, b->shape));
     if (a->dtype == DType::kInt32 || a->dtype == DType::kInt64) {
       if (!epi_.empty()) return unsupported("MatMul: fused epilogue needs float32");
       SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, a->dtype, p.out));

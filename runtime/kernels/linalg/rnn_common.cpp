@@ -142,9 +142,12 @@ Expected<RnnShape> check_rnn_inputs(KernelContext& ctx, const RnnAttrs& a, int g
   return s;
 }
 
-Status read_sequence_lens(const Tensor* t, const RnnShape& s, const char* op, int64_t* lens) {
+Expected<const int64_t*> read_sequence_lens(KernelContext& ctx, const RnnShape& s, const char* op) {
+  SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(static_cast<size_t>(s.batch) * sizeof(int64_t)));
+  auto* lens = static_cast<int64_t*>(mem);
   for (int64_t b = 0; b < s.batch; ++b) lens[b] = s.seq;
-  if (!t) return Status::ok_status();
+  const Tensor* t = ctx.input(4);
+  if (!t) return lens;
   if (t->numel() != s.batch)
     return invalid_argument(std::string(op) + ": sequence_lens " + t->shape.to_string() +
                             " must have " + std::to_string(s.batch) + " entries");
@@ -161,7 +164,7 @@ Status read_sequence_lens(const Tensor* t, const RnnShape& s, const char* op, in
                               std::to_string(v) + " is outside [0, " + std::to_string(s.seq) + "]");
     lens[b] = v;
   }
-  return Status::ok_status();
+  return lens;
 }
 
 namespace {

@@ -56,8 +56,9 @@ struct RnnShape {
 Expected<RnnShape> check_rnn_inputs(KernelContext& ctx, const RnnAttrs& a, int gates,
                                     const char* op);
 
-// Per batch entry, the number of valid steps (all `seq` when sequence_lens is absent).
-Status read_sequence_lens(const Tensor* t, const RnnShape& s, const char* op, int64_t* lens);
+// Per batch entry, the number of valid steps, from sequence_lens (input 4; all `seq` when it is
+// absent), in the kernel's scratch.
+Expected<const int64_t*> read_sequence_lens(KernelContext& ctx, const RnnShape& s, const char* op);
 
 // gx[t*batch + b, :] = X[t, b, :] * W_d^T + bias (bias may be null), gates*hidden columns.
 void project_inputs(ThreadPool& pool, const RnnShape& s, int gates, const float* x,
