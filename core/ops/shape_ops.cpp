@@ -695,59 +695,6 @@ Status center_crop_pad_rule(InferContext& ctx) {
   return {};
 }
 
-// Col2Im-18: [N, C * prod(block_shape), L] -> [N, C, image_shape...].
-Status col2im_rule(InferContext& ctx) {
-  const TensorFact& in = ctx.input(0);
-  const auto* image = input_values(ctx, 1);
-  const auto* block = input_values(ctx, 2);
-  const TensorFact& image_fact = ctx.input(1);
-  size_t spatial = image ? image->size() : 0;
-  if (!image && image_fact.dims && image_fact.dims->size() == 1 && (*image_fact.dims)[0] &&
-      (*image_fact.dims)[0]->constant_value()) {
-    // The declared length of image_shape comes from the model: one dim is pushed per value, so
-    // a length of 2^40 (or a negative one, cast to size_t) must not reach the loop below. The
-    // output rank is 2 + the length, and import refuses ranks above 64.
-    const int64_t declared = *(*image_fact.dims)[0]->constant_value();
-    if (declared < 0 || declared > 62)
-      return invalid_model("Col2Im: image_shape has " + std::to_string(declared) +
-                           " values; the output rank 2 + that must be 1 to 64");
-    spatial = static_cast<size_t>(declared);
-  }
-  if (spatial == 0) {
-    ctx.set_output(0, TensorFact::unknown(in.dtype));
-    return {};
-  }
-  DimList out;
-  out.push_back(dim_at(in, 0));
-  Dim channels;
-  if (block && in.dims && in.dims->size() == 3 && (*in.dims)[1]) {
-    SymExpr prod(int64_t{1});
-    for (const SymExpr& b : *block) prod = prod * b;
-    channels = ctx.simplify(sym::floordiv(*(*in.dims)[1], prod));
-  }
-  out.push_back(channels ? channels : Dim(ctx.execution_dim(0, 1, 0, sym::kDefaultMaxDim)));
-  for (size_t i = 0; i < spatial; ++i)
-    out.push_back(image ? Dim((*image)[i])
-                        : Dim(ctx.execution_dim(0, i + 2, 0, sym::kDefaultMaxDim)));
-  ctx.set_output(0, TensorFact::shaped(in.dtype, out));
-  return {};
-}
-
-// AffineGrid-20: size [N, C, H, W] -> grid [N, H, W, 2]; [N, C, D, H, W] -> [N, D, H, W, 3].
-Status affine_grid_rule(InferContext& ctx) {
-  const TensorFact& theta = ctx.input(0);
-  const auto* size = input_values(ctx, 1);
-  if (!size || (size->size() != 4 && size->size() != 5)) {
-    ctx.set_output(0, TensorFact::unknown(theta.dtype));
-    return {};
-  }
-  DimList out{(*size)[0]};
-  for (size_t i = 2; i < size->size(); ++i) out.push_back((*size)[i]);
-  out.push_back(SymExpr(static_cast<int64_t>(size->size() - 2)));
-  ctx.set_output(0, TensorFact::shaped(theta.dtype, out));
-  return {};
-}
-
 Status constant_of_shape_rule(InferContext& ctx) {
   DataType dtype = DataType::kFloat;
   std::optional<SymExpr> fill = SymExpr(0);
@@ -826,8 +773,6 @@ void register_shape_ops(OpRegistry& r) {
   r.add({"Pad", 18, OpClass::kISVDOS, {1, 3}, pad_18_rule});
   r.add({"Pad", 19, OpClass::kISVDOS, {1, 3}, pad_18_rule});  // wrap mode: same shapes
   r.add({"CenterCropPad", 18, OpClass::kISVDOS, {1}, center_crop_pad_rule});
-  r.add({"Col2Im", 18, OpClass::kISVDOS, {1, 2}, col2im_rule});
-  r.add({"AffineGrid", 20, OpClass::kISVDOS, {1}, affine_grid_rule});
   r.add({"ConstantOfShape", 9, OpClass::kISVDOS, {0}, constant_of_shape_rule});
   r.add({"Range", 11, OpClass::kISVDOS, {0, 1, 2}, range_rule});
 }
