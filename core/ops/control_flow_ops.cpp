@@ -25,9 +25,11 @@ TensorFact merge_branches(InferContext& ctx, size_t out, const TensorFact& a, co
     const Dim& y = (*b.dims)[d];
     if (x && y && (*x == *y || ctx.prove_eq(*x, *y) == Tri::kTrue)) {
       dims[d] = x;
+    } else if (x && y) {
+      // The output is one branch's: never above the larger of the two.
+      dims[d] = ctx.bounded_execution_dim(out, d, 0, sym::max(*x, *y));
     } else {
-      const int64_t hi = std::max(dim_bounds(ctx, x).second, dim_bounds(ctx, y).second);
-      dims[d] = ctx.execution_dim(out, d, 0, hi);
+      dims[d] = ctx.execution_dim(out, d, 0, sym::kDefaultMaxDim);
     }
   }
   f.dims = std::move(dims);
@@ -133,9 +135,8 @@ Status loop_rule(InferContext& ctx) {
   if (max_trips && never_stops_early) {
     trips = *max_trips;
   } else {
-    int64_t hi = sym::kDefaultMaxDim;
-    if (max_trips) hi = std::min(hi, sym::bounds(*max_trips, ctx.ranges()).hi);
-    trips = ctx.execution_symbol("trips", 0, hi);
+    // A loop that may stop early runs at most M times (scan outputs have one row per run).
+    trips = ctx.bounded_execution_symbol("trips", 0, max_trips);
   }
   for (size_t i = 0; i < n_carried; ++i) {
     TensorFact f = carried[i];

@@ -9,12 +9,6 @@ namespace {
 
 using sym::SymExpr;
 
-int64_t upper_bound_of(InferContext& ctx, const std::optional<SymExpr>& e) {
-  if (!e) return sym::kDefaultMaxDim;
-  const int64_t hi = sym::bounds(*e, ctx.ranges()).hi;
-  return hi == INT64_MAX ? sym::kDefaultMaxDim : hi;
-}
-
 Status gather_rule(InferContext& ctx) {
   const TensorFact& data = ctx.input(0);
   const TensorFact& idx = ctx.input(1);
@@ -100,17 +94,26 @@ Status non_zero_rule(InferContext& ctx) {
     ctx.set_output(0, TensorFact::ranked(DataType::kInt64, 2));
     return {};
   }
-  const SymExpr nnz = ctx.execution_dim(0, 1, 0, upper_bound_of(ctx, in.numel()));
+  // At most every element is non-zero.
+  const SymExpr nnz = ctx.bounded_execution_dim(0, 1, 0, in.numel());
   ctx.set_output(0, TensorFact::shaped(DataType::kInt64, {SymExpr(in.rank()), nnz}));
   return {};
+}
+
+// Compress keeps at most one slice per entry of the condition and per slice of the input (the
+// spec discards condition entries past the input's length).
+std::optional<SymExpr> compress_bound(InferContext& ctx, const std::optional<SymExpr>& slices) {
+  const Dim len = dim_at(ctx.input(1), 0);
+  if (ctx.input(1).rank() != 1 || !len) return slices;
+  return slices ? sym::min(*len, *slices) : *len;
 }
 
 Status compress_rule(InferContext& ctx) {
   const TensorFact& in = ctx.input(0);
   const auto axis = ctx.attr_int("axis");
   if (!axis) {
-    ctx.set_output(0, TensorFact::shaped(
-                          in.dtype, {ctx.execution_dim(0, 0, 0, upper_bound_of(ctx, in.numel()))}));
+    ctx.set_output(0, TensorFact::shaped(in.dtype, {ctx.bounded_execution_dim(
+                                                       0, 0, 0, compress_bound(ctx, in.numel()))}));
     return {};
   }
   if (!in.dims) {
@@ -120,8 +123,8 @@ Status compress_rule(InferContext& ctx) {
   const auto a = normalize_axis(*axis, in.rank());
   if (!a) return invalid_model("Compress: axis out of range");
   DimList out = *in.dims;
-  out[static_cast<size_t>(*a)] = ctx.execution_dim(
-      0, static_cast<size_t>(*a), 0, upper_bound_of(ctx, out[static_cast<size_t>(*a)]));
+  out[static_cast<size_t>(*a)] = ctx.bounded_execution_dim(
+      0, static_cast<size_t>(*a), 0, compress_bound(ctx, out[static_cast<size_t>(*a)]));
   ctx.set_output(0, TensorFact::shaped(in.dtype, out));
   return {};
 }
@@ -131,7 +134,8 @@ Status unique_rule(InferContext& ctx) {
   const auto axis = ctx.attr_int("axis");
   // One execution symbol for the number of unique entries, shared by all outputs.
   if (!axis || !in.dims) {
-    const SymExpr u = ctx.execution_symbol("unique", 0, upper_bound_of(ctx, in.numel()));
+    // At most every element (every slice along the axis) is unique.
+    const SymExpr u = ctx.bounded_execution_symbol("unique", 0, in.numel());
     ctx.set_output(0, axis ? TensorFact::unknown(in.dtype) : TensorFact::shaped(in.dtype, {u}));
     ctx.set_output(1, TensorFact::shaped(DataType::kInt64, {u}));
     const auto n = in.numel();
@@ -142,7 +146,7 @@ Status unique_rule(InferContext& ctx) {
   const auto a = normalize_axis(*axis, in.rank());
   if (!a) return invalid_model("Unique: axis out of range");
   const Dim along = (*in.dims)[static_cast<size_t>(*a)];
-  const SymExpr u = ctx.execution_symbol("unique", 0, upper_bound_of(ctx, along));
+  const SymExpr u = ctx.bounded_execution_symbol("unique", 0, along);
   DimList out = *in.dims;
   out[static_cast<size_t>(*a)] = u;
   ctx.set_output(0, TensorFact::shaped(in.dtype, out));
@@ -152,11 +156,27 @@ Status unique_rule(InferContext& ctx) {
   return {};
 }
 
+// Each selected index names one (batch, class, box) triple, and each (batch, class) keeps at
+// most max_output_boxes_per_class boxes (0 when omitted or empty: no output; a negative value
+// selects none either), so at most batch * classes * min(max_output_boxes_per_class, boxes).
+std::optional<SymExpr> nms_bound(InferContext& ctx) {
+  const TensorFact& scores = ctx.input(1);  // [batch, classes, boxes]
+  if (!ctx.has_input(2) || ctx.input(2).numel() == std::optional<SymExpr>(SymExpr(0)))
+    return SymExpr(0);
+  if (!scores.dims || scores.rank() != 3 || !(*scores.dims)[0] || !(*scores.dims)[1])
+    return scores.numel();
+  const SymExpr batch_classes = *(*scores.dims)[0] * *(*scores.dims)[1];
+  Dim boxes = (*scores.dims)[2];
+  if (!boxes) boxes = dim_at(ctx.input(0), 1);  // boxes: [batch, boxes, 4]
+  const std::optional<SymExpr> per_class = input_scalar(ctx, 2);
+  if (per_class && boxes) return batch_classes * sym::min(sym::max(*per_class, 0), *boxes);
+  if (per_class) return batch_classes * sym::max(*per_class, 0);
+  if (boxes) return batch_classes * *boxes;
+  return std::nullopt;
+}
+
 Status nms_rule(InferContext& ctx) {
-  // Each selected index names one (batch, class, box) triple, so there are at most as many as
-  // scores (batch * classes * boxes).
-  const std::optional<SymExpr> cap = ctx.input(1).numel();
-  const SymExpr n = ctx.execution_dim(0, 0, 0, upper_bound_of(ctx, cap));
+  const SymExpr n = ctx.bounded_execution_dim(0, 0, 0, nms_bound(ctx));
   ctx.set_output(0, TensorFact::shaped(DataType::kInt64, {n, SymExpr(3)}));
   return {};
 }
@@ -176,9 +196,10 @@ Status top_k_rule(InferContext& ctx) {
   } else {
     k = input_scalar(ctx, 1);
   }
+  // k unknown before running: at most the axis' length (the spec requires k <= dim).
   if (!k)
-    k = ctx.execution_dim(0, static_cast<size_t>(*axis), 0,
-                          upper_bound_of(ctx, (*in.dims)[static_cast<size_t>(*axis)]));
+    k = ctx.bounded_execution_dim(0, static_cast<size_t>(*axis), 0,
+                                  (*in.dims)[static_cast<size_t>(*axis)]);
   DimList out = *in.dims;
   out[static_cast<size_t>(*axis)] = k;
   ctx.set_output(0, TensorFact::shaped(in.dtype, out));

@@ -1,5 +1,7 @@
 #include "core/ops/infer_context.h"
 
+#include <algorithm>
+
 #include "core/sym/prover.h"
 
 namespace sod2 {
@@ -64,6 +66,28 @@ const Graph* InferContext::attr_graph(std::string_view name) const {
 std::optional<std::vector<int64_t>> InferContext::input_ints(size_t i) const {
   if (!has_input(i)) return std::nullopt;
   return input(i).int_values();
+}
+
+namespace {
+// The upper end of `bound` as a constant range's hi: no bound past kDefaultMaxDim.
+int64_t constant_upper(const InferContext& ctx, const std::optional<sym::SymExpr>& bound) {
+  if (!bound) return sym::kDefaultMaxDim;
+  return std::min<int64_t>(sym::bounds(*bound, ctx.ranges()).hi, sym::kDefaultMaxDim);
+}
+}  // namespace
+
+sym::SymExpr InferContext::bounded_execution_dim(size_t output, size_t dim, int64_t lo,
+                                                 const std::optional<sym::SymExpr>& bound) {
+  const sym::SymExpr e = execution_dim(output, dim, lo, constant_upper(*this, bound));
+  if (bound) bound_execution(e, simplify(*bound));
+  return e;
+}
+
+sym::SymExpr InferContext::bounded_execution_symbol(std::string_view suffix, int64_t lo,
+                                                    const std::optional<sym::SymExpr>& bound) {
+  const sym::SymExpr e = execution_symbol(suffix, lo, constant_upper(*this, bound));
+  if (bound) bound_execution(e, simplify(*bound));
+  return e;
 }
 
 Tri InferContext::prove_eq(const sym::SymExpr& a, const sym::SymExpr& b) const {

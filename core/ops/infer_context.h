@@ -68,6 +68,23 @@ class InferContext {
   virtual sym::SymExpr execution_dim(size_t output, size_t dim, int64_t lo, int64_t hi) = 0;
   virtual sym::SymExpr execution_symbol(std::string_view suffix, int64_t lo, int64_t hi) = 0;
 
+  // The same, for a dim the op's spec bounds by `bound`, an expression of the node's input dims
+  // and values (NonZero: numel of its input). The constant range is [lo, upper end of `bound`
+  // under the ranges]; the engine also keeps `bound` itself, so that a plan reported at a binding
+  // sizes the dim by the bound's value there rather than at the top of the ranges. `bound` must
+  // hold at every binding: a rule that knows none passes nullopt (range [lo, kDefaultMaxDim]).
+  sym::SymExpr bounded_execution_dim(size_t output, size_t dim, int64_t lo,
+                                     const std::optional<sym::SymExpr>& bound);
+  sym::SymExpr bounded_execution_symbol(std::string_view suffix, int64_t lo,
+                                        const std::optional<sym::SymExpr>& bound);
+  // Records `bound` for the execution symbol `e` that execution_dim/execution_symbol returned
+  // (nothing when `e` is no longer a symbol: RDP refined it). Contexts without an engine (rule
+  // tests) may ignore it.
+  virtual void bound_execution(const sym::SymExpr& e, const sym::SymExpr& bound) {
+    (void)e;
+    (void)bound;
+  }
+
   virtual void warn(std::string message) = 0;
 
   // Propagates `body` with `inputs` bound to its graph inputs (outer-scope values read the facts

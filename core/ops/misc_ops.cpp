@@ -201,8 +201,9 @@ Status string_normalizer_rule(InferContext& ctx) {
     DimList d = *in.dims;
     const Dim& c = d.back();
     const int64_t lo = c && ctx.prove_le(1, *c) == Tri::kTrue ? 1 : 0;
-    d.back() =
-        ctx.execution_dim(0, d.size() - 1, lo, std::max<int64_t>(dim_bounds(ctx, c).second, 1));
+    // At most every string stays; at least the one empty string.
+    d.back() = ctx.bounded_execution_dim(
+        0, d.size() - 1, lo, c ? std::optional<sym::SymExpr>(sym::max(*c, 1)) : std::nullopt);
     if (d.size() == 2) d[0] = SymExpr(1);
     out.dims = std::move(d);
   }

@@ -103,9 +103,10 @@ Status reduce_unknown_axes(InferContext& ctx) {
           (*out.dims)[i] = SymExpr(1);
           continue;
         }
-        const auto [lo, hi] = dim_bounds(ctx, d[i]);
-        (*out.dims)[i] =
-            ctx.execution_dim(0, i, std::min<int64_t>(lo, 1), std::max<int64_t>(hi, 1));
+        // 1 where the axis is reduced, the input's dim elsewhere.
+        const int64_t lo = std::min<int64_t>(dim_bounds(ctx, d[i]).first, 1);
+        (*out.dims)[i] = ctx.bounded_execution_dim(
+            0, i, lo, d[i] ? std::optional<sym::SymExpr>(sym::max(*d[i], 1)) : std::nullopt);
       }
     } else if (axes.dims && axes.dims->size() == 1 && (*axes.dims)[0] &&
                (*axes.dims)[0]->constant_value() == 1 && !d.empty()) {
@@ -116,9 +117,11 @@ Status reduce_unknown_axes(InferContext& ctx) {
           (*out.dims)[j] = d[j];
           continue;
         }
-        const auto [lo0, hi0] = dim_bounds(ctx, d[j]);
-        const auto [lo1, hi1] = dim_bounds(ctx, d[j + 1]);
-        (*out.dims)[j] = ctx.execution_dim(0, j, std::min(lo0, lo1), std::max(hi0, hi1));
+        const int64_t lo = std::min(dim_bounds(ctx, d[j]).first, dim_bounds(ctx, d[j + 1]).first);
+        (*out.dims)[j] = ctx.bounded_execution_dim(
+            0, j, lo,
+            d[j] && d[j + 1] ? std::optional<sym::SymExpr>(sym::max(*d[j], *d[j + 1]))
+                             : std::nullopt);
       }
     }
   }

@@ -554,8 +554,7 @@ Status slice_rule(InferContext& ctx) {
     const Dim& dim = (*in.dims)[a];
     out[a] = dim ? slice_len(ctx, *dim, (*starts)[i], (*ends)[i], st[i]) : Dim{};
     if (!out[a])
-      out[a] = ctx.execution_dim(0, a, 0,
-                                 dim ? sym::bounds(*dim, ctx.ranges()).hi : sym::kDefaultMaxDim);
+      out[a] = ctx.bounded_execution_dim(0, a, 0, dim);  // a slice is never longer
   }
   if (in.value && rank == 1 && norm->size() == 1) {
     const auto n = static_cast<int64_t>(in.value->size());

@@ -35,6 +35,9 @@ class NodeContext : public InferContext {
     return engine_.execution_symbol(node_.name + "." + std::string(suffix), lo, hi,
                                     "node " + node_.name + " (" + std::string(suffix) + ")");
   }
+  void bound_execution(const sym::SymExpr& e, const sym::SymExpr& bound) override {
+    engine_.bound_execution(e, bound);
+  }
   void warn(std::string message) override {
     engine_.diagnose(Severity::kWarning, std::move(message), node_.name);
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -57,6 +58,16 @@ class RdpResult {
   const Diagnostics& diagnostics() const { return diagnostics_; }
   // Execution symbols RDP replaced by an expression of older symbols.
   const sym::Substitution& refinements() const { return refinements_; }
+  // An execution symbol's upper-bound expression, from its op's spec (NonZero: numel of the
+  // input; TopK: the axis dim; NonMaxSuppression: batch x classes x min(max boxes, boxes)...):
+  // the symbol never exceeds it at any binding. Older execution symbols in it are replaced by
+  // their own bounds where the expression grows with them, so it is usually over input symbols
+  // only. nullopt when the op's rule knows no bound. ranges() keeps the constant range: the
+  // bound's upper end over the whole declared ranges.
+  std::optional<sym::SymExpr> execution_bound(const sym::Symbol& s) const;
+  // The bound as the rule stated it, over the node's input dims: it may mention older execution
+  // symbols, and is then tighter than execution_bound() once those are bound.
+  std::optional<sym::SymExpr> direct_execution_bound(const sym::Symbol& s) const;
   // For an ISVDOS node: whether every value input was resolved (its output shape is static).
   bool resolved(const Node& node) const;
   int passes() const { return passes_; }
@@ -71,6 +82,8 @@ class RdpResult {
   std::vector<Assumption> assumptions_;
   Diagnostics diagnostics_;
   sym::Substitution refinements_;
+  // Keyed by the symbol's node, like symbol_index_.
+  std::unordered_map<const void*, sym::SymExpr> direct_bounds_, closed_bounds_;
   int passes_ = 0;
 };
 

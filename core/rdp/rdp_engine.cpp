@@ -95,10 +95,83 @@ sym::SymExpr RdpEngine::execution_symbol(const std::string& raw_name, int64_t lo
   }
   if (lo > hi) hi = lo;
   (void)result_->ranges_.set(s, {std::max<int64_t>(lo, 0), std::max<int64_t>(hi, 0), 1});
+  // Like the range, the bound is the last call's (bound_execution follows when there is one).
+  result_->direct_bounds_.erase(s.node());
   // A refined symbol reads as what it was refined to.
   auto r = result_->refinements_.find(s);
   if (r != result_->refinements_.end()) return simplify(sym::substitute(r->second, result_->refinements_));
   return s;
+}
+
+void RdpEngine::bound_execution(const sym::SymExpr& e, const sym::SymExpr& bound0) {
+  const auto s = e.as_symbol();
+  if (!s || !result_->is_execution_symbol(*s)) return;
+  const sym::SymExpr bound = simplify(sym::substitute(bound0, result_->refinements_));
+  // Only older symbols, so that evaluating one bound through the others terminates.
+  bool ok = usable(bound);
+  const size_t index = result_->symbol_index_.at(s->node());
+  for (const sym::Symbol& f : sym::free_symbols(bound)) {
+    auto it = result_->symbol_index_.find(f.node());
+    ok = ok && it != result_->symbol_index_.end() && it->second < index;
+  }
+  if (!ok) {
+    result_->direct_bounds_.erase(s->node());
+    return;
+  }
+  result_->direct_bounds_.insert_or_assign(s->node(), bound);
+}
+
+namespace {
+
+// Whether `e` never decreases when `y` grows inside the ranges (a sufficient syntactic test: sums
+// with positive coefficients, products of non-negative factors, min/max, division by a positive
+// constant). Replacing `y` by an upper bound of it then gives an upper bound of `e`.
+bool grows_with(const sym::SymExpr& e, const sym::Symbol& y, const sym::RangeMap& ranges) {
+  if (!mentions(e, y)) return true;
+  switch (e.kind()) {
+    case sym::Kind::kSymbol: return true;
+    case sym::Kind::kSum:
+      for (size_t i = 0; i < e.operands().size(); ++i) {
+        if (!mentions(e.operands()[i], y)) continue;
+        if (e.coefficients()[i] <= 0 || !grows_with(e.operands()[i], y, ranges)) return false;
+      }
+      return true;
+    case sym::Kind::kProduct:
+      for (const sym::SymExpr& f : e.operands())
+        if (sym::bounds(f, ranges).lo < 0 || !grows_with(f, y, ranges)) return false;
+      return true;
+    case sym::Kind::kMin:
+    case sym::Kind::kMax:
+      for (const sym::SymExpr& a : e.operands())
+        if (!grows_with(a, y, ranges)) return false;
+      return true;
+    case sym::Kind::kFloorDiv:
+    case sym::Kind::kCeilDiv: {
+      const auto d = e.operands()[1].constant_value();
+      return d && *d > 0 && grows_with(e.operands()[0], y, ranges);
+    }
+    default: return false;
+  }
+}
+
+}  // namespace
+
+void RdpEngine::close_execution_bounds() {
+  result_->closed_bounds_.clear();
+  for (const SymbolInfo& info : result_->symbols_) {
+    if (info.kind != SymbolKind::kExecution) continue;
+    auto it = result_->direct_bounds_.find(info.symbol.node());
+    if (it == result_->direct_bounds_.end()) continue;
+    sym::SymExpr closed = simplify(sym::substitute(it->second, result_->refinements_));
+    for (const sym::Symbol& y : sym::free_symbols(closed)) {
+      if (!result_->is_execution_symbol(y)) continue;
+      auto c = result_->closed_bounds_.find(y.node());
+      if (c == result_->closed_bounds_.end() || !grows_with(closed, y, result_->ranges_)) continue;
+      const sym::SymExpr next = simplify(sym::substitute(closed, {{y, c->second}}));
+      if (usable(next)) closed = next;
+    }
+    if (usable(closed)) result_->closed_bounds_.insert_or_assign(info.symbol.node(), closed);
+  }
 }
 
 void RdpEngine::add_refinement(const sym::Symbol& s, const sym::SymExpr& value) {
@@ -341,6 +414,7 @@ Status RdpEngine::run() {
     assumption_keys_.clear();
     labels_.clear();
     result_->resolved_.clear();
+    result_->direct_bounds_.clear();
     result_->passes_ = pass;
     auto outs = propagate_graph(*model_.graph, nullptr);
     if (!outs.ok()) return outs.status();
@@ -355,6 +429,7 @@ Status RdpEngine::run() {
   result_->diagnostics_.insert(result_->diagnostics_.end(), pass_diagnostics_.begin(),
                                pass_diagnostics_.end());
   result_->assumptions_ = pass_assumptions_;
+  close_execution_bounds();
   return {};
 }
 
@@ -381,6 +456,18 @@ bool RdpResult::involves_execution(const sym::SymExpr& e) const {
   for (const sym::Symbol& s : sym::free_symbols(e))
     if (is_execution_symbol(s)) return true;
   return false;
+}
+
+std::optional<sym::SymExpr> RdpResult::execution_bound(const sym::Symbol& s) const {
+  auto it = closed_bounds_.find(s.node());
+  if (it == closed_bounds_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<sym::SymExpr> RdpResult::direct_execution_bound(const sym::Symbol& s) const {
+  auto it = direct_bounds_.find(s.node());
+  if (it == direct_bounds_.end()) return std::nullopt;
+  return it->second;
 }
 
 bool RdpResult::resolved(const Node& node) const {

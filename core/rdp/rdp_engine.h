@@ -25,6 +25,8 @@ class RdpEngine {
                      const Node& node);
   sym::SymExpr execution_symbol(const std::string& name, int64_t lo, int64_t hi,
                                 const std::string& origin);
+  // The bound an op's rule states for the execution symbol `e` (RdpResult::execution_bound).
+  void bound_execution(const sym::SymExpr& e, const sym::SymExpr& bound);
   void diagnose(Severity severity, std::string message, const std::string& node);
   Expected<std::vector<TensorFact>> propagate_graph(const Graph& graph,
                                                     const std::vector<TensorFact>* inputs);
@@ -41,6 +43,7 @@ class RdpEngine {
   void run_node(const Graph& graph, const Node& node, std::vector<TensorFact>& facts);
   void check_declared(const Graph& graph, const Value& value, const TensorFact& fact);
   void record_resolution(const Node& node, const std::vector<TensorFact>& facts);
+  void close_execution_bounds();
 
   const Model& model_;
   const RdpOptions& options_;

@@ -34,11 +34,15 @@ struct Rng {
 std::optional<sym::Binding> random_binding(const RdpResult& rdp, Rng* rng) {
   for (int attempt = 0; attempt < 50; ++attempt) {
     std::map<std::string, int64_t> values;
+    sym::Binding drawn;  // so far: an execution symbol's bound needs only older symbols
     for (const SymbolInfo& info : rdp.symbols()) {
       const sym::SymbolRange r = rdp.ranges().get(info.symbol);
-      const int64_t hi =
+      int64_t hi =
           has_no_useful_bound(rdp, info.symbol) ? report_upper_bound(rdp, info.symbol) : r.hi;
-      values[info.symbol.name()] = r.lo + r.multiple * rng->in(0, (hi - r.lo) / r.multiple);
+      if (const auto limit = execution_limit(rdp, info.symbol, drawn))
+        hi = std::clamp(*limit, r.lo, hi);
+      values[info.symbol.name()] = drawn[info.symbol] =
+          r.lo + r.multiple * rng->in(0, (hi - r.lo) / r.multiple);
     }
     auto b = make_binding(rdp, values);
     if (b.ok()) return *b;
