@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -20,10 +21,12 @@ struct GreedyPlan {
 // The order tensors are placed in. Every rule puts lower segments first (when given) and breaks
 // ties by earlier first step, then index, so plans are deterministic.
 enum class PlacementOrder {
-  kBySize,     // size descending: greedy by size, the reference
-  kByBreadth,  // steps by live bytes descending, each step's tensors by size descending
-               // (Pisarchyk & Lee's "greedy by breadth")
-  kByLifetime  // lifetime length descending, then size: long-lived tensors settle low
+  kBySize,      // size descending: greedy by size, the reference
+  kByBreadth,   // steps by live bytes descending, each step's tensors by size descending
+                // (Pisarchyk & Lee's "greedy by breadth")
+  kByLifetime,  // lifetime length descending, then size: long-lived tensors settle low
+  kByCrossing   // with segments: the tensors live across the step a later segment becomes
+                // known first (a later tensor must sit on them), each group by size descending
 };
 std::vector<int32_t> placement_order(std::span<const int64_t> sizes,
                                      std::span<const Lifetime> lives,
@@ -40,5 +43,20 @@ std::vector<int32_t> placement_order(std::span<const int64_t> sizes,
 GreedyPlan plan_greedy_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
                                std::span<const int32_t> segments = {},
                                PlacementOrder rule = PlacementOrder::kBySize);
+
+// Greedy by size under the weaker rule the runtime needs of EDO segments: a tensor's offset may
+// depend on a size only once that size is known, so a tensor may sit on any tensor whose size,
+// and the sizes of everything below it, are known by the tensor's first step (`segments[t]` is
+// the step from which t's size is known). A late-known tensor may then sit low, under tensors
+// that start after it is known, instead of above every earlier segment's tensor.
+// "Below" is the layering's (symbolic_planner.h): lifetime-overlapping and earlier by (offset,
+// size, index). Tensors are placed in `rule`'s order, earlier segments first, so the top of the
+// placed tensors always keeps the rule; each takes the smallest gap that keeps it, else the top.
+// nullopt when the rule cannot hold (a segment after its tensor's first step).
+// O(n^2) in tensors, more when known steps must be propagated.
+std::optional<GreedyPlan> plan_greedy_known_steps(std::span<const int64_t> sizes,
+                                                  std::span<const Lifetime> lives,
+                                                  std::span<const int32_t> segments,
+                                                  PlacementOrder rule = PlacementOrder::kBySize);
 
 }  // namespace sod2::opt

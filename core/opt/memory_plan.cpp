@@ -53,6 +53,32 @@ std::vector<int64_t> reference_sizes(const TensorSet& set, const sym::Binding& r
   return sizes;
 }
 
+// Sizes at `binding` (input symbols) with the execution symbols at their report value (their
+// bound at this binding), and, when there are any, also at half of it and at their low end:
+// execution symbols are not bucketed, so a layering must hold up across their whole span, not
+// only where a report puts them.
+std::vector<std::vector<int64_t>> exec_spread_sizes(const TensorSet& set, const RdpResult& rdp,
+                                                    std::span<const sym::Symbol> symbols,
+                                                    const sym::Binding& binding) {
+  const sym::Binding full = complete_binding(rdp, symbols, binding);
+  std::vector<std::vector<int64_t>> out{reference_sizes(set, full)};
+  bool any = false;
+  for (const sym::Symbol& s : symbols) any = any || rdp.is_execution_symbol(s);
+  if (!any) return out;
+  for (int64_t num : {1, 0}) {  // halves, then the low ends
+    sym::Binding b = full;
+    for (const sym::Symbol& s : symbols) {
+      if (!rdp.is_execution_symbol(s) || binding.count(s)) continue;
+      const sym::SymbolRange r = rdp.ranges().get(s);
+      const int64_t m = std::max<int64_t>(r.multiple, 1);
+      const int64_t v = r.lo + (full.at(s) - r.lo) * num / 2;
+      b[s] = std::max(r.lo, v / m * m);
+    }
+    out.push_back(reference_sizes(set, b));
+  }
+  return out;
+}
+
 }  // namespace
 
 namespace {
@@ -128,11 +154,20 @@ Expected<MemoryPlan> plan_memory(const Graph& graph, const RdpResult& rdp,
   // Layerings are built at the upper bounds and at each checked binding, and judged at all.
   std::vector<std::vector<int64_t>> points{ref_sizes};
   points.insert(points.end(), check_sizes.begin(), check_sizes.end());
+  // Judged also with the execution symbols lower (exec_spread_sizes).
+  std::vector<std::vector<int64_t>> judges = points;
+  std::vector<sym::Binding> judged_at{sym::Binding{}};
+  judged_at.insert(judged_at.end(), options.check_bindings.begin(), options.check_bindings.end());
+  for (const sym::Binding& b : judged_at) {
+    std::vector<std::vector<int64_t>> spread = exec_spread_sizes(plan.tensors, rdp, symbols, b);
+    judges.insert(judges.end(), std::make_move_iterator(spread.begin() + 1),
+                  std::make_move_iterator(spread.end()));
+  }
   SymbolicPlanRequest request;
   request.sizes = sizes;
   request.lives = plan.lives;
   request.references = points;
-  request.judges = points;
+  request.judges = judges;
   request.segments = plan.segments;
   request.ranges = &rdp.ranges();
   plan.symbolic = plan_symbolic(request);
@@ -150,6 +185,11 @@ Expected<MemoryPlan> plan_memory(const Graph& graph, const RdpResult& rdp,
     vr.whole_range = &plan.symbolic;
     vr.sizes_at = [&](const sym::Binding& b) {
       return reference_sizes(plan.tensors, complete_binding(rdp, symbols, b));
+    };
+    vr.more_judges_at = [&](const sym::Binding& b) {
+      std::vector<std::vector<int64_t>> spread = exec_spread_sizes(plan.tensors, rdp, symbols, b);
+      spread.erase(spread.begin());  // sizes_at's
+      return spread;
     };
     // Each cell costs a few greedy plans over every tensor: fewer cells for big graphs keep
     // planning time near the single plan's.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <optional>
 
 #include "core/opt/memory_stats.h"
 #include "core/opt/report_binding.h"
@@ -19,6 +21,9 @@ size_t bucket_index(const std::vector<int64_t>& uppers, int64_t value) {
     if (value <= uppers[b]) return b;
   return uppers.size() - 1;
 }
+
+// A cell layering this close to the lower bound everywhere it is judged needs no second try.
+constexpr double kGoodEnough = 1.01;
 
 double worst_ratio(const Layering& layering, std::span<const std::vector<int64_t>> judges,
                    std::span<const Lifetime> lives) {
@@ -152,24 +157,51 @@ Expected<PlanVersions> plan_versions(const BucketGrid& grid, const VersionReques
     const sym::Binding lo = grid.low_corner(c), hi = grid.high_corner(c);
     sym::Binding mid;
     for (const auto& [s, v] : hi) mid[s] = (v + lo.at(s)) / 2;
-    const std::vector<std::vector<int64_t>> judges{request.sizes_at(hi), request.sizes_at(lo),
-                                                   request.sizes_at(mid)};
+    std::vector<std::vector<int64_t>> judges{request.sizes_at(hi), request.sizes_at(lo),
+                                             request.sizes_at(mid)};
+    for (const sym::Binding* b : std::initializer_list<const sym::Binding*>{&hi, &lo, &mid}) {
+      if (!request.more_judges_at) break;
+      std::vector<std::vector<int64_t>> more = request.more_judges_at(*b);
+      judges.insert(judges.end(), std::make_move_iterator(more.begin()),
+                    std::make_move_iterator(more.end()));
+    }
     SymbolicPlanRequest r;
     r.sizes = request.sizes;
     r.lives = request.lives;
     r.judges = judges;
     r.segments = request.segments;
     r.ranges = request.ranges;
-    r.references = std::span(judges).first(1);  // the cell's high corner
-    LayeringChoice choice = choose_layering(r);
-    if (choice.score >= worst_ratio(whole, judges, request.lives) * (1 - min_gain)) continue;
+    // Built at the cell's high corner; where that is not already within 1% of the bound at every
+    // judged point, also at its low corner and middle (a layering chosen at the high corner can
+    // be far off at the low one). A candidate counts only where it beats the whole-range plan's
+    // worst ratio by min_gain and loses to it at none of the judged points.
+    const double whole_worst = worst_ratio(whole, judges, request.lives);
+    auto acceptable = [&](const LayeringChoice& ch) {
+      if (ch.score >= whole_worst * (1 - min_gain)) return false;
+      for (const std::vector<int64_t>& sizes : judges) {
+        if (layering_arena(ch.layering, sizes) > layering_arena(whole, sizes)) return false;
+      }
+      return true;
+    };
+    r.references = std::span(judges).first(1);
+    std::optional<LayeringChoice> choice;
+    LayeringChoice at_high = choose_layering(r);
+    const bool good_enough = at_high.score <= kGoodEnough;
+    if (acceptable(at_high)) choice = std::move(at_high);
+    if (!good_enough) {
+      r.references = std::span(judges).subspan(1, 2);
+      LayeringChoice other = choose_layering(r);
+      other.reference += 1;
+      if (acceptable(other) && (!choice || other.score < choice->score)) choice = std::move(other);
+    }
+    if (!choice) continue;
     for (size_t v = 0; v < chosen.size() && out.version_of_cell[c] < 0; ++v) {
-      if (chosen[v].below == choice.layering.below)
+      if (chosen[v].below == choice->layering.below)
         out.version_of_cell[c] = static_cast<int32_t>(v);
     }
     if (out.version_of_cell[c] >= 0) continue;
-    chosen.push_back(choice.layering);
-    SymbolicPlan plan = symbolic_from_layering(r, std::move(choice));
+    chosen.push_back(choice->layering);
+    SymbolicPlan plan = symbolic_from_layering(r, std::move(*choice));
     SOD2_ASSIGN_OR_RETURN(PlanProgram program, PlanProgram::compile(plan));
     out.version_of_cell[c] = static_cast<int32_t>(out.versions.size());
     out.versions.push_back({std::move(plan), std::move(program)});

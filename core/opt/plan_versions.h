@@ -70,10 +70,15 @@ struct VersionRequest {
   const sym::RangeMap* ranges = nullptr;
   const SymbolicPlan* whole_range = nullptr;
   std::function<std::vector<int64_t>(const sym::Binding&)> sizes_at;
+  // Optional: more sizes to judge a cell at, for a binding of the bucketed symbols (the
+  // execution symbols lower than sizes_at puts them, say).
+  std::function<std::vector<std::vector<int64_t>>(const sym::Binding&)> more_judges_at;
 };
 
 // A cell gets its own version when it lowers the worst arena / lower bound over the cell's
-// corners and middle by more than `min_gain` (relative).
+// corners and middle (and more_judges_at's points) by more than `min_gain` (relative) and needs
+// no more than the whole-range plan at any of them. Its layering is built at the high corner, and
+// also at the low corner and the middle where the high corner's is not within 1% of the bound.
 Expected<PlanVersions> plan_versions(const BucketGrid& grid, const VersionRequest& request,
                                      double min_gain = 0.005);
 

@@ -29,6 +29,7 @@ const char* placement_name(PlacementOrder rule) {
     case PlacementOrder::kBySize: return "by-size";
     case PlacementOrder::kByBreadth: return "by-breadth";
     case PlacementOrder::kByLifetime: return "by-lifetime";
+    case PlacementOrder::kByCrossing: return "by-crossing";
   }
   return "by-size";
 }
@@ -71,6 +72,19 @@ Layering make_layering(std::span<const int64_t> offsets, std::span<const int64_t
   return layering;
 }
 
+bool layering_respects_segments(const Layering& layering, std::span<const Lifetime> lives,
+                                std::span<const int32_t> segments) {
+  if (segments.empty()) return true;
+  // known[t]: the step by which t's size and the sizes of everything below it are known.
+  std::vector<int32_t> known(segments.size(), 0);
+  for (int32_t t : layering.order) {
+    known[t] = segments[t];
+    for (int32_t u : layering.below[t]) known[t] = std::max(known[t], known[u]);
+    if (known[t] > lives[t].first_step) return false;
+  }
+  return true;
+}
+
 int64_t layering_arena(const Layering& layering, std::span<const int64_t> sizes) {
   std::vector<int64_t> offset(sizes.size(), 0);
   int64_t arena = 0;
@@ -104,6 +118,32 @@ LayeringChoice choose_layering(const SymbolicPlanRequest& request) {
       }
       if (best.placement.empty() || score < best.score)
         best = {std::move(layering), score, placement_name(rule), r};
+    }
+  }
+  // With segments, the candidates that let late tensors sit low where the rule allows; they
+  // win only when strictly better.
+  // Above kKnownStepsMaxTensors their propagation (greedy_planner.h) could cost more than the
+  // rest of planning; such graphs keep the segment-first candidates.
+  constexpr size_t kKnownStepsMaxTensors = 4000;
+  const bool segmented = request.lives.size() <= kKnownStepsMaxTensors &&
+                         std::any_of(request.segments.begin(), request.segments.end(),
+                                     [](int32_t s) { return s > 0; });
+  for (size_t r = 0; segmented && r < request.references.size(); ++r) {
+    for (PlacementOrder rule : {PlacementOrder::kBySize, PlacementOrder::kByBreadth,
+                                PlacementOrder::kByLifetime, PlacementOrder::kByCrossing}) {
+      const std::vector<int64_t>& ref = request.references[r];
+      const std::optional<GreedyPlan> greedy =
+          plan_greedy_known_steps(ref, request.lives, request.segments, rule);
+      if (!greedy) continue;
+      Layering layering = make_layering(greedy->offsets, ref, request.lives, {});
+      if (!layering_respects_segments(layering, request.lives, request.segments)) continue;
+      double score = 0;
+      for (size_t j = 0; j < judges.size(); ++j) {
+        score = std::max(score, static_cast<double>(layering_arena(layering, judges[j])) /
+                                    static_cast<double>(lower_bounds[j]));
+      }
+      if (score < best.score)
+        best = {std::move(layering), score, std::string(placement_name(rule)) + "/known-steps", r};
     }
   }
   return best;

@@ -24,12 +24,17 @@
 // max operands the ranges prove never win.
 //
 // EDO segments: `segments[t]` is the first step at which every symbol of t's size is known (0
-// without execution symbols). Tensors of a later segment are always placed above the tensors of
-// an earlier one, so a tensor's offset only involves symbols known when it is written: the
-// runtime instantiates each segment once its execution symbols are known, with no search. An
-// EDO node's own outputs open their segment, so their offsets may involve the symbol the node
-// mints: the runtime places them once the node has counted its output (the usual two-phase EDO
-// kernel), still before writing them.
+// without execution symbols). A tensor's offset only involves symbols known when it is written:
+// every tensor below it (transitively) has its size known by its first step. The runtime
+// evaluates the plan again once an execution symbol is known, and the tensors already written
+// keep their offsets, with no search. An EDO node's own outputs open their segment, so their
+// offsets may involve the symbol the node mints: the runtime places them once the node has
+// counted its output (the usual two-phase EDO kernel), still before writing them.
+// Two kinds of candidates keep this: segment-first ones (the tensors of a later segment above
+// every overlapping tensor of an earlier one: safe by construction, but a late tensor can never
+// fill a gap under tensors that start after it is known), and, when there are segments, ones
+// from plan_greedy_known_steps (greedy_planner.h), which place by the rule itself and are
+// checked with layering_respects_segments before they compete.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +58,12 @@ struct Layering {
 // lifetime-overlapping one, reduced as described above.
 Layering make_layering(std::span<const int64_t> offsets, std::span<const int64_t> sizes,
                        std::span<const Lifetime> lives, std::span<const int32_t> segments);
+
+// Whether no offset of the layering waits for a size known only later: every tensor below t
+// (transitively) has its size known (`segments`) by t's first step. Segment-first layerings
+// (make_layering with segments) keep it by construction; the others are checked with it.
+bool layering_respects_segments(const Layering& layering, std::span<const Lifetime> lives,
+                                std::span<const int32_t> segments);
 
 // The arena a layering needs at concrete sizes (longest path through the below-DAG).
 int64_t layering_arena(const Layering& layering, std::span<const int64_t> sizes);
