@@ -42,6 +42,7 @@ struct Case {
   std::string domain;
   int opset = 13;
   size_t num_outputs = 1;
+  float scale = 1.f;  // inputs are uniform in [-scale, scale]
 };
 
 class VulkanBuiltinKernelsTest : public testing::VulkanKernelTest {
@@ -86,7 +87,7 @@ class VulkanBuiltinKernelsTest : public testing::VulkanKernelTest {
     for (const auto& s : c.inputs) {
       host.emplace_back(DType::kFloat, s ? *s : Shape{});
       if (s)
-        for (int64_t i = 0; i < s->numel(); ++i) host.back().data<float>()[i] = dist(rng);
+        for (int64_t i = 0; i < s->numel(); ++i) host.back().data<float>()[i] = c.scale * dist(rng);
     }
     ThreadPool pool(1);
 
@@ -223,7 +224,8 @@ const Act kActs[] = {{"", 0, 0},
                      {"Sigmoid", 0, 0},
                      {"HardSigmoid", 0.2f, 0.5f},
                      {"HardSwish", 0, 0},
-                     {"Tanh", 0, 0}};
+                     {"Tanh", 0, 0},
+                     {"Silu", 0, 0}};
 
 void set_epilogue(Case& c, const Act& a, int bias, int residual, int before) {
   c.domain = "sod2";
@@ -255,6 +257,14 @@ TEST_F(VulkanBuiltinKernelsTest, FusedGemmAndMatMul) {
     set_epilogue(m, a, 2, 3, (i + 1) % 2);
     cases.push_back({std::string("FusedMatMul ") + a.name, m});
     ++i;
+  }
+  // Silu where its sigmoid saturates: products of inputs up to +-15 over K = 10 reach the
+  // hundreds, past e^x's float range on both sides.
+  for (int before : {1, 0}) {
+    Case big{"FusedMatMul", {Shape{16, 10}, Shape{10, 12}, Shape{12}, Shape{16, 12}}, {}};
+    set_epilogue(big, {"Silu", 0, 0}, 2, 3, before);
+    big.scale = 15.f;
+    cases.push_back({"FusedMatMul Silu large |x| before " + std::to_string(before), big});
   }
   Case r{"FusedMatMul", {Shape{3, 4, 5}, Shape{3, 5, 6}, Shape{3, 4, 6}}, {}};
   set_epilogue(r, kActs[1], -1, 2, 0);

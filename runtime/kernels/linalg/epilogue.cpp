@@ -32,7 +32,12 @@ SOD2_SIMD_INLINE float activate(float v, float alpha, float beta) {
     float t = v * (1.f / 6.f) + 0.5f;
     t = t > 0.f ? t : 0.f;
     return v * (t < 1.f ? t : 1.f);
+  } else if constexpr (A == Activation::kSilu) {
+    // Sigmoid's formula, then the Mul (the chain torch exports). No NaN for finite v: e^-v
+    // saturates to inf below -88.7 (the sigmoid is then 0 and v * 0 is -0) and to 0 above 87.3.
+    return v * (1.f / (1.f + math::vec_expf(-v)));
   } else {
+    static_assert(A == Activation::kTanh);
     return math::vec_tanhf(v);
   }
 }
@@ -111,6 +116,7 @@ SOD2_SIMD_INLINE void apply_impl(const EpilogueRun& e, float* y, const float* re
     SOD2_EPI_CASE(Activation::kHardSigmoid)
     SOD2_EPI_CASE(Activation::kHardSwish)
     SOD2_EPI_CASE(Activation::kTanh)
+    SOD2_EPI_CASE(Activation::kSilu)
 #undef SOD2_EPI_CASE
   }
 }
@@ -184,7 +190,8 @@ bool activation_from_name(const std::string& name, Activation* out) {
       {"Sigmoid", Activation::kSigmoid},
       {"HardSigmoid", Activation::kHardSigmoid},
       {"HardSwish", Activation::kHardSwish},
-      {"Tanh", Activation::kTanh}};
+      {"Tanh", Activation::kTanh},
+      {"Silu", Activation::kSilu}};
   for (const auto& [n, a] : kNames)
     if (name == n) {
       *out = a;

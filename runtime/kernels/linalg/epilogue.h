@@ -26,6 +26,7 @@ enum class Activation : uint8_t {
   kHardSigmoid,  // max(0, min(1, alpha * x + beta))
   kHardSwish,    // x * max(0, min(1, x / 6 + 0.5))
   kTanh,
+  kSilu,  // x * sigmoid(x) (torch's SiLU / Swish: Conv -> Sigmoid -> Mul(conv, sigmoid))
 };
 
 struct Epilogue {
@@ -66,7 +67,8 @@ Expected<EpilogueRun> resolve_epilogue(const Epilogue& e, KernelContext& ctx, co
                                        const Shape& out_shape, int64_t channels,
                                        const float* op_bias);
 
-// Activation from its ONNX op name ("Relu", "Clip", ...); kNone with ok=false when unknown.
+// Activation from its ONNX op name ("Relu", "Clip", ...; "Silu" for x * sigmoid(x), which has no
+// ONNX op of its own); kNone with ok=false when unknown.
 bool activation_from_name(const std::string& name, Activation* out);
 
 }  // namespace sod2::rt

@@ -1,13 +1,31 @@
 // The epilogue applied to accumulator vectors before they are stored, for the direct-loop
 // kernels (depthwise and dense conv): per-channel bias and the activations that are plain
 // arithmetic. Same operations in the same order as EpilogueRun::apply, so results are equal.
-// Residuals and Sigmoid/Tanh stay with EpilogueRun::apply after the store.
+// Residuals and Sigmoid/Tanh/Silu stay with EpilogueRun::apply after the store (still on the
+// tile just written, so in cache).
 #pragma once
 
 #include "runtime/kernels/linalg/epilogue.h"
 #include "runtime/kernels/linalg/simd.h"
 
 namespace sod2::rt {
+
+// Whether inline_epilogue below computes `a` (no exp / tanh). Every enumerator is listed, so a
+// new activation is a compiler warning here, and it stays with EpilogueRun::apply until added.
+constexpr bool is_plain_arithmetic(Activation a) {
+  switch (a) {
+    case Activation::kNone:
+    case Activation::kRelu:
+    case Activation::kLeakyRelu:
+    case Activation::kClip:
+    case Activation::kHardSigmoid:
+    case Activation::kHardSwish: return true;
+    case Activation::kSigmoid:
+    case Activation::kTanh:
+    case Activation::kSilu: return false;
+  }
+  return false;
+}
 
 struct InlineEpilogue {
   bool on = false;  // false: nothing inline (empty epilogue, or apply() does it all)
@@ -18,8 +36,7 @@ struct InlineEpilogue {
   // The inline part of `e`; when on, apply() is not needed afterwards.
   static InlineEpilogue from(const EpilogueRun& e) {
     InlineEpilogue p;
-    const bool cheap = e.activation != Activation::kSigmoid && e.activation != Activation::kTanh;
-    p.on = !e.empty() && !e.residual && cheap;
+    p.on = !e.empty() && !e.residual && is_plain_arithmetic(e.activation);
     p.act = e.activation;
     p.alpha = e.alpha;
     p.beta = e.beta;

@@ -18,7 +18,9 @@
 //   activation's, and a producer that copies Gemm's attributes must rename those two). Then
 //   the epilogue's, all optional:
 //     activation   string  "" (none, the default) | "Relu" | "LeakyRelu" | "Clip" | "Sigmoid" |
-//                          "HardSigmoid" | "HardSwish" | "Tanh"; anything else is an error.
+//                          "HardSigmoid" | "HardSwish" | "Tanh" | "Silu"; anything else is an
+//                          error. "Silu" is x * sigmoid(x), the chain Sigmoid(t) -> Mul(t, that)
+//                          (either operand order) on the op's output t.
 //     alpha, beta  float   the activation's parameters, ONNX defaults applied by the producer:
 //                            LeakyRelu: alpha = slope (ONNX default 0.01)
 //                            Clip:      alpha = min, beta = max (from the min/max inputs or,

@@ -26,6 +26,26 @@ Expected<BufferRef> read_input(VulkanBackend& backend, const Tensor& t, const Te
   return backend.read_buffer_copy(t);
 }
 
+namespace {
+// Whether shaders/epilogue.glsl computes `a` (its codes are the enum's values). Every enumerator
+// is listed, so a new activation is a compiler warning here and stays on the CPU until the shader
+// learns it; the shader's default would otherwise pass values through unchanged.
+bool shader_activation(Activation a) {
+  switch (a) {
+    case Activation::kNone:
+    case Activation::kRelu:
+    case Activation::kLeakyRelu:
+    case Activation::kClip:
+    case Activation::kSigmoid:
+    case Activation::kHardSigmoid:
+    case Activation::kHardSwish:
+    case Activation::kTanh:
+    case Activation::kSilu: return true;
+  }
+  return false;
+}
+}  // namespace
+
 Expected<EpilogueBuffers> epilogue_buffers(VulkanBackend& backend, const Epilogue& e,
                                            KernelContext& ctx, const char* op, const Tensor& out,
                                            int64_t channels, const BufferRef& out_ref) {
@@ -93,6 +113,11 @@ Expected<std::unique_ptr<Kernel>> make_builtin_kernel(VulkanBackend& backend, co
   Epilogue epi;
   if (fused) {
     SOD2_ASSIGN_OR_RETURN(epi, read_fused_epilogue(node, op.c_str()));
+    if (!shader_activation(epi.activation)) {
+      *why = op + ": activation " + std::to_string(static_cast<int>(epi.activation)) +
+             " has no shader";
+      return std::unique_ptr<Kernel>();
+    }
   }
   switch (family) {
     case Family::kMatMul: return make_vk_matmul(std::move(shared), node, epi, std::move(cpu), why);

@@ -1,6 +1,7 @@
 // The fused epilogue's activation (runtime/kernels/linalg/epilogue.h), with the CPU formulas so
 // a shader's result matches the CPU kernel's. Codes follow the Activation enum:
-// 0 none, 1 Relu, 2 LeakyRelu, 3 Clip, 4 Sigmoid, 5 HardSigmoid, 6 HardSwish, 7 Tanh.
+// 0 none, 1 Relu, 2 LeakyRelu, 3 Clip, 4 Sigmoid, 5 HardSigmoid, 6 HardSwish, 7 Tanh, 8 Silu.
+// The host sends only these codes (shader_activation in kernels/builtin_kernels.cpp).
 
 // Flag bits of the `flags` push constant the contraction shaders share.
 const uint kFlagBias0 = 1u;          // binding of the op's own bias (Conv B) is present
@@ -22,6 +23,12 @@ float sod2_activate(float v, uint act, float alpha, float beta) {
     case 6u: return v * clamp(v * (1.0 / 6.0) + 0.5, 0.0, 1.0);
     // tanh through exp overflows to inf/inf on some drivers; it is +-1 in float beyond 10.
     case 7u: return tanh(clamp(v, -10.0, 10.0));
+    // x * sigmoid(x) with e^-|x| only, which never overflows: sigmoid is 1 / (1 + e) for x >= 0
+    // and e / (1 + e) below, so large |x| gives x or -0, never inf * 0.
+    case 8u: {
+      float e = exp(-abs(v));
+      return v * ((v >= 0.0 ? 1.0 : e) / (1.0 + e));
+    }
     default: return v;
   }
 }

@@ -1,6 +1,8 @@
 // The fused ops (fused_ops.h) against the same chain run as separate ONNX ops: Conv / MatMul /
 // Gemm from the linalg family, Add and the activations from the math family.
 #include <cfloat>
+#include <cmath>
+#include <functional>
 
 #include "runtime/kernels/linalg/fused_ops.h"
 #include "runtime/kernels/linalg/simd.h"
@@ -47,7 +49,13 @@ HostTensor run_separately(const std::string& op, const std::vector<const HostTen
     if (act.name == "LeakyRelu" && act.set_params) a.f("alpha", act.alpha);
     if (act.name == "HardSigmoid" && act.set_params) a.f("alpha", act.alpha).f("beta", act.beta);
     if (act.name == "Clip" && act.set_params) in = {&y, &lo, &hi};
-    y = run1(act.name, 17, in, a, threads);
+    if (act.name == "Silu") {
+      // torch's export of SiLU: Sigmoid, then Mul by the Sigmoid's own input.
+      const HostTensor sig = run1("Sigmoid", 17, {&y}, {}, threads);
+      y = run1("Mul", 14, {&y, &sig}, {}, threads);
+    } else {
+      y = run1(act.name, 17, in, a, threads);
+    }
   }
   if (res && !res_first) y = run1("Add", 14, {&y, res}, {}, threads);
   return y;
@@ -85,7 +93,8 @@ const std::vector<Act>& activations() {
                                         {"HardSigmoid", 0.3f, 0.4f},
                                         {"HardSigmoid", 0.2f, 0.5f, false},
                                         {"HardSwish"},
-                                        {"Tanh"}};
+                                        {"Tanh"},
+                                        {"Silu"}};
   return acts;
 }
 
@@ -178,6 +187,107 @@ TEST(FusedOps, GemmMatchesSeparateOps) {
   check_all("Gemm", {&a, &b, &c2}, A().i("transB", 1), bias, res);
 }
 
+// Silu where its sigmoid saturates (|x| up to 1e4, both sides of e^x's float range near +-88)
+// against x / (1 + e^-x) in double on the separately run op's output: finite throughout, x or
+// -0 at the ends. `channel_of(i)` is output element i's channel (the bias index).
+void check_silu_large(const std::string& op, const std::vector<const HostTensor*>& op_in,
+                      const Attrs& op_attrs, const HostTensor& bias, const HostTensor& res,
+                      const std::function<int64_t(int64_t)>& channel_of) {
+  const Act silu{"Silu"};
+  for (int res_mode : {0, 1, 2})
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(op + " residual mode " + std::to_string(res_mode) + " threads " +
+                   std::to_string(threads));
+      const HostTensor plain = run1(op, 17, op_in, op_attrs, threads);
+      std::vector<const HostTensor*> in = op_in;
+      const int bias_slot = static_cast<int>(in.size());
+      in.push_back(&bias);
+      const int res_slot = res_mode ? static_cast<int>(in.size()) : -1;
+      if (res_mode) in.push_back(&res);
+      const HostTensor got =
+          run_fused(op, in, op_attrs, bias_slot, res_slot, res_mode != 2, silu, threads);
+      ASSERT_EQ(got.shape().to_string(), plain.shape().to_string());
+      std::vector<double> want = values(plain);
+      const float* b = bias.data<float>();
+      const float* r = res.data<float>();
+      for (size_t i = 0; i < want.size(); ++i) {
+        double v = want[i] + b[channel_of(static_cast<int64_t>(i))];
+        if (res_mode == 1) v += r[i];
+        v = v / (1.0 + std::exp(-v));
+        if (res_mode == 2) v += r[i];
+        want[i] = v;
+      }
+      size_t nonfinite = 0;
+      for (int64_t i = 0; i < got.shape().numel(); ++i)
+        nonfinite += !std::isfinite(got.data<float>()[i]);
+      EXPECT_EQ(nonfinite, 0u);
+      // Float sums of terms up to ~400 round at ~3e-5 where the result is near 0.
+      expect_close(got, plain.shape(), want, 1e-4);
+      // The same as Sigmoid -> Mul run separately.
+      const HostTensor sep = run_separately(op, op_in, op_attrs, &bias, res_mode ? &res : nullptr,
+                                            res_mode == 1, silu, threads);
+      expect_close(got, sep.shape(), values(sep), 1e-5);
+    }
+}
+
+TEST(FusedOps, SiluLargeMagnitudes) {
+  // MatMul with K = 1: the product is exactly A's column times B's row, so the epilogue sees
+  // chosen values, with the channel's bias of 0 (columns 0 and 1) or a small one.
+  const std::vector<float> col = {-1e4f, -200.f, -100.f, -88.8f, -88.f, -87.5f, -50.f,
+                                  -17.f, -1.f,   -1e-3f, 0.f,    1e-3f, 1.f,    17.f,
+                                  50.f,  87.5f,  88.f,   88.8f,  100.f, 200.f,  1e4f};
+  const int64_t m = static_cast<int64_t>(col.size());
+  const HostTensor a = floats({m, 1}, col), b = floats({1, 4}, {1.f, -1.f, 0.5f, 1.f});
+  const HostTensor bias = floats({4}, {0.f, 0.f, -0.25f, 1.5f});
+  const HostTensor res = rand_tensor({m, 4}, 1, -100.f, 100.f);
+  auto last4 = [](int64_t i) { return i % 4; };
+  check_silu_large("MatMul", {&a, &b}, {}, bias, res, last4);
+  // Exact values at the ends: silu(1e4) = 1e4, silu(-1e4) = -0, no residual.
+  {
+    const HostTensor zero_bias = floats({4}, {0.f, 0.f, 0.f, 0.f});
+    const HostTensor y = run_fused("MatMul", {&a, &b, &zero_bias}, {}, 2, -1, true, {"Silu"}, 1);
+    ASSERT_EQ(y.shape().numel(), m * 4);
+    EXPECT_EQ(y.data<float>()[0], -0.f);
+    EXPECT_EQ(y.data<float>()[1], 1e4f);
+    EXPECT_EQ(y.data<float>()[(m - 1) * 4], 1e4f);
+    EXPECT_EQ(y.data<float>()[(m - 1) * 4 + 1], -0.f);
+  }
+  // Gemm and a large tiled MatMul with inputs scaled so outputs spread over about +-200.
+  const HostTensor ga = rand_tensor({12, 9}, 2, -20.f, 20.f), gb = rand_tensor({10, 9}, 3),
+                   gc = rand_tensor({10}, 4, -50.f, 50.f);
+  const HostTensor gbias = rand_tensor({10}, 5, -50.f, 50.f),
+                   gres = rand_tensor({12, 10}, 6, -100.f, 100.f);
+  auto last10 = [](int64_t i) { return i % 10; };
+  check_silu_large("Gemm", {&ga, &gb, &gc}, A().i("transB", 1).f("alpha", 2.f), gbias, gres,
+                   last10);
+  check_silu_large("Gemm", {&ga, &gb}, A().i("transB", 1), gbias, gres, last10);
+  const HostTensor ma = rand_tensor({300, 96}, 7, -10.f, 10.f), mb = rand_tensor({96, 260}, 8);
+  const HostTensor mbias = rand_tensor({260}, 9, -50.f, 50.f),
+                   mres = rand_tensor({300, 260}, 10, -100.f, 100.f);
+  check_silu_large("MatMul", {&ma, &mb}, {}, mbias, mres, [](int64_t i) { return i % 260; });
+  // Conv on each of its paths (GEMM, direct, depthwise), at each SIMD level.
+  for (int level : {2, 1, 0}) {
+    SCOPED_TRACE("simd level " + std::to_string(level));
+    simd::force_simd_level(level);
+    const HostTensor x = rand_tensor({2, 6, 9, 11}, 11, -20.f, 20.f),
+                     w = rand_tensor({8, 6, 3, 3}, 12), b8 = rand_tensor({8}, 13, -50.f, 50.f);
+    const HostTensor cbias = rand_tensor({8, 1, 1}, 14, -50.f, 50.f),
+                     cres = rand_tensor({2, 8, 5, 6}, 15, -100.f, 100.f);
+    check_silu_large("Conv", {&x, &w, &b8}, A().is("pads", {1, 1, 1, 1}).is("strides", {2, 2}),
+                     cbias, cres, [](int64_t i) { return (i / 30) % 8; });
+    const HostTensor xw = rand_tensor({2, 6, 7, 29}, 16, -20.f, 20.f),
+                     rw = rand_tensor({2, 8, 7, 29}, 17, -100.f, 100.f);
+    check_silu_large("Conv", {&xw, &w}, A().is("pads", {1, 1, 1, 1}), cbias, rw,
+                     [](int64_t i) { return (i / (7 * 29)) % 8; });
+    const HostTensor wd = rand_tensor({6, 1, 5, 5}, 18),
+                     resd = rand_tensor({2, 6, 9, 11}, 19, -100.f, 100.f),
+                     biasd = rand_tensor({6, 1, 1}, 20, -50.f, 50.f);
+    check_silu_large("Conv", {&x, &wd}, A().i("group", 6).is("pads", {2, 2, 2, 2}), biasd, resd,
+                     [](int64_t i) { return (i / 99) % 6; });
+  }
+  simd::force_simd_level(-1);
+}
+
 TEST(FusedOps, ContractErrors) {
   const HostTensor x = rand_tensor({1, 2, 5, 5}, 1), w = rand_tensor({3, 2, 3, 3}, 2);
   const HostTensor bias = rand_tensor({3}, 3);
@@ -193,6 +303,12 @@ TEST(FusedOps, ContractErrors) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.status().message().find("Gelu"), std::string::npos);
+  // Names are ONNX-cased: "silu" is not "Silu".
+  s = create("FusedConv", in, A().s("activation", "silu"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("'silu'"), std::string::npos);
+  EXPECT_TRUE(create("FusedConv", in, A().s("activation", "Silu")).ok());
   EXPECT_EQ(create("FusedConv", in, A().i("bias_input", 1)).status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(create("FusedConv", in, A().i("bias_input", 3)).status().code(),
