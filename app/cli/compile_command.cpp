@@ -11,8 +11,8 @@
 #include "app/cli/symbol_args.h"
 #include "core/family/family_writer.h"
 #include "core/onnx/onnx_import.h"
-#include "core/package/compile.h"
 #include "core/package/package_writer.h"
+#include "core/pipeline/compiled_model.h"
 
 namespace sod2::cli {
 namespace {
@@ -59,7 +59,7 @@ std::string usage() {
 }
 
 int compile_family(const std::string& family_file, std::optional<std::string> output_arg,
-                   const package::CompileOptions& compile_options, std::ostream& out,
+                   const pipeline::CompileOptions& compile_options, std::ostream& out,
                    std::ostream& err) {
   auto fail = [&](const Status& st) {
     err << "sod2 compile: " << st.message() << "\n";
@@ -118,7 +118,7 @@ int run_compile(const std::vector<std::string>& args, std::ostream& out, std::os
           << cl.positional()[0] << "\n";
       return 1;
     }
-    package::CompileOptions compile_options;
+    pipeline::CompileOptions compile_options;
     compile_options.rdp = options;
     if (cl.has("--no-fusion")) compile_options.fuse = false;
     return compile_family(*cl.value("--family"), cl.value("-o"), compile_options, out, err);
@@ -138,14 +138,15 @@ int run_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     return fail(invalid_argument("the output " + output + " would overwrite the model"));
   }
   const auto t0 = std::chrono::steady_clock::now();
-  Expected<Model> model = import_onnx_file(input);
-  if (!model.ok()) return fail(model.status());
-  package::CompileOptions compile_options;
+  pipeline::CompileOptions compile_options;
   compile_options.rdp = options;
   if (cl.has("--no-fusion")) compile_options.fuse = false;
-  compile_options.gpu_kernels = !cl.has("--no-gpu-kernels");
-  Expected<rt::ProgramDesc> program = package::compile_model(*model, compile_options);
-  if (!program.ok()) return fail(program.status());
+  // The package carries the generated shaders unless asked not to: any device may run it.
+  compile_options.target =
+      cl.has("--no-gpu-kernels") ? pipeline::Target::kCpu : pipeline::Target::kVulkan;
+  Expected<pipeline::CompiledModel> compiled = pipeline::compile_file(input, compile_options);
+  if (!compiled.ok()) return fail(compiled.status());
+  const rt::ProgramDesc* program = &compiled->program;
   package::PackageStats stats;
   Status written = package::write_package(*program, output, &stats);
   if (!written.ok()) return fail(written);

@@ -10,11 +10,9 @@
 #include "app/cli/command_line.h"
 #include "app/cli/plan_report.h"
 #include "app/cli/symbol_args.h"
-#include "core/onnx/onnx_import.h"
-#include "core/opt/fusion.h"
 #include "core/opt/memory_plan.h"
 #include "core/opt/report_binding.h"
-#include "core/package/compile.h"
+#include "core/pipeline/compiled_model.h"
 #include "core/rdp/binding.h"
 
 namespace sod2::cli {
@@ -95,52 +93,49 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     err << "sod2 plan: expected exactly one MODEL.onnx (see sod2 plan --help)\n";
     return 1;
   }
-  ImportOptions import_options;
-  import_options.load_external_data = !cl.has("--no-external-data");
-  Expected<Model> model = import_onnx_file(cl.positional()[0], import_options);
-  if (!model.ok()) {
-    err << "sod2 plan: " << model.status().message() << "\n";
+  pipeline::CompileOptions compile_options;
+  compile_options.import.load_external_data = !cl.has("--no-external-data");
+  compile_options.build_program = !cl.has("--no-external-data") || backend_choice.vulkan;
+  compile_options.rdp = options;
+  compile_options.reorder = !cl.has("--source-order");
+  compile_options.fuse = !cl.has("--no-fusion");
+  compile_options.target =
+      backend_choice.vulkan ? pipeline::Target::kVulkan : pipeline::Target::kCpu;
+  // The plan shown is the compiled model's: the one `sod2 compile` packages and `sod2 run`
+  // executes, over the groups the runtime really runs fused.
+  Expected<pipeline::CompiledModel> compiled =
+      pipeline::compile_file(cl.positional()[0], compile_options);
+  if (!compiled.ok()) {
+    err << "sod2 plan: " << compiled.status().message() << "\n";
     return 1;
   }
-  Expected<RdpResult> rdp = run_rdp(*model, options);
-  if (!rdp.ok()) {
-    err << "sod2 plan: " << rdp.status().message() << "\n";
-    return 1;
-  }
+  const Model& model = compiled->model;
+  const RdpResult& rdp = compiled->rdp;
+  const opt::MemoryPlan& plan = compiled->plan;
   std::vector<std::string> warnings;
-  for (const Diagnostic& d : rdp->diagnostics()) {
+  for (const Diagnostic& d : rdp.diagnostics()) {
     if (d.severity != Severity::kWarning) continue;
     if (d.message.rfind("no range declared", 0) == 0 || d.message.rfind("a range is given", 0) == 0)
       warnings.push_back(d.message);
   }
-  opt::MemoryPlanOptions plan_options;
-  plan_options.reorder = !cl.has("--source-order");
-  plan_options.fuse = !cl.has("--no-fusion");
   std::optional<sym::Binding> binding;
   if (cl.has("--bind")) {
-    auto b = make_binding(*rdp, bind_values);
+    auto b = make_binding(rdp, bind_values);
     if (!b.ok()) {
       err << "sod2 plan: --bind: " << b.status().message() << "\n";
       return 1;
     }
-    // Only instantiated there: the plan itself is the one `sod2 compile` and the studio make,
-    // so what this prints is what the runtime runs at that binding.
     binding = std::move(*b);
   }
-  Expected<opt::MemoryPlan> plan = opt::plan_memory(*model->graph, *rdp, plan_options);
-  if (!plan.ok()) {
-    err << "sod2 plan: " << plan.status().message() << "\n";
-    return 1;
-  }
   Expected<opt::PlanAtBinding> at =
-      opt::evaluate_plan(*plan, *rdp, binding ? *binding : plan->reference);
+      pipeline::plan_at(*compiled, binding ? *binding : plan.reference);
   if (!at.ok()) {
     err << "sod2 plan: " << (binding ? "--bind: " : "") << at.status().message() << "\n";
     return 1;
   }
   // An execution symbol the plan needs that RDP could not bound: say what the report took.
-  for (const sym::Symbol& s : plan->program.symbols()) {
-    if (rdp->is_execution_symbol(s) && opt::has_no_useful_bound(*rdp, s) &&
+  for (const sym::Symbol& s : plan.program.symbols()) {
+    if (rdp.is_execution_symbol(s) && opt::has_no_useful_bound(rdp, s) &&
         !bind_values.count(s.name())) {
       warnings.push_back("execution symbol " + s.name() + " has no bound; the report takes " +
                          std::to_string(at->binding.at(s)) + " (bind it with --bind " + s.name() +
@@ -148,8 +143,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     }
   }
   for (const std::string& w : warnings) err << "sod2 plan: warning: " << w << "\n";
-  const double us = time_instantiation(*plan, at->binding);
-  PlanReportData data{*model, *rdp, *plan, *at, binding.has_value(), us, warnings};
+  const double us = time_instantiation(plan, at->binding);
+  PlanReportData data{model, rdp, plan, *at, binding.has_value(), us, warnings};
   if (!backend_choice.vulkan) {
     if (cl.has("--json")) {
       out << plan_json(data).dump(1) << "\n";
@@ -159,15 +154,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return 0;
   }
   // Where each node runs is decided when a session is made, from the compiled program.
-  package::CompileOptions compile_options;
-  compile_options.rdp = options;
-  compile_options.fuse = !cl.has("--no-fusion");
-  compile_options.gpu_kernels = true;
-  auto program = package::compile_model(*model, compile_options);
-  if (!program.ok()) {
-    err << "sod2 plan: " << program.status().message() << "\n";
-    return 1;
-  }
+  rt::ProgramDesc program = std::move(compiled->program);
   auto backend = make_backend(backend_choice);
   if (!backend.ok()) {
     err << "sod2 plan: " << backend.status().message() << "\n";
@@ -177,7 +164,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   session_options.threads = 1;
   session_options.backend = *backend;
   auto session =
-      rt::Session::create(std::move(*program), rt::KernelRegistry::standard(), session_options);
+      rt::Session::create(std::move(program), rt::KernelRegistry::standard(), session_options);
   if (!session.ok()) {
     err << "sod2 plan: " << session.status().message() << "\n";
     return 1;

@@ -9,11 +9,12 @@
 #include "app/cli/backend_args.h"
 #include "app/cli/command_line.h"
 #include "app/cli/output_compare.h"
+#include "app/cli/plan_dump.h"
 #include "app/cli/run_benchmark.h"
 #include "app/cli/symbol_args.h"
 #include "core/onnx/onnx_import.h"
-#include "core/package/compile.h"
 #include "core/package/program_builder.h"
+#include "core/pipeline/compiled_model.h"
 #include "core/rdp/rdp.h"
 #include "runtime/exec/session.h"
 #include "runtime/package/package_loader.h"
@@ -41,6 +42,10 @@ CommandLine make_parser() {
       {"--json", false, "benchmark results as one JSON line", ""},
       {"--profile", false, "with a benchmark: time per op type and the slowest nodes", ""},
       {"--no-fusion", false, "run every node alone, every value in the arena", ""},
+      {"--dump-plan", true,
+       "after the runs, write the memory plan the runtime ran with (binding, version, tensors "
+       "with size and offset, arena, steps) as JSON, to compare with sod2 plan --bind --json",
+       "FILE"},
       {"--rtol", true, "relative tolerance (default 1e-3)", "R"},
       {"--atol", true, "absolute tolerance (default 1e-4)", "A"},
       {"--threads", true, "worker threads (default: all cores)", "T"},
@@ -164,13 +169,13 @@ Expected<rt::ProgramDesc> load_program(const CommandLine& cl, const RdpOptions& 
     }
     return rt::load_package_file(path);
   }
-  Expected<Model> model = import_onnx_file(path);
-  if (!model.ok()) return model.status();
-  package::CompileOptions compile_options;
+  pipeline::CompileOptions compile_options;
   compile_options.rdp = options;
   compile_options.fuse = !cl.has("--no-fusion");
-  compile_options.gpu_kernels = gpu_kernels;
-  return package::compile_model(*model, compile_options);
+  compile_options.target = gpu_kernels ? pipeline::Target::kVulkan : pipeline::Target::kCpu;
+  SOD2_ASSIGN_OR_RETURN(pipeline::CompiledModel compiled,
+                        pipeline::compile_file(path, compile_options));
+  return std::move(compiled.program);
 }
 
 }  // namespace
@@ -248,6 +253,13 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     status = run_benchmark(**session, bench, out, err);
   }
   if (print_backend_counters(**session, backend_choice, report) > 0 && status == 0) status = 1;
+  if (auto dump = cl.value("--dump-plan")) {
+    const Status st = write_plan_dump(*dump, rt::instantiated_plan(**session));
+    if (!st.ok()) {
+      err << "sod2 run: " << st.message() << "\n";
+      return 1;
+    }
+  }
   return status;
 }
 

@@ -5,8 +5,8 @@
 
 #include "app/profiling/run_inputs.h"
 #include "core/onnx/onnx_import.h"
-#include "core/package/compile.h"
 #include "core/package/package_writer.h"
+#include "core/pipeline/compiled_model.h"
 #include "core/status/input_file.h"
 #include "core/store/profile_store.h"
 #include "core/version.h"
@@ -47,11 +47,12 @@ Expected<Compiled> compile(const ProfileRequest& r) {
     c.package = std::move(bytes);
     return c;
   }
-  SOD2_ASSIGN_OR_RETURN(Model model, import_onnx_file(r.model_path));
-  package::CompileOptions options;
+  pipeline::CompileOptions options;
   options.rdp = r.rdp;
   options.fuse = r.fuse;
-  SOD2_ASSIGN_OR_RETURN(c.program, package::compile_model(model, options));
+  SOD2_ASSIGN_OR_RETURN(pipeline::CompiledModel compiled,
+                        pipeline::compile_file(r.model_path, options));
+  c.program = std::move(compiled.program);
   SOD2_ASSIGN_OR_RETURN(c.package, package::serialize_package(c.program));
   return c;
 }

@@ -59,10 +59,10 @@ Expected<std::vector<uint8_t>> build_family_package(const FamilySpec& spec,
     progress("compiling " + v.name + " (" + std::to_string(i + 1) + "/" +
              std::to_string(spec.variants.size()) + ")");
     const std::string what = "variant '" + v.name + "'";
-    Expected<Model> model = import_onnx_file(v.model_path);
-    if (!model.ok()) return model.status().with_context(what);
-    Expected<rt::ProgramDesc> program = package::compile_model(*model, options.compile);
-    if (!program.ok()) return program.status().with_context(what);
+    Expected<pipeline::CompiledModel> compiled =
+        pipeline::compile_file(v.model_path, options.compile);
+    if (!compiled.ok()) return compiled.status().with_context(what);
+    rt::ProgramDesc* program = &compiled->program;
     // What this variant would take as a package of its own: the baseline the sharing is
     // measured against.
     SOD2_ASSIGN_OR_RETURN(const std::vector<uint8_t> alone, package::serialize_package(*program));

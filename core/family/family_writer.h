@@ -10,13 +10,13 @@
 
 #include "core/family/family_spec.h"
 #include "core/family/weight_sharing.h"
-#include "core/package/compile.h"
 #include "core/package/package_writer.h"
+#include "core/pipeline/compiled_model.h"
 
 namespace sod2::family {
 
 struct FamilyCompileOptions {
-  package::CompileOptions compile;
+  pipeline::CompileOptions compile;
   WeightSharingOptions sharing;
   // Called before each long step ("compiling medium (2/4)"); may be empty.
   std::function<void(const std::string&)> progress;

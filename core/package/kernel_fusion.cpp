@@ -49,20 +49,25 @@ class Matcher {
  public:
   Matcher(const Graph& g, const RdpResult& rdp) : g_(g), rdp_(rdp) {}
 
-  std::optional<FusedKernel> match(const opt::FusionGroup& grp) {
-    if (grp.nodes.size() < 2 || grp.outputs.size() != 1) return std::nullopt;
+  // The group's fused kernel, or why the CPU has none for it (`refused_` and `at_`).
+  FusionVerdict match(const opt::FusionGroup& grp) {
+    FusionVerdict v;
+    if (grp.nodes.size() < 2) return refuse(FusionRefusal::kSingleNode, grp.nodes.front());
     const Node& anchor = g_.node(grp.nodes.front());
-    if (!anchor.domain.empty()) return std::nullopt;
+    if (grp.outputs.size() != 1) return refuse(FusionRefusal::kSeveralOutputs, grp.nodes.front());
     const std::string& op = anchor.op_type;
-    if (op != "Conv" && op != "MatMul" && op != "Gemm") return std::nullopt;
-    if (anchor.outputs.size() != 1) return std::nullopt;
+    if (!anchor.domain.empty() || (op != "Conv" && op != "MatMul" && op != "Gemm"))
+      return refuse(FusionRefusal::kNoContractionAnchor, grp.nodes.front());
+    if (anchor.outputs.size() != 1)
+      return refuse(FusionRefusal::kSeveralOutputs, grp.nodes.front());
     ValueId cur = anchor.outputs[0];
     const TensorFact& out_fact = rdp_.fact(g_, cur);
     if (out_fact.dtype != DataType::kFloat || !out_fact.dims || out_fact.dims->size() < 2)
-      return std::nullopt;
+      return refuse(FusionRefusal::kNotFloat32, grp.nodes.front());
     // Output channels: dim 1 for Conv, the last dim for MatMul/Gemm.
     const Dim& ch = op == "Conv" ? (*out_fact.dims)[1] : out_fact.dims->back();
-    if (!ch || !ch->constant_value()) return std::nullopt;
+    if (!ch || !ch->constant_value())
+      return refuse(FusionRefusal::kSymbolicChannels, grp.nodes.front());
     const int64_t channels = *ch->constant_value();
 
     FusedKernel k;
@@ -76,16 +81,47 @@ class Matcher {
     float alpha = 0, beta = 0;
     for (size_t i = 1; i < grp.nodes.size(); ++i) {
       const Node& n = g_.node(grp.nodes[i]);
-      if (!n.domain.empty() || n.outputs.size() != 1) return std::nullopt;
+      const NodeId at = grp.nodes[i];
+      if (!n.domain.empty() || n.outputs.size() != 1)
+        return refuse(FusionRefusal::kUnsupportedEpilogueOp, at);
+      // SiLU as exporters write it: Sigmoid(t) then Mul(t, sigmoid) (either operand order), t read
+      // by those two alone. One activation of the epilogue.
+      if (n.op_type == "Sigmoid" && activation.empty() && residual < 0 &&
+          i + 1 < grp.nodes.size() && n.inputs.size() == 1 && n.inputs[0] == cur) {
+        const Node& mul = g_.node(grp.nodes[i + 1]);
+        const ValueId sig = n.outputs[0];
+        const Value& t = g_.value(cur);
+        const bool reads_both = mul.op_type == "Mul" && mul.domain.empty() &&
+                                mul.inputs.size() == 2 && mul.outputs.size() == 1 &&
+                                ((mul.inputs[0] == cur && mul.inputs[1] == sig) ||
+                                 (mul.inputs[0] == sig && mul.inputs[1] == cur));
+        const auto only_readers = [&](const Value& v, std::vector<NodeId> want) {
+          std::vector<NodeId> got = v.consumers;
+          std::sort(got.begin(), got.end());
+          std::sort(want.begin(), want.end());
+          return got == want;
+        };
+        const auto& outs = g_.outputs();
+        if (reads_both && only_readers(t, {grp.nodes[i], grp.nodes[i + 1]}) &&
+            only_readers(g_.value(sig), {grp.nodes[i + 1]}) &&
+            std::find(outs.begin(), outs.end(), cur) == outs.end() &&
+            std::find(outs.begin(), outs.end(), sig) == outs.end()) {
+          activation = "Silu";
+          cur = mul.outputs[0];
+          ++i;
+          continue;
+        }
+      }
       // The chain: each node reads the previous one's output, which nobody else reads.
       const Value& prev = g_.value(cur);
-      if (prev.consumers.size() != 1 || prev.consumers[0] != grp.nodes[i]) return std::nullopt;
+      if (prev.consumers.size() != 1 || prev.consumers[0] != grp.nodes[i])
+        return refuse(FusionRefusal::kNotAChain, at);
       if (std::find(g_.outputs().begin(), g_.outputs().end(), cur) != g_.outputs().end())
-        return std::nullopt;
+        return refuse(FusionRefusal::kNotAChain, at);
       if (n.op_type == "Add") {
-        if (n.inputs.size() != 2) return std::nullopt;
+        if (n.inputs.size() != 2) return refuse(FusionRefusal::kUnsupportedEpilogueOp, at);
         const ValueId other = n.inputs[0] == cur ? n.inputs[1] : n.inputs[0];
-        if (n.inputs[0] != cur && n.inputs[1] != cur) return std::nullopt;
+        if (n.inputs[0] != cur && n.inputs[1] != cur) return refuse(FusionRefusal::kNotAChain, at);
         const TensorFact& of = rdp_.fact(g_, other);
         const auto dims = constant_dims(of);
         int64_t numel = 1;
@@ -104,7 +140,7 @@ class Matcher {
           before = activation.empty();
           k.inputs.push_back(other);
         } else {
-          return std::nullopt;
+          return refuse(FusionRefusal::kUnsupportedAdd, at);
         }
       } else if (activation.empty() && residual < 0 && n.inputs.size() >= 1 && n.inputs[0] == cur) {
         if (n.op_type == "Relu" || n.op_type == "Sigmoid" || n.op_type == "HardSwish" ||
@@ -128,19 +164,21 @@ class Matcher {
             for (size_t j = 1; j < n.inputs.size() && j < 3; ++j) {
               if (n.inputs[j] == kNoValue) continue;
               const auto v = constant_scalar(g_, rdp_, n.inputs[j]);
-              if (!v) return std::nullopt;
+              if (!v) return refuse(FusionRefusal::kUnsupportedEpilogueOp, at);
               (j == 1 ? alpha : beta) = *v;
             }
           }
         } else {
-          return std::nullopt;
+          return refuse(FusionRefusal::kUnsupportedEpilogueOp, at);
         }
       } else {
-        return std::nullopt;
+        return refuse(activation.empty() ? FusionRefusal::kUnsupportedEpilogueOp
+                                         : FusionRefusal::kSecondActivation,
+                      at);
       }
       cur = n.outputs[0];
     }
-    if (cur != grp.outputs[0]) return std::nullopt;
+    if (cur != grp.outputs[0]) return refuse(FusionRefusal::kNotAChain, grp.nodes.back());
     k.output = cur;
     // The anchor's attributes, then the epilogue's.
     for (const Attribute& a : anchor.attributes) copy_attribute(a, &k.info.attrs);
@@ -157,7 +195,8 @@ class Matcher {
     }
     k.info.output_dtypes = {rt::DType::kFloat};
     k.info.num_outputs = 1;
-    return k;
+    v.kernel = std::move(k);
+    return v;
   }
 
  private:
@@ -178,6 +217,12 @@ class Matcher {
       if (dims[i] != 1) return false;
     }
     return offset <= 1;
+  }
+  FusionVerdict refuse(FusionRefusal why, NodeId at) const {
+    FusionVerdict v;
+    v.refusal = why;
+    v.at_node = g_.node(at).name;
+    return v;
   }
   static void set_string(rt::Attrs* a, const char* name, const std::string& v) {
     rt::AttrValue x;
@@ -231,11 +276,35 @@ class Matcher {
 
 }  // namespace
 
-std::vector<std::optional<FusedKernel>> match_fused_kernels(const Graph& graph,
-                                                            const RdpResult& rdp,
-                                                            const opt::FusionPlan& plan) {
+const char* fusion_refusal_text(FusionRefusal r) {
+  switch (r) {
+    case FusionRefusal::kNone: return "runs fused";
+    case FusionRefusal::kSingleNode: return "a single node";
+    case FusionRefusal::kNoContractionAnchor:
+      return "the group does not start with a Conv, MatMul or Gemm (the only fused kernels)";
+    case FusionRefusal::kSeveralOutputs: return "the group materialises more than one value";
+    case FusionRefusal::kNotFloat32: return "the contraction's output is not float32 of rank >= 2";
+    case FusionRefusal::kSymbolicChannels:
+      return "the contraction's output channels are not a constant";
+    case FusionRefusal::kNotAChain:
+      return "the epilogue is not a chain (a value inside is read twice or is a graph output)";
+    case FusionRefusal::kUnsupportedAdd:
+      return "an Add that is neither a per-channel constant bias nor a same-shape residual";
+    case FusionRefusal::kSecondActivation:
+      return "a second activation, or an activation after the residual Add";
+    case FusionRefusal::kUnsupportedEpilogueOp:
+      return "an op the fused epilogue does not run (it runs bias Add, Relu, Sigmoid, Tanh, "
+             "HardSwish, LeakyRelu, HardSigmoid, Clip with constant bounds, SiLU as "
+             "Sigmoid then Mul, residual Add)";
+  }
+  return "unknown";
+}
+
+std::vector<FusionVerdict> match_fused_kernels(const Graph& graph, const RdpResult& rdp,
+                                               const opt::FusionPlan& plan) {
   Matcher m(graph, rdp);
-  std::vector<std::optional<FusedKernel>> out;
+  std::vector<FusionVerdict> out;
+  out.reserve(plan.groups.size());
   for (const opt::FusionGroup& grp : plan.groups) out.push_back(m.match(grp));
   return out;
 }

@@ -1,10 +1,13 @@
 // Which fused groups the CPU runtime runs as one kernel. Today that is a contraction (Conv,
 // MatMul, Gemm) followed by a chain the linalg epilogue covers: a per-channel bias Add, one
-// activation, a residual Add before or after it (runtime/kernels/linalg/fused_ops.h has the
+// activation (SiLU included, as Sigmoid then Mul), a residual Add before or after it (runtime/kernels/linalg/fused_ops.h has the
 // fused ops' contract). Any other group is split into its nodes (opt::restrict_fusion), so only
 // groups that really run fused keep their values out of the arena.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/ir/graph.h"
@@ -21,10 +24,32 @@ struct FusedKernel {
   ValueId output = kNoValue;    // the group's one output
 };
 
-// Per group of `plan`: the fused kernel, or nullopt when the group is a single node or its
-// chain is not one the runtime can fuse.
-std::vector<std::optional<FusedKernel>> match_fused_kernels(const Graph& graph,
-                                                            const RdpResult& rdp,
-                                                            const opt::FusionPlan& plan);
+// Why the CPU has no fused kernel for a candidate group (typed, so that tools count and explain
+// refusals without parsing text).
+enum class FusionRefusal : uint8_t {
+  kNone,                 // it has one
+  kSingleNode,           // nothing to fuse
+  kNoContractionAnchor,  // not Conv/MatMul/Gemm first: elementwise and normalization groups
+  kSeveralOutputs,
+  kNotFloat32,
+  kSymbolicChannels,  // the bias/epilogue needs the channel count as a constant
+  kNotAChain,         // a value inside is read twice or is a graph output
+  kUnsupportedAdd,    // neither a per-channel constant bias nor a same-shape residual
+  kSecondActivation,
+  kUnsupportedEpilogueOp,
+};
+const char* fusion_refusal_text(FusionRefusal r);
+
+// One candidate group's verdict: the kernel that runs it, or the refusal and the node at which
+// matching stopped.
+struct FusionVerdict {
+  std::optional<FusedKernel> kernel;
+  FusionRefusal refusal = FusionRefusal::kNone;
+  std::string at_node;
+};
+
+// Per group of `plan`, its verdict.
+std::vector<FusionVerdict> match_fused_kernels(const Graph& graph, const RdpResult& rdp,
+                                               const opt::FusionPlan& plan);
 
 }  // namespace sod2::package

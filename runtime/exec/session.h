@@ -96,6 +96,14 @@ class Session {
   int64_t arena_bytes() const { return arena_bytes_; }  // of the last run's plan
   // The plan version the last run used: -1 for the whole-range plan (ProgramDesc::plan_versions).
   int32_t plan_version() const { return plan_version_; }
+  // The last run's instantiated plan as the plan program gave it with every symbol the run bound:
+  // each arena tensor's size, then each offset, then the arena size (what `sod2 run --dump-plan`
+  // writes, to compare with the plan `sod2 plan` and the studio show).
+  std::span<const int64_t> plan_values() const { return plan_values_; }
+  // ProgramDesc::symbols[i] in the last run, and whether the run bound it (an execution symbol
+  // whose producing node did not run is not bound; its value is then a stand-in).
+  int64_t symbol_value(size_t i) const { return symbol_values_[i]; }
+  bool symbol_bound(size_t i) const { return symbol_bound_[i] != 0; }
   // Bytes of the buffer that holds control-flow body values (and any value the plan cannot size).
   size_t value_buffer_capacity() const { return value_buffer_.capacity(); }
   void trim() {

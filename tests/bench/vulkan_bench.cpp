@@ -17,7 +17,7 @@
 #include "../opt/corpus.h"
 #include "app/cli/output_compare.h"
 #include "core/onnx/onnx_import.h"
-#include "core/package/compile.h"
+#include "core/pipeline/compiled_model.h"
 #include "runtime/exec/session.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/vulkan/vulkan_backend.h"
@@ -98,10 +98,10 @@ int main(int argc, char** argv) {
       ++failures;
       continue;
     }
-    sod2::package::CompileOptions options;
+    sod2::pipeline::CompileOptions options;
     options.rdp = m.options;
-    options.gpu_kernels = true;
-    auto program = sod2::package::compile_model(*model, options);
+    options.target = sod2::pipeline::Target::kVulkan;
+    auto program = sod2::pipeline::compile_program(*model, options);
     if (!program.ok()) {
       std::cerr << "vulkan_bench: " << m.name << ": " << program.status().message() << "\n";
       ++failures;

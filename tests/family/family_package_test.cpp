@@ -101,7 +101,7 @@ TEST_F(FamilyPackage, EveryVariantsConstantsComeBackBitForBit) {
   for (size_t v = 0; v < spec_->variants.size(); ++v) {
     auto model = import_onnx_file(spec_->variants[v].model_path);
     ASSERT_TRUE(model.ok());
-    auto alone = package::compile_model(*model, options_->compile);
+    auto alone = pipeline::compile_program(*model, options_->compile);
     ASSERT_TRUE(alone.ok());
     const rt::ProgramDesc& got = family->variants[v].program;
     EXPECT_EQ(family->variants[v].name, spec_->variants[v].name);
@@ -126,7 +126,7 @@ TEST_F(FamilyPackage, EveryVariantMatchesItsReferenceOutputs) {
     const std::string& name = family->variants[v].name;
     auto model = import_onnx_file(spec_->variants[v].model_path);
     ASSERT_TRUE(model.ok());
-    auto alone = package::compile_model(*model, options_->compile);
+    auto alone = pipeline::compile_program(*model, options_->compile);
     ASSERT_TRUE(alone.ok());
     auto from_family =
         rt::Session::create(family->variants[v].program, rt::KernelRegistry::standard(), {1});

@@ -10,7 +10,7 @@
 #include "../opt/corpus.h"
 #include "app/cli/output_compare.h"
 #include "core/onnx/onnx_import.h"
-#include "core/package/compile.h"
+#include "core/pipeline/compiled_model.h"
 #include "runtime/exec/session.h"
 #include "runtime/kernels/kernel_registry.h"
 
@@ -43,9 +43,9 @@ TEST_P(Opset18Plus, MatchesOnnxRuntime) {
   ASSERT_TRUE(expected.ok()) << expected.status().to_string();
   ASSERT_FALSE(expected->empty()) << "no reference outputs in " << data;
   for (const bool fuse : {true, false}) {
-    package::CompileOptions options;
+    pipeline::CompileOptions options;
     options.fuse = fuse;
-    auto program = package::compile_model(*model, options);
+    auto program = pipeline::compile_program(*model, options);
     ASSERT_TRUE(program.ok()) << program.status().to_string();
     auto session = rt::Session::create(*program, rt::KernelRegistry::standard(), {1});
     ASSERT_TRUE(session.ok()) << session.status().to_string();

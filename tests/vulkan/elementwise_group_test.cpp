@@ -10,8 +10,8 @@
 #include "../onnx/proto_builder.h"
 #include "app/cli/output_compare.h"
 #include "core/onnx/onnx_import.h"
-#include "core/package/compile.h"
 #include "core/package/package_writer.h"
+#include "core/pipeline/compiled_model.h"
 #include "vulkan_test_util.h"
 
 namespace sod2 {
@@ -33,10 +33,10 @@ onnx::AttributeProto* add_float_attr(onnx::NodeProto* n, const std::string& name
 Expected<rt::ProgramDesc> compile(const onnx::ModelProto& m) {
   const auto bytes = testing::serialize(m);
   SOD2_ASSIGN_OR_RETURN(Model model, import_onnx_bytes(bytes, "", "test model"));
-  package::CompileOptions o;
-  o.gpu_kernels = true;
+  pipeline::CompileOptions o;
+  o.target = sod2::pipeline::Target::kVulkan;
   o.rdp.ranges["n"] = {1, 64, 1};
-  return package::compile_model(model, o);
+  return pipeline::compile_program(model, o);
 }
 
 // Runs `program` on the CPU and on Vulkan with the same random inputs of these shapes and

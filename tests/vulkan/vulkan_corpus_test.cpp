@@ -11,7 +11,7 @@
 #include "../opt/corpus.h"
 #include "app/cli/output_compare.h"
 #include "core/onnx/onnx_import.h"
-#include "core/package/compile.h"
+#include "core/pipeline/compiled_model.h"
 #include "vulkan_test_util.h"
 
 namespace sod2 {
@@ -29,10 +29,10 @@ TEST_P(VulkanCorpus, EveryTestDataSetMatchesTheReference) {
   ASSERT_TRUE(found.ok()) << found.status().to_string();
   auto model = import_onnx_file(found->file.string());
   ASSERT_TRUE(model.ok()) << model.status().to_string();
-  package::CompileOptions options;
+  pipeline::CompileOptions options;
   options.rdp = found->options;
-  options.gpu_kernels = true;
-  auto program = package::compile_model(*model, options);
+  options.target = sod2::pipeline::Target::kVulkan;
+  auto program = pipeline::compile_program(*model, options);
   ASSERT_TRUE(program.ok()) << program.status().to_string();
   rt::SessionOptions session_options;
   session_options.threads = 2;

@@ -1,6 +1,6 @@
 #include "app/studio/backend/backend_placer.h"
 
-#include "core/package/compile.h"
+#include "core/pipeline/compiled_model.h"
 #include "runtime/exec/session.h"
 #include "runtime/kernels/kernel_registry.h"
 
@@ -9,11 +9,9 @@ namespace sod2::studio {
 Expected<rt::ProgramDesc> program_for_backend(const PlacementSource& source) {
   if (source.pkg) return source.pkg->program();
   if (!source.doc) return invalid_argument("open a model or a package first");
-  package::CompileOptions options;
-  options.rdp = source.doc->rdp_options();
-  options.fuse = source.fuse;
-  options.gpu_kernels = true;
-  return package::compile_model(source.doc->model(), options);
+  // The document's own compiled program (its ranges and fusion as opened), with the generated
+  // shaders: the placement is of the program whose plan the timeline shows.
+  return pipeline::program_for(source.doc->compiled(), pipeline::Target::kVulkan);
 }
 
 Expected<PlacementResult> place_on_backend(const PlacementSource& source,

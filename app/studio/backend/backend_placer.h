@@ -1,7 +1,8 @@
-// What the Backend dock places (DESIGN §6): the open model, compiled as `sod2 plan --backend
-// vulkan` compiles it (its ranges and fusion setting, generated shaders for the elementwise
-// groups), or the open package as it was compiled. A session on the device backend decides where
-// each node runs; the placement is read from it. No Qt: tested without a display.
+// What the Backend dock places (DESIGN §6): the open model's compiled program (the document's
+// pipeline::CompiledModel, with generated shaders for the elementwise groups: what `sod2 plan
+// --backend vulkan` places), or the open package as it was compiled. A session on the device
+// backend decides where each node runs; the placement is read from it. No Qt: tested without a
+// display.
 #pragma once
 
 #include <memory>
@@ -19,7 +20,7 @@ namespace sod2::studio {
 struct PlacementSource {
   std::shared_ptr<const StudioDocument> doc;
   std::shared_ptr<const PackageDocument> pkg;
-  bool fuse = true;  // the document's fusion setting (a package is placed as compiled)
+  bool fuse = true;  // the document's fusion setting, for the dock's label (it was compiled so)
   bool empty() const { return !doc && !pkg; }
 };
 

@@ -97,16 +97,9 @@ Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string
   };
   std::unique_ptr<StudioDocument> doc(new StudioDocument());
   doc->path_ = path;
-  SOD2_RETURN_IF_ERROR(step(0.0, "importing"));
   // A package parses as garbage protobuf: say what it is instead.
   if (rt::is_package_file(path))
     return unsupported(path + " is a compiled .sod2 package: open it with PackageDocument");
-  ImportOptions import_options;
-  import_options.load_external_data = options.load_external_data;
-  Expected<Model> model = import_onnx_file(path, import_options);
-  if (!model.ok()) return model.status();
-  doc->model_ = std::make_unique<Model>(std::move(*model));
-
   RdpOptions rdp_options = options.rdp;
   doc->ranges_source_ = "--ranges/--range";
   if (rdp_options.ranges.empty()) {
@@ -124,35 +117,37 @@ Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string
           "none declared (each symbol 1.." + std::to_string(rdp_options.default_range.hi) + ")";
     }
   }
-
   doc->rdp_options_ = rdp_options;
-  SOD2_RETURN_IF_ERROR(step(0.3, "propagating ranks and dims (RDP)"));
-  Expected<RdpResult> rdp = run_rdp(*doc->model_, rdp_options);
-  if (!rdp.ok()) return rdp.status().with_context(path);
-  doc->rdp_ = std::make_unique<RdpResult>(std::move(*rdp));
 
-  SOD2_RETURN_IF_ERROR(step(0.5, "libonnx shape inference (for comparison)"));
+  pipeline::CompileOptions compile_options;
+  compile_options.import.load_external_data = options.load_external_data;
+  compile_options.build_program = options.load_external_data;
+  compile_options.rdp = rdp_options;
+  compile_options.fuse = options.fuse;
+  compile_options.progress = [&](double f, const char* stage) { return step(0.8 * f, stage); };
+  Expected<pipeline::CompiledModel> compiled = pipeline::compile_file(path, compile_options);
+  if (!compiled.ok()) {
+    const Status& st = compiled.status();
+    // Cancelling is not the file's fault, and import errors name the file already.
+    if (st.code() == StatusCode::kCancelled || st.message().rfind(path, 0) == 0) return st;
+    return st.with_context(path);
+  }
+  doc->compiled_ = std::make_unique<pipeline::CompiledModel>(std::move(*compiled));
+
+  SOD2_RETURN_IF_ERROR(step(0.85, "libonnx shape inference (for comparison)"));
   // Safe only after our importer accepted the file: libonnx is not hardened against hostile ones.
   if (auto counts = onnx_inference_counts(path); counts.ok())
     doc->onnx_counts_ = *counts;
   else
     doc->onnx_counts_error_ = counts.status().message();
 
-  SOD2_RETURN_IF_ERROR(step(0.6, "planning memory"));
-  opt::MemoryPlanOptions plan_options;
-  plan_options.fuse = options.fuse;
-  Expected<opt::MemoryPlan> plan = opt::plan_memory(doc->graph(), *doc->rdp_, plan_options);
-  if (!plan.ok()) return plan.status().with_context(path);
-  doc->plan_ = std::make_unique<opt::MemoryPlan>(std::move(*plan));
-  doc->fusion_ = doc->plan_->fusion;
-
-  for (const SymbolInfo& info : doc->rdp_->symbols()) {
+  for (const SymbolInfo& info : doc->rdp().symbols()) {
     if (info.kind != SymbolKind::kInput) continue;
-    const sym::SymbolRange r = doc->rdp_->ranges().get(info.symbol);
+    const sym::SymbolRange r = doc->rdp().ranges().get(info.symbol);
     SymbolControl c;
     c.name = info.symbol.name();
     c.lo = r.lo;
-    c.hi = opt::report_upper_bound(*doc->rdp_, info.symbol);
+    c.hi = opt::report_upper_bound(doc->rdp(), info.symbol);
     c.multiple = std::max<int64_t>(r.multiple, 1);
     c.declared = rdp_options.ranges.count(c.name) > 0;
     c.initial = c.declared ? c.hi : typical_size(c.lo, c.hi, c.multiple);
@@ -174,32 +169,32 @@ std::map<std::string, int64_t> StudioDocument::initial_values() const {
 }
 
 Expected<sym::Binding> StudioDocument::binding(const std::map<std::string, int64_t>& values) const {
-  SOD2_ASSIGN_OR_RETURN(sym::Binding b, make_binding(*rdp_, values));
-  return opt::complete_binding(*rdp_, plan_->program.symbols(), std::move(b));
+  SOD2_ASSIGN_OR_RETURN(sym::Binding b, make_binding(rdp(), values));
+  return opt::complete_binding(rdp(), plan().program.symbols(), std::move(b));
 }
 
 Expected<opt::PlanAtBinding> StudioDocument::instantiate(const sym::Binding& binding) const {
-  return opt::evaluate_plan(*plan_, *rdp_, binding);
+  return opt::evaluate_plan(plan(), rdp(), binding);
 }
 
 Expected<std::unique_ptr<opt::MemoryPlan>> StudioDocument::plan_without_fusion() const {
   opt::MemoryPlanOptions options;
   options.fuse = false;
-  Expected<opt::MemoryPlan> plan = opt::plan_memory(graph(), *rdp_, options);
+  Expected<opt::MemoryPlan> plan = opt::plan_memory(graph(), rdp(), options);
   if (!plan.ok()) return plan.status().with_context(path_ + ": planning without fusion");
   return std::make_unique<opt::MemoryPlan>(std::move(*plan));
 }
 
 Expected<opt::PlanAtBinding> StudioDocument::instantiate(const opt::MemoryPlan& plan,
                                                          const sym::Binding& binding) const {
-  return opt::evaluate_plan(plan, *rdp_, binding);
+  return opt::evaluate_plan(plan, rdp(), binding);
 }
 
 std::string StudioDocument::dims_text(ValueId v) const { return dims_text(graph(), v); }
 
 std::string StudioDocument::dims_text(const Graph& g, ValueId v) const {
-  if (!rdp_->has_facts(g)) return "rank ?";
-  const TensorFact& f = rdp_->fact(g, v);
+  if (!rdp().has_facts(g)) return "rank ?";
+  const TensorFact& f = rdp().fact(g, v);
   if (!f.dims) return "rank ?";
   return join_dims(f.dims->data(), f.dims->data() + f.dims->size(),
                    [](const Dim& d) { return d ? d->to_string() : std::string("?"); });
@@ -211,8 +206,8 @@ std::string StudioDocument::dims_at_text(ValueId v, const sym::Binding& binding)
 
 std::string StudioDocument::dims_at_text(const Graph& g, ValueId v,
                                          const sym::Binding& binding) const {
-  if (!rdp_->has_facts(g)) return "rank ?";
-  const TensorFact& f = rdp_->fact(g, v);
+  if (!rdp().has_facts(g)) return "rank ?";
+  const TensorFact& f = rdp().fact(g, v);
   if (!f.dims) return "rank ?";
   return join_dims(f.dims->data(), f.dims->data() + f.dims->size(), [&](const Dim& d) {
     const auto x = dim_at(d, binding);
@@ -226,8 +221,8 @@ std::optional<int64_t> StudioDocument::bytes_at(ValueId v, const sym::Binding& b
 
 std::optional<int64_t> StudioDocument::bytes_at(const Graph& g, ValueId v,
                                                 const sym::Binding& binding) const {
-  if (!rdp_->has_facts(g)) return std::nullopt;
-  const TensorFact& f = rdp_->fact(g, v);
+  if (!rdp().has_facts(g)) return std::nullopt;
+  const TensorFact& f = rdp().fact(g, v);
   const DataType t = f.dtype != DataType::kUndefined ? f.dtype : g.value(v).dtype;
   const size_t elem = data_type_size(t);
   if (!f.dims || elem == 0) return std::nullopt;
@@ -254,7 +249,7 @@ std::string StudioDocument::node_report(const Graph& g, NodeId id,
       << n.opset << ")\n";
   out << "class    " << op_class_name(cls);
   if (cls == OpClass::kISVDOS)
-    out << (rdp_->resolved(n) ? " (value inputs resolved)" : " (unresolved)");
+    out << (rdp().resolved(n) ? " (value inputs resolved)" : " (unresolved)");
   out << "\n";
   if (!n.attributes.empty()) {
     out << "attributes\n";
@@ -273,11 +268,11 @@ std::string StudioDocument::node_report(const Graph& g, NodeId id,
   out << "outputs\n";
   for (ValueId v : n.outputs) out << value_line(v);
   if (&g != &graph()) out << "in       " << g.name() << " (a body; fused groups are main-graph)\n";
-  const int32_t grp = &g == &graph() && id < static_cast<NodeId>(fusion_.group_of.size())
-                          ? fusion_.group_of[static_cast<size_t>(id)]
+  const int32_t grp = &g == &graph() && id < static_cast<NodeId>(fusion().group_of.size())
+                          ? fusion().group_of[static_cast<size_t>(id)]
                           : -1;
   if (grp >= 0) {
-    const opt::FusionGroup& fg = fusion_.groups[static_cast<size_t>(grp)];
+    const opt::FusionGroup& fg = fusion().groups[static_cast<size_t>(grp)];
     out << "group    " << grp << " (" << fg.kind << ", " << fg.nodes.size() << " nodes)";
     if (fg.nodes.size() > 1) {
       out << ":";
@@ -286,7 +281,7 @@ std::string StudioDocument::node_report(const Graph& g, NodeId id,
     out << "\n";
     for (const std::string& why : fg.not_fused) out << "  not fused: " << why << "\n";
   }
-  for (const Diagnostic& d : rdp_->diagnostics())
+  for (const Diagnostic& d : rdp().diagnostics())
     if (d.node == n.name) out << severity_name(d.severity) << ": " << d.message << "\n";
   return out.str();
 }
@@ -299,7 +294,7 @@ std::string StudioDocument::summary_report(const opt::PlanAtBinding& at) const {
     by_class[op_class_name(op_class_of(n))][n.op_type]++;
   }
   out << "model    " << path_ << "\n";
-  out << "nodes    " << graph().num_nodes() << " in the main graph, " << fusion_.groups.size()
+  out << "nodes    " << graph().num_nodes() << " in the main graph, " << fusion().groups.size()
       << " steps after fusion\n\n";
   out << "ops by class\n";
   for (const auto& [cls, ops] : by_class) {
@@ -316,7 +311,7 @@ std::string StudioDocument::summary_report(const opt::PlanAtBinding& at) const {
     }
     out << line << "\n";
   }
-  const RdpSummary s = summarize_rdp(*model_, *rdp_);
+  const RdpSummary s = summarize_rdp(model(), rdp());
   out << "\ndims     " << s.dims_total << " total: " << s.dims_constant << " constant, "
       << s.dims_symbolic << " symbolic, " << s.dims_execution << " data-dependent, "
       << s.dims_unknown << " unknown; ranks unknown " << s.rank_unknown << "\n";

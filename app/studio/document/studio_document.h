@@ -1,7 +1,8 @@
-// One opened model as the studio shows it (DESIGN §8): the imported graph, RDP's facts, the
-// fused groups and the memory plan, computed once when the model is opened; a binding of the
-// input symbols then only re-evaluates (the compiled plan program and the symbolic dims), never
-// re-analyses. No Qt: the widgets and the tests read it alike.
+// One opened model as the studio shows it (DESIGN §8): the compiled model (pipeline::compile:
+// the imported graph, RDP's facts, the fused groups the CPU runs, the memory plan and the program
+// the runtime executes), made once when the model is opened; a binding of the input symbols then
+// only re-evaluates (the compiled plan program and the symbolic dims), never re-analyses. No Qt:
+// the widgets and the tests read it alike.
 #pragma once
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include "core/onnx/onnx_shape_io.h"
 #include "core/opt/fusion.h"
 #include "core/opt/memory_plan.h"
+#include "core/pipeline/compiled_model.h"
 #include "core/rdp/rdp.h"
 #include "core/status/status.h"
 
@@ -43,19 +45,22 @@ using ProgressFn = std::function<void(double fraction, const std::string& stage)
 
 class StudioDocument {
  public:
-  // Imports, runs RDP, fuses and plans. `cancel` (if given) is polled between stages: a cancelled
-  // open returns a Cancelled-style error. Errors name the file and the stage that failed.
+  // Imports and compiles (pipeline::compile). `cancel` (if given) is polled between stages: a
+  // cancelled open returns a Cancelled-style error. Errors name the file and the stage that failed.
   static Expected<std::unique_ptr<StudioDocument>> open(const std::string& path,
                                                         const OpenOptions& options,
                                                         const ProgressFn& progress = {},
                                                         const std::atomic<bool>* cancel = nullptr);
 
   const std::string& path() const { return path_; }
-  const Model& model() const { return *model_; }
-  const Graph& graph() const { return *model_->graph; }
-  const RdpResult& rdp() const { return *rdp_; }
-  const opt::FusionPlan& fusion() const { return fusion_; }
-  const opt::MemoryPlan& plan() const { return *plan_; }
+  // The one compiled model: what `sod2 compile` packages and `sod2 run` executes.
+  const pipeline::CompiledModel& compiled() const { return *compiled_; }
+  const Model& model() const { return compiled_->model; }
+  const Graph& graph() const { return compiled_->graph(); }
+  const RdpResult& rdp() const { return compiled_->rdp; }
+  // The groups the runtime runs (each a step of the plan).
+  const opt::FusionPlan& fusion() const { return compiled_->plan.fusion; }
+  const opt::MemoryPlan& plan() const { return compiled_->plan; }
   const std::vector<SymbolControl>& symbols() const { return symbols_; }
   // Where the ranges came from: "--ranges/--range", "MODEL.ranges.json beside the model" or
   // "none declared".
@@ -102,10 +107,7 @@ class StudioDocument {
 
   std::string path_;
   RdpOptions rdp_options_;
-  std::unique_ptr<Model> model_;
-  std::unique_ptr<RdpResult> rdp_;
-  opt::FusionPlan fusion_;
-  std::unique_ptr<opt::MemoryPlan> plan_;
+  std::unique_ptr<pipeline::CompiledModel> compiled_;
   std::vector<SymbolControl> symbols_;
   std::string ranges_source_;
   std::optional<OnnxInferenceCounts> onnx_counts_;

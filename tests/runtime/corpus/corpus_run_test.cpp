@@ -8,8 +8,8 @@
 #include "../../opt/corpus.h"
 #include "app/cli/output_compare.h"
 #include "core/onnx/onnx_import.h"
-#include "core/package/compile.h"
 #include "core/package/program_builder.h"
+#include "core/pipeline/compiled_model.h"
 #include "runtime/exec/session.h"
 #include "runtime/kernels/kernel_registry.h"
 
@@ -34,10 +34,10 @@ TEST_P(CorpusRun, EveryTestDataSetMatchesAtOneAndTwoThreads) {
   ASSERT_TRUE(model.ok()) << model.status().to_string();
   int sets = 0;
   for (const bool fuse : {true, false}) {
-    package::CompileOptions options;
+    pipeline::CompileOptions options;
     options.rdp = m->options;
     options.fuse = fuse;
-    auto program = package::compile_model(*model, options);
+    auto program = pipeline::compile_program(*model, options);
     ASSERT_TRUE(program.ok()) << program.status().to_string();
     for (int threads : {1, 2}) {
       auto session = rt::Session::create(*program, rt::KernelRegistry::standard(), {threads});

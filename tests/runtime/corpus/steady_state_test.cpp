@@ -9,8 +9,8 @@
 #include "../../common/allocation_counter.h"
 #include "../../opt/corpus.h"
 #include "core/onnx/onnx_import.h"
-#include "core/package/compile.h"
 #include "core/package/program_builder.h"
+#include "core/pipeline/compiled_model.h"
 #include "runtime/exec/session.h"
 #include "runtime/kernels/kernel_registry.h"
 
@@ -27,9 +27,9 @@ TEST_P(SteadyState, RunsAtOneBindingAllocateNothing) {
   const testing::CorpusModel* m = &*found;
   auto model = import_onnx_file(m->file.string());
   ASSERT_TRUE(model.ok());
-  package::CompileOptions options;
+  pipeline::CompileOptions options;
   options.rdp = m->options;
-  auto program = package::compile_model(*model, options);
+  auto program = pipeline::compile_program(*model, options);
   ASSERT_TRUE(program.ok()) << program.status().to_string();
   auto session = rt::Session::create(std::move(*program), rt::KernelRegistry::standard(), {2});
   ASSERT_TRUE(session.ok()) << session.status().to_string();

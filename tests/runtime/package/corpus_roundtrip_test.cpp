@@ -12,9 +12,9 @@
 
 #include "../../opt/corpus.h"
 #include "core/onnx/onnx_import.h"
-#include "core/package/compile.h"
 #include "core/package/package_writer.h"
 #include "core/package/program_builder.h"
+#include "core/pipeline/compiled_model.h"
 #include "runtime/exec/session.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/package/package_loader.h"
@@ -60,10 +60,10 @@ TEST_P(CorpusRoundTrip, PackageRunsIdenticallyToTheInMemoryProgram) {
   ASSERT_NE(m, nullptr);
   auto model = import_onnx_file(m->file.string());
   ASSERT_TRUE(model.ok()) << model.status().to_string();
-  package::CompileOptions options;
+  pipeline::CompileOptions options;
   options.rdp = m->options;
   options.fuse = std::get<1>(GetParam());
-  auto program = package::compile_model(*model, options);
+  auto program = pipeline::compile_program(*model, options);
   ASSERT_TRUE(program.ok()) << program.status().to_string();
 
   const fs::path path =

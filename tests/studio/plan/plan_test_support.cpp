@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "app/cli/plan_command.h"
-#include "core/onnx/onnx_import.h"
+#include "core/pipeline/compiled_model.h"
 #include "core/rdp/binding.h"
 
 namespace sod2::studio::testing {
@@ -33,13 +33,14 @@ std::string bind_arg(const std::map<std::string, int64_t>& bind) {
 Expected<std::unique_ptr<PlannedModel>> plan_like_cli(const sod2::testing::CorpusModel& m,
                                                       const std::map<std::string, int64_t>& bind) {
   auto p = std::make_unique<PlannedModel>();
-  SOD2_ASSIGN_OR_RETURN(p->model, import_onnx_file(m.file.string()));
-  SOD2_ASSIGN_OR_RETURN(p->rdp, run_rdp(p->model, m.options));
+  pipeline::CompileOptions options;
+  options.rdp = m.options;
+  SOD2_ASSIGN_OR_RETURN(pipeline::CompiledModel c, pipeline::compile_file(m.file.string(), options));
+  // The graphs are shared, so RDP's facts (keyed by their addresses) stay valid when moved out.
+  p->model = c.model;
+  p->rdp = std::move(c.rdp);
+  p->plan = std::move(c.plan);
   SOD2_ASSIGN_OR_RETURN(p->binding, make_binding(p->rdp, bind));
-  opt::MemoryPlanOptions options;
-  options.reorder = true;
-  options.fuse = true;
-  SOD2_ASSIGN_OR_RETURN(p->plan, opt::plan_memory(*p->model.graph, p->rdp, options));
   SOD2_ASSIGN_OR_RETURN(p->at, opt::evaluate_plan(p->plan, p->rdp, p->binding));
   return p;
 }

@@ -27,8 +27,8 @@ struct PlannedModel {
   opt::PlanAtBinding at;
 };
 
-// What `sod2 plan MODEL --range R --bind B` computes: RDP with the corpus ranges, the binding
-// checked like --bind, the plan made with it as a check binding (reordered, fused), evaluated.
+// What `sod2 plan MODEL --range R --bind B` computes: the compiled model (pipeline::compile with
+// the corpus ranges), the binding checked like --bind, the plan evaluated there.
 Expected<std::unique_ptr<PlannedModel>> plan_like_cli(const sod2::testing::CorpusModel& m,
                                                       const std::map<std::string, int64_t>& bind);
 

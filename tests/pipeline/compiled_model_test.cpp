@@ -1,0 +1,149 @@
+// pipeline::compile decides fusion once, with the CPU's fused kernels: a candidate group the CPU
+// has a kernel for runs as one node and keeps its inside values out of the arena; one it has none
+// for is split, says why, and its values are planned, so the plan is the plan of what runs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "../onnx/proto_builder.h"
+#include "core/onnx/onnx_import.h"
+#include "core/pipeline/compiled_model.h"
+
+namespace sod2 {
+namespace {
+
+using testing::add_float_initializer;
+using testing::add_input;
+using testing::add_node;
+using testing::add_output;
+
+// x -> Conv -> Relu -> r (a graph output) -> Exp -> Neg -> y. RDP allows two groups: Conv+Relu
+// (a contraction with an epilogue) and Exp+Neg (elementwise). The CPU fuses only the first.
+Model conv_relu_then_elementwise() {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {1, 2, "h", "w"});
+  add_float_initializer(g, "W", {3, 2, 1, 1}, {1, 0, 0, 1, 1, 1});
+  add_float_initializer(g, "B", {3}, {0.5f, -0.5f, 0});
+  add_node(g, "Conv", {"x", "W", "B"}, {"c"}, "conv");
+  add_node(g, "Relu", {"c"}, {"r"}, "relu");
+  add_node(g, "Exp", {"r"}, {"e"}, "exp");
+  add_node(g, "Neg", {"e"}, {"y"}, "neg");
+  add_output(g, "r", {1, 3, "h", "w"});
+  add_output(g, "y", {1, 3, "h", "w"});
+  const auto bytes = testing::serialize(m);
+  auto model = import_onnx_bytes(bytes, "", "test model");
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  return std::move(*model);
+}
+
+pipeline::CompileOptions ranges() {
+  pipeline::CompileOptions o;
+  o.rdp.ranges["h"] = {1, 64, 1};
+  o.rdp.ranges["w"] = {1, 64, 1};
+  return o;
+}
+
+NodeId node_called(const Graph& g, const std::string& name) {
+  for (size_t i = 0; i < g.num_nodes(); ++i)
+    if (g.node(static_cast<NodeId>(i)).name == name) return static_cast<NodeId>(i);
+  ADD_FAILURE() << "no node " << name;
+  return 0;
+}
+
+// The candidate group holding the node called `name`.
+size_t candidate_of(const pipeline::CompiledModel& c, const std::string& name) {
+  const NodeId n = node_called(c.graph(), name);
+  return static_cast<size_t>(c.candidates.group_of[static_cast<size_t>(n)]);
+}
+
+TEST(CompiledModel, FusesWhatTheCpuRunsFusedAndSplitsTheRestSayingWhy) {
+  auto c = pipeline::compile(conv_relu_then_elementwise(), ranges());
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const size_t conv = candidate_of(*c, "conv"), exp = candidate_of(*c, "exp");
+  ASSERT_NE(conv, exp);
+  EXPECT_EQ(c->candidates.groups[conv].nodes.size(), 2u);
+  EXPECT_EQ(c->candidates.groups[exp].nodes.size(), 2u);
+  EXPECT_EQ(c->decisions[conv].refusal, package::FusionRefusal::kNone);
+  EXPECT_EQ(c->decisions[exp].refusal, package::FusionRefusal::kNoContractionAnchor);
+  EXPECT_EQ(c->decisions[exp].at_node, "exp");
+  EXPECT_EQ(c->fused_groups(), 1);
+  EXPECT_EQ(c->refused_groups(), 1);
+
+  // The plan's groups: Conv+Relu, then Exp and Neg alone, each saying why.
+  const opt::FusionPlan& steps = c->plan.fusion;
+  ASSERT_EQ(steps.groups.size(), 3u);
+  const auto& exp_alone = steps.groups[static_cast<size_t>(
+      steps.group_of[static_cast<size_t>(node_called(c->graph(), "exp"))])];
+  ASSERT_EQ(exp_alone.nodes.size(), 1u);
+  ASSERT_EQ(exp_alone.not_fused.size(), 1u);
+  EXPECT_NE(exp_alone.not_fused[0].find("runs alone"), std::string::npos) << exp_alone.not_fused[0];
+  EXPECT_NE(exp_alone.not_fused[0].find("Conv, MatMul or Gemm"), std::string::npos);
+
+  // The value between Exp and Neg is planned (it is written); the one inside Conv+Relu is not.
+  auto planned = [&](const std::string& value) {
+    const auto& ts = c->plan.tensors.tensors;
+    return std::any_of(ts.begin(), ts.end(), [&](const auto& t) { return t.name == value; });
+  };
+  EXPECT_TRUE(planned("e"));
+  EXPECT_FALSE(planned("c"));
+
+  // The program runs exactly those steps.
+  const rt::GraphDesc& main = c->program.graphs[0];
+  ASSERT_EQ(main.nodes.size(), 3u);
+  EXPECT_EQ(main.nodes[0].info.op_type, "FusedConv");
+  EXPECT_EQ(main.nodes[0].fused_nodes, (std::vector<std::string>{"conv", "relu"}));
+  EXPECT_EQ(main.nodes[1].info.name, "exp");
+  EXPECT_EQ(main.nodes[2].info.name, "neg");
+}
+
+TEST(CompiledModel, WithoutFusionEveryNodeIsAStepAndNothingIsACandidate) {
+  pipeline::CompileOptions o = ranges();
+  o.fuse = false;
+  auto c = pipeline::compile(conv_relu_then_elementwise(), o);
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_TRUE(c->candidates.groups.empty());
+  EXPECT_EQ(c->program.graphs[0].nodes.size(), 4u);
+  EXPECT_EQ(c->plan.order.steps.size(), 4u);
+}
+
+TEST(CompiledModel, ProgressSeesEveryStageAndCanCancel) {
+  std::vector<std::string> stages;
+  pipeline::CompileOptions o = ranges();
+  o.progress = [&](double, const char* stage) {
+    stages.push_back(stage);
+    return Status::ok_status();
+  };
+  ASSERT_TRUE(pipeline::compile(conv_relu_then_elementwise(), o).ok());
+  EXPECT_EQ(stages, (std::vector<std::string>{"propagating ranks and dims (RDP)", "deciding fusion",
+                                              "planning memory", "building the program"}));
+  o.progress = [](double, const char* stage) {
+    return std::string(stage) == "planning memory" ? cancelled("stop") : Status::ok_status();
+  };
+  auto c = pipeline::compile(conv_relu_then_elementwise(), o);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kCancelled);
+}
+
+TEST(CompiledModel, WithoutTheProgramThePlanIsTheSame) {
+  pipeline::CompileOptions o = ranges();
+  auto full = pipeline::compile(conv_relu_then_elementwise(), o);
+  o.build_program = false;
+  auto plan_only = pipeline::compile(conv_relu_then_elementwise(), o);
+  ASSERT_TRUE(full.ok() && plan_only.ok());
+  EXPECT_TRUE(plan_only->program.graphs.empty());
+  EXPECT_EQ(plan_only->plan.order.order, full->plan.order.order);
+  EXPECT_EQ(plan_only->plan.symbolic.arena_bytes, full->plan.symbolic.arena_bytes);
+  auto program = pipeline::program_for(*plan_only, pipeline::Target::kCpu);
+  ASSERT_FALSE(program.ok());
+  EXPECT_NE(program.status().message().find("without its program"), std::string::npos);
+}
+
+TEST(CompiledModel, AMissingFileIsAnErrorNamingIt) {
+  auto c = pipeline::compile_file("/nonexistent/model.onnx");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("/nonexistent/model.onnx"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sod2
