@@ -1,15 +1,16 @@
-// Every model of ../shared/models, planned with its models.json ranges, evaluated at 100 seeded
-// random bindings of its input symbols inside those ranges (multiples respected): the plan is
-// finite, or the binding is refused with an error naming the symbol or assumption; never a size
-// that overflows. Execution symbols are left unbound, so they take their bound expressions at the
-// binding (report_binding.h), which must stay within their constant ranges and limits.
+// Every model of ../shared/models, compiled with its models.json ranges (the plan that runs),
+// evaluated at 100 seeded random bindings of its input symbols inside those ranges (multiples
+// respected): the plan is finite, or the binding is refused with an error naming the symbol or
+// assumption; never a size that overflows. Execution symbols are left unbound, so they take their
+// bound expressions at the binding (report_binding.h), which must stay within their constant ranges
+// and limits.
 #include <iostream>
 
 #include <gtest/gtest.h>
 
-#include "core/onnx/onnx_import.h"
 #include "core/opt/memory_plan.h"
 #include "core/opt/report_binding.h"
+#include "core/pipeline/compiled_model.h"
 #include "core/rdp/binding.h"
 #include "corpus.h"
 
@@ -30,17 +31,24 @@ bool mentions_overflow(const std::string& message) {
   return message.find("overflow") != std::string::npos;
 }
 
+// The model as reports show it and the runtime runs it (the pipeline's plan, over the groups the
+// CPU really fuses); the program itself is not needed here.
+Expected<pipeline::CompiledModel> compile_for_reports(const testing::CorpusModel& m) {
+  pipeline::CompileOptions options;
+  options.rdp = m.options;
+  options.build_program = false;
+  return pipeline::compile_file(m.file.string(), options);
+}
+
 class PlanBindings : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PlanBindings, FiniteAtRandomBindingsInsideTheRanges) {
   auto found = testing::find_corpus_model(SOD2_SHARED_DIR "/models", GetParam());
   ASSERT_TRUE(found.ok()) << found.status().to_string();
-  auto model = import_onnx_file(found->file.string());
-  ASSERT_TRUE(model.ok()) << model.status().to_string();
-  auto rdp = run_rdp(*model, found->options);
-  ASSERT_TRUE(rdp.ok()) << rdp.status().to_string();
-  auto plan = plan_memory(*model->graph, *rdp);
-  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  auto compiled = compile_for_reports(*found);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
+  const RdpResult* rdp = &compiled->rdp;
+  const MemoryPlan* plan = &compiled->plan;
 
   Rng rng{std::hash<std::string>()(found->name) ^ 0x9e3779b97f4a7c15ULL};
   int planned = 0;
@@ -87,12 +95,10 @@ TEST_P(PlanBindings, FiniteAtRandomBindingsInsideTheRanges) {
 TEST_P(PlanBindings, BoundExpressionsNeverGrowTheArenaAtTheBenchmarkBindings) {
   auto found = testing::find_corpus_model(SOD2_SHARED_DIR "/models", GetParam());
   ASSERT_TRUE(found.ok()) << found.status().to_string();
-  auto model = import_onnx_file(found->file.string());
-  ASSERT_TRUE(model.ok()) << model.status().to_string();
-  auto rdp = run_rdp(*model, found->options);
-  ASSERT_TRUE(rdp.ok()) << rdp.status().to_string();
-  auto plan = plan_memory(*model->graph, *rdp);
-  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  auto compiled = compile_for_reports(*found);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
+  const RdpResult* rdp = &compiled->rdp;
+  const MemoryPlan* plan = &compiled->plan;
   for (const auto& values : found->bindings) {
     auto binding = make_binding(*rdp, values);
     ASSERT_TRUE(binding.ok()) << binding.status().to_string();
