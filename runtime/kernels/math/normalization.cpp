@@ -551,9 +551,70 @@ Expected<std::unique_ptr<Kernel>> mvn_factory(const NodeInfo& node) {
   return std::unique_ptr<Kernel>(std::make_unique<MvnKernel>(std::move(axes)));
 }
 
+// ---- LpNormalization: each vector along `axis` divided by its L1 or L2 norm. A vector whose
+// norm is 0 (all zeros) stays 0, as ONNX Runtime does, instead of becoming 0/0 = NaN.
+
+class LpNormKernel final : public Kernel {
+ public:
+  LpNormKernel(int64_t axis, int64_t p) : axis_(axis), p_(p) {}
+
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    if (!x) return invalid_argument("LpNormalization: input is missing");
+    const int rank = x->shape.rank();
+    if (rank == 0) return invalid_argument("LpNormalization: the input is a scalar (no axis)");
+    int axis = 0;
+    SOD2_RETURN_IF_ERROR(normalize_axis("LpNormalization", axis_, rank, &axis));
+    const int64_t outer = dims_product(x->shape, 0, axis);
+    const int64_t n = x->shape[axis];
+    const int64_t inner = dims_product(x->shape, axis + 1, rank);
+    return visit_dtype("LpNormalization", x->dtype, [&]<class T>(Tag<T>) -> Status {
+      if constexpr (kIsFloat<T>) {
+        SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
+        if (x->numel() == 0) return Status::ok_status();
+        const T* in = x->as<const T>();
+        T* out = y->as<T>();
+        const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(n, 1));
+        ctx.pool().parallel_for(outer * inner, grain, [&](int64_t b, int64_t e) {
+          for (int64_t t = b; t < e; ++t) {
+            const int64_t base = (t / inner) * n * inner + t % inner;
+            double norm = 0;
+            for (int64_t i = 0; i < n; ++i) {
+              const double v = in[base + i * inner];
+              norm += p_ == 1 ? std::fabs(v) : v * v;
+            }
+            if (p_ == 2) norm = std::sqrt(norm);
+            for (int64_t i = 0; i < n; ++i) {
+              const int64_t k = base + i * inner;
+              out[k] = norm == 0 ? T(0) : static_cast<T>(in[k] / norm);
+            }
+          }
+        });
+        return Status::ok_status();
+      } else {
+        return unsupported_dtype("LpNormalization", x->dtype);
+      }
+    });
+  }
+
+ private:
+  int64_t axis_;
+  int64_t p_;
+};
+
+Expected<std::unique_ptr<Kernel>> lp_norm_factory(const NodeInfo& node) {
+  SOD2_RETURN_IF_ERROR(require_inputs(node, 1));
+  SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", -1));
+  SOD2_ASSIGN_OR_RETURN(int64_t p, node.attrs.get_int("p", 2));
+  if (p != 1 && p != 2)
+    return invalid_model("LpNormalization: p must be 1 or 2, got " + std::to_string(p));
+  return std::unique_ptr<Kernel>(std::make_unique<LpNormKernel>(axis, p));
+}
+
 }  // namespace
 
 void register_normalization(KernelRegistry& r) {
+  r.add("", "LpNormalization", 1, &lp_norm_factory);
   r.add("", "LayerNormalization", 17, &layer_norm_factory);
   r.add("", "BatchNormalization", 1, &batch_norm_factory);
   r.add("", "InstanceNormalization", 1, &instance_norm_factory);

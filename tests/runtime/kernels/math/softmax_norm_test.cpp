@@ -1,4 +1,5 @@
-// Softmax, LogSoftmax, LayerNormalization, BatchNormalization and InstanceNormalization.
+// Softmax, LogSoftmax, LpNormalization, LayerNormalization, BatchNormalization and
+// InstanceNormalization.
 #include <cmath>
 
 #include "math_test_util.h"
@@ -56,6 +57,48 @@ TEST(MathSoftmax, LargeValuesZeroSizeAndErrors) {
             StatusCode::kInvalidArgument);
   const HostTensor xi = i32({2}, {1, 2});
   EXPECT_EQ(run_status("Softmax", 13, {&xi}).code(), StatusCode::kUnsupported);
+}
+
+// LpNormalization of x viewed as [outer, n, inner] along n; a zero vector stays zero.
+std::vector<double> lp_norm_ref(const std::vector<float>& x, int64_t outer, int64_t n,
+                                int64_t inner, int p) {
+  std::vector<double> y(x.size());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < inner; ++j) {
+      double norm = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = x[(o * n + i) * inner + j];
+        norm += p == 1 ? std::fabs(v) : v * v;
+      }
+      if (p == 2) norm = std::sqrt(norm);
+      for (int64_t i = 0; i < n; ++i)
+        y[(o * n + i) * inner + j] = norm == 0 ? 0 : x[(o * n + i) * inner + j] / norm;
+    }
+  }
+  return y;
+}
+
+TEST(MathLpNorm, L1AndL2AlongAnyAxis) {
+  const HostTensor x = random_f32({2, 3, 4}, -5, 5, 7);
+  const auto xv = values<float>(x);
+  expect_near_all<float>(run_ok("LpNormalization", 1, {&x})[0], lp_norm_ref(xv, 6, 4, 1, 2), 1e-6);
+  expect_near_all<float>(
+      run_ok("LpNormalization", 1, {&x}, 1, attrs({{"axis", attr_int(1)}, {"p", attr_int(1)}}))[0],
+      lp_norm_ref(xv, 2, 3, 4, 1), 1e-6);
+  expect_near_all<float>(run_ok("LpNormalization", 1, {&x}, 1, attrs({{"axis", attr_int(-3)}}))[0],
+                         lp_norm_ref(xv, 1, 2, 12, 2), 1e-6);
+}
+
+TEST(MathLpNorm, ZeroVectorsStayZeroAndBadInputIsAnError) {
+  const HostTensor x = f32({2, 2}, {0, 0, 3, 4});
+  expect_near_all<float>(run_ok("LpNormalization", 1, {&x})[0], {0, 0, 0.6, 0.8}, 1e-7);
+  EXPECT_FALSE(run_status("LpNormalization", 1, {&x}, 1, attrs({{"p", attr_int(3)}})).ok());
+  EXPECT_EQ(run_status("LpNormalization", 1, {&x}, 1, attrs({{"axis", attr_int(2)}})).code(),
+            StatusCode::kInvalidArgument);
+  const HostTensor xi = i32({2}, {1, 2});
+  EXPECT_EQ(run_status("LpNormalization", 1, {&xi}).code(), StatusCode::kUnsupported);
+  const HostTensor e = f32({0, 3}, {});
+  EXPECT_EQ(run_ok("LpNormalization", 1, {&e})[0].shape(), (Shape{0, 3}));
 }
 
 TEST(MathLayerNorm, MatchesReferenceWithStatsOutputs) {
