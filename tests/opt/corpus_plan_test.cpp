@@ -15,19 +15,14 @@
 #include "core/rdp/binding.h"
 #include "core/sym/transform.h"
 #include "corpus.h"
+#include "test_rng.h"
 
 namespace sod2::opt {
 namespace {
 
 constexpr int kRandomBindings = 50;
 
-struct Rng {
-  uint64_t state;
-  int64_t in(int64_t lo, int64_t hi) {  // uniform-ish in [lo, hi]
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return lo + static_cast<int64_t>((state >> 17) % static_cast<uint64_t>(hi - lo + 1));
-  }
-};
+using testing::Rng;
 
 // A binding inside the ranges: input symbols on their multiple, execution symbols inside their
 // bounds; redrawn until RDP's assumptions hold.

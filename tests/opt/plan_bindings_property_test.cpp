@@ -13,19 +13,14 @@
 #include "core/pipeline/compiled_model.h"
 #include "core/rdp/binding.h"
 #include "corpus.h"
+#include "test_rng.h"
 
 namespace sod2::opt {
 namespace {
 
 constexpr int kRandomBindings = 100;
 
-struct Rng {
-  uint64_t state;
-  int64_t in(int64_t lo, int64_t hi) {  // uniform-ish in [lo, hi]
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return lo + static_cast<int64_t>((state >> 17) % static_cast<uint64_t>(hi - lo + 1));
-  }
-};
+using testing::Rng;
 
 bool mentions_overflow(const std::string& message) {
   return message.find("overflow") != std::string::npos;

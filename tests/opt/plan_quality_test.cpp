@@ -21,6 +21,7 @@
 #include "core/rdp/binding.h"
 #include "core/sym/transform.h"
 #include "corpus.h"
+#include "test_rng.h"
 
 namespace sod2::opt {
 namespace {
@@ -29,13 +30,7 @@ constexpr int kRandomBindings = 50;
 constexpr double kGreedySlack = 1.02;
 constexpr double kBoundSlack = 1.05;
 
-struct Rng {
-  uint64_t state;
-  int64_t in(int64_t lo, int64_t hi) {  // uniform-ish in [lo, hi]
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return lo + static_cast<int64_t>((state >> 17) % static_cast<uint64_t>(hi - lo + 1));
-  }
-};
+using testing::Rng;
 
 // A value of `r` on its multiple, uniform-ish in [r.lo, hi].
 int64_t draw(const sym::SymbolRange& r, int64_t hi, Rng* rng) {

@@ -7,6 +7,7 @@
 #include "core/opt/memory_stats.h"
 #include "core/opt/plan_verifier.h"
 #include "core/opt/plan_versions.h"
+#include "test_rng.h"
 
 namespace sod2::opt {
 namespace {
@@ -41,13 +42,7 @@ TEST(BucketGrid, GeometricBucketsOnTheMultipleWidestRangeFirst) {
   EXPECT_EQ(make_bucket_grid(ranges, symbols, 3, 5).symbols, (std::vector<sym::Symbol>{seq}));
 }
 
-struct Rng {
-  uint64_t state;
-  int64_t in(int64_t lo, int64_t hi) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return lo + static_cast<int64_t>((state >> 17) % static_cast<uint64_t>(hi - lo + 1));
-  }
-};
+using testing::Rng;
 
 TEST(PlanVersions, KeptOnlyWhereTheyBeatTheWholeRangePlanAndValidEverywhere) {
   Rng rng{11};

@@ -8,17 +8,12 @@
 #include "core/opt/plan_program.h"
 #include "core/opt/plan_verifier.h"
 #include "core/opt/symbolic_planner.h"
+#include "test_rng.h"
 
 namespace sod2::opt {
 namespace {
 
-struct Rng {
-  uint64_t state;
-  int64_t in(int64_t lo, int64_t hi) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return lo + static_cast<int64_t>((state >> 17) % static_cast<uint64_t>(hi - lo + 1));
-  }
-};
+using testing::Rng;
 
 struct Instance {
   std::vector<sym::SymExpr> sizes;  // 64 * s_i
