@@ -59,11 +59,13 @@ TensorSet arena_tensors(const Graph& graph, const RdpResult& rdp, const FusionPl
       if (v == kNoValue) continue;  // an omitted optional output is never written
       const Value& value = graph.value(v);
       const bool output = is_output[static_cast<size_t>(v)];
-      if (is_constant_node(node) && !output) {
+      // A Constant's value lives in the package, graph output or not: the runtime hands it out
+      // as a view of the package's bytes and never writes it to the arena.
+      if (is_constant_node(node)) {
         ++set.package_constants;
         continue;
       }
-      if (!group_output[static_cast<size_t>(v)] && !is_constant_node(node)) {
+      if (!group_output[static_cast<size_t>(v)]) {
         ++set.fused_values;
         continue;
       }

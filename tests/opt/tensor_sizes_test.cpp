@@ -72,12 +72,15 @@ TEST(TensorSizes, GraphInputsInitializersAndConstantsStayOutOfTheArena) {
   add_output(g, "k_out");                               // a Constant that is an output
   Analysed a = analyse(m, range_of("n", 1, 8));
   TensorSet set = arena_tensors(a.graph(), a.rdp);
-  EXPECT_EQ(names(set), (std::vector<std::string>{"k_out", "a", "y"}));
-  EXPECT_EQ(set.package_constants, 1);
-  EXPECT_EQ(tensor(set, "k_out").bytes.to_string(), "64");
+  // A Constant that is a graph output stays in the package too: the runtime returns a view of
+  // the package's bytes (planning it an arena slot no value uses made the plan shown differ
+  // from the one run, ONNX's test_constant).
+  EXPECT_EQ(names(set), (std::vector<std::string>{"a", "y"}));
+  EXPECT_EQ(set.package_constants, 2);
+  EXPECT_EQ(set.index_of(a.graph().find("k_out")), -1);
   EXPECT_EQ(set.index_of(a.graph().find("x")), -1);
   EXPECT_EQ(set.index_of(a.graph().find("w")), -1);
-  EXPECT_EQ(set.index_of(a.graph().find("a")), 1);
+  EXPECT_EQ(set.index_of(a.graph().find("a")), 0);
 }
 
 TEST(TensorSizes, ValuesWithoutAFixedSizeAreLeftOutWithAReason) {
