@@ -11,6 +11,15 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// Where a symbol's value in the report comes from: --bind, the top of its range (an input
+// symbol without --bind), its bound at the binding (an execution symbol), or a stand-in (an
+// execution symbol RDP could not bound).
+const char* value_source(const PlanReportData& d, const sym::Symbol& s) {
+  if (d.user_bound.count(s.name())) return "bind";
+  if (!d.rdp.is_execution_symbol(s)) return "range_upper";
+  return opt::has_no_useful_bound(d.rdp, s) ? "stand_in" : "execution_bound";
+}
+
 // A value's source in the report: bound by the user, or its upper bound (DESIGN §5).
 Json symbols_json(const PlanReportData& d) {
   Json arr = Json::array();
@@ -25,8 +34,12 @@ Json symbols_json(const PlanReportData& d) {
       j["value"] = nullptr;  // the plan does not depend on it
     } else {
       j["value"] = it->second;
+      j["value_source"] = value_source(d, info.symbol);
     }
     j["unbounded"] = opt::has_no_useful_bound(d.rdp, info.symbol);
+    if (info.kind != SymbolKind::kInput) {
+      if (auto b = d.rdp.direct_execution_bound(info.symbol)) j["bound"] = b->to_string();
+    }
     arr.push_back(j);
   }
   return arr;
@@ -185,6 +198,19 @@ std::string plan_text(const PlanReportData& d) {
   }
   out += opt::symbolic_plan_text(g, d.plan);
   out += d.bound ? "" : "(no --bind: the plan at the upper bounds)\n";
+  // Execution symbols the plan sizes at their bound: what the numbers below assume.
+  for (const SymbolInfo& info : d.rdp.symbols()) {
+    const sym::Symbol& s = info.symbol;
+    const auto it = d.at.binding.find(s);
+    if (it == d.at.binding.end() || info.kind == SymbolKind::kInput || d.user_bound.count(s.name()))
+      continue;
+    const int64_t v = it->second;
+    const auto b = d.rdp.direct_execution_bound(s);
+    out += "execution symbol " + s.name() + " = " + std::to_string(v) +
+           (opt::has_no_useful_bound(d.rdp, s) || !b
+                ? " (no bound known: a stand-in; --bind " + s.name() + "=N to size it)\n"
+                : " (at its bound " + b->to_string() + "; --bind " + s.name() + "=N for less)\n");
+  }
   out += opt::plan_at_binding_text(d.plan, d.at);
   const Json s = summary_json(d);
   const double lb = static_cast<double>(d.at.arena_bytes) /

@@ -2,6 +2,7 @@
 // read a MemoryPlan and its instantiation at one binding; neither computes anything new.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct PlanReportData {
   const opt::MemoryPlan& plan;
   const opt::PlanAtBinding& at;
   bool bound = false;  // --bind given; otherwise `at` is the upper bounds
+  // The symbols --bind named; the execution symbols the plan needs that it did not name are
+  // sized at their bound, which the report says.
+  std::set<std::string> user_bound;
   double instantiate_us = 0;
   std::vector<std::string> warnings;
 };

@@ -137,6 +137,45 @@ TEST(PlanCommand, TextFormShowsOrderPlanBindingAndSummary) {
   std::filesystem::remove(path);
 }
 
+TEST(PlanCommand, SaysWhichExecutionSymbolsItSizesAtTheirBound) {
+  const std::string path = write_model(testing::nonzero_model(), "nonzero");
+  // Not bound: NonZero's count is sized at its bound, the element count of its input.
+  const CliRun at_bound = plan({path, "--range", "n=1:100", "--bind", "n=10"});
+  ASSERT_EQ(at_bound.code, 0) << at_bound.err;
+  EXPECT_NE(at_bound.out.find("execution symbol nonzero.out0.d1 = 40 (at its bound "),
+            std::string::npos)
+      << at_bound.out;
+  // Bound by --bind: no such line, and the JSON says where each value came from.
+  const CliRun bound =
+      plan({path, "--range", "n=1:100", "--bind", "n=10,nonzero.out0.d1=3", "--json"});
+  ASSERT_EQ(bound.code, 0) << bound.err;
+  const auto doc = nlohmann::json::parse(bound.out);
+  int seen = 0;
+  for (const auto& sym : doc["symbols"]) {
+    if (sym["name"] == "n") {
+      EXPECT_EQ(sym["value_source"], "bind");
+      ++seen;
+    }
+    if (sym["name"] == "nonzero.out0.d1") {
+      EXPECT_EQ(sym["value"], 3);
+      EXPECT_EQ(sym["value_source"], "bind");
+      EXPECT_FALSE(sym["bound"].get<std::string>().empty());
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 2) << bound.out.substr(0, 2000);
+  const CliRun json_at_bound = plan({path, "--range", "n=1:100", "--bind", "n=10", "--json"});
+  ASSERT_EQ(json_at_bound.code, 0) << json_at_bound.err;
+  for (const auto& sym : nlohmann::json::parse(json_at_bound.out)["symbols"])
+    if (sym["name"] == "nonzero.out0.d1") EXPECT_EQ(sym["value_source"], "execution_bound");
+  // Above its bound: an error naming the symbol and the limit.
+  const CliRun above = plan({path, "--range", "n=1:100", "--bind", "n=10,nonzero.out0.d1=41"});
+  EXPECT_EQ(above.code, 1);
+  EXPECT_NE(above.err.find("nonzero.out0.d1"), std::string::npos) << above.err;
+  EXPECT_NE(above.err.find("40"), std::string::npos) << above.err;
+  std::filesystem::remove(path);
+}
+
 TEST(PlanCommand, WarnsAboutSymbolsWithoutARange) {
   const std::string path = write_model(testing::chain_model(), "chain");
   const CliRun r = plan({path, "--bind", "n=2"});
