@@ -32,8 +32,8 @@ BackendPlacement placement_of(const rt::Session& session) {
   const auto& where = session.node_backends();
   for (size_t n = 0; n < where.size() && n < g.nodes.size(); ++n) {
     const rt::NodeDesc& node = g.nodes[n];
-    PlacementRow row{node.info.name,      node.info.op_type, node.fused_nodes,
-                     node.fused_op_types, where[n].device,   where[n].why_cpu};
+    PlacementRow row{node.info.name,  node.info.op_type, node.fused_nodes, node.fused_op_types,
+                     where[n].device, where[n].reason,   where[n].why_cpu};
     if (row.device) {
       if (row.op == "GpuElementwise") {
         ++p.groups;
@@ -43,9 +43,8 @@ BackendPlacement placement_of(const rt::Session& session) {
       }
     } else {
       ++p.cpu_nodes;
-      // The kernels' reasons name their op already; the session's own do not.
-      if (row.why_cpu.rfind(row.op + ":", 0) != 0) row.why_cpu = row.op + ": " + row.why_cpu;
       ++p.why_counts[row.why_cpu];
+      ++p.reason_counts[row.reason];
     }
     p.rows.push_back(std::move(row));
   }

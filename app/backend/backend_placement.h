@@ -31,7 +31,8 @@ struct PlacementRow {
   std::string op;    // its op type ("GpuElementwise" for a generated group)
   std::vector<std::string> fused_nodes, fused_ops;  // a group's or fused kernel's nodes
   bool device = false;
-  std::string why_cpu;  // when !device: "Gather: no hand-written shader"
+  rt::CpuReason reason = rt::CpuReason::kNone;  // when !device: why, typed
+  std::string why_cpu;  // the specifics, naming the op: "Gather: no hand-written shader"
 };
 
 struct BackendPlacement {
@@ -40,7 +41,8 @@ struct BackendPlacement {
   int groups = 0, grouped_nodes = 0;  // generated elementwise groups on the device
   int device_nodes = 0;               // nodes with hand-written shaders on the device
   int cpu_nodes = 0;
-  std::map<std::string, int> why_counts;  // per reason, the CPU nodes it covers
+  std::map<std::string, int> why_counts;       // per specific reason, the CPU nodes it covers
+  std::map<rt::CpuReason, int> reason_counts;  // per typed reason
 };
 
 // Empty `backend` and rows for a CPU-only session.

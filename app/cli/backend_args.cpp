@@ -44,7 +44,13 @@ void print_backend_placement(const rt::Session& session, std::ostream& out) {
   out << "backend " << p.backend << "\n";
   out << "  on the device: " << p.groups << " generated elementwise groups (" << p.grouped_nodes
       << " nodes), " << p.device_nodes << " nodes with hand-written shaders\n";
-  out << "  on the CPU: " << p.cpu_nodes << " nodes\n";
+  out << "  on the CPU: " << p.cpu_nodes << " nodes (";
+  bool first = true;
+  for (const auto& [reason, count] : p.reason_counts) {
+    out << (first ? "" : ", ") << count << " " << rt::cpu_reason_name(reason);
+    first = false;
+  }
+  out << ")\n";
   for (const auto& [why, count] : p.why_counts) {
     out << "    " << std::setw(4) << count << "  " << why << "  (e.g. ";
     const auto& ex = examples.at(why);
@@ -65,7 +71,10 @@ nlohmann::ordered_json backend_placement_json(const rt::Session& session) {
     e["op"] = r.op;
     e["device"] = r.device;
     if (!r.fused_nodes.empty()) e["fused_nodes"] = r.fused_nodes;
-    if (!r.device) e["why_cpu"] = r.why_cpu;
+    if (!r.device) {
+      e["reason"] = rt::cpu_reason_name(r.reason);
+      e["why_cpu"] = r.why_cpu;
+    }
     nodes.push_back(std::move(e));
   }
   j["nodes"] = std::move(nodes);

@@ -25,7 +25,8 @@ BackendChoice backend_choice_from(const CommandLine& cl);
 // CPU runs the others, with how many nodes it covers and an example or two.
 void print_backend_placement(const rt::Session& session, std::ostream& out);
 
-// The same as JSON: {"name", "nodes": [{"node", "op", "device", "fused_nodes", "why_cpu"}]}.
+// The same as JSON: {"name", "nodes": [{"node", "op", "device", "fused_nodes", "reason",
+// "why_cpu"}]}: `reason` is one of rt::cpu_reason_name's texts, `why_cpu` the specifics.
 nlohmann::ordered_json backend_placement_json(const rt::Session& session);
 
 // The backend's counters over the runs (dispatches, CPU kernels, syncs, uploads) and, with

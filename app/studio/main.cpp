@@ -17,7 +17,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "app/cli/symbol_args.h"
 #include "app/studio/backend/backend_view.h"
 #include "app/studio/device/device_panel.h"
 #include "app/studio/device/history_view.h"
@@ -26,6 +25,7 @@
 #include "app/studio/widgets/main_window.h"
 #include "app/studio/widgets/plan_compare.h"
 #include "app/studio/widgets/theme.h"
+#include "core/rdp/symbol_text.h"
 
 namespace {
 
@@ -131,15 +131,18 @@ int main(int argc, char** argv) {
 
   sod2::studio::OpenOptions options;
   std::map<std::string, int64_t> bind_values;
-  try {
+  {
     std::optional<std::string> ranges_file, range_text;
     if (parser.isSet(ranges)) ranges_file = parser.value(ranges).toStdString();
     if (parser.isSet(range)) range_text = parser.value(range).toStdString();
-    options.rdp = sod2::cli::rdp_options_from(ranges_file, range_text);
-    if (parser.isSet(bind))
-      bind_values = sod2::cli::parse_bindings(parser.value(bind).toStdString());
-  } catch (const std::exception& e) {
-    return fail(e.what());
+    auto rdp = sod2::rdp_options_from(ranges_file, range_text);
+    if (!rdp.ok()) return fail(QString::fromStdString(rdp.status().message()));
+    options.rdp = *rdp;
+    if (parser.isSet(bind)) {
+      auto b = sod2::parse_bindings(parser.value(bind).toStdString());
+      if (!b.ok()) return fail(QString::fromStdString(b.status().message()));
+      bind_values = *b;
+    }
   }
   const QStringList models = parser.positionalArguments();
   sod2::studio::MainWindow window;
@@ -219,12 +222,10 @@ int main(int argc, char** argv) {
         window.planCompare()->setMode(sod2::studio::PlanCompare::Mode::kWithoutFusion);
         window.planCompare()->finishPlanning();
       } else {
-        std::map<std::string, int64_t> other;
-        try {
-          other = sod2::cli::parse_bindings(c.toStdString());
-        } catch (const std::exception& e) {
-          return fail(QString("--compare: ") + e.what());
-        }
+        auto parsed = sod2::parse_bindings(c.toStdString());
+        if (!parsed.ok())
+          return fail(QString("--compare: ") + QString::fromStdString(parsed.status().message()));
+        const std::map<std::string, int64_t>& other = *parsed;
         auto values = window.initialValues();
         for (const auto& [k, val] : other) values[k] = val;
         QString error;

@@ -4,19 +4,14 @@
 #include <cstdio>
 #include <set>
 
-#include "runtime/exec/program.h"
+#include "core/ops/op_support.h"
+#include "runtime/program/program.h"
 
 namespace sod2::codegen {
 namespace {
 
-const std::set<std::string>& unary_ops() {
-  static const std::set<std::string> ops = {
-      "Relu",       "Sigmoid",  "Tanh",      "Exp",   "Log",  "Sqrt",        "Abs",       "Neg",
-      "Reciprocal", "Floor",    "Ceil",      "Round", "Erf",  "Softplus",    "Softsign",  "Sin",
-      "Cos",        "Identity", "LeakyRelu", "Elu",   "Selu", "HardSigmoid", "HardSwish", "Clip"};
-  return ops;
-}
-
+// The generated ops with two or more operands (they fold left to right); which ops the
+// generator takes at all is the per-op table's `generated_shader`.
 const std::set<std::string>& binary_ops() {
   static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div",  "Pow",
                                             "Max", "Min", "Sum", "PRelu"};
@@ -70,7 +65,8 @@ constexpr const char* kTanh = R"(float sod2_tanh(float x) {
 }  // namespace
 
 bool is_elementwise_op(const std::string& op) {
-  return unary_ops().count(op) != 0 || binary_ops().count(op) != 0;
+  const OpSupport* row = find_op_support(op);
+  return row && row->generated_shader;
 }
 
 Expected<std::string> generate_elementwise_glsl(const ElementwiseShader& s) {

@@ -1,4 +1,6 @@
-// Element types, numbered as ONNX's TensorProto.DataType so import is a range check.
+// The compiler's name for the project's one element-type enum (runtime/tensor/dtype.h), with the
+// helpers import and analysis need. One enum, so a model's types reach a program or a package
+// without a conversion table.
 #pragma once
 
 #include <cstddef>
@@ -6,27 +8,11 @@
 #include <optional>
 #include <string_view>
 
+#include "runtime/tensor/dtype.h"
+
 namespace sod2 {
 
-enum class DataType : int32_t {
-  kUndefined = 0,
-  kFloat = 1,
-  kUInt8 = 2,
-  kInt8 = 3,
-  kUInt16 = 4,
-  kInt16 = 5,
-  kInt32 = 6,
-  kInt64 = 7,
-  kString = 8,
-  kBool = 9,
-  kFloat16 = 10,
-  kDouble = 11,
-  kUInt32 = 12,
-  kUInt64 = 13,
-  kComplex64 = 14,
-  kComplex128 = 15,
-  kBFloat16 = 16,
-};
+using DataType = rt::DType;
 
 // Bytes per element; 0 for kUndefined and kString (strings have no fixed size).
 size_t data_type_size(DataType type);

@@ -43,14 +43,14 @@ std::optional<double> Tensor::double_at(int64_t i) const {
     case DataType::kDouble: return load<double>(bytes_, i);
     case DataType::kFloat16: return half_to_float(load<uint16_t>(bytes_, i));
     case DataType::kBFloat16: return bfloat16_to_float(load<uint16_t>(bytes_, i));
-    case DataType::kUInt8: return load<uint8_t>(bytes_, i);
+    case DataType::kUint8: return load<uint8_t>(bytes_, i);
     case DataType::kInt8: return load<int8_t>(bytes_, i);
-    case DataType::kUInt16: return load<uint16_t>(bytes_, i);
+    case DataType::kUint16: return load<uint16_t>(bytes_, i);
     case DataType::kInt16: return load<int16_t>(bytes_, i);
     case DataType::kInt32: return load<int32_t>(bytes_, i);
     case DataType::kInt64: return static_cast<double>(load<int64_t>(bytes_, i));
-    case DataType::kUInt32: return load<uint32_t>(bytes_, i);
-    case DataType::kUInt64: return static_cast<double>(load<uint64_t>(bytes_, i));
+    case DataType::kUint32: return load<uint32_t>(bytes_, i);
+    case DataType::kUint64: return static_cast<double>(load<uint64_t>(bytes_, i));
     case DataType::kBool: return load<uint8_t>(bytes_, i) != 0 ? 1.0 : 0.0;
     default: return std::nullopt;
   }
@@ -62,7 +62,7 @@ std::optional<int64_t> Tensor::int_at(int64_t i) const {
   if (elem == 0 || bytes_.size() < static_cast<size_t>(i + 1) * elem) return std::nullopt;
   switch (dtype_) {
     case DataType::kInt64: return load<int64_t>(bytes_, i);
-    case DataType::kUInt64: {
+    case DataType::kUint64: {
       const uint64_t v = load<uint64_t>(bytes_, i);
       if (v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
       return static_cast<int64_t>(v);

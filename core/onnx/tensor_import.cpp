@@ -122,13 +122,13 @@ Expected<std::vector<uint8_t>> typed_bytes(const onnx::TensorProto& p, DataType 
     case DataType::kInt32: return pack<int32_t>(p.int32_data());
     case DataType::kInt16: return pack<int16_t>(p.int32_data());
     case DataType::kInt8: return pack<int8_t>(p.int32_data());
-    case DataType::kUInt16:
+    case DataType::kUint16:
     case DataType::kFloat16:
     case DataType::kBFloat16: return pack<uint16_t>(p.int32_data());
-    case DataType::kUInt8:
+    case DataType::kUint8:
     case DataType::kBool: return pack<uint8_t>(p.int32_data());
-    case DataType::kUInt32: return pack<uint32_t>(p.uint64_data());
-    case DataType::kUInt64: return pack<uint64_t>(p.uint64_data());
+    case DataType::kUint32: return pack<uint32_t>(p.uint64_data());
+    case DataType::kUint64: return pack<uint64_t>(p.uint64_data());
     default: break;
   }
   return unsupported(what + ": no typed-field encoding for type " +

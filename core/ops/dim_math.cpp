@@ -152,14 +152,14 @@ std::optional<sym::SymExpr> input_scalar(const InferContext& ctx, size_t i) {
 std::optional<sym::Interval> exact_integer_range(DataType dt) {
   switch (dt) {
     case DataType::kBool: return sym::Interval{0, 1};
-    case DataType::kUInt8: return sym::Interval{0, 255};
+    case DataType::kUint8: return sym::Interval{0, 255};
     case DataType::kInt8: return sym::Interval{-128, 127};
-    case DataType::kUInt16: return sym::Interval{0, 65535};
+    case DataType::kUint16: return sym::Interval{0, 65535};
     case DataType::kInt16: return sym::Interval{-32768, 32767};
     case DataType::kInt32: return sym::Interval{INT32_MIN, INT32_MAX};
-    case DataType::kUInt32: return sym::Interval{0, UINT32_MAX};
+    case DataType::kUint32: return sym::Interval{0, UINT32_MAX};
     case DataType::kInt64: return sym::Interval{INT64_MIN, INT64_MAX};
-    case DataType::kUInt64: return sym::Interval{0, INT64_MAX};
+    case DataType::kUint64: return sym::Interval{0, INT64_MAX};
     // A float holds every integer up to 2^(stored mantissa bits + 1); beyond that it rounds.
     case DataType::kFloat16: return sym::Interval{-(1 << 11), 1 << 11};
     case DataType::kBFloat16: return sym::Interval{-(1 << 8), 1 << 8};

@@ -188,9 +188,9 @@ Status det_rule(InferContext& ctx) {
 
 std::optional<DataType> dtype_from_name(const std::string& name) {
   static const std::pair<const char*, DataType> kNames[] = {{"FLOAT", DataType::kFloat},
-                                                            {"UINT8", DataType::kUInt8},
+                                                            {"UINT8", DataType::kUint8},
                                                             {"INT8", DataType::kInt8},
-                                                            {"UINT16", DataType::kUInt16},
+                                                            {"UINT16", DataType::kUint16},
                                                             {"INT16", DataType::kInt16},
                                                             {"INT32", DataType::kInt32},
                                                             {"INT64", DataType::kInt64},
@@ -198,8 +198,8 @@ std::optional<DataType> dtype_from_name(const std::string& name) {
                                                             {"BOOL", DataType::kBool},
                                                             {"FLOAT16", DataType::kFloat16},
                                                             {"DOUBLE", DataType::kDouble},
-                                                            {"UINT32", DataType::kUInt32},
-                                                            {"UINT64", DataType::kUInt64},
+                                                            {"UINT32", DataType::kUint32},
+                                                            {"UINT64", DataType::kUint64},
                                                             {"COMPLEX64", DataType::kComplex64},
                                                             {"COMPLEX128", DataType::kComplex128},
                                                             {"BFLOAT16", DataType::kBFloat16}};

@@ -163,7 +163,7 @@ Status stft_rule(InferContext& ctx) {
 
 Status quantize_rule(InferContext& ctx) {
   // The zero point's type is the output's; uint8 without one.
-  const DataType dt = ctx.has_input(2) ? ctx.input(2).dtype : DataType::kUInt8;
+  const DataType dt = ctx.has_input(2) ? ctx.input(2).dtype : DataType::kUint8;
   same_shape_as_input(ctx, 0, 0, dt);
   return ok();
 }
@@ -181,9 +181,9 @@ Status dequantize_19_rule(InferContext& ctx) {
 }
 
 Status dynamic_quantize_rule(InferContext& ctx) {
-  same_shape_as_input(ctx, 0, 0, DataType::kUInt8);
+  same_shape_as_input(ctx, 0, 0, DataType::kUint8);
   if (ctx.has_output(1)) ctx.set_output(1, TensorFact::shaped(DataType::kFloat, {}));
-  if (ctx.has_output(2)) ctx.set_output(2, TensorFact::shaped(DataType::kUInt8, {}));
+  if (ctx.has_output(2)) ctx.set_output(2, TensorFact::shaped(DataType::kUint8, {}));
   return ok();
 }
 

@@ -312,13 +312,14 @@ Expected<FusionPlan> fuse(const Graph& graph, const RdpResult& rdp) {
   return Fuser(graph, rdp).run();
 }
 
-FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan, std::span<const char> keep) {
+FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
+                           std::span<const std::string> split_because) {
   FusionPlan out;
   out.kernels_unfused = plan.kernels_unfused;
   out.group_of.assign(graph.num_nodes(), -1);
   for (size_t i = 0; i < plan.groups.size(); ++i) {
     const FusionGroup& grp = plan.groups[i];
-    if (grp.nodes.size() == 1 || (i < keep.size() && keep[i])) {
+    if (grp.nodes.size() == 1 || i >= split_because.size() || split_because[i].empty()) {
       out.groups.push_back(grp);
     } else {
       // Split in place, in the group's own (topological) node order: the group order stays
@@ -327,8 +328,7 @@ FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan, std::span
         FusionGroup single;
         single.nodes = {n};
         single.kind = "single";
-        single.not_fused.push_back("'" + graph.node(n).name +
-                                   "' runs alone: no fused kernel for its " + grp.kind + " group");
+        single.not_fused.push_back("'" + graph.node(n).name + "' runs alone: " + split_because[i]);
         out.groups.push_back(std::move(single));
       }
     }

@@ -49,9 +49,11 @@ bool same_shape(const TensorFact& a, const TensorFact& b, const sym::RangeMap& r
 // Errors: the graph has a cycle.
 Expected<FusionPlan> fuse(const Graph& graph, const RdpResult& rdp);
 
-// `plan` with the multi-node groups whose `keep` entry is 0 split into one group per node (a
-// backend without a fused kernel for them runs the nodes one by one, so their values need
-// memory). Group inputs and outputs are recomputed.
-FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan, std::span<const char> keep);
+// `plan` with each multi-node group whose `split_because` entry is not empty split into one group
+// per node (a backend without a fused kernel for it runs the nodes one by one, so their values
+// need memory); each split node's not_fused says "'node' runs alone: " and that reason. Group
+// inputs and outputs are recomputed.
+FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
+                           std::span<const std::string> split_because);
 
 }  // namespace sod2::opt

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/sym/shape_compiler.h"
 #include "core/sym/transform.h"
 
 namespace sod2::opt {
@@ -24,7 +25,7 @@ Expected<PlanProgram> PlanProgram::compile(const SymbolicPlan& plan) {
   }
   std::sort(symbols.begin(), symbols.end(),
             [](const sym::Symbol& a, const sym::Symbol& b) { return a.name() < b.name(); });
-  SOD2_ASSIGN_OR_RETURN(p.program_, sym::ShapeProgram::compile(outputs, symbols));
+  SOD2_ASSIGN_OR_RETURN(p.program_, sym::compile_shape_program(outputs, symbols));
   p.symbols_ = std::move(symbols);
   return p;
 }

@@ -10,7 +10,7 @@
 #include "core/opt/symbolic_planner.h"
 #include "core/status/status.h"
 #include "core/sym/evaluate.h"
-#include "core/sym/shape_program.h"
+#include "runtime/program/shape_program.h"
 
 namespace sod2::opt {
 
@@ -37,7 +37,7 @@ class PlanProgram {
   // The program's inputs, in the order instantiate() reads them: the plan's free symbols, sorted
   // by name.
   std::span<const sym::Symbol> symbols() const { return symbols_; }
-  const sym::ShapeProgram& program() const { return program_; }
+  const rt::ShapeProgram& program() const { return program_; }
 
   PlanInstance make_instance() const;
   // Values of symbols(), in order, from a binding; errors name a missing symbol.
@@ -48,7 +48,7 @@ class PlanProgram {
 
  private:
   std::vector<sym::Symbol> symbols_;
-  sym::ShapeProgram program_;
+  rt::ShapeProgram program_;
   size_t num_tensors_ = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/ops/op_support.h"
 #include "core/package/program_builder.h"
 #include "core/sym/prover.h"
 
@@ -143,18 +144,17 @@ class Matcher {
           return refuse(FusionRefusal::kUnsupportedAdd, at);
         }
       } else if (activation.empty() && residual < 0 && n.inputs.size() >= 1 && n.inputs[0] == cur) {
-        if (n.op_type == "Relu" || n.op_type == "Sigmoid" || n.op_type == "HardSwish" ||
-            n.op_type == "Tanh") {
-          activation = n.op_type;
-        } else if (n.op_type == "LeakyRelu") {
-          activation = n.op_type;
+        const OpSupport* row = n.domain.empty() ? find_op_support(n.op_type) : nullptr;
+        if (!row || !row->epilogue_activation)
+          return refuse(FusionRefusal::kUnsupportedEpilogueOp, at);
+        activation = n.op_type;
+        // The activations with parameters; the table's others have none.
+        if (n.op_type == "LeakyRelu") {
           alpha = attr_float(n, "alpha", 0.01f);
         } else if (n.op_type == "HardSigmoid") {
-          activation = n.op_type;
           alpha = attr_float(n, "alpha", 0.2f);
           beta = attr_float(n, "beta", 0.5f);
         } else if (n.op_type == "Clip") {
-          activation = n.op_type;
           alpha = -3.402823466e38f;
           beta = 3.402823466e38f;
           if (n.opset < 11) {
@@ -168,8 +168,6 @@ class Matcher {
               (j == 1 ? alpha : beta) = *v;
             }
           }
-        } else {
-          return refuse(FusionRefusal::kUnsupportedEpilogueOp, at);
         }
       } else {
         return refuse(activation.empty() ? FusionRefusal::kUnsupportedEpilogueOp
@@ -292,10 +290,16 @@ const char* fusion_refusal_text(FusionRefusal r) {
       return "an Add that is neither a per-channel constant bias nor a same-shape residual";
     case FusionRefusal::kSecondActivation:
       return "a second activation, or an activation after the residual Add";
-    case FusionRefusal::kUnsupportedEpilogueOp:
-      return "an op the fused epilogue does not run (it runs bias Add, Relu, Sigmoid, Tanh, "
-             "HardSwish, LeakyRelu, HardSigmoid, Clip with constant bounds, SiLU as "
-             "Sigmoid then Mul, residual Add)";
+    case FusionRefusal::kUnsupportedEpilogueOp: {
+      // Named from the per-op table, so the text lists what the matcher accepts.
+      static const std::string text = [] {
+        std::string t = "an op the fused epilogue does not run (it runs bias Add, ";
+        for (const OpSupport& row : op_support_table())
+          if (row.epilogue_activation) t += std::string(row.op_type) + ", ";
+        return t + "Clip only with constant bounds, SiLU as Sigmoid then Mul, residual Add)";
+      }();
+      return text.c_str();
+    }
   }
   return "unknown";
 }

@@ -58,7 +58,7 @@ Status ManifestBuilder::build(const rt::ProgramDesc& p, pkg::Manifest* m, bool w
     for (int64_t u : p.plan_grid.uppers[k]) o->add_upper(u);
   }
   for (int32_t v : p.version_of_cell) m->add_version_of_cell(v);
-  for (const sym::ShapeProgram& v : p.plan_versions) add_program(v, m->add_plan_versions());
+  for (const rt::ShapeProgram& v : p.plan_versions) add_program(v, m->add_plan_versions());
   for (const rt::GpuKernelDesc& k : p.gpu_kernels) {
     pkg::GpuKernel* o = m->add_gpu_kernels();
     o->set_name(k.name);
@@ -160,11 +160,11 @@ Status ManifestBuilder::add_node(const rt::NodeDesc& n, pkg::Node* o) {
   return Status::ok_status();
 }
 
-void ManifestBuilder::add_program(const sym::ShapeProgram& p, pkg::ShapeProgram* o) {
+void ManifestBuilder::add_program(const rt::ShapeProgram& p, pkg::ShapeProgram* o) {
   o->set_num_inputs(p.num_inputs());
   o->set_num_outputs(p.num_outputs());
   o->set_num_registers(p.scratch_size());
-  for (const sym::ShapeInstruction& ins : p.instructions()) {
+  for (const rt::ShapeInstruction& ins : p.instructions()) {
     pkg::Instruction* oi = o->add_code();
     oi->set_op(static_cast<uint32_t>(ins.op));
     oi->set_dst(ins.dst);

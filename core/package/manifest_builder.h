@@ -10,7 +10,7 @@
 
 #include "core/package/package_writer.h"
 #include "core/status/status.h"
-#include "runtime/exec/program.h"
+#include "runtime/program/program.h"
 #include "runtime/package/sod2_package.pb.h"
 
 namespace sod2::package {
@@ -47,7 +47,7 @@ class ManifestBuilder {
                      const std::string& what);
   Status add_graph(const rt::GraphDesc& g, pkg::Graph* o);
   Status add_node(const rt::NodeDesc& n, pkg::Node* o);
-  static void add_program(const sym::ShapeProgram& p, pkg::ShapeProgram* o);
+  static void add_program(const rt::ShapeProgram& p, pkg::ShapeProgram* o);
 
   BlobBuilder& blob_;
 };

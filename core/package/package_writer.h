@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/status/status.h"
-#include "runtime/exec/program.h"
+#include "runtime/program/program.h"
 
 namespace sod2::package {
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/sym/shape_compiler.h"
 #include "core/sym/transform.h"
 
 namespace sod2::package {
@@ -15,10 +16,7 @@ bool is_constant_node(const Node& n) { return n.op_type == "Constant" && n.domai
 }  // namespace
 
 rt::DType to_rt_dtype(DataType t) {
-  const auto raw = static_cast<int32_t>(t);
-  return rt::is_known_dtype(static_cast<uint8_t>(raw)) && raw >= 0 && raw <= 16
-             ? static_cast<rt::DType>(raw)
-             : rt::DType::kUndefined;
+  return rt::is_known_dtype(static_cast<uint8_t>(t)) ? t : rt::DType::kUndefined;
 }
 
 namespace {
@@ -354,7 +352,7 @@ class Builder {
     std::vector<sym::SymExpr> outs = s.sizes;
     outs.insert(outs.end(), s.offsets.begin(), s.offsets.end());
     outs.push_back(s.arena_bytes);
-    SOD2_ASSIGN_OR_RETURN(p_.plan_program, sym::ShapeProgram::compile(outs, symbols_));
+    SOD2_ASSIGN_OR_RETURN(p_.plan_program, sym::compile_shape_program(outs, symbols_));
     p_.num_arena_tensors = s.sizes.size();
     // The bucketed versions, when the planner made any and every bucketed symbol is an input
     // of the plan program.
@@ -367,14 +365,14 @@ class Builder {
       grid.symbols.push_back(it->second);
       grid.uppers.push_back(pv.grid.uppers[k]);
     }
-    std::vector<sym::ShapeProgram> versions;
+    std::vector<rt::ShapeProgram> versions;
     for (const opt::PlanVersion& v : pv.versions) {
       if (v.symbolic.sizes.size() != s.sizes.size())
         return internal_error("a plan version holds a different number of tensors");
       std::vector<sym::SymExpr> vouts = v.symbolic.sizes;
       vouts.insert(vouts.end(), v.symbolic.offsets.begin(), v.symbolic.offsets.end());
       vouts.push_back(v.symbolic.arena_bytes);
-      SOD2_ASSIGN_OR_RETURN(sym::ShapeProgram prog, sym::ShapeProgram::compile(vouts, symbols_));
+      SOD2_ASSIGN_OR_RETURN(rt::ShapeProgram prog, sym::compile_shape_program(vouts, symbols_));
       versions.push_back(std::move(prog));
     }
     p_.plan_grid = std::move(grid);
@@ -395,7 +393,7 @@ class Builder {
       outs.push_back(a.rhs);
       p_.assumptions.push_back({a.to_string(), a.node});
     }
-    SOD2_ASSIGN_OR_RETURN(p_.assumption_program, sym::ShapeProgram::compile(outs, symbols_));
+    SOD2_ASSIGN_OR_RETURN(p_.assumption_program, sym::compile_shape_program(outs, symbols_));
     return Status::ok_status();
   }
 

@@ -1,4 +1,4 @@
-// Builds what the runtime executes (runtime/exec/program.h) from an optimised model: the graphs
+// Builds what the runtime executes (runtime/program/program.h) from an optimised model: the graphs
 // in the planned order with each node's kernel description, initializers and Constant outputs as
 // constants, how input dims bind symbols, and the memory plan compiled over those symbols. The
 // package writer serialises exactly this; `sod2 run MODEL.onnx` runs it in memory.
@@ -12,7 +12,7 @@
 #include "core/package/kernel_fusion.h"
 #include "core/rdp/rdp.h"
 #include "core/status/status.h"
-#include "runtime/exec/program.h"
+#include "runtime/program/program.h"
 
 namespace sod2::package {
 

@@ -22,24 +22,14 @@ Status add_shaders(const CompiledModel& c, rt::ProgramDesc& program) {
 // group per node, each saying why it runs alone.
 opt::FusionPlan runnable_groups(const Graph& graph, const opt::FusionPlan& candidates,
                                 const std::vector<package::FusionVerdict>& verdicts) {
-  std::vector<char> keep;
-  keep.reserve(verdicts.size());
-  for (const package::FusionVerdict& v : verdicts) keep.push_back(v.kernel.has_value());
-  opt::FusionPlan out = opt::restrict_fusion(graph, candidates, keep);
-  for (size_t i = 0; i < candidates.groups.size(); ++i) {
-    const opt::FusionGroup& grp = candidates.groups[i];
-    if (grp.nodes.size() < 2 || keep[i]) continue;
-    const std::string why = std::string(package::fusion_refusal_text(verdicts[i].refusal)) +
-                            " (at '" + verdicts[i].at_node + "')";
-    for (NodeId n : grp.nodes) {
-      opt::FusionGroup& single =
-          out.groups[static_cast<size_t>(out.group_of[static_cast<size_t>(n)])];
-      single.not_fused = {"'" + graph.node(n).name +
-                          "' runs alone: the CPU has no fused kernel for its " + grp.kind +
-                          " group: " + why};
-    }
+  std::vector<std::string> split_because(verdicts.size());
+  for (size_t i = 0; i < verdicts.size() && i < candidates.groups.size(); ++i) {
+    if (verdicts[i].kernel) continue;
+    split_because[i] = "the CPU has no fused kernel for its " + candidates.groups[i].kind +
+                       " group: " + package::fusion_refusal_text(verdicts[i].refusal) + " (at '" +
+                       verdicts[i].at_node + "')";
   }
-  return out;
+  return opt::restrict_fusion(graph, candidates, split_because);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 #include "core/package/kernel_fusion.h"
 #include "core/rdp/rdp.h"
 #include "core/status/status.h"
-#include "runtime/exec/program.h"
+#include "runtime/program/program.h"
 
 namespace sod2::pipeline {
 

@@ -1,11 +1,16 @@
-// ShapeProgram::compile(): one register per distinct DAG node, emitted in dependency order. The
+// compile_shape_program(): one register per distinct DAG node, emitted in dependency order. The
 // instruction sequence per node mirrors evaluate() step for step (sum terms in term order,
 // product factors in order, constant last), so both agree on values and on overflow.
 #include <unordered_map>
 
-#include "core/sym/shape_program.h"
+#include "core/sym/shape_compiler.h"
 
 namespace sod2::sym {
+
+using rt::ShapeInstruction;
+using rt::ShapeOp;
+using rt::ShapeProgram;
+
 namespace {
 
 class Compiler {
@@ -111,8 +116,8 @@ class Compiler {
 
 }  // namespace
 
-Expected<ShapeProgram> ShapeProgram::compile(std::span<const SymExpr> outputs,
-                                             std::span<const Symbol> inputs) {
+Expected<rt::ShapeProgram> compile_shape_program(std::span<const SymExpr> outputs,
+                                                 std::span<const Symbol> inputs) {
   Compiler c(inputs);
   for (size_t i = 0; i < outputs.size(); ++i) {
     SOD2_ASSIGN_OR_RETURN(int32_t r, c.emit(outputs[i]));
@@ -120,7 +125,8 @@ Expected<ShapeProgram> ShapeProgram::compile(std::span<const SymExpr> outputs,
   }
   if (c.exhausted()) return invalid_argument("shape program: more than 2^31 registers");
   // Validation is cheap and keeps one path into a runnable program.
-  return from_instructions(std::move(c.code()), inputs.size(), outputs.size(), c.registers());
+  return ShapeProgram::from_instructions(std::move(c.code()), inputs.size(), outputs.size(),
+                                         c.registers());
 }
 
 }  // namespace sod2::sym

@@ -11,10 +11,10 @@
 #include <string>
 
 #include "core/status/status.h"
-#include "runtime/exec/program.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/memory/arena.h"
+#include "runtime/program/program.h"
 
 namespace sod2::rt {
 
@@ -26,6 +26,36 @@ struct BackendCounters {
   int64_t upload_bytes = 0;
   int64_t cpu_kernels = 0;        // nodes the CPU ran in a session with this backend
   int64_t runtime_fallbacks = 0;  // device kernels that handed one run to their CPU kernel
+};
+
+// Why the CPU runs a main-graph node of a session that has a device backend: typed, so tools
+// count and group the reasons without parsing text; Decline::detail says the specifics.
+enum class CpuReason : uint8_t {
+  kNone,            // the device runs it
+  kNoShader,        // the backend has no shader written for the op
+  kHostOnly,        // it reads only shapes (Shape, Size): the host answers without the device
+  kNotInArena,      // an output is not in the memory plan, so the device cannot address it
+  kControlFlow,     // If / Loop / Scan: their bodies run on the CPU
+  kCaseNotCovered,  // the op's shader declines this node: its dtypes, attributes or shapes
+  kGroupDeclined,   // a generated group it belongs to was declined (the detail says why)
+};
+inline const char* cpu_reason_name(CpuReason r) {
+  switch (r) {
+    case CpuReason::kNone: return "on the device";
+    case CpuReason::kNoShader: return "no shader for the op";
+    case CpuReason::kHostOnly: return "reads only shapes, on the host";
+    case CpuReason::kNotInArena: return "output not in the memory plan";
+    case CpuReason::kControlFlow: return "control flow runs on the CPU";
+    case CpuReason::kCaseNotCovered: return "the shader does not cover this case";
+    case CpuReason::kGroupDeclined: return "its generated group was declined";
+  }
+  return "unknown";
+}
+
+// A backend's answer when it does not take a node or a group.
+struct Decline {
+  CpuReason reason = CpuReason::kNone;
+  std::string detail;  // "Conv: only float32 is on Vulkan"
 };
 
 // Host bytes [begin, end) a kernel reads or writes.
@@ -45,10 +75,10 @@ class DeviceBackend {
   virtual Expected<std::unique_ptr<Kernel>> make_kernel(const ProgramDesc& program,
                                                         const NodeDesc& node,
                                                         const KernelRegistry& cpu,
-                                                        std::string* why) = 0;
+                                                        Decline* why) = 0;
   // The kernel for generated group `group` (ProgramDesc::gpu_kernels), or nullptr with `why`.
   virtual Expected<std::unique_ptr<Kernel>> make_group_kernel(const ProgramDesc& program,
-                                                              size_t group, std::string* why) = 0;
+                                                              size_t group, Decline* why) = 0;
   // A session takes the backend before asking for kernels and gives it back when it ends: a
   // backend holds one program's device state (its constants, its shaders) at a time. Error: it
   // serves another session.

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "runtime/exec/program.h"
+#include "runtime/program/program.h"
 
 namespace sod2::rt {
 

@@ -127,7 +127,7 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
       if (v < -1 || v >= static_cast<int32_t>(program.plan_versions.size()))
         return invalid_model("a plan grid cell names version " + std::to_string(v) + " of " +
                              std::to_string(program.plan_versions.size()));
-    for (const sym::ShapeProgram& v : program.plan_versions)
+    for (const rt::ShapeProgram& v : program.plan_versions)
       if (v.num_outputs() != plan_outputs || v.num_inputs() != program.symbols.size())
         return invalid_model("a plan version's program does not match the plan's shape");
   }
@@ -190,7 +190,7 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   s->symbol_bound_.assign(p.symbols.size(), 0);
   s->plan_values_.assign(p.plan_program.num_outputs(), 0);
   size_t plan_scratch = p.plan_program.scratch_size();
-  for (const sym::ShapeProgram& v : p.plan_versions)
+  for (const rt::ShapeProgram& v : p.plan_versions)
     plan_scratch = std::max(plan_scratch, v.scratch_size());
   s->plan_scratch_.assign(plan_scratch, 0);
   s->plan_ = &p.plan_program;
@@ -208,7 +208,7 @@ Status Session::create_main_kernels(const KernelRegistry& registry) {
   // The generated groups the backend takes: each replaced by one node where its last node was.
   std::vector<int32_t> group_of(nn, -1);
   std::vector<std::unique_ptr<Kernel>> group_kernels(p.gpu_kernels.size());
-  std::vector<std::string> group_why(p.gpu_kernels.size());
+  std::vector<Decline> group_why(p.gpu_kernels.size());
   for (size_t gi = 0; gi < p.gpu_kernels.size(); ++gi) {
     const GpuKernelDesc& gk = p.gpu_kernels[gi];
     bool valid = !gk.nodes.empty() && std::is_sorted(gk.nodes.begin(), gk.nodes.end());
@@ -267,16 +267,17 @@ Status Session::create_main_kernels(const KernelRegistry& registry) {
       }
       nodes.push_back(std::move(fused));
       kernels.push_back(std::move(group_kernels[static_cast<size_t>(gi)]));
-      node_backends_.push_back({true, ""});
+      node_backends_.push_back({true, CpuReason::kNone, ""});
       continue;
     }
     NodeDesc& node = main.nodes[n];
     const std::string& op = node.info.op_type;
     if (node.info.domain.empty() && (op == "If" || op == "Loop" || op == "Scan")) {
       kernels.push_back(nullptr);
-      node_backends_.push_back({false, "control flow runs on the CPU"});
+      node_backends_.push_back(
+          {false, CpuReason::kControlFlow, op + ": control flow runs on the CPU"});
     } else {
-      std::string why;
+      Decline why;
       SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> k,
                             backend_->make_kernel(p, node, registry, &why));
       const bool device = k != nullptr;
@@ -285,14 +286,16 @@ Status Session::create_main_kernels(const KernelRegistry& registry) {
         // A node of a group the backend declined says why the group did.
         for (size_t gj = 0; gj < p.gpu_kernels.size(); ++gj) {
           const auto& gn = p.gpu_kernels[gj].nodes;
-          if (!group_why[gj].empty() &&
+          if (group_why[gj].reason != CpuReason::kNone &&
               std::find(gn.begin(), gn.end(), static_cast<int32_t>(n)) != gn.end()) {
-            why = "its group " + p.gpu_kernels[gj].name + ": " + group_why[gj];
+            why = {CpuReason::kGroupDeclined,
+                   op + ": its group " + p.gpu_kernels[gj].name + ": " + group_why[gj].detail};
           }
         }
       }
       kernels.push_back(std::move(k));
-      node_backends_.push_back({device, device ? "" : why});
+      if (device) why = {};
+      node_backends_.push_back({device, why.reason, std::move(why.detail)});
     }
     nodes.push_back(std::move(node));
   }

@@ -4,7 +4,8 @@
 // Execution symbols (an EDO op's output size, an If's choice) are bound when the node producing
 // them asks for its output's memory; the plan program is evaluated again then, and the arena
 // grows if the tensors after that point need more. Tensors written before keep their offsets
-// (the planner places later segments above earlier ones), so growing only copies bytes.
+// (the planner gives each tensor an offset over sizes known by its first step, DESIGN §5), so
+// growing only copies bytes; each new layout is still verified sound before a kernel writes.
 #pragma once
 
 #include <atomic>
@@ -16,11 +17,11 @@
 
 #include "core/status/status.h"
 #include "runtime/exec/device_backend.h"
-#include "runtime/exec/program.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/memory/arena.h"
 #include "runtime/memory/offset_allocator.h"
 #include "runtime/program/plan_layout.h"
+#include "runtime/program/program.h"
 #include "runtime/threads/thread_pool.h"
 
 namespace sod2::rt {
@@ -58,7 +59,9 @@ struct SessionOptions {
 // Where a main-graph node runs, for `sod2 plan` and the studio.
 struct NodeBackend {
   bool device = false;
-  std::string why_cpu;  // when !device and a backend was asked for: why the CPU runs it
+  // When !device and a backend was asked for: why the CPU runs it.
+  CpuReason reason = CpuReason::kNone;
+  std::string why_cpu;  // the specifics ("Conv: only float32 is on Vulkan")
 };
 
 // Time spent per main-graph node over the runs since the last reset, for `sod2 run --profile`.
@@ -195,7 +198,7 @@ class Session {
   std::shared_ptr<Arena> arena_;            // never null
   std::vector<int64_t> symbol_values_;
   std::vector<char> symbol_bound_;
-  const sym::ShapeProgram* plan_ = nullptr;  // the plan_program or version of this run
+  const rt::ShapeProgram* plan_ = nullptr;  // the plan_program or version of this run
   int32_t plan_version_ = -1;
   std::vector<int64_t> plan_values_;  // sizes, offsets, arena size
   std::vector<int64_t> plan_scratch_;

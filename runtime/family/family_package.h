@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/status/status.h"
-#include "runtime/exec/program.h"
+#include "runtime/program/program.h"
 #include "runtime/package/package_loader.h"
 
 namespace sod2::rt {

@@ -80,19 +80,19 @@ std::string n(uint64_t v) { return std::to_string(v); }
 // Checked before from_instructions(), which sizes bitmaps by these counts and whose result the
 // session sizes buffers by: a compiled program writes every register and output at least once,
 // so neither count can exceed the instructions that write it.
-Expected<sym::ShapeProgram> read_shape_program(const pkg::ShapeProgram& sp, size_t num_symbols,
+Expected<rt::ShapeProgram> read_shape_program(const pkg::ShapeProgram& sp, size_t num_symbols,
                                                uint64_t expected_outputs, const std::string& what) {
   uint64_t stores = 0;
-  std::vector<sym::ShapeInstruction> code;
+  std::vector<rt::ShapeInstruction> code;
   code.reserve(static_cast<size_t>(sp.code_size()));
   for (int i = 0; i < sp.code_size(); ++i) {
     const pkg::Instruction& in = sp.code(i);
-    if (in.op() > static_cast<uint32_t>(sym::ShapeOp::kStore)) {
+    if (in.op() > static_cast<uint32_t>(rt::ShapeOp::kStore)) {
       return parse_error(what + ": instruction " + std::to_string(i) + " has unknown opcode " +
                          n(in.op()));
     }
-    const auto op = static_cast<sym::ShapeOp>(in.op());
-    stores += op == sym::ShapeOp::kStore;
+    const auto op = static_cast<rt::ShapeOp>(in.op());
+    stores += op == rt::ShapeOp::kStore;
     code.push_back({op, in.dst(), in.a(), in.b(), in.imm()});
   }
   const uint64_t writes = code.size() - stores;
@@ -114,7 +114,7 @@ Expected<sym::ShapeProgram> read_shape_program(const pkg::ShapeProgram& sp, size
     return parse_error(what + ": " + n(sp.num_inputs()) + " inputs, but the package has " +
                        n(num_symbols) + " symbols");
   }
-  auto p = sym::ShapeProgram::from_instructions(std::move(code), sp.num_inputs(), sp.num_outputs(),
+  auto p = rt::ShapeProgram::from_instructions(std::move(code), sp.num_inputs(), sp.num_outputs(),
                                                 sp.num_registers());
   if (!p.ok()) return parse_error(what + ": " + p.status().message());
   return std::move(*p);
@@ -215,7 +215,7 @@ Status read_plan_versions(const pkg::Manifest& m, ProgramDesc* p) {
   if (m.plan_versions_size() > 0 && (cells == 0 || p->num_arena_tensors == 0))
     return parse_error("plan versions without a grid or a plan");
   for (int i = 0; i < m.plan_versions_size(); ++i) {
-    SOD2_ASSIGN_OR_RETURN(sym::ShapeProgram prog,
+    SOD2_ASSIGN_OR_RETURN(rt::ShapeProgram prog,
                           read_shape_program(m.plan_versions(i), p->symbols.size(),
                                              2 * static_cast<uint64_t>(p->num_arena_tensors) + 1,
                                              "plan version " + std::to_string(i)));

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/status/status.h"
-#include "runtime/exec/program.h"
+#include "runtime/program/program.h"
 
 namespace sod2::pkg {
 class Manifest;

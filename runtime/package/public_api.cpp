@@ -16,6 +16,16 @@ namespace {
 static_assert(static_cast<int>(StatusCode::kResourceExhausted) ==
                   static_cast<int>(sod2::StatusCode::kResourceExhausted),
               "the public status codes mirror core/status's");
+// The public header cannot include the runtime's, so ElementType mirrors rt::DType (the project's
+// one element-type enum) value for value; the API converts by cast.
+static_assert(static_cast<int>(ElementType::kFloat32) == static_cast<int>(rt::DType::kFloat) &&
+                  static_cast<int>(ElementType::kInt64) == static_cast<int>(rt::DType::kInt64) &&
+                  static_cast<int>(ElementType::kBool) == static_cast<int>(rt::DType::kBool) &&
+                  static_cast<int>(ElementType::kFloat64) == static_cast<int>(rt::DType::kDouble) &&
+                  static_cast<int>(ElementType::kUint64) == static_cast<int>(rt::DType::kUint64) &&
+                  static_cast<int>(ElementType::kBFloat16) ==
+                      static_cast<int>(rt::DType::kBFloat16),
+              "the public element types mirror rt::DType");
 
 Status from(const sod2::Status& s) {
   return s.ok() ? Status() : Status(static_cast<StatusCode>(s.code()), s.message());

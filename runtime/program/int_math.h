@@ -1,11 +1,12 @@
-// Python-semantics integer division and checked arithmetic on int64, shared by the canonicaliser,
-// the evaluator, the shape program and interval arithmetic so all four agree on every corner case.
+// Python-semantics integer division and checked arithmetic on int64, shared by the shape program
+// (here, in the compiler-runtime contract) and by core/sym's canonicaliser, evaluator and interval
+// arithmetic, so all four agree on every corner case.
 #pragma once
 
 #include <cstdint>
 #include <limits>
 
-namespace sod2::sym::detail {
+namespace sod2::int_math {
 
 inline constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 inline constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
@@ -101,4 +102,4 @@ inline uint64_t gcd_u(int64_t a, int64_t b) {
   return x;
 }
 
-}  // namespace sod2::sym::detail
+}  // namespace sod2::int_math

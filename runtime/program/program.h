@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/sym/shape_program.h"
 #include "runtime/kernels/kernel.h"
+#include "runtime/program/shape_program.h"
 #include "runtime/tensor/tensor.h"
 
 namespace sod2::rt {
@@ -169,7 +169,7 @@ struct ProgramDesc {
   std::vector<GraphDesc> graphs;  // [0] is the main graph
 
   // Sizes, then offsets, of `num_arena_tensors` tensors, then the arena size.
-  sym::ShapeProgram plan_program;
+  rt::ShapeProgram plan_program;
   size_t num_arena_tensors = 0;
 
   // Size-bucketed versions of the plan (DESIGN §5): the same tensors laid out for one cell of a
@@ -177,10 +177,10 @@ struct ProgramDesc {
   // never correctness). Empty: plan_program serves every binding.
   PlanGridDesc plan_grid;
   std::vector<int32_t> version_of_cell;  // per cell: -1 for plan_program, else plan_versions[i]
-  std::vector<sym::ShapeProgram> plan_versions;  // outputs laid out like plan_program's
+  std::vector<rt::ShapeProgram> plan_versions;  // outputs laid out like plan_program's
 
   // Over the same symbols; only assumptions without execution symbols.
-  sym::ShapeProgram assumption_program;
+  rt::ShapeProgram assumption_program;
   std::vector<AssumptionDesc> assumptions;
 
   std::vector<GpuKernelDesc> gpu_kernels;

@@ -1,11 +1,11 @@
 // ShapeProgram: validation, the allocation-free interpreter, and the text form.
-#include "core/sym/shape_program.h"
+#include "runtime/program/shape_program.h"
 
 #include <algorithm>
 
-#include "core/sym/int_math.h"
+#include "runtime/program/int_math.h"
 
-namespace sod2::sym {
+namespace sod2::rt {
 namespace {
 
 bool is_binary(ShapeOp op) {
@@ -135,12 +135,14 @@ Status ShapeProgram::run(std::span<const int64_t> inputs, std::span<int64_t> out
         break;
       }
       case ShapeOp::kMul: ok = !__builtin_mul_overflow(r[ins.a], r[ins.b], &r[ins.dst]); break;
-      case ShapeOp::kPowImm: ok = detail::pow_checked(r[ins.a], ins.imm, &r[ins.dst]); break;
+      case ShapeOp::kPowImm: ok = int_math::pow_checked(r[ins.a], ins.imm, &r[ins.dst]); break;
       case ShapeOp::kFloorDiv:
-        ok = detail::floordiv_checked(r[ins.a], r[ins.b], &r[ins.dst]);
+        ok = int_math::floordiv_checked(r[ins.a], r[ins.b], &r[ins.dst]);
         break;
-      case ShapeOp::kCeilDiv: ok = detail::ceildiv_checked(r[ins.a], r[ins.b], &r[ins.dst]); break;
-      case ShapeOp::kMod: ok = detail::mod_checked(r[ins.a], r[ins.b], &r[ins.dst]); break;
+      case ShapeOp::kCeilDiv:
+        ok = int_math::ceildiv_checked(r[ins.a], r[ins.b], &r[ins.dst]);
+        break;
+      case ShapeOp::kMod: ok = int_math::mod_checked(r[ins.a], r[ins.b], &r[ins.dst]); break;
       case ShapeOp::kMin: r[ins.dst] = std::min(r[ins.a], r[ins.b]); break;
       case ShapeOp::kMax: r[ins.dst] = std::max(r[ins.a], r[ins.b]); break;
       case ShapeOp::kStore: out[ins.dst] = r[ins.a]; break;
@@ -178,4 +180,4 @@ std::string ShapeProgram::to_string() const {
   return s;
 }
 
-}  // namespace sod2::sym
+}  // namespace sod2::rt

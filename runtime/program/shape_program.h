@@ -1,6 +1,7 @@
 // A shape program: many expressions compiled to one flat instruction list over an int64 register
 // file, so the runtime turns bound input dims into every dim of a plan in microseconds, without
-// walking expression trees, allocating, or linking the symbolic library's canonicaliser.
+// walking expression trees, allocating, or linking the symbolic library (core/sym compiles
+// expressions into one: sym::compile_shape_program).
 //
 // Instructions are plain structs (opcode + int32 operands + int64 immediate) so a package writer
 // can serialise them verbatim; from_instructions() validates such a list before it may run.
@@ -12,9 +13,8 @@
 #include <vector>
 
 #include "core/status/status.h"
-#include "core/sym/sym_expr.h"
 
-namespace sod2::sym {
+namespace sod2::rt {
 
 // r[x] is scratch register x, in[x] input x, out[x] output x. Values are stable: a serialised
 // program depends on them.
@@ -51,12 +51,6 @@ class ShapeProgram {
  public:
   ShapeProgram() = default;  // no inputs, no outputs
 
-  // Output i of the program is outputs[i]; input j is inputs[j]. Every node shared between
-  // outputs (hash-consing makes sharing structural) is computed once. Errors: a free symbol not
-  // in `inputs` (named), an overflow() expression, more than 2^31 registers.
-  static Expected<ShapeProgram> compile(std::span<const SymExpr> outputs,
-                                        std::span<const Symbol> inputs);
-
   // Rebuilds a program from serialised parts. Rejects any instruction that reads a register
   // before writing it, indexes out of range, or leaves an output unwritten, so run() needs no
   // per-instruction checks.
@@ -85,4 +79,4 @@ class ShapeProgram {
   size_t num_registers_ = 0;
 };
 
-}  // namespace sod2::sym
+}  // namespace sod2::rt

@@ -16,7 +16,9 @@ size_t dtype_size(DType t) {
     case DType::kBFloat16: return 2;
     case DType::kInt64:
     case DType::kDouble:
-    case DType::kUint64: return 8;
+    case DType::kUint64:
+    case DType::kComplex64: return 8;
+    case DType::kComplex128: return 16;
     case DType::kUndefined:
     case DType::kString: return 0;
   }
@@ -39,6 +41,8 @@ const char* dtype_name(DType t) {
     case DType::kDouble: return "float64";
     case DType::kUint32: return "uint32";
     case DType::kUint64: return "uint64";
+    case DType::kComplex64: return "complex64";
+    case DType::kComplex128: return "complex128";
     case DType::kBFloat16: return "bfloat16";
   }
   return "unknown";

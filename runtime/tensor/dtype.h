@@ -1,5 +1,6 @@
-// Element types the runtime handles, numbered like ONNX's TensorProto.DataType so a package can
-// store them verbatim.
+// The one element-type enum of the project (the compiler's sod2::DataType is this type), numbered
+// like ONNX's TensorProto.DataType so import is a range check and a package stores them verbatim.
+// The runtime executes a subset: is_known_dtype() says which.
 #pragma once
 
 #include <cstddef>
@@ -22,13 +23,15 @@ enum class DType : uint8_t {
   kDouble = 11,
   kUint32 = 12,
   kUint64 = 13,
+  kComplex64 = 14,   // imported and described, never executed
+  kComplex128 = 15,  // likewise
   kBFloat16 = 16,
 };
 
 // Bytes per element; 0 for kUndefined and kString (no fixed size).
 size_t dtype_size(DType t);
 const char* dtype_name(DType t);
-// Whether `raw` (a stored byte) names a DType this runtime knows.
+// Whether `raw` (a stored byte) names a DType this runtime runs (not the complex types).
 bool is_known_dtype(uint8_t raw);
 
 // The C++ type of each numeric DType, for kernels that dispatch with a switch.

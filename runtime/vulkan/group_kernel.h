@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "runtime/exec/program.h"
+#include "runtime/program/program.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/vulkan/vulkan_backend.h"
 

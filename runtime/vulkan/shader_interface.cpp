@@ -1,6 +1,6 @@
 #include "runtime/vulkan/shader_interface.h"
 
-#include "runtime/exec/program.h"
+#include "runtime/program/program.h"
 
 #include <spirv-tools/libspirv.h>
 

@@ -127,48 +127,69 @@ void note_constants(const ProgramDesc& p, std::span<const int32_t> inputs,
 
 }  // namespace
 
+ShaderFamily shader_family(const std::string& domain, const std::string& op_type) {
+  if (builtin_shader_op(domain, op_type)) return ShaderFamily::kContraction;
+  if (reduction_shader_op(domain, op_type)) return ShaderFamily::kReduction;
+  if (data_shader_op(domain, op_type)) return ShaderFamily::kData;
+  return ShaderFamily::kNone;
+}
+
 Expected<std::unique_ptr<Kernel>> VulkanBackend::make_kernel(const ProgramDesc& program,
                                                              const NodeDesc& node,
                                                              const KernelRegistry& cpu,
-                                                             std::string* why) {
+                                                             Decline* why) {
   const GraphDesc& g = program.graphs[0];
   for (int32_t v : node.outputs) {
     if (v < 0) continue;
     if (static_cast<size_t>(v) >= g.values.size() ||
         g.values[static_cast<size_t>(v)].storage != ValueStorage::kArena) {
-      *why = "its output is not in the memory plan";
+      *why = {CpuReason::kNotInArena, node.info.op_type + ": its output is not in the memory plan"};
       return std::unique_ptr<Kernel>();
     }
   }
-  SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> cpu_kernel, cpu.create(node.info));
-  // The family an op belongs to says why it declined; the others only that it is not theirs.
-  std::string why_reduction, why_data;
-  SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> k,
-                        make_reduction_kernel(*this, node.info, cpu_kernel, &why_reduction));
-  if (!k) {
-    SOD2_ASSIGN_OR_RETURN(k, make_data_kernel(*this, node.info, cpu_kernel, &why_data));
-  }
-  if (!k) {
-    SOD2_ASSIGN_OR_RETURN(k, make_builtin_kernel(*this, node.info, std::move(cpu_kernel), why));
-  }
-  if (!k) {
-    for (const std::string* w : {&why_reduction, &why_data})
-      if (w->find("no hand-written shader") == std::string::npos && !w->empty()) *why = *w;
+  const ShaderFamily family = shader_family(node.info.domain, node.info.op_type);
+  if (family == ShaderFamily::kNone) {
     // These read no tensor bytes (the session lets them run without waiting for the device).
-    if (node.info.domain.empty() && (node.info.op_type == "Shape" || node.info.op_type == "Size"))
-      *why = node.info.op_type + ": reads only a shape, on the host";
+    const bool shape_only =
+        node.info.domain.empty() && (node.info.op_type == "Shape" || node.info.op_type == "Size");
+    *why =
+        shape_only
+            ? Decline{CpuReason::kHostOnly, node.info.op_type + ": reads only a shape, on the host"}
+            : Decline{CpuReason::kNoShader, node.info.op_type + ": no hand-written shader"};
+    return std::unique_ptr<Kernel>();
   }
+  // Only the family written for the op is asked, so its reason for declining is the one given.
+  SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> cpu_kernel, cpu.create(node.info));
+  std::unique_ptr<Kernel> k;
+  std::string detail;
+  switch (family) {
+    case ShaderFamily::kReduction: {
+      SOD2_ASSIGN_OR_RETURN(k, make_reduction_kernel(*this, node.info, cpu_kernel, &detail));
+      break;
+    }
+    case ShaderFamily::kData: {
+      SOD2_ASSIGN_OR_RETURN(k, make_data_kernel(*this, node.info, cpu_kernel, &detail));
+      break;
+    }
+    case ShaderFamily::kContraction: {
+      SOD2_ASSIGN_OR_RETURN(k,
+                            make_builtin_kernel(*this, node.info, std::move(cpu_kernel), &detail));
+      break;
+    }
+    case ShaderFamily::kNone: break;
+  }
+  if (!k) *why = {CpuReason::kCaseNotCovered, std::move(detail)};
   if (k) note_constants(program, node.inputs, device_constants_);
   return k;
 }
 
 Expected<std::unique_ptr<Kernel>> VulkanBackend::make_group_kernel(const ProgramDesc& program,
-                                                                   size_t group, std::string* why) {
+                                                                   size_t group, Decline* why) {
   const GpuKernelDesc& d = program.gpu_kernels[group];
   const GraphDesc& g = program.graphs[0];
   if (d.output < 0 || static_cast<size_t>(d.output) >= g.values.size() ||
       g.values[static_cast<size_t>(d.output)].storage != ValueStorage::kArena) {
-    *why = "its output is not in the memory plan";
+    *why = {CpuReason::kNotInArena, "its output is not in the memory plan"};
     return std::unique_ptr<Kernel>();
   }
   SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> k, make_elementwise_group_kernel(*this, d));

@@ -23,6 +23,13 @@
 
 namespace sod2::rt::vk {
 
+// Which hand-written shader family is written for an op, whatever its dtypes, attributes and
+// shapes (the family's kernel factory then checks those and says why it declines); kNone when
+// only the CPU runs it. The per-op table (core/ops/op_support.h) declares the same, which
+// tests/ops/op_support_test.cpp checks.
+enum class ShaderFamily : uint8_t { kNone, kContraction, kReduction, kData };
+ShaderFamily shader_family(const std::string& domain, const std::string& op_type);
+
 // Where a tensor's bytes are for a shader: bind `buffer` at `bind_offset` (`range` bytes), and
 // the tensor's first element is `word` 4-byte words past that (a push constant).
 struct BufferRef {
@@ -41,9 +48,9 @@ class VulkanBackend final : public DeviceBackend,
   std::string name() const override;
   Expected<std::unique_ptr<Kernel>> make_kernel(const ProgramDesc& program, const NodeDesc& node,
                                                 const KernelRegistry& cpu,
-                                                std::string* why) override;
+                                                Decline* why) override;
   Expected<std::unique_ptr<Kernel>> make_group_kernel(const ProgramDesc& program, size_t group,
-                                                      std::string* why) override;
+                                                      Decline* why) override;
   Status prepare(const ProgramDesc& program) override;
   std::shared_ptr<ArenaMemory> arena_memory() override;
   Status attach() override;

@@ -36,7 +36,7 @@ void exercise(const sod2::rt::ProgramDesc& p) {
   }
   std::vector<int64_t> symbols;
   for (const sod2::rt::SymbolDesc& s : p.symbols) symbols.push_back(s.lo);
-  for (const sod2::sym::ShapeProgram* sp : {&p.plan_program, &p.assumption_program}) {
+  for (const sod2::rt::ShapeProgram* sp : {&p.plan_program, &p.assumption_program}) {
     if (sp->num_inputs() != symbols.size()) continue;  // an empty program
     std::vector<int64_t> out(sp->num_outputs()), scratch(sp->scratch_size());
     (void)sp->run(symbols, out, scratch);  // overflow is an error, not a crash

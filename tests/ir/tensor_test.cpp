@@ -24,7 +24,7 @@ TEST(Tensor, IntAtConvertsIntegersAndExactFloatsOnly) {
   const Tensor f = make<float>(DataType::kFloat, {2.0f, 2.5f});
   EXPECT_EQ(f.int_at(0), 2);
   EXPECT_EQ(f.int_at(1), std::nullopt);  // a shape never rounds silently
-  const Tensor u64 = make<uint64_t>(DataType::kUInt64, {~uint64_t{0}});
+  const Tensor u64 = make<uint64_t>(DataType::kUint64, {~uint64_t{0}});
   EXPECT_EQ(u64.int_at(0), std::nullopt);
 }
 

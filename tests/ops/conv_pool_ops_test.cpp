@@ -113,14 +113,14 @@ INSTANTIATE_TEST_SUITE_P(
                   "<unknown rank>"},
         SetupCase{"ConvInteger",
                   "ConvInteger",
-                  {fact(DataType::kUInt8, "1, 3, 8, 8"), fact(DataType::kUInt8, "4, 3, 3, 3")},
+                  {fact(DataType::kUint8, "1, 3, 8, 8"), fact(DataType::kUint8, "4, 3, 3, 3")},
                   none,
                   "[1, 4, 6, 6]"},
         SetupCase{"QLinearConv",
                   "QLinearConv",
-                  {fact(DataType::kUInt8, "n, 3, h, w"), ffact(""), fact(DataType::kUInt8, ""),
-                   fact(DataType::kUInt8, "8, 3, 3, 3"), ffact(""), fact(DataType::kUInt8, ""),
-                   ffact(""), fact(DataType::kUInt8, ""), fact(DataType::kInt32, "8")},
+                  {fact(DataType::kUint8, "n, 3, h, w"), ffact(""), fact(DataType::kUint8, ""),
+                   fact(DataType::kUint8, "8, 3, 3, 3"), ffact(""), fact(DataType::kUint8, ""),
+                   ffact(""), fact(DataType::kUint8, ""), fact(DataType::kInt32, "8")},
                   attrs({{"pads", {1, 1, 1, 1}}}),
                   "[n, 8, h, w]"},
         SetupCase{"TransposeStride2",
@@ -353,11 +353,11 @@ TEST(ConvPoolTest, MaxPoolIndicesOutput) {
 
 TEST(ConvPoolTest, Dtypes) {
   FakeContext ci("ConvInteger",
-                 {fact(DataType::kUInt8, "1, 3, 8, 8"), fact(DataType::kUInt8, "4, 3, 3, 3")});
+                 {fact(DataType::kUint8, "1, 3, 8, 8"), fact(DataType::kUint8, "4, 3, 3, 3")});
   ASSERT_TRUE(ci.run().ok());
   EXPECT_EQ(ci.out().dtype, DataType::kInt32);
   FakeContext q("QLinearConv",
-                {fact(DataType::kUInt8, "1, 3, 8, 8"), ffact(""), fact(DataType::kUInt8, ""),
+                {fact(DataType::kUint8, "1, 3, 8, 8"), ffact(""), fact(DataType::kUint8, ""),
                  fact(DataType::kInt8, "4, 3, 3, 3"), ffact(""), fact(DataType::kInt8, ""),
                  ffact(""), fact(DataType::kInt8, "")});
   ASSERT_TRUE(q.run().ok());

@@ -52,14 +52,14 @@ INSTANTIATE_TEST_SUITE_P(
                   "[?, ?, ?]"},
         SetupCase{"MatMulInteger",
                   "MatMulInteger",
-                  {fact(DataType::kUInt8, "s, 16"), fact(DataType::kInt8, "16, 32")},
+                  {fact(DataType::kUint8, "s, 16"), fact(DataType::kInt8, "16, 32")},
                   none,
                   "[s, 32]"},
         SetupCase{"QLinearMatMul",
                   "QLinearMatMul",
-                  {fact(DataType::kUInt8, "b, s, 16"), ffact(""), fact(DataType::kUInt8, ""),
-                   fact(DataType::kUInt8, "16, 8"), ffact(""), fact(DataType::kUInt8, ""),
-                   ffact(""), fact(DataType::kUInt8, "")},
+                  {fact(DataType::kUint8, "b, s, 16"), ffact(""), fact(DataType::kUint8, ""),
+                   fact(DataType::kUint8, "16, 8"), ffact(""), fact(DataType::kUint8, ""),
+                   ffact(""), fact(DataType::kUint8, "")},
                   none,
                   "[b, s, 8]"},
         SetupCase{"Gemm", "Gemm", {ffact("m, k"), ffact("k, n")}, none, "[m, n]"},
@@ -165,11 +165,11 @@ INSTANTIATE_TEST_SUITE_P(
     case_name);
 
 TEST(LinalgTest, MatMulDtypes) {
-  FakeContext mi("MatMulInteger", {fact(DataType::kUInt8, "2, 3"), fact(DataType::kUInt8, "3, 4")});
+  FakeContext mi("MatMulInteger", {fact(DataType::kUint8, "2, 3"), fact(DataType::kUint8, "3, 4")});
   ASSERT_TRUE(mi.run().ok());
   EXPECT_EQ(mi.out().dtype, DataType::kInt32);
   FakeContext q("QLinearMatMul",
-                {fact(DataType::kUInt8, "2, 3"), ffact(""), fact(DataType::kUInt8, ""),
+                {fact(DataType::kUint8, "2, 3"), ffact(""), fact(DataType::kUint8, ""),
                  fact(DataType::kInt8, "3, 4"), ffact(""), fact(DataType::kInt8, ""), ffact(""),
                  fact(DataType::kInt8, "")});
   ASSERT_TRUE(q.run().ok());

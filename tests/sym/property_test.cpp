@@ -7,7 +7,7 @@
 
 #include "core/sym/evaluate.h"
 #include "core/sym/prover.h"
-#include "core/sym/shape_program.h"
+#include "core/sym/shape_compiler.h"
 #include "tests/sym/random_expr.h"
 #include "tests/sym/test_util.h"
 
@@ -73,7 +73,7 @@ TEST(Property, ShapeProgramAgreesWithEvaluate) {
       SymExpr e = gen.build(*gen.tree(static_cast<int>(gen.uniform(1, 4))));
       if (!e.is_overflow()) exprs.push_back(e);
     }
-    auto program = ShapeProgram::compile(exprs, syms);
+    auto program = sym::compile_shape_program(exprs, syms);
     ASSERT_TRUE(program.ok()) << program.status().to_string();
     std::vector<int64_t> out(exprs.size()), scratch(program->scratch_size());
     for (int k = 0; k < 20; ++k) {

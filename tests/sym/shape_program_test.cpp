@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "core/sym/evaluate.h"
-#include "core/sym/shape_program.h"
+#include "core/sym/shape_compiler.h"
 #include "tests/sym/test_util.h"
 
 // Counts global allocations while armed. Replacing the global operator new affects the whole
@@ -34,13 +34,16 @@ namespace sod2::sym {
 namespace {
 
 using testing::P;
+using rt::ShapeInstruction;
+using rt::ShapeOp;
+using rt::ShapeProgram;
 
 TEST(ShapeProgram, GoldenListingSharesSubexpressions) {
   Symbol h = symbol("h"), w = symbol("w");
   std::vector<SymExpr> outs = {P("floordiv(h+1,2)"), P("2*floordiv(h+1,2)+w"), P("h*w"),
                                P("min(h,w,64)")};
   const Symbol inputs[] = {h, w};
-  auto prog = ShapeProgram::compile(outs, inputs);
+  auto prog = sym::compile_shape_program(outs, inputs);
   ASSERT_TRUE(prog.ok()) << prog.status().to_string();
   EXPECT_EQ(prog->to_string(),
             "inputs 2, outputs 4, registers 10\n"
@@ -67,18 +70,18 @@ TEST(ShapeProgram, GoldenListingSharesSubexpressions) {
 TEST(ShapeProgram, CompileErrors) {
   const Symbol inputs[] = {symbol("h")};
   const SymExpr unknown[] = {P("h+w")};
-  auto r = ShapeProgram::compile(unknown, inputs);
+  auto r = sym::compile_shape_program(unknown, inputs);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_NE(r.status().message().find("'w'"), std::string::npos);
   const SymExpr poison[] = {SymExpr(INT64_MAX) + 1};
-  EXPECT_FALSE(ShapeProgram::compile(poison, inputs).ok());
+  EXPECT_FALSE(sym::compile_shape_program(poison, inputs).ok());
 }
 
 TEST(ShapeProgram, RunErrors) {
   const Symbol inputs[] = {symbol("a"), symbol("n")};
   const SymExpr outs[] = {P("floordiv(a,n)"), P("a*a")};
-  auto prog = ShapeProgram::compile(outs, inputs);
+  auto prog = sym::compile_shape_program(outs, inputs);
   ASSERT_TRUE(prog.ok());
   std::vector<int64_t> out(2), scratch(prog->scratch_size());
   const int64_t zero[] = {5, 0};
@@ -100,7 +103,7 @@ TEST(ShapeProgram, RunErrors) {
 TEST(ShapeProgram, SerialisedFormIsValidatedBeforeItRuns) {
   const Symbol inputs[] = {symbol("a")};
   const SymExpr outs[] = {P("3*a+1")};
-  auto prog = ShapeProgram::compile(outs, inputs);
+  auto prog = sym::compile_shape_program(outs, inputs);
   ASSERT_TRUE(prog.ok());
   std::vector<ShapeInstruction> code(prog->instructions().begin(), prog->instructions().end());
   auto copy = ShapeProgram::from_instructions(code, 1, 1, prog->scratch_size());
@@ -127,7 +130,7 @@ TEST(ShapeProgram, RunDoesNotAllocate) {
   for (int i = 1; i <= 64; ++i) {
     outs.push_back(floordiv(P("b*s*h") + i, i) + mod(P("h"), i + 1) * max(P("s"), i));
   }
-  auto prog = ShapeProgram::compile(outs, syms);
+  auto prog = sym::compile_shape_program(outs, syms);
   ASSERT_TRUE(prog.ok());
   std::vector<int64_t> out(outs.size()), scratch(prog->scratch_size());
   const int64_t in[] = {4, 128, 32};
@@ -157,7 +160,7 @@ TEST(ShapeProgram, ThousandExpressionsRunInMicroseconds) {
       default: outs.push_back(min(s + i, 4096) * b); break;
     }
   }
-  auto prog = ShapeProgram::compile(outs, syms);
+  auto prog = sym::compile_shape_program(outs, syms);
   ASSERT_TRUE(prog.ok());
   std::vector<int64_t> out(outs.size()), scratch(prog->scratch_size());
   const int64_t in[] = {8, 512, 224, 224};

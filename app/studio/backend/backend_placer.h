@@ -12,7 +12,7 @@
 #include "app/studio/document/package_document.h"
 #include "app/studio/document/studio_document.h"
 #include "core/status/status.h"
-#include "runtime/exec/program.h"
+#include "runtime/program/program.h"
 
 namespace sod2::studio {
 

@@ -38,15 +38,24 @@ QString placement_reasons(const backend::BackendPlacement& p) {
   if (p.why_counts.empty())
     return p.rows.empty() ? QString() : QObject::tr("Every node runs on the device.");
   auto examples = backend::why_examples(p);
+  std::map<std::string, rt::CpuReason> kind_of;
+  for (const backend::PlacementRow& r : p.rows)
+    if (!r.device) kind_of[r.why_cpu] = r.reason;
+  std::vector<std::pair<rt::CpuReason, int>> kinds(p.reason_counts.begin(), p.reason_counts.end());
   std::vector<std::pair<std::string, int>> whys(p.why_counts.begin(), p.why_counts.end());
   // What keeps the most nodes off the device is what to look at first.
-  std::stable_sort(whys.begin(), whys.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  const auto most_first = [](const auto& a, const auto& b) { return a.second > b.second; };
+  std::stable_sort(kinds.begin(), kinds.end(), most_first);
+  std::stable_sort(whys.begin(), whys.end(), most_first);
   QString text = QObject::tr("On the CPU, by reason (%1 nodes):\n").arg(p.cpu_nodes);
-  for (const auto& [why, count] : whys) {
-    text += QStringLiteral("%1  %2  (e.g. %3)\n")
-                .arg(count, 4)
-                .arg(qs(why), joined(examples[why], ", "));
+  for (const auto& [kind, kind_count] : kinds) {
+    text += QStringLiteral("%1  %2\n").arg(kind_count, 4).arg(qs(rt::cpu_reason_name(kind)));
+    for (const auto& [why, count] : whys) {
+      if (kind_of[why] != kind) continue;
+      text += QStringLiteral("    %1  %2  (e.g. %3)\n")
+                  .arg(count, 4)
+                  .arg(qs(why), joined(examples[why], ", "));
+    }
   }
   return text;
 }

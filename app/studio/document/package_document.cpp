@@ -143,7 +143,7 @@ Expected<PackagePlanAt> PackageDocument::plan_at(
     inputs[k] = v;
     at.values[s.name] = v;
   }
-  const sym::ShapeProgram* program = &p.plan_program;
+  const rt::ShapeProgram* program = &p.plan_program;
   if (!p.version_of_cell.empty()) {
     const size_t cell = p.plan_grid.cell_of(inputs);
     if (cell < p.version_of_cell.size() && p.version_of_cell[cell] >= 0) {

@@ -14,7 +14,7 @@
 #include "app/studio/graph/display_graph.h"
 #include "app/studio/plan/timeline_model.h"
 #include "core/status/status.h"
-#include "runtime/exec/program.h"
+#include "runtime/program/program.h"
 
 namespace sod2::studio {
 

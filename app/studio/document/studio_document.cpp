@@ -9,13 +9,13 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "app/cli/symbol_args.h"
 #include "core/onnx/onnx_import.h"
 #include "core/ops/op_class.h"
 #include "core/ops/op_registry.h"
 #include "core/opt/report_binding.h"
 #include "core/rdp/binding.h"
 #include "core/rdp/rdp_summary.h"
+#include "core/rdp/symbol_text.h"
 #include "runtime/package/package_loader.h"
 
 namespace sod2::studio {
@@ -106,11 +106,7 @@ Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string
     const std::string beside = ranges_file_beside(path);
     std::error_code ec;
     if (std::filesystem::is_regular_file(beside, ec)) {
-      try {
-        rdp_options.ranges = cli::read_ranges_file(beside);
-      } catch (const std::exception& e) {
-        return invalid_argument(e.what());
-      }
+      SOD2_ASSIGN_OR_RETURN(rdp_options.ranges, read_ranges_file(beside));
       doc->ranges_source_ = std::filesystem::path(beside).filename().string() + " beside the model";
     } else {
       doc->ranges_source_ =

@@ -15,7 +15,6 @@
 #include <QtConcurrent/QtConcurrent>
 #include <thread>
 
-#include "app/cli/symbol_args.h"
 #include "app/ofa/family_profile.h"
 #include "app/ofa/family_source.h"
 #include "app/ofa/remote_family.h"
@@ -23,6 +22,7 @@
 #include "app/profiling/run_inputs.h"
 #include "app/studio/ofa/demo_timeline.h"
 #include "app/studio/ofa/variants_chart.h"
+#include "core/rdp/symbol_text.h"
 #include "core/store/profile_store.h"
 #include "runtime/kernels/kernel_registry.h"
 
@@ -169,13 +169,9 @@ std::optional<QString> VariantsView::openFamily(const QString& path) {
 }
 
 std::optional<QString> VariantsView::setBindings(const QString& text) {
-  std::map<std::string, int64_t> bind;
-  try {
-    if (!text.trimmed().isEmpty()) bind = cli::parse_bindings(text.trimmed().toStdString());
-  } catch (const std::exception& e) {
-    return QString::fromUtf8(e.what());
-  }
-  bind_ = bind;
+  auto bind = parse_bindings(text.trimmed().toStdString());
+  if (!bind.ok()) return QString::fromStdString(bind.status().message());
+  bind_ = *bind;
   bindings_->setText(text.trimmed());
   if (!session_) return std::nullopt;
   if (auto err = prepareInputs()) return err;

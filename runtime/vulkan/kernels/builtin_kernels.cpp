@@ -71,25 +71,42 @@ Expected<EpilogueBuffers> epilogue_buffers(VulkanBackend& backend, const Epilogu
   return b;
 }
 
+namespace {
+
+enum class Family { kNone, kMatMul, kGemm, kConv, kPool };
+
+// Which shader family runs the op; `fused` for the sod2 domain's fused contractions.
+Family family_of(const std::string& domain, const std::string& op, bool* fused) {
+  *fused = false;
+  if (domain.empty()) {
+    if (op == "MatMul") return Family::kMatMul;
+    if (op == "Gemm") return Family::kGemm;
+    if (op == "Conv") return Family::kConv;
+    if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
+        op == "GlobalMaxPool")
+      return Family::kPool;
+  } else if (domain == "sod2") {
+    *fused = true;
+    if (op == "FusedMatMul") return Family::kMatMul;
+    if (op == "FusedGemm") return Family::kGemm;
+    if (op == "FusedConv") return Family::kConv;
+  }
+  return Family::kNone;
+}
+
+}  // namespace
+
+bool builtin_shader_op(const std::string& domain, const std::string& op_type) {
+  bool fused = false;
+  return family_of(domain, op_type, &fused) != Family::kNone;
+}
+
 Expected<std::unique_ptr<Kernel>> make_builtin_kernel(VulkanBackend& backend, const NodeInfo& node,
                                                       std::unique_ptr<Kernel> cpu,
                                                       std::string* why) {
   const std::string& op = node.op_type;
-  enum class Family { kNone, kMatMul, kGemm, kConv, kPool } family = Family::kNone;
   bool fused = false;
-  if (node.domain.empty()) {
-    if (op == "MatMul") family = Family::kMatMul;
-    if (op == "Gemm") family = Family::kGemm;
-    if (op == "Conv") family = Family::kConv;
-    if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
-        op == "GlobalMaxPool")
-      family = Family::kPool;
-  } else if (node.domain == "sod2") {
-    fused = true;
-    if (op == "FusedMatMul") family = Family::kMatMul;
-    if (op == "FusedGemm") family = Family::kGemm;
-    if (op == "FusedConv") family = Family::kConv;
-  }
+  const Family family = family_of(node.domain, op, &fused);
   if (family == Family::kNone) {
     *why = op + ": no hand-written shader";
     return std::unique_ptr<Kernel>();

@@ -11,6 +11,10 @@
 
 namespace sod2::rt::vk {
 
+// Whether one of these shaders is written for the op (whatever its dtypes and attributes): the
+// standard MatMul, Gemm, Conv and pools, and the sod2 domain's fused contractions.
+bool builtin_shader_op(const std::string& domain, const std::string& op_type);
+
 // The kernel for `node`, or nullptr with `why` ("Conv: only float32") when no hand-written
 // shader covers it. `cpu` is the node's CPU kernel: a Vulkan kernel hands it a run whose shapes
 // the shader cannot take (after backend.sync(), counted with count_runtime_fallback()).

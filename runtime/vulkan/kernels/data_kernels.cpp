@@ -362,9 +362,8 @@ class VkReshapeKernel final : public VkDataKernel {
 
 enum class DataOp { kNone, kTranspose, kSlice, kConcat, kGather, kReshape };
 
-DataOp data_op(const NodeInfo& node) {
-  if (!node.domain.empty()) return DataOp::kNone;
-  const std::string& op = node.op_type;
+DataOp data_op(const std::string& domain, const std::string& op) {
+  if (!domain.empty()) return DataOp::kNone;
   if (op == "Transpose") return DataOp::kTranspose;
   if (op == "Slice") return DataOp::kSlice;
   if (op == "Concat") return DataOp::kConcat;
@@ -376,10 +375,14 @@ DataOp data_op(const NodeInfo& node) {
 
 }  // namespace
 
+bool data_shader_op(const std::string& domain, const std::string& op_type) {
+  return data_op(domain, op_type) != DataOp::kNone;
+}
+
 Expected<std::unique_ptr<Kernel>> make_data_kernel(VulkanBackend& backend, const NodeInfo& node,
                                                    std::unique_ptr<Kernel>& cpu, std::string* why) {
   const std::string& op = node.op_type;
-  const DataOp kind = data_op(node);
+  const DataOp kind = data_op(node.domain, node.op_type);
   if (kind == DataOp::kNone) {
     *why = op + ": no hand-written shader";
     return std::unique_ptr<Kernel>();

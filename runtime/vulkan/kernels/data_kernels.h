@@ -10,10 +10,12 @@
 
 namespace sod2::rt::vk {
 
+// Whether one of these shaders is written for the op (whatever its dtypes and attributes).
+bool data_shader_op(const std::string& domain, const std::string& op_type);
+
 // nullptr with `why` when `node` is not one of these or a case they do not take (see
 // make_builtin_kernel for the contract).
 Expected<std::unique_ptr<Kernel>> make_data_kernel(VulkanBackend& backend, const NodeInfo& node,
-                                                   std::unique_ptr<Kernel>& cpu,
-                                                   std::string* why);
+                                                   std::unique_ptr<Kernel>& cpu, std::string* why);
 
 }  // namespace sod2::rt::vk

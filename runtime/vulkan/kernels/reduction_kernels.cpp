@@ -353,6 +353,12 @@ bool float32_node(const NodeInfo& node, size_t float_inputs) {
 
 }  // namespace
 
+bool reduction_shader_op(const std::string& domain, const std::string& op_type) {
+  ReduceOp unused = ReduceOp::kSum;
+  return domain.empty() && (reduce_op_of(op_type, &unused) || op_type == "Softmax" ||
+                            op_type == "LogSoftmax" || op_type == "LayerNormalization");
+}
+
 Expected<std::unique_ptr<Kernel>> make_reduction_kernel(VulkanBackend& backend,
                                                         const NodeInfo& node,
                                                         std::unique_ptr<Kernel>& cpu,
@@ -362,7 +368,7 @@ Expected<std::unique_ptr<Kernel>> make_reduction_kernel(VulkanBackend& backend,
   const bool is_reduce = reduce_op_of(op, &reduce);
   const bool is_softmax = op == "Softmax" || op == "LogSoftmax";
   const bool is_layer_norm = op == "LayerNormalization";
-  if (!node.domain.empty() || (!is_reduce && !is_softmax && !is_layer_norm)) {
+  if (!reduction_shader_op(node.domain, op)) {
     *why = op + ": no hand-written shader";
     return std::unique_ptr<Kernel>();
   }

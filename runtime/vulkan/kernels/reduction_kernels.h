@@ -11,6 +11,9 @@
 
 namespace sod2::rt::vk {
 
+// Whether one of these shaders is written for the op (whatever its dtypes and attributes).
+bool reduction_shader_op(const std::string& domain, const std::string& op_type);
+
 // nullptr with `why` when `node` is not one of these or a case they do not take (see
 // make_builtin_kernel for the contract).
 Expected<std::unique_ptr<Kernel>> make_reduction_kernel(VulkanBackend& backend,

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "../../common/allocation_counter.h"
-#include "core/sym/sym_expr.h"
+#include "core/sym/shape_compiler.h"
 #include "runtime/exec/session.h"
 #include "test_programs.h"
 
@@ -44,7 +44,7 @@ TEST(Session, PicksThePlanVersionOfTheBindingsCell) {
   const sym::SymExpr size = 64 * sym::floordiv(4 * n + 63, sym::SymExpr(64));
   std::vector<sym::SymExpr> outs{size, size, size, sym::SymExpr(0), 2 * size + 64};
   p.plan_versions.push_back(
-      *sym::ShapeProgram::compile(outs, std::vector<sym::Symbol>{sym::symbol("n")}));
+      *sym::compile_shape_program(outs, std::vector<sym::Symbol>{sym::symbol("n")}));
   p.plan_grid.symbols = {0};
   p.plan_grid.uppers = {{10, 100}};
   p.version_of_cell = {-1, 0};

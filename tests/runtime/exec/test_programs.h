@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/sym/sym_expr.h"
-#include "runtime/exec/program.h"
+#include "core/sym/shape_compiler.h"
+#include "runtime/program/program.h"
 #include "runtime/kernels/kernel_registry.h"
 
 namespace sod2::rt::testing {
@@ -152,7 +152,7 @@ inline ProgramDesc chain_program() {
   const sym::SymExpr n(sym::symbol("n"));
   const sym::SymExpr size = 64 * sym::floordiv(4 * n + 63, sym::SymExpr(64));
   std::vector<sym::SymExpr> outs{size, size, sym::SymExpr(0), size, 2 * size};
-  p.plan_program = *sym::ShapeProgram::compile(outs, std::vector<sym::Symbol>{sym::symbol("n")});
+  p.plan_program = *sym::compile_shape_program(outs, std::vector<sym::Symbol>{sym::symbol("n")});
   p.num_arena_tensors = 2;
   return p;
 }
@@ -196,7 +196,7 @@ ProgramDesc positives_program(Offsets offsets) {
   const sym::SymExpr a = al(4 * n), pk = al(4 * k);
   std::vector<sym::SymExpr> outs{a, pk, pk};
   for (const sym::SymExpr& o : offsets(a, pk)) outs.push_back(o);
-  p.plan_program = *sym::ShapeProgram::compile(
+  p.plan_program = *sym::compile_shape_program(
       outs, std::vector<sym::Symbol>{sym::symbol("n"), sym::symbol("k")});
   p.num_arena_tensors = 3;
   return p;

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <thread>
 
-#include "core/sym/sym_expr.h"
+#include "core/sym/shape_compiler.h"
 #include "runtime/exec/session.h"
 #include "test_programs.h"
 
@@ -33,8 +33,8 @@ Expected<std::span<const Tensor>> run_chain(Session& s, int n) {
   return s.run(in);
 }
 
-sym::ShapeProgram plan_of(std::vector<sym::SymExpr> outs) {
-  return *sym::ShapeProgram::compile(outs, std::vector<sym::Symbol>{sym::symbol("n")});
+rt::ShapeProgram plan_of(std::vector<sym::SymExpr> outs) {
+  return *sym::compile_shape_program(outs, std::vector<sym::Symbol>{sym::symbol("n")});
 }
 
 TEST(UntrustedProgram, TensorsLiveAtOnceMayNotShareBytes) {

@@ -7,8 +7,8 @@ namespace {
 
 using rt::DType;
 using rt::ValueStorage;
-using sym::ShapeInstruction;
-using sym::ShapeOp;
+using rt::ShapeInstruction;
+using rt::ShapeOp;
 
 rt::ValueDesc value(const char* name, DType dtype, ValueStorage storage, int32_t index = -1) {
   rt::ValueDesc v;
@@ -44,9 +44,9 @@ rt::AttrValue attr(rt::AttrValue::Kind kind) {
   return a;
 }
 
-sym::ShapeProgram program(std::vector<ShapeInstruction> code, size_t in, size_t out, size_t regs) {
-  auto p = sym::ShapeProgram::from_instructions(std::move(code), in, out, regs);
-  return p.ok() ? std::move(*p) : sym::ShapeProgram();
+rt::ShapeProgram program(std::vector<ShapeInstruction> code, size_t in, size_t out, size_t regs) {
+  auto p = rt::ShapeProgram::from_instructions(std::move(code), in, out, regs);
+  return p.ok() ? std::move(*p) : rt::ShapeProgram();
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // that read outer-scope values, a plan with a bucketed version and an assumption program.
 #pragma once
 
-#include "runtime/exec/program.h"
+#include "runtime/program/program.h"
 
 namespace sod2::testing {
 

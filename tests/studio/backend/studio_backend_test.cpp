@@ -33,16 +33,29 @@ backend::BackendPlacement hand_made() {
   backend::BackendPlacement p;
   p.backend = "vulkan (test device)";
   p.rows = {
-      {"conv0", "Conv", {}, {}, true, ""},
-      {"ew0", "GpuElementwise", {"m", "s", "a", "m2"}, {"Mul", "Sub", "Add", "Mul"}, true, ""},
-      {"g0", "Gather", {}, {}, false, "Gather: no hand-written shader"},
-      {"g1", "Gather", {}, {}, false, "Gather: no hand-written shader"},
-      {"if0", "If", {}, {}, false, "If: control flow runs on the CPU"}};
+      {"conv0", "Conv", {}, {}, true, rt::CpuReason::kNone, ""},
+      {"ew0",
+       "GpuElementwise",
+       {"m", "s", "a", "m2"},
+       {"Mul", "Sub", "Add", "Mul"},
+       true,
+       rt::CpuReason::kNone,
+       ""},
+      {"g0", "Gather", {}, {}, false, rt::CpuReason::kNoShader, "Gather: no hand-written shader"},
+      {"g1", "Gather", {}, {}, false, rt::CpuReason::kNoShader, "Gather: no hand-written shader"},
+      {"if0",
+       "If",
+       {},
+       {},
+       false,
+       rt::CpuReason::kControlFlow,
+       "If: control flow runs on the CPU"}};
   p.groups = 1;
   p.grouped_nodes = 4;
   p.device_nodes = 1;
   p.cpu_nodes = 3;
   p.why_counts = {{"Gather: no hand-written shader", 2}, {"If: control flow runs on the CPU", 1}};
+  p.reason_counts = {{rt::CpuReason::kNoShader, 2}, {rt::CpuReason::kControlFlow, 1}};
   return p;
 }
 
@@ -64,8 +77,10 @@ TEST(BackendTableModel, RowsHeaderAndReasons) {
             "CPU");
   EXPECT_EQ(placement_reasons(m.placement()),
             "On the CPU, by reason (3 nodes):\n"
-            "   2  Gather: no hand-written shader  (e.g. g0, g1)\n"
-            "   1  If: control flow runs on the CPU  (e.g. if0)\n");
+            "   2  no shader for the op\n"
+            "       2  Gather: no hand-written shader  (e.g. g0, g1)\n"
+            "   1  control flow runs on the CPU\n"
+            "       1  If: control flow runs on the CPU  (e.g. if0)\n");
 }
 
 class BackendPlacementTest : public ::testing::Test {
@@ -95,6 +110,9 @@ class BackendPlacementTest : public ::testing::Test {
         ++device;
       } else {
         EXPECT_FALSE(r.why_cpu.empty()) << r.node;
+        EXPECT_NE(r.reason, rt::CpuReason::kNone) << r.node;
+        // Every specific reason names its node's op (the typed reason says the kind).
+        EXPECT_EQ(r.why_cpu.rfind(r.op + ":", 0), 0u) << r.why_cpu;
       }
     }
     EXPECT_GE(device, 1);
