@@ -51,17 +51,23 @@ Expected<std::unique_ptr<PackageDocument>> PackageDocument::open(const std::stri
   doc->path_ = path;
   doc->program_ = std::move(program);
   const rt::ProgramDesc& p = doc->program_;
-  for (const rt::SymbolDesc& s : p.symbols) {
-    if (s.execution) continue;
-    SymbolControl c;
-    c.name = s.name;
-    c.lo = s.lo;
-    c.hi = s.hi;
-    c.multiple = std::max<int64_t>(s.multiple, 1);
-    c.initial = s.hi;
-    c.declared = true;
-    c.origin = "package symbol";
-    doc->symbols_.push_back(std::move(c));
+  // The input symbols, then the execution symbols: a package keeps only an execution symbol's
+  // constant bound (over the whole ranges), so its slider goes up to that.
+  for (const bool execution : {false, true}) {
+    for (const rt::SymbolDesc& s : p.symbols) {
+      if (s.execution != execution) continue;
+      SymbolControl c;
+      c.name = s.name;
+      c.lo = s.lo;
+      c.hi = s.hi;
+      c.multiple = std::max<int64_t>(s.multiple, 1);
+      c.initial = s.hi;
+      c.declared = !execution;
+      c.execution = execution;
+      c.origin =
+          execution ? "package execution symbol (bound over the whole ranges)" : "package symbol";
+      doc->symbols_.push_back(std::move(c));
+    }
   }
 
   // Lifetimes of the arena tensors over the main graph's steps (its nodes, in order). A body's
@@ -116,7 +122,8 @@ Expected<std::unique_ptr<PackageDocument>> PackageDocument::open(const std::stri
 
 std::map<std::string, int64_t> PackageDocument::initial_values() const {
   std::map<std::string, int64_t> v;
-  for (const SymbolControl& c : symbols_) v[c.name] = c.initial;
+  for (const SymbolControl& c : symbols_)
+    if (!c.execution) v[c.name] = c.initial;
   return v;
 }
 
@@ -127,9 +134,20 @@ Expected<PackagePlanAt> PackageDocument::plan_at(
   PackagePlanAt at;
   for (size_t k = 0; k < p.symbols.size(); ++k) {
     const rt::SymbolDesc& s = p.symbols[k];
-    int64_t v = s.hi;  // an execution symbol: the plan reserves its bound
+    int64_t v = s.hi;  // an execution symbol not given: the plan reserves its bound
+    auto it = values.find(s.name);
+    if (s.execution && it != values.end()) {
+      // The runtime lays the plan out at the value the node produces, never above this bound.
+      v = it->second;
+      if (v > s.hi)
+        return invalid_argument("'" + s.name + "' = " + std::to_string(v) + " is above its bound " +
+                                std::to_string(s.hi) +
+                                " (the most this execution symbol can be in this package)");
+      if (v < s.lo)
+        return invalid_argument("'" + s.name + "' = " + std::to_string(v) + " is below " +
+                                std::to_string(s.lo) + ", the least this execution symbol can be");
+    }
     if (!s.execution) {
-      auto it = values.find(s.name);
       if (it == values.end()) return invalid_argument("no value for symbol '" + s.name + "'");
       v = it->second;
       if (v < s.lo || v > s.hi)
@@ -305,13 +323,16 @@ std::string PackageDocument::summary_report(const PackagePlanAt& at) const {
     out << "\n";
   }
   out << "\nsymbols\n";
-  for (const rt::SymbolDesc& s : program_.symbols)
+  bool at_bound = false;
+  for (const rt::SymbolDesc& s : program_.symbols) {
+    const int64_t v = at.values.at(s.name);
+    const bool bound = s.execution && v >= s.hi;
+    at_bound |= bound;
     out << "  " << s.name << (s.execution ? " (execution)" : "") << "  " << s.lo << ".." << s.hi
-        << (s.multiple > 1 ? " step " + std::to_string(s.multiple) : "") << "  = "
-        << at.values.at(s.name) << "\n";
-  bool execution = false;
-  for (const rt::SymbolDesc& s : program_.symbols) execution |= s.execution;
-  if (execution)
+        << (s.multiple > 1 ? " step " + std::to_string(s.multiple) : "") << "  = " << v
+        << (bound ? " (at its bound)" : "") << "\n";
+  }
+  if (at_bound)
     out << "  (execution symbols at their bounds: the runtime binds them when their node runs and "
            "may need less)\n";
   out << "assumed  " << program_.assumptions.size() << " equalities\n\n";

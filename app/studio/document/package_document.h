@@ -20,7 +20,7 @@ namespace sod2::studio {
 
 // The package's plan at one binding.
 struct PackagePlanAt {
-  std::map<std::string, int64_t> values;  // every symbol (execution symbols at their bound)
+  std::map<std::string, int64_t> values;  // every symbol (execution symbols not given: at bound)
   int32_t version = -1;                   // -1: the whole-range plan, else plan_versions[i]
   std::vector<int64_t> sizes, offsets;    // per arena tensor
   int64_t arena_bytes = 0;
@@ -34,11 +34,13 @@ class PackageDocument {
 
   const std::string& path() const { return path_; }
   const rt::ProgramDesc& program() const { return program_; }
-  // The input symbols with their ranges, starting at their upper bounds.
+  // The input symbols with their ranges, starting at their upper bounds; then the execution
+  // symbols up to their (constant) bounds.
   const std::vector<SymbolControl>& symbols() const { return symbols_; }
   std::map<std::string, int64_t> initial_values() const;
 
-  // Errors: a symbol missing, outside its range or off its multiple (named).
+  // An execution symbol absent from `values` takes its bound. Errors: an input symbol missing,
+  // outside its range or off its multiple, or an execution symbol above its bound (named).
   Expected<PackagePlanAt> plan_at(const std::map<std::string, int64_t>& values) const;
   // One rectangle per arena tensor: its steps in the main graph's execution order.
   TimelineModel timeline(const PackagePlanAt& at) const;

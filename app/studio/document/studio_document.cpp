@@ -84,6 +84,14 @@ int64_t typical_size(int64_t lo, int64_t hi, int64_t multiple) {
   return std::min(v, hi);
 }
 
+// An execution symbol's bound as text: the one over input symbols if it has one, else the one its
+// rule states; empty when there is none.
+std::string bound_text(const RdpResult& rdp, const sym::Symbol& s) {
+  if (auto b = rdp.execution_bound(s)) return b->to_string();
+  if (auto b = rdp.direct_execution_bound(s)) return b->to_string();
+  return "";
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string& path,
@@ -150,6 +158,24 @@ Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string
     c.origin = info.origin;
     doc->symbols_.push_back(std::move(c));
   }
+  // Then the execution symbols still free after RDP (a refined one is an expression of older
+  // symbols), each up to its bound at the initial binding.
+  const std::map<std::string, int64_t> initial = doc->initial_values();
+  for (const SymbolInfo& info : doc->rdp().symbols()) {
+    if (info.kind != SymbolKind::kExecution || doc->rdp().refinements().count(info.symbol))
+      continue;
+    const sym::SymbolRange r = doc->rdp().ranges().get(info.symbol);
+    SymbolControl c;
+    c.name = info.symbol.name();
+    c.execution = true;
+    c.lo = r.lo;
+    SOD2_ASSIGN_OR_RETURN(c.hi, doc->execution_upper(c.name, initial));
+    c.multiple = std::max<int64_t>(r.multiple, 1);
+    c.initial = c.hi;
+    c.origin = info.origin;
+    c.bound = bound_text(doc->rdp(), info.symbol);
+    doc->symbols_.push_back(std::move(c));
+  }
   SOD2_RETURN_IF_ERROR(step(1.0, "done"));
   return doc;
 }
@@ -160,13 +186,48 @@ std::string ranges_file_beside(const std::string& model_path) {
 
 std::map<std::string, int64_t> StudioDocument::initial_values() const {
   std::map<std::string, int64_t> v;
-  for (const SymbolControl& c : symbols_) v[c.name] = c.initial;
+  for (const SymbolControl& c : symbols_)
+    if (!c.execution) v[c.name] = c.initial;
   return v;
 }
 
 Expected<sym::Binding> StudioDocument::binding(const std::map<std::string, int64_t>& values) const {
+  // make_binding checks an execution symbol against its bound at this binding; complete_binding
+  // keeps the values given and sizes the others at their bound.
   SOD2_ASSIGN_OR_RETURN(sym::Binding b, make_binding(rdp(), values));
   return opt::complete_binding(rdp(), plan().program.symbols(), std::move(b));
+}
+
+Expected<int64_t> StudioDocument::execution_upper(
+    const std::string& name, const std::map<std::string, int64_t>& values) const {
+  const sym::Symbol s = sym::symbol(name);
+  const SymbolInfo* info = rdp().symbol_info(s);
+  if (!info || info->kind != SymbolKind::kExecution)
+    return invalid_argument("'" + name + "' is not an execution symbol of this model");
+  // Only what the bound may read: the symbols of the model other than `name` itself.
+  sym::Binding at;
+  for (const auto& [k, v] : values) {
+    const sym::Symbol other = sym::symbol(k);
+    if (k != name && rdp().symbol_info(other)) at[other] = v;
+  }
+  const int64_t upper = opt::report_upper_bound(rdp(), s, at);
+  return std::max(upper, rdp().ranges().get(s).lo);
+}
+
+std::vector<ExecutionAtBound> StudioDocument::executions_at_bound(
+    const sym::Binding& binding) const {
+  std::vector<ExecutionAtBound> out;
+  for (const SymbolControl& c : symbols_) {
+    if (!c.execution) continue;
+    const sym::Symbol s = sym::symbol(c.name);
+    const auto it = binding.find(s);
+    if (it == binding.end()) continue;
+    sym::Binding others = binding;
+    others.erase(s);
+    if (it->second < opt::report_upper_bound(rdp(), s, others)) continue;
+    out.push_back({c.name, it->second, c.bound, c.origin});
+  }
+  return out;
 }
 
 Expected<opt::PlanAtBinding> StudioDocument::instantiate(const sym::Binding& binding) const {
@@ -320,7 +381,13 @@ std::string StudioDocument::summary_report(const opt::PlanAtBinding& at) const {
     out << "libonnx  shape inference failed: " << onnx_counts_error_ << "\n";
   }
   out << "assumed  " << s.assumptions << " equalities\n";
-  out << "ranges   " << ranges_source_ << "\n\n";
+  out << "ranges   " << ranges_source_ << "\n";
+  // What the plan below sizes for data it cannot know: each such symbol at the most it can be.
+  for (const ExecutionAtBound& e : executions_at_bound(at.binding))
+    out << "bound    " << e.name << " at its bound " << e.value << " ("
+        << (e.bound.empty() ? "no bound: a report value" : "<= " + e.bound) << "; " << e.origin
+        << ")\n";
+  out << "\n";
   auto ratio = [&](int64_t x) {
     std::ostringstream r;
     r.precision(3);

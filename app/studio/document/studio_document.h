@@ -29,15 +29,33 @@ struct OpenOptions {
   bool load_external_data = true;
 };
 
-// An input symbol the bindings bar shows: its range and the value it starts at.
+// A symbol the bindings bar shows: its range and the value it starts at. Input symbols first,
+// then execution symbols (a NonZero's count, a TopK's k, a Loop's trip count: known only while
+// running), each of which may be bound up to its bound at the input symbols' values.
 struct SymbolControl {
   std::string name;
   int64_t lo = 1, hi = 1, multiple = 1;
   // The upper bound of a declared range; for a symbol without one (its range is RDP's default
-  // 1..65536) a small typical size, so the first picture is not of a 64k-token input.
+  // 1..65536) a small typical size, so the first picture is not of a 64k-token input. For an
+  // execution symbol, `hi`: it starts "at its bound", following the bound as the input symbols
+  // move (initial_values() leaves it out).
   int64_t initial = 1;
   bool declared = false;
-  std::string origin;  // "input image dim 2"
+  std::string origin;  // "input image dim 2", "node /NonZero output 0 dim 1"
+  // An execution symbol: `hi` is its bound at the initial binding (StudioDocument::
+  // execution_upper gives it at others) and `bound` the bound's expression ("h*w"; empty when the
+  // op's rule knows none and a report takes a fixed value).
+  bool execution = false;
+  std::string bound;
+};
+
+// An execution symbol the plan at a binding sizes at its bound (not bound by the user, or bound
+// to the most it can be).
+struct ExecutionAtBound {
+  std::string name;
+  int64_t value = 0;
+  std::string bound;  // "h*w", or empty: no bound expression
+  std::string origin;
 };
 
 // Called between the stages of open() with a fraction in [0, 1] and what runs next.
@@ -72,10 +90,19 @@ class StudioDocument {
   // when it failed (the summary says so) or when the file is a package.
   const std::optional<OnnxInferenceCounts>& onnx_counts() const { return onnx_counts_; }
 
-  // The values of the input symbols, validated (range, multiple, assumptions); execution
-  // symbols take their report bound. Errors name the symbol.
+  // The values of the input symbols, validated (range, multiple, assumptions). An execution
+  // symbol in `values` takes that value (an error naming the symbol and the limit above its
+  // bound at this binding); one absent takes its report bound. Errors name the symbol.
   Expected<sym::Binding> binding(const std::map<std::string, int64_t>& values) const;
+  // The input symbols' initial values (execution symbols absent: they start at their bound).
   std::map<std::string, int64_t> initial_values() const;
+  // The most execution symbol `name` can be when the other symbols take `values` (input symbols
+  // absent from it at the top of their ranges, execution symbols at their bounds): the slider's
+  // maximum. Errors: `name` is not an execution symbol of this model.
+  Expected<int64_t> execution_upper(const std::string& name,
+                                    const std::map<std::string, int64_t>& values) const;
+  // The execution symbols `binding` (a complete one, from binding()) sizes at their bound.
+  std::vector<ExecutionAtBound> executions_at_bound(const sym::Binding& binding) const;
   // The plan at a binding: offsets, sizes, lower bound, naive and greedy sizes.
   Expected<opt::PlanAtBinding> instantiate(const sym::Binding& binding) const;
   // Another plan of the same graph with the same options except fusion: one node per step and
@@ -91,7 +118,8 @@ class StudioDocument {
   // The same for a node of any graph of the model (an If/Loop/Scan body). Dims in a body may
   // use the body's execution symbols, which a binding leaves unknown ("?").
   std::string node_report(const Graph& g, NodeId node, const sym::Binding& binding) const;
-  // The summary view: op histogram by class, dims resolved, arena vs lower bound vs naive.
+  // The summary view: op histogram by class, dims resolved, arena vs lower bound vs naive, and
+  // which execution symbols the plan sizes at their bound.
   std::string summary_report(const opt::PlanAtBinding& at) const;
 
   // "[batch,seq,128]" (symbolic) and "[1,16,128]" (at a binding; "?" where unknown).

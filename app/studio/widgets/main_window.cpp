@@ -56,6 +56,17 @@ constexpr int kMaxRecent = 8;
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
+// "nz at its bound 20" or "3 execution symbols at their bound": what the memory plan shown
+// reserves for data it cannot know; empty when none is at its bound.
+QString at_bound_note(const std::vector<ExecutionAtBound>& at_bound) {
+  if (at_bound.empty()) return {};
+  if (at_bound.size() == 1)
+    return MainWindow::tr("%1 at its bound %2")
+        .arg(qs(at_bound.front().name))
+        .arg(at_bound.front().value);
+  return MainWindow::tr("%1 execution symbols at their bound").arg(at_bound.size());
+}
+
 // A cancellable progress dialog the window reuses for one kind of long work (opening, profiling);
 // shown after `show_after_ms`.
 QPlainTextEdit* make_text_view(QWidget* parent) {
@@ -400,9 +411,12 @@ void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_
   setWindowTitle(tr("%1 - SoD2 Studio").arg(QFileInfo(qs(doc_->path())).fileName()));
   {
     const QSignalBlocker block(bindings_);
-    bindings_->setSymbols(doc_->symbols(), doc_->initial_values());
+    bindings_->setSymbols(doc_->symbols(), doc_->initial_values(), execution_upper_of(doc_));
   }
   binding_ = views->binding;
+  const QString note = at_bound_note(doc_->executions_at_bound(binding_));
+  memory_dock_->setWindowTitle(note.isEmpty() ? tr("Memory plan")
+                                              : tr("Memory plan (%1)").arg(note));
   // Views first let go of the old models, then the models are replaced.
   shapes_proxy_->setSourceModel(views->shapes.get());
   shapes_ = std::move(views->shapes);
@@ -426,6 +440,7 @@ void MainWindow::adoptPackage(std::shared_ptr<PackageDocument> pkg) {
     const QSignalBlocker block(bindings_);
     bindings_->setSymbols(pkg_->symbols(), pkg_->initial_values());
   }
+  memory_dock_->setWindowTitle(tr("Memory plan"));
   // The shapes table is built on RDP's facts, which a package does not carry: its dims show on
   // the edges and in the inspector instead.
   shapes_proxy_->setSourceModel(nullptr);
@@ -546,7 +561,7 @@ bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QStr
   binding_ = std::move(*b);
   {
     const QSignalBlocker block(bindings_);
-    for (const auto& [k, v] : values) bindings_->setValue(k, v);
+    bindings_->setValues(values);
   }
   if (shapes_) shapes_->set_binding(binding_);
   if (timeline_ && timeline_->rebind(*at).ok()) {
@@ -562,10 +577,14 @@ bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QStr
   compare_->setCurrent(timeline_.get(), binding_);
   const int selected = graph_view_->selectedNode();
   if (selected >= 0) showDisplayNode(selected);
+  const QString note = at_bound_note(doc_->executions_at_bound(binding_));
+  memory_dock_->setWindowTitle(note.isEmpty() ? tr("Memory plan")
+                                              : tr("Memory plan (%1)").arg(note));
   status_->setText(tr("arena %1, lower bound %2, %3 without reuse")
                        .arg(qs(human_bytes(at->arena_bytes)),
                             qs(human_bytes(at->lower_bound_bytes)),
-                            qs(human_bytes(at->naive_bytes))));
+                            qs(human_bytes(at->naive_bytes))) +
+                   (note.isEmpty() ? QString() : tr("; %1").arg(note)));
   return true;
 }
 
@@ -579,7 +598,7 @@ bool MainWindow::applyPackageBinding(const std::map<std::string, int64_t>& value
   pkg_at_ = std::move(*at);
   {
     const QSignalBlocker block(bindings_);
-    for (const auto& [k, v] : values) bindings_->setValue(k, v);
+    bindings_->setValues(values);
   }
   timeline_view_->setModel(nullptr);
   timeline_ = std::make_unique<TimelineModel>(pkg_->timeline(*pkg_at_));

@@ -93,13 +93,16 @@ void PlanCompare::setDocument(std::shared_ptr<const StudioDocument> doc,
   unfused_plan_.reset();
   unfused_error_.clear();
   doc_ = std::move(doc);
-  // The right side starts at the symbols' lower bounds: the other end of what the model serves.
+  // The right side starts at the input symbols' lower bounds (the other end of what the model
+  // serves), its execution symbols at their bound there.
   other_values_.clear();
   if (doc_)
-    for (const SymbolControl& c : doc_->symbols()) other_values_[c.name] = c.lo;
+    for (const SymbolControl& c : doc_->symbols())
+      if (!c.execution) other_values_[c.name] = c.lo;
   {
     const QSignalBlocker block(other_bar_);
-    other_bar_->setSymbols(doc_ ? doc_->symbols() : std::vector<SymbolControl>{}, other_values_);
+    other_bar_->setSymbols(doc_ ? doc_->symbols() : std::vector<SymbolControl>{}, other_values_,
+                           doc_ ? execution_upper_of(doc_) : BindingsBar::UpperFn{});
   }
   setCurrent(current, binding);
 }
@@ -139,7 +142,7 @@ bool PlanCompare::setOtherBinding(const std::map<std::string, int64_t>& values, 
   other_values_ = values;
   {
     const QSignalBlocker block(other_bar_);
-    for (const auto& [k, v] : values) other_bar_->setValue(k, v);
+    other_bar_->setValues(values);  // execution symbols absent from `values` follow their bound
   }
   refreshRight();
   if (error && !right_error_.isEmpty()) *error = right_error_;
