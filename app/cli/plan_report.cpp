@@ -5,6 +5,7 @@
 
 #include "core/opt/plan_text.h"
 #include "core/opt/report_binding.h"
+#include "core/sym/bounded_text.h"
 
 namespace sod2::cli {
 namespace {
@@ -114,7 +115,7 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
 
   Json plan;
   plan["alignment"] = opt::kTensorAlignment;
-  plan["arena_bytes"] = p.symbolic.arena_bytes.to_string();
+  plan["arena_bytes"] = sym::bounded_text(p.symbolic.arena_bytes);
   // Which greedy layering the offsets follow: the placement order, and where it was built
   // (0: the upper bounds; k: the k-th checked binding, i.e. --bind).
   plan["layering"] = {{"placement", p.symbolic.placement}, {"reference", p.symbolic.reference}};
@@ -122,8 +123,8 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
   for (size_t t = 0; t < p.tensors.tensors.size(); ++t) {
     Json j;
     j["name"] = p.tensors.tensors[t].name;
-    j["size"] = p.symbolic.sizes[t].to_string();
-    j["offset"] = p.symbolic.offsets[t].to_string();
+    j["size"] = sym::bounded_text(p.symbolic.sizes[t]);
+    j["offset"] = sym::bounded_text(p.symbolic.offsets[t]);
     j["first_step"] = p.lives[t].first_step;
     j["last_step"] = p.lives[t].last_step;
     j["segment"] = p.segments[t];
@@ -144,9 +145,10 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
     for (size_t c = 0; c < p.versions.version_of_cell.size(); ++c)
       if (p.versions.version_of_cell[c] == static_cast<int32_t>(v))
         cells.push_back(p.versions.grid.cell_text(c));
-    versions.push_back({{"version", v},
-                        {"cells", cells},
-                        {"arena_bytes", p.versions.versions[v].symbolic.arena_bytes.to_string()}});
+    versions.push_back(
+        {{"version", v},
+         {"cells", cells},
+         {"arena_bytes", sym::bounded_text(p.versions.versions[v].symbolic.arena_bytes)}});
   }
   plan["versions"] = versions;
   plan["bucket_cells"] = p.versions.version_of_cell.size();

@@ -4,6 +4,8 @@
 #include <map>
 #include <vector>
 
+#include "core/sym/bounded_text.h"
+
 namespace sod2::opt {
 namespace {
 
@@ -65,8 +67,9 @@ std::string symbolic_plan_text(const Graph& graph, const MemoryPlan& plan) {
       std::any_of(plan.segments.begin(), plan.segments.end(), [](int32_t s) { return s > 0; });
   if (segmented) rows[0].push_back("segment");
   for (size_t t = 0; t < set.tensors.size(); ++t) {
-    rows.push_back({set.tensors[t].name, steps(plan.lives[t]), plan.symbolic.sizes[t].to_string(),
-                    plan.symbolic.offsets[t].to_string()});
+    rows.push_back({set.tensors[t].name, steps(plan.lives[t]),
+                    sym::bounded_text(plan.symbolic.sizes[t]),
+                    sym::bounded_text(plan.symbolic.offsets[t])});
     if (segmented) rows.back().push_back(std::to_string(plan.segments[t]));
   }
   out += table(rows, "  ");
@@ -77,7 +80,7 @@ std::string symbolic_plan_text(const Graph& graph, const MemoryPlan& plan) {
               ? std::string("the upper bounds")
               : "checked binding " + std::to_string(plan.symbolic.reference)) +
          "\n";
-  out += "arena    " + plan.symbolic.arena_bytes.to_string() + "\n";
+  out += "arena    " + sym::bounded_text(plan.symbolic.arena_bytes) + "\n";
   return out;
 }
 

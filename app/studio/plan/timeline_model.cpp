@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/sym/bounded_text.h"
+
 namespace sod2::studio {
 namespace {
 
@@ -73,8 +75,8 @@ const TimelineModel::Expressions& TimelineModel::expressions_of(int32_t version)
   const opt::SymbolicPlan& symbolic = plan_->symbolic_of(version);
   e.sizes.reserve(symbolic.sizes.size());
   e.offsets.reserve(symbolic.offsets.size());
-  for (const sym::SymExpr& s : symbolic.sizes) e.sizes.push_back(s.to_string());
-  for (const sym::SymExpr& o : symbolic.offsets) e.offsets.push_back(o.to_string());
+  for (const sym::SymExpr& s : symbolic.sizes) e.sizes.push_back(sym::bounded_text(s));
+  for (const sym::SymExpr& o : symbolic.offsets) e.offsets.push_back(sym::bounded_text(o));
   return expressions_.emplace(version, std::move(e)).first->second;
 }
 
