@@ -33,7 +33,7 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 
 // The compiled program and its package bytes, from a package or an ONNX model.
 struct Compiled {
-  rt::ProgramDesc program;
+  std::shared_ptr<const rt::ProgramDesc> program;
   std::vector<uint8_t> package;
   std::string model_sha256;
 };
@@ -43,17 +43,22 @@ Expected<Compiled> compile(const ProfileRequest& r) {
   SOD2_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(r.model_path));
   c.model_sha256 = rt::to_hex(rt::sha256(bytes));
   if (rt::is_package_file(r.model_path)) {
-    SOD2_ASSIGN_OR_RETURN(c.program, rt::load_package_file(r.model_path));
+    SOD2_ASSIGN_OR_RETURN(rt::ProgramDesc loaded, rt::load_package_file(r.model_path));
+    c.program = std::make_shared<const rt::ProgramDesc>(std::move(loaded));
     c.package = std::move(bytes);
     return c;
   }
-  pipeline::CompileOptions options;
-  options.rdp = r.rdp;
-  options.fuse = r.fuse;
-  SOD2_ASSIGN_OR_RETURN(pipeline::CompiledModel compiled,
-                        pipeline::compile_file(r.model_path, options));
-  c.program = std::move(compiled.program);
-  SOD2_ASSIGN_OR_RETURN(c.package, package::serialize_package(c.program));
+  if (r.compiled && !r.compiled->graphs.empty()) {
+    c.program = r.compiled;
+  } else {
+    pipeline::CompileOptions options;
+    options.rdp = r.rdp;
+    options.fuse = r.fuse;
+    SOD2_ASSIGN_OR_RETURN(pipeline::CompiledModel compiled,
+                          pipeline::compile_file(r.model_path, options));
+    c.program = std::make_shared<const rt::ProgramDesc>(std::move(compiled.program));
+  }
+  SOD2_ASSIGN_OR_RETURN(c.package, package::serialize_package(*c.program));
   return c;
 }
 
@@ -174,9 +179,9 @@ Expected<ProfileResult> profile(const ProfileRequest& r, const ProfileProgress& 
   res.package_sha256 = rt::to_hex(rt::sha256(compiled->package));
   res.package_bytes = static_cast<int64_t>(compiled->package.size());
   SOD2_ASSIGN_OR_RETURN(const std::vector<rt::Shape> shapes,
-                        bound_input_shapes(compiled->program, r.bind));
+                        bound_input_shapes(*compiled->program, r.bind));
   const std::vector<rt::HostTensor> inputs =
-      random_inputs(compiled->program, shapes, r.int_ranges, r.seed);
+      random_inputs(*compiled->program, shapes, r.int_ranges, r.seed);
   if (stopped()) return cancelled("cancelled before reaching the device");
 
   // From here on the device is involved: a failure is recorded with its reason.
@@ -264,7 +269,7 @@ Expected<ProfileResult> profile(const ProfileRequest& r, const ProfileProgress& 
   (*child)->close_stdin();
   res.report = std::move(*report);
   res.stats = latency_stats(res.report.runs);
-  res.groups = groups_of(compiled->program, res.report);
+  res.groups = groups_of(*compiled->program, res.report);
 
   stage("recording", 0.97);
   Expected<int64_t> run = record(true, "");

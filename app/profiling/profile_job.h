@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "core/status/status.h"
 #include "plugins/device/agent_client.h"
 #include "plugins/device/device_transport.h"
+#include "runtime/program/program.h"
 
 namespace sod2::profiling {
 
@@ -31,6 +33,10 @@ struct ProfileRequest {
   uint32_t seed = 1;
   std::optional<std::string> db_path;  // nullopt: the default store; "" : record nothing
   std::string model_name;              // how the store names the model; "": from the path
+  // The program model_path compiles to with `rdp` and `fuse`, when the caller has it already (the
+  // studio's open document): packaged as is instead of compiling the file again. The file is
+  // still read, for the hash the history keys runs by.
+  std::shared_ptr<const rt::ProgramDesc> compiled;
 };
 
 struct LatencyStats {

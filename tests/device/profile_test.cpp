@@ -17,6 +17,7 @@
 #include "app/cli/symbol_args.h"
 #include "app/profiling/profile_job.h"
 #include "app/profiling/profile_report.h"
+#include "core/pipeline/compiled_model.h"
 #include "core/store/profile_store.h"
 #include "plugins/device/transport_registry.h"
 
@@ -205,6 +206,28 @@ TEST_F(ProfileTest, FusedGroupsAreNamedByTheirNodesAndHistoryComparesRuns) {
   EXPECT_NE(out_.str().find("delta"), std::string::npos);
   EXPECT_NE(out_.str().find("seq=16"), std::string::npos);
   EXPECT_NE(out_.str().find("seq=32"), std::string::npos);
+}
+
+TEST_F(ProfileTest, AProgramTheCallerCompiledIsPackagedAsIs) {
+  // The studio hands over its document's program: profiled without compiling the file again, so
+  // the groups profiled are the document's (here compiled without fusion, while the request
+  // says fuse: the request's own compile would fuse).
+  profiling::ProfileRequest r = yolo_request();
+  pipeline::CompileOptions options;
+  options.rdp = r.rdp;
+  options.fuse = false;
+  auto unfused = pipeline::compile_file(r.model_path, options);
+  ASSERT_TRUE(unfused.ok()) << unfused.status().to_string();
+  r.compiled = std::make_shared<const rt::ProgramDesc>(std::move(unfused->program));
+  auto given = profiling::profile(r);
+  ASSERT_TRUE(given.ok()) << given.status().message();
+  EXPECT_EQ(given->groups.size(), r.compiled->graphs[0].nodes.size());
+  for (const profiling::GroupProfile& g : given->groups) EXPECT_EQ(g.nodes.size(), 1u) << g.name;
+  r.compiled.reset();
+  auto own = profiling::profile(r);
+  ASSERT_TRUE(own.ok()) << own.status().message();
+  EXPECT_LT(own->groups.size(), given->groups.size());
+  EXPECT_EQ(own->model_sha256, given->model_sha256);  // the same file either way
 }
 
 TEST_F(ProfileTest, APackageIsSentOnceThenFoundOnTheDevice) {
