@@ -76,9 +76,11 @@ struct VersionRequest {
 };
 
 // A cell gets its own version when it lowers the worst arena / lower bound over the cell's
-// corners and middle (and more_judges_at's points) by more than `min_gain` (relative) and needs
-// no more than the whole-range plan at any of them. Its layering is built at the high corner, and
-// also at the low corner and the middle where the high corner's is not within 1% of the bound.
+// corners (all of them: sizes that grow with different symbols change order off the diagonal)
+// and middle (and more_judges_at's points) by more than `min_gain` (relative), and at each of
+// them needs no more than the whole-range plan or greedy by size + 1%, whichever is larger. Its
+// layering is built at the high corner, and also at the low corner and the middle where the high
+// corner's is not within 1% of the bound.
 Expected<PlanVersions> plan_versions(const BucketGrid& grid, const VersionRequest& request,
                                      double min_gain = 0.005);
 

@@ -18,6 +18,7 @@
 #include "core/opt/memory_plan.h"
 #include "core/opt/plan_verifier.h"
 #include "core/opt/report_binding.h"
+#include "core/pipeline/compiled_model.h"
 #include "core/rdp/binding.h"
 #include "core/sym/transform.h"
 #include "corpus.h"
@@ -97,13 +98,17 @@ TEST_P(PlanQuality, NoWorseThanGreedyNorFarFromTheBound) {
     ASSERT_TRUE(binding.ok()) << binding.status().to_string();
     bench.push_back(*binding);
   }
-  MemoryPlanOptions options;
+  // The plan the runtime runs (the pipeline's: over the groups the CPU has fused kernels for).
+  pipeline::CompileOptions options;
+  options.rdp = m.options;
   options.check_bindings = bench;
+  options.build_program = false;
   const auto start = std::chrono::steady_clock::now();
-  auto plan = plan_memory(*model->graph, *rdp, options);
+  auto compiled = pipeline::compile(std::move(*model), options);
   const double plan_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
+  const MemoryPlan* plan = &compiled->plan;
 
   std::vector<sym::Binding> bindings;
   for (const sym::Binding& b : bench) bindings.push_back(complete(*rdp, b));
