@@ -98,139 +98,147 @@ int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
                "arena/greedy | naive | order peak | source peak | order | compile ms | "
                "instantiate µs | unfused arena | fused/unfused |\n"
             << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n";
+  // A model that fails is named and skipped: a corpus of models never seen is where failures
+  // are found, and the others still deserve their numbers.
+  std::vector<std::string> failed;
   for (const testing::CorpusModel& m : *corpus) {
-    // RDP alone first, to bind the benchmark bindings the order is also judged at.
-    auto analysed = pipeline::compile_file(m.file.string(), [&] {
-      pipeline::CompileOptions o;
-      o.rdp = m.options;
-      o.fuse = false;
-      o.plan_versions = false;
-      o.build_program = false;
-      return o;
-    }());
-    if (!analysed.ok()) {
-      std::cerr << m.name << ": " << analysed.status().message() << "\n";
-      return 1;
-    }
-    std::vector<sym::Binding> bindings;
-    for (const auto& b : m.bindings) {
-      auto binding = make_binding(analysed->rdp, b);
-      if (!binding.ok()) {
-        std::cerr << m.name << ": " << binding.status().message() << "\n";
-        return 1;
+    const bool ok = [&]() -> bool {
+      // RDP alone first, to bind the benchmark bindings the order is also judged at.
+      auto analysed = pipeline::compile_file(m.file.string(), [&] {
+        pipeline::CompileOptions o;
+        o.rdp = m.options;
+        o.fuse = false;
+        o.plan_versions = false;
+        o.build_program = false;
+        return o;
+      }());
+      if (!analysed.ok()) {
+        std::cerr << m.name << ": " << analysed.status().message() << "\n";
+        return false;
       }
-      bindings.push_back(*binding);
-    }
-    // The plan the runtime runs: the pipeline's, over the groups the CPU has fused kernels for.
-    pipeline::CompileOptions options;
-    options.rdp = m.options;
-    options.check_bindings = bindings;
-    options.build_program = false;
-    const auto t0 = Clock::now();
-    auto compiled = pipeline::compile_file(m.file.string(), options);
-    const double plan_ms = ms_since(t0);  // import, RDP, fusion, order, plan and versions
-    // The same model planned one node per step with every value materialised: what fusion
-    // saves in memory on top of what it saves in launches.
-    pipeline::CompileOptions unfused_options = options;
-    unfused_options.fuse = false;
-    auto compiled_unfused = pipeline::compile_file(m.file.string(), unfused_options);
-    if (!compiled.ok() || !compiled_unfused.ok()) {
-      std::cerr << m.name << ": "
-                << (compiled.ok() ? compiled_unfused : compiled).status().message() << "\n";
-      return 1;
-    }
-    const Model* model = &compiled->model;
-    const RdpResult* rdp = &compiled->rdp;
-    const opt::MemoryPlan* plan = &compiled->plan;
-    const opt::MemoryPlan* unfused = &compiled_unfused->plan;
-    for (size_t i = 0; i < bindings.size(); ++i) {
-      auto at = opt::evaluate_plan(*plan, *rdp, bindings[i]);
-      auto at_unfused = opt::evaluate_plan(*unfused, compiled_unfused->rdp, bindings[i]);
-      if (!at.ok() || !at_unfused.ok()) {
-        std::cerr << m.name << ": " << (at.ok() ? at_unfused : at).status().message() << "\n";
-        return 1;
+      std::vector<sym::Binding> bindings;
+      for (const auto& b : m.bindings) {
+        auto binding = make_binding(analysed->rdp, b);
+        if (!binding.ok()) {
+          std::cerr << m.name << ": " << binding.status().message() << "\n";
+          return false;
+        }
+        bindings.push_back(*binding);
       }
-      const double us = instantiate_us(*plan, at->binding, 201);
-      std::cout << "| " << m.name << " | " << binding_text(m.bindings[i]) << " | "
-                << at->tensors.size() << " | " << at->arena_bytes << " | " << at->lower_bound_bytes
-                << " | " << ratio(at->arena_bytes, at->lower_bound_bytes) << " | "
-                << at->greedy_bytes << " | " << ratio(at->arena_bytes, at->greedy_bytes) << " | "
-                << at->naive_bytes << " | " << at->lower_bound_bytes << " | "
-                << at->source_order_peak_bytes << " | " << plan->order.strategy << " | "
-                << std::fixed << std::setprecision(1) << plan_ms << " | " << std::setprecision(2)
-                << us << " | " << at_unfused->arena_bytes << " | "
-                << ratio(at->arena_bytes, at_unfused->arena_bytes) << " |\n";
-      (*out)["bindings"].push_back({{"model", m.name},
-                                    {"binding", m.bindings[i]},
-                                    {"tensors", at->tensors.size()},
-                                    {"arena_bytes", at->arena_bytes},
-                                    {"lower_bound_bytes", at->lower_bound_bytes},
-                                    {"greedy_bytes", at->greedy_bytes},
-                                    {"naive_bytes", at->naive_bytes},
-                                    {"source_order_peak_bytes", at->source_order_peak_bytes},
-                                    {"order", plan->order.strategy},
-                                    {"unfused_arena_bytes", at_unfused->arena_bytes},
-                                    {"compile_ms", plan_ms},
-                                    {"plan_instantiate_us", us}});
-    }
-    // Beyond the three benchmark bindings: the upper bounds and random bindings.
-    double worst_lb = 0, worst_greedy = 0, sum_lb = 0, worst_whole = 0;
-    const std::vector<sym::Binding> random = random_bindings(*rdp, 50, 7);
-    for (const sym::Binding& b : random) {
-      auto at = opt::evaluate_plan(*plan, *rdp, b);
-      auto whole = opt::evaluate_plan(*plan, *rdp, b, -1);  // without the bucketed versions
-      if (!at.ok() || !whole.ok()) {
-        std::cerr << m.name << ": " << (at.ok() ? whole : at).status().message() << "\n";
-        return 1;
+      // The plan the runtime runs: the pipeline's, over the groups the CPU has fused kernels for.
+      pipeline::CompileOptions options;
+      options.rdp = m.options;
+      options.check_bindings = bindings;
+      options.build_program = false;
+      const auto t0 = Clock::now();
+      auto compiled = pipeline::compile_file(m.file.string(), options);
+      const double plan_ms = ms_since(t0);  // import, RDP, fusion, order, plan and versions
+      // The same model planned one node per step with every value materialised: what fusion
+      // saves in memory on top of what it saves in launches.
+      pipeline::CompileOptions unfused_options = options;
+      unfused_options.fuse = false;
+      auto compiled_unfused = pipeline::compile_file(m.file.string(), unfused_options);
+      if (!compiled.ok() || !compiled_unfused.ok()) {
+        std::cerr << m.name << ": "
+                  << (compiled.ok() ? compiled_unfused : compiled).status().message() << "\n";
+        return false;
       }
-      worst_whole = std::max(worst_whole, static_cast<double>(whole->arena_bytes) /
-                                              std::max<int64_t>(whole->lower_bound_bytes, 1));
-      const double lb =
-          static_cast<double>(at->arena_bytes) / std::max<int64_t>(at->lower_bound_bytes, 1);
-      worst_lb = std::max(worst_lb, lb);
-      sum_lb += lb;
-      worst_greedy = std::max(worst_greedy, static_cast<double>(at->arena_bytes) /
-                                                std::max<int64_t>(at->greedy_bytes, 1));
-    }
-    const opt::FusionPlan* fusion = &plan->fusion;
-    std::map<std::string, int> kinds;
-    int known_values = 0;  // single groups whose every output value RDP already knows
-    for (const opt::FusionGroup& g : fusion->groups) {
-      ++kinds[g.kind];
-      bool known = g.nodes.size() == 1 && !g.outputs.empty();
-      for (ValueId v : g.outputs) known = known && rdp->fact(*model->graph, v).value.has_value();
-      known_values += known;
-    }
-    std::string kind_text;
-    for (const auto& [k, c] : kinds)
-      kind_text += (kind_text.empty() ? "" : ", ") + k + " " + std::to_string(c);
-    launches.push_back(
-        {m.name, std::to_string(fusion->kernels_unfused), std::to_string(fusion->groups.size()),
-         fixed3(static_cast<double>(fusion->groups.size()) / std::max(fusion->kernels_unfused, 1)),
-         kind_text, std::to_string(known_values)});
-    (*out)["fusion"].push_back({{"model", m.name},
-                                {"kernels_unfused", fusion->kernels_unfused},
-                                {"groups", fusion->groups.size()},
-                                {"kinds", kinds}});
-    auto ub = opt::evaluate_plan(*plan, *rdp, plan->reference);
-    if (!ub.ok()) return 1;
-    spread.push_back({m.name, ratio(ub->arena_bytes, ub->lower_bound_bytes),
-                      std::to_string(random.size()),
-                      fixed3(sum_lb / std::max<size_t>(random.size(), 1)), fixed3(worst_lb),
-                      fixed3(worst_greedy), fixed3(worst_whole),
-                      std::to_string(plan->versions.versions.size()) + " / " +
-                          std::to_string(plan->versions.version_of_cell.size())});
-    (*out)["spread"].push_back(
-        {{"model", m.name},
-         {"upper_bound_arena_over_lower_bound",
-          static_cast<double>(ub->arena_bytes) / std::max<int64_t>(ub->lower_bound_bytes, 1)},
-         {"random_bindings", random.size()},
-         {"mean_arena_over_lower_bound", sum_lb / std::max<size_t>(random.size(), 1)},
-         {"worst_arena_over_lower_bound", worst_lb},
-         {"worst_arena_over_greedy", worst_greedy},
-         {"worst_arena_over_lower_bound_whole_range_plan", worst_whole},
-         {"plan_versions", plan->versions.versions.size()},
-         {"bucket_cells", plan->versions.version_of_cell.size()}});
+      const Model* model = &compiled->model;
+      const RdpResult* rdp = &compiled->rdp;
+      const opt::MemoryPlan* plan = &compiled->plan;
+      const opt::MemoryPlan* unfused = &compiled_unfused->plan;
+      for (size_t i = 0; i < bindings.size(); ++i) {
+        auto at = opt::evaluate_plan(*plan, *rdp, bindings[i]);
+        auto at_unfused = opt::evaluate_plan(*unfused, compiled_unfused->rdp, bindings[i]);
+        if (!at.ok() || !at_unfused.ok()) {
+          std::cerr << m.name << ": " << (at.ok() ? at_unfused : at).status().message() << "\n";
+          return false;
+        }
+        const double us = instantiate_us(*plan, at->binding, 201);
+        std::cout << "| " << m.name << " | " << binding_text(m.bindings[i]) << " | "
+                  << at->tensors.size() << " | " << at->arena_bytes << " | "
+                  << at->lower_bound_bytes << " | " << ratio(at->arena_bytes, at->lower_bound_bytes)
+                  << " | " << at->greedy_bytes << " | " << ratio(at->arena_bytes, at->greedy_bytes)
+                  << " | " << at->naive_bytes << " | " << at->lower_bound_bytes << " | "
+                  << at->source_order_peak_bytes << " | " << plan->order.strategy << " | "
+                  << std::fixed << std::setprecision(1) << plan_ms << " | " << std::setprecision(2)
+                  << us << " | " << at_unfused->arena_bytes << " | "
+                  << ratio(at->arena_bytes, at_unfused->arena_bytes) << " |\n";
+        (*out)["bindings"].push_back({{"model", m.name},
+                                      {"binding", m.bindings[i]},
+                                      {"tensors", at->tensors.size()},
+                                      {"arena_bytes", at->arena_bytes},
+                                      {"lower_bound_bytes", at->lower_bound_bytes},
+                                      {"greedy_bytes", at->greedy_bytes},
+                                      {"naive_bytes", at->naive_bytes},
+                                      {"source_order_peak_bytes", at->source_order_peak_bytes},
+                                      {"order", plan->order.strategy},
+                                      {"unfused_arena_bytes", at_unfused->arena_bytes},
+                                      {"compile_ms", plan_ms},
+                                      {"plan_instantiate_us", us}});
+      }
+      // Beyond the three benchmark bindings: the upper bounds and random bindings.
+      double worst_lb = 0, worst_greedy = 0, sum_lb = 0, worst_whole = 0;
+      const std::vector<sym::Binding> random = random_bindings(*rdp, 50, 7);
+      for (const sym::Binding& b : random) {
+        auto at = opt::evaluate_plan(*plan, *rdp, b);
+        auto whole = opt::evaluate_plan(*plan, *rdp, b, -1);  // without the bucketed versions
+        if (!at.ok() || !whole.ok()) {
+          std::cerr << m.name << ": " << (at.ok() ? whole : at).status().message() << "\n";
+          return false;
+        }
+        worst_whole = std::max(worst_whole, static_cast<double>(whole->arena_bytes) /
+                                                std::max<int64_t>(whole->lower_bound_bytes, 1));
+        const double lb =
+            static_cast<double>(at->arena_bytes) / std::max<int64_t>(at->lower_bound_bytes, 1);
+        worst_lb = std::max(worst_lb, lb);
+        sum_lb += lb;
+        worst_greedy = std::max(worst_greedy, static_cast<double>(at->arena_bytes) /
+                                                  std::max<int64_t>(at->greedy_bytes, 1));
+      }
+      const opt::FusionPlan* fusion = &plan->fusion;
+      std::map<std::string, int> kinds;
+      int known_values = 0;  // single groups whose every output value RDP already knows
+      for (const opt::FusionGroup& g : fusion->groups) {
+        ++kinds[g.kind];
+        bool known = g.nodes.size() == 1 && !g.outputs.empty();
+        for (ValueId v : g.outputs) known = known && rdp->fact(*model->graph, v).value.has_value();
+        known_values += known;
+      }
+      std::string kind_text;
+      for (const auto& [k, c] : kinds)
+        kind_text += (kind_text.empty() ? "" : ", ") + k + " " + std::to_string(c);
+      launches.push_back({m.name, std::to_string(fusion->kernels_unfused),
+                          std::to_string(fusion->groups.size()),
+                          fixed3(static_cast<double>(fusion->groups.size()) /
+                                 std::max(fusion->kernels_unfused, 1)),
+                          kind_text, std::to_string(known_values)});
+      (*out)["fusion"].push_back({{"model", m.name},
+                                  {"kernels_unfused", fusion->kernels_unfused},
+                                  {"groups", fusion->groups.size()},
+                                  {"kinds", kinds}});
+      auto ub = opt::evaluate_plan(*plan, *rdp, plan->reference);
+      if (!ub.ok()) return false;
+      spread.push_back({m.name, ratio(ub->arena_bytes, ub->lower_bound_bytes),
+                        std::to_string(random.size()),
+                        fixed3(sum_lb / std::max<size_t>(random.size(), 1)), fixed3(worst_lb),
+                        fixed3(worst_greedy), fixed3(worst_whole),
+                        std::to_string(plan->versions.versions.size()) + " / " +
+                            std::to_string(plan->versions.version_of_cell.size())});
+      (*out)["spread"].push_back(
+          {{"model", m.name},
+           {"upper_bound_arena_over_lower_bound",
+            static_cast<double>(ub->arena_bytes) / std::max<int64_t>(ub->lower_bound_bytes, 1)},
+           {"random_bindings", random.size()},
+           {"mean_arena_over_lower_bound", sum_lb / std::max<size_t>(random.size(), 1)},
+           {"worst_arena_over_lower_bound", worst_lb},
+           {"worst_arena_over_greedy", worst_greedy},
+           {"worst_arena_over_lower_bound_whole_range_plan", worst_whole},
+           {"plan_versions", plan->versions.versions.size()},
+           {"bucket_cells", plan->versions.version_of_cell.size()}});
+      return true;
+    }();
+    if (!ok) failed.push_back(m.name);
   }
   std::cout << "\n## Beyond the benchmark bindings: upper bounds and 50 random bindings\n\n"
             << "| model | arena/LB at upper bounds | random bindings | mean arena/LB | worst "
@@ -251,7 +259,13 @@ int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
     for (const std::string& cell : row) std::cout << " " << cell << " |";
     std::cout << "\n";
   }
-  return 0;
+  if (!failed.empty()) {
+    std::cout << "\nFailed (reason on stderr):";
+    for (const std::string& name : failed) std::cout << " " << name;
+    std::cout << "\n";
+    (*out)["failed"] = failed;
+  }
+  return failed.empty() ? 0 : 1;
 }
 
 int synthetic_table(nlohmann::json* out) {
@@ -302,10 +316,11 @@ int main(int argc, char** argv) {
   const std::filesystem::path out_dir = argc > 2 ? argv[2] : "build/bench";
   nlohmann::json doc;
   doc["schema_version"] = 1;
-  if (int rc = corpus_table(models, &doc)) return rc;
+  // A model that failed still leaves the others' numbers in the JSON; the exit status says so.
+  const int corpus_rc = corpus_table(models, &doc);
   if (int rc = synthetic_table(&doc)) return rc;
   std::filesystem::create_directories(out_dir);
   std::ofstream(out_dir / "plan.json") << doc.dump(1) << "\n";
   std::cout << "\nwrote " << (out_dir / "plan.json").string() << "\n";
-  return 0;
+  return corpus_rc;
 }
