@@ -7,6 +7,7 @@
 #include "app/cli/symbol_args.h"
 #include "core/onnx/onnx_import.h"
 #include "core/onnx/onnx_shape_io.h"
+#include "core/pipeline/compiled_model.h"
 #include "core/rdp/binding.h"
 
 namespace sod2::cli {
@@ -25,8 +26,7 @@ CommandLine make_parser() {
        "k=v,..."},
       {"--range", true, "declare symbol ranges; MULTIPLE defaults to 1", "k=lo:hi[:multiple],..."},
       {"--ranges", true,
-       "read ranges from a JSON file: {\"height\": [32, 1024, 32]} or a models.json entry",
-       "FILE"},
+       "read ranges from a JSON file: {\"height\": [32, 1024, 32]} or a models.json entry", "FILE"},
       {"--compare-onnx", false,
        "also count what libonnx's own shape inference (with data propagation) leaves unknown", ""},
       {"--write-shapes", true,
@@ -68,18 +68,18 @@ int run_inspect(const std::vector<std::string>& args, std::ostream& out, std::os
     return 1;
   }
   const std::string path = cl.positional()[0];
-  ImportOptions import_options;
-  import_options.load_external_data = !cl.has("--no-external-data");
-  Expected<Model> model = import_onnx_file(path, import_options);
-  if (!model.ok()) {
-    err << "sod2 inspect: " << model.status().message() << "\n";
+  // The compiled model up to RDP: inspect shows ranks, dims and classes, no plan.
+  pipeline::CompileOptions compile_options;
+  compile_options.import.load_external_data = !cl.has("--no-external-data");
+  compile_options.rdp = options;
+  compile_options.plan = false;
+  Expected<pipeline::CompiledModel> compiled = pipeline::compile_file(path, compile_options);
+  if (!compiled.ok()) {
+    err << "sod2 inspect: " << compiled.status().message() << "\n";
     return 1;
   }
-  Expected<RdpResult> rdp = run_rdp(*model, options);
-  if (!rdp.ok()) {
-    err << "sod2 inspect: " << rdp.status().message() << "\n";
-    return 1;
-  }
+  const Model* model = &compiled->model;
+  const RdpResult* rdp = &compiled->rdp;
   InspectData data{*model, *rdp, std::nullopt, std::nullopt};
   if (cl.has("--bind")) {
     auto binding = make_binding(*rdp, bind_values);

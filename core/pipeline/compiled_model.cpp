@@ -58,6 +58,7 @@ Expected<CompiledModel> compile(Model model, const CompileOptions& options) {
   SOD2_RETURN_IF_ERROR(stage(0.2, "propagating ranks and dims (RDP)"));
   SOD2_ASSIGN_OR_RETURN(RdpResult rdp, run_rdp(model, options.rdp));
   CompiledModel c{std::move(model), std::move(rdp), options, {}, {}, {}, {}};
+  if (!options.plan) return c;
   const Graph& graph = c.graph();
 
   opt::MemoryPlanOptions plan_options;
@@ -122,6 +123,8 @@ Expected<rt::ProgramDesc> program_for(const CompiledModel& compiled, Target targ
 }
 
 Expected<opt::PlanAtBinding> plan_at(const CompiledModel& compiled, const sym::Binding& binding) {
+  if (!compiled.options.plan)
+    return invalid_argument("the model was compiled up to RDP only (CompileOptions::plan): no plan");
   return opt::evaluate_plan(compiled.plan, compiled.rdp, binding);
 }
 

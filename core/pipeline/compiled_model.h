@@ -40,6 +40,8 @@ struct CompileOptions {
   // false: stop after the plan (`program` stays empty): for models imported without their
   // external weights, which a program would need. The plan is the same either way.
   bool build_program = true;
+  // false: stop after RDP (no fusion, plan or program): what `sod2 inspect` shows.
+  bool plan = true;
   // Bindings the execution order is also judged at (besides the upper bounds).
   std::vector<sym::Binding> check_bindings;
   // Called before each stage with the fraction done and the stage's name; an error (say, the

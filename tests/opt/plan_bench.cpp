@@ -107,9 +107,7 @@ int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
       auto analysed = pipeline::compile_file(m.file.string(), [&] {
         pipeline::CompileOptions o;
         o.rdp = m.options;
-        o.fuse = false;
-        o.plan_versions = false;
-        o.build_program = false;
+        o.plan = false;
         return o;
       }());
       if (!analysed.ok()) {

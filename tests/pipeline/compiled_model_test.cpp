@@ -139,6 +139,21 @@ TEST(CompiledModel, WithoutTheProgramThePlanIsTheSame) {
   EXPECT_NE(program.status().message().find("without its program"), std::string::npos);
 }
 
+TEST(CompiledModel, UpToRdpOnlyHasFactsButNoPlan) {
+  pipeline::CompileOptions o = ranges();
+  o.plan = false;
+  auto c = pipeline::compile(conv_relu_then_elementwise(), o);
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_FALSE(c->rdp.symbols().empty());
+  EXPECT_TRUE(c->candidates.groups.empty());
+  EXPECT_TRUE(c->plan.order.steps.empty());
+  EXPECT_TRUE(c->program.graphs.empty());
+  auto at = pipeline::plan_at(*c, {});
+  ASSERT_FALSE(at.ok());
+  EXPECT_NE(at.status().message().find("RDP only"), std::string::npos);
+  EXPECT_FALSE(pipeline::program_for(*c, pipeline::Target::kCpu).ok());
+}
+
 TEST(CompiledModel, AMissingFileIsAnErrorNamingIt) {
   auto c = pipeline::compile_file("/nonexistent/model.onnx");
   ASSERT_FALSE(c.ok());
