@@ -11,12 +11,15 @@ BENCH_THREADS ?= 2
 SOAK_RUNS ?= 100000
 SOAK_MODEL ?= moe_tiny
 
-.PHONY: run test bench conformance soak setup configure build asan fuzz format clean help
+.PHONY: run test bench corpus corpus-check bench-corpus conformance soak setup configure build asan fuzz format clean help
 
 help:
 	@echo "make run    build and open the bundled sample model in the studio (text without a display)"
 	@echo "make test   build and run the whole test suite (ctest)"
 	@echo "make bench  build and run the benchmarks (tables on stdout, JSON under build/bench/)"
+	@echo "make corpus  generate the models of corpus/models.json from PyTorch (random weights) into build/corpus/"
+	@echo "make corpus-check  plan and run every corpus model at its bindings and against PyTorch's outputs"
+	@echo "make bench-corpus  the memory-plan benchmark on that corpus (plan vs greedy vs lower bound; build/bench/corpus/)"
 	@echo "make conformance  run the 1,072 cases of ONNX's backend test suite (libonnx-testdata); table in build/bench/conformance.json"
 	@echo "make soak   the agent runs SOAK_MODEL (moe_tiny) SOAK_RUNS (100000) times with varying bindings and cancels; fails if its RSS grows after warm-up (curve: build/bench/soak.json)"
 	@echo "make asan   build and test with AddressSanitizer + UBSan"
@@ -52,6 +55,17 @@ run: build
 
 test: build
 	@ctest --preset dev -j $(JOBS)
+
+# Models the project never tuned on (corpus/README.md): generated, not committed.
+corpus:
+	@bash scripts/install-corpus-deps.sh
+	@/usr/bin/python3 corpus/generate.py build/corpus
+
+corpus-check: build corpus
+	@/usr/bin/python3 corpus/check.py build/bin/sod2 build/corpus
+
+bench-corpus: build corpus
+	@./build/bin/plan_bench build/corpus build/bench/corpus
 
 bench: build
 	@./build/bin/rdp_bench ../shared/models build/bench

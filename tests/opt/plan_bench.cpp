@@ -17,6 +17,7 @@
 #include "core/onnx/onnx_import.h"
 #include "core/opt/fusion.h"
 #include "core/opt/memory_plan.h"
+#include "core/opt/plan_text.h"
 #include "core/opt/report_binding.h"
 #include "core/pipeline/compiled_model.h"
 #include "core/rdp/binding.h"
@@ -177,6 +178,7 @@ int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
       }
       // Beyond the three benchmark bindings: the upper bounds and random bindings.
       double worst_lb = 0, worst_greedy = 0, sum_lb = 0, worst_whole = 0;
+      std::string worst_greedy_at;  // the random binding where the plan is furthest above greedy
       const std::vector<sym::Binding> random = random_bindings(*rdp, 50, 7);
       for (const sym::Binding& b : random) {
         auto at = opt::evaluate_plan(*plan, *rdp, b);
@@ -191,8 +193,13 @@ int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
             static_cast<double>(at->arena_bytes) / std::max<int64_t>(at->lower_bound_bytes, 1);
         worst_lb = std::max(worst_lb, lb);
         sum_lb += lb;
-        worst_greedy = std::max(worst_greedy, static_cast<double>(at->arena_bytes) /
-                                                  std::max<int64_t>(at->greedy_bytes, 1));
+        const double over_greedy =
+            static_cast<double>(at->arena_bytes) / std::max<int64_t>(at->greedy_bytes, 1);
+        if (over_greedy > worst_greedy) {
+          worst_greedy = over_greedy;
+          worst_greedy_at =
+              opt::binding_text(at->binding) + " (version " + std::to_string(at->version) + ")";
+        }
       }
       const opt::FusionPlan* fusion = &plan->fusion;
       std::map<std::string, int> kinds;
@@ -231,6 +238,7 @@ int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
            {"mean_arena_over_lower_bound", sum_lb / std::max<size_t>(random.size(), 1)},
            {"worst_arena_over_lower_bound", worst_lb},
            {"worst_arena_over_greedy", worst_greedy},
+           {"worst_arena_over_greedy_at", worst_greedy_at},
            {"worst_arena_over_lower_bound_whole_range_plan", worst_whole},
            {"plan_versions", plan->versions.versions.size()},
            {"bucket_cells", plan->versions.version_of_cell.size()}});
