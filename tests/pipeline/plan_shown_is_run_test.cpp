@@ -90,6 +90,21 @@ std::string compare(const pipeline::CompiledModel& c, const rt::Session& session
   return "";
 }
 
+// Runs `session` once on random inputs of the sizes `bind` gives and expects the plan it ran to be
+// the one `c` shows there.
+void run_and_compare(const pipeline::CompiledModel& c, rt::Session& session,
+                     const std::map<std::string, int64_t>& bind, const char* what, bool device) {
+  const std::string where = profiling::bindings_text(bind) + what;
+  auto shapes = profiling::bound_input_shapes(c.program, bind);
+  ASSERT_TRUE(shapes.ok()) << where << ": " << shapes.status().to_string();
+  const auto inputs = profiling::random_inputs(c.program, *shapes, {}, 1);
+  std::vector<rt::Tensor> views;
+  for (const auto& h : inputs) views.push_back(h.view());
+  auto out = session.run(views);
+  ASSERT_TRUE(out.ok()) << where << ": " << out.status().to_string();
+  EXPECT_EQ(compare(c, session, device), "") << where;
+}
+
 class PlanShownIsRun : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PlanShownIsRun, AtEveryDeclaredBindingFusedAndUnfused) {
@@ -103,17 +118,8 @@ TEST_P(PlanShownIsRun, AtEveryDeclaredBindingFusedAndUnfused) {
     ASSERT_TRUE(c.ok()) << c.status().to_string();
     auto session = rt::Session::create(c->program, rt::KernelRegistry::standard(), {1});
     ASSERT_TRUE(session.ok()) << session.status().to_string();
-    for (const auto& bind : m->bindings) {
-      const std::string where = profiling::bindings_text(bind) + (fuse ? " fused" : " unfused");
-      auto shapes = profiling::bound_input_shapes(c->program, bind);
-      ASSERT_TRUE(shapes.ok()) << where << ": " << shapes.status().to_string();
-      const auto inputs = profiling::random_inputs(c->program, *shapes, {}, 1);
-      std::vector<rt::Tensor> views;
-      for (const auto& h : inputs) views.push_back(h.view());
-      auto out = (*session)->run(views);
-      ASSERT_TRUE(out.ok()) << where << ": " << out.status().to_string();
-      EXPECT_EQ(compare(*c, **session), "") << where;
-    }
+    for (const auto& bind : m->bindings)
+      run_and_compare(*c, **session, bind, fuse ? " fused" : " unfused", /*device=*/false);
   }
 }
 
@@ -140,17 +146,7 @@ TEST_P(PlanShownIsRun, OnTheVulkanBackend) {
   // The smallest declared binding only: a software device (lavapipe) takes minutes on the
   // largest, and the CPU test above covers all three with the same plan.
   ASSERT_FALSE(m->bindings.empty());
-  for (const auto& bind : {m->bindings.front()}) {
-    const std::string where = profiling::bindings_text(bind) + " vulkan";
-    auto shapes = profiling::bound_input_shapes(c->program, bind);
-    ASSERT_TRUE(shapes.ok()) << where << ": " << shapes.status().to_string();
-    const auto inputs = profiling::random_inputs(c->program, *shapes, {}, 1);
-    std::vector<rt::Tensor> views;
-    for (const auto& h : inputs) views.push_back(h.view());
-    auto out = (*session)->run(views);
-    ASSERT_TRUE(out.ok()) << where << ": " << out.status().to_string();
-    EXPECT_EQ(compare(*c, **session, /*device=*/true), "") << where;
-  }
+  run_and_compare(*c, **session, m->bindings.front(), " vulkan", /*device=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedModels, PlanShownIsRun,
