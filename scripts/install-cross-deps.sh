@@ -24,17 +24,9 @@ done
 [ "$need_arch" -eq 0 ] && [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "sod2: installing the arm64 cross toolchain and :arm64 packages: ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null; then SUDO="sudo"; else
-    echo "sod2: need root (or sudo) to install: ${missing[*]}" >&2; exit 1
-  fi
-fi
-export DEBIAN_FRONTEND=noninteractive
-APT=(apt-get -o DPkg::Lock::Timeout=600 -q -y)
 if [ "$need_arch" -eq 1 ]; then
-  $SUDO dpkg --add-architecture arm64
+  bash "$(dirname "$0")/apt-install.sh" --arch arm64 "${missing[@]}"
+else
+  bash "$(dirname "$0")/apt-install.sh" "${missing[@]}"
 fi
-$SUDO "${APT[@]}" update >/dev/null
-$SUDO "${APT[@]}" install --no-install-recommends "${missing[@]}" >/dev/null
 echo "sod2: cross packages installed"

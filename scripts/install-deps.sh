@@ -27,14 +27,5 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "sod2: installing missing Debian packages: ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null; then SUDO="sudo"; else
-    echo "sod2: need root (or sudo) to install: ${missing[*]}" >&2; exit 1
-  fi
-fi
-export DEBIAN_FRONTEND=noninteractive
-APT=(apt-get -o DPkg::Lock::Timeout=600 -q -y)
-$SUDO "${APT[@]}" update >/dev/null
-$SUDO "${APT[@]}" install --no-install-recommends "${missing[@]}" >/dev/null
+bash "$(dirname "$0")/apt-install.sh" "${missing[@]}"
 echo "sod2: packages installed"
