@@ -162,7 +162,10 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
     if (it != d.at.binding.end()) values[info.symbol.name()] = it->second;
   }
   binding["values"] = values;
-  binding["version"] = d.at.version;  // -1: the whole-range plan
+  // -1: the whole-range plan; -2: greedy by size at this binding (runtime/program/binding_layout.h)
+  binding["version"] = d.at.version;
+  binding["layout"] = plan::version_text(d.at.version, p.versions.versions.size());
+  binding["version_arena_bytes"] = d.at.version_arena_bytes;
   doc["binding"] = binding;
 
   Json inst = Json::array();

@@ -6,6 +6,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "runtime/program/binding_layout.h"
+
 namespace sod2::profiling {
 namespace {
 
@@ -51,8 +53,7 @@ void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
       << "\n";
   const int32_t version = r.report.runs.empty() ? -1 : r.report.runs.back().plan_version;
   out << "Binding: " << (r.bindings.empty() ? "(none)" : r.bindings) << ", threads "
-      << r.report.threads << ", plan version "
-      << (version < 0 ? std::string("whole-range") : std::to_string(version)) << "\n\n";
+      << r.report.threads << ", plan version " << plan::version_text(version) << "\n\n";
   const LatencyStats& s = r.stats;
   out << "Latency (ms): count=" << s.count << " first=" << fixed(s.first_ms)
       << " warmup_avg=" << fixed(s.warmup_avg_ms) << " avg=" << fixed(s.avg_ms)

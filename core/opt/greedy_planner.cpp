@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/opt/memory_stats.h"
+#include "runtime/program/binding_layout.h"
 
 namespace sod2::opt {
 
@@ -76,6 +77,12 @@ GreedyPlan plan_greedy_by_size(std::span<const int64_t> sizes, std::span<const L
                                std::span<const int32_t> segments, PlacementOrder rule) {
   GreedyPlan plan;
   plan.offsets.assign(sizes.size(), 0);
+  if (segments.empty() && rule == PlacementOrder::kBySize) {
+    // The runtime's own greedy (what a binding may run with): one definition of the yardstick.
+    plan::GreedyLayout greedy;
+    plan.arena_bytes = greedy.place(sizes, lives, plan.offsets);
+    return plan;
+  }
   std::vector<int32_t> placed;  // sorted by offset, then by placement
   placed.reserve(sizes.size());
   for (int32_t t : placement_order(sizes, lives, segments, rule)) {

@@ -214,6 +214,12 @@ const PlanProgram& MemoryPlan::program_of(int32_t version) const {
   return version < 0 ? program : versions.versions[static_cast<size_t>(version)].program;
 }
 
+bool binding_greedy_applies(const MemoryPlan& plan, const RdpResult& rdp) {
+  const auto symbols = plan.program.symbols();
+  return std::none_of(symbols.begin(), symbols.end(),
+                      [&](const sym::Symbol& s) { return rdp.is_execution_symbol(s); });
+}
+
 Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& rdp,
                                       const sym::Binding& binding, std::optional<int32_t> version) {
   PlanAtBinding at;
@@ -226,13 +232,24 @@ Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& r
   PlanInstance inst = program.make_instance();
   SOD2_RETURN_IF_ERROR(program.instantiate(inputs, &inst));
   const size_t n = inst.num_tensors();
-  std::vector<int64_t> sizes(n);
-  at.tensors.resize(n);
+  // Sizes, offsets, arena: as the runtime's plan values, so it and this pick the same layout.
+  std::vector<int64_t> values(2 * n + 1);
   for (size_t t = 0; t < n; ++t) {
-    sizes[t] = inst.size(t);
-    at.tensors[t] = {inst.size(t), inst.offset(t), plan.lives[t]};
+    values[t] = inst.size(t);
+    values[n + t] = inst.offset(t);
   }
-  at.arena_bytes = inst.arena_bytes();
+  values[2 * n] = inst.arena_bytes();
+  at.version_arena_bytes = inst.arena_bytes();
+  if (!version && binding_greedy_applies(plan, rdp)) {
+    plan::GreedyLayout greedy;
+    std::vector<int64_t> scratch;
+    if (plan::use_greedy_if_smaller(values, plan.lives, &greedy, &scratch))
+      at.version = plan::kBindingGreedyVersion;
+  }
+  const std::vector<int64_t> sizes(values.begin(), values.begin() + static_cast<ptrdiff_t>(n));
+  at.tensors.resize(n);
+  for (size_t t = 0; t < n; ++t) at.tensors[t] = {values[t], values[n + t], plan.lives[t]};
+  at.arena_bytes = values[2 * n];
   at.lower_bound_bytes = peak_live_bytes(sizes, plan.lives);
   at.naive_bytes = total_bytes(sizes);
   at.greedy_bytes = plan_greedy_by_size(sizes, plan.lives).arena_bytes;

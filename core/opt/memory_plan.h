@@ -19,6 +19,7 @@
 #include "core/opt/tensor_sizes.h"
 #include "core/rdp/rdp.h"
 #include "core/sym/evaluate.h"
+#include "runtime/program/binding_layout.h"
 
 namespace sod2::opt {
 
@@ -64,22 +65,30 @@ int32_t count_kernels(const Graph& graph);
 // Steps that launch a kernel: units with a node other than Constant.
 int32_t count_kernel_steps(const Graph& graph, const StepUnits& units);
 
+// Whether a binding may run with greedy by size at its own sizes instead of its plan version's
+// layout (runtime/program/binding_layout.h): when the plan needs no execution symbol.
+bool binding_greedy_applies(const MemoryPlan& plan, const RdpResult& rdp);
+
 // A plan at one binding.
 struct PlanAtBinding {
   sym::Binding binding;  // as given, plus upper bounds for unbound execution symbols
-  int32_t version = -1;  // MemoryPlan::version_for(binding)
+  // MemoryPlan::version_for(binding), or plan::kBindingGreedyVersion where greedy by size at
+  // this binding's sizes needs a smaller arena (what the runtime then runs with).
+  int32_t version = -1;
   std::vector<PlacedTensor> tensors;
   int64_t arena_bytes = 0;
+  int64_t version_arena_bytes = 0;      // of the cell's version's own layout (= arena_bytes
+                                        // unless the binding's greedy replaced it)
   int64_t lower_bound_bytes = 0;        // peak live bytes in the plan's order
   int64_t naive_bytes = 0;              // no reuse
   int64_t greedy_bytes = 0;             // greedy by size at this binding, same order
   int64_t source_order_peak_bytes = 0;  // peak live bytes in the source order
 };
 
-// Instantiates the plan at `binding` (input symbols bound, execution symbols optional) and
-// computes the yardsticks. Errors: a symbol the plan needs is unbound, or a size overflows.
-// `version` forces a version (-1: the whole-range plan) instead of the binding's own, which any
-// version's layout must survive.
+// Instantiates the plan at `binding` (input symbols bound, execution symbols optional) as the
+// runtime does, and computes the yardsticks. Errors: a symbol the plan needs is unbound, or a
+// size overflows. `version` forces a version (-1: the whole-range plan) and its own layout
+// instead of the binding's, which any version's layout must survive.
 Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& rdp,
                                       const sym::Binding& binding,
                                       std::optional<int32_t> version = std::nullopt);

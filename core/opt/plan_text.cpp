@@ -90,6 +90,11 @@ std::string plan_at_binding_text(const MemoryPlan& plan, const PlanAtBinding& at
     const PlanVersions& v = plan.versions;
     out += "version  " + std::to_string(at.version) + " of " + std::to_string(v.versions.size()) +
            " bucketed, for " + v.grid.cell_text(v.grid.cell_of(at.binding)) + "\n";
+  } else if (at.version == plan::kBindingGreedyVersion) {
+    out +=
+        "layout   greedy by size at this binding: every size is known before the first step, "
+        "and it needs less than the ahead-of-time plan (" +
+        std::to_string(at.version_arena_bytes) + " bytes)\n";
   }
   std::vector<std::vector<std::string>> rows{{"tensor", "steps", "size", "offset"}};
   for (size_t t = 0; t < at.tensors.size(); ++t) {

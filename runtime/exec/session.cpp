@@ -155,6 +155,8 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   const ProgramDesc& p = s->program_;
   s->arena_life_ = std::move(lives.life);
   s->arena_used_ = std::move(lives.used);
+  s->binding_greedy_ = std::none_of(p.symbols.begin(), p.symbols.end(),
+                                    [](const SymbolDesc& d) { return d.execution; });
   s->placed_.resize(p.num_arena_tensors);
   const int64_t physical = physical_memory_bytes();
   s->max_bytes_ = lim.max_bytes > 0 ? lim.max_bytes : physical > 0 ? physical / 2 : INT64_MAX;
@@ -394,6 +396,7 @@ Status Session::instantiate_plan() {
                            " bytes");
     }
   }
+  if (binding_greedy_) use_binding_greedy();
   if (arena_bytes_ > max_bytes_) {
     return resource_exhausted("the memory plan needs an arena of " + std::to_string(arena_bytes_) +
                               " bytes at these input sizes, above the limit of " +
@@ -403,6 +406,20 @@ Status Session::instantiate_plan() {
   // Tensors already written keep their offsets; only the bytes up to the old size matter.
   return arena_->reserve(static_cast<size_t>(arena_bytes_),
                          static_cast<size_t>(std::max<int64_t>(old_bytes, 0)));
+}
+
+void Session::use_binding_greedy() {
+  if (greedy_in_ != plan_values_) {
+    greedy_in_ = plan_values_;
+    greedy_used_ =
+        plan::use_greedy_if_smaller(plan_values_, arena_life_, &greedy_layout_, &greedy_scratch_);
+    greedy_out_ = plan_values_;
+  } else {
+    plan_values_ = greedy_out_;
+  }
+  if (!greedy_used_) return;
+  arena_bytes_ = plan_values_.back();
+  plan_version_ = plan::kBindingGreedyVersion;
 }
 
 Status Session::verify_instantiated_plan() {

@@ -20,6 +20,7 @@
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/memory/arena.h"
 #include "runtime/memory/offset_allocator.h"
+#include "runtime/program/binding_layout.h"
 #include "runtime/program/plan_layout.h"
 #include "runtime/program/program.h"
 #include "runtime/threads/thread_pool.h"
@@ -97,7 +98,8 @@ class Session {
   const ProgramDesc& program() const { return program_; }
   size_t arena_capacity() const { return arena_->capacity(); }
   int64_t arena_bytes() const { return arena_bytes_; }  // of the last run's plan
-  // The plan version the last run used: -1 for the whole-range plan (ProgramDesc::plan_versions).
+  // The plan version the last run used: -1 for the whole-range plan (ProgramDesc::plan_versions),
+  // plan::kBindingGreedyVersion for greedy by size at the run's sizes.
   int32_t plan_version() const { return plan_version_; }
   // The last run's instantiated plan as the plan program gave it with every symbol the run bound:
   // each arena tensor's size, then each offset, then the arena size (what `sod2 run --dump-plan`
@@ -158,6 +160,8 @@ class Session {
   // Proves the layout plan_values_ describes sound (plan_layout.h), unless it is the layout
   // proved last.
   Status verify_instantiated_plan();
+  // Swaps in greedy by size at this run's sizes when its arena is smaller (binding_layout.h).
+  void use_binding_greedy();
   // Between nodes and loop iterations: the run's cancel flag and time limit.
   Status check_run_alive() const;
   // Before a Loop's or Scan's iteration `iteration` (from 0): the iteration limit, then
@@ -226,6 +230,12 @@ class Session {
   std::vector<plan::PlacedTensor> placed_;
   plan::LayoutVerifier layout_verifier_;
   std::vector<int64_t> verified_plan_values_;
+  // A binding's greedy layout (binding_layout.h), for programs without execution symbols; the
+  // last plan values it was asked about and its answer, so a repeated binding costs a compare.
+  bool binding_greedy_ = false;
+  plan::GreedyLayout greedy_layout_;
+  std::vector<int64_t> greedy_in_, greedy_out_, greedy_scratch_;
+  bool greedy_used_ = false;
 };
 
 }  // namespace sod2::rt

@@ -149,12 +149,25 @@ TEST_P(CorpusPlan, VerifiedAtBenchmarkAndRandomBindings) {
       ASSERT_TRUE(fst.ok()) << where << ", version " << v << ": " << fst.to_string();
     }
     if (i < 5) {
-      const SymbolicPlan& symbolic = plan->symbolic_of(at->version);
+      // The cell's version lays out as its expressions say; the binding runs it, or greedy by
+      // size at its sizes where that needs less.
+      const int32_t own = plan->version_for(at->binding);
+      auto planned = evaluate_plan(*plan, *rdp, bindings[i], own);
+      ASSERT_TRUE(planned.ok()) << planned.status().to_string();
+      const SymbolicPlan& symbolic = plan->symbolic_of(own);
       for (size_t t = 0; t < at->tensors.size(); ++t) {
-        ASSERT_EQ(at->tensors[t].offset, *sym::evaluate(symbolic.offsets[t], at->binding));
+        ASSERT_EQ(planned->tensors[t].offset, *sym::evaluate(symbolic.offsets[t], at->binding));
         ASSERT_EQ(at->tensors[t].size, *sym::evaluate(symbolic.sizes[t], at->binding));
       }
-      EXPECT_EQ(at->arena_bytes, *sym::evaluate(symbolic.arena_bytes, at->binding));
+      EXPECT_EQ(planned->arena_bytes, *sym::evaluate(symbolic.arena_bytes, at->binding));
+      EXPECT_EQ(at->version_arena_bytes, planned->arena_bytes);
+      if (at->version == plan::kBindingGreedyVersion) {
+        EXPECT_LT(at->arena_bytes, planned->arena_bytes) << where;
+        EXPECT_EQ(at->arena_bytes, at->greedy_bytes) << where;
+      } else {
+        EXPECT_EQ(at->version, own) << where;
+        EXPECT_EQ(at->arena_bytes, planned->arena_bytes) << where;
+      }
     }
   }
 }

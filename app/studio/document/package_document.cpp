@@ -1,12 +1,13 @@
 #include "app/studio/document/package_document.h"
 
 #include <algorithm>
-#include <functional>
 #include <sstream>
 #include <unordered_map>
 
 #include "core/ops/op_registry.h"
+#include "runtime/exec/plan_check.h"
 #include "runtime/package/package_loader.h"
+#include "runtime/program/binding_layout.h"
 
 namespace sod2::studio {
 namespace {
@@ -70,53 +71,13 @@ Expected<std::unique_ptr<PackageDocument>> PackageDocument::open(const std::stri
     }
   }
 
-  // Lifetimes of the arena tensors over the main graph's steps (its nodes, in order). A body's
-  // read of an outer value counts at its control-flow node's step.
-  const size_t n = p.num_arena_tensors;
-  doc->first_step_.assign(n, -1);
-  doc->last_step_.assign(n, -1);
-  doc->value_of_tensor_.assign(n, -1);
-  if (p.graphs.empty()) return doc;
-  const rt::GraphDesc& main = p.graphs[0];
-  auto tensor_of = [&](int32_t v) -> int64_t {
-    if (v < 0 || static_cast<size_t>(v) >= main.values.size()) return -1;
-    const rt::ValueDesc& d = main.values[static_cast<size_t>(v)];
-    if (d.storage != rt::ValueStorage::kArena || d.arena_tensor < 0 ||
-        static_cast<size_t>(d.arena_tensor) >= n)
-      return -1;
-    return d.arena_tensor;
-  };
-  auto touch = [&](int32_t v, int64_t step, bool write) {
-    const int64_t t = tensor_of(v);
-    if (t < 0) return;
-    const auto i = static_cast<size_t>(t);
-    if (write && doc->first_step_[i] < 0) {
-      doc->first_step_[i] = step;
-      doc->value_of_tensor_[i] = v;
-    }
-    if (doc->first_step_[i] < 0) doc->first_step_[i] = step;
-    doc->last_step_[i] = std::max(doc->last_step_[i], step);
-  };
-  // Outer reads of main-graph values from bodies nested `depth` levels below the main graph.
-  std::function<void(int32_t, int, int64_t)> body_reads = [&](int32_t g, int depth, int64_t step) {
-    if (g < 0 || static_cast<size_t>(g) >= p.graphs.size()) return;
-    for (const rt::ValueDesc& d : p.graphs[static_cast<size_t>(g)].values)
-      if (d.storage == rt::ValueStorage::kOuterScope && d.outer_levels == depth)
-        touch(d.outer_value, step, false);
-    for (const rt::NodeDesc& node : p.graphs[static_cast<size_t>(g)].nodes)
-      for (int32_t sub : node.subgraphs) body_reads(sub, depth + 1, step);
-  };
-  for (size_t i = 0; i < main.nodes.size(); ++i) {
-    const rt::NodeDesc& node = main.nodes[i];
-    const auto step = static_cast<int64_t>(i);
-    for (int32_t v : node.inputs) touch(v, step, false);
-    for (int32_t v : node.outputs) touch(v, step, true);
-    for (int32_t g : node.subgraphs) body_reads(g, 1, step);
-  }
-  const int64_t last = main.nodes.empty() ? 0 : static_cast<int64_t>(main.nodes.size()) - 1;
-  for (int32_t v : main.outputs) touch(v, last, false);
-  for (size_t t = 0; t < n; ++t)
-    if (doc->first_step_[t] < 0) doc->first_step_[t] = doc->last_step_[t] = 0;
+  // The arena tensors' lifetimes as the session derives them, which its greedy layout at a
+  // binding is made over: the view must place tensors where a run would.
+  SOD2_ASSIGN_OR_RETURN(rt::ArenaLifetimes lives, rt::check_program_dataflow(p));
+  doc->lives_ = std::move(lives.life);
+  doc->value_of_tensor_ = std::move(lives.value);
+  doc->binding_greedy_ = std::none_of(p.symbols.begin(), p.symbols.end(),
+                                      [](const rt::SymbolDesc& d) { return d.execution; });
   return doc;
 }
 
@@ -176,6 +137,13 @@ Expected<PackagePlanAt> PackageDocument::plan_at(
     return invalid_model(path_ + ": the plan program has " + std::to_string(out.size()) +
                          " outputs for " + std::to_string(n) + " arena tensors");
   SOD2_RETURN_IF_ERROR(program->run(inputs, out, scratch));
+  if (binding_greedy_ && lives_.size() == n) {
+    plan::GreedyLayout greedy;
+    std::vector<int64_t> greedy_scratch;
+    if (plan::use_greedy_if_smaller(std::span<int64_t>(out.data(), 2 * n + 1), lives_, &greedy,
+                                    &greedy_scratch))
+      at.version = plan::kBindingGreedyVersion;
+  }
   at.sizes.assign(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n));
   at.offsets.assign(out.begin() + static_cast<std::ptrdiff_t>(n),
                     out.begin() + static_cast<std::ptrdiff_t>(2 * n));
@@ -192,8 +160,8 @@ TimelineModel PackageDocument::timeline(const PackagePlanAt& at) const {
     const int32_t v = value_of_tensor_[t];
     r.name = main && v >= 0 ? main->values[static_cast<size_t>(v)].name
                             : "arena tensor " + std::to_string(t);
-    r.first_step = first_step_[t];
-    r.last_step = last_step_[t];
+    r.first_step = lives_[t].first_step;
+    r.last_step = lives_[t].last_step;
     r.offset = at.offsets[t];
     r.size = at.sizes[t];
     r.size_expr = "(compiled)";
@@ -339,11 +307,7 @@ std::string PackageDocument::summary_report(const PackagePlanAt& at) const {
   out << "memory at this binding\n";
   out << "  arena        " << human_bytes(at.arena_bytes) << " (" << program_.num_arena_tensors
       << " tensors)\n";
-  out << "  plan         "
-      << (at.version < 0 ? std::string("whole-range plan")
-                         : "version " + std::to_string(at.version) + " of " +
-                               std::to_string(program_.plan_versions.size()))
-      << "\n";
+  out << "  plan         " << plan::version_text(at.version, program_.plan_versions.size()) << "\n";
   return out.str();
 }
 

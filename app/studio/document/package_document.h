@@ -14,6 +14,7 @@
 #include "app/studio/graph/display_graph.h"
 #include "app/studio/plan/timeline_model.h"
 #include "core/status/status.h"
+#include "runtime/program/plan_layout.h"
 #include "runtime/program/program.h"
 
 namespace sod2::studio {
@@ -21,8 +22,8 @@ namespace sod2::studio {
 // The package's plan at one binding.
 struct PackagePlanAt {
   std::map<std::string, int64_t> values;  // every symbol (execution symbols not given: at bound)
-  int32_t version = -1;                   // -1: the whole-range plan, else plan_versions[i]
-  std::vector<int64_t> sizes, offsets;    // per arena tensor
+  int32_t version = -1;  // -1: the whole-range plan, else plan_versions[i] or a binding's greedy
+  std::vector<int64_t> sizes, offsets;  // per arena tensor
   int64_t arena_bytes = 0;
 };
 
@@ -60,8 +61,9 @@ class PackageDocument {
   rt::ProgramDesc program_;
   std::vector<SymbolControl> symbols_;
   // Per arena tensor: the first and last step it is live, and a value that lives there.
-  std::vector<int64_t> first_step_, last_step_;
-  std::vector<int32_t> value_of_tensor_;
+  std::vector<plan::Lifetime> lives_;     // per arena tensor, as the session derives them
+  std::vector<int32_t> value_of_tensor_;  // per arena tensor: its main-graph value, or -1
+  bool binding_greedy_ = false;           // no execution symbols: a binding may run greedy
 };
 
 }  // namespace sod2::studio

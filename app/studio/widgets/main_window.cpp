@@ -48,6 +48,7 @@
 #include "core/ops/op_registry.h"
 #include "core/store/profile_store.h"
 #include "runtime/package/package_loader.h"
+#include "runtime/program/binding_layout.h"
 
 namespace sod2::studio {
 namespace {
@@ -607,10 +608,10 @@ bool MainWindow::applyPackageBinding(const std::map<std::string, int64_t>& value
   summary_->setPlainText(qs(pkg_->summary_report(*pkg_at_)));
   const int selected = graph_view_->selectedNode();
   if (selected >= 0) showDisplayNode(selected);
-  status_->setText(tr("arena %1 (plan %2)")
-                       .arg(qs(human_bytes(pkg_at_->arena_bytes)))
-                       .arg(pkg_at_->version < 0 ? tr("for the whole range")
-                                                 : tr("version %1").arg(pkg_at_->version)));
+  status_->setText(
+      tr("arena %1 (plan %2)")
+          .arg(qs(human_bytes(pkg_at_->arena_bytes)))
+          .arg(qs(plan::version_text(pkg_at_->version, pkg_->program().plan_versions.size()))));
   return true;
 }
 

@@ -37,12 +37,11 @@ TEST(Session, RunsInThePlannedArenaAndAllocatesNothingOnceWarm) {
 }
 
 TEST(Session, PicksThePlanVersionOfTheBindingsCell) {
-  // Version 0 (for n > 10) swaps the two tensors (y at 0, a above it) and, to tell it apart,
-  // asks for 64 more arena bytes.
+  // Version 0 (for n > 10) swaps the two tensors (y at 0, a above it).
   ProgramDesc p = chain_program();
   const sym::SymExpr n(sym::symbol("n"));
   const sym::SymExpr size = 64 * sym::floordiv(4 * n + 63, sym::SymExpr(64));
-  std::vector<sym::SymExpr> outs{size, size, size, sym::SymExpr(0), 2 * size + 64};
+  std::vector<sym::SymExpr> outs{size, size, size, sym::SymExpr(0), 2 * size};
   p.plan_versions.push_back(
       *sym::compile_shape_program(outs, std::vector<sym::Symbol>{sym::symbol("n")}));
   p.plan_grid.symbols = {0};
@@ -66,7 +65,40 @@ TEST(Session, PicksThePlanVersionOfTheBindingsCell) {
     EXPECT_EQ((*s)->plan_version(), len > 10 ? 0 : -1);
     EXPECT_FLOAT_EQ((*out)[0].as<float>()[len - 1], 4.f * (len - 1));
     const int64_t bytes = (4 * len + 63) / 64 * 64;
-    EXPECT_EQ((*s)->arena_bytes(), 2 * bytes + (len > 10 ? 64 : 0));
+    EXPECT_EQ((*s)->arena_bytes(), 2 * bytes);
+    EXPECT_EQ((*s)->plan_values()[2], len > 10 ? bytes : 0);  // a's offset
+  }
+}
+
+TEST(Session, RunsGreedyBySizeWhereTheVersionWastesBytes) {
+  // Version 0 (for n > 10) leaves 64 bytes unused: at those sizes greedy by size needs less, and
+  // with every size known before the first step the session runs that instead.
+  ProgramDesc p = chain_program();
+  const sym::SymExpr n(sym::symbol("n"));
+  const sym::SymExpr size = 64 * sym::floordiv(4 * n + 63, sym::SymExpr(64));
+  std::vector<sym::SymExpr> outs{size, size, size + 64, sym::SymExpr(0), 2 * size + 64};
+  p.plan_versions.push_back(
+      *sym::compile_shape_program(outs, std::vector<sym::Symbol>{sym::symbol("n")}));
+  p.plan_grid.symbols = {0};
+  p.plan_grid.uppers = {{10, 100}};
+  p.version_of_cell = {-1, 0};
+  auto s = Session::create(std::move(p), test_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  for (int len : {20, 5, 30}) {
+    HostTensor x(DType::kFloat, Shape{len});
+    for (int i = 0; i < len; ++i) x.data<float>()[i] = static_cast<float>(i);
+    const Tensor in[] = {x.view()};
+    auto out = (*s)->run(in);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_FLOAT_EQ((*out)[0].as<float>()[len - 1], 4.f * (len - 1));
+    const int64_t bytes = (4 * len + 63) / 64 * 64;
+    EXPECT_EQ((*s)->plan_version(), len > 10 ? plan::kBindingGreedyVersion : -1);
+    EXPECT_EQ((*s)->arena_bytes(), 2 * bytes);
+    EXPECT_EQ((*s)->plan_values().back(), 2 * bytes);
+    // Runs at the binding seen last reuse its layout: no planning, no allocation.
+    const int64_t before = g_allocations.load();
+    for (int r = 0; r < 3; ++r) ASSERT_TRUE((*s)->run(in).ok());
+    EXPECT_EQ(g_allocations.load(), before) << "n=" << len;
   }
 }
 

@@ -1,0 +1,51 @@
+// The layout one binding runs with. A plan version's offsets are expressions chosen ahead of time
+// for a whole cell of input sizes; at a binding where every size is known before the first step
+// (a plan without execution symbols) greedy by size over those exact sizes can need less. The
+// compiler's reports and the runtime both call this, so the plan a person is shown at a binding
+// is the plan that runs there.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/program/plan_layout.h"
+
+namespace sod2::plan {
+
+// The version number reports and sessions give a binding's greedy layout (plan versions are
+// -1 for the whole-range plan and 0.. for the bucketed ones).
+inline constexpr int32_t kBindingGreedyVersion = -2;
+
+// How reports name a version: "whole-range plan", "version 2 of 5" ("version 2" without a
+// count), "greedy by size at this binding".
+std::string version_text(int32_t version, size_t num_versions = 0);
+
+// Greedy by size: tensors in order of size descending (ties: earlier first step, then index),
+// each at the smallest gap between lifetime-overlapping tensors placed before it that holds it,
+// else on top of them. Keeps its working buffers between calls.
+class GreedyLayout {
+ public:
+  // Writes each tensor's offset; returns the arena size. Sizes are aligned bytes (so are the
+  // offsets then); lives run parallel to sizes.
+  int64_t place(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
+                std::span<int64_t> offsets);
+  // The most bytes live at one step: no layout needs less.
+  int64_t peak_live(std::span<const int64_t> sizes, std::span<const Lifetime> lives);
+
+ private:
+  std::vector<std::pair<int64_t, int64_t>> events_;  // (step, bytes in or out)
+  std::vector<int32_t> order_;
+  std::vector<int32_t> placed_;  // by offset, then by placement
+};
+
+// `values` is a plan program's output at one binding: n sizes, n offsets, the arena size.
+// Replaces the offsets and the arena size by greedy by size's when that arena is smaller, and
+// says whether it did. Only for plans without execution symbols: a size learnt mid-run must not
+// move a tensor already written, which the plan's own offsets guarantee and this does not.
+bool use_greedy_if_smaller(std::span<int64_t> values, std::span<const Lifetime> lives,
+                           GreedyLayout* greedy, std::vector<int64_t>* scratch);
+
+}  // namespace sod2::plan
