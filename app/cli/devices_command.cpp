@@ -1,7 +1,6 @@
-#include <iomanip>
-
 #include "app/cli/command_line.h"
 #include "app/cli/device_commands.h"
+#include "core/text/text_table.h"
 #include "plugins/device/transport_registry.h"
 #include "runtime/vulkan/vulkan_context.h"
 
@@ -28,13 +27,12 @@ int run_devices(const std::vector<std::string>& args, std::ostream& out, std::os
       err << "sod2 devices: " << devices.status().message() << "\n";
       return 1;
     }
-    out << std::left << std::setw(8) << "INDEX" << std::setw(18) << "TYPE" << std::setw(10)
-        << "VULKAN"
-        << "NAME\n";
+    text::TextTable table({{"INDEX", text::Align::kRight}, {"TYPE"}, {"VULKAN"}, {"NAME"}});
     for (const auto& d : *devices) {
-      out << std::setw(8) << d.index << std::setw(18) << d.type << std::setw(10) << d.api << d.name
-          << (d.has_compute ? "" : "  (no compute queue)") << "\n";
+      table.add_row({std::to_string(d.index), d.type, d.api,
+                     d.name + (d.has_compute ? "" : "  (no compute queue)")});
     }
+    out << table.str();
     return 0;
   }
   const std::vector<std::string> transports = device::available_transports();
@@ -43,8 +41,8 @@ int run_devices(const std::vector<std::string>& args, std::ostream& out, std::os
         << " (set SOD2_PLUGIN_DIR to the folder holding libsod2_transport_*.so)\n";
     return 1;
   }
-  out << std::left << std::setw(28) << "ID" << std::setw(16) << "STATE" << std::setw(34) << "MODEL"
-      << "DETAIL\n";
+  text::TextTable table(
+      {{"ID", text::Align::kLeft, 40}, {"STATE"}, {"MODEL", text::Align::kLeft, 40}, {"DETAIL"}});
   int problems = 0;
   for (const std::string& name : transports) {
     auto t = device::load_transport(name);
@@ -56,20 +54,17 @@ int run_devices(const std::vector<std::string>& args, std::ostream& out, std::os
     auto list = (*t)->list();
     if (!list.ok()) {
       // One transport failing (adb missing) must not hide the others' devices.
-      out << std::setw(28) << (name + ":*") << std::setw(16) << "unavailable" << std::setw(34) << ""
-          << list.status().message() << "\n";
+      table.add_row({name + ":*", "unavailable", "", list.status().message()});
       continue;
     }
     for (const device::DeviceEntry& d : *list) {
-      out << std::setw(28) << d.id << std::setw(16) << d.state << std::setw(34)
-          << (d.model.empty() ? "-" : d.model) << d.detail << "\n";
+      table.add_row({d.id, d.state, d.model.empty() ? "-" : d.model, d.detail});
     }
     if (list->empty()) {
-      out << std::setw(28) << (name + ":*") << std::setw(16) << "none" << std::setw(34) << ""
-          << "no device attached"
-          << "\n";
+      table.add_row({name + ":*", "none", "", "no device attached"});
     }
   }
+  out << table.str();
   return problems ? 1 : 0;
 }
 

@@ -1,11 +1,14 @@
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 
 #include "app/cli/command_line.h"
 #include "app/cli/device_commands.h"
 #include "app/profiling/profile_report.h"
 #include "app/profiling/run_compare.h"
 #include "core/store/profile_store.h"
+#include "core/text/text_table.h"
 
 namespace sod2::cli {
 namespace {
@@ -16,9 +19,34 @@ std::string ms(double v) {
   return buf;
 }
 
-std::string cell(std::string s, size_t w, bool left = false) {
-  if (s.size() > w) s = s.substr(0, w - 1) + "~";
-  return left ? s + std::string(w - s.size(), ' ') : std::string(w - s.size(), ' ') + s;
+using text::Align;
+using text::TextTable;
+
+// The names a person may call a recorded model by: the stored name ("yolo_tiny/model.onnx" for
+// a file with a generic name), the path, either's file name and stem, and for
+// ".../yolo_tiny/model.onnx" its folder, which is what the model is called.
+bool model_matches(const store::RunRecord& r, const std::string& wanted) {
+  if (wanted.empty()) return true;
+  for (const std::string& stored : {r.model_name, r.model_path}) {
+    if (stored.empty()) continue;
+    const std::filesystem::path p(stored);
+    if (stored == wanted || p.filename() == wanted || p.stem() == wanted ||
+        p.parent_path() / p.stem() == wanted)
+      return true;
+    if (p.stem() == "model" && p.has_parent_path() && p.parent_path().filename() == wanted)
+      return true;
+  }
+  const bool hex = std::all_of(wanted.begin(), wanted.end(),
+                               [](unsigned char c) { return std::isxdigit(c) != 0; });
+  return hex && r.model_sha256.rfind(wanted, 0) == 0;
+}
+
+// Runs of one model: the same file, or the same model under the same name or path (edited or
+// re-exported), whose groups are the same nodes.
+bool same_model(const store::RunRecord& a, const store::RunRecord& b) {
+  return a.model_sha256 == b.model_sha256 ||
+         (!a.model_name.empty() && a.model_name == b.model_name) ||
+         (!a.model_path.empty() && a.model_path == b.model_path);
 }
 
 int64_t parse_run_id(const std::string& s) {
@@ -32,23 +60,32 @@ int64_t parse_run_id(const std::string& s) {
 }
 
 void print_runs(const std::vector<store::RunRecord>& runs, std::ostream& out) {
-  out << cell("RUN", 6) << "  " << cell("WHEN (UTC)", 20, true) << "  " << cell("DEVICE", 18, true)
-      << "  " << cell("MODEL", 22, true) << "  " << cell("BINDING", 20, true) << cell("THR", 4)
-      << cell("AVG MS", 10) << cell("STD", 8) << cell("ARENA", 10) << cell("PEAK RSS", 10)
-      << "  STATUS\n";
-  for (const store::RunRecord& r : runs) {
-    out << cell(std::to_string(r.id), 6) << "  " << cell(r.started_at, 20, true) << "  "
-        << cell(r.device.device_id, 18, true) << "  " << cell(r.model_name, 22, true) << "  "
-        << cell(r.bindings, 20, true) << cell(std::to_string(r.threads), 4)
-        << cell(r.ok ? ms(r.avg_ms) : "-", 10) << cell(r.ok ? ms(r.std_ms) : "-", 8)
-        << cell(r.ok ? human_bytes(r.arena_bytes) : "-", 10)
-        << cell(r.ok ? human_bytes(r.peak_rss_bytes) : "-", 10) << "  "
-        << (r.ok ? "ok" : "failed: " + r.failure) << "\n";
+  if (runs.empty()) {
+    out << "(no runs recorded yet: sod2 profile MODEL records one)\n";
+    return;
   }
-  if (runs.empty()) out << "(no runs recorded yet: sod2 profile MODEL records one)\n";
+  TextTable table({{"RUN", Align::kRight},
+                   {"WHEN (UTC)"},
+                   {"DEVICE", Align::kLeft, 24},
+                   {"MODEL", Align::kLeft, 36},
+                   {"BINDING", Align::kLeft, 36},
+                   {"THR", Align::kRight},
+                   {"AVG MS", Align::kRight},
+                   {"STD", Align::kRight},
+                   {"ARENA", Align::kRight},
+                   {"PEAK RSS", Align::kRight},
+                   {"STATUS"}});
+  for (const store::RunRecord& r : runs) {
+    table.add_row({std::to_string(r.id), r.started_at, r.device.device_id, r.model_name, r.bindings,
+                   std::to_string(r.threads), r.ok ? ms(r.avg_ms) : "-", r.ok ? ms(r.std_ms) : "-",
+                   r.ok ? human_bytes(r.arena_bytes) : "-",
+                   r.ok ? human_bytes(r.peak_rss_bytes) : "-",
+                   r.ok ? "ok" : "failed: " + r.failure});
+  }
+  out << table.str();
 }
 
-int compare(store::ProfileStore& db, int64_t a_id, int64_t b_id, std::ostream& out,
+int compare(store::ProfileStore& db, int64_t a_id, int64_t b_id, bool force, std::ostream& out,
             std::ostream& err) {
   auto a = db.run(a_id);
   auto b = db.run(b_id);
@@ -62,6 +99,18 @@ int compare(store::ProfileStore& db, int64_t a_id, int64_t b_id, std::ostream& o
           << "): it has no timings to compare\n";
       return 1;
     }
+  }
+  if (!same_model(*a, *b)) {
+    if (!force) {
+      err << "sod2 history: run " << a->id << " is of " << a->model_name << " and run " << b->id
+          << " of " << b->model_name
+          << ": groups of different models are different nodes, so a group-by-group comparison "
+             "would pair unrelated ones that happen to share a name; pass --force to compare "
+             "them anyway\n";
+      return 1;
+    }
+    out << "warning: different models (" << a->model_name << ", " << b->model_name
+        << "): only groups with the same name are paired, and they need not be the same nodes\n";
   }
   out << "A: run " << a->id << "  " << a->model_name << "  " << a->device.device_id << "  "
       << a->bindings << "  " << a->started_at << "\n";
@@ -78,14 +127,18 @@ int compare(store::ProfileStore& db, int64_t a_id, int64_t b_id, std::ostream& o
       << human_bytes(b->arena_bytes) << ", peak RSS " << human_bytes(a->peak_rss_bytes) << " -> "
       << human_bytes(b->peak_rss_bytes) << "\n\n";
   const std::vector<profiling::GroupDelta> rows = profiling::compare_groups(*a, *b);
-  out << cell("op types", 26, true) << cell("A ms", 10) << cell("B ms", 10) << cell("delta ms", 10)
-      << cell("delta", 10) << "  group\n";
+  TextTable table({{"op types", Align::kLeft, 32},
+                   {"A ms", Align::kRight},
+                   {"B ms", Align::kRight},
+                   {"delta ms", Align::kRight},
+                   {"delta", Align::kRight},
+                   {"group"}});
   for (const profiling::GroupDelta& r : rows) {
-    out << cell(r.op_types, 26, true) << cell(r.a_ms < 0 ? "-" : ms(r.a_ms), 10)
-        << cell(r.b_ms < 0 ? "-" : ms(r.b_ms), 10) << cell(r.in_both() ? ms(r.delta_ms()) : "-", 10)
-        << cell(r.in_both() ? pct(r.a_ms, r.b_ms) : (r.a_ms < 0 ? "only B" : "only A"), 10) << "  "
-        << r.name << "\n";
+    table.add_row({r.op_types, r.a_ms < 0 ? "-" : ms(r.a_ms), r.b_ms < 0 ? "-" : ms(r.b_ms),
+                   r.in_both() ? ms(r.delta_ms()) : "-",
+                   r.in_both() ? pct(r.a_ms, r.b_ms) : (r.a_ms < 0 ? "only B" : "only A"), r.name});
   }
+  out << table.str();
   return 0;
 }
 
@@ -93,10 +146,18 @@ int compare(store::ProfileStore& db, int64_t a_id, int64_t b_id, std::ostream& o
 
 int run_history(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CommandLine cl(
-      {{"--model", true, "only runs of this model (name, path or hash prefix)", "M"},
+      {{"--model", true,
+        "only runs of this model: its name as recorded (yolo_tiny/model.onnx), its path, file "
+        "name or stem, its folder for a model.onnx (yolo_tiny), or a prefix of its sha256",
+        "M"},
        {"--device", true, "only runs on this device (local, adb:SERIAL)", "D"},
        {"--limit", true, "at most this many runs, newest first (default 50)", "N"},
-       {"--compare", false, "compare two runs group by group: --compare RUN_A RUN_B", ""},
+       {"--compare", false,
+        "compare two runs group by group: --compare RUN_A RUN_B; runs of different models are "
+        "refused",
+        ""},
+       {"--force", false,
+        "with --compare: compare runs of different models anyway (groups pair by name only)", ""},
        {"--db", true, "the profile store (default ~/.local/share/sod2/profiles.db)", "PATH"},
        {"--help", false, "show this help", ""}});
   store::RunFilter filter;
@@ -104,8 +165,12 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
     cl.parse(args);
     if (cl.has("--help")) {
       out << "usage: sod2 history [--model M] [--device D] [--limit N]\n"
-             "       sod2 history --compare RUN_A RUN_B\n\nRuns recorded by sod2 profile and the "
-             "studio, newest first; --compare shows per-group deltas.\n\noptions:\n"
+             "       sod2 history --compare RUN_A RUN_B [--force]\n\n"
+             "Runs recorded by sod2 profile and the studio, newest first. --model matches the\n"
+             "model's recorded name, path, file name, stem or folder (yolo_tiny for\n"
+             ".../yolo_tiny/model.onnx). --compare shows per-group deltas between two runs of\n"
+             "one model (the same file, or the same name or path); it refuses runs of two\n"
+             "different models, whose groups are different nodes, unless --force.\n\noptions:\n"
           << cl.flags_help();
       return 0;
     }
@@ -128,19 +193,33 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   if (cl.has("--compare")) {
     try {
-      return compare(**db, parse_run_id(cl.positional()[0]), parse_run_id(cl.positional()[1]), out,
-                     err);
+      return compare(**db, parse_run_id(cl.positional()[0]), parse_run_id(cl.positional()[1]),
+                     cl.has("--force"), out, err);
     } catch (const std::invalid_argument& e) {
       err << "sod2 history: " << e.what() << "\n";
       return 1;
     }
   }
-  auto runs = (*db)->runs(filter);
+  // The store matches exact names only; the names people use are matched here, over every run
+  // of the device, newest first, before the limit.
+  store::RunFilter every = filter;
+  every.model.clear();
+  every.limit = -1;  // SQLite: no limit
+  auto runs = (*db)->runs(every);
   if (!runs.ok()) {
     err << "sod2 history: " << runs.status().message() << "\n";
     return 1;
   }
-  print_runs(*runs, out);
+  std::vector<store::RunRecord> shown;
+  for (store::RunRecord& r : *runs)
+    if (static_cast<int64_t>(shown.size()) < filter.limit && model_matches(r, filter.model))
+      shown.push_back(std::move(r));
+  if (shown.empty() && !filter.model.empty() && !runs->empty()) {
+    out << "(no runs of a model called " << filter.model
+        << ": --model takes its name, path, file name, stem or folder, or a sha256 prefix)\n";
+    return 0;
+  }
+  print_runs(shown, out);
   return 0;
 }
 

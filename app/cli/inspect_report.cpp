@@ -1,13 +1,13 @@
 #include "app/cli/inspect_report.h"
 
 #include <algorithm>
-#include <iomanip>
 #include <map>
 #include <sstream>
 
 #include "core/ops/op_registry.h"
 #include "core/rdp/binding.h"
 #include "core/rdp/rdp_summary.h"
+#include "core/text/text_table.h"
 #include "core/version.h"
 
 namespace sod2::cli {
@@ -15,12 +15,15 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string value_name(const Graph& g, ValueId id) { return id == kNoValue ? "" : g.value(id).name; }
+std::string value_name(const Graph& g, ValueId id) {
+  return id == kNoValue ? "" : g.value(id).name;
+}
 
 Json declared_dims_json(const ShapeDecl& shape) {
   if (!shape) return nullptr;
   Json dims = Json::array();
-  for (const DimDecl& d : *shape) dims.push_back(d.is_unknown() ? Json(nullptr) : Json(d.to_string()));
+  for (const DimDecl& d : *shape)
+    dims.push_back(d.is_unknown() ? Json(nullptr) : Json(d.to_string()));
   return dims;
 }
 
@@ -43,6 +46,22 @@ Json dims_at_json(const TensorFact& f, const sym::Binding& b) {
 
 std::string dtype_of(const Value& v, const TensorFact& f) {
   return std::string(data_type_name(f.dtype != DataType::kUndefined ? f.dtype : v.dtype));
+}
+
+// Node names past this many columns lose their middle; their ends tell the layers apart.
+constexpr size_t kNameWidth = 48;
+// Known values past this many are shown as their first few and a count.
+constexpr size_t kValuesShown = 8;
+
+// TensorFact::to_string with a long value list elided: a 64-element constant reads
+// "[64] = (0, 0, 0, 0, … 64 values)", not a line of a thousand characters.
+std::string fact_text(const TensorFact& f) {
+  if (!f.value || f.value->size() <= kValuesShown) return f.to_string();
+  TensorFact shape = f;
+  shape.value.reset();
+  std::vector<std::string> items;
+  for (const sym::SymExpr& e : *f.value) items.push_back(e.to_string());
+  return shape.to_string() + " = (" + text::elided_list(items, kValuesShown) + ")";
 }
 
 // Node outputs and graph outputs get RDP facts; graph inputs and initializers show theirs too.
@@ -97,24 +116,27 @@ bool node_resolved(const Node& n, const RdpResult& rdp) {
 std::vector<std::pair<std::string, size_t>> sorted_histogram(const Graph& root) {
   std::map<std::string, size_t> hist;
   visit_graphs(root, [&](const Graph& g, const Node*) {
-    for (const Node& n : g.nodes()) ++hist[n.domain.empty() ? n.op_type : n.domain + "::" + n.op_type];
+    for (const Node& n : g.nodes())
+      ++hist[n.domain.empty() ? n.op_type : n.domain + "::" + n.op_type];
   });
   std::vector<std::pair<std::string, size_t>> v(hist.begin(), hist.end());
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   return v;
 }
 
 Json summary_json(const RdpSummary& s) {
-  return {{"values_total", s.values_total}, {"rank_unknown", s.rank_unknown},
-          {"dims_total", s.dims_total},     {"dims_constant", s.dims_constant},
-          {"dims_symbolic", s.dims_symbolic}, {"dims_unknown", s.dims_unknown},
+  return {{"values_total", s.values_total},     {"rank_unknown", s.rank_unknown},
+          {"dims_total", s.dims_total},         {"dims_constant", s.dims_constant},
+          {"dims_symbolic", s.dims_symbolic},   {"dims_unknown", s.dims_unknown},
           {"dims_execution", s.dims_execution}, {"assumptions", s.assumptions}};
 }
 
 Json diagnostics_json(const InspectData& d) {
   Json diags = Json::array();
   auto add = [&](const Diagnostic& x) {
-    diags.push_back({{"severity", severity_name(x.severity)}, {"message", x.message}, {"node", x.node}});
+    diags.push_back(
+        {{"severity", severity_name(x.severity)}, {"message", x.message}, {"node", x.node}});
   };
   for (const Diagnostic& x : d.model.diagnostics) add(x);
   for (const Diagnostic& x : d.rdp.diagnostics()) add(x);
@@ -137,7 +159,8 @@ Json inspect_json(const InspectData& d) {
   doc["opset"] = model.opset("");
   Json imports = Json::array();
   for (const OpsetImport& o : model.opset_imports)
-    imports.push_back({{"domain", o.domain.empty() ? "ai.onnx" : o.domain}, {"version", o.version}});
+    imports.push_back(
+        {{"domain", o.domain.empty() ? "ai.onnx" : o.domain}, {"version", o.version}});
   doc["opset_imports"] = imports;
   doc["inputs"] = io_json(root, root.inputs(), d);
   doc["outputs"] = io_json(root, root.outputs(), d);
@@ -216,12 +239,10 @@ Json inspect_json(const InspectData& d) {
                    {"initializers", root.total_initializers()}};
   doc["summary"] = summary_json(summarize_rdp(model, d.rdp));
   if (d.onnx) {
-    doc["onnx_summary"] = {{"values_total", d.onnx->values_total},
-                           {"rank_unknown", d.onnx->rank_unknown},
-                           {"dims_total", d.onnx->dims_total},
-                           {"dims_constant", d.onnx->dims_constant},
-                           {"dims_symbolic", d.onnx->dims_symbolic},
-                           {"dims_unknown", d.onnx->dims_unknown}};
+    doc["onnx_summary"] = {
+        {"values_total", d.onnx->values_total},   {"rank_unknown", d.onnx->rank_unknown},
+        {"dims_total", d.onnx->dims_total},       {"dims_constant", d.onnx->dims_constant},
+        {"dims_symbolic", d.onnx->dims_symbolic}, {"dims_unknown", d.onnx->dims_unknown}};
   }
   doc["diagnostics"] = diagnostics_json(d);
   return doc;
@@ -239,28 +260,29 @@ std::string inspect_text(const InspectData& d) {
     out << ", produced by " << model.producer_name << " " << model.producer_version;
   out << "\n";
 
-  size_t width = 0;
-  for (ValueId id : root.inputs()) width = std::max(width, root.value(id).name.size());
-  for (ValueId id : root.outputs()) width = std::max(width, root.value(id).name.size());
+  // Inputs and outputs in one table so that their columns line up with each other.
+  text::TextTable io({{""}, {"", text::Align::kLeft, kNameWidth}, {""}, {""}});
+  io.show_header(false);
   auto print_io = [&](const char* title, const std::vector<ValueId>& ids) {
     bool first = true;
     for (ValueId id : ids) {
       const Value& v = root.value(id);
       const TensorFact& f = d.rdp.fact(root, id);
-      out << (first ? title : "          ") << std::left << std::setw(static_cast<int>(width) + 2)
-          << v.name << std::setw(9) << dtype_of(v, f) << f.to_string();
+      std::string shape = fact_text(f);
       if (v.shape && shape_to_string(v.shape) != f.to_string())
-        out << "   (declared " << shape_to_string(v.shape) << ")";
-      out << "\n";
+        shape += "   (declared " + shape_to_string(v.shape) + ")";
+      io.add_row({first ? title : "", v.name, dtype_of(v, f), shape});
       first = false;
     }
-    if (first) out << title << "(none)\n";
+    if (first) io.add_row({title, "(none)"});
   };
-  print_io("inputs    ", root.inputs());
-  print_io("outputs   ", root.outputs());
+  // Padded to eight so that the names start in column 10, under the other sections' text.
+  print_io("inputs  ", root.inputs());
+  print_io("outputs ", root.outputs());
+  out << io.str();
   out << "nodes     " << root.total_nodes() << " (" << root.num_nodes() << " in the main graph, "
-      << root.total_subgraphs() << " subgraph" << (root.total_subgraphs() == 1 ? "" : "s")
-      << "), " << root.total_initializers() << " initializers\n";
+      << root.total_subgraphs() << " subgraph" << (root.total_subgraphs() == 1 ? "" : "s") << "), "
+      << root.total_initializers() << " initializers\n";
   out << "ops       ";
   size_t col = 10;
   bool first = true;
@@ -299,39 +321,41 @@ std::string inspect_text(const InspectData& d) {
     if (r.multiple > 1) out << "%" << r.multiple;
     if (d.binding) out << "=" << d.binding->at(si.symbol);
   }
-  const size_t n_exec = std::count_if(d.rdp.symbols().begin(), d.rdp.symbols().end(),
-                                      [](const SymbolInfo& i) { return i.kind == SymbolKind::kExecution; });
+  const size_t n_exec =
+      std::count_if(d.rdp.symbols().begin(), d.rdp.symbols().end(),
+                    [](const SymbolInfo& i) { return i.kind == SymbolKind::kExecution; });
   out << "; " << n_exec << " execution symbol" << (n_exec == 1 ? "" : "s") << "\n";
   for (const Assumption& a : d.rdp.assumptions())
     out << "assumes   " << a.to_string() << "   [node " << a.node << ": " << a.why << "]\n";
 
   // The node table: one line per node output, so every propagated shape can be read.
-  out << "\n" << std::left << std::setw(28) << "node" << std::setw(20) << "op" << std::setw(8)
-      << "class" << "output shapes" << (d.binding ? " (at binding)" : "") << "\n";
+  text::TextTable nodes({{"node", text::Align::kLeft, kNameWidth},
+                         {"op"},
+                         {"class"},
+                         {std::string("output shapes") + (d.binding ? " (at binding)" : "")}});
   visit_graphs(root, [&](const Graph& g, const Node* owner) {
-    if (owner) out << "-- subgraph " << g.name() << " of " << owner->name << "\n";
+    if (owner) nodes.add_line("-- subgraph " + g.name() + " of " + owner->name);
     for (const Node& n : g.nodes()) {
       std::string cls = op_class_name(op_class_of(n));
       if (op_class_of(n) == OpClass::kISVDOS && d.rdp.resolved(n)) cls += "*";
-      out << std::setw(28) << n.name << std::setw(20) << n.op_type << std::setw(8) << cls;
-      bool first_out = true;
+      std::string shapes;
       for (ValueId id : n.outputs) {
         if (id == kNoValue) continue;
         const TensorFact& f = d.rdp.fact(g, id);
-        out << (first_out ? "" : "; ") << f.to_string();
+        shapes += (shapes.empty() ? "" : "; ") + fact_text(f);
         if (d.binding && f.dims) {
-          out << " → [";
-          for (size_t i = 0; i < f.dims->size(); ++i) {
-            auto v = dim_at((*f.dims)[i], *d.binding);
-            out << (i ? ", " : "") << (v ? std::to_string(*v) : "?");
+          std::vector<std::string> dims;
+          for (const Dim& dim : *f.dims) {
+            auto v = dim_at(dim, *d.binding);
+            dims.push_back(v ? std::to_string(*v) : "?");
           }
-          out << "]";
+          shapes += " → [" + text::elided_list(dims, dims.size()) + "]";
         }
-        first_out = false;
       }
-      out << "\n";
+      nodes.add_row({n.name, n.op_type, cls, shapes});
     }
   });
+  out << "\n" << nodes.str();
   out << "(class* = ISVDOS whose value inputs RDP resolved)\n";
   for (const auto* diags : {&model.diagnostics, &d.rdp.diagnostics()})
     for (const Diagnostic& x : *diags) {
@@ -353,9 +377,12 @@ ShapeAnnotations shape_annotations(const Model& model, const RdpResult& rdp) {
       if (f.category != TypeCategory::kTensor || !f.dims) continue;
       std::vector<DimDecl> dims;
       for (const Dim& dim : *f.dims) {
-        if (!dim) dims.push_back(DimDecl::unknown());
-        else if (auto c = dim->constant_value()) dims.push_back(DimDecl::constant(*c));
-        else dims.push_back(DimDecl::param(dim->to_string()));
+        if (!dim)
+          dims.push_back(DimDecl::unknown());
+        else if (auto c = dim->constant_value())
+          dims.push_back(DimDecl::constant(*c));
+        else
+          dims.push_back(DimDecl::param(dim->to_string()));
       }
       by_name[v.name] = {f.dtype != DataType::kUndefined ? f.dtype : v.dtype, std::move(dims)};
     }

@@ -31,6 +31,10 @@ CommandLine make_parser() {
        "print one JSON document (schema_version, symbols, order, groups, plan with symbolic "
        "sizes and offsets, binding, tensors with size/offset/first_step/last_step, summary)",
        ""},
+      {"--verbose", false,
+       "also print every fused group, every step of the order and every tensor's symbolic and "
+       "bound size and offset (thousands of lines on a real model)",
+       ""},
       {"--source-order", false, "keep the file's node order instead of choosing one", ""},
       {"--no-fusion", false,
        "plan one node per step with every value materialised, as an unfused runtime would", ""},
@@ -47,6 +51,9 @@ std::string usage() {
          "one arena with every tensor's offset as an expression of the input symbols, valid for\n"
          "every size inside the ranges. Shows the plan instantiated at --bind (or at the upper\n"
          "bounds) next to its lower bound, the per-binding greedy plan and no reuse at all.\n"
+         "By default a summary: the groups by kind, the order's peak, the arena, the execution\n"
+         "symbols it assumes and the few largest tensors; --verbose adds every group, step and\n"
+         "tensor, --json gives everything to tools.\n"
          "With --backend vulkan: also where each node runs on that backend (the device, or the\n"
          "CPU and why).\n\n"
          "options:\n" +
@@ -150,7 +157,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (cl.has("--json")) {
       out << plan_json(data).dump(1) << "\n";
     } else {
-      out << plan_text(data);
+      out << plan_text(data, cl.has("--verbose"));
     }
     return 0;
   }
@@ -175,7 +182,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     j["backend"] = backend_placement_json(**session);
     out << j.dump(1) << "\n";
   } else {
-    out << plan_text(data) << "\n";
+    out << plan_text(data, cl.has("--verbose")) << "\n";
     print_backend_placement(**session, out);
   }
   return 0;

@@ -1,11 +1,14 @@
 #include "app/cli/plan_report.h"
 
+#include <algorithm>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
 #include "core/opt/plan_text.h"
 #include "core/opt/report_binding.h"
 #include "core/sym/bounded_text.h"
+#include "core/text/text_table.h"
 
 namespace sod2::cli {
 namespace {
@@ -57,6 +60,22 @@ Json summary_json(const PlanReportData& d) {
   s["kernels_unfused"] = d.plan.fusion.kernels_unfused;
   s["plan_instantiate_us"] = d.instantiate_us;
   return s;
+}
+
+// The default report's table of tensors: enough to see what dominates the arena.
+constexpr size_t kLargestTensorsShown = 5;
+
+// "120 contraction, 119 single": how the groups split by kind, most common first.
+std::string group_kinds_text(const opt::FusionPlan& fusion) {
+  std::map<std::string, size_t> counts;
+  for (const opt::FusionGroup& g : fusion.groups) ++counts[g.kind];
+  std::vector<std::pair<std::string, size_t>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (const auto& [kind, n] : sorted)
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+  return out;
 }
 
 std::string fixed(double v, int digits) {
@@ -183,7 +202,7 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
   return doc;
 }
 
-std::string plan_text(const PlanReportData& d) {
+std::string plan_text(const PlanReportData& d, bool verbose) {
   const Graph& g = *d.model.graph;
   std::string out = "model    " + d.model.path + "\n";
   if (d.plan.fusion.groups.empty()) {
@@ -192,16 +211,24 @@ std::string plan_text(const PlanReportData& d) {
         " kernels, one node each\n";
   } else {
     out += "groups   " + std::to_string(d.plan.fusion.groups.size()) + " (" +
-           std::to_string(d.plan.fusion.kernels_unfused) + " kernels unfused)\n";
+           std::to_string(d.plan.fusion.kernels_unfused) +
+           " kernels unfused): " + group_kinds_text(d.plan.fusion) + "\n";
   }
-  for (size_t i = 0; i < d.plan.fusion.groups.size(); ++i) {
-    const opt::FusionGroup& grp = d.plan.fusion.groups[i];
-    std::string nodes;
-    for (NodeId n : grp.nodes) nodes += (nodes.empty() ? "" : ", ") + g.node(n).name;
-    out += "  " + std::to_string(i) + "  " + grp.kind + ": " + nodes + "\n";
-    for (const std::string& why : grp.not_fused) out += "       " + why + "\n";
+  if (verbose) {
+    text::TextTable groups({{"id", text::Align::kRight}, {"group"}}, "  ");
+    groups.show_header(false);
+    for (size_t i = 0; i < d.plan.fusion.groups.size(); ++i) {
+      const opt::FusionGroup& grp = d.plan.fusion.groups[i];
+      std::string nodes;
+      for (NodeId n : grp.nodes) nodes += (nodes.empty() ? "" : ", ") + g.node(n).name;
+      groups.add_row({std::to_string(i), grp.kind + ": " + nodes});
+      for (const std::string& why : grp.not_fused) groups.add_row({"", "  " + why});
+    }
+    out += groups.str();
+    out += opt::symbolic_plan_text(g, d.plan);
+  } else {
+    out += opt::symbolic_plan_summary_text(d.plan);
   }
-  out += opt::symbolic_plan_text(g, d.plan);
   out += d.bound ? "" : "(no --bind: the plan at the upper bounds)\n";
   // Execution symbols the plan sizes at their bound: what the numbers below assume.
   for (const SymbolInfo& info : d.rdp.symbols()) {
@@ -216,7 +243,8 @@ std::string plan_text(const PlanReportData& d) {
                 ? " (no bound known: a stand-in; --bind " + s.name() + "=N to size it)\n"
                 : " (at its bound " + b->to_string() + "; --bind " + s.name() + "=N for less)\n");
   }
-  out += opt::plan_at_binding_text(d.plan, d.at);
+  out += verbose ? opt::plan_at_binding_text(d.plan, d.at)
+                 : opt::plan_at_binding_summary_text(d.plan, d.at, kLargestTensorsShown);
   const Json s = summary_json(d);
   const double lb = static_cast<double>(d.at.arena_bytes) /
                     static_cast<double>(std::max<int64_t>(d.at.lower_bound_bytes, 1));
@@ -224,6 +252,7 @@ std::string plan_text(const PlanReportData& d) {
          " x lower bound; " + std::to_string(s["groups"].get<int>()) + " groups (" +
          std::to_string(s["kernels_unfused"].get<int>()) + " kernels unfused); instantiated in " +
          fixed(d.instantiate_us, 2) + " us\n";
+  if (!verbose) out += "(--verbose: every group, step and tensor; --json: all of it for tools)\n";
   return out;
 }
 

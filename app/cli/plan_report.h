@@ -32,6 +32,8 @@ struct PlanReportData {
 };
 
 nlohmann::ordered_json plan_json(const PlanReportData& data);
-std::string plan_text(const PlanReportData& data);
+// Short by default: the counts, the arena and its yardsticks, the few largest tensors. `verbose`:
+// every group, step and tensor as well (thousands of lines on a real model).
+std::string plan_text(const PlanReportData& data, bool verbose = false);
 
 }  // namespace sod2::cli

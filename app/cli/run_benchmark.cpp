@@ -13,9 +13,16 @@
 
 #include "app/cli/symbol_args.h"
 #include "app/profiling/run_inputs.h"
+#include "core/text/text_table.h"
 
 namespace sod2::cli {
 namespace {
+
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
 
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
@@ -43,12 +50,16 @@ void print_profile(const rt::Session& session, std::ostream& out) {
             [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
   out << "profile: " << std::fixed << std::setprecision(3) << total << " ms per run in "
       << nodes.size() << " nodes\n";
+  text::TextTable table({{"op"},
+                         {"ms", text::Align::kRight},
+                         {"%", text::Align::kRight},
+                         {"nodes", text::Align::kRight}},
+                        "  ");
   for (const auto& [op, e] : ops) {
-    out << "  " << std::left << std::setw(24) << op << std::right << std::setw(9) << e.first
-        << " ms " << std::setw(5) << std::setprecision(1) << 100 * e.first / std::max(total, 1e-9)
-        << "%  (" << e.second << " nodes)\n"
-        << std::setprecision(3);
+    table.add_row({op, fixed(e.first, 3), fixed(100 * e.first / std::max(total, 1e-9), 1),
+                   std::to_string(e.second)});
   }
+  out << table.str();
   std::vector<size_t> idx(nodes.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::sort(idx.begin(), idx.end(),

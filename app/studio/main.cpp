@@ -5,6 +5,7 @@
 //             [--compare-runs A,B]]
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QIcon>
@@ -36,6 +37,18 @@ bool has_display() {
          (std::getenv("WAYLAND_DISPLAY") && *std::getenv("WAYLAND_DISPLAY"));
 }
 
+// The flags QCommandLineParser answers by printing and exiting (addHelpOption, addVersionOption).
+bool asks_for_help_or_version(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a == "-h" || a == "-?" || a == "--help" || a == "--help-all" || a == "-v" ||
+        a == "--version")
+      return true;
+  }
+  return false;
+}
+
 int fail(const QString& text) {
   std::fprintf(stderr, "sod2-studio: %s\n", text.toLocal8Bit().constData());
   return 1;
@@ -44,25 +57,9 @@ int fail(const QString& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // A screenshot needs no screen: render offscreen when there is none.
-  bool screenshot = false;
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--screenshot") screenshot = true;
-  if (!has_display()) {
-    if (!screenshot) {
-      std::fprintf(stderr,
-                   "sod2-studio: no display found. Run it under a virtual X server "
-                   "(xvfb-run -a make run) or render offscreen (QT_QPA_PLATFORM=offscreen), or use "
-                   "--screenshot OUT.png to write a view to a file.\n");
-      return 2;
-    }
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-  }
-  QApplication app(argc, argv);
-  QApplication::setOrganizationName("SoD2");
-  QApplication::setApplicationName("SoD2 Studio");
-  QApplication::setApplicationVersion("0.1.0");
-  QApplication::setWindowIcon(QIcon(":/sod2/sod2-studio.svg"));
+  QCoreApplication::setOrganizationName("SoD2");
+  QCoreApplication::setApplicationName("SoD2 Studio");
+  QCoreApplication::setApplicationVersion("0.1.0");
 
   QCommandLineParser parser;
   parser.setApplicationDescription(
@@ -119,6 +116,27 @@ int main(int argc, char** argv) {
                               "B:S[:T0:T1[:N]]");
   parser.addOptions({ranges, range, bind, shot, view, select, compare, theme, open_bodies, size, db,
                      profile_on, compare_runs, family, family_bind, ofa_measure, ofa_demo});
+  // --help and --version print and exit: they need no display, so no QApplication either.
+  if (asks_for_help_or_version(argc, argv)) {
+    QCoreApplication text_only(argc, argv);
+    parser.process(text_only);  // prints, then exits 0
+  }
+  // A screenshot needs no screen: render offscreen when there is none.
+  bool screenshot = false;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--screenshot") screenshot = true;
+  if (!has_display()) {
+    if (!screenshot) {
+      std::fprintf(stderr,
+                   "sod2-studio: no display found. Run it under a virtual X server "
+                   "(xvfb-run -a make run) or render offscreen (QT_QPA_PLATFORM=offscreen), or use "
+                   "--screenshot OUT.png to write a view to a file.\n");
+      return 2;
+    }
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  }
+  QApplication app(argc, argv);
+  QApplication::setWindowIcon(QIcon(":/sod2/sod2-studio.svg"));
   parser.process(app);
   if (parser.isSet(theme)) {
     bool ok = false;

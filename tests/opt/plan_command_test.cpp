@@ -113,19 +113,20 @@ TEST(PlanCommand, WithoutBindShowsThePlanAtTheUpperBounds) {
 
 TEST(PlanCommand, TextFormShowsOrderPlanBindingAndSummary) {
   const std::string path = write_model(testing::residual_mlp_model(), "residual");
-  const CliRun r = plan({path, "--range", "n=1:64", "--bind", "n=3"});
+  const CliRun r = plan({path, "--range", "n=1:64", "--bind", "n=3", "--verbose"});
   ASSERT_EQ(r.code, 0) << r.err;
   // Fused: h and c stay inside their groups; r, g and y are all live at the last step.
   for (const char* line :
        {"order    source: peak 24576 bytes at the upper bounds (source order 24576)",
-        "  1     fc1 (+1)  MatMul+Relu", "  r       0..2   64*n   256*n", "arena    384*n",
+        "     1  fc1 (+1)  MatMul+Relu", "  r       0..2   64*n   256*n", "arena    384*n",
         "binding  n=3",
         "arena    1152 bytes; lower bound 1152, greedy 1152, naive 1152, source order peak 1152",
         "groups   3 (5 kernels unfused)", "  1  contraction: fc1, act",
         "summary  arena 1152 bytes = 1.000 x lower bound; 3 groups (5 kernels unfused)"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
 
-  const CliRun unfused = plan({path, "--range", "n=1:64", "--bind", "n=3", "--no-fusion"});
+  const CliRun unfused =
+      plan({path, "--range", "n=1:64", "--bind", "n=3", "--no-fusion", "--verbose"});
   ASSERT_EQ(unfused.code, 0) << unfused.err;
   for (const char* line :
        {"order    source: peak 36864 bytes at the upper bounds (source order 36864)",

@@ -1,0 +1,257 @@
+// What the CLI prints for a person (issue #23 item 8): tables whose columns never run together,
+// long names that keep their ends, long constants elided with their count, `plan` short by
+// default, `history --model` by the names people use, `--compare` across models refused, and a
+// Top N table with columns of its own.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "../onnx/proto_builder.h"
+#include "app/cli/device_commands.h"
+#include "app/cli/inspect_command.h"
+#include "app/cli/plan_command.h"
+#include "app/profiling/profile_report.h"
+#include "core/store/profile_store.h"
+#include "core/text/text_table.h"
+
+namespace sod2::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+
+using Command = int (*)(const std::vector<std::string>&, std::ostream&, std::ostream&);
+
+CliRun cli(Command command, const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int code = command(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// The display column where `part` first (or last) starts in `line`, npos when absent.
+size_t column_of(const std::string& line, const std::string& part, bool last = false) {
+  const size_t at = last ? line.rfind(part) : line.find(part);
+  return at == std::string::npos ? at : text::display_width(line.substr(0, at));
+}
+
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("sod2_cli_report_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+using InspectText = TempDir;
+
+TEST_F(InspectText, ALongNodeNameKeepsTheColumnsAlignedAndItsEndVisible) {
+  // y = x + c, c a Constant of 64 int64 zeros made by a node with a 60-character name.
+  const std::string long_name = "/encoder/layers.0/attention/output/dense/xyz/the_Constant_11";
+  ASSERT_EQ(long_name.size(), 60u);
+  auto m = sod2::testing::make_model();
+  auto* g = m.mutable_graph();
+  sod2::testing::add_input(g, "x", {int64_t{64}}, onnx::TensorProto::INT64);
+  auto* c = sod2::testing::add_node(g, "Constant", {}, {"c"});
+  c->set_name(long_name);
+  auto* value = c->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  value->mutable_t()->add_dims(64);
+  for (int i = 0; i < 64; ++i) value->mutable_t()->add_int64_data(0);
+  sod2::testing::add_node(g, "Add", {"x", "c"}, {"y"})->set_name("add");
+  sod2::testing::add_output(g, "y", {int64_t{64}}, onnx::TensorProto::INT64);
+  const std::string path = (dir_ / "long.onnx").string();
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+
+  const CliRun r = cli(run_inspect, {path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  std::string header, constant_row, add_row;
+  for (const std::string& line : lines) {
+    if (line.rfind("node ", 0) == 0) header = line;
+    if (line.find("Constant_11") != std::string::npos) constant_row = line;
+    if (line.rfind("add ", 0) == 0) add_row = line;
+  }
+  ASSERT_FALSE(header.empty()) << r.out;
+  ASSERT_FALSE(constant_row.empty()) << "the end of the long name is shown\n" << r.out;
+  ASSERT_FALSE(add_row.empty()) << r.out;
+  // The op and class columns start at the same column on every row, after the name.
+  const size_t op_column = column_of(header, "op ");
+  EXPECT_EQ(column_of(constant_row, "Constant "), op_column) << r.out;
+  EXPECT_EQ(column_of(add_row, "Add "), op_column) << r.out;
+  EXPECT_EQ(column_of(constant_row, "ISDO"), column_of(header, "class")) << r.out;
+  EXPECT_LT(column_of(constant_row, "Constant_11") + 11, op_column) << "two spaces at least";
+  // The 64 zeros are four and a count.
+  EXPECT_NE(constant_row.find("[64] = (0, 0, 0, 0, … 64 values)"), std::string::npos)
+      << constant_row;
+  for (const std::string& line : lines) EXPECT_LT(text::display_width(line), 160u) << line;
+}
+
+const std::string kYolo = std::string(SOD2_SHARED_DIR) + "/models/yolo_tiny/model.onnx";
+
+TEST(PlanText, ShortByDefaultEverythingWithVerbose) {
+  const std::vector<std::string> args{kYolo, "--range", "height=32:640:32,width=32:640:32"};
+  const CliRun brief = cli(run_plan, args);
+  ASSERT_EQ(brief.code, 0) << brief.err;
+  std::vector<std::string> verbose_args = args;
+  verbose_args.push_back("--verbose");
+  const CliRun full = cli(run_plan, verbose_args);
+  ASSERT_EQ(full.code, 0) << full.err;
+  const size_t brief_lines = lines_of(brief.out).size();
+  EXPECT_LE(brief_lines, 30u) << brief.out;
+  EXPECT_GT(lines_of(full.out).size(), 1000u);
+  // The default keeps the yardsticks, the execution symbols and the largest tensors.
+  for (const char* part :
+       {"groups   ", "order    ", "arena    ", "lower bound", "execution symbol NonZero.out0.d1",
+        "largest  5 of ", "summary  arena", "--verbose"})
+    EXPECT_NE(brief.out.find(part), std::string::npos) << part << "\n" << brief.out;
+  // --verbose has every step, every group and the symbolic tensor table.
+  for (const char* part : {"  step  node", "  tensor  ", "segment  size", "/Gather_20",
+                           "contraction: /stem/stem.0/Conv"})
+    EXPECT_NE(full.out.find(part), std::string::npos) << part;
+  EXPECT_EQ(brief.out.find("  step  node"), std::string::npos);
+  const CliRun help = cli(run_plan, {"--help"});
+  EXPECT_NE(help.out.find("--verbose"), std::string::npos);
+}
+
+class HistoryText : public TempDir {
+ protected:
+  void SetUp() override {
+    TempDir::SetUp();
+    db_ = (dir_ / "profiles.db").string();
+    auto db = store::ProfileStore::open(db_);
+    ASSERT_TRUE(db.ok()) << db.status().message();
+    vit_ = record(**db, "vit_tiny/model.onnx", "/work/shared/models/vit_tiny/model.onnx", "aa11");
+    vit_again_ =
+        record(**db, "vit_tiny/model.onnx", "/work/shared/models/vit_tiny/model.onnx", "aa11");
+    yolo_ = record(**db, "yolo_small.onnx", "/data/yolo_small.onnx", "bb22");
+  }
+
+  static int64_t record(store::ProfileStore& db, const std::string& name, const std::string& path,
+                        const std::string& sha) {
+    store::RunRecord r;
+    r.device.device_id = "local";
+    r.device.transport = "local";
+    r.model_sha256 = sha;
+    r.model_name = name;
+    r.model_path = path;
+    r.package_sha256 = "ff";
+    r.bindings = "batch=1";
+    r.threads = 1;
+    r.runs = 1;
+    r.ok = true;
+    r.avg_ms = 2;
+    r.groups = {{0, "/MatMul", "MatMul+Add", "/MatMul,/Add", "[1,16]", 1.5, 64},
+                {1, "/Softmax", "Softmax", "/Softmax", "[1,16]", 0.5, 64}};
+    auto id = db.record_run(r);
+    EXPECT_TRUE(id.ok()) << id.status().message();
+    return id.ok() ? *id : -1;
+  }
+
+  std::string db_;
+  int64_t vit_ = 0, vit_again_ = 0, yolo_ = 0;
+};
+
+TEST_F(HistoryText, ModelMatchesByFolderStemFileNameNameAndPath) {
+  for (const char* name : {"vit_tiny", "vit_tiny/model.onnx", "vit_tiny/model",
+                           "/work/shared/models/vit_tiny/model.onnx", "aa1"}) {
+    const CliRun r = cli(run_history, {"--db", db_, "--model", name});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("vit_tiny/model.onnx"), std::string::npos) << name << "\n" << r.out;
+    EXPECT_EQ(r.out.find("yolo_small"), std::string::npos) << name << "\n" << r.out;
+  }
+  for (const char* name : {"yolo_small", "yolo_small.onnx", "/data/yolo_small.onnx"}) {
+    const CliRun r = cli(run_history, {"--db", db_, "--model", name});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("yolo_small.onnx"), std::string::npos) << name << "\n" << r.out;
+    EXPECT_EQ(r.out.find("vit_tiny"), std::string::npos) << name << "\n" << r.out;
+  }
+  const CliRun none = cli(run_history, {"--db", db_, "--model", "vit"});
+  EXPECT_EQ(none.code, 0);
+  EXPECT_NE(none.out.find("no runs of a model called vit"), std::string::npos) << none.out;
+  // --limit counts the matching runs, not the runs the store returned.
+  const CliRun one = cli(run_history, {"--db", db_, "--model", "vit_tiny", "--limit", "1"});
+  EXPECT_EQ(lines_of(one.out).size(), 2u) << one.out;
+}
+
+TEST_F(HistoryText, CompareRefusesTwoModelsUnlessForced) {
+  const CliRun refused =
+      cli(run_history, {"--db", db_, "--compare", std::to_string(vit_), std::to_string(yolo_)});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_TRUE(refused.out.empty()) << refused.out;
+  for (const char* part : {"vit_tiny/model.onnx", "yolo_small.onnx", "--force"})
+    EXPECT_NE(refused.err.find(part), std::string::npos) << part << "\n" << refused.err;
+
+  const CliRun forced = cli(run_history, {"--db", db_, "--compare", std::to_string(vit_),
+                                          std::to_string(yolo_), "--force"});
+  EXPECT_EQ(forced.code, 0) << forced.err;
+  EXPECT_EQ(forced.out.rfind("warning: different models", 0), 0u) << forced.out;
+
+  const CliRun same = cli(
+      run_history, {"--db", db_, "--compare", std::to_string(vit_), std::to_string(vit_again_)});
+  EXPECT_EQ(same.code, 0) << same.err;
+  EXPECT_EQ(same.out.find("warning"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("MatMul+Add"), std::string::npos) << same.out;
+  EXPECT_NE(cli(run_history, {"--help"}).out.find("--force"), std::string::npos);
+}
+
+TEST(ProfileText, TopNHasItsOwnShareAndRunningSum) {
+  profiling::ProfileResult r;
+  // Execution order 0..3 taking 10, 40, 20, 30 % of the time.
+  const double ms[] = {1, 4, 2, 3};
+  double cum = 0;
+  for (int i = 0; i < 4; ++i) {
+    profiling::GroupProfile g;
+    g.index = i;
+    g.name = "/group_" + std::to_string(i);
+    g.nodes = {g.name};
+    g.op_types = {"Conv"};
+    g.shape = "[1,8]";
+    g.avg_ms = ms[i];
+    g.percent = 10.0 * ms[i];
+    cum += g.percent;
+    g.cumulative_percent = cum;
+    r.groups.push_back(g);
+  }
+  std::ostringstream out;
+  profiling::print_profile_table(r, out, 3);
+  const std::string text = out.str();
+  const size_t top = text.find("Top 3 by time");
+  ASSERT_NE(top, std::string::npos) << text;
+  const std::vector<std::string> lines = lines_of(text.substr(top));
+  ASSERT_GE(lines.size(), 5u) << text;
+  EXPECT_NE(lines[1].find("% of total"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("cum % of top"), std::string::npos) << lines[1];
+  // Slowest first, with the running sum of this order: 40, 70, 90 (not 50, 100, 80).
+  const char* expected[] = {"/group_1", "/group_3", "/group_2"};
+  const char* running[] = {"40.00", "70.00", "90.00"};
+  const size_t sum_column = column_of(lines[1], "cum % of top") + 12;  // right-aligned: the end
+  for (int i = 0; i < 3; ++i) {
+    const std::string& row = lines[2 + i];
+    EXPECT_NE(row.find(expected[i]), std::string::npos) << row;
+    EXPECT_EQ(column_of(row, running[i], true) + 5, sum_column) << row;
+  }
+}
+
+}  // namespace
+}  // namespace sod2::cli
