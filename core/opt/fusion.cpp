@@ -4,16 +4,12 @@
 #include <numeric>
 #include <queue>
 
+#include "core/ops/constant_nodes.h"
 #include "core/ops/op_registry.h"
 #include "core/opt/fusion_rules.h"
 #include "core/sym/prover.h"
 
 namespace sod2::opt {
-namespace {
-
-bool is_constant_node(const Node& n) { return n.op_type == "Constant" && n.domain.empty(); }
-
-}  // namespace
 
 bool same_shape(const TensorFact& a, const TensorFact& b, const sym::RangeMap& ranges) {
   if (!a.dims || !b.dims || a.dims->size() != b.dims->size()) return false;
@@ -87,7 +83,7 @@ class Fuser {
     // Two passes over each node's inputs: an input read twice by the group (x in GELU's
     // x * (1 + erf(x / sqrt 2)) / 2) can only join once the other reader has.
     for (NodeId c : order_) {
-      if (is_constant_node(g_.node(c))) continue;
+      if (is_constant_node(g_, g_.node(c))) continue;
       for (int pass = 0; pass < 2; ++pass)
         for (ValueId v : g_.node(c).inputs) consider(v, c);
     }
@@ -131,7 +127,7 @@ class Fuser {
     if (value.kind != ValueKind::kNodeOutput || value.producer == kNoNode) return;
     current_value_ = v;
     const NodeId p = value.producer;
-    if (is_constant_node(g_.node(p))) return;
+    if (is_constant_node(g_, g_.node(p))) return;
     const int32_t gp = find(p), gc = find(c);
     if (gp == gc) return;  // already together (a value read twice by one node)
     const std::string who = "'" + g_.node(p).name + "'";
@@ -232,7 +228,7 @@ class Fuser {
     std::vector<int32_t> root_index(n, -1);
     std::vector<int32_t> roots;
     for (NodeId x : order_) {
-      if (is_constant_node(g_.node(x))) continue;
+      if (is_constant_node(g_, g_.node(x))) continue;
       ++plan.kernels_unfused;
       const int32_t r = find(x);
       if (root_index[static_cast<size_t>(r)] < 0) {
@@ -244,7 +240,7 @@ class Fuser {
     std::vector<std::vector<int32_t>> succ(k);
     std::vector<int32_t> indeg(k, 0);
     for (NodeId x : order_) {
-      if (is_constant_node(g_.node(x))) continue;
+      if (is_constant_node(g_, g_.node(x))) continue;
       const int32_t gx = root_index[static_cast<size_t>(find(x))];
       for (ValueId v : g_.node(x).outputs) {
         if (v == kNoValue) continue;

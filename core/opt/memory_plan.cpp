@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/ops/constant_nodes.h"
 #include "core/opt/greedy_planner.h"
 #include "core/opt/lifetimes.h"
 #include "core/opt/memory_stats.h"
@@ -82,14 +83,14 @@ std::vector<std::vector<int64_t>> exec_spread_sizes(const TensorSet& set, const 
 }  // namespace
 
 namespace {
-bool launches_kernel(const Node& node) {
-  return !(node.op_type == "Constant" && node.domain.empty());
+bool launches_kernel(const Graph& graph, const Node& node) {
+  return !is_constant_node(graph, node);
 }
 }  // namespace
 
 int32_t count_kernels(const Graph& graph) {
   int32_t n = 0;
-  for (const Node& node : graph.nodes()) n += launches_kernel(node);
+  for (const Node& node : graph.nodes()) n += launches_kernel(graph, node);
   return n;
 }
 
@@ -97,7 +98,7 @@ int32_t count_kernel_steps(const Graph& graph, const StepUnits& units) {
   int32_t n = 0;
   for (const auto& nodes : units.nodes) {
     n += std::any_of(nodes.begin(), nodes.end(),
-                     [&](NodeId x) { return launches_kernel(graph.node(x)); });
+                     [&](NodeId x) { return launches_kernel(graph, graph.node(x)); });
   }
   return n;
 }

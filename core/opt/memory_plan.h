@@ -60,9 +60,10 @@ struct MemoryPlan {
 Expected<MemoryPlan> plan_memory(const Graph& graph, const RdpResult& rdp,
                                  const MemoryPlanOptions& options = {});
 
-// Nodes that launch a kernel: every node but Constant (whose value the package stores).
+// Nodes that launch a kernel: every node but the constant ones (core/ops/constant_nodes.h), whose
+// values the package stores.
 int32_t count_kernels(const Graph& graph);
-// Steps that launch a kernel: units with a node other than Constant.
+// Steps that launch a kernel: units with a node that is not constant.
 int32_t count_kernel_steps(const Graph& graph, const StepUnits& units);
 
 // Whether a binding may run with greedy by size at its own sizes instead of its plan version's

@@ -1,15 +1,12 @@
 #include "core/opt/tensor_sizes.h"
 
 #include "core/ir/data_type.h"
+#include "core/ops/constant_nodes.h"
 #include "core/opt/plan_types.h"
 #include "core/sym/prover.h"
 
 namespace sod2::opt {
 namespace {
-
-bool is_constant_node(const Node& node) {
-  return node.op_type == "Constant" && node.domain.empty();
-}
 
 // The size in bytes of one node output, or the reason it has none.
 struct Sizing {
@@ -59,9 +56,9 @@ TensorSet arena_tensors(const Graph& graph, const RdpResult& rdp, const FusionPl
       if (v == kNoValue) continue;  // an omitted optional output is never written
       const Value& value = graph.value(v);
       const bool output = is_output[static_cast<size_t>(v)];
-      // A Constant's value lives in the package, graph output or not: the runtime hands it out
+      // A constant node's value lives in the package, graph output or not: the runtime hands it out
       // as a view of the package's bytes and never writes it to the arena.
-      if (is_constant_node(node)) {
+      if (is_constant_node(graph, node)) {
         ++set.package_constants;
         continue;
       }

@@ -2,19 +2,13 @@
 
 #include <algorithm>
 
+#include "core/ops/constant_nodes.h"
 #include "core/ops/op_support.h"
 #include "core/package/program_builder.h"
 #include "core/sym/prover.h"
 
 namespace sod2::package {
 namespace {
-
-bool is_constant(const Graph& g, ValueId v) {
-  const Value& value = g.value(v);
-  if (value.kind == ValueKind::kInitializer) return true;
-  return value.kind == ValueKind::kNodeOutput && value.producer != kNoNode &&
-         g.node(value.producer).op_type == "Constant" && g.node(value.producer).domain.empty();
-}
 
 // The fact's dims as constants, when all are.
 std::optional<std::vector<int64_t>> constant_dims(const TensorFact& f) {
@@ -128,7 +122,7 @@ class Matcher {
         int64_t numel = 1;
         if (dims)
           for (int64_t d : *dims) numel *= d;
-        const bool per_channel = dims && numel == channels && is_constant(g_, other) &&
+        const bool per_channel = dims && numel == channels && is_constant_value(g_, other) &&
                                  activation.empty() && bias < 0 && of.dtype == DataType::kFloat &&
                                  fits_channel(*dims, op, out_fact.dims->size());
         if (per_channel) {

@@ -5,15 +5,12 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/ops/constant_nodes.h"
 #include "core/sym/shape_compiler.h"
 #include "core/sym/transform.h"
 
 namespace sod2::package {
-namespace {
-
-bool is_constant_node(const Node& n) { return n.op_type == "Constant" && n.domain.empty(); }
-
-}  // namespace
+namespace {}  // namespace
 
 rt::DType to_rt_dtype(DataType t) {
   return rt::is_known_dtype(static_cast<uint8_t>(t)) ? t : rt::DType::kUndefined;
@@ -200,7 +197,19 @@ class Builder {
         desc.nodes.push_back(std::move(nd));
         continue;
       }
-      if (is_constant_node(node)) {
+      if (is_constant_node(g, node) && node.op_type == "Identity") {
+        // Its input's bytes, already in the package (topological order): shared, not copied.
+        const rt::ValueDesc& in = desc.values[static_cast<size_t>(node.inputs[0])];
+        if (in.storage != rt::ValueStorage::kConstant)
+          return internal_error("Identity '" + node.name + "' of a constant has no package value");
+        rt::ValueDesc& d = desc.values[static_cast<size_t>(node.outputs[0])];
+        d.storage = rt::ValueStorage::kConstant;
+        d.arena_tensor = -1;
+        d.dtype = in.dtype;
+        d.constant = in.constant;
+        continue;
+      }
+      if (is_constant_node(g, node)) {
         SOD2_ASSIGN_OR_RETURN(rt::HostTensor h, constant_value(node));
         for (ValueId out : node.outputs) {
           if (out == kNoValue) continue;

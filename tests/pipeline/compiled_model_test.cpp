@@ -8,6 +8,8 @@
 #include "../onnx/proto_builder.h"
 #include "core/onnx/onnx_import.h"
 #include "core/pipeline/compiled_model.h"
+#include "runtime/exec/session.h"
+#include "runtime/kernels/kernel_registry.h"
 
 namespace sod2 {
 namespace {
@@ -158,6 +160,58 @@ TEST(CompiledModel, AMissingFileIsAnErrorNamingIt) {
   auto c = pipeline::compile_file("/nonexistent/model.onnx");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("/nonexistent/model.onnx"), std::string::npos);
+}
+
+// Identity chains on weights (what exporters write for tied or renamed parameters) are constants:
+// no kernel, no arena bytes, the package shares the initializer's bytes, and the run reads them.
+TEST(CompiledModel, IdentityOfAConstantIsAConstant) {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {1, 2, "h", 1});
+  add_float_initializer(g, "W", {1, 2, 1, 1}, {1, 2});
+  add_node(g, "Identity", {"W"}, {"w1"}, "id1");
+  add_node(g, "Identity", {"w1"}, {"w2"}, "id2");
+  add_node(g, "Add", {"x", "w2"}, {"y"}, "add");
+  add_node(g, "Identity", {"y"}, {"z"}, "id_of_data");  // not a constant: a kernel
+  add_output(g, "z", {1, 2, "h", 1});
+  add_output(g, "w1", {1, 2, 1, 1});
+  const auto bytes = testing::serialize(m);
+  auto model = import_onnx_bytes(bytes, "", "identity chain");
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  pipeline::CompileOptions o;
+  o.rdp.ranges["h"] = {1, 8, 1};
+  auto c = pipeline::compile(std::move(*model), o);
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+
+  EXPECT_EQ(opt::count_kernels(c->graph()), 2);  // Add and the Identity of data
+  const rt::GraphDesc& main = c->program.graphs[0];
+  EXPECT_EQ(main.nodes.size(), 2u);
+  auto value_named = [&](const std::string& name) -> const rt::ValueDesc& {
+    for (const rt::ValueDesc& d : main.values)
+      if (d.name == name) return d;
+    ADD_FAILURE() << "no value " << name;
+    return main.values[0];
+  };
+  const int32_t w = value_named("W").constant;
+  ASSERT_GE(w, 0);
+  for (const char* name : {"w1", "w2"}) {
+    EXPECT_EQ(value_named(name).storage, rt::ValueStorage::kConstant) << name;
+    EXPECT_EQ(value_named(name).constant, w) << name;  // shared, not copied
+  }
+  EXPECT_EQ(value_named("z").storage, rt::ValueStorage::kArena);
+
+  auto session = rt::Session::create(c->program, rt::KernelRegistry::standard(), {1});
+  ASSERT_TRUE(session.ok()) << session.status().to_string();
+  rt::HostTensor x(rt::DType::kFloat, rt::Shape{1, 2, 3, 1});
+  for (int i = 0; i < 6; ++i) x.data<float>()[i] = static_cast<float>(i);
+  const rt::Tensor in[] = {x.view()};
+  auto out = (*session)->run(in);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  ASSERT_EQ(out->size(), 2u);
+  const float* z = (*out)[0].as<float>();
+  for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(z[i], static_cast<float>(i) + (i < 3 ? 1.f : 2.f));
+  EXPECT_FLOAT_EQ((*out)[1].as<float>()[0], 1.f);
+  EXPECT_FLOAT_EQ((*out)[1].as<float>()[1], 2.f);
 }
 
 }  // namespace

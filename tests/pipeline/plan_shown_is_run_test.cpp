@@ -15,6 +15,7 @@
 #include "app/backend/backend_placement.h"
 #include "app/profiling/run_inputs.h"
 #include "core/onnx/onnx_import.h"
+#include "core/ops/constant_nodes.h"
 #include "core/opt/memory_plan.h"
 #include "core/pipeline/compiled_model.h"
 #include "core/rdp/binding.h"
@@ -36,7 +37,7 @@ std::vector<std::vector<std::string>> shown_steps(const pipeline::CompiledModel&
     std::vector<std::string> names;
     for (NodeId n : c.plan.units.nodes[static_cast<size_t>(unit)]) {
       const Node& node = g.node(n);
-      if (node.op_type == "Constant" && node.domain.empty()) continue;
+      if (is_constant_node(g, node)) continue;  // its value is in the package: nothing runs
       names.push_back(node.name);
     }
     if (!names.empty()) out.push_back(std::move(names));
