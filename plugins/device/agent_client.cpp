@@ -7,6 +7,7 @@
 #include "runtime/agent/frame_io.h"
 #include "runtime/exec/session.h"
 #include "runtime/package/sha256.h"
+#include "runtime/program/binding_layout.h"
 
 namespace sod2::device {
 namespace {
@@ -474,7 +475,8 @@ Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
                             std::to_string(w.latency_ms()) + " ms)",
                         when);
       }
-      if (w.arena_bytes() < 0 || w.rss_bytes() < 0 || w.plan_version() < -1) {
+      if (w.arena_bytes() < 0 || w.rss_bytes() < 0 ||
+          w.plan_version() < plan::kBindingGreedyVersion) {
         return violated("run result " + std::to_string(next) + " has arena " +
                             std::to_string(w.arena_bytes()) + " bytes, resident set " +
                             std::to_string(w.rss_bytes()) + " bytes, plan version " +

@@ -15,15 +15,24 @@ int64_t add_saturating(int64_t a, int64_t b) {
 
 int64_t GreedyLayout::place(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
                             std::span<int64_t> offsets) {
-  const size_t n = sizes.size();
-  order_.resize(n);
-  std::iota(order_.begin(), order_.end(), 0);
-  std::sort(order_.begin(), order_.end(), [&](int32_t a, int32_t b) {
+  sort_by_size(sizes, lives);
+  order_ = by_size_;
+  return place_in_order(sizes, lives, offsets);
+}
+
+void GreedyLayout::sort_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives) {
+  by_size_.resize(sizes.size());
+  std::iota(by_size_.begin(), by_size_.end(), 0);
+  std::sort(by_size_.begin(), by_size_.end(), [&](int32_t a, int32_t b) {
     if (sizes[a] != sizes[b]) return sizes[a] > sizes[b];
     if (lives[a].first_step != lives[b].first_step)
       return lives[a].first_step < lives[b].first_step;
     return a < b;
   });
+}
+
+int64_t GreedyLayout::place_in_order(std::span<const int64_t> sizes,
+                                     std::span<const Lifetime> lives, std::span<int64_t> offsets) {
   placed_.clear();
   int64_t arena = 0;
   for (int32_t t : order_) {
@@ -47,6 +56,60 @@ int64_t GreedyLayout::place(std::span<const int64_t> sizes, std::span<const Life
     placed_.insert(at, t);
   }
   return arena;
+}
+
+int64_t GreedyLayout::place_best(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
+                                 std::span<int64_t> offsets, int64_t peak) {
+  int64_t best = place(sizes, lives, offsets);
+  const size_t n = sizes.size();
+  round_best_.assign(offsets.begin(), offsets.end());
+  trial_.resize(n);
+  int64_t arena = best;
+  promoted_.assign(n, 0);
+  prefix_.clear();
+  // Within 1% of the peak is as good as a search here can do cheaply: stop there.
+  const int64_t good_enough = peak + peak / 100;
+  for (int round = 0; round < kPromotionRounds && best > good_enough; ++round) {
+    // Greedy by size stacks a long-lived tensor over big short-lived ones (a residual stream
+    // over a block's wide activations) where placing it first would let them share the bytes
+    // below. So try placing first the tensor that sets the top, or one of the largest live
+    // with it; keep the best, and repeat from there.
+    int32_t top = -1;
+    for (size_t t = 0; t < n; ++t)
+      if (sizes[t] > 0 && add_saturating(round_best_[t], sizes[t]) == arena)
+        top = static_cast<int32_t>(t);
+    if (top < 0) break;
+    candidates_.clear();
+    if (!promoted_[static_cast<size_t>(top)]) candidates_.push_back(top);
+    for (int32_t t : by_size_) {
+      if (t == top || promoted_[static_cast<size_t>(t)] || !lives[t].overlaps(lives[top])) continue;
+      candidates_.push_back(t);
+      if (candidates_.size() == kPromotionCandidates) break;
+    }
+    int32_t chosen = -1;
+    int64_t chosen_arena = INT64_MAX;
+    for (int32_t c : candidates_) {
+      order_ = prefix_;
+      order_.push_back(c);
+      for (int32_t t : by_size_)
+        if (t != c && !promoted_[static_cast<size_t>(t)]) order_.push_back(t);
+      const int64_t a = place_in_order(sizes, lives, trial_);
+      if (a < chosen_arena) {
+        chosen_arena = a;
+        chosen = c;
+        round_best_.swap(trial_);
+      }
+    }
+    if (chosen < 0) break;
+    promoted_[static_cast<size_t>(chosen)] = 1;
+    prefix_.push_back(chosen);
+    arena = chosen_arena;
+    if (arena < best) {
+      best = arena;
+      std::copy(round_best_.begin(), round_best_.end(), offsets.begin());
+    }
+  }
+  return best;
 }
 
 std::string version_text(int32_t version, size_t num_versions) {
@@ -82,9 +145,10 @@ bool use_greedy_if_smaller(std::span<int64_t> values, std::span<const Lifetime> 
     if (l.first_step < 0 || l.last_step < l.first_step) return false;
   // Cheap first: a layout at the peak of live bytes cannot be beaten.
   const int64_t arena = values[2 * n];
-  if (arena <= greedy->peak_live(sizes, lives)) return false;
+  const int64_t peak = greedy->peak_live(sizes, lives);
+  if (arena <= peak) return false;
   scratch->resize(n);
-  const int64_t greedy_arena = greedy->place(sizes, lives, *scratch);
+  const int64_t greedy_arena = greedy->place_best(sizes, lives, *scratch, peak);
   if (greedy_arena >= arena) return false;
   std::copy(scratch->begin(), scratch->end(), values.begin() + static_cast<ptrdiff_t>(n));
   values[2 * n] = greedy_arena;

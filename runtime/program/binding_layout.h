@@ -32,18 +32,36 @@ class GreedyLayout {
   // offsets then); lives run parallel to sizes.
   int64_t place(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
                 std::span<int64_t> offsets);
+  // Greedy by size, then rounds that each place first, after the tensors earlier rounds chose,
+  // the tensor setting the top or one of the largest live with it, whichever gives the smallest
+  // arena; returns the smallest arena met (stops within 1% of `peak`). At most kPromotionRounds x
+  // kPromotionCandidates + 1 greedy passes.
+  int64_t place_best(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
+                     std::span<int64_t> offsets, int64_t peak);
   // The most bytes live at one step: no layout needs less.
   int64_t peak_live(std::span<const int64_t> sizes, std::span<const Lifetime> lives);
 
  private:
+  void sort_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives);
+  // Places in order_.
+  int64_t place_in_order(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
+                         std::span<int64_t> offsets);
+
   std::vector<std::pair<int64_t, int64_t>> events_;  // (step, bytes in or out)
-  std::vector<int32_t> order_;
-  std::vector<int32_t> placed_;  // by offset, then by placement
+  std::vector<int32_t> by_size_, order_;
+  std::vector<int32_t> placed_;               // by offset, then by placement
+  std::vector<int32_t> prefix_, candidates_;  // place_best's chosen tensors; a round's tries
+  std::vector<int64_t> trial_, round_best_;
+  std::vector<char> promoted_;
 };
 
+// place_best's search: paid once per new binding (a session keeps the layout of the last one).
+inline constexpr int kPromotionRounds = 6;
+inline constexpr size_t kPromotionCandidates = 4;
+
 // `values` is a plan program's output at one binding: n sizes, n offsets, the arena size.
-// Replaces the offsets and the arena size by greedy by size's when that arena is smaller, and
-// says whether it did. Only for plans without execution symbols: a size learnt mid-run must not
+// Replaces the offsets and the arena size by GreedyLayout::place_best's when that arena is smaller,
+// and says whether it did. Only for plans without execution symbols: a size learnt mid-run must not
 // move a tensor already written, which the plan's own offsets guarantee and this does not.
 bool use_greedy_if_smaller(std::span<int64_t> values, std::span<const Lifetime> lives,
                            GreedyLayout* greedy, std::vector<int64_t>* scratch);
