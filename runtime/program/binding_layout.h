@@ -59,10 +59,11 @@ class GreedyLayout {
 inline constexpr int kPromotionRounds = 6;
 inline constexpr size_t kPromotionCandidates = 4;
 
-// `values` is a plan program's output at one binding: n sizes, n offsets, the arena size.
-// Replaces the offsets and the arena size by GreedyLayout::place_best's when that arena is smaller,
-// and says whether it did. Only for plans without execution symbols: a size learnt mid-run must not
-// move a tensor already written, which the plan's own offsets guarantee and this does not.
+// `values` is a plan program's output at one binding: n sizes, n offsets, the arena size. When
+// that arena is more than 1% above the peak of live bytes, replaces the offsets and the arena by
+// GreedyLayout::place_best's if that arena is smaller, and says whether it did. Only for plans
+// without execution symbols: a size learnt mid-run must not move a tensor already written, which
+// the plan's own offsets guarantee and this does not.
 bool use_greedy_if_smaller(std::span<int64_t> values, std::span<const Lifetime> lives,
                            GreedyLayout* greedy, std::vector<int64_t>* scratch);
 
