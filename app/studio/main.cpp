@@ -180,8 +180,9 @@ int main(int argc, char** argv) {
     if (models.size() != 1 && !family_only)
       return fail("--screenshot needs exactly one MODEL.onnx (or --family with --view variants)");
     const QStringList wh = parser.value(size).split('x');
-    window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1400,
-                  wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 900);
+    const QSize shot_size(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1400,
+                          wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 900);
+    window.resize(shot_size);
     if (!models.isEmpty()) {
       if (auto err = window.openModelNow(models.front(), options)) return fail(*err);
     }
@@ -284,23 +285,8 @@ int main(int argc, char** argv) {
         return fail("--compare-runs: run " + ab.value(0) + " or " + ab.value(1) +
                     " cannot be compared (see the history)");
     }
-    window.show();
-    window.showView(which);
-    // A docked view is rendered at the requested size, not at its share of the window; so is
-    // the graph, with the docks out of its way.
-    if (which == sod2::studio::StudioView::kGraph) {
-      for (auto v : {sod2::studio::StudioView::kShapes, sod2::studio::StudioView::kMemory,
-                     sod2::studio::StudioView::kCompare, sod2::studio::StudioView::kSummary})
-        window.dockOf(v)->hide();
-      window.dockOf(sod2::studio::StudioView::kInspector)->hide();
-    } else if (QDockWidget* dock = window.dockOf(which)) {
-      dock->setFloating(true);
-      dock->resize(window.size());
-      dock->show();
-    }
-    QApplication::processEvents();
-    QWidget* w = window.viewWidget(which);
-    const QImage image = w->grab().toImage();
+    // Rendered at the requested size, whatever the view (the graph was a strip under the docks).
+    const QImage image = window.grabView(which, shot_size);
     if (image.isNull() || !image.save(parser.value(shot)))
       return fail("cannot write " + parser.value(shot));
     std::printf("wrote %s (%dx%d, view %s)\n", parser.value(shot).toLocal8Bit().constData(),

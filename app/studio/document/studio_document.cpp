@@ -75,13 +75,19 @@ std::string bytes_text(int64_t b) {
   return out.str();
 }
 
-// A typical small size for a symbol nobody gave a range: 64 (tokens, pixels), kept inside the
-// range and on its multiple.
+// A symbol nobody gave a range spans RDP's default 1..65536: for its starting value it is taken
+// as 1..256 (a quarter of the way up: 64 tokens, pixels).
+constexpr int64_t kUndeclaredTypicalHi = 256;
+
+// Where a slider starts: a quarter of the way up the range, on the nearest value of its multiple,
+// so the first picture is of a typical input (batch 4 of 1..16, 224 of 64..640 step 32) and not
+// of the largest one (issue #23).
 int64_t typical_size(int64_t lo, int64_t hi, int64_t multiple) {
-  int64_t v = std::clamp<int64_t>(64, lo, hi);
-  v -= v % multiple;
+  const int64_t target = lo + (hi - lo) / 4;
+  int64_t v = (target + multiple / 2) / multiple * multiple;
   if (v < lo) v += multiple;
-  return std::min(v, hi);
+  if (v > hi) v -= multiple;
+  return std::clamp(v, lo, hi);
 }
 
 // An execution symbol's bound as text: the one over input symbols if it has one, else the one its
@@ -154,7 +160,8 @@ Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string
     c.hi = opt::report_upper_bound(doc->rdp(), info.symbol);
     c.multiple = std::max<int64_t>(r.multiple, 1);
     c.declared = rdp_options.ranges.count(c.name) > 0;
-    c.initial = c.declared ? c.hi : typical_size(c.lo, c.hi, c.multiple);
+    c.initial = typical_size(
+        c.lo, c.declared ? c.hi : std::max(c.lo, std::min(c.hi, kUndeclaredTypicalHi)), c.multiple);
     c.origin = info.origin;
     doc->symbols_.push_back(std::move(c));
   }

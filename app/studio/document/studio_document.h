@@ -35,10 +35,10 @@ struct OpenOptions {
 struct SymbolControl {
   std::string name;
   int64_t lo = 1, hi = 1, multiple = 1;
-  // The upper bound of a declared range; for a symbol without one (its range is RDP's default
-  // 1..65536) a small typical size, so the first picture is not of a 64k-token input. For an
-  // execution symbol, `hi`: it starts "at its bound", following the bound as the input symbols
-  // move (initial_values() leaves it out).
+  // A typical size: a quarter of the way up a declared range, on its multiple; for a symbol
+  // without one (its range is RDP's default 1..65536) 64, so the first picture is not of a
+  // 64k-token input. For an execution symbol, `hi`: it starts "at its bound", following the bound
+  // as the input symbols move (initial_values() leaves it out).
   int64_t initial = 1;
   bool declared = false;
   std::string origin;  // "input image dim 2", "node /NonZero output 0 dim 1"

@@ -15,8 +15,10 @@
 namespace sod2::studio {
 namespace {
 
-// Room around the plot for the byte labels (left), the step labels (bottom) and the line labels.
-constexpr int kLeftMargin = 72;
+// Room around the plot for the step labels (bottom) and the line labels; the byte labels' room
+// (left) is measured (TimelineView::byteAxisWidth).
+constexpr int kTickLength = 4;
+constexpr int kLabelGap = 6;  // between a byte label and its tick
 constexpr int kRightMargin = 12;
 constexpr int kTopMargin = 8;
 constexpr int kBottomMargin = 22;
@@ -57,8 +59,19 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   syncViewportSize();
 }
 
+int TimelineView::byteAxisWidth() const {
+  // The widest label the axis shows: that of the plan's largest byte count (an arena of
+  // 433152.0 TiB had its labels clipped by a fixed 72 px), or one just below a unit's end. From
+  // the model only, so panning does not move the plot.
+  const QFontMetrics fm(font());
+  const int widest = std::max(fm.horizontalAdvance(QString::fromStdString(human_bytes(fitBytes()))),
+                              fm.horizontalAdvance(QStringLiteral("1023.9 MiB")));
+  return widest + kLabelGap + kTickLength;
+}
+
 QRect TimelineView::plotRect() const {
-  return QRect(kLeftMargin, kTopMargin, std::max(1, width() - kLeftMargin - kRightMargin),
+  const int left = byteAxisWidth();
+  return QRect(left, kTopMargin, std::max(1, width() - left - kRightMargin),
                std::max(1, height() - kTopMargin - kBottomMargin));
 }
 
@@ -88,6 +101,11 @@ void TimelineView::setModel(const TimelineModel* model) {
 void TimelineView::modelUpdated() {
   if (model_ && selected_ >= static_cast<int>(model_->rects().size())) selected_ = -1;
   hovered_ = -1;
+  // New sizes may need a wider byte axis: the plot narrows, and a fitted view fits again.
+  if (plotRect().width() != viewport_.width) {
+    syncViewportSize();
+    if (fitted_) viewport_.fit(model_ ? model_->num_steps() : 1, fitBytes());
+  }
   update();
 }
 
@@ -186,9 +204,10 @@ void TimelineView::paintEvent(QPaintEvent* /*event*/) {
           p.fillRect(box.adjusted(1, 1, -1, -1), fill_of(t));
           if (box.width() > 60 && box.height() > fm.height() + 2) {
             p.setPen(Qt::black);
+            // Names differ at their end ("/encoder/layers.3/..."): elided in the middle.
             p.drawText(
                 box.adjusted(3, 1, -3, -1), Qt::AlignLeft | Qt::AlignVCenter,
-                fm.elidedText(QString::fromStdString(r.name), Qt::ElideRight, box.width() - 6));
+                fm.elidedText(QString::fromStdString(r.name), Qt::ElideMiddle, box.width() - 6));
           }
         } else {
           p.fillRect(box, fill_of(t).darker(115));
@@ -205,17 +224,23 @@ void TimelineView::paintEvent(QPaintEvent* /*event*/) {
   }
 
   // The arena size and the lower bound, labelled at the right end of the line.
+  // A fitted plan has its arena at the plot's top edge: a label that has no room above its line
+  // goes below it, and a label that would cover the previous one moves down past it.
+  QRect previous_label;
   auto hline = [&](int64_t bytes, const QColor& color, const QString& label, bool above) {
     const int y = clamp_px(vp.y_of(static_cast<double>(bytes)), 0, h);
     p.setPen(QPen(color, 1, Qt::DashLine));
     p.drawLine(0, y, plot.width(), y);
     const QString text = label + " " + QString::fromStdString(human_bytes(bytes));
     const int tw = fm.horizontalAdvance(text);
-    const int ty = above ? y - fm.descent() - 2 : y + fm.ascent() + 2;
-    p.fillRect(QRect(plot.width() - tw - 8, ty - fm.ascent(), tw + 4, fm.height()),
-               QColor(255, 255, 255, 200));
+    int ty = above ? y - fm.descent() - 2 : y + fm.ascent() + 2;
+    if (ty - fm.ascent() < 0) ty = y + fm.ascent() + 2;
+    QRect box(plot.width() - tw - 8, ty - fm.ascent(), tw + 4, fm.height());
+    if (box.intersects(previous_label)) box.moveTop(previous_label.bottom() + 1);
+    previous_label = box;
+    p.fillRect(box, QColor(255, 255, 255, 200));
     p.setPen(color);
-    p.drawText(plot.width() - tw - 6, ty, text);
+    p.drawText(plot.width() - tw - 6, box.top() + fm.ascent(), text);
   };
   hline(model_->arena_bytes(), QColor(200, 30, 30), tr("arena"), true);
   hline(model_->lower_bound_bytes(), QColor(20, 120, 20), tr("lower bound"), false);
@@ -235,9 +260,9 @@ void TimelineView::paintEvent(QPaintEvent* /*event*/) {
   for (double b = std::max(0.0, std::ceil(vp.lowest_visible_offset() / byte_tick) * byte_tick);
        b <= vp.highest_visible_offset(); b += byte_tick) {
     const int y = plot.top() + clamp_px(vp.y_of(b), 0, h);
-    p.drawLine(plot.left() - 4, y, plot.left(), y);
+    p.drawLine(plot.left() - kTickLength, y, plot.left(), y);
     const QString label = QString::fromStdString(human_bytes(static_cast<int64_t>(b)));
-    p.drawText(QRect(0, y - fm.height() / 2, plot.left() - 6, fm.height()),
+    p.drawText(QRect(0, y - fm.height() / 2, plot.left() - kLabelGap, fm.height()),
                Qt::AlignRight | Qt::AlignVCenter, label);
   }
 }

@@ -71,6 +71,8 @@ class TimelineView : public QWidget {
 
  private:
   void syncViewportSize();
+  // The room left of the plot for the byte labels: the widest one that can show, measured.
+  int byteAxisWidth() const;
   int64_t fitBytes() const;
 
   const TimelineModel* model_ = nullptr;

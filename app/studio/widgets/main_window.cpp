@@ -39,6 +39,7 @@
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/ofa/variants_view.h"
 #include "app/studio/plan/shapes_table_model.h"
+#include "app/studio/plan/shapes_table_view.h"
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/bindings_bar.h"
@@ -68,8 +69,7 @@ QString at_bound_note(const std::vector<ExecutionAtBound>& at_bound) {
   return MainWindow::tr("%1 execution symbols at their bound").arg(at_bound.size());
 }
 
-// A cancellable progress dialog the window reuses for one kind of long work (opening, profiling);
-// shown after `show_after_ms`.
+// A read-only monospace text dock (inspector, summary): reports line up in columns.
 QPlainTextEdit* make_text_view(QWidget* parent) {
   auto* t = new QPlainTextEdit(parent);
   t->setReadOnly(true);
@@ -105,9 +105,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(timeline_view_, &TimelineView::tensorClicked, this, &MainWindow::showTensor);
   connect(&open_watcher_, &QFutureWatcher<OpenResult>::finished, this, [this] {
-    if (progress_) progress_->hide();
+    end_progress_dialog(progress_);
     const OpenResult r = open_watcher_.result();
-    if (r.cancelled) {
+    // Cancelled during the last stage (preparing the views), which does not look at the flag:
+    // the user said no, so the result is dropped all the same.
+    if (r.cancelled || (open_cancel_ && *open_cancel_)) {
       status_->setText(tr("Opening cancelled"));
       emit openFinished(false, tr("Opening cancelled"));
     } else if (!r.doc) {
@@ -121,9 +123,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(&layout_watcher_, &QFutureWatcher<LayoutResult>::finished, this,
           [this] { adoptLayout(layout_watcher_.result()); });
-  QSettings settings;
-  restoreGeometry(settings.value("window/geometry").toByteArray());
-  restoreState(settings.value("window/state").toByteArray());
+  restoreLayout();
   refreshRecentMenu();
 }
 
@@ -157,11 +157,7 @@ void MainWindow::buildDocks() {
   filter_row->addWidget(shapes_filter_);
   filter_row->addWidget(copy);
   shapes_layout->addLayout(filter_row);
-  shapes_view_ = new QTableView(shapes_box);
-  shapes_view_->setSortingEnabled(true);
-  shapes_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  shapes_view_->horizontalHeader()->setStretchLastSection(true);
-  shapes_view_->verticalHeader()->hide();
+  shapes_view_ = new ShapesTableView(shapes_box);
   shapes_layout->addWidget(shapes_view_);
   shapes_proxy_ = new QSortFilterProxyModel(this);
   shapes_proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
@@ -210,10 +206,6 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::RightDockWidgetArea, summary_dock_);
   tabifyDockWidget(inspector_dock_, summary_dock_);
   inspector_dock_->raise();
-  memory_dock_->raise();
-  // The inspector's lines are long (dims at the binding): give it room by default.
-  resizeDocks({inspector_dock_}, {460}, Qt::Horizontal);
-  resizeDocks({memory_dock_}, {380}, Qt::Vertical);
 }
 
 void MainWindow::buildMenus() {
@@ -325,12 +317,9 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
   }
   open_options_ = options;
   open_cancel_ = std::make_shared<std::atomic<bool>>(false);
-  if (!progress_) progress_ = make_progress_dialog(this, tr("Opening"), 300);
-  progress_->setLabelText(tr("Opening %1").arg(QFileInfo(path).fileName()));
-  progress_->setValue(0);
-  disconnect(progress_, &QProgressDialog::canceled, nullptr, nullptr);
   auto cancel = open_cancel_;
-  connect(progress_, &QProgressDialog::canceled, this, [cancel] { *cancel = true; });
+  progress_ = start_progress_dialog(this, tr("Opening"),
+                                    tr("Opening %1").arg(QFileInfo(path).fileName()), 300, cancel);
   QPointer<QProgressDialog> dialog = progress_;
   const std::string file = path.toStdString();
   QThread* gui = thread();
@@ -339,14 +328,21 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
       report_progress(dialog, f, stage);
     };
     OpenResult r;
-    auto doc = StudioDocument::open(file, options, report, cancel.get());
-    if (doc.ok()) {
-      r.doc = std::shared_ptr<StudioDocument>(std::move(*doc));
-      report(1.0, "preparing the views");
-      r.views = prepareViews(*r.doc, gui);
-    } else {
-      r.cancelled = doc.status().code() == StatusCode::kCancelled;
-      r.error = QString::fromStdString(doc.status().message());
+    // An exception escaping here would come back out of result() in the GUI thread's slot;
+    // whatever fails becomes the error the window shows.
+    try {
+      auto doc = StudioDocument::open(file, options, report, cancel.get());
+      if (doc.ok()) {
+        r.doc = std::shared_ptr<StudioDocument>(std::move(*doc));
+        report(1.0, "preparing the views");
+        r.views = prepareViews(*r.doc, gui);
+      } else {
+        r.cancelled = doc.status().code() == StatusCode::kCancelled;
+        r.error = QString::fromStdString(doc.status().message());
+      }
+    } catch (const std::exception& e) {
+      r = OpenResult{};
+      r.error = tr("Opening %1 failed: %2").arg(QString::fromStdString(file), e.what());
     }
     return r;
   }));
@@ -470,13 +466,18 @@ MainWindow::LayoutResult MainWindow::computePackageLayout(std::shared_ptr<Packag
                                                           const std::atomic<bool>* cancel) {
   LayoutResult r;
   r.pkg = pkg;
-  r.graph = std::make_shared<DisplayGraph>(pkg->display_graph());
-  auto layout = layout_graph(*r.graph, LayoutOptions{}, cancel);
-  if (!layout.ok()) {
-    r.error = qs(layout.status().message());
-    return r;
+  try {  // as computeLayout
+    r.graph = std::make_shared<DisplayGraph>(pkg->display_graph());
+    auto layout = layout_graph(*r.graph, LayoutOptions{}, cancel);
+    if (!layout.ok()) {
+      r.error = qs(layout.status().message());
+      return r;
+    }
+    r.layout = std::make_shared<GraphLayout>(std::move(*layout));
+  } catch (const std::exception& e) {
+    r.graph.reset();
+    r.error = QString::fromUtf8(e.what());
   }
-  r.layout = std::make_shared<GraphLayout>(std::move(*layout));
   return r;
 }
 
@@ -497,15 +498,21 @@ MainWindow::LayoutResult MainWindow::computeLayout(std::shared_ptr<StudioDocumen
                                                    const std::atomic<bool>* cancel) {
   LayoutResult r;
   r.doc = doc;
-  r.graph = std::make_shared<DisplayGraph>(
-      build_display_graph(doc->model(), doc->rdp(), &doc->fusion(), expanded, bodies));
-  LayoutOptions options;
-  auto layout = layout_graph(*r.graph, options, cancel);
-  if (!layout.ok()) {
-    r.error = qs(layout.status().message());
-    return r;
+  // On a worker: a throw would come out of result() in the GUI thread's slot; it is the
+  // layout's error instead (the status bar shows it).
+  try {
+    r.graph = std::make_shared<DisplayGraph>(
+        build_display_graph(doc->model(), doc->rdp(), &doc->fusion(), expanded, bodies));
+    auto layout = layout_graph(*r.graph, LayoutOptions{}, cancel);
+    if (!layout.ok()) {
+      r.error = qs(layout.status().message());
+      return r;
+    }
+    r.layout = std::make_shared<GraphLayout>(std::move(*layout));
+  } catch (const std::exception& e) {
+    r.graph.reset();
+    r.error = QString::fromUtf8(e.what());
   }
-  r.layout = std::make_shared<GraphLayout>(std::move(*layout));
   return r;
 }
 
@@ -782,9 +789,7 @@ void MainWindow::dropEvent(QDropEvent* e) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-  QSettings settings;
-  settings.setValue("window/geometry", saveGeometry());
-  settings.setValue("window/state", saveState());
+  saveLayout();
   QMainWindow::closeEvent(e);
 }
 

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <QFutureWatcher>
+#include <QImage>
 #include <QMainWindow>
+#include <QPointer>
 #include <QStringList>
 #include <atomic>
 #include <memory>
@@ -71,6 +73,9 @@ class MainWindow : public QMainWindow {
 
   // For --screenshot and tests.
   QWidget* viewWidget(StudioView view) const;
+  // The view rendered at exactly `size` (--screenshot): the graph with every dock out of its
+  // way, a docked view floating with its content at that size. Shows the window.
+  QImage grabView(StudioView view, QSize size);
   void showView(StudioView view);
   // The dock holding a view; nullptr for the graph (the central widget) and the whole window.
   QDockWidget* dockOf(StudioView view) const;
@@ -115,6 +120,7 @@ class MainWindow : public QMainWindow {
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
   void closeEvent(QCloseEvent* e) override;
+  void showEvent(QShowEvent* e) override;
 
  private:
   // What the docks show for a new document, made off the GUI thread.
@@ -140,6 +146,11 @@ class MainWindow : public QMainWindow {
 
   void buildMenus();
   void buildDocks();
+  // The docks as the user left them (QSettings), unless saved by a studio with another layout
+  // version; else the default layout, sized when the window is first shown.
+  void restoreLayout();
+  void saveLayout();
+  void applyDefaultLayout();
   // Drops the open model or package and everything drawn from it (before adopting another).
   void forgetOpened();
   void adoptPackage(std::shared_ptr<PackageDocument> pkg);
@@ -207,13 +218,14 @@ class MainWindow : public QMainWindow {
   std::string profile_db_;  // "" : the store's default path
   QFutureWatcher<Expected<profiling::ProfileResult>> profile_watcher_;
   std::shared_ptr<std::atomic<bool>> profile_cancel_;
-  QProgressDialog* profile_progress_ = nullptr;
+  QPointer<QProgressDialog> profile_progress_;  // while a profile runs
 
   QFutureWatcher<OpenResult> open_watcher_;
   QFutureWatcher<LayoutResult> layout_watcher_;
   std::shared_ptr<std::atomic<bool>> open_cancel_;
   std::shared_ptr<std::atomic<bool>> layout_cancel_;
-  QProgressDialog* progress_ = nullptr;
+  QPointer<QProgressDialog> progress_;   // while a model opens
+  bool default_layout_pending_ = false;  // nothing restored: size the docks at the first show
 };
 
 }  // namespace sod2::studio

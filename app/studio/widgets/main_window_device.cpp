@@ -189,19 +189,16 @@ void MainWindow::exportAndProfile() {
     return;
   }
   profile_cancel_ = std::make_shared<std::atomic<bool>>(false);
-  if (!profile_progress_) profile_progress_ = make_progress_dialog(this, tr("Export & profile"), 0);
-  profile_progress_->setLabelText(
-      tr("Profiling on %1").arg(QString::fromStdString(request->device)));
-  profile_progress_->setValue(0);
-  profile_progress_->show();
-  disconnect(profile_progress_, &QProgressDialog::canceled, nullptr, nullptr);
   auto cancel = profile_cancel_;
-  connect(profile_progress_, &QProgressDialog::canceled, this, [cancel] { *cancel = true; });
+  profile_progress_ = start_progress_dialog(
+      this, tr("Export & profile"),
+      tr("Profiling on %1").arg(QString::fromStdString(request->device)), 0, cancel);
+  profile_progress_->show();
   QPointer<QProgressDialog> dialog = profile_progress_;
   disconnect(&profile_watcher_, nullptr, this, nullptr);
   connect(&profile_watcher_, &QFutureWatcher<Expected<profiling::ProfileResult>>::finished, this,
           [this, dialog] {
-            if (dialog) dialog->hide();
+            end_progress_dialog(dialog);
             adoptProfile(profile_watcher_.result());
           });
   profile_watcher_.setFuture(QtConcurrent::run([r = *request, cancel, dialog]() {
@@ -210,7 +207,13 @@ void MainWindow::exportAndProfile() {
     progress.report = [dialog](const std::string& stage, double f) {
       report_progress(dialog, f, stage);
     };
-    return profiling::profile(r, progress);
+    // As for opening: a throw would surface from result() in the GUI thread's slot.
+    try {
+      return profiling::profile(r, progress);
+    } catch (const std::exception& e) {
+      return Expected<profiling::ProfileResult>(
+          internal_error(std::string("Export & profile failed: ") + e.what()));
+    }
   }));
 }
 

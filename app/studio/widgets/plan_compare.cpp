@@ -52,6 +52,9 @@ PlanCompare::PlanCompare(QWidget* parent) : QWidget(parent) {
     v->setContentsMargins(0, 0, 0, 0);
     caption_label = new QLabel(box);
     caption_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Wrapped: unwrapped, two long captions side by side made the dock, and with it the whole
+    // window, at least 1774 px wide on a model with two symbols.
+    caption_label->setWordWrap(true);
     view = new TimelineView(box);
     v->addWidget(caption_label);
     v->addWidget(view, 1);

@@ -87,14 +87,16 @@ TEST(StudioExecutionSymbols, ListedAfterTheInputsUpToTheirBound) {
   EXPECT_EQ(nz.name, kNz);
   EXPECT_TRUE(nz.execution);
   EXPECT_EQ(nz.lo, 0);
-  EXPECT_EQ(nz.hi, 64 * 32);  // its bound at the initial binding (the declared upper ends)
+  // Its bound at the initial binding: h and w a quarter of the way up 1..64 and 1..32.
+  EXPECT_EQ(nz.hi, 16 * 8);
   EXPECT_EQ(nz.initial, nz.hi);
   EXPECT_EQ(nz.bound, "h*w");
   EXPECT_NE(nz.origin.find("nz"), std::string::npos) << nz.origin;
   // It starts at its bound: the initial values leave it out.
   const auto initial = doc->initial_values();
   EXPECT_EQ(initial.count(kNz), 0u);
-  EXPECT_EQ(initial.at("h"), 64);
+  EXPECT_EQ(initial.at("h"), 16);
+  EXPECT_EQ(initial.at("w"), 8);
 
   auto upper = doc->execution_upper(kNz, {{"h", 4}, {"w", 5}});
   ASSERT_TRUE(upper.ok()) << upper.status().to_string();
@@ -158,10 +160,10 @@ TEST(StudioExecutionSymbols, TheBarReRangesTheExecutionSliderWhenAnInputMoves) {
                    auto u = d->execution_upper(name, values);
                    return u.ok() ? std::optional<int64_t>(*u) : std::nullopt;
                  });
-  EXPECT_EQ(bar.maximum(kNz), 2048);
+  EXPECT_EQ(bar.maximum(kNz), 16 * 8);
   EXPECT_TRUE(bar.followsBound(kNz));
-  EXPECT_EQ(bar.value(kNz), 2048);
-  EXPECT_EQ(bar.values(), (std::map<std::string, int64_t>{{"h", 64}, {"w", 32}}));
+  EXPECT_EQ(bar.value(kNz), 16 * 8);
+  EXPECT_EQ(bar.values(), (std::map<std::string, int64_t>{{"h", 16}, {"w", 8}}));
 
   QSignalSpy changed(&bar, &BindingsBar::bindingChanged);
   // Moving the input slider h to 4 re-ranges nz, which follows its bound.
@@ -169,17 +171,17 @@ TEST(StudioExecutionSymbols, TheBarReRangesTheExecutionSliderWhenAnInputMoves) {
   ASSERT_NE(h, nullptr);
   h->setValue(3);  // position k is lo + k
   EXPECT_EQ(bar.values().at("h"), 4);
-  EXPECT_EQ(bar.maximum(kNz), 4 * 32);
-  EXPECT_EQ(bar.value(kNz), 4 * 32);
+  EXPECT_EQ(bar.maximum(kNz), 4 * 8);
+  EXPECT_EQ(bar.value(kNz), 4 * 8);
   EXPECT_EQ(bar.values().count(kNz), 0u);
 
   // Moving nz's slider binds it explicitly.
   QSlider* nz = slider_of(bar, kNz);
   ASSERT_NE(nz, nullptr);
-  EXPECT_EQ(nz->maximum(), 4 * 32);
-  nz->setValue(100);
+  EXPECT_EQ(nz->maximum(), 4 * 8);
+  nz->setValue(30);
   EXPECT_FALSE(bar.followsBound(kNz));
-  EXPECT_EQ(bar.values().at(kNz), 100);
+  EXPECT_EQ(bar.values().at(kNz), 30);
 
   // A smaller input clamps the explicit value to the new bound.
   bar.setValue("w", 5);
@@ -223,7 +225,7 @@ TEST(StudioExecutionSymbols, TheWindowSaysWhenThePlanIsAtTheBound) {
   ASSERT_FALSE(w.openModelNow(QString::fromStdString(nonzero_model()), ranges()).has_value());
   QDockWidget* memory = w.dockOf(StudioView::kMemory);
   ASSERT_NE(memory, nullptr);
-  EXPECT_TRUE(memory->windowTitle().contains("at its bound 2048"))
+  EXPECT_TRUE(memory->windowTitle().contains("at its bound 128"))
       << memory->windowTitle().toStdString();
   ASSERT_TRUE(w.applyBinding({{"h", 4}, {"w", 5}, {kNz, 7}}));
   EXPECT_FALSE(memory->windowTitle().contains("at its bound"))

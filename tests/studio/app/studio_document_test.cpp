@@ -95,9 +95,11 @@ TEST(StudioDocument, ReadsTheRangesFileBesideTheModel) {
       sample_copy("studio_sidecar", R"({"height": [32, 512, 32], "width": [32, 256, 32]})"), {});
   ASSERT_TRUE(doc.ok()) << doc.status().to_string();
   EXPECT_EQ((*doc)->ranges_source(), "m.ranges.json beside the model");
+  // Sliders start a quarter of the way up, on the multiple: 32 + 480/4 = 152 -> 160; 32 + 224/4 =
+  // 88 -> 96 (they started at the upper ends: a 1280x1280 first picture).
   const auto initial = (*doc)->initial_values();
-  EXPECT_EQ(initial.at("height"), 512);
-  EXPECT_EQ(initial.at("width"), 256);
+  EXPECT_EQ(initial.at("height"), 160);
+  EXPECT_EQ(initial.at("width"), 96);
   for (const SymbolControl& c : (*doc)->symbols()) {
     if (!c.execution) {
       EXPECT_TRUE(c.declared) << c.name;

@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QFontMetrics>
 #include <QImage>
 #include <QResizeEvent>
 #include <QSignalSpy>
@@ -148,6 +149,30 @@ TEST(TimelineView, AViewFittedAtAPlaceholderSizeStillShowsTheWholePlanAfterAResi
   QResizeEvent same(QSize(1200, 600), QSize(1200, 600));
   QApplication::sendEvent(&view, &same);
   EXPECT_NEAR(view.viewport().last_visible_step(), last, 1e-6);
+}
+
+// The byte axis is as wide as its widest label: an arena of 433152.0 TiB (a model planned at
+// absurd sizes) had its labels clipped by a fixed 72-pixel margin.
+TEST(TimelineView, TheByteAxisFitsTheLabelsOfAnyMagnitude) {
+  app();
+  const QFontMetrics fm(TimelineView().font());
+  for (const int64_t arena : {int64_t{4096}, int64_t{433152} << 40}) {
+    std::vector<TimelineRect> rects(1);
+    rects[0].name = "t0";
+    rects[0].first_step = 0;
+    rects[0].last_step = 3;
+    rects[0].size = arena;
+    const TimelineModel tl = TimelineModel::from_rects(rects, 4, arena, arena);
+    TimelineView view;
+    view.resize(800, 300);
+    view.setModel(&tl);
+    const QString widest = QString::fromStdString(human_bytes(arena));
+    // The label, the gap to its tick and the tick fit left of the plot.
+    EXPECT_GE(view.plotRect().left(), fm.horizontalAdvance(widest) + 6 + 4) << widest.toStdString();
+    EXPECT_GE(view.plotRect().left(), fm.horizontalAdvance("1023.9 MiB"));
+    // The plot still has the width the axis leaves.
+    EXPECT_EQ(view.viewport().width, view.plotRect().width());
+  }
 }
 
 TEST(TimelineView, EmptyViewPaints) {
