@@ -177,6 +177,31 @@ TEST(PlanCommand, SaysWhichExecutionSymbolsItSizesAtTheirBound) {
   std::filesystem::remove(path);
 }
 
+TEST(PlanCommand, SaysWhenABindingRunsALayoutMadeForItsOwnSizes) {
+  // gpt_tiny_kv at batch 1, seq 8, past 4: its bucket's plan version is 4.7% above the peak of
+  // live bytes, a layout for these exact sizes is at the peak, and with no execution symbol the
+  // runtime uses that one.
+  const std::string model = std::string(SOD2_SHARED_DIR) + "/models/gpt_tiny_kv/model.onnx";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "no shared models at " << model;
+  const std::vector<std::string> args{model, "--range", "batch=1:8:1,seq=1:128:1,past=0:512:1",
+                                      "--bind", "batch=1,seq=8,past=4"};
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  const CliRun j = plan(json_args);
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["binding"]["version"], -2);
+  EXPECT_EQ(doc["binding"]["layout"], "greedy by size at this binding");
+  EXPECT_GT(doc["binding"]["version_arena_bytes"].get<int64_t>(),
+            doc["summary"]["arena_bytes"].get<int64_t>());
+  EXPECT_LE(doc["summary"]["arena_bytes"].get<int64_t>(),
+            doc["summary"]["greedy_bytes"].get<int64_t>());
+  EXPECT_EQ(doc["summary"]["arena_bytes"], doc["summary"]["lower_bound_bytes"]);
+  const CliRun t = plan(args);
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("layout   greedy by size at this binding"), std::string::npos) << t.out;
+}
+
 TEST(PlanCommand, WarnsAboutSymbolsWithoutARange) {
   const std::string path = write_model(testing::chain_model(), "chain");
   const CliRun r = plan({path, "--bind", "n=2"});
