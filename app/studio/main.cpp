@@ -156,6 +156,11 @@ int main(int argc, char** argv) {
     auto rdp = sod2::rdp_options_from(ranges_file, range_text);
     if (!rdp.ok()) return fail(QString::fromStdString(rdp.status().message()));
     options.rdp = *rdp;
+    if (ranges_file) {
+      auto defaults = sod2::read_range_defaults(*ranges_file);
+      if (!defaults.ok()) return fail(QString::fromStdString(defaults.status().message()));
+      options.start_values = *defaults;
+    }
     if (parser.isSet(bind)) {
       auto b = sod2::parse_bindings(parser.value(bind).toStdString());
       if (!b.ok()) return fail(QString::fromStdString(b.status().message()));

@@ -77,7 +77,48 @@ Expected<SymbolRanges> parse_ranges(std::string_view text) {
   return out;
 }
 
-Expected<SymbolRanges> read_ranges_file(const std::string& path) {
+namespace {
+
+// One symbol of a ranges file: [lo, hi], [lo, hi, step], or {"range": [...], "default": v}.
+struct RangeEntry {
+  sym::SymbolRange range;
+  std::optional<int64_t> typical;
+};
+
+Expected<RangeEntry> range_entry(const std::string& path, const std::string& name,
+                                 const nlohmann::json& entry) {
+  const std::string what = path + ": '" + name + "'";
+  const nlohmann::json* v = &entry;
+  std::optional<int64_t> typical;
+  if (entry.is_object()) {
+    for (const auto& [key, value] : entry.items())
+      if (key != "range" && key != "default")
+        return invalid_argument(what + " has an unknown key '" + key +
+                                "' (expected \"range\" and optionally \"default\")");
+    if (!entry.contains("range")) return invalid_argument(what + " has no \"range\"");
+    v = &entry["range"];
+    if (entry.contains("default")) {
+      if (!entry["default"].is_number_integer())
+        return invalid_argument(what + ": \"default\" must be an integer");
+      typical = entry["default"].get<int64_t>();
+    }
+  }
+  if (!v->is_array() || v->size() < 2 || v->size() > 3 || !(*v)[0].is_number_integer() ||
+      !(*v)[1].is_number_integer() || (v->size() == 3 && !(*v)[2].is_number_integer()))
+    return invalid_argument(what +
+                            " must be [lo, hi], [lo, hi, step] or {\"range\": [...], "
+                            "\"default\": N}");
+  const int64_t lo = (*v)[0].get<int64_t>(), hi = (*v)[1].get<int64_t>();
+  const int64_t step = v->size() == 3 ? (*v)[2].get<int64_t>() : 1;
+  SOD2_ASSIGN_OR_RETURN(sym::SymbolRange range, make_range(lo, hi, step, path + ": " + name));
+  if (typical && (*typical < lo || *typical > hi || (*typical - lo) % step != 0))
+    return invalid_argument(what + ": default " + std::to_string(*typical) +
+                            " is not one of its values (" + std::to_string(lo) + ".." +
+                            std::to_string(hi) + " in steps of " + std::to_string(step) + ")");
+  return RangeEntry{range, typical};
+}
+
+Expected<nlohmann::json> ranges_document(const std::string& path) {
   Expected<std::string> text = read_input_text(path);
   if (!text.ok()) return invalid_argument("the ranges file " + text.status().message());
   nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
@@ -85,15 +126,27 @@ Expected<SymbolRanges> read_ranges_file(const std::string& path) {
   if (doc.is_object() && doc.contains("ranges")) doc = doc["ranges"];
   if (!doc.is_object())
     return invalid_argument(path + ": expected an object like {\"height\": [32, 1024, 32]}");
+  return doc;
+}
+
+}  // namespace
+
+Expected<SymbolRanges> read_ranges_file(const std::string& path) {
+  SOD2_ASSIGN_OR_RETURN(nlohmann::json doc, ranges_document(path));
   SymbolRanges out;
   for (const auto& [name, v] : doc.items()) {
-    if (!v.is_array() || v.size() < 2 || v.size() > 3 || !v[0].is_number_integer() ||
-        !v[1].is_number_integer() || (v.size() == 3 && !v[2].is_number_integer()))
-      return invalid_argument(path + ": '" + name + "' must be [lo, hi] or [lo, hi, step]");
-    SOD2_ASSIGN_OR_RETURN(sym::SymbolRange range,
-                          make_range(v[0].get<int64_t>(), v[1].get<int64_t>(),
-                                     v.size() == 3 ? v[2].get<int64_t>() : 1, path + ": " + name));
-    out[name] = range;
+    SOD2_ASSIGN_OR_RETURN(RangeEntry e, range_entry(path, name, v));
+    out[name] = e.range;
+  }
+  return out;
+}
+
+Expected<std::map<std::string, int64_t>> read_range_defaults(const std::string& path) {
+  SOD2_ASSIGN_OR_RETURN(nlohmann::json doc, ranges_document(path));
+  std::map<std::string, int64_t> out;
+  for (const auto& [name, v] : doc.items()) {
+    SOD2_ASSIGN_OR_RETURN(RangeEntry e, range_entry(path, name, v));
+    if (e.typical) out[name] = *e.typical;
   }
   return out;
 }

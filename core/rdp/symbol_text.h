@@ -25,8 +25,13 @@ Expected<std::map<std::string, int64_t>> parse_bindings(std::string_view text);
 Expected<SymbolRanges> parse_ranges(std::string_view text);
 
 // A JSON file: {"height": [32, 1024, 32], ...}, or an object with such a map under "ranges"
-// (a models.json entry). Errors name the file and the problem.
+// (a models.json entry). A symbol may also be {"range": [32, 1024, 32], "default": 320}: the
+// size views start at. Errors name the file, the symbol and the problem.
 Expected<SymbolRanges> read_ranges_file(const std::string& path);
+
+// The "default" of each symbol of a ranges file that gives one (checked to be one of its
+// values); the rest of the file is checked as read_ranges_file does.
+Expected<std::map<std::string, int64_t>> read_range_defaults(const std::string& path);
 
 // The ranges of a ranges file, then a range text overriding per symbol: what every analysis
 // front end hands to RDP.

@@ -66,5 +66,35 @@ TEST(SymbolText, RangesFileAndOverrides) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(SymbolText, RangesFileDefaultsSayWhereViewsStart) {
+  const auto dir = std::filesystem::temp_directory_path() / "sod2_range_defaults_test";
+  std::filesystem::create_directories(dir);
+  const std::string good = (dir / "good.json").string();
+  std::ofstream(good) << R"({"h": {"range": [32, 1024, 32], "default": 320}, "w": [1, 64]})";
+  auto ranges = read_ranges_file(good);
+  ASSERT_TRUE(ranges.ok()) << ranges.status().to_string();
+  EXPECT_EQ(ranges->at("h").hi, 1024);
+  EXPECT_EQ(ranges->at("w").hi, 64);
+  auto defaults = read_range_defaults(good);
+  ASSERT_TRUE(defaults.ok()) << defaults.status().to_string();
+  EXPECT_EQ(*defaults, (std::map<std::string, int64_t>{{"h", 320}}));
+  const std::pair<const char*, const char*> bad[] = {
+      {R"({"h": {"range": [32, 1024, 32], "default": 100}})",
+       "default 100 is not one of its values"},
+      {R"({"h": {"range": [32, 1024, 32], "default": 2048}})", "default 2048 is not one of"},
+      {R"({"h": {"range": [32, 1024], "default": "big"}})", "\"default\" must be an integer"},
+      {R"({"h": {"default": 64}})", "'h' has no \"range\""},
+      {R"({"h": {"range": [1, 8], "typical": 4}})", "unknown key 'typical'"}};
+  for (const auto& [text, message] : bad) {
+    const std::string path = (dir / "bad.json").string();
+    std::ofstream(path) << text;
+    auto e = read_range_defaults(path);
+    ASSERT_FALSE(e.ok()) << text;
+    EXPECT_NE(e.status().message().find(message), std::string::npos) << e.status().message();
+    EXPECT_FALSE(read_ranges_file(path).ok()) << text;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace sod2

@@ -115,12 +115,16 @@ Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string
   if (rt::is_package_file(path))
     return unsupported(path + " is a compiled .sod2 package: open it with PackageDocument");
   RdpOptions rdp_options = options.rdp;
+  std::map<std::string, int64_t> start_values = options.start_values;
   doc->ranges_source_ = "--ranges/--range";
   if (rdp_options.ranges.empty()) {
     const std::string beside = ranges_file_beside(path);
     std::error_code ec;
     if (std::filesystem::is_regular_file(beside, ec)) {
       SOD2_ASSIGN_OR_RETURN(rdp_options.ranges, read_ranges_file(beside));
+      if (start_values.empty()) {
+        SOD2_ASSIGN_OR_RETURN(start_values, read_range_defaults(beside));
+      }
       doc->ranges_source_ = std::filesystem::path(beside).filename().string() + " beside the model";
     } else {
       doc->ranges_source_ =
@@ -162,6 +166,8 @@ Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string
     c.declared = rdp_options.ranges.count(c.name) > 0;
     c.initial = typical_size(
         c.lo, c.declared ? c.hi : std::max(c.lo, std::min(c.hi, kUndeclaredTypicalHi)), c.multiple);
+    if (auto it = start_values.find(c.name); it != start_values.end())
+      c.initial = std::clamp(it->second, c.lo, c.hi);
     c.origin = info.origin;
     doc->symbols_.push_back(std::move(c));
   }

@@ -24,7 +24,10 @@
 namespace sod2::studio {
 
 struct OpenOptions {
-  RdpOptions rdp;    // symbol ranges (from --ranges / --range)
+  RdpOptions rdp;  // symbol ranges (from --ranges / --range)
+  // Where input symbols start: a ranges file's "default"s (read_range_defaults). Without one,
+  // the ranges file beside the model gives them; else a typical size.
+  std::map<std::string, int64_t> start_values;
   bool fuse = true;  // plan over fused groups, as the runtime runs them
   bool load_external_data = true;
 };

@@ -107,6 +107,21 @@ TEST(StudioDocument, ReadsTheRangesFileBesideTheModel) {
   }
 }
 
+TEST(StudioDocument, StartsWhereTheRangesFileSays) {
+  const char* ranges =
+      R"({"height": {"range": [32, 512, 32], "default": 320}, "width": [32, 256, 32]})";
+  auto doc = StudioDocument::open(sample_copy("studio_defaults", ranges), {});
+  ASSERT_TRUE(doc.ok()) << doc.status().to_string();
+  EXPECT_EQ((*doc)->initial_values().at("height"), 320);
+  EXPECT_EQ((*doc)->initial_values().at("width"), 96);  // no default: a quarter of the way up
+  // Start values given with --ranges win over the file beside the model.
+  OpenOptions options;
+  options.start_values = {{"width", 224}};
+  auto given = StudioDocument::open(sample_copy("studio_defaults_given", ranges), options);
+  ASSERT_TRUE(given.ok()) << given.status().to_string();
+  EXPECT_EQ((*given)->initial_values().at("width"), 224);
+}
+
 // Without any range a symbol spans RDP's default 1..65536: the first picture is at a small
 // typical size, not at a 65536-pixel image (an 8.9 GiB plan).
 TEST(StudioDocument, SymbolsWithoutARangeStartAtATypicalSize) {
