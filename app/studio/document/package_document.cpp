@@ -62,7 +62,8 @@ Expected<std::unique_ptr<PackageDocument>> PackageDocument::open(const std::stri
       c.lo = s.lo;
       c.hi = s.hi;
       c.multiple = std::max<int64_t>(s.multiple, 1);
-      c.initial = s.hi;
+      // Execution symbols at their bound (they follow the inputs), inputs at a typical size.
+      c.initial = execution ? s.hi : typical_size(c.lo, c.hi, c.multiple);
       c.declared = !execution;
       c.execution = execution;
       c.origin =

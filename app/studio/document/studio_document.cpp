@@ -79,17 +79,6 @@ std::string bytes_text(int64_t b) {
 // as 1..256 (a quarter of the way up: 64 tokens, pixels).
 constexpr int64_t kUndeclaredTypicalHi = 256;
 
-// Where a slider starts: a quarter of the way up the range, on the nearest value of its multiple,
-// so the first picture is of a typical input (batch 4 of 1..16, 224 of 64..640 step 32) and not
-// of the largest one (issue #23).
-int64_t typical_size(int64_t lo, int64_t hi, int64_t multiple) {
-  const int64_t target = lo + (hi - lo) / 4;
-  int64_t v = (target + multiple / 2) / multiple * multiple;
-  if (v < lo) v += multiple;
-  if (v > hi) v -= multiple;
-  return std::clamp(v, lo, hi);
-}
-
 // An execution symbol's bound as text: the one over input symbols if it has one, else the one its
 // rule states; empty when there is none.
 std::string bound_text(const RdpResult& rdp, const sym::Symbol& s) {
@@ -191,6 +180,15 @@ Expected<std::unique_ptr<StudioDocument>> StudioDocument::open(const std::string
   }
   SOD2_RETURN_IF_ERROR(step(1.0, "done"));
   return doc;
+}
+
+int64_t typical_size(int64_t lo, int64_t hi, int64_t multiple) {
+  multiple = std::max<int64_t>(multiple, 1);
+  const int64_t target = lo + (hi - lo) / 4;
+  int64_t v = (target + multiple / 2) / multiple * multiple;
+  if (v < lo) v += multiple;
+  if (v > hi) v -= multiple;
+  return std::clamp(v, lo, hi);
 }
 
 std::string ranges_file_beside(const std::string& model_path) {

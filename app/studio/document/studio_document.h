@@ -145,6 +145,11 @@ class StudioDocument {
   std::string onnx_counts_error_;
 };
 
+// Where a slider starts without a ranges file's default: a quarter of the way up the range, on
+// the nearest value of its multiple, so the first picture is of a typical input (batch 4 of
+// 1..16, 224 of 64..640 step 32) and not of the largest one (issue #23).
+int64_t typical_size(int64_t lo, int64_t hi, int64_t multiple);
+
 // MODEL.ranges.json for MODEL.onnx (any extension replaced), whether or not it exists.
 std::string ranges_file_beside(const std::string& model_path);
 

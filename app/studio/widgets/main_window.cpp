@@ -616,7 +616,7 @@ bool MainWindow::applyPackageBinding(const std::map<std::string, int64_t>& value
   const int selected = graph_view_->selectedNode();
   if (selected >= 0) showDisplayNode(selected);
   status_->setText(
-      tr("arena %1 (plan %2)")
+      tr("arena %1 (%2)")
           .arg(qs(human_bytes(pkg_at_->arena_bytes)))
           .arg(qs(plan::version_text(pkg_at_->version, pkg_->program().plan_versions.size()))));
   return true;
