@@ -10,8 +10,9 @@ FUZZ_TARGET ?= onnx_import_fuzzer
 BENCH_THREADS ?= 2
 SOAK_RUNS ?= 100000
 SOAK_MODEL ?= moe_tiny
+SHARED ?= ../shared
 
-.PHONY: run test bench corpus corpus-check bench-corpus conformance soak setup configure build asan fuzz format clean help
+.PHONY: run test bench corpus corpus-check bench-corpus conformance soak screenshots setup configure build asan fuzz format clean help
 
 help:
 	@echo "make run    build and open the bundled sample model in the studio (text without a display)"
@@ -22,6 +23,7 @@ help:
 	@echo "make bench-corpus  the memory-plan benchmark on that corpus (plan vs greedy vs lower bound; build/bench/corpus/)"
 	@echo "make conformance  run the 1,072 cases of ONNX's backend test suite (libonnx-testdata); table in build/bench/conformance.json"
 	@echo "make soak   the agent runs SOAK_MODEL (moe_tiny) SOAK_RUNS (100000) times with varying bindings and cancels; fails if its RSS grows after warm-up (curve: build/bench/soak.json)"
+	@echo "make screenshots  regenerate README's studio screenshots (resources/screenshots) from SHARED (../shared) models"
 	@echo "make asan   build and test with AddressSanitizer + UBSan"
 	@echo "make fuzz   run FUZZ_TARGET (onnx_import_fuzzer | rdp_fuzzer | package_load_fuzzer | package_run_fuzzer | agent_stream_fuzzer | host_protocol_fuzzer) for FUZZ_SECONDS (1800)"
 	@echo "make cross-arm64  cross-build the runtime and agent for arm64 Linux (static, build-arm64/; ctest -L cross)"
@@ -87,6 +89,11 @@ conformance: build
 soak: configure
 	@cmake --build --preset dev -j $(JOBS) --target agent_soak sod2 sod2-agent
 	@bash scripts/soak.sh $(SOAK_RUNS) $(SOAK_MODEL)
+
+# README's screenshots, rendered offscreen from the shared models and the bundled sample (about
+# 30 s; the profile, history and variants pictures carry this machine's latencies).
+screenshots: build
+	@bash scripts/make-screenshots.sh $(SHARED) resources/screenshots
 
 asan: setup
 	@cmake --preset asan >/dev/null
