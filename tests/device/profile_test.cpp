@@ -378,8 +378,11 @@ TEST_F(AdbTest, ProfilesOnTheOnlyDevicePushingTheAgentOnce) {
       << calls;
   // Every call but the listing names the device.
   std::istringstream lines(calls);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind("devices", 0) != 0) EXPECT_EQ(line.rfind("-s FAKE01 ", 0), 0u) << line;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("devices", 0) != 0) {
+      EXPECT_EQ(line.rfind("-s FAKE01 ", 0), 0u) << line;
+    }
+  }
 
   fs::remove(dir_ / "log");
   auto again = profiling::profile(r);
