@@ -57,8 +57,14 @@ struct MemoryPlan {
   const PlanProgram& program_of(int32_t version) const;
 };
 
+// Plans at the upper bounds; the execution order is also checked at `check_bindings` and at
+// typical_binding, never peaking above the file's order there.
 Expected<MemoryPlan> plan_memory(const Graph& graph, const RdpResult& rdp,
                                  const MemoryPlanOptions& options = {});
+
+// Each input symbol a quarter of the way up its range, on its multiple (the studio's sliders
+// start there too).
+sym::Binding typical_binding(const RdpResult& rdp);
 
 // Nodes that launch a kernel: every node but the constant ones (core/ops/constant_nodes.h), whose
 // values the package stores.
