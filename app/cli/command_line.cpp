@@ -35,6 +35,15 @@ void CommandLine::parse(const std::vector<std::string>& args) {
                                     ")");
       inline_value = args[++i];
     }
+    // A list flag ("k=v,...") given twice adds to its list: `--range a=1:8 --range b=1:4` must
+    // not silently drop a's range. Any other flag given twice is ambiguous.
+    if (auto it = values_.find(arg); it != values_.end()) {
+      const std::string& list = flag->value_name;
+      if (list.size() < 4 || list.compare(list.size() - 4, 4, ",...") != 0)
+        throw std::invalid_argument("option '" + arg + "' is given twice");
+      it->second += "," + *inline_value;
+      continue;
+    }
     values_[arg] = *inline_value;
   }
 }
