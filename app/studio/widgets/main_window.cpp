@@ -12,7 +12,6 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -43,6 +42,7 @@
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/bindings_bar.h"
+#include "app/studio/widgets/find_bar.h"
 #include "app/studio/widgets/plan_compare.h"
 #include "app/studio/widgets/progress_dialog.h"
 #include "app/studio/widgets/theme.h"
@@ -84,7 +84,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("SoD2 Studio"));
   setAcceptDrops(true);
   graph_view_ = new GraphView(this);
-  setCentralWidget(graph_view_);
+  // The find bar sits above the graph, hidden until Ctrl+F (buildMenus).
+  auto* graph_area = new QWidget(this);
+  find_bar_ = new FindBar(graph_view_, graph_area);
+  find_bar_->hide();
+  auto* graph_column = new QVBoxLayout(graph_area);
+  graph_column->setContentsMargins(0, 0, 0, 0);
+  graph_column->setSpacing(0);
+  graph_column->addWidget(find_bar_);
+  graph_column->addWidget(graph_view_, 1);
+  setCentralWidget(graph_area);
   bindings_ = new BindingsBar(this);
   addToolBar(Qt::TopToolBarArea, bindings_);
   status_ = new QLabel(this);
@@ -226,20 +235,13 @@ void MainWindow::buildMenus() {
   quit->setShortcut(QKeySequence::Quit);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  QAction* find = view->addAction(tr("&Find node..."), this, [this] {
-    bool ok = false;
-    const QString text = QInputDialog::getText(this, tr("Find node"), tr("Name or op:"),
-                                               QLineEdit::Normal, QString(), &ok);
-    if (!ok || text.isEmpty()) return;
-    const auto hits = graph_view_->findNodes(text);
-    if (hits.empty()) {
-      status_->setText(tr("No node matches \"%1\"").arg(text));
-      return;
-    }
-    graph_view_->selectNode(hits.front(), true);
-    status_->setText(tr("%1 nodes match \"%2\"").arg(hits.size()).arg(text));
-  });
+  // Find: the non-modal bar over the graph; F3 steps through its matches from anywhere.
+  QAction* find = view->addAction(tr("&Find..."), find_bar_, &FindBar::activate);
   find->setShortcut(QKeySequence::Find);
+  QAction* find_next = view->addAction(tr("Find &next"), find_bar_, &FindBar::findNext);
+  find_next->setShortcut(QKeySequence(Qt::Key_F3));
+  QAction* find_previous = view->addAction(tr("Find pre&vious"), find_bar_, &FindBar::findPrevious);
+  find_previous->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
   QAction* fit = view->addAction(tr("&Fit graph"), graph_view_, &GraphView::fitAll);
   fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
   QAction* labels = view->addAction(tr("Edge &labels (shapes)"));
@@ -393,6 +395,7 @@ void MainWindow::forgetOpened() {
   // The old drawing names nodes of the old model: it goes before the model does.
   if (layout_cancel_) *layout_cancel_ = true;
   graph_view_->setGraph(nullptr, nullptr);
+  find_bar_->setGraph(nullptr);
   display_.reset();
   layout_.reset();
   doc_.reset();
@@ -546,6 +549,7 @@ void MainWindow::adoptLayout(const LayoutResult& r) {
   layout_ = r.layout;
   graph_view_->setGraph(display_.get(), layout_.get());
   graph_view_->showStart();
+  find_bar_->setGraph(display_);
   status_->setText(tr("%1 nodes shown (%2 layout)")
                        .arg(display_->nodes.size())
                        .arg(layout_->used_dot ? tr("Graphviz dot") : tr("layered")));

@@ -34,6 +34,7 @@ namespace sod2::studio {
 class BackendView;
 class BindingsBar;
 class DevicePanel;
+class FindBar;
 class GraphView;
 class HistoryView;
 class ProfileView;
@@ -85,6 +86,7 @@ class MainWindow : public QMainWindow {
   // The symbols' starting values of what is open (model or package); empty when nothing is.
   std::map<std::string, int64_t> initialValues() const;
   GraphView* graphView() const { return graph_view_; }
+  FindBar* findBar() const { return find_bar_; }  // View > Find (Ctrl+F), over the graph
   TimelineView* timelineView() const { return timeline_view_; }
   PlanCompare* planCompare() const { return compare_; }
   const TimelineModel* timelineModel() const { return timeline_.get(); }
@@ -187,6 +189,7 @@ class MainWindow : public QMainWindow {
   std::set<const Node*> expanded_bodies_;  // If/Loop/Scan nodes of doc_ drawn with open bodies
 
   GraphView* graph_view_ = nullptr;
+  FindBar* find_bar_ = nullptr;
   BindingsBar* bindings_ = nullptr;
   QPlainTextEdit* inspector_ = nullptr;
   QPlainTextEdit* summary_ = nullptr;
