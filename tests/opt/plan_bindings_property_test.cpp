@@ -76,10 +76,13 @@ TEST_P(PlanBindings, FiniteAtRandomBindingsInsideTheRanges) {
       if (!rdp->is_execution_symbol(s)) continue;
       const sym::SymbolRange r = rdp->ranges().get(s);
       EXPECT_GE(v, r.lo) << where << s.name();
-      if (!has_no_useful_bound(*rdp, s)) EXPECT_LE(v, r.hi) << where << s.name();
+      if (!has_no_useful_bound(*rdp, s)) {
+        EXPECT_LE(v, r.hi) << where << s.name();
+      }
       // What a report takes is what a user may bind.
-      if (const auto limit = execution_limit(*rdp, s, at->binding))
+      if (const auto limit = execution_limit(*rdp, s, at->binding)) {
         EXPECT_LE(v, std::max(*limit, r.lo)) << where << s.name();
+      }
     }
   }
   EXPECT_GT(planned, 0) << "no random binding gave a plan";
