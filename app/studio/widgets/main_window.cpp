@@ -469,18 +469,8 @@ MainWindow::LayoutResult MainWindow::computePackageLayout(std::shared_ptr<Packag
                                                           const std::atomic<bool>* cancel) {
   LayoutResult r;
   r.pkg = pkg;
-  try {  // as computeLayout
-    r.graph = std::make_shared<DisplayGraph>(pkg->display_graph());
-    auto layout = layout_graph(*r.graph, LayoutOptions{}, cancel);
-    if (!layout.ok()) {
-      r.error = qs(layout.status().message());
-      return r;
-    }
-    r.layout = std::make_shared<GraphLayout>(std::move(*layout));
-  } catch (const std::exception& e) {
-    r.graph.reset();
-    r.error = QString::fromUtf8(e.what());
-  }
+  layOut(
+      &r, [&] { return pkg->display_graph(); }, cancel);
   return r;
 }
 
@@ -501,22 +491,31 @@ MainWindow::LayoutResult MainWindow::computeLayout(std::shared_ptr<StudioDocumen
                                                    const std::atomic<bool>* cancel) {
   LayoutResult r;
   r.doc = doc;
+  layOut(
+      &r,
+      [&] {
+        return build_display_graph(doc->model(), doc->rdp(), &doc->fusion(), expanded, bodies);
+      },
+      cancel);
+  return r;
+}
+
+void MainWindow::layOut(LayoutResult* r, const std::function<DisplayGraph()>& make_graph,
+                        const std::atomic<bool>* cancel) {
   // On a worker: a throw would come out of result() in the GUI thread's slot; it is the
   // layout's error instead (the status bar shows it).
   try {
-    r.graph = std::make_shared<DisplayGraph>(
-        build_display_graph(doc->model(), doc->rdp(), &doc->fusion(), expanded, bodies));
-    auto layout = layout_graph(*r.graph, LayoutOptions{}, cancel);
+    r->graph = std::make_shared<DisplayGraph>(make_graph());
+    auto layout = layout_graph(*r->graph, LayoutOptions{}, cancel);
     if (!layout.ok()) {
-      r.error = qs(layout.status().message());
-      return r;
+      r->error = qs(layout.status().message());
+      return;
     }
-    r.layout = std::make_shared<GraphLayout>(std::move(*layout));
+    r->layout = std::make_shared<GraphLayout>(std::move(*layout));
   } catch (const std::exception& e) {
-    r.graph.reset();
-    r.error = QString::fromUtf8(e.what());
+    r->graph.reset();
+    r->error = QString::fromUtf8(e.what());
   }
-  return r;
 }
 
 void MainWindow::startLayout() {

@@ -11,6 +11,7 @@
 #include <QPointer>
 #include <QStringList>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -177,6 +178,9 @@ class MainWindow : public QMainWindow {
   void selectNodesNamed(const QStringList& names);
   static LayoutResult computeLayout(std::shared_ptr<StudioDocument> doc, std::set<int> expanded,
                                     std::set<const Node*> bodies, const std::atomic<bool>* cancel);
+  // The display graph `make_graph` builds, laid out into `r` (or `r->error`), on any thread.
+  static void layOut(LayoutResult* r, const std::function<DisplayGraph()>& make_graph,
+                     const std::atomic<bool>* cancel);
 
   std::shared_ptr<StudioDocument> doc_;
   std::shared_ptr<PackageDocument> pkg_;  // instead of doc_ when a package is open
