@@ -155,8 +155,7 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   const ProgramDesc& p = s->program_;
   s->arena_life_ = std::move(lives.life);
   s->arena_used_ = std::move(lives.used);
-  s->binding_greedy_ = std::none_of(p.symbols.begin(), p.symbols.end(),
-                                    [](const SymbolDesc& d) { return d.execution; });
+  s->binding_greedy_ = plan::binding_layout_applies(p);
   s->placed_.resize(p.num_arena_tensors);
   const int64_t physical = physical_memory_bytes();
   s->max_bytes_ = lim.max_bytes > 0 ? lim.max_bytes : physical > 0 ? physical / 2 : INT64_MAX;

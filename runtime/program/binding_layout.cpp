@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "runtime/program/program.h"
+
 namespace sod2::plan {
 namespace {
 
@@ -131,6 +133,11 @@ int64_t GreedyLayout::peak_live(std::span<const int64_t> sizes, std::span<const 
   for (const auto& [step, delta] : events_)
     peak = std::max(peak, live = add_saturating(live, delta));
   return peak;
+}
+
+bool binding_layout_applies(const rt::ProgramDesc& program) {
+  return std::none_of(program.symbols.begin(), program.symbols.end(),
+                      [](const rt::SymbolDesc& s) { return s.execution; });
 }
 
 bool use_greedy_if_smaller(std::span<int64_t> values, std::span<const Lifetime> lives,

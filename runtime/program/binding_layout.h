@@ -13,6 +13,10 @@
 
 #include "runtime/program/plan_layout.h"
 
+namespace sod2::rt {
+struct ProgramDesc;
+}
+
 namespace sod2::plan {
 
 // The version number reports and sessions give a binding's greedy layout (plan versions are
@@ -64,6 +68,10 @@ inline constexpr size_t kPromotionCandidates = 4;
 // GreedyLayout::place_best's if that arena is smaller, and says whether it did. Only for plans
 // without execution symbols: a size learnt mid-run must not move a tensor already written, which
 // the plan's own offsets guarantee and this does not.
+// Whether a program's bindings may run use_greedy_if_smaller's layout: it has no execution
+// symbols, so every size is known before the first step.
+bool binding_layout_applies(const rt::ProgramDesc& program);
+
 bool use_greedy_if_smaller(std::span<int64_t> values, std::span<const Lifetime> lives,
                            GreedyLayout* greedy, std::vector<int64_t>* scratch);
 

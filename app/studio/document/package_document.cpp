@@ -77,8 +77,7 @@ Expected<std::unique_ptr<PackageDocument>> PackageDocument::open(const std::stri
   SOD2_ASSIGN_OR_RETURN(rt::ArenaLifetimes lives, rt::check_program_dataflow(p));
   doc->lives_ = std::move(lives.life);
   doc->value_of_tensor_ = std::move(lives.value);
-  doc->binding_greedy_ = std::none_of(p.symbols.begin(), p.symbols.end(),
-                                      [](const rt::SymbolDesc& d) { return d.execution; });
+  doc->binding_greedy_ = plan::binding_layout_applies(p);
   return doc;
 }
 
