@@ -36,17 +36,24 @@ TEST(Session, RunsInThePlannedArenaAndAllocatesNothingOnceWarm) {
   EXPECT_EQ(g_allocations.load(), before);
 }
 
-TEST(Session, PicksThePlanVersionOfTheBindingsCell) {
-  // Version 0 (for n > 10) swaps the two tensors (y at 0, a above it).
+// The chain with a plan version for n > 10 that swaps its two tensors (y at 0, a above it) and
+// leaves `unused` bytes between them.
+ProgramDesc chain_with_version(int64_t unused) {
   ProgramDesc p = chain_program();
   const sym::SymExpr n(sym::symbol("n"));
   const sym::SymExpr size = 64 * sym::floordiv(4 * n + 63, sym::SymExpr(64));
-  std::vector<sym::SymExpr> outs{size, size, size, sym::SymExpr(0), 2 * size};
+  std::vector<sym::SymExpr> outs{size, size, size + unused, sym::SymExpr(0), 2 * size + unused};
   p.plan_versions.push_back(
       *sym::compile_shape_program(outs, std::vector<sym::Symbol>{sym::symbol("n")}));
   p.plan_grid.symbols = {0};
   p.plan_grid.uppers = {{10, 100}};
   p.version_of_cell = {-1, 0};
+  return p;
+}
+
+TEST(Session, PicksThePlanVersionOfTheBindingsCell) {
+  // Version 0 (for n > 10) swaps the two tensors (y at 0, a above it).
+  ProgramDesc p = chain_with_version(0);
   {
     ProgramDesc bad = p;
     bad.version_of_cell = {-1, 3};
@@ -73,15 +80,7 @@ TEST(Session, PicksThePlanVersionOfTheBindingsCell) {
 TEST(Session, RunsGreedyBySizeWhereTheVersionWastesBytes) {
   // Version 0 (for n > 10) leaves 64 bytes unused: at those sizes greedy by size needs less, and
   // with every size known before the first step the session runs that instead.
-  ProgramDesc p = chain_program();
-  const sym::SymExpr n(sym::symbol("n"));
-  const sym::SymExpr size = 64 * sym::floordiv(4 * n + 63, sym::SymExpr(64));
-  std::vector<sym::SymExpr> outs{size, size, size + 64, sym::SymExpr(0), 2 * size + 64};
-  p.plan_versions.push_back(
-      *sym::compile_shape_program(outs, std::vector<sym::Symbol>{sym::symbol("n")}));
-  p.plan_grid.symbols = {0};
-  p.plan_grid.uppers = {{10, 100}};
-  p.version_of_cell = {-1, 0};
+  ProgramDesc p = chain_with_version(64);
   auto s = Session::create(std::move(p), test_registry(), {1});
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   for (int len : {20, 5, 30}) {
