@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/kernels/narrow_float_kernel.h"
+
 namespace sod2::rt {
 
 void KernelRegistry::add(const std::string& domain, const std::string& op_type, int since_opset,
@@ -32,6 +34,12 @@ Expected<std::unique_ptr<Kernel>> KernelRegistry::create(const NodeInfo& node) c
                          std::to_string(node.opset));
     }
     return unsupported(where + ": no CPU kernel for " + op);
+  }
+  if (computes_through_float32(node)) {
+    // A half-precision node of an op computed in float32 (narrow_float_kernel.h).
+    auto wide = f(widened_to_float32(node));
+    if (!wide.ok()) return wide.status().with_context(where);
+    return make_narrow_float_kernel(node, std::move(*wide));
   }
   auto k = f(node);
   if (!k.ok()) return k.status().with_context(where);

@@ -10,6 +10,7 @@
 #include "core/pipeline/compiled_model.h"
 #include "runtime/exec/session.h"
 #include "runtime/kernels/kernel_registry.h"
+#include "runtime/tensor/narrow_float.h"
 
 namespace sod2 {
 namespace {
@@ -212,6 +213,69 @@ TEST(CompiledModel, IdentityOfAConstantIsAConstant) {
   for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(z[i], static_cast<float>(i) + (i < 3 ? 1.f : 2.f));
   EXPECT_FLOAT_EQ((*out)[1].as<float>()[0], 1.f);
   EXPECT_FLOAT_EQ((*out)[1].as<float>()[1], 2.f);
+}
+
+// A float16 initializer (ONNX keeps float16 as raw 16-bit patterns).
+void add_half_initializer(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims,
+                          const std::vector<float>& values) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT16);
+  for (int64_t d : dims) t->add_dims(d);
+  std::string raw;
+  for (float v : values) {
+    const uint16_t h = rt::double_to_half(v);
+    raw.append(reinterpret_cast<const char*>(&h), 2);
+  }
+  t->set_raw_data(raw);
+}
+
+TEST(CompiledModel, AFloat16ConvNetRunsWithItsContractionsInFloat32) {
+  // x -> Conv(+B) -> Relu -> ReduceMean(h,w) -> MatMul -> y, all float16: the fused Conv+Relu,
+  // the mean and the MatMul run through their float32 kernels (narrow_float_kernel.h). The
+  // values are exact in float16, so the result is too.
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {1, 2, "h", "w"}, onnx::TensorProto::FLOAT16);
+  add_half_initializer(g, "W", {3, 2, 1, 1}, {1, 0, 0, 1, 1, 1});
+  add_half_initializer(g, "B", {3}, {0.5f, -0.5f, 0});
+  add_half_initializer(g, "M", {3, 2}, {1, 0, 0, 1, 1, 1});
+  add_node(g, "Conv", {"x", "W", "B"}, {"c"}, "conv");
+  add_node(g, "Relu", {"c"}, {"r"}, "relu");
+  auto* mean = add_node(g, "ReduceMean", {"r"}, {"p"}, "mean");
+  auto* axes = mean->add_attribute();
+  axes->set_name("axes");
+  axes->set_type(onnx::AttributeProto::INTS);
+  axes->add_ints(2);
+  axes->add_ints(3);
+  testing::add_int_attr(mean, "keepdims", 0);
+  add_node(g, "MatMul", {"p", "M"}, {"y"}, "fc");
+  add_output(g, "y", {1, 2}, onnx::TensorProto::FLOAT16);
+  const auto bytes = testing::serialize(m);
+  auto model = import_onnx_bytes(bytes, "", "float16 conv net");
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  auto c = pipeline::compile(std::move(*model), ranges());
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  auto session = rt::Session::create(c->program, rt::KernelRegistry::standard(), {1});
+  ASSERT_TRUE(session.ok()) << session.status().to_string();
+
+  // Channel 0 is 0, 1, 2, 3; channel 1 is all 1. Conv: x0 + 0.5, x1 - 0.5, x0 + x1; their means
+  // 2, 0.5, 2.5; y = (2 + 2.5, 0.5 + 2.5).
+  rt::HostTensor x(rt::DType::kFloat16, rt::Shape{1, 2, 2, 2});
+  const float xs[] = {0, 1, 2, 3, 1, 1, 1, 1};
+  for (int i = 0; i < 8; ++i)
+    reinterpret_cast<uint16_t*>(x.bytes().data())[i] = rt::double_to_half(xs[i]);
+  const rt::Tensor in[] = {x.view()};
+  auto out = (*session)->run(in);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  const rt::Tensor& y = (*out)[0];
+  ASSERT_EQ(y.dtype, rt::DType::kFloat16);
+  ASSERT_EQ(y.shape, (rt::Shape{1, 2}));
+  const auto* bits = static_cast<const uint16_t*>(y.data);
+  EXPECT_EQ(rt::half_to_float(bits[0]), 4.5f);
+  EXPECT_EQ(rt::half_to_float(bits[1]), 3.0f);
+  // The arena counts the float16 tensors at two bytes an element.
+  EXPECT_LE((*session)->arena_bytes(), 3 * 2 * 2 * 2 * 2 + 64 * 3);
 }
 
 }  // namespace

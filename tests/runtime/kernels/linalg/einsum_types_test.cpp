@@ -77,9 +77,9 @@ TEST(EinsumTypes, MixedOrUnsupportedTypesAreErrors) {
   const HostTensor f = rand_tensor({2, 2}, 5);
   EXPECT_EQ(run_status("Einsum", 12, {&d, &f}, 1, A().s("equation", "ij,jk->ik")).code(),
             StatusCode::kInvalidArgument);
+  // float16 is computed in float32 (narrow_float_kernel.h), so it is no longer refused.
   const HostTensor h(DType::kFloat16, Shape{2, 2});
-  EXPECT_EQ(run_status("Einsum", 12, {&h}, 1, A().s("equation", "ij->ji")).code(),
-            StatusCode::kUnsupported);
+  EXPECT_TRUE(run_status("Einsum", 12, {&h}, 1, A().s("equation", "ij->ji")).ok());
   const HostTensor b(DType::kBool, Shape{2});
   EXPECT_EQ(run_status("Einsum", 12, {&b}, 1, A().s("equation", "i->")).code(),
             StatusCode::kUnsupported);

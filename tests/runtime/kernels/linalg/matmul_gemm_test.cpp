@@ -90,11 +90,12 @@ TEST(MatMul, Errors) {
   EXPECT_NE(s.message().find("[5,6]"), std::string::npos) << s.message();
   const HostTensor c = rand_tensor({2, 3, 4}, 1), d = rand_tensor({3, 4, 2}, 2);
   EXPECT_EQ(run_status("MatMul", 13, {&c, &d}, 1, {}).code(), StatusCode::kInvalidArgument);
-  const HostTensor h(DType::kFloat16, Shape{2, 2});
+  // float16 runs through the float32 kernel (narrow_float_ops_test.cpp); bool has no MatMul.
+  const HostTensor h(DType::kBool, Shape{2, 2});
   s = run_status("MatMul", 13, {&h, &h}, 1, {});
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
   EXPECT_NE(s.message().find("MatMul"), std::string::npos);
-  EXPECT_NE(s.message().find(dtype_name(DType::kFloat16)), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find(dtype_name(DType::kBool)), std::string::npos) << s.message();
 }
 
 TEST(MatMul, Integers) {

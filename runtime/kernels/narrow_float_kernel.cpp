@@ -1,0 +1,210 @@
+#include "runtime/kernels/narrow_float_kernel.h"
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/tensor/narrow_float.h"
+
+namespace sod2::rt {
+namespace {
+
+bool is_narrow(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
+
+// Ops whose float32 kernel computes the spec's result for half-precision inputs, rounded once:
+// contractions, pools, normalisations, reductions, resampling and the recurrent layers (where a
+// kernel has its own half-precision path, as elementwise math and casts do, it is used).
+bool op_computes_through_float32(const NodeInfo& node) {
+  static const std::set<std::pair<std::string, std::string>> ops = {
+      {"", "Conv"},
+      {"", "ConvTranspose"},
+      {"", "MatMul"},
+      {"", "Gemm"},
+      {"", "Einsum"},
+      {"", "Attention"},
+      {"", "AveragePool"},
+      {"", "MaxPool"},
+      {"", "GlobalAveragePool"},
+      {"", "GlobalMaxPool"},
+      {"", "LpPool"},
+      {"", "GlobalLpPool"},
+      {"", "Resize"},
+      {"", "Upsample"},
+      {"", "BatchNormalization"},
+      {"", "InstanceNormalization"},
+      {"", "LayerNormalization"},
+      {"", "GroupNormalization"},
+      {"", "RMSNormalization"},
+      {"", "LpNormalization"},
+      {"", "Softmax"},
+      {"", "LogSoftmax"},
+      {"", "Hardmax"},
+      {"", "Gelu"},
+      {"", "ReduceMean"},
+      {"", "ReduceSum"},
+      {"", "ReduceProd"},
+      {"", "ReduceMax"},
+      {"", "ReduceMin"},
+      {"", "ReduceL1"},
+      {"", "ReduceL2"},
+      {"", "ReduceLogSum"},
+      {"", "ReduceLogSumExp"},
+      {"", "ReduceSumSquare"},
+      {"", "RNN"},
+      {"", "GRU"},
+      {"", "LSTM"},
+      {"sod2", "FusedConv"},
+      {"sod2", "FusedMatMul"},
+      {"sod2", "FusedGemm"},
+  };
+  return ops.count({node.domain, node.op_type}) != 0;
+}
+
+// Scratch floats for one tensor; a zero-sized tensor still gets a valid pointer.
+Expected<float*> scratch_for(KernelContext& ctx, int64_t numel) {
+  auto p = ctx.scratch(static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(float));
+  if (!p.ok()) return p.status();
+  return static_cast<float*>(*p);
+}
+
+// Hands the float32 kernel float32 scratch for the outputs the node holds in half precision,
+// and the node's own memory for the others.
+class WideningAllocator : public OutputAllocator {
+ public:
+  WideningAllocator(KernelContext& outer, const std::vector<DType>& narrow_outputs)
+      : outer_(outer), narrow_outputs_(narrow_outputs) {}
+
+  Expected<Tensor*> output(size_t index, DType dtype, const Shape& shape) override {
+    const DType narrow =
+        index < narrow_outputs_.size() ? narrow_outputs_[index] : DType::kUndefined;
+    if (dtype != DType::kFloat || !is_narrow(narrow)) return outer_.output(index, dtype, shape);
+    if (num_wide_ == wide_.size()) return invalid_argument("too many outputs to narrow");
+    auto data = scratch_for(outer_, shape.numel());
+    if (!data.ok()) return data.status();
+    wide_[num_wide_] = {index, Tensor{DType::kFloat, shape, *data}};
+    return &wide_[num_wide_++].second;
+  }
+  Expected<void*> scratch(size_t bytes) override { return outer_.scratch(bytes); }
+
+  // Rounds the float32 outputs into the node's.
+  Status narrow_outputs() {
+    for (size_t w = 0; w < num_wide_; ++w) {
+      const auto& [index, wide] = wide_[w];
+      const DType narrow = narrow_outputs_[index];
+      auto out = outer_.output(index, narrow, wide.shape);
+      if (!out.ok()) return out.status();
+      const float* src = static_cast<const float*>(wide.data);
+      auto* dst = static_cast<uint16_t*>((*out)->data);
+      const int64_t n = wide.shape.numel();
+      if (narrow == DType::kFloat16) {
+        for (int64_t i = 0; i < n; ++i) dst[i] = double_to_half(src[i]);
+      } else {
+        for (int64_t i = 0; i < n; ++i) dst[i] = double_to_bfloat16(src[i]);
+      }
+    }
+    return Status::ok_status();
+  }
+
+ private:
+  KernelContext& outer_;
+  const std::vector<DType>& narrow_outputs_;
+  // Fixed, so that views handed out stay put and a run allocates nothing: these ops have at
+  // most three outputs.
+  std::array<std::pair<size_t, Tensor>, 8> wide_{};
+  size_t num_wide_ = 0;
+};
+
+class NarrowFloatKernel : public Kernel {
+ public:
+  NarrowFloatKernel(DType narrow, std::vector<DType> narrow_outputs, std::unique_ptr<Kernel> inner)
+      : narrow_(narrow), narrow_outputs_(std::move(narrow_outputs)), inner_(std::move(inner)) {}
+
+  Status run(KernelContext& ctx) override {
+    constexpr size_t kInline = 16;
+    if (ctx.num_inputs() > kInline) return invalid_argument("too many inputs to widen");
+    std::array<Tensor, kInline> wide;
+    std::array<const Tensor*, kInline> inputs{};
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+      const Tensor* in = ctx.input(i);
+      inputs[i] = in;
+      if (!in || !is_narrow(in->dtype)) continue;
+      if (in->dtype != narrow_) {
+        return invalid_argument("input " + std::to_string(i) + " is " + dtype_name(in->dtype) +
+                                " where the node computes in " + dtype_name(narrow_));
+      }
+      const int64_t n = in->shape.numel();
+      auto data = scratch_for(ctx, n);
+      if (!data.ok()) return data.status();
+      const auto* src = static_cast<const uint16_t*>(in->data);
+      float* dst = *data;
+      if (narrow_ == DType::kFloat16) {
+        for (int64_t k = 0; k < n; ++k) dst[k] = half_to_float(src[k]);
+      } else {
+        for (int64_t k = 0; k < n; ++k) dst[k] = bfloat16_to_float(src[k]);
+      }
+      wide[i] = Tensor{DType::kFloat, in->shape, dst};
+      inputs[i] = &wide[i];
+    }
+    WideningAllocator alloc(ctx, narrow_outputs_);
+    KernelContext inner_ctx(std::span<const Tensor* const>(inputs.data(), ctx.num_inputs()), &alloc,
+                            &ctx.pool());
+    SOD2_RETURN_IF_ERROR(inner_->run(inner_ctx));
+    return alloc.narrow_outputs();
+  }
+
+ private:
+  DType narrow_;
+  std::vector<DType> narrow_outputs_;  // per output: its half-precision type, else kUndefined
+  std::unique_ptr<Kernel> inner_;
+};
+
+DType narrow_type_of(const NodeInfo& node) {
+  for (size_t i = 0; i < node.input_dtypes.size(); ++i)
+    if ((i >= node.input_present.size() || node.input_present[i]) &&
+        is_narrow(node.input_dtypes[i]))
+      return node.input_dtypes[i];
+  return DType::kUndefined;
+}
+
+}  // namespace
+
+bool computes_through_float32(const NodeInfo& node) {
+  if (!op_computes_through_float32(node)) return false;
+  const DType narrow = narrow_type_of(node);
+  if (narrow == DType::kUndefined) return false;
+  for (size_t i = 0; i < node.input_dtypes.size(); ++i) {
+    const bool present = i >= node.input_present.size() || node.input_present[i];
+    const DType t = node.input_dtypes[i];
+    if (present && (t == DType::kFloat || t == DType::kDouble || (is_narrow(t) && t != narrow)))
+      return false;
+  }
+  return true;
+}
+
+NodeInfo widened_to_float32(const NodeInfo& node) {
+  NodeInfo wide = node;
+  for (DType& t : wide.input_dtypes)
+    if (is_narrow(t)) t = DType::kFloat;
+  for (DType& t : wide.output_dtypes)
+    if (is_narrow(t)) t = DType::kFloat;
+  return wide;
+}
+
+std::unique_ptr<Kernel> make_narrow_float_kernel(const NodeInfo& node,
+                                                 std::unique_ptr<Kernel> float32_kernel) {
+  const DType narrow = narrow_type_of(node);
+  std::vector<DType> outputs(node.num_outputs, DType::kUndefined);
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    // An output of unknown type follows the inputs: the float outputs of these ops have the
+    // input's type (MaxPool's int64 indices are asked for as int64, never float).
+    const DType declared =
+        o < node.output_dtypes.size() ? node.output_dtypes[o] : DType::kUndefined;
+    outputs[o] = declared == DType::kUndefined || is_narrow(declared) ? narrow : DType::kUndefined;
+  }
+  return std::make_unique<NarrowFloatKernel>(narrow, std::move(outputs), std::move(float32_kernel));
+}
+
+}  // namespace sod2::rt

@@ -1,0 +1,113 @@
+// float16 / bfloat16 nodes of the float32 kernels (runtime/kernels/narrow_float_kernel.h): each
+// output is exactly the float32 kernel's output on the widened inputs, rounded once to nearest
+// even; non-float outputs (MaxPool's indices) pass through; a node mixing precisions is refused.
+#include <cstring>
+
+#include "linalg_test_util.h"
+#include "runtime/kernels/narrow_float_kernel.h"
+#include "runtime/tensor/narrow_float.h"
+
+namespace sod2::rt::linalg_test {
+namespace {
+
+// `t` rounded to `narrow`, as that type's tensor.
+HostTensor narrowed(const HostTensor& t, DType narrow) {
+  HostTensor out(narrow, t.shape());
+  auto* dst = reinterpret_cast<uint16_t*>(out.bytes().data());
+  for (int64_t i = 0; i < t.shape().numel(); ++i) {
+    const double v = t.data<float>()[i];
+    dst[i] = narrow == DType::kFloat16 ? double_to_half(v) : double_to_bfloat16(v);
+  }
+  return out;
+}
+
+// A half-precision tensor widened back: the float32 tensor the adapter feeds the kernel.
+HostTensor widened(const HostTensor& t) {
+  HostTensor out(DType::kFloat, t.shape());
+  const auto* src = reinterpret_cast<const uint16_t*>(t.bytes().data());
+  for (int64_t i = 0; i < t.shape().numel(); ++i) {
+    out.data<float>()[i] =
+        t.dtype() == DType::kFloat16 ? half_to_float(src[i]) : bfloat16_to_float(src[i]);
+  }
+  return out;
+}
+
+// Runs `op` on half-precision copies of the float inputs and checks each output against the
+// float32 kernel on the same (widened) values, rounded once.
+void expect_rounded_float32(const std::string& op, int opset, std::vector<HostTensor> inputs,
+                            size_t outs, const Attrs& attrs, DType narrow) {
+  std::vector<HostTensor> narrow_in, wide_in;
+  for (const HostTensor& t : inputs) {
+    if (t.dtype() != DType::kFloat) {
+      narrow_in.push_back(t);
+      wide_in.push_back(t);
+      continue;
+    }
+    narrow_in.push_back(narrowed(t, narrow));
+    wide_in.push_back(widened(narrow_in.back()));
+  }
+  std::vector<const HostTensor*> np, wp;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    np.push_back(&narrow_in[i]);
+    wp.push_back(&wide_in[i]);
+  }
+  auto want = testing::run_kernel(registry(), op, opset, wp, outs, attrs, 1);
+  ASSERT_TRUE(want.ok()) << want.status().to_string();
+  for (int threads : {1, 2}) {
+    auto got = testing::run_kernel(registry(), op, opset, np, outs, attrs, threads);
+    ASSERT_TRUE(got.ok()) << op << ": " << got.status().to_string();
+    for (size_t o = 0; o < outs; ++o) {
+      const HostTensor& w = (*want)[o];
+      const HostTensor& g = (*got)[o];
+      ASSERT_EQ(g.shape().to_string(), w.shape().to_string()) << op << " output " << o;
+      if (w.dtype() != DType::kFloat) {
+        EXPECT_EQ(g.dtype(), w.dtype()) << op << " output " << o;
+        EXPECT_EQ(std::memcmp(g.bytes().data(), w.bytes().data(), w.bytes().size()), 0)
+            << op << " output " << o;
+        continue;
+      }
+      ASSERT_EQ(g.dtype(), narrow) << op << " output " << o;
+      const HostTensor rounded = narrowed(w, narrow);
+      EXPECT_EQ(std::memcmp(g.bytes().data(), rounded.bytes().data(), rounded.bytes().size()), 0)
+          << op << " output " << o << " (" << dtype_name(narrow) << ", " << threads << " threads)";
+    }
+  }
+}
+
+TEST(NarrowFloatOps, ContractionsArePreciseFloat32RoundedOnce) {
+  for (DType narrow : {DType::kFloat16, DType::kBFloat16}) {
+    expect_rounded_float32(
+        "Conv", 11,
+        {rand_tensor({1, 3, 9, 7}, 1), rand_tensor({4, 3, 3, 3}, 2), rand_tensor({4}, 3)}, 1,
+        A().is("pads", {1, 1, 1, 1}), narrow);
+    expect_rounded_float32("MatMul", 13, {rand_tensor({2, 5, 6}, 4), rand_tensor({6, 3}, 5)}, 1, {},
+                           narrow);
+    expect_rounded_float32("Gemm", 13,
+                           {rand_tensor({4, 6}, 6), rand_tensor({3, 6}, 7), rand_tensor({3}, 8)}, 1,
+                           A().i("transB", 1).f("alpha", 0.5f), narrow);
+  }
+}
+
+TEST(NarrowFloatOps, MaxPoolIndicesStayInt64) {
+  expect_rounded_float32("MaxPool", 12, {rand_tensor({1, 2, 6, 6}, 9)}, 2,
+                         A().is("kernel_shape", {2, 2}).is("strides", {2, 2}), DType::kFloat16);
+  expect_rounded_float32("AveragePool", 11, {rand_tensor({1, 2, 6, 6}, 10)}, 1,
+                         A().is("kernel_shape", {3, 3}), DType::kBFloat16);
+}
+
+TEST(NarrowFloatOps, MixedPrecisionIsLeftToTheKernel) {
+  const HostTensor a = narrowed(rand_tensor({2, 3}, 11), DType::kFloat16);
+  const HostTensor b = rand_tensor({3, 2}, 12);
+  const NodeInfo mixed = testing::node_info("MatMul", 13, {&a, &b}, 1);
+  EXPECT_FALSE(computes_through_float32(mixed));
+  const Status st = run_status("MatMul", 13, {&a, &b}, 1, {});
+  EXPECT_FALSE(st.ok());
+  // float16 with bfloat16: not one precision either.
+  const HostTensor c = narrowed(rand_tensor({3, 2}, 13), DType::kBFloat16);
+  EXPECT_FALSE(computes_through_float32(testing::node_info("MatMul", 13, {&a, &c}, 1)));
+  // An op with its own half-precision path is not in the list.
+  EXPECT_FALSE(computes_through_float32(testing::node_info("Relu", 14, {&a}, 1)));
+}
+
+}  // namespace
+}  // namespace sod2::rt::linalg_test
