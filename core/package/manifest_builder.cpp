@@ -1,11 +1,13 @@
 #include "core/package/manifest_builder.h"
 
 #include <climits>
+#include <cmath>
 #include <cstring>
 
 #include "core/version.h"
 #include "runtime/package/format.h"
 #include "runtime/package/sha256.h"
+#include "runtime/tensor/narrow_float.h"
 
 namespace sod2::package {
 namespace {
@@ -40,8 +42,10 @@ Status ManifestBuilder::build(const rt::ProgramDesc& p, pkg::Manifest* m, bool w
     o->set_symbol(d.symbol);
   }
   for (size_t c = 0; with_constants && c < p.constants.size(); ++c) {
-    SOD2_RETURN_IF_ERROR(add_to_blob(p.constants[c].view(), m->add_constants(), false,
-                                     "constant " + std::to_string(c)));
+    pkg::TensorRef* ref = m->add_constants();
+    if (add_half_width(p.constants[c].view(), ref)) continue;
+    SOD2_RETURN_IF_ERROR(
+        add_to_blob(p.constants[c].view(), ref, false, "constant " + std::to_string(c)));
   }
   for (const rt::GraphDesc& g : p.graphs) SOD2_RETURN_IF_ERROR(add_graph(g, m->add_graphs()));
   add_program(p.plan_program, m->mutable_plan_program());
@@ -90,6 +94,31 @@ Status ManifestBuilder::add_to_blob(const rt::Tensor& t, pkg::TensorRef* o, bool
   }
   o->set_offset(blob_.add(t));
   return Status::ok_status();
+}
+
+bool ManifestBuilder::add_half_width(const rt::Tensor& t, pkg::TensorRef* o) {
+  if (!half_width_weights_ || t.dtype != rt::DType::kFloat ||
+      t.shape.numel() < kHalfWidthMinElements) {
+    return false;
+  }
+  const int64_t n = t.shape.numel();
+  const float* values = static_cast<const float*>(t.data);
+  // Rounding is fine; overflowing to infinity (a Clip bound of FLT_MAX) or losing a NaN is not.
+  constexpr float kHalfMax = 65504.f;
+  for (int64_t i = 0; i < n; ++i)
+    if (!(std::fabs(values[i]) <= kHalfMax)) return false;
+  std::vector<uint8_t> bytes(static_cast<size_t>(n) * 2);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint16_t h = rt::double_to_half(values[i]);
+    std::memcpy(bytes.data() + 2 * i, &h, 2);
+  }
+  o->set_dtype(static_cast<uint32_t>(rt::DType::kFloat));
+  o->set_stored_dtype(static_cast<uint32_t>(rt::DType::kFloat16));
+  for (int64_t d : t.shape.dims()) o->add_dims(d);
+  o->set_length(bytes.size());
+  o->set_offset(blob_.add_owned(std::move(bytes)));
+  ++half_width_constants_;
+  return true;
 }
 
 Status ManifestBuilder::add_graph(const rt::GraphDesc& g, pkg::Graph* o) {

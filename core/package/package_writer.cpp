@@ -11,18 +11,23 @@
 namespace sod2::package {
 
 Expected<std::vector<uint8_t>> serialize_package(const rt::ProgramDesc& program,
-                                                 PackageStats* stats) {
+                                                 PackageStats* stats,
+                                                 const PackageOptions& options) {
   pkg::Manifest manifest;
   BlobBuilder blob;
-  ManifestBuilder builder(blob);
+  ManifestBuilder builder(blob, options.weights == WeightStorage::kFloat16);
   SOD2_RETURN_IF_ERROR(builder.build(program, &manifest));
   SOD2_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, seal_package(manifest, blob, stats));
-  if (stats) stats->constants = program.constants.size();
+  if (stats) {
+    stats->constants = program.constants.size();
+    stats->half_width_constants = builder.half_width_constants();
+  }
   return bytes;
 }
 
-Status write_package(const rt::ProgramDesc& program, const std::string& path, PackageStats* stats) {
-  SOD2_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, serialize_package(program, stats));
+Status write_package(const rt::ProgramDesc& program, const std::string& path, PackageStats* stats,
+                     const PackageOptions& options) {
+  SOD2_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, serialize_package(program, stats, options));
   return write_file_atomically(bytes, path);
 }
 

@@ -18,18 +18,30 @@ struct PackageStats {
   uint64_t manifest_bytes = 0;
   uint64_t blob_bytes = 0;
   size_t constants = 0;
-  std::string sha256;  // hex, of every byte before the trailer
+  size_t half_width_constants = 0;  // float32 constants stored as float16
+  std::string sha256;               // hex, of every byte before the trailer
+};
+
+// How float32 constants are stored. kFloat16 halves them where every value is finite and within
+// float16's range (a Clip bound of FLT_MAX stays float32); small ones (under
+// kHalfWidthMinElements) stay float32 too. The loader widens them back (FORMAT.md: stored_dtype).
+enum class WeightStorage { kAsIs, kFloat16 };
+inline constexpr int64_t kHalfWidthMinElements = 64;
+
+struct PackageOptions {
+  WeightStorage weights = WeightStorage::kAsIs;
 };
 
 // The package's bytes. Errors: a constant or attribute tensor without a fixed element size, a
 // manifest above protobuf's 2 GiB message limit.
 Expected<std::vector<uint8_t>> serialize_package(const rt::ProgramDesc& program,
-                                                 PackageStats* stats = nullptr);
+                                                 PackageStats* stats = nullptr,
+                                                 const PackageOptions& options = {});
 
 // Serialises, then writes `path` through a temporary file renamed into place, so a failed or
 // interrupted write never leaves a half-written package under the final name.
 Status write_package(const rt::ProgramDesc& program, const std::string& path,
-                     PackageStats* stats = nullptr);
+                     PackageStats* stats = nullptr, const PackageOptions& options = {});
 
 // Writes `bytes` to `path` through a temporary file renamed into place.
 Status write_file_atomically(std::span<const uint8_t> bytes, const std::string& path);

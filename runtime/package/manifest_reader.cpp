@@ -7,6 +7,7 @@
 
 #include "runtime/package/format.h"
 #include "runtime/package/sod2_package.pb.h"
+#include "runtime/tensor/narrow_float.h"
 
 namespace sod2::rt {
 namespace package_detail {
@@ -24,6 +25,12 @@ Expected<DType> read_dtype(uint32_t raw, bool allow_unsized, const std::string& 
 
 Expected<Tensor> read_tensor(const pkg::TensorRef& t, std::span<const uint8_t> blob,
                              bool allow_inline, const std::string& what) {
+  // Half-width storage is widened by the program's constants reader only; anywhere else its
+  // bytes would be read as the wrong type.
+  if (t.stored_dtype() != 0) {
+    return parse_error(what + ": stored at another width (dtype " +
+                       std::to_string(t.stored_dtype()) + "), which only program constants may be");
+  }
   SOD2_ASSIGN_OR_RETURN(const DType dtype, read_dtype(t.dtype(), false, what));
   if (!Shape::fits(static_cast<size_t>(t.dims_size()))) {
     return parse_error(what + ": rank " + std::to_string(t.dims_size()) + " is above the maximum " +
@@ -81,7 +88,7 @@ std::string n(uint64_t v) { return std::to_string(v); }
 // session sizes buffers by: a compiled program writes every register and output at least once,
 // so neither count can exceed the instructions that write it.
 Expected<rt::ShapeProgram> read_shape_program(const pkg::ShapeProgram& sp, size_t num_symbols,
-                                               uint64_t expected_outputs, const std::string& what) {
+                                              uint64_t expected_outputs, const std::string& what) {
   uint64_t stores = 0;
   std::vector<rt::ShapeInstruction> code;
   code.reserve(static_cast<size_t>(sp.code_size()));
@@ -115,7 +122,7 @@ Expected<rt::ShapeProgram> read_shape_program(const pkg::ShapeProgram& sp, size_
                        n(num_symbols) + " symbols");
   }
   auto p = rt::ShapeProgram::from_instructions(std::move(code), sp.num_inputs(), sp.num_outputs(),
-                                                sp.num_registers());
+                                               sp.num_registers());
   if (!p.ok()) return parse_error(what + ": " + p.status().message());
   return std::move(*p);
 }
@@ -171,12 +178,43 @@ Status read_inputs(const pkg::Manifest& m, ProgramDesc* p) {
   return Status::ok_status();
 }
 
+// A float32 constant stored at half width: checked as a float16 tensor of the same dims, then
+// widened into memory the program owns.
+Expected<ConstantTensor> read_half_width_constant(const pkg::TensorRef& ref,
+                                                  std::span<const uint8_t> blob,
+                                                  const std::string& what) {
+  if (ref.dtype() != static_cast<uint32_t>(DType::kFloat) ||
+      ref.stored_dtype() != static_cast<uint32_t>(DType::kFloat16)) {
+    return parse_error(what + ": stored as dtype " + std::to_string(ref.stored_dtype()) +
+                       " for dtype " + std::to_string(ref.dtype()) +
+                       " (only float32 constants may be stored as float16)");
+  }
+  pkg::TensorRef stored = ref;
+  stored.set_dtype(ref.stored_dtype());
+  stored.set_stored_dtype(0);
+  SOD2_ASSIGN_OR_RETURN(const Tensor half, package_detail::read_tensor(stored, blob, false, what));
+  HostTensor wide(DType::kFloat, half.shape);
+  const auto* src = static_cast<const uint8_t*>(half.data);
+  float* dst = wide.data<float>();
+  for (int64_t i = 0; i < half.shape.numel(); ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, src + 2 * i, 2);  // the blob guarantees 64-byte alignment, not more
+    dst[i] = half_to_float(bits);
+  }
+  return ConstantTensor(std::move(wide));
+}
+
 Status read_constants(const pkg::Manifest& m, std::span<const uint8_t> blob, ProgramDesc* p) {
   p->constants.reserve(static_cast<size_t>(m.constants_size()));
   for (int i = 0; i < m.constants_size(); ++i) {
-    SOD2_ASSIGN_OR_RETURN(
-        const Tensor t,
-        package_detail::read_tensor(m.constants(i), blob, false, "constant " + std::to_string(i)));
+    const std::string what = "constant " + std::to_string(i);
+    if (m.constants(i).stored_dtype() != 0) {
+      SOD2_ASSIGN_OR_RETURN(ConstantTensor c, read_half_width_constant(m.constants(i), blob, what));
+      p->constants.push_back(std::move(c));
+      continue;
+    }
+    SOD2_ASSIGN_OR_RETURN(const Tensor t,
+                          package_detail::read_tensor(m.constants(i), blob, false, what));
     p->constants.push_back(ConstantTensor::borrowed(t));
   }
   return Status::ok_status();

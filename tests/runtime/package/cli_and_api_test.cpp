@@ -66,6 +66,44 @@ TEST_F(PackageCliAndApi, RunAcceptsThePackage) {
   }
 }
 
+TEST_F(PackageCliAndApi, CompileStoresWeightsAtHalfWidthAndSaysWhatItCosts) {
+  const fs::path half =
+      fs::temp_directory_path() / ("sod2_cli_api_fp16_" + std::to_string(::getpid()) + ".sod2");
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::run_compile({(kModelDir / "model.onnx").string(), "-o", half.string(), "--range",
+                              "batch=1:16,seq=1:512", "--no-fusion", "--weights", "fp16"},
+                             out, err),
+            0)
+      << out.str() << err.str();
+  const std::string said = out.str();
+  EXPECT_NE(said.find("weights fp16: "), std::string::npos) << said;
+  EXPECT_NE(said.find("stored at half width"), std::string::npos) << said;
+  EXPECT_NE(said.find("output error against the float32 weights at batch=16,seq=32"),
+            std::string::npos)
+      << said;
+  // About half the float32 package (the manifest and the small constants stay as they were).
+  const auto full_bytes = fs::file_size(*package_), half_bytes = fs::file_size(half);
+  EXPECT_LT(static_cast<double>(half_bytes), 0.6 * static_cast<double>(full_bytes));
+  // It runs like any package, its test data within float16's precision of the weights.
+  std::ostringstream run_out, run_err;
+  EXPECT_EQ(cli::run_run({half.string(), "--test-data", (kModelDir / "test_data_set_0").string(),
+                          "--rtol", "0.02", "--atol", "0.02"},
+                         run_out, run_err),
+            0)
+      << run_out.str() << run_err.str();
+  fs::remove(half);
+  // int8 is not there yet, and says so; anything else is not a choice.
+  for (const char* bad : {"int8", "fp8"}) {
+    std::ostringstream o, e;
+    EXPECT_EQ(
+        cli::run_compile(
+            {(kModelDir / "model.onnx").string(), "-o", half.string(), "--weights", bad}, o, e),
+        1);
+    EXPECT_NE(e.str().find("--weights"), std::string::npos) << e.str();
+    EXPECT_FALSE(fs::exists(half));
+  }
+}
+
 TEST_F(PackageCliAndApi, RunRefusesRangesForAPackage) {
   ASSERT_EQ(compiled_, 0) << *compile_output_;
   std::ostringstream out, err;

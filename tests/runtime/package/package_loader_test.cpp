@@ -15,6 +15,7 @@
 #include "runtime/package/package_loader.h"
 #include "runtime/package/sha256.h"
 #include "runtime/package/sod2_package.pb.h"
+#include "runtime/tensor/narrow_float.h"
 #include "tiny_program.h"
 
 namespace sod2::rt {
@@ -606,6 +607,104 @@ TEST(PackageLoader, WritesTheFuzzSeedWhenAsked) {
   if (!dir) GTEST_SKIP() << "set SOD2_WRITE_FUZZ_SEED=DIR to write the seed";
   const std::string path = std::string(dir) + "/tiny_all_features.sod2";
   EXPECT_TRUE(package::write_package(testing::tiny_program(), path).ok());
+}
+
+}  // namespace
+}  // namespace sod2::rt
+
+namespace sod2::rt {
+namespace {
+
+// A program with three float32 constants: 128 values float16 holds in range, 128 values one of
+// which (FLT_MAX, a Clip bound say) it does not, and 8 values (too few to bother).
+ProgramDesc program_with_weights() {
+  ProgramDesc p = testing::tiny_program();
+  HostTensor fits(DType::kFloat, Shape{2, 64}), huge(DType::kFloat, Shape{128}),
+      small(DType::kFloat, Shape{8});
+  for (int i = 0; i < 128; ++i) {
+    fits.data<float>()[i] = 0.001f * static_cast<float>(i * i) - 3.3f;
+    huge.data<float>()[i] = static_cast<float>(i);
+  }
+  huge.data<float>()[5] = 3.4028235e38f;
+  for (int i = 0; i < 8; ++i) small.data<float>()[i] = 0.1f * static_cast<float>(i);
+  p.constants.push_back(std::move(fits));
+  p.constants.push_back(std::move(huge));
+  p.constants.push_back(std::move(small));
+  return p;
+}
+
+TEST(PackageLoader, HalfWidthWeightsAreWidenedAtLoad) {
+  const ProgramDesc p = program_with_weights();
+  package::PackageStats full_stats, half_stats;
+  auto full = package::serialize_package(p, &full_stats);
+  auto half =
+      package::serialize_package(p, &half_stats, {.weights = package::WeightStorage::kFloat16});
+  ASSERT_TRUE(full.ok() && half.ok());
+  EXPECT_EQ(half_stats.half_width_constants, 1u);  // only the one that fits and is large
+  EXPECT_LT(half->size(), full->size());
+  auto loaded = load_package(std::span<const uint8_t>(*half), nullptr);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  const size_t n = p.constants.size();
+  ASSERT_EQ(loaded->constants.size(), n);
+  // Widened: each value is the float16 nearest to the original, now owned by the program.
+  const Tensor fits = loaded->constants[n - 3].view();
+  ASSERT_EQ(fits.dtype, DType::kFloat);
+  ASSERT_EQ(fits.shape, (Shape{2, 64}));
+  EXPECT_FALSE(loaded->constants[n - 3].is_borrowed());
+  const float* original = p.constants[n - 3].view().as<float>();
+  for (int i = 0; i < 128; ++i)
+    EXPECT_EQ(fits.as<float>()[i], half_to_float(double_to_half(original[i]))) << i;
+  // The others are exact, as views into the file.
+  for (size_t c : {n - 2, n - 1}) {
+    const Tensor t = loaded->constants[c].view();
+    EXPECT_TRUE(loaded->constants[c].is_borrowed());
+    EXPECT_EQ(std::memcmp(t.data, p.constants[c].view().data, t.bytes()), 0) << c;
+  }
+}
+
+TEST(PackageLoader, HalfWidthStorageOnlyForFloat32Constants) {
+  const ProgramDesc p = program_with_weights();
+  auto half = package::serialize_package(p, nullptr, {.weights = package::WeightStorage::kFloat16});
+  ASSERT_TRUE(half.ok());
+  const PackageHeader h = header_of(*half);
+  pkg::Manifest m;
+  ASSERT_TRUE(
+      m.ParseFromArray(half->data() + h.manifest_offset, static_cast<int>(h.manifest_length)));
+  const int fits = m.constants_size() - 3;
+  ASSERT_EQ(m.constants(fits).stored_dtype(), static_cast<uint32_t>(DType::kFloat16));
+  auto expect_error = [&](pkg::Manifest edited, const std::string& says) {
+    auto loaded =
+        load_package(std::span<const uint8_t>(seal(*half, edited.SerializeAsString())), nullptr);
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_NE(loaded.status().message().find(says), std::string::npos) << loaded.status().message();
+  };
+  {  // An int32 constant "stored as float16".
+    pkg::Manifest e = m;
+    e.mutable_constants(fits)->set_dtype(static_cast<uint32_t>(DType::kInt32));
+    expect_error(e, "only float32 constants may be stored as float16");
+  }
+  {  // A length that is not numel * 2.
+    pkg::Manifest e = m;
+    e.mutable_constants(fits)->set_length(128 * 4);
+    expect_error(e, "stores 512 bytes");
+  }
+  {  // Half-width storage somewhere only whole-width bytes are read: an attribute tensor.
+    pkg::Manifest e = m;
+    bool marked = false;
+    for (int g = 0; g < e.graphs_size() && !marked; ++g)
+      for (int k = 0; k < e.graphs(g).nodes_size() && !marked; ++k)
+        for (int a = 0; a < e.graphs(g).nodes(k).attributes_size() && !marked; ++a)
+          if (e.graphs(g).nodes(k).attributes(a).has_tensor()) {
+            e.mutable_graphs(g)
+                ->mutable_nodes(k)
+                ->mutable_attributes(a)
+                ->mutable_tensor()
+                ->set_stored_dtype(static_cast<uint32_t>(DType::kFloat16));
+            marked = true;
+          }
+    ASSERT_TRUE(marked);
+    expect_error(e, "which only program constants may be");
+  }
 }
 
 }  // namespace
