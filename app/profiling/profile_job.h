@@ -29,6 +29,9 @@ struct ProfileRequest {
   std::map<std::string, std::pair<int64_t, int64_t>> int_ranges;  // input -> [lo, hi)
   RdpOptions rdp;                                                 // ranges, for an .onnx model
   bool fuse = true;
+  // An .onnx model's float32 weights sent at half width (`sod2 compile --weights fp16`): a
+  // smaller transfer, widened on the device. A .sod2 keeps the weights it was compiled with.
+  bool half_width_weights = false;
   device::RunSettings settings;
   uint32_t seed = 1;
   std::optional<std::string> db_path;  // nullopt: the default store; "" : record nothing

@@ -17,6 +17,7 @@
 #include "app/cli/symbol_args.h"
 #include "app/profiling/profile_job.h"
 #include "app/profiling/profile_report.h"
+#include "core/package/package_writer.h"
 #include "core/pipeline/compiled_model.h"
 #include "core/store/profile_store.h"
 #include "plugins/device/transport_registry.h"
@@ -239,6 +240,34 @@ TEST_F(ProfileTest, APackageIsSentOnceThenFoundOnTheDevice) {
   ASSERT_TRUE(second.ok()) << second.status().message();
   EXPECT_TRUE(second->package_cached);
   EXPECT_EQ(first->package_sha256, second->package_sha256);
+}
+
+TEST_F(ProfileTest, HalfWidthWeightsSendAboutHalfThePackage) {
+  profiling::ProfileRequest r = yolo_request();
+  auto full = profiling::profile(r);
+  ASSERT_TRUE(full.ok()) << full.status().message();
+  r.half_width_weights = true;
+  auto half = profiling::profile(r);
+  ASSERT_TRUE(half.ok()) << half.status().message();
+  EXPECT_NE(half->package_sha256, full->package_sha256);
+  EXPECT_LT(static_cast<double>(half->package_bytes),
+            0.6 * static_cast<double>(full->package_bytes));
+  EXPECT_EQ(half->groups.size(), full->groups.size());
+  // A compiled package keeps its weights: asking for half width there is an error, not ignored.
+  const std::string package = (std::filesystem::temp_directory_path() /
+                               ("sod2_profile_fp16_" + std::to_string(::getpid()) + ".sod2"))
+                                  .string();
+  pipeline::CompileOptions options;
+  options.rdp = r.rdp;
+  auto compiled = pipeline::compile_file(r.model_path, options);
+  ASSERT_TRUE(compiled.ok());
+  ASSERT_TRUE(package::write_package(compiled->program, package).ok());
+  r.model_path = package;
+  auto refused = profiling::profile(r);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("--weights fp16"), std::string::npos)
+      << refused.status().message();
+  std::filesystem::remove(package);
 }
 
 TEST_F(ProfileTest, AgentKilledMidRunIsRecordedAsFailedWithNoHalfRun) {

@@ -1,5 +1,6 @@
 #include "app/studio/device/device_panel.h"
 
+#include <QCheckBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -40,6 +41,11 @@ DevicePanel::DevicePanel(QWidget* parent) : QWidget(parent) {
   form->addRow(tr("Runs"), runs_);
   form->addRow(tr("Warm-up runs"), warmup_);
   form->addRow(tr("Threads"), threads_);
+  half_width_ = new QCheckBox(tr("float16 weights (about half the package)"), this);
+  half_width_->setToolTip(
+      tr("Store the model's float32 weights at half width in the package sent to the device, "
+         "as `sod2 compile --weights fp16` does; they are widened back on the device"));
+  form->addRow(tr("Weights"), half_width_);
   layout->addLayout(form);
   auto* go = new QPushButton(tr("Export && profile"), this);
   go->setToolTip(
@@ -91,6 +97,8 @@ void DevicePanel::selectDevice(const QString& id) {
   }
   if (model_.rowCount() > 0) table_->selectRow(0);
 }
+
+bool DevicePanel::halfWidthWeights() const { return half_width_->isChecked(); }
 
 device::RunSettings DevicePanel::settings() const {
   device::RunSettings s;

@@ -9,6 +9,7 @@
 #include "app/studio/device/device_list_model.h"
 #include "plugins/device/agent_client.h"
 
+class QCheckBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -26,6 +27,8 @@ class DevicePanel : public QWidget {
   QString selectedDevice() const;
   void selectDevice(const QString& id);
   device::RunSettings settings() const;
+  // Whether to send the model's float32 weights at half width (sod2 compile --weights fp16).
+  bool halfWidthWeights() const;
   DeviceListModel* model() { return &model_; }
   // Lists devices on this thread (tests, screenshots).
   void refreshNow();
@@ -46,6 +49,7 @@ class DevicePanel : public QWidget {
   QSpinBox* runs_ = nullptr;
   QSpinBox* warmup_ = nullptr;
   QSpinBox* threads_ = nullptr;
+  QCheckBox* half_width_ = nullptr;
   QFutureWatcher<DeviceListing> watcher_;
 };
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QSignalSpy>
 #include <filesystem>
 
@@ -85,6 +86,26 @@ TEST_F(StudioProfileTest, ExportAndProfileFillsTheViewsAndFollowsTheGraph) {
   ASSERT_EQ(w.historyView()->model()->rowCount(), 2);
   ASSERT_TRUE(w.historyView()->compare(1, 2));
   EXPECT_EQ(w.historyView()->compareModel()->rowCount(), m->rowCount());
+}
+
+TEST_F(StudioProfileTest, TheDevicePanelCanSendHalfWidthWeights) {
+  MainWindow w;
+  w.setProfileDatabase(db_);
+  ASSERT_FALSE(
+      w.openModelNow(SOD2_SOURCE_DIR "/resources/models/sample_yolo_tiny.onnx").has_value());
+  device::RunSettings s;
+  s.runs = 1;
+  s.warmup = 0;
+  s.threads = 1;
+  ASSERT_FALSE(w.profileNow("local", s).has_value());
+  const int64_t full = w.profileView()->model()->result()->package_bytes;
+  auto* half_width = w.devicePanel()->findChild<QCheckBox*>();
+  ASSERT_NE(half_width, nullptr);
+  EXPECT_FALSE(w.devicePanel()->halfWidthWeights());
+  half_width->setChecked(true);
+  ASSERT_FALSE(w.profileNow("local", s).has_value());
+  const int64_t half = w.profileView()->model()->result()->package_bytes;
+  EXPECT_LT(static_cast<double>(half), 0.6 * static_cast<double>(full));
 }
 
 TEST_F(StudioProfileTest, AFailureIsShownAndRecorded) {
