@@ -602,19 +602,6 @@ TEST(PackageLoader, DeepNestingIsRefused) {
 
 // SOD2_WRITE_FUZZ_SEED=DIR writes this package as DIR/tiny_all_features.sod2, the seed of
 // tests/fuzz/seeds/package_load that covers every attribute kind and outer-scope values.
-TEST(PackageLoader, WritesTheFuzzSeedWhenAsked) {
-  const char* dir = std::getenv("SOD2_WRITE_FUZZ_SEED");
-  if (!dir) GTEST_SKIP() << "set SOD2_WRITE_FUZZ_SEED=DIR to write the seed";
-  const std::string path = std::string(dir) + "/tiny_all_features.sod2";
-  EXPECT_TRUE(package::write_package(testing::tiny_program(), path).ok());
-}
-
-}  // namespace
-}  // namespace sod2::rt
-
-namespace sod2::rt {
-namespace {
-
 // A program with three float32 constants: 128 values float16 holds in range, 128 values one of
 // which (FLT_MAX, a Clip bound say) it does not, and 8 values (too few to bother).
 ProgramDesc program_with_weights() {
@@ -705,6 +692,18 @@ TEST(PackageLoader, HalfWidthStorageOnlyForFloat32Constants) {
     ASSERT_TRUE(marked);
     expect_error(e, "which only program constants may be");
   }
+}
+
+TEST(PackageLoader, WritesTheFuzzSeedWhenAsked) {
+  const char* dir = std::getenv("SOD2_WRITE_FUZZ_SEED");
+  if (!dir) GTEST_SKIP() << "set SOD2_WRITE_FUZZ_SEED=DIR to write the seed";
+  const std::string path = std::string(dir) + "/tiny_all_features.sod2";
+  EXPECT_TRUE(package::write_package(testing::tiny_program(), path).ok());
+  // And one with weights at half width, so the fuzzer starts from that path too.
+  EXPECT_TRUE(package::write_package(program_with_weights(),
+                                     std::string(dir) + "/tiny_half_width_weights.sod2", nullptr,
+                                     {.weights = package::WeightStorage::kFloat16})
+                  .ok());
 }
 
 }  // namespace
