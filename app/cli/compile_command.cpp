@@ -43,10 +43,11 @@ CommandLine make_parser() {
        "then runs those nodes on the CPU)",
        ""},
       {"--weights", true,
-       "fp32 (default) or fp16: store float32 weights at half width (those float16 holds in "
-       "range; small ones stay float32) and widen them at load, for a smaller download; prints "
-       "the size against the float32 package and the output error it causes",
-       "fp32|fp16"},
+       "fp32 (default), fp16 or int8: store float32 weights narrower for a smaller download, "
+       "widened at load: fp16 where float16 holds them in range, int8 (weights of rank >= 2) as "
+       "codes with one scale per output channel; small constants stay float32. Prints the size "
+       "against the float32 package and the output error it causes",
+       "fp32|fp16|int8"},
       {"--help", false, "show this help", ""},
   });
 }
@@ -65,10 +66,10 @@ std::map<std::string, int64_t> check_binding(const rt::ProgramDesc& program) {
   return bind;
 }
 
-// Runs the program as compiled and as loaded from the half-width package on the same random
-// inputs; prints the largest error over the float outputs.
-Status report_half_width_error(const rt::ProgramDesc& program, const std::string& package,
-                               std::ostream& out) {
+// Runs the program as compiled and as loaded from the package with narrower weights on the same
+// random inputs; prints the largest error over the float outputs.
+Status report_weights_error(const rt::ProgramDesc& program, const std::string& package,
+                            std::ostream& out) {
   SOD2_ASSIGN_OR_RETURN(rt::ProgramDesc loaded, rt::load_package_file(package));
   const std::map<std::string, int64_t> bind = check_binding(program);
   SOD2_ASSIGN_OR_RETURN(std::vector<rt::Shape> shapes,
@@ -104,7 +105,7 @@ Status report_half_width_error(const rt::ProgramDesc& program, const std::string
 
 std::string usage() {
   return "usage: sod2 compile MODEL.onnx [-o MODEL.sod2] [--range k=lo:hi[:multiple],...] "
-         "[--ranges FILE] [--no-fusion] [--weights fp16]\n"
+         "[--ranges FILE] [--no-fusion] [--weights fp16|int8]\n"
          "       sod2 compile --family FAMILY/variants.json -o FAMILY.sod2 [same options]\n\n"
          "Compiles a model for the runtime (RDP under the declared ranges, memory plan) and\n"
          "writes one .sod2 package: a manifest with the graphs, the plan and the symbol ranges,\n"
@@ -206,13 +207,9 @@ int run_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     return fail(invalid_argument("the output " + output + " would overwrite the model"));
   }
   const std::string weights = cl.value("--weights").value_or("fp32");
-  if (weights == "int8") {
-    return fail(unsupported(
-        "--weights int8 is not implemented yet (weight-only int8 with per-channel scales); "
-        "use fp16 for a package about half the size"));
-  }
-  if (weights != "fp32" && weights != "fp16") {
-    return fail(invalid_argument("--weights must be fp32 or fp16, got '" + weights + "'"));
+  const std::optional<package::WeightStorage> storage = package::weight_storage_named(weights);
+  if (!storage) {
+    return fail(invalid_argument("--weights must be fp32, fp16 or int8, got '" + weights + "'"));
   }
   const auto t0 = std::chrono::steady_clock::now();
   pipeline::CompileOptions compile_options;
@@ -225,7 +222,7 @@ int run_compile(const std::vector<std::string>& args, std::ostream& out, std::os
   if (!compiled.ok()) return fail(compiled.status());
   const rt::ProgramDesc* program = &compiled->program;
   package::PackageOptions package_options;
-  if (weights == "fp16") package_options.weights = package::WeightStorage::kFloat16;
+  package_options.weights = *storage;
   package::PackageStats stats;
   Status written = package::write_package(*program, output, &stats, package_options);
   if (!written.ok()) return fail(written);
@@ -254,19 +251,19 @@ int run_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     if (s.multiple > 1) out << ":" << s.multiple;
     out << "\n";
   }
-  if (package_options.weights == package::WeightStorage::kFloat16) {
+  if (package_options.weights != package::WeightStorage::kAsIs) {
     package::PackageStats full;
     auto bytes = package::serialize_package(*program, &full);
     if (!bytes.ok()) return fail(bytes.status());
-    out << "  weights fp16: " << stats.half_width_constants << " of " << stats.constants
-        << " constants stored at half width; " << stats.file_bytes << " bytes against "
+    out << "  weights " << weights << ": " << stats.narrow_constants << " of " << stats.constants
+        << " constants stored as " << weights << "; " << stats.file_bytes << " bytes against "
         << full.file_bytes << " with float32 weights (" << std::fixed << std::setprecision(3)
         << static_cast<double>(stats.file_bytes) /
                static_cast<double>(std::max<uint64_t>(full.file_bytes, 1))
         << "x)\n";
     // The package is written either way; random inputs may not suit every model (an input
     // that must hold valid indices), so a failed check is reported, not fatal.
-    Status checked = report_half_width_error(*program, output, out);
+    Status checked = report_weights_error(*program, output, out);
     if (!checked.ok()) out << "  output error not measured: " << checked.message() << "\n";
   }
   return 0;

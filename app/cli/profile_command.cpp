@@ -36,9 +36,9 @@ CommandLine make_parser() {
       {"--seed", true, "seed of the random inputs (default 1)", "S"},
       {"--no-fusion", false, "compile without fused kernels", ""},
       {"--weights", true,
-       "fp32 (default) or fp16: send an .onnx model's float32 weights at half width (see sod2 "
+       "fp32 (default), fp16 or int8: send an .onnx model's float32 weights narrower (see sod2 "
        "compile --weights)",
-       "fp32|fp16"},
+       "fp32|fp16|int8"},
       {"--top", true, "groups in the 'top by time' section (default 10)", "N"},
       {"--family", false,
        "MODEL is a family (package or variants.json): profile every variant and print the "
@@ -125,9 +125,10 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
     req.rdp = rdp_options_from(cl.value("--ranges"), cl.value("--range"));
     req.fuse = !cl.has("--no-fusion");
     const std::string weights = cl.value("--weights").value_or("fp32");
-    if (weights != "fp32" && weights != "fp16")
-      throw std::invalid_argument("--weights must be fp32 or fp16, got '" + weights + "'");
-    req.half_width_weights = weights == "fp16";
+    const auto storage = package::weight_storage_named(weights);
+    if (!storage)
+      throw std::invalid_argument("--weights must be fp32, fp16 or int8, got '" + weights + "'");
+    req.weights = *storage;
     if (auto r = cl.value("--int-range")) {
       for (const auto& [name, range] : parse_ranges(*r)) {
         if (range.hi <= range.lo)

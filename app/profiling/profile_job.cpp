@@ -43,10 +43,10 @@ Expected<Compiled> compile(const ProfileRequest& r) {
   SOD2_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(r.model_path));
   c.model_sha256 = rt::to_hex(rt::sha256(bytes));
   if (rt::is_package_file(r.model_path)) {
-    if (r.half_width_weights) {
+    if (r.weights != package::WeightStorage::kAsIs) {
       return invalid_argument(r.model_path +
                               " is a compiled package: it keeps the weights it was compiled "
-                              "with (compile it with `sod2 compile --weights fp16`)");
+                              "with (compile it with `sod2 compile --weights fp16|int8`)");
     }
     SOD2_ASSIGN_OR_RETURN(rt::ProgramDesc loaded, rt::load_package_file(r.model_path));
     c.program = std::make_shared<const rt::ProgramDesc>(std::move(loaded));
@@ -64,7 +64,7 @@ Expected<Compiled> compile(const ProfileRequest& r) {
     c.program = std::make_shared<const rt::ProgramDesc>(std::move(compiled.program));
   }
   package::PackageOptions options;
-  if (r.half_width_weights) options.weights = package::WeightStorage::kFloat16;
+  options.weights = r.weights;
   SOD2_ASSIGN_OR_RETURN(c.package, package::serialize_package(*c.program, nullptr, options));
   return c;
 }

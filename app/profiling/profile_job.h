@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/package/package_writer.h"
 #include "core/rdp/rdp.h"
 #include "core/status/status.h"
 #include "plugins/device/agent_client.h"
@@ -29,9 +30,9 @@ struct ProfileRequest {
   std::map<std::string, std::pair<int64_t, int64_t>> int_ranges;  // input -> [lo, hi)
   RdpOptions rdp;                                                 // ranges, for an .onnx model
   bool fuse = true;
-  // An .onnx model's float32 weights sent at half width (`sod2 compile --weights fp16`): a
+  // How an .onnx model's float32 weights are sent (`sod2 compile --weights`): narrower is a
   // smaller transfer, widened on the device. A .sod2 keeps the weights it was compiled with.
-  bool half_width_weights = false;
+  package::WeightStorage weights = package::WeightStorage::kAsIs;
   device::RunSettings settings;
   uint32_t seed = 1;
   std::optional<std::string> db_path;  // nullopt: the default store; "" : record nothing

@@ -1,5 +1,6 @@
 #include "core/package/manifest_builder.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -43,7 +44,7 @@ Status ManifestBuilder::build(const rt::ProgramDesc& p, pkg::Manifest* m, bool w
   }
   for (size_t c = 0; with_constants && c < p.constants.size(); ++c) {
     pkg::TensorRef* ref = m->add_constants();
-    if (add_half_width(p.constants[c].view(), ref)) continue;
+    if (add_narrow(p.constants[c].view(), ref)) continue;
     SOD2_RETURN_IF_ERROR(
         add_to_blob(p.constants[c].view(), ref, false, "constant " + std::to_string(c)));
   }
@@ -96,28 +97,53 @@ Status ManifestBuilder::add_to_blob(const rt::Tensor& t, pkg::TensorRef* o, bool
   return Status::ok_status();
 }
 
-bool ManifestBuilder::add_half_width(const rt::Tensor& t, pkg::TensorRef* o) {
-  if (!half_width_weights_ || t.dtype != rt::DType::kFloat ||
-      t.shape.numel() < kHalfWidthMinElements) {
+bool ManifestBuilder::add_narrow(const rt::Tensor& t, pkg::TensorRef* o) {
+  if (weights_ == WeightStorage::kAsIs || t.dtype != rt::DType::kFloat ||
+      t.shape.numel() < kNarrowMinElements) {
     return false;
   }
   const int64_t n = t.shape.numel();
   const float* values = static_cast<const float*>(t.data);
-  // Rounding is fine; overflowing to infinity (a Clip bound of FLT_MAX) or losing a NaN is not.
-  constexpr float kHalfMax = 65504.f;
-  for (int64_t i = 0; i < n; ++i)
-    if (!(std::fabs(values[i]) <= kHalfMax)) return false;
-  std::vector<uint8_t> bytes(static_cast<size_t>(n) * 2);
-  for (int64_t i = 0; i < n; ++i) {
-    const uint16_t h = rt::double_to_half(values[i]);
-    std::memcpy(bytes.data() + 2 * i, &h, 2);
+  std::vector<uint8_t> bytes;
+  if (weights_ == WeightStorage::kFloat16) {
+    // Rounding is fine; overflowing to infinity (a Clip bound of FLT_MAX) or losing a NaN is not.
+    constexpr float kHalfMax = 65504.f;
+    for (int64_t i = 0; i < n; ++i)
+      if (!(std::fabs(values[i]) <= kHalfMax)) return false;
+    bytes.resize(static_cast<size_t>(n) * 2);
+    for (int64_t i = 0; i < n; ++i) {
+      const uint16_t h = rt::double_to_half(values[i]);
+      std::memcpy(bytes.data() + 2 * i, &h, 2);
+    }
+    o->set_stored_dtype(static_cast<uint32_t>(rt::DType::kFloat16));
+  } else {
+    // Weights only: a bias or a normalisation's scale (rank 1) keeps its precision.
+    if (t.shape.rank() < 2) return false;
+    for (int64_t i = 0; i < n; ++i)
+      if (!std::isfinite(values[i])) return false;
+    // Symmetric codes in [-127, 127], one scale per output channel (slice of the first dim),
+    // rounded half to even like every other narrowing here.
+    const int64_t slices = t.shape[0], slice = n / slices;
+    bytes.resize(static_cast<size_t>(n));
+    for (int64_t k = 0; k < slices; ++k) {
+      float largest = 0;
+      for (int64_t i = k * slice; i < (k + 1) * slice; ++i)
+        largest = std::max(largest, std::fabs(values[i]));
+      const float scale = largest / 127.f;
+      o->add_scales(scale);
+      for (int64_t i = k * slice; i < (k + 1) * slice; ++i) {
+        const float code = scale > 0 ? std::nearbyint(values[i] / scale) : 0.f;
+        bytes[static_cast<size_t>(i)] =
+            static_cast<uint8_t>(static_cast<int8_t>(std::clamp(code, -127.f, 127.f)));
+      }
+    }
+    o->set_stored_dtype(static_cast<uint32_t>(rt::DType::kInt8));
   }
   o->set_dtype(static_cast<uint32_t>(rt::DType::kFloat));
-  o->set_stored_dtype(static_cast<uint32_t>(rt::DType::kFloat16));
   for (int64_t d : t.shape.dims()) o->add_dims(d);
   o->set_length(bytes.size());
   o->set_offset(blob_.add_owned(std::move(bytes)));
-  ++half_width_constants_;
+  ++narrow_constants_;
   return true;
 }
 

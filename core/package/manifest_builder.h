@@ -37,11 +37,10 @@ class BlobBuilder {
 
 class ManifestBuilder {
  public:
-  // `half_width_weights`: float32 constants that float16 holds exactly in range are stored at
-  // half width (package_writer.h: WeightStorage::kFloat16).
-  explicit ManifestBuilder(BlobBuilder& blob, bool half_width_weights = false)
-      : blob_(blob), half_width_weights_(half_width_weights) {}
-  size_t half_width_constants() const { return half_width_constants_; }
+  // `weights`: how float32 constants are stored (package_writer.h).
+  explicit ManifestBuilder(BlobBuilder& blob, WeightStorage weights = WeightStorage::kAsIs)
+      : blob_(blob), weights_(weights) {}
+  size_t narrow_constants() const { return narrow_constants_; }
   // Fills `m` from `p`, adding constants (unless `with_constants` is false: a family variant's
   // constants are family weights) and large attribute tensors to the blob.
   Status build(const rt::ProgramDesc& p, pkg::Manifest* m, bool with_constants = true);
@@ -49,15 +48,16 @@ class ManifestBuilder {
  private:
   Status add_to_blob(const rt::Tensor& t, pkg::TensorRef* o, bool allow_inline,
                      const std::string& what);
-  // Stores a float32 constant as float16 when asked to and every value fits; false otherwise.
-  bool add_half_width(const rt::Tensor& t, pkg::TensorRef* o);
+  // Stores a float32 constant narrower as `weights_` asks where its values allow; false when
+  // it stays as it is.
+  bool add_narrow(const rt::Tensor& t, pkg::TensorRef* o);
   Status add_graph(const rt::GraphDesc& g, pkg::Graph* o);
   Status add_node(const rt::NodeDesc& n, pkg::Node* o);
   static void add_program(const rt::ShapeProgram& p, pkg::ShapeProgram* o);
 
   BlobBuilder& blob_;
-  bool half_width_weights_ = false;
-  size_t half_width_constants_ = 0;
+  WeightStorage weights_ = WeightStorage::kAsIs;
+  size_t narrow_constants_ = 0;
 };
 
 // The file's bytes. Fills stats' file, manifest and blob sizes and the digest.

@@ -15,14 +15,21 @@ Expected<std::vector<uint8_t>> serialize_package(const rt::ProgramDesc& program,
                                                  const PackageOptions& options) {
   pkg::Manifest manifest;
   BlobBuilder blob;
-  ManifestBuilder builder(blob, options.weights == WeightStorage::kFloat16);
+  ManifestBuilder builder(blob, options.weights);
   SOD2_RETURN_IF_ERROR(builder.build(program, &manifest));
   SOD2_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, seal_package(manifest, blob, stats));
   if (stats) {
     stats->constants = program.constants.size();
-    stats->half_width_constants = builder.half_width_constants();
+    stats->narrow_constants = builder.narrow_constants();
   }
   return bytes;
+}
+
+std::optional<WeightStorage> weight_storage_named(const std::string& name) {
+  if (name == "fp32") return WeightStorage::kAsIs;
+  if (name == "fp16") return WeightStorage::kFloat16;
+  if (name == "int8") return WeightStorage::kInt8;
+  return std::nullopt;
 }
 
 Status write_package(const rt::ProgramDesc& program, const std::string& path, PackageStats* stats,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,15 +19,19 @@ struct PackageStats {
   uint64_t manifest_bytes = 0;
   uint64_t blob_bytes = 0;
   size_t constants = 0;
-  size_t half_width_constants = 0;  // float32 constants stored as float16
-  std::string sha256;               // hex, of every byte before the trailer
+  size_t narrow_constants = 0;  // float32 constants stored as float16 or int8
+  std::string sha256;           // hex, of every byte before the trailer
 };
 
 // How float32 constants are stored. kFloat16 halves them where every value is finite and within
-// float16's range (a Clip bound of FLT_MAX stays float32); small ones (under
-// kHalfWidthMinElements) stay float32 too. The loader widens them back (FORMAT.md: stored_dtype).
-enum class WeightStorage { kAsIs, kFloat16 };
-inline constexpr int64_t kHalfWidthMinElements = 64;
+// float16's range (a Clip bound of FLT_MAX stays float32). kInt8 stores weights (rank >= 2) as
+// symmetric int8 codes with one scale per slice of the first dim (a Conv's output channel),
+// where every value is finite. Small constants (under kNarrowMinElements) stay float32 either
+// way. The loader widens them back (FORMAT.md: stored_dtype).
+enum class WeightStorage { kAsIs, kFloat16, kInt8 };
+inline constexpr int64_t kNarrowMinElements = 64;
+// "fp32" | "fp16" | "int8", as `--weights` spells them; nullopt for anything else.
+std::optional<WeightStorage> weight_storage_named(const std::string& name);
 
 struct PackageOptions {
   WeightStorage weights = WeightStorage::kAsIs;

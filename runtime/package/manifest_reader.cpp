@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -178,28 +179,52 @@ Status read_inputs(const pkg::Manifest& m, ProgramDesc* p) {
   return Status::ok_status();
 }
 
-// A float32 constant stored at half width: checked as a float16 tensor of the same dims, then
-// widened into memory the program owns.
-Expected<ConstantTensor> read_half_width_constant(const pkg::TensorRef& ref,
-                                                  std::span<const uint8_t> blob,
-                                                  const std::string& what) {
-  if (ref.dtype() != static_cast<uint32_t>(DType::kFloat) ||
-      ref.stored_dtype() != static_cast<uint32_t>(DType::kFloat16)) {
+// A float32 constant stored narrower (float16, or int8 codes with a scale per slice of its first
+// dim): checked as a tensor of the stored type with the same dims, then widened into memory the
+// program owns.
+Expected<ConstantTensor> read_narrow_constant(const pkg::TensorRef& ref,
+                                              std::span<const uint8_t> blob,
+                                              const std::string& what) {
+  const bool half = ref.stored_dtype() == static_cast<uint32_t>(DType::kFloat16);
+  const bool codes = ref.stored_dtype() == static_cast<uint32_t>(DType::kInt8);
+  if (ref.dtype() != static_cast<uint32_t>(DType::kFloat) || !(half || codes)) {
     return parse_error(what + ": stored as dtype " + std::to_string(ref.stored_dtype()) +
                        " for dtype " + std::to_string(ref.dtype()) +
-                       " (only float32 constants may be stored as float16)");
+                       " (only float32 constants may be stored, as float16 or int8)");
   }
+  if (half && ref.scales_size() != 0)
+    return parse_error(what + ": float16 storage takes no scales");
   pkg::TensorRef stored = ref;
   stored.set_dtype(ref.stored_dtype());
   stored.set_stored_dtype(0);
-  SOD2_ASSIGN_OR_RETURN(const Tensor half, package_detail::read_tensor(stored, blob, false, what));
-  HostTensor wide(DType::kFloat, half.shape);
-  const auto* src = static_cast<const uint8_t*>(half.data);
+  stored.clear_scales();
+  SOD2_ASSIGN_OR_RETURN(const Tensor narrow,
+                        package_detail::read_tensor(stored, blob, false, what));
+  const int64_t n = narrow.shape.numel();
+  HostTensor wide(DType::kFloat, narrow.shape);
   float* dst = wide.data<float>();
-  for (int64_t i = 0; i < half.shape.numel(); ++i) {
-    uint16_t bits;
-    std::memcpy(&bits, src + 2 * i, 2);  // the blob guarantees 64-byte alignment, not more
-    dst[i] = half_to_float(bits);
+  const auto* src = static_cast<const uint8_t*>(narrow.data);
+  if (half) {
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, src + 2 * i, 2);  // the blob guarantees 64-byte alignment, not more
+      dst[i] = half_to_float(bits);
+    }
+    return ConstantTensor(std::move(wide));
+  }
+  if (narrow.shape.rank() == 0 || ref.scales_size() != narrow.shape[0]) {
+    return parse_error(what + ": int8 storage needs one scale per slice of the first dim (" +
+                       std::to_string(narrow.shape.rank() == 0 ? 0 : narrow.shape[0]) + "), got " +
+                       std::to_string(ref.scales_size()));
+  }
+  for (int k = 0; k < ref.scales_size(); ++k) {
+    if (!(ref.scales(k) >= 0.f) || !std::isfinite(ref.scales(k)))
+      return parse_error(what + ": scale " + std::to_string(k) + " is not a finite value >= 0");
+  }
+  const int64_t slice = narrow.shape[0] == 0 ? 0 : n / narrow.shape[0];
+  for (int64_t i = 0; i < n; ++i) {
+    const auto code = static_cast<int8_t>(src[i]);
+    dst[i] = static_cast<float>(code) * ref.scales(static_cast<int>(i / slice));
   }
   return ConstantTensor(std::move(wide));
 }
@@ -209,7 +234,7 @@ Status read_constants(const pkg::Manifest& m, std::span<const uint8_t> blob, Pro
   for (int i = 0; i < m.constants_size(); ++i) {
     const std::string what = "constant " + std::to_string(i);
     if (m.constants(i).stored_dtype() != 0) {
-      SOD2_ASSIGN_OR_RETURN(ConstantTensor c, read_half_width_constant(m.constants(i), blob, what));
+      SOD2_ASSIGN_OR_RETURN(ConstantTensor c, read_narrow_constant(m.constants(i), blob, what));
       p->constants.push_back(std::move(c));
       continue;
     }

@@ -246,7 +246,7 @@ TEST_F(ProfileTest, HalfWidthWeightsSendAboutHalfThePackage) {
   profiling::ProfileRequest r = yolo_request();
   auto full = profiling::profile(r);
   ASSERT_TRUE(full.ok()) << full.status().message();
-  r.half_width_weights = true;
+  r.weights = package::WeightStorage::kFloat16;
   auto half = profiling::profile(r);
   ASSERT_TRUE(half.ok()) << half.status().message();
   EXPECT_NE(half->package_sha256, full->package_sha256);

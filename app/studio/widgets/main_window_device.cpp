@@ -129,7 +129,8 @@ Expected<profiling::ProfileRequest> MainWindow::profileRequest(
   if (doc_) r.rdp = doc_->rdp_options();
   r.fuse = open_options_.fuse;
   // A package keeps the weights it was compiled with.
-  r.half_width_weights = doc_ && devices_ && devices_->halfWidthWeights();
+  if (doc_ && devices_ && devices_->halfWidthWeights())
+    r.weights = package::WeightStorage::kFloat16;
   // The document's own program (opened with these options): what the views show is what is
   // packaged and run, without compiling the file again. Empty when opened without weights.
   if (doc_) r.compiled = std::shared_ptr<const rt::ProgramDesc>(doc_, &doc_->compiled().program);

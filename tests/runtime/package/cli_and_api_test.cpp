@@ -77,7 +77,7 @@ TEST_F(PackageCliAndApi, CompileStoresWeightsAtHalfWidthAndSaysWhatItCosts) {
       << out.str() << err.str();
   const std::string said = out.str();
   EXPECT_NE(said.find("weights fp16: "), std::string::npos) << said;
-  EXPECT_NE(said.find("stored at half width"), std::string::npos) << said;
+  EXPECT_NE(said.find("constants stored as fp16"), std::string::npos) << said;
   EXPECT_NE(said.find("output error against the float32 weights at batch=16,seq=32"),
             std::string::npos)
       << said;
@@ -92,16 +92,24 @@ TEST_F(PackageCliAndApi, CompileStoresWeightsAtHalfWidthAndSaysWhatItCosts) {
             0)
       << run_out.str() << run_err.str();
   fs::remove(half);
-  // int8 is not there yet, and says so; anything else is not a choice.
-  for (const char* bad : {"int8", "fp8"}) {
-    std::ostringstream o, e;
-    EXPECT_EQ(
-        cli::run_compile(
-            {(kModelDir / "model.onnx").string(), "-o", half.string(), "--weights", bad}, o, e),
-        1);
-    EXPECT_NE(e.str().find("--weights"), std::string::npos) << e.str();
-    EXPECT_FALSE(fs::exists(half));
-  }
+  // int8: smaller still.
+  std::ostringstream int8_out, int8_err;
+  ASSERT_EQ(cli::run_compile({(kModelDir / "model.onnx").string(), "-o", half.string(), "--range",
+                              "batch=1:16,seq=1:512", "--no-fusion", "--weights", "int8"},
+                             int8_out, int8_err),
+            0)
+      << int8_out.str() << int8_err.str();
+  EXPECT_NE(int8_out.str().find("stored as int8"), std::string::npos) << int8_out.str();
+  EXPECT_LT(fs::file_size(half), half_bytes);
+  fs::remove(half);
+  // Anything else is not a choice.
+  std::ostringstream o, e;
+  EXPECT_EQ(cli::run_compile(
+                {(kModelDir / "model.onnx").string(), "-o", half.string(), "--weights", "fp8"}, o,
+                e),
+            1);
+  EXPECT_NE(e.str().find("--weights must be fp32, fp16 or int8"), std::string::npos) << e.str();
+  EXPECT_FALSE(fs::exists(half));
 }
 
 TEST_F(PackageCliAndApi, RunRefusesRangesForAPackage) {

@@ -4,6 +4,7 @@
 // valid SHA-256 so they reach the checks behind the checksum.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -627,7 +628,7 @@ TEST(PackageLoader, HalfWidthWeightsAreWidenedAtLoad) {
   auto half =
       package::serialize_package(p, &half_stats, {.weights = package::WeightStorage::kFloat16});
   ASSERT_TRUE(full.ok() && half.ok());
-  EXPECT_EQ(half_stats.half_width_constants, 1u);  // only the one that fits and is large
+  EXPECT_EQ(half_stats.narrow_constants, 1u);  // only the one that fits and is large
   EXPECT_LT(half->size(), full->size());
   auto loaded = load_package(std::span<const uint8_t>(*half), nullptr);
   ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
@@ -668,7 +669,7 @@ TEST(PackageLoader, HalfWidthStorageOnlyForFloat32Constants) {
   {  // An int32 constant "stored as float16".
     pkg::Manifest e = m;
     e.mutable_constants(fits)->set_dtype(static_cast<uint32_t>(DType::kInt32));
-    expect_error(e, "only float32 constants may be stored as float16");
+    expect_error(e, "only float32 constants may be stored, as float16 or int8");
   }
   {  // A length that is not numel * 2.
     pkg::Manifest e = m;
@@ -694,16 +695,66 @@ TEST(PackageLoader, HalfWidthStorageOnlyForFloat32Constants) {
   }
 }
 
+TEST(PackageLoader, Int8WeightsAreCodesTimesAScalePerOutputChannel) {
+  const ProgramDesc p = program_with_weights();
+  package::PackageStats stats;
+  auto bytes = package::serialize_package(p, &stats, {.weights = package::WeightStorage::kInt8});
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(stats.narrow_constants, 1u);  // the [2,64] weight; rank-1 and small ones stay
+  auto loaded = load_package(std::span<const uint8_t>(*bytes), nullptr);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  const size_t n = p.constants.size();
+  const float* original = p.constants[n - 3].view().as<float>();
+  const float* widened = loaded->constants[n - 3].view().as<float>();
+  for (int row = 0; row < 2; ++row) {
+    float largest = 0;
+    for (int i = 0; i < 64; ++i) largest = std::max(largest, std::fabs(original[row * 64 + i]));
+    const float scale = largest / 127.f;
+    for (int i = 0; i < 64; ++i) {
+      const float w = widened[row * 64 + i];
+      EXPECT_LE(std::fabs(w - original[row * 64 + i]), scale / 2 + 1e-6f) << row << "," << i;
+      EXPECT_FLOAT_EQ(w / scale, std::nearbyint(w / scale));  // a whole code
+    }
+  }
+
+  // Hostile scales: a count that does not match the first dim, a negative or a NaN scale.
+  const PackageHeader h = header_of(*bytes);
+  pkg::Manifest m;
+  ASSERT_TRUE(
+      m.ParseFromArray(bytes->data() + h.manifest_offset, static_cast<int>(h.manifest_length)));
+  const int w = m.constants_size() - 3;
+  ASSERT_EQ(m.constants(w).stored_dtype(), static_cast<uint32_t>(DType::kInt8));
+  auto expect_error = [&](const std::function<void(pkg::TensorRef*)>& edit,
+                          const std::string& says) {
+    pkg::Manifest e = m;
+    edit(e.mutable_constants(w));
+    auto got = load_package(std::span<const uint8_t>(seal(*bytes, e.SerializeAsString())), nullptr);
+    ASSERT_FALSE(got.ok());
+    EXPECT_NE(got.status().message().find(says), std::string::npos) << got.status().message();
+  };
+  expect_error([](pkg::TensorRef* t) { t->add_scales(1.f); }, "one scale per slice");
+  expect_error([](pkg::TensorRef* t) { t->set_scales(1, -1.f); }, "not a finite value >= 0");
+  expect_error([](pkg::TensorRef* t) { t->set_scales(0, std::nanf("")); },
+               "not a finite value >= 0");
+  expect_error(
+      [](pkg::TensorRef* t) { t->set_stored_dtype(static_cast<uint32_t>(DType::kFloat16)); },
+      "float16 storage takes no scales");
+}
+
 TEST(PackageLoader, WritesTheFuzzSeedWhenAsked) {
   const char* dir = std::getenv("SOD2_WRITE_FUZZ_SEED");
   if (!dir) GTEST_SKIP() << "set SOD2_WRITE_FUZZ_SEED=DIR to write the seed";
   const std::string path = std::string(dir) + "/tiny_all_features.sod2";
   EXPECT_TRUE(package::write_package(testing::tiny_program(), path).ok());
-  // And one with weights at half width, so the fuzzer starts from that path too.
-  EXPECT_TRUE(package::write_package(program_with_weights(),
-                                     std::string(dir) + "/tiny_half_width_weights.sod2", nullptr,
-                                     {.weights = package::WeightStorage::kFloat16})
-                  .ok());
+  // And ones with narrower weights, so the fuzzer starts from those paths too.
+  for (const auto& [name, storage] :
+       {std::pair{"tiny_half_width_weights", package::WeightStorage::kFloat16},
+        std::pair{"tiny_int8_weights", package::WeightStorage::kInt8}}) {
+    EXPECT_TRUE(package::write_package(program_with_weights(),
+                                       std::string(dir) + "/" + name + ".sod2", nullptr,
+                                       {.weights = storage})
+                    .ok());
+  }
 }
 
 }  // namespace
