@@ -15,8 +15,8 @@ namespace {
 bool is_narrow(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
 
 // Ops whose float32 kernel computes the spec's result for half-precision inputs, rounded once:
-// contractions, pools, normalisations, reductions, resampling and the recurrent layers (where a
-// kernel has its own half-precision path, as elementwise math and casts do, it is used).
+// contractions, pools, normalisations, reductions, resampling and the recurrent layers. Ops
+// outside the list (elementwise math, casts) keep their own half-precision paths.
 bool op_computes_through_float32(const NodeInfo& node) {
   static const std::set<std::pair<std::string, std::string>> ops = {
       {"", "Conv"},
