@@ -1,6 +1,6 @@
 #include "app/studio/device/device_panel.h"
 
-#include <QCheckBox>
+#include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -41,11 +41,17 @@ DevicePanel::DevicePanel(QWidget* parent) : QWidget(parent) {
   form->addRow(tr("Runs"), runs_);
   form->addRow(tr("Warm-up runs"), warmup_);
   form->addRow(tr("Threads"), threads_);
-  half_width_ = new QCheckBox(tr("float16 weights (about half the package)"), this);
-  half_width_->setToolTip(
-      tr("Store the model's float32 weights at half width in the package sent to the device, "
-         "as `sod2 compile --weights fp16` does; they are widened back on the device"));
-  form->addRow(tr("Weights"), half_width_);
+  weights_ = new QComboBox(this);
+  weights_->addItem(tr("float32"), static_cast<int>(package::WeightStorage::kAsIs));
+  weights_->addItem(tr("float16 (about half the package)"),
+                    static_cast<int>(package::WeightStorage::kFloat16));
+  weights_->addItem(tr("int8 per channel (about a quarter)"),
+                    static_cast<int>(package::WeightStorage::kInt8));
+  weights_->setToolTip(
+      tr("How the model's float32 weights are stored in the package sent to the device, as "
+         "`sod2 compile --weights` does; they are widened back on the device, so the output "
+         "changes by the rounding"));
+  form->addRow(tr("Weights"), weights_);
   layout->addLayout(form);
   auto* go = new QPushButton(tr("Export && profile"), this);
   go->setToolTip(
@@ -98,7 +104,13 @@ void DevicePanel::selectDevice(const QString& id) {
   if (model_.rowCount() > 0) table_->selectRow(0);
 }
 
-bool DevicePanel::halfWidthWeights() const { return half_width_->isChecked(); }
+package::WeightStorage DevicePanel::weightStorage() const {
+  return static_cast<package::WeightStorage>(weights_->currentData().toInt());
+}
+
+void DevicePanel::setWeightStorage(package::WeightStorage storage) {
+  weights_->setCurrentIndex(weights_->findData(static_cast<int>(storage)));
+}
 
 device::RunSettings DevicePanel::settings() const {
   device::RunSettings s;

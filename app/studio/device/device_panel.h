@@ -7,9 +7,10 @@
 #include <QWidget>
 
 #include "app/studio/device/device_list_model.h"
+#include "core/package/package_writer.h"
 #include "plugins/device/agent_client.h"
 
-class QCheckBox;
+class QComboBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -27,8 +28,9 @@ class DevicePanel : public QWidget {
   QString selectedDevice() const;
   void selectDevice(const QString& id);
   device::RunSettings settings() const;
-  // Whether to send the model's float32 weights at half width (sod2 compile --weights fp16).
-  bool halfWidthWeights() const;
+  // How the model's float32 weights are sent (sod2 compile --weights): float32, float16 or int8.
+  package::WeightStorage weightStorage() const;
+  void setWeightStorage(package::WeightStorage storage);
   DeviceListModel* model() { return &model_; }
   // Lists devices on this thread (tests, screenshots).
   void refreshNow();
@@ -49,7 +51,7 @@ class DevicePanel : public QWidget {
   QSpinBox* runs_ = nullptr;
   QSpinBox* warmup_ = nullptr;
   QSpinBox* threads_ = nullptr;
-  QCheckBox* half_width_ = nullptr;
+  QComboBox* weights_ = nullptr;
   QFutureWatcher<DeviceListing> watcher_;
 };
 

@@ -129,8 +129,7 @@ Expected<profiling::ProfileRequest> MainWindow::profileRequest(
   if (doc_) r.rdp = doc_->rdp_options();
   r.fuse = open_options_.fuse;
   // A package keeps the weights it was compiled with.
-  if (doc_ && devices_ && devices_->halfWidthWeights())
-    r.weights = package::WeightStorage::kFloat16;
+  if (doc_ && devices_) r.weights = devices_->weightStorage();
   // The document's own program (opened with these options): what the views show is what is
   // packaged and run, without compiling the file again. Empty when opened without weights.
   if (doc_) r.compiled = std::shared_ptr<const rt::ProgramDesc>(doc_, &doc_->compiled().program);

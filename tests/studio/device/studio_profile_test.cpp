@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <QApplication>
-#include <QCheckBox>
 #include <QSignalSpy>
 #include <filesystem>
 
@@ -88,7 +87,7 @@ TEST_F(StudioProfileTest, ExportAndProfileFillsTheViewsAndFollowsTheGraph) {
   EXPECT_EQ(w.historyView()->compareModel()->rowCount(), m->rowCount());
 }
 
-TEST_F(StudioProfileTest, TheDevicePanelCanSendHalfWidthWeights) {
+TEST_F(StudioProfileTest, TheDevicePanelCanSendNarrowerWeights) {
   MainWindow w;
   w.setProfileDatabase(db_);
   ASSERT_FALSE(
@@ -99,13 +98,14 @@ TEST_F(StudioProfileTest, TheDevicePanelCanSendHalfWidthWeights) {
   s.threads = 1;
   ASSERT_FALSE(w.profileNow("local", s).has_value());
   const int64_t full = w.profileView()->model()->result()->package_bytes;
-  auto* half_width = w.devicePanel()->findChild<QCheckBox*>();
-  ASSERT_NE(half_width, nullptr);
-  EXPECT_FALSE(w.devicePanel()->halfWidthWeights());
-  half_width->setChecked(true);
+  EXPECT_EQ(w.devicePanel()->weightStorage(), package::WeightStorage::kAsIs);
+  w.devicePanel()->setWeightStorage(package::WeightStorage::kFloat16);
   ASSERT_FALSE(w.profileNow("local", s).has_value());
   const int64_t half = w.profileView()->model()->result()->package_bytes;
   EXPECT_LT(static_cast<double>(half), 0.6 * static_cast<double>(full));
+  w.devicePanel()->setWeightStorage(package::WeightStorage::kInt8);
+  ASSERT_FALSE(w.profileNow("local", s).has_value());
+  EXPECT_LT(w.profileView()->model()->result()->package_bytes, half);
 }
 
 TEST_F(StudioProfileTest, AFailureIsShownAndRecorded) {
