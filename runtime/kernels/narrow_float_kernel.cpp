@@ -130,17 +130,14 @@ class NarrowFloatKernel : public Kernel {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
       const Tensor* in = ctx.input(i);
       inputs[i] = in;
+      // Each half-precision input by its own type: a parameter slot may differ from the data's.
       if (!in || !is_narrow(in->dtype)) continue;
-      if (in->dtype != narrow_) {
-        return invalid_argument("input " + std::to_string(i) + " is " + dtype_name(in->dtype) +
-                                " where the node computes in " + dtype_name(narrow_));
-      }
       const int64_t n = in->shape.numel();
       auto data = scratch_for(ctx, n);
       if (!data.ok()) return data.status();
       const auto* src = static_cast<const uint16_t*>(in->data);
       float* dst = *data;
-      if (narrow_ == DType::kFloat16) {
+      if (in->dtype == DType::kFloat16) {
         for (int64_t k = 0; k < n; ++k) dst[k] = half_to_float(src[k]);
       } else {
         for (int64_t k = 0; k < n; ++k) dst[k] = bfloat16_to_float(src[k]);
@@ -171,6 +168,17 @@ DType narrow_type_of(const NodeInfo& node) {
 
 }  // namespace
 
+// Inputs the spec types apart from the data input, so a half-precision node may carry them in
+// float32: BatchNormalization's scale, bias, mean and variance (T1, T2 since opset 15), Resize's
+// roi and scales (scales are always float), Upsample's scales.
+bool own_precision_slot(const NodeInfo& node, size_t i) {
+  if (!node.domain.empty()) return false;
+  if (node.op_type == "BatchNormalization") return i >= 1 && i <= 4;
+  if (node.op_type == "Resize") return i == 1 || i == 2;
+  if (node.op_type == "Upsample") return i == 1;
+  return false;
+}
+
 bool computes_through_float32(const NodeInfo& node) {
   if (!op_computes_through_float32(node)) return false;
   const DType narrow = narrow_type_of(node);
@@ -178,8 +186,8 @@ bool computes_through_float32(const NodeInfo& node) {
   for (size_t i = 0; i < node.input_dtypes.size(); ++i) {
     const bool present = i >= node.input_present.size() || node.input_present[i];
     const DType t = node.input_dtypes[i];
-    if (present && (t == DType::kFloat || t == DType::kDouble || (is_narrow(t) && t != narrow)))
-      return false;
+    if (!present || own_precision_slot(node, i)) continue;
+    if (t == DType::kFloat || t == DType::kDouble || (is_narrow(t) && t != narrow)) return false;
   }
   return true;
 }

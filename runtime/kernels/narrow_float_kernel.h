@@ -12,7 +12,9 @@
 namespace sod2::rt {
 
 // Whether `node` is one of those ops with a float16 or bfloat16 input, and every other float
-// input of the same type (a node mixing half and full precision is left to its own kernel).
+// input of the same type, except the inputs the spec types apart (BatchNormalization's
+// parameters, Resize's roi and scales), which may be float32. Any other node mixing half and
+// full precision is left to its own kernel (which refuses it).
 bool computes_through_float32(const NodeInfo& node);
 
 // The node with its half-precision inputs and outputs as float32: what the float32 kernel's

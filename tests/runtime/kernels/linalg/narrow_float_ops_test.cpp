@@ -95,6 +95,38 @@ TEST(NarrowFloatOps, MaxPoolIndicesStayInt64) {
                          A().is("kernel_shape", {3, 3}), DType::kBFloat16);
 }
 
+TEST(NarrowFloatOps, ParametersTheSpecTypesApartMayStayFloat32) {
+  // BatchNormalization-15: X float16, scale/bias/mean/var float32 (T1, T2). Resize: X float16,
+  // scales always float. Both run; the parameters are read as they are.
+  const HostTensor x = narrowed(rand_tensor({1, 3, 4, 4}, 14), DType::kFloat16);
+  const HostTensor scale = rand_tensor({3}, 15), bias = rand_tensor({3}, 16),
+                   mean = rand_tensor({3}, 17), var = rand_tensor({3}, 18, 0.5f, 1.5f);
+  const NodeInfo bn =
+      testing::node_info("BatchNormalization", 15, {&x, &scale, &bias, &mean, &var}, 1);
+  EXPECT_TRUE(computes_through_float32(bn));
+  // BatchNormalization is a math-family kernel.
+  KernelRegistry with_math;
+  register_math_kernels(with_math);
+  const HostTensor wide_x = widened(x);
+  auto want = testing::run_kernel(with_math, "BatchNormalization", 15,
+                                  {&wide_x, &scale, &bias, &mean, &var}, 1, {}, 1);
+  auto got = testing::run_kernel(with_math, "BatchNormalization", 15,
+                                 {&x, &scale, &bias, &mean, &var}, 1, {}, 1);
+  ASSERT_TRUE(want.ok() && got.ok()) << got.status().to_string();
+  const HostTensor rounded = narrowed((*want)[0], DType::kFloat16);
+  ASSERT_EQ((*got)[0].dtype(), DType::kFloat16);
+  EXPECT_EQ(std::memcmp((*got)[0].bytes().data(), rounded.bytes().data(), rounded.bytes().size()),
+            0);
+
+  const HostTensor scales = floats({4}, {1, 1, 2, 2});
+  const NodeInfo resize = testing::node_info("Resize", 13, {&x, nullptr, &scales}, 1);
+  EXPECT_TRUE(computes_through_float32(resize));
+  auto up = testing::run_kernel(registry(), "Resize", 13, {&x, nullptr, &scales}, 1, {}, 1);
+  ASSERT_TRUE(up.ok()) << up.status().to_string();
+  EXPECT_EQ((*up)[0].dtype(), DType::kFloat16);
+  EXPECT_EQ((*up)[0].shape(), (Shape{1, 3, 8, 8}));
+}
+
 TEST(NarrowFloatOps, MixedPrecisionIsLeftToTheKernel) {
   const HostTensor a = narrowed(rand_tensor({2, 3}, 11), DType::kFloat16);
   const HostTensor b = rand_tensor({3, 2}, 12);
