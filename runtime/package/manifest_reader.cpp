@@ -26,8 +26,8 @@ Expected<DType> read_dtype(uint32_t raw, bool allow_unsized, const std::string& 
 
 Expected<Tensor> read_tensor(const pkg::TensorRef& t, std::span<const uint8_t> blob,
                              bool allow_inline, const std::string& what) {
-  // Half-width storage is widened by the program's constants reader only; anywhere else its
-  // bytes would be read as the wrong type.
+  // Narrower storage (float16, int8 codes) is widened by the program's constants reader only;
+  // anywhere else its bytes would be read as the wrong type.
   if (t.stored_dtype() != 0) {
     return parse_error(what + ": stored at another width (dtype " +
                        std::to_string(t.stored_dtype()) + "), which only program constants may be");
