@@ -57,7 +57,12 @@ class Matcher {
       return refuse(FusionRefusal::kSeveralOutputs, grp.nodes.front());
     ValueId cur = anchor.outputs[0];
     const TensorFact& out_fact = rdp_.fact(g_, cur);
-    if (out_fact.dtype != DataType::kFloat || !out_fact.dims || out_fact.dims->size() < 2)
+    // float16 and bfloat16 groups run the float32 kernel on widened inputs
+    // (runtime/kernels/narrow_float_kernel.h), rounded once at the group's end.
+    const DataType precision = out_fact.dtype;
+    const bool floating = precision == DataType::kFloat || precision == DataType::kFloat16 ||
+                          precision == DataType::kBFloat16;
+    if (!floating || !out_fact.dims || out_fact.dims->size() < 2)
       return refuse(FusionRefusal::kNotFloat32, grp.nodes.front());
     // Output channels: dim 1 for Conv, the last dim for MatMul/Gemm.
     const Dim& ch = op == "Conv" ? (*out_fact.dims)[1] : out_fact.dims->back();
@@ -123,12 +128,12 @@ class Matcher {
         if (dims)
           for (int64_t d : *dims) numel *= d;
         const bool per_channel = dims && numel == channels && is_constant_value(g_, other) &&
-                                 activation.empty() && bias < 0 && of.dtype == DataType::kFloat &&
+                                 activation.empty() && bias < 0 && of.dtype == precision &&
                                  fits_channel(*dims, op, out_fact.dims->size());
         if (per_channel) {
           bias = static_cast<int64_t>(k.inputs.size());
           k.inputs.push_back(other);
-        } else if (residual < 0 && of.dtype == DataType::kFloat &&
+        } else if (residual < 0 && of.dtype == precision &&
                    opt::same_shape(of, out_fact, rdp_.ranges()) &&
                    opt::same_shape(rdp_.fact(g_, n.outputs[0]), out_fact, rdp_.ranges())) {
           residual = static_cast<int64_t>(k.inputs.size());
@@ -185,7 +190,7 @@ class Matcher {
       k.info.input_dtypes.push_back(v == kNoValue ? rt::DType::kUndefined
                                                   : to_rt_dtype(rdp_.fact(g_, v).dtype));
     }
-    k.info.output_dtypes = {rt::DType::kFloat};
+    k.info.output_dtypes = {to_rt_dtype(precision)};
     k.info.num_outputs = 1;
     v.kernel = std::move(k);
     return v;
@@ -275,7 +280,8 @@ const char* fusion_refusal_text(FusionRefusal r) {
     case FusionRefusal::kNoContractionAnchor:
       return "the group does not start with a Conv, MatMul or Gemm (the only fused kernels)";
     case FusionRefusal::kSeveralOutputs: return "the group materialises more than one value";
-    case FusionRefusal::kNotFloat32: return "the contraction's output is not float32 of rank >= 2";
+    case FusionRefusal::kNotFloat32:
+      return "the contraction's output is not float32, float16 or bfloat16 of rank >= 2";
     case FusionRefusal::kSymbolicChannels:
       return "the contraction's output channels are not a constant";
     case FusionRefusal::kNotAChain:

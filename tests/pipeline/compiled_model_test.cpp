@@ -256,6 +256,11 @@ TEST(CompiledModel, AFloat16ConvNetRunsWithItsContractionsInFloat32) {
   ASSERT_TRUE(model.ok()) << model.status().to_string();
   auto c = pipeline::compile(std::move(*model), ranges());
   ASSERT_TRUE(c.ok()) << c.status().to_string();
+  // Conv+Relu fuse as they do in float32: one kernel, the Conv's output never stored.
+  const rt::GraphDesc& main = c->program.graphs[0];
+  ASSERT_EQ(main.nodes.size(), 3u);
+  EXPECT_EQ(main.nodes[0].info.op_type, "FusedConv");
+  EXPECT_EQ(main.nodes[0].info.output_dtypes, (std::vector<rt::DType>{rt::DType::kFloat16}));
   auto session = rt::Session::create(c->program, rt::KernelRegistry::standard(), {1});
   ASSERT_TRUE(session.ok()) << session.status().to_string();
 
