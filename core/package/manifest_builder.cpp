@@ -110,11 +110,10 @@ bool ManifestBuilder::add_narrow(const rt::Tensor& t, pkg::TensorRef* o) {
     constexpr float kHalfMax = 65504.f;
     for (int64_t i = 0; i < n; ++i)
       if (!(std::fabs(values[i]) <= kHalfMax)) return false;
-    bytes.resize(static_cast<size_t>(n) * 2);
-    for (int64_t i = 0; i < n; ++i) {
-      const uint16_t h = rt::double_to_half(values[i]);
-      std::memcpy(bytes.data() + 2 * i, &h, 2);
-    }
+    std::vector<uint16_t> half(static_cast<size_t>(n));
+    rt::narrow_from_float(rt::DType::kFloat16, values, half.data(), n);
+    bytes.resize(half.size() * 2);
+    std::memcpy(bytes.data(), half.data(), bytes.size());
     o->set_stored_dtype(static_cast<uint32_t>(rt::DType::kFloat16));
   } else {
     // Weights only: a bias or a normalisation's scale (rank 1) keeps its precision.

@@ -96,14 +96,8 @@ class WideningAllocator : public OutputAllocator {
       const DType narrow = narrow_outputs_[index];
       auto out = outer_.output(index, narrow, wide.shape);
       if (!out.ok()) return out.status();
-      const float* src = static_cast<const float*>(wide.data);
-      auto* dst = static_cast<uint16_t*>((*out)->data);
-      const int64_t n = wide.shape.numel();
-      if (narrow == DType::kFloat16) {
-        for (int64_t i = 0; i < n; ++i) dst[i] = double_to_half(src[i]);
-      } else {
-        for (int64_t i = 0; i < n; ++i) dst[i] = double_to_bfloat16(src[i]);
-      }
+      narrow_from_float(narrow, static_cast<const float*>(wide.data),
+                        static_cast<uint16_t*>((*out)->data), wide.shape.numel());
     }
     return Status::ok_status();
   }
@@ -135,13 +129,8 @@ class NarrowFloatKernel : public Kernel {
       const int64_t n = in->shape.numel();
       auto data = scratch_for(ctx, n);
       if (!data.ok()) return data.status();
-      const auto* src = static_cast<const uint16_t*>(in->data);
       float* dst = *data;
-      if (in->dtype == DType::kFloat16) {
-        for (int64_t k = 0; k < n; ++k) dst[k] = half_to_float(src[k]);
-      } else {
-        for (int64_t k = 0; k < n; ++k) dst[k] = bfloat16_to_float(src[k]);
-      }
+      widen_to_float(in->dtype, static_cast<const uint16_t*>(in->data), dst, n);
       wide[i] = Tensor{DType::kFloat, in->shape, dst};
       inputs[i] = &wide[i];
     }

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/tensor/dtype.h"
+
 namespace sod2::rt {
 
 // The bits of `d` as a binary float with `E` exponent and `M` mantissa bits (IEEE layout).
@@ -81,5 +83,22 @@ inline float bfloat16_to_float(uint16_t h) {
 
 inline uint16_t double_to_half(double d) { return encode_narrow<5, 10>(d); }
 inline uint16_t double_to_bfloat16(double d) { return encode_narrow<8, 7>(d); }
+
+// Whole arrays, `type` being kFloat16 or kBFloat16: what a loader or a kernel that computes in
+// float32 widens its half-precision data with, and narrows its results back with.
+inline void widen_to_float(DType type, const uint16_t* src, float* dst, int64_t n) {
+  if (type == DType::kFloat16) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = half_to_float(src[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = bfloat16_to_float(src[i]);
+  }
+}
+inline void narrow_from_float(DType type, const float* src, uint16_t* dst, int64_t n) {
+  if (type == DType::kFloat16) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = double_to_half(src[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = double_to_bfloat16(src[i]);
+  }
+}
 
 }  // namespace sod2::rt
