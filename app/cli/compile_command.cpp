@@ -207,10 +207,8 @@ int run_compile(const std::vector<std::string>& args, std::ostream& out, std::os
     return fail(invalid_argument("the output " + output + " would overwrite the model"));
   }
   const std::string weights = cl.value("--weights").value_or("fp32");
-  const std::optional<package::WeightStorage> storage = package::weight_storage_named(weights);
-  if (!storage) {
-    return fail(invalid_argument("--weights must be fp32, fp16 or int8, got '" + weights + "'"));
-  }
+  const Expected<package::WeightStorage> storage = package::parse_weight_storage(weights);
+  if (!storage.ok()) return fail(storage.status());
   const auto t0 = std::chrono::steady_clock::now();
   pipeline::CompileOptions compile_options;
   compile_options.rdp = options;

@@ -125,9 +125,8 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
     req.rdp = rdp_options_from(cl.value("--ranges"), cl.value("--range"));
     req.fuse = !cl.has("--no-fusion");
     const std::string weights = cl.value("--weights").value_or("fp32");
-    const auto storage = package::weight_storage_named(weights);
-    if (!storage)
-      throw std::invalid_argument("--weights must be fp32, fp16 or int8, got '" + weights + "'");
+    const auto storage = package::parse_weight_storage(weights);
+    if (!storage.ok()) throw std::invalid_argument(storage.status().message());
     req.weights = *storage;
     if (auto r = cl.value("--int-range")) {
       for (const auto& [name, range] : parse_ranges(*r)) {

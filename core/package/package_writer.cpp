@@ -25,11 +25,11 @@ Expected<std::vector<uint8_t>> serialize_package(const rt::ProgramDesc& program,
   return bytes;
 }
 
-std::optional<WeightStorage> weight_storage_named(const std::string& name) {
+Expected<WeightStorage> parse_weight_storage(const std::string& name) {
   if (name == "fp32") return WeightStorage::kAsIs;
   if (name == "fp16") return WeightStorage::kFloat16;
   if (name == "int8") return WeightStorage::kInt8;
-  return std::nullopt;
+  return invalid_argument("--weights must be fp32, fp16 or int8, got '" + name + "'");
 }
 
 Status write_package(const rt::ProgramDesc& program, const std::string& path, PackageStats* stats,

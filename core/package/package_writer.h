@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,8 +29,8 @@ struct PackageStats {
 // way. The loader widens them back (FORMAT.md: stored_dtype).
 enum class WeightStorage { kAsIs, kFloat16, kInt8 };
 inline constexpr int64_t kNarrowMinElements = 64;
-// "fp32" | "fp16" | "int8", as `--weights` spells them; nullopt for anything else.
-std::optional<WeightStorage> weight_storage_named(const std::string& name);
+// "fp32" | "fp16" | "int8", as `--weights` spells them; anything else is an error saying so.
+Expected<WeightStorage> parse_weight_storage(const std::string& name);
 
 struct PackageOptions {
   WeightStorage weights = WeightStorage::kAsIs;
