@@ -4,6 +4,7 @@
 
 #include "core/onnx/import_limits.h"
 #include "core/onnx/op_schema_check.h"
+#include "core/onnx/qdq_dedicate.h"
 #include "core/onnx/type_import.h"
 
 namespace sod2::onnx_import {
@@ -363,6 +364,7 @@ Expected<std::shared_ptr<Graph>> GraphImporter::import(const onnx::GraphProto& p
     SOD2_RETURN_IF_ERROR(import_node(proto.node(i), static_cast<size_t>(i)));
   SOD2_RETURN_IF_ERROR(import_outputs(proto));
   graph_->link();
+  SOD2_RETURN_IF_ERROR(dedicate_shared_dequantize(*graph_).status());
   auto order = graph_->topological_order();
   if (!order.ok()) return order.status();
   return graph_;

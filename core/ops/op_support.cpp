@@ -11,6 +11,7 @@ constexpr FusionRole kCon = FusionRole::kContraction;
 constexpr FusionRole kNorm = FusionRole::kNormalization;
 constexpr FusionRole kRed = FusionRole::kReduction;
 constexpr FusionRole kOpq = FusionRole::kOpaque;
+constexpr FusionRole kQnt = FusionRole::kQuantization;
 constexpr bool y = true, n = false;
 
 // op, role, epilogue activation, generated shader, Vulkan shader. Sorted by op type (a test
@@ -38,6 +39,7 @@ constexpr std::array kTable = {
     OpSupport{"ConvTranspose", kCon, n, n, n},
     OpSupport{"Cos", kEw, n, y, n},
     OpSupport{"Cosh", kEw, n, n, n},
+    OpSupport{"DequantizeLinear", kQnt, n, n, n},
     OpSupport{"Div", kEw, n, y, n},
     OpSupport{"Elu", kEw, n, y, n},
     OpSupport{"Equal", kEw, n, n, n},
@@ -78,6 +80,7 @@ constexpr std::array kTable = {
     OpSupport{"Or", kEw, n, n, n},
     OpSupport{"PRelu", kEw, n, y, n},
     OpSupport{"Pow", kEw, n, y, n},
+    OpSupport{"QuantizeLinear", kQnt, n, n, n},
     OpSupport{"Reciprocal", kEw, n, y, n},
     OpSupport{"ReduceL1", kRed, n, n, y},
     OpSupport{"ReduceL2", kRed, n, n, y},
@@ -123,6 +126,7 @@ const char* fusion_role_name(FusionRole role) {
     case FusionRole::kContraction: return "contraction";
     case FusionRole::kNormalization: return "normalization";
     case FusionRole::kReduction: return "reduction";
+    case FusionRole::kQuantization: return "quantization";
     case FusionRole::kOpaque: return "opaque";
   }
   return "opaque";

@@ -18,7 +18,10 @@ enum class FusionRole : uint8_t {
   kContraction,    // Conv, ConvTranspose, MatMul, Gemm: takes elementwise epilogues
   kNormalization,  // Softmax, LogSoftmax, LayerNormalization...: prologue and epilogue
   kReduction,      // Reduce*, global pools: elementwise prologue and epilogue
-  kOpaque,         // layout, indexing, control flow...: always its own kernel
+  // DequantizeLinear / QuantizeLinear: a contraction's int8 prologue (the DequantizeLinear of an
+  // operand) and end (the QuantizeLinear of its result); never with anything else
+  kQuantization,
+  kOpaque,  // layout, indexing, control flow...: always its own kernel
 };
 const char* fusion_role_name(FusionRole role);
 

@@ -77,7 +77,9 @@ class Fuser {
     notes_.assign(n, {});
     for (size_t i = 0; i < n; ++i) {
       members_[i] = {static_cast<NodeId>(i)};
-      if (role(static_cast<NodeId>(i)) != FusionRole::kElementwise)
+      const FusionRole r = role(static_cast<NodeId>(i));
+      // A quantization node joins only a contraction's group, whose anchor stays the contraction.
+      if (r != FusionRole::kElementwise && r != FusionRole::kQuantization)
         anchor_[i] = static_cast<NodeId>(i);
     }
     // Two passes over each node's inputs: an input read twice by the group (x in GELU's
@@ -132,6 +134,16 @@ class Fuser {
     if (gp == gc) return;  // already together (a value read twice by one node)
     const std::string who = "'" + g_.node(p).name + "'";
     const FusionRole rp = role(p), rc = role(c);
+    if (rp == FusionRole::kQuantization || rc == FusionRole::kQuantization) {
+      if (!quantization_edge(v, p, c, gp)) {
+        if (rc != FusionRole::kOpaque)
+          note(c, who + ": " + g_.node(rp == FusionRole::kQuantization ? p : c).op_type +
+                      " fuses only into a Conv/MatMul/Gemm's int8 kernel");
+        return;
+      }
+      if (!joins_alone(v, c, gc, who)) return;
+      return merge(gp, gc);
+    }
     if (rc == FusionRole::kOpaque) return;  // an opaque consumer is its own kernel: no news
     if (rp == FusionRole::kOpaque)
       return note(c, who + ": " + g_.node(p).op_type + " does not fuse");
@@ -142,17 +154,7 @@ class Fuser {
                  (op_class_of(g_.node(bad)) == OpClass::kISVDOS ? " with unresolved value inputs"
                                                                 : ""));
     }
-    if (std::find(g_.outputs().begin(), g_.outputs().end(), v) != g_.outputs().end())
-      return note(c, who + ": '" + value.name + "' is a graph output");
-    for (NodeId reader : value.consumers) {
-      // An ISDO reader (Shape, Size) needs only v's shape, which RDP knows: it does not keep v
-      // materialised.
-      if (op_class_of(g_.node(reader)) == OpClass::kISDO) continue;
-      if (find(reader) != gc) {
-        return note(c,
-                    who + ": '" + value.name + "' is also read by '" + g_.node(reader).name + "'");
-      }
-    }
+    if (!joins_alone(v, c, gc, who)) return;
     const NodeId ap = anchor_[static_cast<size_t>(gp)], ac = anchor_[static_cast<size_t>(gc)];
     if (ap >= 0 && ac >= 0)
       return note(c, who + ": a group holds one " + std::string(fusion_role_name(role(ac))) +
@@ -172,6 +174,42 @@ class Fuser {
     if (creates_cycle(gp, gc))
       return note(c, who + ": fusing would create a cycle through another group");
     merge(gp, gc);
+  }
+
+  // Whether v may disappear into c's group: it is no graph output and nobody outside reads it
+  // (else notes why not).
+  bool joins_alone(ValueId v, NodeId c, int32_t gc, const std::string& who) {
+    const Value& value = g_.value(v);
+    if (std::find(g_.outputs().begin(), g_.outputs().end(), v) != g_.outputs().end()) {
+      note(c, who + ": '" + value.name + "' is a graph output");
+      return false;
+    }
+    for (NodeId reader : value.consumers) {
+      // An ISDO reader (Shape, Size) needs only v's shape, which RDP knows: it does not keep v
+      // materialised.
+      if (op_class_of(g_.node(reader)) == OpClass::kISDO) continue;
+      if (find(reader) != gc) {
+        note(c, who + ": '" + value.name + "' is also read by '" + g_.node(reader).name + "'");
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // QDQ (the form int8 quantisers write): a DequantizeLinear of a Conv/MatMul/Gemm operand is the
+  // contraction's prologue, and a QuantizeLinear of the contraction group's result its end.
+  // Whether the group then runs as one int8 kernel is the target's call (kernel_fusion.h).
+  bool quantization_edge(ValueId v, NodeId p, NodeId c, int32_t gp) {
+    const Node& pn = g_.node(p);
+    const Node& cn = g_.node(c);
+    if (pn.op_type == "DequantizeLinear" && role(c) == FusionRole::kContraction) {
+      for (size_t i = 0; i < cn.inputs.size() && i < 3; ++i)
+        if (cn.inputs[i] == v) return !creates_cycle(gp, find(c));
+      return false;
+    }
+    if (cn.op_type != "QuantizeLinear" || cn.inputs.empty() || cn.inputs[0] != v) return false;
+    const NodeId ap = anchor_[static_cast<size_t>(gp)];
+    return ap >= 0 && role(ap) == FusionRole::kContraction && !creates_cycle(gp, find(c));
   }
 
   // Whether some node outside groups a and b is reachable from them and reaches them.

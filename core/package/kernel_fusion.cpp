@@ -1,6 +1,8 @@
 #include "core/package/kernel_fusion.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "core/ops/constant_nodes.h"
 #include "core/ops/op_support.h"
@@ -48,6 +50,8 @@ class Matcher {
   FusionVerdict match(const opt::FusionGroup& grp) {
     FusionVerdict v;
     if (grp.nodes.size() < 2) return refuse(FusionRefusal::kSingleNode, grp.nodes.front());
+    for (NodeId x : grp.nodes)
+      if (fusion_role(x) == FusionRole::kQuantization) return match_qdq(grp);
     const Node& anchor = g_.node(grp.nodes.front());
     if (grp.outputs.size() != 1) return refuse(FusionRefusal::kSeveralOutputs, grp.nodes.front());
     const std::string& op = anchor.op_type;
@@ -197,6 +201,172 @@ class Matcher {
   }
 
  private:
+  static FusionRole fusion_role_of(const Node& n) {
+    const OpSupport* row = n.domain.empty() ? find_op_support(n.op_type) : nullptr;
+    return row ? row->role : FusionRole::kOpaque;
+  }
+  FusionRole fusion_role(NodeId x) const { return fusion_role_of(g_.node(x)); }
+
+  // A float32 tensor held by a constant value (initializer or Constant node).
+  const Tensor* constant_tensor(ValueId v) const {
+    if (v == kNoValue) return nullptr;
+    if (const Tensor* t = g_.initializer_of(v)) return t;
+    const Value& value = g_.value(v);
+    if (value.producer == kNoNode || !is_constant_value(g_, v)) return nullptr;
+    const Attribute* a = g_.node(value.producer).attribute("value");
+    return a ? &a->t : nullptr;
+  }
+  // Per-tensor (one value) or, with `per_channel` > 0, that many values along DequantizeLinear's
+  // axis 0.
+  bool quant_param_fits(const Node& q, ValueId v, int64_t per_channel) const {
+    if (v == kNoValue) return true;
+    const TensorFact& f = rdp_.fact(g_, v);
+    const auto dims = constant_dims(f);
+    if (!dims) return false;
+    int64_t numel = 1;
+    for (int64_t d : *dims) numel *= d;
+    if (numel == 1 && dims->size() <= 1) return true;
+    const Attribute* axis = q.attribute("axis");
+    return per_channel > 0 && dims->size() == 1 && numel == per_channel && axis && axis->i == 0;
+  }
+  static bool is_8bit(DataType t) { return t == DataType::kUint8 || t == DataType::kInt8; }
+
+  // DequantizeLinear → Conv (+ its int32 bias) (+ Relu or a constant Clip) → QuantizeLinear, as
+  // one sod2:QFusedConv. Its arithmetic is QLinearConv's (exact int32 sums, one requantisation),
+  // which is what the QDQ form means and what ONNX Runtime runs for it; the bias's scale must
+  // then be x_scale * w_scale, as QLinearConv assumes.
+  FusionVerdict match_qdq(const opt::FusionGroup& grp) {
+    auto refuse_here = [&](NodeId at) {
+      return refuse(FusionRefusal::kUnsupportedQuantization, at);
+    };
+    size_t a = 0;
+    while (a < grp.nodes.size() && fusion_role(grp.nodes[a]) == FusionRole::kQuantization) ++a;
+    if (a == grp.nodes.size()) return refuse_here(grp.nodes.front());
+    const Node& conv = g_.node(grp.nodes[a]);
+    if (conv.op_type != "Conv" || conv.inputs.size() < 2 || conv.outputs.size() != 1)
+      return refuse_here(grp.nodes[a]);
+    const auto w_dims = constant_dims(rdp_.fact(g_, conv.inputs[1]));
+    if (!w_dims || w_dims->size() < 3) return refuse_here(grp.nodes[a]);
+    const int64_t m = (*w_dims)[0];
+    // The prologue: which DequantizeLinear feeds which operand.
+    const Node* dq[3] = {nullptr, nullptr, nullptr};
+    for (size_t i = 0; i < a; ++i) {
+      const Node& n = g_.node(grp.nodes[i]);
+      size_t slot = 3;
+      for (size_t s = 0; s < 3 && s < conv.inputs.size(); ++s)
+        if (n.op_type == "DequantizeLinear" && n.outputs.size() == 1 &&
+            conv.inputs[s] == n.outputs[0])
+          slot = s;
+      const Attribute* block = n.attribute("block_size");
+      if (slot == 3 || n.inputs.empty() || (block && block->i != 0))
+        return refuse_here(grp.nodes[i]);
+      dq[slot] = &n;
+    }
+    if (!dq[0] || !dq[1]) return refuse_here(grp.nodes[a]);
+    auto in = [](const Node* n, size_t i) {
+      return n && i < n->inputs.size() ? n->inputs[i] : kNoValue;
+    };
+    const DataType x_type = rdp_.fact(g_, in(dq[0], 0)).dtype;
+    const DataType w_type = rdp_.fact(g_, in(dq[1], 0)).dtype;
+    if (!is_8bit(x_type) || !is_8bit(w_type) || in(dq[0], 1) == kNoValue ||
+        in(dq[1], 1) == kNoValue || rdp_.fact(g_, in(dq[0], 1)).dtype != DataType::kFloat ||
+        rdp_.fact(g_, in(dq[1], 1)).dtype != DataType::kFloat ||
+        !quant_param_fits(*dq[0], in(dq[0], 1), 0) || !quant_param_fits(*dq[0], in(dq[0], 2), 0) ||
+        !quant_param_fits(*dq[1], in(dq[1], 1), m) || !quant_param_fits(*dq[1], in(dq[1], 2), m))
+      return refuse_here(grp.nodes[0]);
+    ValueId bias = kNoValue;
+    if (conv.inputs.size() > 2 && conv.inputs[2] != kNoValue) {
+      // int32 with zero point 0 and scale x_scale * w_scale, all constants.
+      if (!dq[2] || rdp_.fact(g_, in(dq[2], 0)).dtype != DataType::kInt32)
+        return refuse_here(grp.nodes[a]);
+      const Tensor* bz = constant_tensor(in(dq[2], 2));
+      if (bz) {
+        for (int64_t i = 0; i < bz->numel(); ++i)
+          if (bz->double_at(i).value_or(1) != 0) return refuse_here(grp.nodes[a]);
+      }
+      const Tensor* bs = constant_tensor(in(dq[2], 1));
+      const Tensor* xs = constant_tensor(in(dq[0], 1));
+      const Tensor* ws = constant_tensor(in(dq[1], 1));
+      if (!bs || !xs || !ws || xs->numel() != 1 || (ws->numel() != 1 && ws->numel() != m) ||
+          (bs->numel() != 1 && bs->numel() != m) || !quant_param_fits(*dq[2], in(dq[2], 1), m))
+        return refuse_here(grp.nodes[a]);
+      const float x_scale = static_cast<float>(xs->double_at(0).value_or(0));
+      for (int64_t c = 0; c < m; ++c) {
+        const float want =
+            x_scale * static_cast<float>(ws->double_at(ws->numel() == 1 ? 0 : c).value_or(0));
+        const float got = static_cast<float>(bs->double_at(bs->numel() == 1 ? 0 : c).value_or(-1));
+        // QuantizeLinear's writers compute the product in float or double: allow its last bit.
+        if (!(std::fabs(got - want) <= std::fabs(want) * 1e-6f)) return refuse_here(grp.nodes[a]);
+      }
+      bias = in(dq[2], 0);
+    }
+    // The epilogue: an optional Relu or constant Clip, then QuantizeLinear.
+    ValueId cur = conv.outputs[0];
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    size_t i = a + 1;
+    const auto sole_reader = [&](ValueId v, NodeId reader) {
+      const Value& value = g_.value(v);
+      return value.consumers.size() == 1 && value.consumers[0] == reader &&
+             std::find(g_.outputs().begin(), g_.outputs().end(), v) == g_.outputs().end();
+    };
+    if (i < grp.nodes.size() && sole_reader(cur, grp.nodes[i])) {
+      const Node& act = g_.node(grp.nodes[i]);
+      if (act.domain.empty() && act.op_type == "Relu" && act.inputs[0] == cur) {
+        lo = 0;
+        cur = act.outputs[0];
+        ++i;
+      } else if (act.domain.empty() && act.op_type == "Clip" && act.inputs[0] == cur) {
+        if (act.opset < 11) {
+          lo = attr_float(act, "min", lo);
+          hi = attr_float(act, "max", hi);
+        } else {
+          for (size_t j = 1; j < act.inputs.size() && j < 3; ++j) {
+            if (act.inputs[j] == kNoValue) continue;
+            const auto v = constant_scalar(g_, rdp_, act.inputs[j]);
+            if (!v) return refuse_here(grp.nodes[i]);
+            (j == 1 ? lo : hi) = *v;
+          }
+        }
+        cur = act.outputs[0];
+        ++i;
+      }
+    }
+    if (i + 1 != grp.nodes.size()) return refuse_here(grp.nodes[std::min(i, grp.nodes.size() - 1)]);
+    const Node& q = g_.node(grp.nodes[i]);
+    const Attribute* q_block = q.attribute("block_size");
+    if (q.op_type != "QuantizeLinear" || q.inputs.size() < 2 || q.inputs[0] != cur ||
+        !sole_reader(cur, grp.nodes[i]) || (q_block && q_block->i != 0) ||
+        rdp_.fact(g_, q.inputs[1]).dtype != DataType::kFloat ||
+        !quant_param_fits(q, q.inputs[1], 0) || !quant_param_fits(q, in(&q, 2), 0) ||
+        q.outputs.size() != 1 || q.outputs[0] != grp.outputs[0] ||
+        !is_8bit(rdp_.fact(g_, q.outputs[0]).dtype))
+      return refuse_here(grp.nodes[i]);
+
+    FusedKernel k;
+    k.info.name = conv.name;
+    k.info.op_type = "QFusedConv";
+    k.info.domain = "sod2";
+    k.info.opset = 1;
+    // QLinearConv's input slots: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
+    // y_zero_point, B.
+    k.inputs = {in(dq[0], 0), in(dq[0], 1), in(dq[0], 2), in(dq[1], 0), in(dq[1], 1),
+                in(dq[1], 2), q.inputs[1],  in(&q, 2),    bias};
+    k.output = q.outputs[0];
+    for (const Attribute& at : conv.attributes) copy_attribute(at, &k.info.attrs);
+    set_float(&k.info.attrs, "clip_min", lo);
+    set_float(&k.info.attrs, "clip_max", hi);
+    for (ValueId v : k.inputs) {
+      k.info.input_present.push_back(v != kNoValue);
+      k.info.input_dtypes.push_back(v == kNoValue ? rt::DType::kUndefined
+                                                  : to_rt_dtype(rdp_.fact(g_, v).dtype));
+    }
+    k.info.output_dtypes = {to_rt_dtype(rdp_.fact(g_, k.output).dtype)};
+    k.info.num_outputs = 1;
+    FusionVerdict v;
+    v.kernel = std::move(k);
+    return v;
+  }
+
   // A [C] bias, or [1,C,1,1]-like for Conv (ones around the channel axis, aligned to the output's
   // rank); [C] or [1,C] for MatMul/Gemm.
   static bool fits_channel(const std::vector<int64_t>& dims, const std::string& op,
@@ -288,6 +458,10 @@ const char* fusion_refusal_text(FusionRefusal r) {
       return "the epilogue is not a chain (a value inside is read twice or is a graph output)";
     case FusionRefusal::kUnsupportedAdd:
       return "an Add that is neither a per-channel constant bias nor a same-shape residual";
+    case FusionRefusal::kUnsupportedQuantization:
+      return "a QDQ group the int8 kernel does not run (it runs DequantizeLinear -> Conv "
+             "(+ int32 bias of scale x_scale * w_scale) (+ Relu or constant Clip) -> "
+             "QuantizeLinear, per-tensor activations, weights per tensor or per output channel)";
     case FusionRefusal::kSecondActivation:
       return "a second activation, or an activation after the residual Add";
     case FusionRefusal::kUnsupportedEpilogueOp: {

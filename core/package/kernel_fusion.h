@@ -1,7 +1,10 @@
 // Which fused groups the CPU runtime runs as one kernel. Today that is a contraction (Conv,
 // MatMul, Gemm) followed by a chain the linalg epilogue covers: a per-channel bias Add, one
-// activation (SiLU included, as Sigmoid then Mul), a residual Add before or after it (runtime/kernels/linalg/fused_ops.h has the
-// fused ops' contract). Any other group is split into its nodes (opt::restrict_fusion), so only
+// activation (SiLU included, as Sigmoid then Mul), a residual Add before or after it
+// (runtime/kernels/linalg/fused_ops.h has the fused ops' contract); and the QDQ form of an int8
+// Conv, DequantizeLinear → Conv (+ int32 bias)
+// (+ Relu/Clip) → QuantizeLinear, as one sod2:QFusedConv (QLinearConv's arithmetic and inputs,
+// plus the clamp). Any other group is split into its nodes (opt::restrict_fusion), so only
 // groups that really run fused keep their values out of the arena.
 #pragma once
 
@@ -37,6 +40,9 @@ enum class FusionRefusal : uint8_t {
   kUnsupportedAdd,    // neither a per-channel constant bias nor a same-shape residual
   kSecondActivation,
   kUnsupportedEpilogueOp,
+  // A QDQ group (DequantizeLinear/QuantizeLinear around a contraction) the int8 kernel does not
+  // run as written: its nodes then run one by one, in float between them
+  kUnsupportedQuantization,
 };
 const char* fusion_refusal_text(FusionRefusal r);
 

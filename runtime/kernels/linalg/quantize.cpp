@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 namespace sod2::rt::quant {
 namespace {
@@ -38,7 +39,7 @@ Status axis_view(const char* op, const char* scale_name, const char* zp_name, co
                  const Tensor* scale, const Tensor* zp, DType zp_dtype, int64_t axis_attr,
                  bool per_axis_ok, AxisView* v) {
   if (!scale) return invalid_argument(std::string(op) + ": input '" + scale_name + "' is missing");
-  v->outer = x.numel();
+  v->inner = x.numel();  // per tensor: one run
   if (scale->numel() != 1) {
     const int rank = x.shape.rank();
     int axis = 0;
@@ -60,13 +61,18 @@ Status axis_view(const char* op, const char* scale_name, const char* zp_name, co
   return Status::ok_status();
 }
 
-// Runs f(block, c) over the outer * dim blocks of `inner` elements, c the axis index.
+// Runs f(c, begin, end) over runs of elements [begin, end) that share axis index c, in parallel
+// chunks of about kGrain elements (per tensor: one axis index, the whole tensor in chunks).
 template <class F>
-void for_blocks(ThreadPool& pool, const AxisView& v, F&& f) {
-  const int64_t blocks = v.outer * v.dim;
-  const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(v.inner, 1));
-  pool.parallel_for(blocks, grain, [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) f(k, k % v.dim);
+void for_runs(ThreadPool& pool, const AxisView& v, F&& f) {
+  const int64_t total = v.outer * v.dim * v.inner;
+  pool.parallel_for(total, kGrain, [&](int64_t b, int64_t e) {
+    for (int64_t pos = b; pos < e;) {
+      const int64_t block = pos / v.inner;
+      const int64_t end = std::min(e, (block + 1) * v.inner);
+      f(block % v.dim, pos, end);
+      pos = end;
+    }
   });
 }
 
@@ -107,18 +113,16 @@ class QuantizeLinearKernel final : public Kernel {
   template <class Q>
   static void run_typed(KernelContext& ctx, const Tensor& x, const AxisView& v, Q* y) {
     const bool f32 = x.dtype == DType::kFloat;
-    for_blocks(ctx.pool(), v, [&](int64_t block, int64_t c) {
+    for_runs(ctx.pool(), v, [&](int64_t c, int64_t b, int64_t e) {
       const float scale = v.scale.scale(c);
       const int32_t zp = v.zero_point.zero_point(c);
-      const int64_t base = block * v.inner;
-      Q* out = y + base;
       if (f32) {
-        const float* in = x.as<const float>() + base;
-        for (int64_t i = 0; i < v.inner; ++i) out[i] = quantize_value<Q>(in[i], scale, zp);
+        const float* in = x.as<const float>();
+        for (int64_t i = b; i < e; ++i) y[i] = quantize_value<Q>(in[i], scale, zp);
       } else {
-        const int32_t* in = x.as<const int32_t>() + base;
-        for (int64_t i = 0; i < v.inner; ++i)
-          out[i] = quantize_value<Q>(static_cast<float>(in[i]), scale, zp);
+        const int32_t* in = x.as<const int32_t>();
+        for (int64_t i = b; i < e; ++i)
+          y[i] = quantize_value<Q>(static_cast<float>(in[i]), scale, zp);
       }
     });
   }
@@ -165,15 +169,15 @@ class DequantizeLinearKernel final : public Kernel {
  private:
   template <class Q>
   static void run_typed(KernelContext& ctx, const Tensor& x, const AxisView& v, float* y) {
-    for_blocks(ctx.pool(), v, [&](int64_t block, int64_t c) {
+    // int64 for int32 x (x minus its zero point cannot overflow); int32 for 8-bit x, which
+    // vectorises.
+    using Wide = std::conditional_t<sizeof(Q) == 1, int32_t, int64_t>;
+    for_runs(ctx.pool(), v, [&](int64_t c, int64_t b, int64_t e) {
       const float scale = v.scale.scale(c);
-      const int64_t zp = v.zero_point.zero_point(c);
-      const int64_t base = block * v.inner;
-      const Q* in = x.as<const Q>() + base;
-      float* out = y + base;
-      // int64: an int32 x minus its zero point cannot overflow.
-      for (int64_t i = 0; i < v.inner; ++i)
-        out[i] = static_cast<float>(static_cast<int64_t>(in[i]) - zp) * scale;
+      const Wide zp = v.zero_point.zero_point(c);
+      const Q* in = x.as<const Q>();
+      for (int64_t i = b; i < e; ++i)
+        y[i] = static_cast<float>(static_cast<Wide>(in[i]) - zp) * scale;
     });
   }
 
@@ -266,6 +270,7 @@ void register_quantized_kernels(KernelRegistry& r) {
   r.add("", "QLinearMatMul", 10, make_qlinear_matmul);
   r.add("", "ConvInteger", 10, make_conv_integer);
   r.add("", "QLinearConv", 10, make_qlinear_conv);
+  r.add("sod2", "QFusedConv", 1, make_qfused_conv);
 }
 
 }  // namespace sod2::rt::quant

@@ -10,11 +10,14 @@
 // float32 arithmetic as ONNX and onnxruntime do. NaN quantizes to the zero point.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
+
+#include "runtime/threads/thread_pool.h"
 
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/kernel_registry.h"
@@ -27,20 +30,31 @@ void register_quantized_kernels(KernelRegistry& r);
 // The integer contractions (integer_gemm.cpp).
 Expected<std::unique_ptr<Kernel>> make_matmul_integer(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_qlinear_matmul(const NodeInfo& node);
+// The integer convolutions (qlinear_conv.cpp); sod2:QFusedConv is QLinearConv with a clamp
+// (attributes clip_min/clip_max: a fused Relu or Clip, kernel_fusion.h's QDQ groups).
 Expected<std::unique_ptr<Kernel>> make_conv_integer(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_qlinear_conv(const NodeInfo& node);
+Expected<std::unique_ptr<Kernel>> make_qfused_conv(const NodeInfo& node);
 
 template <class Q>
 inline constexpr float kQMin = static_cast<float>(std::numeric_limits<Q>::min());
 template <class Q>
 inline constexpr float kQMax = static_cast<float>(std::numeric_limits<Q>::max());
 
-// round_half_even(v) + zero_point, saturated to Q. std::nearbyint rounds to nearest even in the
-// default rounding mode, which the runtime never changes.
+// Round half to even of v, for |v| <= 2^22 (beyond, the caller's saturation decides anyway: v is
+// clamped there first): adding and subtracting 1.5 * 2^23 rounds in the default rounding mode,
+// which the runtime never changes, and unlike std::nearbyint it vectorises. NaN stays NaN.
+inline float round_half_even(float v) {
+  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+  v = std::min(std::max(v, -4194304.0f), 4194304.0f);
+  return (v + kMagic) - kMagic;
+}
+
+// round_half_even(v) + zero_point, saturated to Q.
 template <class Q>
 inline Q round_saturate(float v, int32_t zero_point) {
-  if (std::isnan(v)) return static_cast<Q>(zero_point);
-  float r = std::nearbyint(v) + static_cast<float>(zero_point);
+  float r = round_half_even(v) + static_cast<float>(zero_point);
+  r = v != v ? static_cast<float>(zero_point) : r;
   r = r < kQMin<Q> ? kQMin<Q> : r;
   r = r > kQMax<Q> ? kQMax<Q> : r;
   return static_cast<Q>(r);
@@ -86,6 +100,47 @@ struct QuantParam {
     }
   }
 };
+
+// ---- Shared by the integer kernels ------------------------------------------------------------
+
+inline bool is_8bit(DType t) { return t == DType::kUint8 || t == DType::kInt8; }
+
+inline Status require_8bit(const char* op, const char* what, const Tensor* t) {
+  if (!t) return invalid_argument(std::string(op) + ": input " + what + " is missing");
+  if (!is_8bit(t->dtype)) {
+    return unsupported(std::string(op) + ": " + what + " of type " + dtype_name(t->dtype) +
+                       " is not supported (uint8 or int8)");
+  }
+  return Status::ok_status();
+}
+
+// Value i of a uint8/int8 tensor.
+inline int32_t load8(const Tensor& t, int64_t i) {
+  return t.dtype == DType::kUint8 ? int32_t{t.as<const uint8_t>()[i]}
+                                  : int32_t{t.as<const int8_t>()[i]};
+}
+
+// Parallel jobs over at most num_threads slots, each job given its slot (for per-slot scratch).
+template <class F>
+void for_slots(ThreadPool& pool, int64_t jobs, int64_t slots, F&& f) {
+  pool.parallel_for(slots, 1, [&](int64_t b, int64_t e) {
+    for (int64_t s = b; s < e; ++s) {
+      for (int64_t j = jobs * s / slots; j < jobs * (s + 1) / slots; ++j) f(j, s);
+    }
+  });
+}
+
+inline int64_t slot_count(ThreadPool& pool, int64_t jobs) {
+  return std::max<int64_t>(1, std::min<int64_t>(pool.num_threads(), jobs));
+}
+
+// A scale must be a positive finite number: zero would divide by zero (a crafted file's favourite),
+// and a negative or NaN one has no meaning. `i` is the value's index, for the error.
+inline Status check_scale(const char* op, const char* what, float scale, int64_t i) {
+  if (scale > 0 && std::isfinite(scale)) return Status::ok_status();
+  return invalid_argument(std::string(op) + ": " + what + "[" + std::to_string(i) + "] is " +
+                          std::to_string(scale) + "; scales must be positive and finite");
+}
 
 // Checks a scale (float32) or zero point (`zp_dtype`) input against a dim of `dim_size` values:
 // one value means per tensor; otherwise it must be 1-D with dim_size values (per axis), unless

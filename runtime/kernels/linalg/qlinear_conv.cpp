@@ -1,0 +1,454 @@
+// The integer convolutions: ConvInteger (int32 output), QLinearConv (requantized uint8/int8
+// output) and sod2:QFusedConv (QLinearConv whose result is clamped: a fused Relu or Clip of a QDQ
+// group, core/package/kernel_fusion.h).
+//
+// Three ways to compute the same int32 sums (quantize.h's semantics, bit for bit):
+//   - dense: an im2col tile of raw 8-bit input (padding holds x's zero point, so it adds 0) times
+//     the int8 weights on int8_gemm.h's GEMM; 1x1 stride-1 convolutions read the input directly.
+//     Needs int8 weights with zero point 0 (what quantisers write for weights);
+//   - depthwise (one input and one output channel per group): direct loops, any zero points;
+//   - reference: operands centred into int16, for everything else (uint8 weights, per-channel
+//     weight zero points).
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/geometry.h"
+#include "runtime/kernels/linalg/int8_gemm.h"
+#include "runtime/kernels/linalg/quantize.h"
+
+namespace sod2::rt::quant {
+namespace {
+
+constexpr int64_t kRefTile = 256;  // reference path: output positions per im2col tile
+
+// Writes one output channel's `count` requantized values: clamp(round(acc * mult) + zp).
+template <class Q>
+void requantize_row(const int32_t* acc, int64_t stride, int64_t count, int32_t bias, float mult,
+                    int32_t zp, int32_t lo, int32_t hi, Q* out) {
+  const float zpf = static_cast<float>(zp), lof = static_cast<float>(lo),
+              hif = static_cast<float>(hi);
+  for (int64_t t = 0; t < count; ++t) {
+    const float v = round_half_even(static_cast<float>(acc[t * stride] + bias) * mult) + zpf;
+    out[t] = static_cast<Q>(std::min(std::max(v, lof), hif));
+  }
+}
+
+class IntConvKernel final : public Kernel {
+ public:
+  enum class Kind : uint8_t { kConvInteger, kQLinearConv, kQFusedConv };
+  IntConvKernel(WindowAttrs attrs, int64_t group, Kind kind, float clip_lo, float clip_hi)
+      : attrs_(std::move(attrs)),
+        group_(group),
+        kind_(kind),
+        requant_(kind != Kind::kConvInteger),
+        clip_lo_(clip_lo),
+        clip_hi_(clip_hi) {}
+
+  Status run(KernelContext& ctx) override {
+    const char* op = kind_ == Kind::kConvInteger   ? "ConvInteger"
+                     : kind_ == Kind::kQLinearConv ? "QLinearConv"
+                                                   : "QFusedConv";
+    // Input slots: ConvInteger x, w, x_zp, w_zp; QLinearConv x, x_s, x_zp, w, w_s, w_zp, y_s,
+    // y_zp, B.
+    const Tensor* x = ctx.input(0);
+    const Tensor* w = ctx.input(requant_ ? 3 : 1);
+    SOD2_RETURN_IF_ERROR(require_8bit(op, "x", x));
+    SOD2_RETURN_IF_ERROR(require_8bit(op, "w", w));
+    const int r = x->shape.rank();
+    if (r < 3 || r > 5 || w->shape.rank() != r) {
+      return invalid_argument(std::string(op) + ": x " + x->shape.to_string() + " and w " +
+                              w->shape.to_string() + " must have the same rank, 3 to 5");
+    }
+    const int64_t n = x->shape[0], c = x->shape[1], m = w->shape[0];
+    // w's channels compared by division: w->shape[1] * group could overflow (an empty w may
+    // have any dims).
+    if (c % group_ != 0 || m % group_ != 0 || w->shape[1] != c / group_) {
+      return invalid_argument(std::string(op) + ": x " + x->shape.to_string() + " and w " +
+                              w->shape.to_string() + " do not fit group " + std::to_string(group_));
+    }
+    const std::span<const int64_t> kernel = w->shape.dims().subspan(2);
+    if (!attrs_.kernel_shape.empty() &&
+        !std::equal(kernel.begin(), kernel.end(), attrs_.kernel_shape.begin(),
+                    attrs_.kernel_shape.end())) {
+      return invalid_argument(std::string(op) + ": kernel_shape " +
+                              dims_string(attrs_.kernel_shape) + " differs from w " +
+                              w->shape.to_string());
+    }
+    SOD2_ASSIGN_OR_RETURN(const Window3 g,
+                          resolve_window(attrs_, x->shape.dims().subspan(2), kernel, op));
+    QuantParam x_zp, w_zp, x_scale, w_scale, y_scale, y_zp;
+    const Tensor* xz = ctx.input(2);
+    const Tensor* wz = ctx.input(requant_ ? 5 : 3);
+    if (xz)
+      SOD2_RETURN_IF_ERROR(
+          read_quant_param(op, "x_zero_point", xz, false, x->dtype, 1, false, &x_zp));
+    if (wz)
+      SOD2_RETURN_IF_ERROR(
+          read_quant_param(op, "w_zero_point", wz, false, w->dtype, m, true, &w_zp));
+    DType out_type = DType::kInt32;
+    const Tensor* bias = nullptr;
+    if (requant_) {
+      if (!ctx.input(1) || !ctx.input(4) || !ctx.input(6))
+        return invalid_argument(std::string(op) + ": x_scale, w_scale and y_scale are required");
+      SOD2_RETURN_IF_ERROR(
+          read_quant_param(op, "x_scale", ctx.input(1), true, DType::kFloat, 1, false, &x_scale));
+      SOD2_RETURN_IF_ERROR(
+          read_quant_param(op, "w_scale", ctx.input(4), true, DType::kFloat, m, true, &w_scale));
+      SOD2_RETURN_IF_ERROR(
+          read_quant_param(op, "y_scale", ctx.input(6), true, DType::kFloat, 1, false, &y_scale));
+      SOD2_RETURN_IF_ERROR(check_scale(op, "x_scale", x_scale.scale(0), 0));
+      SOD2_RETURN_IF_ERROR(check_scale(op, "y_scale", y_scale.scale(0), 0));
+      for (int64_t i = 0; i < w_scale.count; ++i)
+        SOD2_RETURN_IF_ERROR(check_scale(op, "w_scale", w_scale.scale(i), i));
+      const Tensor* yz = ctx.input(7);
+      out_type = yz ? yz->dtype : x->dtype;
+      if (!is_8bit(out_type)) {
+        return unsupported(std::string(op) + ": y_zero_point of type " + dtype_name(out_type) +
+                           " is not supported (uint8 or int8)");
+      }
+      if (yz)
+        SOD2_RETURN_IF_ERROR(
+            read_quant_param(op, "y_zero_point", yz, false, out_type, 1, false, &y_zp));
+      bias = ctx.input(8);
+      if (bias && (bias->dtype != DType::kInt32 || bias->numel() != m)) {
+        return invalid_argument(std::string(op) + ": B must be int32 with " + std::to_string(m) +
+                                " values, got " + dtype_name(bias->dtype) + " " +
+                                bias->shape.to_string());
+      }
+    }
+    Shape out_shape{n, m};
+    for (int i = 0; i < g.spatial; ++i) out_shape.push_back(g.out[3 - g.spatial + i]);
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, out_type, out_shape));
+    if (y->numel() == 0) return Status::ok_status();
+
+    // What the epilogue needs per output channel.
+    Epilogue e;
+    e.out_type = out_type;
+    e.bias = bias ? bias->as<const int32_t>() : nullptr;
+    if (requant_) {
+      e.zp = y_zp.zero_point(0);
+      const float ys = y_scale.scale(0);
+      const bool u8 = out_type == DType::kUint8;
+      auto q = [&](float v) {
+        return u8 ? int32_t{quantize_value<uint8_t>(v, ys, e.zp)}
+                  : int32_t{quantize_value<int8_t>(v, ys, e.zp)};
+      };
+      // Clamping the float result to [lo, hi] before quantizing is clamping the quantized value
+      // to [q(lo), q(hi)]: quantization is monotone.
+      e.lo = q(clip_lo_);
+      e.hi = q(clip_hi_);
+      e.x_scale = x_scale.scale(0);
+      e.w_scale = &w_scale;
+      e.y_scale = ys;
+    }
+    const bool w_zero = !wz || [&] {
+      for (int64_t i = 0; i < w_zp.count; ++i)
+        if (w_zp.zero_point(i) != 0) return false;
+      return true;
+    }();
+    if (c == group_ && m == group_) return depthwise(ctx, g, *x, *w, x_zp, w_zp, e, y);
+    if (w->dtype == DType::kInt8 && w_zero) return dense(ctx, g, *x, *w, x_zp.zero_point(0), e, y);
+    return reference(ctx, g, *x, *w, x_zp.zero_point(0), w_zp, e, y);
+  }
+
+ private:
+  struct Epilogue {
+    DType out_type = DType::kInt32;
+    const int32_t* bias = nullptr;
+    int32_t zp = 0, lo = 0, hi = 0;
+    float x_scale = 1, y_scale = 1;
+    const QuantParam* w_scale = nullptr;
+    float multiplier(int64_t oc) const {
+      return requantize_multiplier(x_scale, w_scale->scale(oc), y_scale);
+    }
+  };
+
+  // `count` sums of output channel oc (acc[t * stride]) into y at element offset y_off.
+  void finish(const Epilogue& e, const int32_t* acc, int64_t stride, int64_t count, int64_t oc,
+              int64_t y_off, Tensor* y) const {
+    const int32_t b = e.bias ? e.bias[oc] : 0;
+    if (!requant_) {
+      int32_t* out = y->as<int32_t>() + y_off;
+      for (int64_t t = 0; t < count; ++t) out[t] = acc[t * stride];
+      return;
+    }
+    const float mult = e.multiplier(oc);
+    if (e.out_type == DType::kUint8)
+      requantize_row(acc, stride, count, b, mult, e.zp, e.lo, e.hi, y->as<uint8_t>() + y_off);
+    else
+      requantize_row(acc, stride, count, b, mult, e.zp, e.lo, e.hi, y->as<int8_t>() + y_off);
+  }
+
+  // im2col of output positions [p0, p0 + width) of one image and group into col[rows][width]
+  // (raw 8-bit values; taps outside the input hold the zero point, which contributes 0). Walks
+  // the positions one output row at a time, so that each run copies a contiguous (stride 1) or
+  // strided slice of one input row.
+  template <class T>
+  static void im2col(const Window3& g, const T* x, int64_t cg, int64_t p0, int64_t width, T pad,
+                     T* col) {
+    const int64_t in_size = g.in_size(), s = g.stride[2];
+    int64_t row = 0;
+    for (int64_t ch = 0; ch < cg; ++ch) {
+      const T* xc = x + ch * in_size;
+      for (int64_t kz = 0; kz < g.k[0]; ++kz)
+        for (int64_t ky = 0; ky < g.k[1]; ++ky)
+          for (int64_t kx = 0; kx < g.k[2]; ++kx, ++row) {
+            T* dst = col + row * width;
+            const int64_t off = kx * g.dil[2] - g.pad_begin[2];  // ix = ox * s + off
+            // Output columns whose ix is inside [0, in[2]).
+            const int64_t ox_lo = off >= 0 ? 0 : (-off + s - 1) / s;
+            const int64_t ox_hi = g.in[2] - off <= 0 ? 0 : (g.in[2] - off + s - 1) / s;
+            int64_t pos = p0, t = 0;
+            while (t < width) {
+              const int64_t ox = pos % g.out[2], oy = (pos / g.out[2]) % g.out[1],
+                            oz = pos / (g.out[2] * g.out[1]);
+              const int64_t run = std::min(g.out[2] - ox, width - t);
+              const int64_t iz = oz * g.stride[0] - g.pad_begin[0] + kz * g.dil[0];
+              const int64_t iy = oy * g.stride[1] - g.pad_begin[1] + ky * g.dil[1];
+              if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1]) {
+                std::fill(dst + t, dst + t + run, pad);
+              } else {
+                const T* src = xc + (iz * g.in[1] + iy) * g.in[2] + off;
+                const int64_t a = std::clamp(ox_lo, ox, ox + run),
+                              b = std::clamp(ox_hi, a, ox + run);
+                std::fill(dst + t, dst + t + (a - ox), pad);
+                if (s == 1) {
+                  std::memcpy(dst + t + (a - ox), src + a, static_cast<size_t>(b - a) * sizeof(T));
+                } else {
+                  for (int64_t o = a; o < b; ++o) dst[t + (o - ox)] = src[o * s];
+                }
+                std::fill(dst + t + (b - ox), dst + t + run, pad);
+              }
+              t += run;
+              pos += run;
+            }
+          }
+    }
+  }
+
+  static bool pointwise(const Window3& g) {
+    for (int i = 0; i < 3; ++i)
+      if (g.k[i] != 1 || g.stride[i] != 1 || g.pad_begin[i] != 0 || g.pad_end[i] != 0) return false;
+    return true;
+  }
+
+  Status dense(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w, int32_t xzp,
+               const Epilogue& e, Tensor* y) const {
+    return x.dtype == DType::kUint8 ? dense_typed<uint8_t>(ctx, g, x, w, xzp, e, y)
+                                    : dense_typed<int8_t>(ctx, g, x, w, xzp, e, y);
+  }
+
+  template <class T>
+  Status dense_typed(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
+                     int32_t xzp, const Epilogue& e, Tensor* y) const {
+    const int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
+    const int64_t cg = c / group_, mg = m / group_, rows = cg * g.k_size();
+    const int64_t out_size = g.out_size(), in_size = g.in_size();
+    const bool direct = pointwise(g);
+    // Tiles: enough jobs for every thread, each im2col tile within ~256 KiB (L2).
+    const int64_t threads = ctx.pool().num_threads();
+    int64_t tile = std::max<int64_t>(64, (256 << 10) / std::max<int64_t>(rows, 1));
+    const int64_t per_thread = (n * group_ * out_size + threads - 1) / threads;
+    tile = std::min({tile, out_size, std::max<int64_t>(16, (per_thread + 15) / 16 * 16)});
+    const int64_t tiles = (out_size + tile - 1) / tile;
+    const int64_t jobs = n * group_ * tiles;
+    const int64_t slots = slot_count(ctx.pool(), jobs);
+    const size_t col_bytes = direct ? 0 : (static_cast<size_t>(rows * tile) + 63) & ~size_t{63};
+    const size_t acc_bytes = (static_cast<size_t>(tile * mg) * 4 + 63) & ~size_t{63};
+    const size_t slot_bytes = col_bytes + acc_bytes;
+    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(slot_bytes * static_cast<size_t>(slots) + 64));
+    const T* xd = x.as<const T>();
+    const int8_t* wd = w.as<const int8_t>();
+    const T pad = static_cast<T>(xzp);
+    for_slots(ctx.pool(), jobs, slots, [&](int64_t job, int64_t slot) {
+      const int64_t t0 = job % tiles, ng = job / tiles;
+      const int64_t img = ng / group_, grp = ng % group_;
+      const int64_t p0 = t0 * tile, width = std::min(tile, out_size - p0);
+      char* base = static_cast<char*>(mem) + slot_bytes * static_cast<size_t>(slot);
+      auto* acc = reinterpret_cast<int32_t*>(base + col_bytes);
+      const T* x_img = xd + (img * c + grp * cg) * in_size;
+      const T* a = x_img + p0;
+      int64_t lda = in_size;
+      if (!direct) {
+        auto* col = reinterpret_cast<T*>(base);
+        im2col(g, x_img, cg, p0, width, pad, col);
+        a = col;
+        lda = width;
+      }
+      igemm_serial(width, mg, rows, a, lda, xzp, wd + grp * mg * rows, rows, acc, mg);
+      for (int64_t mm = 0; mm < mg; ++mm) {
+        const int64_t oc = grp * mg + mm;
+        finish(e, acc + mm, mg, width, oc, (img * m + oc) * out_size + p0, y);
+      }
+    });
+    return Status::ok_status();
+  }
+
+  // One input and one output channel per group: a direct stencil per (image, channel).
+  Status depthwise(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
+                   const QuantParam& x_zp, const QuantParam& w_zp, const Epilogue& e,
+                   Tensor* y) const {
+    const int64_t n = x.shape[0], c = x.shape[1];
+    const int64_t ks = g.k_size(), out_size = g.out_size(), in_size = g.in_size();
+    const int64_t slots = slot_count(ctx.pool(), n * c);
+    const size_t slot_bytes =
+        (static_cast<size_t>(out_size) * 4 + static_cast<size_t>(ks) * 4 + 63) & ~size_t{63};
+    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(slot_bytes * static_cast<size_t>(slots) + 64));
+    const int32_t xzp = x_zp.zero_point(0);
+    for_slots(ctx.pool(), n * c, slots, [&](int64_t job, int64_t slot) {
+      const int64_t img = job / c, ch = job % c;
+      char* base = static_cast<char*>(mem) + slot_bytes * static_cast<size_t>(slot);
+      auto* acc = reinterpret_cast<int32_t*>(base);
+      auto* taps = reinterpret_cast<int32_t*>(base + static_cast<size_t>(out_size) * 4);
+      for (int64_t k = 0; k < ks; ++k) taps[k] = load8(w, ch * ks + k) - w_zp.zero_point(ch);
+      const int64_t x_off = (img * c + ch) * in_size;
+      std::fill(acc, acc + out_size, 0);
+      int64_t k = 0;
+      for (int64_t kz = 0; kz < g.k[0]; ++kz)
+        for (int64_t ky = 0; ky < g.k[1]; ++ky)
+          for (int64_t kx = 0; kx < g.k[2]; ++kx, ++k) {
+            const int32_t tap = taps[k];
+            if (tap == 0) continue;
+            for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+              const int64_t iz = oz * g.stride[0] - g.pad_begin[0] + kz * g.dil[0];
+              if (iz < 0 || iz >= g.in[0]) continue;
+              for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+                const int64_t iy = oy * g.stride[1] - g.pad_begin[1] + ky * g.dil[1];
+                if (iy < 0 || iy >= g.in[1]) continue;
+                // The ox range whose ix is inside: ix = ox * s - p + kx * d in [0, in).
+                const int64_t s = g.stride[2], off = kx * g.dil[2] - g.pad_begin[2];
+                int64_t ox0 = off >= 0 ? 0 : (-off + s - 1) / s;
+                int64_t ox1 = g.in[2] - off <= 0 ? 0 : (g.in[2] - off + s - 1) / s;
+                ox1 = std::min(ox1, g.out[2]);
+                int32_t* arow = acc + (oz * g.out[1] + oy) * g.out[2];
+                const int64_t row_off = x_off + (iz * g.in[1] + iy) * g.in[2] + off;
+                if (x.dtype == DType::kUint8) {
+                  const uint8_t* xr = x.as<const uint8_t>() + row_off;
+                  for (int64_t ox = ox0; ox < ox1; ++ox)
+                    arow[ox] += tap * (static_cast<int32_t>(xr[ox * s]) - xzp);
+                } else {
+                  const int8_t* xr = x.as<const int8_t>() + row_off;
+                  for (int64_t ox = ox0; ox < ox1; ++ox)
+                    arow[ox] += tap * (static_cast<int32_t>(xr[ox * s]) - xzp);
+                }
+              }
+            }
+          }
+      finish(e, acc, 1, out_size, ch, (img * c + ch) * out_size, y);
+    });
+    return Status::ok_status();
+  }
+
+  // Any zero points and weight types: operands centred into int16, summed modulo 2^32.
+  Status reference(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
+                   int32_t xzp, const QuantParam& w_zp, const Epilogue& e, Tensor* y) const {
+    const int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
+    const int64_t cg = c / group_, mg = m / group_, rows = cg * g.k_size();
+    const int64_t out_size = g.out_size(), in_size = g.in_size();
+    const int64_t tiles = (out_size + kRefTile - 1) / kRefTile;
+    const int64_t jobs = n * group_ * tiles;
+    const int64_t slots = slot_count(ctx.pool(), jobs);
+    // Scratch: centred weights [m, rows]; per slot an im2col tile [rows, kRefTile] (int16) and
+    // accumulators [kRefTile].
+    const size_t w_bytes = (static_cast<size_t>(m * rows) * 2 + 63) & ~size_t{63};
+    const size_t slot_bytes =
+        (static_cast<size_t>(rows * kRefTile) * 2 + kRefTile * 4 + 63) & ~size_t{63};
+    SOD2_ASSIGN_OR_RETURN(void* mem,
+                          ctx.scratch(w_bytes + slot_bytes * static_cast<size_t>(slots)));
+    auto* w16 = static_cast<int16_t*>(mem);
+    for (int64_t i = 0; i < m * rows; ++i)
+      w16[i] = static_cast<int16_t>(load8(w, i) - w_zp.zero_point(i / rows));
+
+    for_slots(ctx.pool(), jobs, slots, [&](int64_t job, int64_t slot) {
+      const int64_t tile = job % tiles, ng = job / tiles;
+      const int64_t img = ng / group_, grp = ng % group_;
+      const int64_t p0 = tile * kRefTile, width = std::min(kRefTile, out_size - p0);
+      char* base = static_cast<char*>(mem) + w_bytes + slot_bytes * static_cast<size_t>(slot);
+      auto* col = reinterpret_cast<int16_t*>(base);
+      auto* acc = reinterpret_cast<uint32_t*>(base + static_cast<size_t>(rows * kRefTile) * 2);
+      const int64_t x_base = (img * c + grp * cg) * in_size;
+      for (int64_t t = 0; t < width; ++t) {
+        const int64_t pos = p0 + t;
+        const int64_t ox = pos % g.out[2], oy = (pos / g.out[2]) % g.out[1],
+                      oz = pos / (g.out[2] * g.out[1]);
+        int64_t row = 0;
+        for (int64_t ch = 0; ch < cg; ++ch) {
+          const int64_t ch_base = x_base + ch * in_size;
+          for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+            const int64_t iz = oz * g.stride[0] - g.pad_begin[0] + kz * g.dil[0];
+            for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+              const int64_t iy = oy * g.stride[1] - g.pad_begin[1] + ky * g.dil[1];
+              for (int64_t kx = 0; kx < g.k[2]; ++kx, ++row) {
+                const int64_t ix = ox * g.stride[2] - g.pad_begin[2] + kx * g.dil[2];
+                const bool inside =
+                    iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1] && ix >= 0 && ix < g.in[2];
+                col[row * kRefTile + t] =
+                    inside ? static_cast<int16_t>(
+                                 load8(x, ch_base + (iz * g.in[1] + iy) * g.in[2] + ix) - xzp)
+                           : int16_t{0};
+              }
+            }
+          }
+        }
+      }
+      for (int64_t mm = 0; mm < mg; ++mm) {
+        const int64_t oc = grp * mg + mm;
+        std::fill(acc, acc + width, 0u);
+        const int16_t* wrow = w16 + oc * rows;
+        for (int64_t rr = 0; rr < rows; ++rr) {
+          const int32_t wv = wrow[rr];
+          if (wv == 0) continue;
+          const int16_t* crow = col + rr * kRefTile;
+          for (int64_t t = 0; t < width; ++t)
+            acc[t] += static_cast<uint32_t>(wv * static_cast<int32_t>(crow[t]));
+        }
+        finish(e, reinterpret_cast<const int32_t*>(acc), 1, width, oc,
+               (img * m + oc) * out_size + p0, y);
+      }
+    });
+    return Status::ok_status();
+  }
+
+  WindowAttrs attrs_;
+  int64_t group_;
+  Kind kind_;
+  bool requant_;
+  float clip_lo_, clip_hi_;
+};
+
+Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKernel::Kind kind) {
+  const char* op = kind == IntConvKernel::Kind::kConvInteger ? "ConvInteger" : "QLinearConv";
+  SOD2_ASSIGN_OR_RETURN(WindowAttrs w, read_window_attrs(node.attrs, op));
+  SOD2_ASSIGN_OR_RETURN(int64_t group, node.attrs.get_int("group", 1));
+  if (group <= 0)
+    return invalid_model(std::string(op) + ": group must be positive, got " +
+                         std::to_string(group));
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  if (kind == IntConvKernel::Kind::kQFusedConv) {
+    SOD2_ASSIGN_OR_RETURN(lo, node.attrs.get_float("clip_min", lo));
+    SOD2_ASSIGN_OR_RETURN(hi, node.attrs.get_float("clip_max", hi));
+    if (std::isnan(lo) || std::isnan(hi) || lo > hi)
+      return invalid_model("QFusedConv: clip_min " + std::to_string(lo) + " and clip_max " +
+                           std::to_string(hi) + " are not a range");
+  }
+  return std::unique_ptr<Kernel>(
+      std::make_unique<IntConvKernel>(std::move(w), group, kind, lo, hi));
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Kernel>> make_conv_integer(const NodeInfo& node) {
+  return make_int_conv(node, IntConvKernel::Kind::kConvInteger);
+}
+Expected<std::unique_ptr<Kernel>> make_qlinear_conv(const NodeInfo& node) {
+  return make_int_conv(node, IntConvKernel::Kind::kQLinearConv);
+}
+Expected<std::unique_ptr<Kernel>> make_qfused_conv(const NodeInfo& node) {
+  return make_int_conv(node, IntConvKernel::Kind::kQFusedConv);
+}
+
+}  // namespace sod2::rt::quant
