@@ -10,24 +10,25 @@
 namespace sod2::rt::quant {
 namespace {
 
-constexpr int64_t kRows = 256;  // output positions per pass of the portable loop
+// The portable loop: one output channel at a time, its row of sums kept in registers/L1 over
+// chunks of positions.
+constexpr int64_t kChunk = 512;
 
-template <class A>
-void igemm_portable(int64_t m, int64_t n, int64_t k, const A* a, int64_t lda, int32_t a_zero,
-                    const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc) {
-  int32_t acc[kRows];
-  for (int64_t i0 = 0; i0 < m; i0 += kRows) {
-    const int64_t rows = std::min(kRows, m - i0);
-    for (int64_t j = 0; j < n; ++j) {
-      std::fill(acc, acc + rows, 0);
-      const int8_t* brow = b + j * ldb;
+void igemm_portable(int64_t m, int64_t n, int64_t k, const int8_t* w, int64_t ldw,
+                    const int8_t* x, int64_t ldx, int32_t x_zero, int32_t* c, int64_t ldc) {
+  for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
+    const int64_t cols = std::min(kChunk, n - j0);
+    for (int64_t i = 0; i < m; ++i) {
+      int32_t* crow = c + i * ldc + j0;
+      std::fill(crow, crow + cols, 0);
+      const int8_t* wrow = w + i * ldw;
       for (int64_t kk = 0; kk < k; ++kk) {
-        const int32_t w = brow[kk];
-        if (w == 0) continue;
-        const A* arow = a + kk * lda + i0;
-        for (int64_t i = 0; i < rows; ++i) acc[i] += w * (static_cast<int32_t>(arow[i]) - a_zero);
+        const int32_t wv = wrow[kk];
+        if (wv == 0) continue;
+        const int8_t* xrow = x + kk * ldx + j0;
+        for (int64_t j = 0; j < cols; ++j)
+          crow[j] += wv * (static_cast<int32_t>(xrow[j]) - x_zero);
       }
-      for (int64_t i = 0; i < rows; ++i) c[(i0 + i) * ldc + j] = acc[i];
     }
   }
 }
@@ -53,34 +54,19 @@ void pin_openmp() {
 
 }  // namespace
 
-void igemm_serial(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, int32_t a_zero,
-                  const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc) {
+void igemm_serial(int64_t m, int64_t n, int64_t k, const int8_t* w, int64_t ldw, const int8_t* x,
+                  int64_t ldx, int32_t x_zero, int32_t* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
 #if defined(SOD2_GEMM_ONEDNN)
-  if (has_vnni() && k > 0 && a_zero >= 0 && a_zero <= 255) {
+  if (has_vnni() && k > 0 && x_zero >= -128 && x_zero <= 127) {
     pin_openmp();
     const int32_t co = 0;
-    if (dnnl_gemm_u8s8s32('T', 'T', 'F', m, n, k, 1.0f, a, lda, static_cast<uint8_t>(a_zero), b,
-                          ldb, 0, 0.0f, c, ldc, &co) == dnnl_success)
+    if (dnnl_gemm_s8s8s32('N', 'N', 'F', m, n, k, 1.0f, w, ldw, 0, x, ldx,
+                          static_cast<int8_t>(x_zero), 0.0f, c, ldc, &co) == dnnl_success)
       return;
   }
 #endif
-  igemm_portable(m, n, k, a, lda, a_zero, b, ldb, c, ldc);
-}
-
-void igemm_serial(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, int32_t a_zero,
-                  const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc) {
-  if (m <= 0 || n <= 0) return;
-#if defined(SOD2_GEMM_ONEDNN)
-  if (has_vnni() && k > 0 && a_zero >= -128 && a_zero <= 127) {
-    pin_openmp();
-    const int32_t co = 0;
-    if (dnnl_gemm_s8s8s32('T', 'T', 'F', m, n, k, 1.0f, a, lda, static_cast<int8_t>(a_zero), b, ldb,
-                          0, 0.0f, c, ldc, &co) == dnnl_success)
-      return;
-  }
-#endif
-  igemm_portable(m, n, k, a, lda, a_zero, b, ldb, c, ldc);
+  igemm_portable(m, n, k, w, ldw, x, ldx, x_zero, c, ldc);
 }
 
 const char* igemm_backend_name() {

@@ -1,23 +1,22 @@
 // 8-bit integer GEMM for the quantized convolutions, exact in int32:
 //
-//   c[i * ldc + j] = sum over kk < k of (a[kk * lda + i] - a_zero) * b[j * ldb + kk]
+//   c[i * ldc + j] = sum over kk < k of w[i * ldw + kk] * (x[kk * ldx + j] - x_zero)
 //
-// for i < m, j < n: A is stored K x M (an im2col tile: one row per tap, one column per output
-// position, or a 1x1 convolution's input itself), B is N x K (a weight row per output channel).
-// oneDNN's u8s8s32/s8s8s32 GEMM on x86-64 CPUs with VNNI (whose dot products do not saturate,
-// unlike the older vpmaddubsw path, which oneDNN documents may saturate); elsewhere (arm64, or
-// x86-64 without VNNI) a portable int32 loop the compiler vectorises. Both are exact.
-// Single-threaded: callers tile the work over their pool.
+// for i < m (output channels), j < n (output positions): W is the int8 weights, a row per output
+// channel; X an int8 im2col tile (a row per tap, a column per output position). uint8
+// activations are passed flipped to int8 (v ^ 0x80 = v - 128, zero point - 128), which changes no
+// difference v - zero_point. oneDNN's s8s8s32 GEMM on x86-64 CPUs with VNNI, whose dot products
+// do not saturate (oneDNN documents that its older vpmaddubsw path may); elsewhere (arm64, x86-64
+// without VNNI) a portable int32 loop the compiler vectorises. Both are exact. Single-threaded:
+// callers tile the work over their pool.
 #pragma once
 
 #include <cstdint>
 
 namespace sod2::rt::quant {
 
-void igemm_serial(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, int32_t a_zero,
-                  const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc);
-void igemm_serial(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, int32_t a_zero,
-                  const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc);
+void igemm_serial(int64_t m, int64_t n, int64_t k, const int8_t* w, int64_t ldw, const int8_t* x,
+                  int64_t ldx, int32_t x_zero, int32_t* c, int64_t ldc);
 
 // "oneDNN (VNNI)" or "portable": what igemm_serial runs on this machine.
 const char* igemm_backend_name();

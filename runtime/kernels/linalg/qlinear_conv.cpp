@@ -14,27 +14,49 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "runtime/kernels/linalg/int8_gemm.h"
 #include "runtime/kernels/linalg/quantize.h"
+#include "runtime/kernels/linalg/simd.h"
 
 namespace sod2::rt::quant {
 namespace {
 
+constexpr int64_t kCopyChunk = 16; // im2col copies runs in chunks of this many bytes
 constexpr int64_t kRefTile = 256;  // reference path: output positions per im2col tile
 
 // Writes one output channel's `count` requantized values: clamp(round(acc * mult) + zp).
 template <class Q>
-void requantize_row(const int32_t* acc, int64_t stride, int64_t count, int32_t bias, float mult,
-                    int32_t zp, int32_t lo, int32_t hi, Q* out) {
+SOD2_SIMD_INLINE void requantize_body(const int32_t* __restrict acc, int64_t count, int32_t bias,
+                                      float mult, int32_t zp, int32_t lo, int32_t hi,
+                                      Q* __restrict out) {
   const float zpf = static_cast<float>(zp), lof = static_cast<float>(lo),
               hif = static_cast<float>(hi);
   for (int64_t t = 0; t < count; ++t) {
-    const float v = round_half_even(static_cast<float>(acc[t * stride] + bias) * mult) + zpf;
-    out[t] = static_cast<Q>(std::min(std::max(v, lof), hif));
+    const float v = round_half_even(static_cast<float>(acc[t] + bias) * mult) + zpf;
+    // Through int32: float to int32 vectorises on every x86-64, float to 8 bits does not.
+    out[t] = static_cast<Q>(static_cast<int32_t>(std::min(std::max(v, lof), hif)));
   }
+}
+#if SOD2_SIMD_X86
+template <class Q>
+SOD2_TARGET_AVX2 void requantize_avx2(const int32_t* acc, int64_t count, int32_t bias, float mult,
+                                      int32_t zp, int32_t lo, int32_t hi, Q* out) {
+  requantize_body(acc, count, bias, mult, zp, lo, hi, out);
+}
+#endif
+template <class Q>
+void requantize_row(const int32_t* acc, int64_t count, int32_t bias, float mult, int32_t zp,
+                    int32_t lo, int32_t hi, Q* out) {
+#if SOD2_SIMD_X86
+  if (simd::simd_level() != simd::Level::kBase)
+    return requantize_avx2(acc, count, bias, mult, zp, lo, hi, out);
+#endif
+  requantize_body(acc, count, bias, mult, zp, lo, hi, out);
 }
 
 class IntConvKernel final : public Kernel {
@@ -167,67 +189,127 @@ class IntConvKernel final : public Kernel {
     }
   };
 
-  // `count` sums of output channel oc (acc[t * stride]) into y at element offset y_off.
-  void finish(const Epilogue& e, const int32_t* acc, int64_t stride, int64_t count, int64_t oc,
+  // `count` sums of output channel oc into y at element offset y_off.
+  void finish(const Epilogue& e, const int32_t* acc, int64_t count, int64_t oc,
               int64_t y_off, Tensor* y) const {
     const int32_t b = e.bias ? e.bias[oc] : 0;
     if (!requant_) {
       int32_t* out = y->as<int32_t>() + y_off;
-      for (int64_t t = 0; t < count; ++t) out[t] = acc[t * stride];
+      std::memcpy(out, acc, static_cast<size_t>(count) * sizeof(int32_t));
       return;
     }
     const float mult = e.multiplier(oc);
     if (e.out_type == DType::kUint8)
-      requantize_row(acc, stride, count, b, mult, e.zp, e.lo, e.hi, y->as<uint8_t>() + y_off);
+      requantize_row(acc, count, b, mult, e.zp, e.lo, e.hi, y->as<uint8_t>() + y_off);
     else
-      requantize_row(acc, stride, count, b, mult, e.zp, e.lo, e.hi, y->as<int8_t>() + y_off);
+      requantize_row(acc, count, b, mult, e.zp, e.lo, e.hi, y->as<int8_t>() + y_off);
   }
 
-  // im2col of output positions [p0, p0 + width) of one image and group into col[rows][width]
-  // (raw 8-bit values; taps outside the input hold the zero point, which contributes 0). Walks
-  // the positions one output row at a time, so that each run copies a contiguous (stride 1) or
-  // strided slice of one input row.
+  // A run of output positions within one output row: where it starts in the tile and in the
+  // output, and how long it is.
+  struct Segment {
+    int64_t t, ox, oy, oz, run;
+  };
+  static int64_t max_segments(const Window3& g, int64_t tile) { return tile / g.out[2] + 2; }
+  // The tile [p0, p0 + width) cut at output-row boundaries; returns how many segments.
+  static int64_t segments(const Window3& g, int64_t p0, int64_t width, Segment* out) {
+    int64_t count = 0;
+    for (int64_t t = 0, pos = p0; t < width;) {
+      const int64_t ox = pos % g.out[2], oy = (pos / g.out[2]) % g.out[1],
+                    oz = pos / (g.out[2] * g.out[1]);
+      const int64_t run = std::min(g.out[2] - ox, width - t);
+      out[count++] = {t, ox, oy, oz, run};
+      t += run;
+      pos += run;
+    }
+    return count;
+  }
+
+  // One image and group's input as int8 (uint8 flipped, int8_gemm.h), padded with the (flipped)
+  // zero point on every side the window reaches, and each padded row split into its `s` stride
+  // phases: padded column px lands in phase px % s at index px / s. A tap's slice of an output
+  // row is then one contiguous run, with no bounds to check.
+  struct Padded {
+    int64_t pz = 1, py = 1, px = 1;  // padded extents
+    int64_t s = 1, wp = 1;           // stride along x and the length of a phase row
+    int64_t row_bytes() const { return s * wp; }
+    int64_t channel_bytes() const { return pz * py * row_bytes(); }
+    const int8_t* at(const int8_t* base, int64_t ch, int64_t z, int64_t y, int64_t phase) const {
+      return base + ((ch * pz + z) * py + y) * row_bytes() + phase * wp;
+    }
+  };
+  static Padded padded_layout(const Window3& g) {
+    Padded p;
+    // Extents cover the last window reached: (out - 1) * stride + (k - 1) * dil + 1.
+    int64_t ext[3];
+    for (int i = 0; i < 3; ++i)
+      ext[i] = std::max(g.pad_begin[i] + g.in[i],
+                        (g.out[i] - 1) * g.stride[i] + (g.k[i] - 1) * g.dil[i] + 1);
+    p.pz = ext[0];
+    p.py = ext[1];
+    p.px = ext[2];
+    p.s = g.stride[2];
+    // Each phase holds a chunked copy's overrun too (kCopyChunk).
+    p.wp = (p.px + p.s - 1) / p.s + kCopyChunk;
+    return p;
+  }
+  // Rows [r0, r1) of the padded input (a row: one (channel, z, y)).
   template <class T>
-  static void im2col(const Window3& g, const T* x, int64_t cg, int64_t p0, int64_t width, T pad,
-                     T* col) {
-    const int64_t in_size = g.in_size(), s = g.stride[2];
+  static void pad_rows(const Window3& g, const Padded& p, const T* x, int8_t pad, int64_t r0,
+                       int64_t r1, int8_t* out) {
+    constexpr uint8_t kFlip = std::is_same_v<T, uint8_t> ? 0x80 : 0;
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t y = r % p.py, z = r / p.py % p.pz, ch = r / (p.py * p.pz);
+      int8_t* dst = out + r * p.row_bytes();
+      const int64_t iy = y - g.pad_begin[1], iz = z - g.pad_begin[0];
+      std::memset(dst, pad, static_cast<size_t>(p.row_bytes()));
+      if (iy < 0 || iy >= g.in[1] || iz < 0 || iz >= g.in[0]) continue;
+      const T* __restrict src = x + ((ch * g.in[0] + iz) * g.in[1] + iy) * g.in[2];
+      const int64_t x0 = g.pad_begin[2];
+      // Locals: stores through int8_t* may alias anything, g included.
+      const int64_t w = g.in[2], s = p.s, wp = p.wp;
+      if (s == 1) {
+        int8_t* __restrict d = dst + x0;
+        for (int64_t j = 0; j < w; ++j)
+          d[j] = static_cast<int8_t>(static_cast<uint8_t>(src[j]) ^ kFlip);
+        continue;
+      }
+      // Phase by phase: padded column px = x0 + j lands at dst[(px % s) * wp + px / s].
+      for (int64_t phase = 0; phase < s; ++phase) {
+        // The first input column of this phase, and its index within the phase row.
+        const int64_t j0 = ((phase - x0) % s + s) % s;
+        int8_t* __restrict d = dst + phase * wp + (x0 + j0) / s;
+        const T* __restrict from = src + j0;
+        const int64_t count = j0 < w ? (w - j0 + s - 1) / s : 0;
+        for (int64_t i = 0; i < count; ++i)
+          d[i] = static_cast<int8_t>(static_cast<uint8_t>(from[i * s]) ^ kFlip);
+      }
+    }
+  }
+
+  // im2col of a tile's segments into col[rows][width] from the padded input: per tap and
+  // segment, one run copied in 8-byte chunks (inlined moves; the overrun lands where the next
+  // segment or row writes, or in the buffers' slack).
+  static void im2col(const Window3& g, const Padded& p, const int8_t* xp, int64_t cg,
+                     const Segment* segs, int64_t nsegs, int64_t width, int8_t* col) {
     int64_t row = 0;
-    for (int64_t ch = 0; ch < cg; ++ch) {
-      const T* xc = x + ch * in_size;
+    for (int64_t ch = 0; ch < cg; ++ch)
       for (int64_t kz = 0; kz < g.k[0]; ++kz)
         for (int64_t ky = 0; ky < g.k[1]; ++ky)
           for (int64_t kx = 0; kx < g.k[2]; ++kx, ++row) {
-            T* dst = col + row * width;
-            const int64_t off = kx * g.dil[2] - g.pad_begin[2];  // ix = ox * s + off
-            // Output columns whose ix is inside [0, in[2]).
-            const int64_t ox_lo = off >= 0 ? 0 : (-off + s - 1) / s;
-            const int64_t ox_hi = g.in[2] - off <= 0 ? 0 : (g.in[2] - off + s - 1) / s;
-            int64_t pos = p0, t = 0;
-            while (t < width) {
-              const int64_t ox = pos % g.out[2], oy = (pos / g.out[2]) % g.out[1],
-                            oz = pos / (g.out[2] * g.out[1]);
-              const int64_t run = std::min(g.out[2] - ox, width - t);
-              const int64_t iz = oz * g.stride[0] - g.pad_begin[0] + kz * g.dil[0];
-              const int64_t iy = oy * g.stride[1] - g.pad_begin[1] + ky * g.dil[1];
-              if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1]) {
-                std::fill(dst + t, dst + t + run, pad);
-              } else {
-                const T* src = xc + (iz * g.in[1] + iy) * g.in[2] + off;
-                const int64_t a = std::clamp(ox_lo, ox, ox + run),
-                              b = std::clamp(ox_hi, a, ox + run);
-                std::fill(dst + t, dst + t + (a - ox), pad);
-                if (s == 1) {
-                  std::memcpy(dst + t + (a - ox), src + a, static_cast<size_t>(b - a) * sizeof(T));
-                } else {
-                  for (int64_t o = a; o < b; ++o) dst[t + (o - ox)] = src[o * s];
-                }
-                std::fill(dst + t + (b - ox), dst + t + run, pad);
-              }
-              t += run;
-              pos += run;
+            int8_t* dst = col + row * width;
+            const int64_t off = kx * g.dil[2];  // padded column = ox * s + off
+            const int64_t phase = off % p.s, q = off / p.s;
+            for (int64_t i = 0; i < nsegs; ++i) {
+              const Segment& sg = segs[i];
+              const int8_t* src = p.at(xp, ch, sg.oz * g.stride[0] + kz * g.dil[0],
+                                       sg.oy * g.stride[1] + ky * g.dil[1], phase) +
+                                  sg.ox + q;
+              int8_t* d = dst + sg.t;
+              for (int64_t j = 0; j < sg.run; j += kCopyChunk)
+                std::memcpy(d + j, src + j, kCopyChunk);
             }
           }
-    }
   }
 
   static bool pointwise(const Window3& g) {
@@ -242,49 +324,90 @@ class IntConvKernel final : public Kernel {
                                     : dense_typed<int8_t>(ctx, g, x, w, xzp, e, y);
   }
 
+  // Per image and group: the padded copy (all threads), then tiles of output positions (or, for
+  // small outputs, blocks of output channels) over the threads: im2col, GEMM, requantization.
   template <class T>
   Status dense_typed(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
                      int32_t xzp, const Epilogue& e, Tensor* y) const {
     const int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
     const int64_t cg = c / group_, mg = m / group_, rows = cg * g.k_size();
     const int64_t out_size = g.out_size(), in_size = g.in_size();
-    const bool direct = pointwise(g);
-    // Tiles: enough jobs for every thread, each im2col tile within ~256 KiB (L2).
-    const int64_t threads = ctx.pool().num_threads();
+    const bool point = pointwise(g);
+    // int8 input in a 1x1 stride-1 convolution is the GEMM's operand as it is.
+    const bool direct = std::is_same_v<T, int8_t> && point;
+    const int32_t zero = std::is_same_v<T, uint8_t> ? xzp - 128 : xzp;
+    Padded p = padded_layout(g);
+    // A 1x1 stride-1 convolution reads the flipped copy as the GEMM operand: rows without slack.
+    if (point) p.wp = g.in[2];
+    // Threads worth waking for one image and group (an int8 multiply-add costs about a quarter
+    // of a float one); tiles: enough for each, each im2col tile within ~256 KiB (L2).
+    const int64_t threads =
+        parallel_parts(ctx.pool(), static_cast<double>(out_size) * mg * rows / 4);
     int64_t tile = std::max<int64_t>(64, (256 << 10) / std::max<int64_t>(rows, 1));
-    const int64_t per_thread = (n * group_ * out_size + threads - 1) / threads;
-    tile = std::min({tile, out_size, std::max<int64_t>(16, (per_thread + 15) / 16 * 16)});
+    const int64_t per_thread = (out_size + threads - 1) / threads;
+    // Below 64 positions a thread's GEMM is too narrow: small outputs (a network's last stages)
+    // split their output channels instead.
+    const bool split_channels = per_thread < 64 && mg >= 32;
+    tile = std::min({tile, out_size,
+                     split_channels ? out_size : std::max<int64_t>(64, (per_thread + 15) / 16 * 16)});
     const int64_t tiles = (out_size + tile - 1) / tile;
-    const int64_t jobs = n * group_ * tiles;
-    const int64_t slots = slot_count(ctx.pool(), jobs);
-    const size_t col_bytes = direct ? 0 : (static_cast<size_t>(rows * tile) + 63) & ~size_t{63};
-    const size_t acc_bytes = (static_cast<size_t>(tile * mg) * 4 + 63) & ~size_t{63};
-    const size_t slot_bytes = col_bytes + acc_bytes;
-    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(slot_bytes * static_cast<size_t>(slots) + 64));
-    const T* xd = x.as<const T>();
+    const int64_t oc_blocks = split_channels && tiles < threads ? std::min(threads, mg / 16) : 1;
+    const int64_t jobs = tiles * oc_blocks;
+    const int64_t slots = std::min(threads, jobs);
+    auto round64 = [](size_t v) { return (v + 63) & ~size_t{63}; };
+    const size_t padded_bytes =
+        direct ? 0 : round64(static_cast<size_t>(cg * p.channel_bytes()) + kCopyChunk);
+    const size_t col_bytes =
+        direct || point ? 0 : round64(static_cast<size_t>(rows * tile) + kCopyChunk);
+    const size_t acc_bytes = round64(static_cast<size_t>(tile * mg) * 4);
+    const size_t seg_bytes =
+        round64(static_cast<size_t>(max_segments(g, tile)) * sizeof(Segment));
+    const size_t slot_bytes = col_bytes + acc_bytes + seg_bytes;
+    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(padded_bytes +
+                                                 slot_bytes * static_cast<size_t>(slots) + 64));
+    auto* xp = static_cast<int8_t*>(mem);
+    char* slot_base = static_cast<char*>(mem) + padded_bytes;
     const int8_t* wd = w.as<const int8_t>();
-    const T pad = static_cast<T>(xzp);
-    for_slots(ctx.pool(), jobs, slots, [&](int64_t job, int64_t slot) {
-      const int64_t t0 = job % tiles, ng = job / tiles;
+    for (int64_t ng = 0; ng < n * group_; ++ng) {
       const int64_t img = ng / group_, grp = ng % group_;
-      const int64_t p0 = t0 * tile, width = std::min(tile, out_size - p0);
-      char* base = static_cast<char*>(mem) + slot_bytes * static_cast<size_t>(slot);
-      auto* acc = reinterpret_cast<int32_t*>(base + col_bytes);
-      const T* x_img = xd + (img * c + grp * cg) * in_size;
-      const T* a = x_img + p0;
-      int64_t lda = in_size;
+      const T* x_img = x.as<const T>() + (img * c + grp * cg) * in_size;
       if (!direct) {
-        auto* col = reinterpret_cast<T*>(base);
-        im2col(g, x_img, cg, p0, width, pad, col);
-        a = col;
-        lda = width;
+        const int64_t prow = cg * p.pz * p.py;
+        if (threads == 1) {
+          pad_rows(g, p, x_img, static_cast<int8_t>(zero), 0, prow, xp);
+        } else {
+          ctx.pool().parallel_for(prow, std::max<int64_t>(1, 16384 / p.row_bytes()),
+                                  [&](int64_t r0, int64_t r1) {
+                                    pad_rows(g, p, x_img, static_cast<int8_t>(zero), r0, r1, xp);
+                                  });
+        }
       }
-      igemm_serial(width, mg, rows, a, lda, xzp, wd + grp * mg * rows, rows, acc, mg);
-      for (int64_t mm = 0; mm < mg; ++mm) {
-        const int64_t oc = grp * mg + mm;
-        finish(e, acc + mm, mg, width, oc, (img * m + oc) * out_size + p0, y);
-      }
-    });
+      for_slots(ctx.pool(), jobs, slots, [&](int64_t job, int64_t slot) {
+        const int64_t ob = job % oc_blocks, t0 = job / oc_blocks;
+        const int64_t m0 = mg * ob / oc_blocks, m1 = mg * (ob + 1) / oc_blocks;
+        const int64_t p0 = t0 * tile, width = std::min(tile, out_size - p0);
+        char* base = slot_base + slot_bytes * static_cast<size_t>(slot);
+        auto* col = reinterpret_cast<int8_t*>(base);
+        auto* acc = reinterpret_cast<int32_t*>(base + col_bytes);
+        auto* segs = reinterpret_cast<Segment*>(base + col_bytes + acc_bytes);
+        const int8_t* b = reinterpret_cast<const int8_t*>(x_img) + p0;
+        int64_t ldb = in_size;
+        if (point && !direct) {
+          b = xp + p0;  // 1x1, stride 1, no padding: the flipped copy is the operand
+        } else if (!direct) {
+          const int64_t nsegs = segments(g, p0, width, segs);
+          im2col(g, p, xp, cg, segs, nsegs, width, col);
+          b = col;
+          ldb = width;
+        }
+        igemm_serial(m1 - m0, width, rows, wd + (grp * mg + m0) * rows, rows, b, ldb, zero, acc,
+                     width);
+        for (int64_t mm = m0; mm < m1; ++mm) {
+          const int64_t oc = grp * mg + mm;
+          finish(e, acc + (mm - m0) * width, width, oc, (img * m + oc) * out_size + p0, y);
+        }
+      });
+    }
     return Status::ok_status();
   }
 
@@ -338,7 +461,7 @@ class IntConvKernel final : public Kernel {
               }
             }
           }
-      finish(e, acc, 1, out_size, ch, (img * c + ch) * out_size, y);
+      finish(e, acc, out_size, ch, (img * c + ch) * out_size, y);
     });
     return Status::ok_status();
   }
@@ -406,7 +529,7 @@ class IntConvKernel final : public Kernel {
           for (int64_t t = 0; t < width; ++t)
             acc[t] += static_cast<uint32_t>(wv * static_cast<int32_t>(crow[t]));
         }
-        finish(e, reinterpret_cast<const int32_t*>(acc), 1, width, oc,
+        finish(e, reinterpret_cast<const int32_t*>(acc), width, oc,
                (img * m + oc) * out_size + p0, y);
       }
     });

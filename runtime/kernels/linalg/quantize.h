@@ -57,7 +57,8 @@ inline Q round_saturate(float v, int32_t zero_point) {
   r = v != v ? static_cast<float>(zero_point) : r;
   r = r < kQMin<Q> ? kQMin<Q> : r;
   r = r > kQMax<Q> ? kQMax<Q> : r;
-  return static_cast<Q>(r);
+  // Through int32: float to int32 vectorises on every x86-64, float to 8 bits does not.
+  return static_cast<Q>(static_cast<int32_t>(r));
 }
 
 template <class Q>
