@@ -197,19 +197,29 @@ class Fuser {
   }
 
   // QDQ (the form int8 quantisers write): a DequantizeLinear of a Conv/MatMul/Gemm operand is the
-  // contraction's prologue, and a QuantizeLinear of the contraction group's result its end.
-  // Whether the group then runs as one int8 kernel is the target's call (kernel_fusion.h).
+  // contraction's prologue, and a QuantizeLinear of the contraction group's result its end; the
+  // DequantizeLinears of an elementwise Add (a residual join) start an elementwise group that a
+  // QuantizeLinear ends. Whether the group then runs as one int8 kernel is the target's call
+  // (kernel_fusion.h).
   bool quantization_edge(ValueId v, NodeId p, NodeId c, int32_t gp) {
     const Node& pn = g_.node(p);
     const Node& cn = g_.node(c);
+    const int32_t gc = find(c);
     if (pn.op_type == "DequantizeLinear" && role(c) == FusionRole::kContraction) {
       for (size_t i = 0; i < cn.inputs.size() && i < 3; ++i)
-        if (cn.inputs[i] == v) return !creates_cycle(gp, find(c));
+        if (cn.inputs[i] == v) return !creates_cycle(gp, gc);
       return false;
     }
+    if (pn.op_type == "DequantizeLinear" && cn.op_type == "Add" && cn.domain.empty() &&
+        anchor_[static_cast<size_t>(gc)] < 0)
+      return !creates_cycle(gp, gc);
     if (cn.op_type != "QuantizeLinear" || cn.inputs.empty() || cn.inputs[0] != v) return false;
     const NodeId ap = anchor_[static_cast<size_t>(gp)];
-    return ap >= 0 && role(ap) == FusionRole::kContraction && !creates_cycle(gp, find(c));
+    if (ap >= 0) return role(ap) == FusionRole::kContraction && !creates_cycle(gp, gc);
+    bool dequantized = false;  // an elementwise group that starts from DequantizeLinear
+    for (NodeId x : members_[static_cast<size_t>(gp)])
+      dequantized = dequantized || g_.node(x).op_type == "DequantizeLinear";
+    return dequantized && !creates_cycle(gp, gc);
   }
 
   // Whether some node outside groups a and b is reachable from them and reaches them.

@@ -50,8 +50,12 @@ class Matcher {
   FusionVerdict match(const opt::FusionGroup& grp) {
     FusionVerdict v;
     if (grp.nodes.size() < 2) return refuse(FusionRefusal::kSingleNode, grp.nodes.front());
-    for (NodeId x : grp.nodes)
-      if (fusion_role(x) == FusionRole::kQuantization) return match_qdq(grp);
+    for (NodeId x : grp.nodes) {
+      if (fusion_role(x) != FusionRole::kQuantization) continue;
+      for (NodeId y : grp.nodes)
+        if (fusion_role(y) == FusionRole::kContraction) return match_qdq(grp);
+      return match_qdq_add(grp);
+    }
     const Node& anchor = g_.node(grp.nodes.front());
     if (grp.outputs.size() != 1) return refuse(FusionRefusal::kSeveralOutputs, grp.nodes.front());
     const std::string& op = anchor.op_type;
@@ -231,6 +235,126 @@ class Matcher {
   }
   static bool is_8bit(DataType t) { return t == DataType::kUint8 || t == DataType::kInt8; }
 
+  // The end of a QDQ group from nodes[i] on, reading `cur`: an optional Relu or constant Clip,
+  // then a per-tensor 8-bit QuantizeLinear whose output is the group's one output.
+  struct QuantizedTail {
+    float lo = -std::numeric_limits<float>::infinity();
+    float hi = std::numeric_limits<float>::infinity();
+    const Node* q = nullptr;
+    size_t failed_at = 0;  // where matching stopped, when it did
+  };
+  bool match_quantized_tail(const opt::FusionGroup& grp, size_t i, ValueId cur,
+                            QuantizedTail* t) const {
+    const auto sole_reader = [&](ValueId v, NodeId reader) {
+      const Value& value = g_.value(v);
+      return value.consumers.size() == 1 && value.consumers[0] == reader &&
+             std::find(g_.outputs().begin(), g_.outputs().end(), v) == g_.outputs().end();
+    };
+    t->failed_at = i;
+    if (i < grp.nodes.size() && sole_reader(cur, grp.nodes[i])) {
+      const Node& act = g_.node(grp.nodes[i]);
+      if (act.domain.empty() && act.op_type == "Relu" && act.inputs[0] == cur) {
+        t->lo = 0;
+        cur = act.outputs[0];
+        ++i;
+      } else if (act.domain.empty() && act.op_type == "Clip" && act.inputs[0] == cur) {
+        if (act.opset < 11) {
+          t->lo = attr_float(act, "min", t->lo);
+          t->hi = attr_float(act, "max", t->hi);
+        } else {
+          for (size_t j = 1; j < act.inputs.size() && j < 3; ++j) {
+            if (act.inputs[j] == kNoValue) continue;
+            const auto v = constant_scalar(g_, rdp_, act.inputs[j]);
+            if (!v) return false;
+            (j == 1 ? t->lo : t->hi) = *v;
+          }
+        }
+        cur = act.outputs[0];
+        ++i;
+      }
+    }
+    t->failed_at = i;
+    if (i + 1 != grp.nodes.size()) return false;
+    const Node& q = g_.node(grp.nodes[i]);
+    const Attribute* q_block = q.attribute("block_size");
+    const ValueId q_zp = q.inputs.size() > 2 ? q.inputs[2] : kNoValue;
+    if (q.op_type != "QuantizeLinear" || q.inputs.size() < 2 || q.inputs[0] != cur ||
+        !sole_reader(cur, grp.nodes[i]) || (q_block && q_block->i != 0) ||
+        rdp_.fact(g_, q.inputs[1]).dtype != DataType::kFloat ||
+        !quant_param_fits(q, q.inputs[1], 0) || !quant_param_fits(q, q_zp, 0) ||
+        q.outputs.size() != 1 || q.outputs[0] != grp.outputs[0] ||
+        !is_8bit(rdp_.fact(g_, q.outputs[0]).dtype))
+      return false;
+    t->q = &q;
+    return true;
+  }
+
+  // A per-tensor 8-bit DequantizeLinear with float32 scale (no blocks).
+  bool plain_dequantize(const Node& n) const {
+    const Attribute* block = n.attribute("block_size");
+    if (n.op_type != "DequantizeLinear" || n.inputs.size() < 2 || n.outputs.size() != 1 ||
+        (block && block->i != 0))
+      return false;
+    const ValueId zp = n.inputs.size() > 2 ? n.inputs[2] : kNoValue;
+    return is_8bit(rdp_.fact(g_, n.inputs[0]).dtype) &&
+           rdp_.fact(g_, n.inputs[1]).dtype == DataType::kFloat &&
+           quant_param_fits(n, n.inputs[1], 0) && quant_param_fits(n, zp, 0);
+  }
+
+  // DequantizeLinear(a), DequantizeLinear(b) → Add (same shapes) (+ Relu or constant Clip) →
+  // QuantizeLinear, as one sod2:QAdd: the same float arithmetic as the nodes one by one (so the
+  // same bits), without materialising the float values.
+  FusionVerdict match_qdq_add(const opt::FusionGroup& grp) {
+    auto refuse_here = [&](NodeId at) {
+      return refuse(FusionRefusal::kUnsupportedQuantization, at);
+    };
+    size_t a = 0;
+    while (a < grp.nodes.size() && g_.node(grp.nodes[a]).op_type == "DequantizeLinear") ++a;
+    if (a == 0 || a == grp.nodes.size()) return refuse_here(grp.nodes.front());
+    const Node& add = g_.node(grp.nodes[a]);
+    if (!add.domain.empty() || add.op_type != "Add" || add.inputs.size() != 2 ||
+        add.outputs.size() != 1)
+      return refuse_here(grp.nodes[a]);
+    const Node* dq[2] = {nullptr, nullptr};
+    for (size_t i = 0; i < a; ++i) {
+      const Node& n = g_.node(grp.nodes[i]);
+      if (!plain_dequantize(n)) return refuse_here(grp.nodes[i]);
+      for (int s = 0; s < 2; ++s)
+        if (add.inputs[static_cast<size_t>(s)] == n.outputs[0]) dq[s] = &n;
+    }
+    const TensorFact& out = rdp_.fact(g_, add.outputs[0]);
+    for (const Node* n : dq) {
+      if (!n || !opt::same_shape(rdp_.fact(g_, n->inputs[0]), out, rdp_.ranges()))
+        return refuse_here(grp.nodes[a]);
+    }
+    QuantizedTail tail;
+    if (!match_quantized_tail(grp, a + 1, add.outputs[0], &tail))
+      return refuse_here(grp.nodes[std::min(tail.failed_at, grp.nodes.size() - 1)]);
+    auto in = [](const Node* n, size_t i) {
+      return n && i < n->inputs.size() ? n->inputs[i] : kNoValue;
+    };
+    FusedKernel k;
+    k.info.name = add.name;
+    k.info.op_type = "QAdd";
+    k.info.domain = "sod2";
+    k.info.opset = 1;
+    k.inputs = {in(dq[0], 0), in(dq[0], 1), in(dq[0], 2),      in(dq[1], 0),
+                in(dq[1], 1), in(dq[1], 2), tail.q->inputs[1], in(tail.q, 2)};
+    k.output = tail.q->outputs[0];
+    set_float(&k.info.attrs, "clip_min", tail.lo);
+    set_float(&k.info.attrs, "clip_max", tail.hi);
+    for (ValueId v : k.inputs) {
+      k.info.input_present.push_back(v != kNoValue);
+      k.info.input_dtypes.push_back(v == kNoValue ? rt::DType::kUndefined
+                                                  : to_rt_dtype(rdp_.fact(g_, v).dtype));
+    }
+    k.info.output_dtypes = {to_rt_dtype(rdp_.fact(g_, k.output).dtype)};
+    k.info.num_outputs = 1;
+    FusionVerdict v;
+    v.kernel = std::move(k);
+    return v;
+  }
+
   // DequantizeLinear → Conv (+ its int32 bias) (+ Relu or a constant Clip) → QuantizeLinear, as
   // one sod2:QFusedConv. Its arithmetic is QLinearConv's (exact int32 sums, one requantisation),
   // which is what the QDQ form means and what ONNX Runtime runs for it; the bias's scale must
@@ -300,47 +424,11 @@ class Matcher {
       }
       bias = in(dq[2], 0);
     }
-    // The epilogue: an optional Relu or constant Clip, then QuantizeLinear.
-    ValueId cur = conv.outputs[0];
-    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-    size_t i = a + 1;
-    const auto sole_reader = [&](ValueId v, NodeId reader) {
-      const Value& value = g_.value(v);
-      return value.consumers.size() == 1 && value.consumers[0] == reader &&
-             std::find(g_.outputs().begin(), g_.outputs().end(), v) == g_.outputs().end();
-    };
-    if (i < grp.nodes.size() && sole_reader(cur, grp.nodes[i])) {
-      const Node& act = g_.node(grp.nodes[i]);
-      if (act.domain.empty() && act.op_type == "Relu" && act.inputs[0] == cur) {
-        lo = 0;
-        cur = act.outputs[0];
-        ++i;
-      } else if (act.domain.empty() && act.op_type == "Clip" && act.inputs[0] == cur) {
-        if (act.opset < 11) {
-          lo = attr_float(act, "min", lo);
-          hi = attr_float(act, "max", hi);
-        } else {
-          for (size_t j = 1; j < act.inputs.size() && j < 3; ++j) {
-            if (act.inputs[j] == kNoValue) continue;
-            const auto v = constant_scalar(g_, rdp_, act.inputs[j]);
-            if (!v) return refuse_here(grp.nodes[i]);
-            (j == 1 ? lo : hi) = *v;
-          }
-        }
-        cur = act.outputs[0];
-        ++i;
-      }
-    }
-    if (i + 1 != grp.nodes.size()) return refuse_here(grp.nodes[std::min(i, grp.nodes.size() - 1)]);
-    const Node& q = g_.node(grp.nodes[i]);
-    const Attribute* q_block = q.attribute("block_size");
-    if (q.op_type != "QuantizeLinear" || q.inputs.size() < 2 || q.inputs[0] != cur ||
-        !sole_reader(cur, grp.nodes[i]) || (q_block && q_block->i != 0) ||
-        rdp_.fact(g_, q.inputs[1]).dtype != DataType::kFloat ||
-        !quant_param_fits(q, q.inputs[1], 0) || !quant_param_fits(q, in(&q, 2), 0) ||
-        q.outputs.size() != 1 || q.outputs[0] != grp.outputs[0] ||
-        !is_8bit(rdp_.fact(g_, q.outputs[0]).dtype))
-      return refuse_here(grp.nodes[i]);
+    QuantizedTail tail;
+    if (!match_quantized_tail(grp, a + 1, conv.outputs[0], &tail))
+      return refuse_here(grp.nodes[std::min(tail.failed_at, grp.nodes.size() - 1)]);
+    const Node& q = *tail.q;
+    const float lo = tail.lo, hi = tail.hi;
 
     FusedKernel k;
     k.info.name = conv.name;

@@ -26,8 +26,8 @@
 namespace sod2::rt::quant {
 namespace {
 
-constexpr int64_t kCopyChunk = 16; // im2col copies runs in chunks of this many bytes
-constexpr int64_t kRefTile = 256;  // reference path: output positions per im2col tile
+constexpr int64_t kCopyChunk = 16;  // im2col copies runs in chunks of this many bytes
+constexpr int64_t kRefTile = 256;   // reference path: output positions per im2col tile
 
 // Writes one output channel's `count` requantized values: clamp(round(acc * mult) + zp).
 template <class Q>
@@ -190,8 +190,8 @@ class IntConvKernel final : public Kernel {
   };
 
   // `count` sums of output channel oc into y at element offset y_off.
-  void finish(const Epilogue& e, const int32_t* acc, int64_t count, int64_t oc,
-              int64_t y_off, Tensor* y) const {
+  void finish(const Epilogue& e, const int32_t* acc, int64_t count, int64_t oc, int64_t y_off,
+              Tensor* y) const {
     const int32_t b = e.bias ? e.bias[oc] : 0;
     if (!requant_) {
       int32_t* out = y->as<int32_t>() + y_off;
@@ -348,8 +348,9 @@ class IntConvKernel final : public Kernel {
     // Below 64 positions a thread's GEMM is too narrow: small outputs (a network's last stages)
     // split their output channels instead.
     const bool split_channels = per_thread < 64 && mg >= 32;
-    tile = std::min({tile, out_size,
-                     split_channels ? out_size : std::max<int64_t>(64, (per_thread + 15) / 16 * 16)});
+    tile =
+        std::min({tile, out_size,
+                  split_channels ? out_size : std::max<int64_t>(64, (per_thread + 15) / 16 * 16)});
     const int64_t tiles = (out_size + tile - 1) / tile;
     const int64_t oc_blocks = split_channels && tiles < threads ? std::min(threads, mg / 16) : 1;
     const int64_t jobs = tiles * oc_blocks;
@@ -360,11 +361,10 @@ class IntConvKernel final : public Kernel {
     const size_t col_bytes =
         direct || point ? 0 : round64(static_cast<size_t>(rows * tile) + kCopyChunk);
     const size_t acc_bytes = round64(static_cast<size_t>(tile * mg) * 4);
-    const size_t seg_bytes =
-        round64(static_cast<size_t>(max_segments(g, tile)) * sizeof(Segment));
+    const size_t seg_bytes = round64(static_cast<size_t>(max_segments(g, tile)) * sizeof(Segment));
     const size_t slot_bytes = col_bytes + acc_bytes + seg_bytes;
-    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(padded_bytes +
-                                                 slot_bytes * static_cast<size_t>(slots) + 64));
+    SOD2_ASSIGN_OR_RETURN(void* mem,
+                          ctx.scratch(padded_bytes + slot_bytes * static_cast<size_t>(slots) + 64));
     auto* xp = static_cast<int8_t*>(mem);
     char* slot_base = static_cast<char*>(mem) + padded_bytes;
     const int8_t* wd = w.as<const int8_t>();
@@ -529,8 +529,8 @@ class IntConvKernel final : public Kernel {
           for (int64_t t = 0; t < width; ++t)
             acc[t] += static_cast<uint32_t>(wv * static_cast<int32_t>(crow[t]));
         }
-        finish(e, reinterpret_cast<const int32_t*>(acc), width, oc,
-               (img * m + oc) * out_size + p0, y);
+        finish(e, reinterpret_cast<const int32_t*>(acc), width, oc, (img * m + oc) * out_size + p0,
+               y);
       }
     });
     return Status::ok_status();

@@ -11,7 +11,8 @@
 namespace sod2::rt::quant {
 namespace {
 
-constexpr int64_t kGrain = 65536;  // elements per parallel chunk: ~20 us, what waking a thread costs
+constexpr int64_t kGrain =
+    65536;  // elements per parallel chunk: ~20 us, what waking a thread costs
 
 Status check_axis(const char* op, int64_t axis, int rank, int* out) {
   if (axis < -rank || axis >= rank) {
@@ -285,6 +286,7 @@ void register_quantized_kernels(KernelRegistry& r) {
   r.add("", "ConvInteger", 10, make_conv_integer);
   r.add("", "QLinearConv", 10, make_qlinear_conv);
   r.add("sod2", "QFusedConv", 1, make_qfused_conv);
+  r.add("sod2", "QAdd", 1, make_qadd);
 }
 
 }  // namespace sod2::rt::quant

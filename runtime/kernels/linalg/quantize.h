@@ -35,6 +35,8 @@ Expected<std::unique_ptr<Kernel>> make_qlinear_matmul(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_conv_integer(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_qlinear_conv(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_qfused_conv(const NodeInfo& node);
+// sod2:QAdd, a fused quantized residual join (qlinear_add.cpp).
+Expected<std::unique_ptr<Kernel>> make_qadd(const NodeInfo& node);
 
 template <class Q>
 inline constexpr float kQMin = static_cast<float>(std::numeric_limits<Q>::min());

@@ -1,0 +1,216 @@
+// QDQ models (the form int8 quantisers write) through the one compiled model: a shared
+// DequantizeLinear gets one copy per contraction at import, DequantizeLinear → Conv → Relu →
+// QuantizeLinear runs as one sod2:QFusedConv and the residual DequantizeLinear ×2 → Add → Relu →
+// QuantizeLinear as one sod2:QAdd; a group the int8 kernels cannot run is split, says why and
+// still runs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "../onnx/proto_builder.h"
+#include "core/onnx/onnx_import.h"
+#include "core/pipeline/compiled_model.h"
+#include "runtime/exec/session.h"
+#include "runtime/kernels/kernel_registry.h"
+
+namespace sod2 {
+namespace {
+
+using testing::add_float_initializer;
+using testing::add_input;
+using testing::add_node;
+using testing::add_output;
+
+template <class T>
+void add_raw_initializer(onnx::GraphProto* g, const std::string& name, int32_t type,
+                         std::vector<int64_t> dims, const std::vector<T>& values) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(type);
+  for (int64_t d : dims) t->add_dims(d);
+  std::string raw(values.size() * sizeof(T), '\0');
+  if (!values.empty()) std::memcpy(raw.data(), values.data(), raw.size());
+  t->set_raw_data(raw);
+}
+
+void add_uint8_scalar(onnx::GraphProto* g, const std::string& name, uint8_t v) {
+  add_raw_initializer<uint8_t>(g, name, onnx::TensorProto::UINT8, {}, {v});
+}
+
+// Conv weights int8 [m, c, 3, 3], per-channel scales, int32 bias of scale x_scale * w_scale
+// (times `bias_scale_error` to make it wrong), each behind its DequantizeLinear.
+void add_quantized_conv(onnx::GraphProto* g, const std::string& name, const std::string& x,
+                        float x_scale, int64_t c, int64_t m, const std::string& out,
+                        float bias_scale_error = 1.0f) {
+  std::vector<int8_t> w(static_cast<size_t>(m * c * 9));
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+  std::vector<float> ws, bs;
+  std::vector<int32_t> b;
+  for (int64_t i = 0; i < m; ++i) {
+    ws.push_back(0.002f * static_cast<float>(i + 1));
+    bs.push_back(x_scale * ws.back() * bias_scale_error);
+    b.push_back(static_cast<int32_t>(i * 50 - 60));
+  }
+  add_raw_initializer(g, name + "_wq", onnx::TensorProto::INT8, {m, c, 3, 3}, w);
+  add_float_initializer(g, name + "_ws", {m}, ws);
+  add_raw_initializer(g, name + "_wz", onnx::TensorProto::INT8, {m}, std::vector<int8_t>(m, 0));
+  add_raw_initializer(g, name + "_bq", onnx::TensorProto::INT32, {m}, b);
+  add_float_initializer(g, name + "_bs", {m}, bs);
+  add_raw_initializer(g, name + "_bz", onnx::TensorProto::INT32, {m}, std::vector<int32_t>(m, 0));
+  auto* dw = add_node(g, "DequantizeLinear", {name + "_wq", name + "_ws", name + "_wz"},
+                      {name + "_w"}, name + "_dq_w");
+  testing::add_int_attr(dw, "axis", 0);
+  auto* db = add_node(g, "DequantizeLinear", {name + "_bq", name + "_bs", name + "_bz"},
+                      {name + "_b"}, name + "_dq_b");
+  testing::add_int_attr(db, "axis", 0);
+  auto* conv = add_node(g, "Conv", {x, name + "_w", name + "_b"}, {out}, name);
+  auto* pads = conv->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+}
+
+// Q(out) then DQ, with a per-tensor uint8 scale/zero point.
+void add_qdq(onnx::GraphProto* g, const std::string& t, float scale, uint8_t zp,
+             const std::string& dequantized) {
+  add_float_initializer(g, t + "_s", {}, {scale});
+  add_uint8_scalar(g, t + "_z", zp);
+  add_node(g, "QuantizeLinear", {t, t + "_s", t + "_z"}, {t + "_q"}, t + "_quantize");
+  add_node(g, "DequantizeLinear", {t + "_q", t + "_s", t + "_z"}, {dequantized}, t + "_dequantize");
+}
+
+// x → Q/DQ (xd, read by conv1 and the Add) → conv1 → Relu → Q/DQ → conv2 → Q/DQ → Add(·, xd) →
+// Relu → Q/DQ → y.
+Model residual_block(float bias_scale_error = 1.0f) {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {1, 4, "h", "w"});
+  add_qdq(g, "x", 0.02f, 128, "xd");
+  add_quantized_conv(g, "conv1", "xd", 0.02f, 4, 4, "c1", bias_scale_error);
+  add_node(g, "Relu", {"c1"}, {"r1"}, "relu1");
+  add_qdq(g, "r1", 0.03f, 0, "r1d");
+  add_quantized_conv(g, "conv2", "r1d", 0.03f, 4, 4, "c2");
+  add_qdq(g, "c2", 0.04f, 120, "c2d");
+  add_node(g, "Add", {"c2d", "xd"}, {"s"}, "add");
+  add_node(g, "Relu", {"s"}, {"r"}, "relu");
+  add_qdq(g, "r", 0.05f, 0, "y");
+  add_output(g, "y", {1, 4, "h", "w"});
+  auto model = import_onnx_bytes(testing::serialize(m), "", "qdq block");
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  return std::move(*model);
+}
+
+pipeline::CompileOptions ranges(bool fuse) {
+  pipeline::CompileOptions o;
+  o.rdp.ranges["h"] = {1, 32, 1};
+  o.rdp.ranges["w"] = {1, 32, 1};
+  o.fuse = fuse;
+  return o;
+}
+
+std::vector<float> run(const pipeline::CompiledModel& c, int64_t h, int64_t w) {
+  auto session = rt::Session::create(c.program, rt::KernelRegistry::standard(), {1});
+  EXPECT_TRUE(session.ok()) << session.status().to_string();
+  if (!session.ok()) return {};
+  rt::HostTensor x(rt::DType::kFloat, rt::Shape{1, 4, h, w});
+  for (int64_t i = 0; i < x.shape().numel(); ++i)
+    x.data<float>()[i] = std::sin(0.37f * static_cast<float>(i)) * 2.0f;
+  const rt::Tensor in[] = {x.view()};
+  auto out = (*session)->run(in);
+  EXPECT_TRUE(out.ok()) << out.status().to_string();
+  if (!out.ok()) return {};
+  const float* y = (*out)[0].as<float>();
+  return std::vector<float>(y, y + (*out)[0].numel());
+}
+
+std::vector<std::string> kernel_ops(const pipeline::CompiledModel& c) {
+  std::vector<std::string> ops;
+  for (const rt::NodeDesc& n : c.program.graphs[0].nodes)
+    ops.push_back((n.info.domain.empty() ? "" : n.info.domain + ":") + n.info.op_type);
+  return ops;
+}
+
+TEST(QdqImport, ASharedDequantizeGetsOneCopyPerContraction) {
+  const Model model = residual_block();
+  const Graph& g = *model.graph;
+  // xd's DequantizeLinear feeds conv1 and the Add: conv1 reads a copy, the Add the original.
+  int copies = 0;
+  for (const Node& n : g.nodes()) {
+    if (n.name != "x_dequantize/for/conv1") continue;
+    ++copies;
+    EXPECT_EQ(n.op_type, "DequantizeLinear");
+    ASSERT_EQ(n.outputs.size(), 1u);
+    const Value& v = g.value(n.outputs[0]);
+    ASSERT_EQ(v.consumers.size(), 1u);
+    EXPECT_EQ(g.node(v.consumers[0]).name, "conv1");
+  }
+  EXPECT_EQ(copies, 1);
+  const Value& xd = g.value(g.find("xd"));
+  ASSERT_EQ(xd.consumers.size(), 1u);
+  EXPECT_EQ(g.node(xd.consumers[0]).name, "add");
+}
+
+TEST(QdqFusion, ConvChainsAndTheResidualAddRunAsInt8Kernels) {
+  auto c = pipeline::compile(residual_block(), ranges(true));
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const std::vector<std::string> ops = kernel_ops(*c);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "sod2:QFusedConv"), 2);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "sod2:QAdd"), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Conv"), 0);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Add"), 0);
+  // Left: quantizing the input and dequantizing the output.
+  EXPECT_EQ(ops.size(), 5u);
+  // conv1's group holds its three DequantizeLinears, the Relu and the QuantizeLinear.
+  for (const rt::NodeDesc& n : c->program.graphs[0].nodes) {
+    if (n.info.op_type != "QFusedConv" || n.info.name != "conv1") continue;
+    std::vector<std::string> types = n.fused_op_types;
+    std::sort(types.begin(), types.end());
+    EXPECT_EQ(types, (std::vector<std::string>{"Conv", "DequantizeLinear", "DequantizeLinear",
+                                               "DequantizeLinear", "QuantizeLinear", "Relu"}));
+    // The int8 output is planned at one byte per element.
+    EXPECT_EQ(n.info.output_dtypes, std::vector<rt::DType>{rt::DType::kUint8});
+  }
+  EXPECT_EQ(c->refused_groups(), 0);
+
+  // Against the nodes one by one (float Conv between them): the int8 kernels sum exactly where
+  // the float Conv rounds, so a value may land one quantum (0.05) away, never more.
+  auto plain = pipeline::compile(residual_block(), ranges(false));
+  ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+  for (auto [h, w] : {std::pair<int64_t, int64_t>{5, 7}, {16, 9}}) {
+    const std::vector<float> fused = run(*c, h, w), unfused = run(*plain, h, w);
+    ASSERT_EQ(fused.size(), unfused.size());
+    ASSERT_FALSE(fused.empty());
+    int differ = 0;
+    for (size_t i = 0; i < fused.size(); ++i) {
+      EXPECT_LE(std::fabs(fused[i] - unfused[i]), 0.05f * 1.01f) << i;
+      differ += fused[i] != unfused[i];
+    }
+    EXPECT_LT(differ, static_cast<int>(fused.size()) / 10);
+  }
+}
+
+TEST(QdqFusion, ABiasOfAnotherScaleIsSplitSayingWhyAndStillRuns) {
+  auto c = pipeline::compile(residual_block(1.5f), ranges(true));
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const std::vector<std::string> ops = kernel_ops(*c);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "sod2:QFusedConv"), 1);  // conv2 only
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Conv"), 1);
+  bool said = false;
+  for (size_t i = 0; i < c->decisions.size(); ++i) {
+    if (c->decisions[i].refusal != package::FusionRefusal::kUnsupportedQuantization) continue;
+    said = true;
+    EXPECT_EQ(c->decisions[i].at_node, "conv1");
+  }
+  EXPECT_TRUE(said);
+  EXPECT_NE(
+      std::string(package::fusion_refusal_text(package::FusionRefusal::kUnsupportedQuantization))
+          .find("x_scale * w_scale"),
+      std::string::npos);
+  EXPECT_EQ(run(*c, 6, 6).size(), 4u * 36u);
+}
+
+}  // namespace
+}  // namespace sod2

@@ -1,0 +1,258 @@
+// The fused int8 kernels of QDQ groups (core/package/kernel_fusion.h) and the fast paths of the
+// integer convolutions: sod2:QFusedConv (QLinearConv plus a clamp) through every path of
+// qlinear_conv.cpp (dense im2col, 1x1 direct, strided phases, depthwise, reference; channel
+// splits for small outputs, several tiles for large ones) against an int64 reference, bit for
+// bit; sod2:QAdd against DequantizeLinear, Add, Relu/Clip and QuantizeLinear run one by one.
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "runtime/kernels/linalg/quantize.h"
+#include "tests/runtime/kernels/linalg/linalg_test_util.h"
+
+namespace sod2::rt::linalg_test {
+namespace {
+
+template <class T>
+HostTensor random_q(DType dt, Shape s, uint32_t seed, int lo = -128, int hi = 255) {
+  std::mt19937 g(seed);
+  std::uniform_int_distribution<int> d(std::max<int>(lo, std::numeric_limits<T>::min()),
+                                       std::min<int>(hi, std::numeric_limits<T>::max()));
+  std::vector<T> v(static_cast<size_t>(s.numel()));
+  for (T& x : v) x = static_cast<T>(d(g));
+  return testing::make_tensor(dt, s, v);
+}
+
+template <class T>
+HostTensor scalar(DType dt, T v) {
+  return testing::make_tensor(dt, Shape{}, std::vector<T>{v});
+}
+
+Expected<std::vector<HostTensor>> run_sod2(const std::string& op,
+                                           const std::vector<const HostTensor*>& in,
+                                           const Attrs& attrs, int threads) {
+  NodeInfo info = testing::node_info(op, 1, in, 1, attrs);
+  info.domain = "sod2";
+  SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, registry().create(info));
+  std::vector<Tensor> views;
+  for (const HostTensor* t : in) views.push_back(t ? t->view() : Tensor{});
+  std::vector<const Tensor*> ptrs;
+  for (size_t i = 0; i < in.size(); ++i) ptrs.push_back(in[i] ? &views[i] : nullptr);
+  testing::HeapAllocator alloc(1);
+  ThreadPool pool(threads);
+  KernelContext ctx(ptrs, &alloc, &pool);
+  SOD2_RETURN_IF_ERROR(kernel->run(ctx));
+  return std::move(alloc.outputs);
+}
+
+struct Geometry {
+  const char* name;
+  int64_t n, c, h, w, m, kh, kw, group, sy, sx, pt, pl, pb, pr, dil;
+};
+
+// The int64 sums of a 2-D convolution.
+template <class TX>
+std::vector<int64_t> ref_sums(const Geometry& p, const TX* x, const int8_t* w, int xzp, int64_t* oh,
+                              int64_t* ow) {
+  *oh = (p.h + p.pt + p.pb - (p.kh - 1) * p.dil - 1) / p.sy + 1;
+  *ow = (p.w + p.pl + p.pr - (p.kw - 1) * p.dil - 1) / p.sx + 1;
+  const int64_t cg = p.c / p.group, mg = p.m / p.group;
+  std::vector<int64_t> y;
+  for (int64_t n = 0; n < p.n; ++n)
+    for (int64_t m = 0; m < p.m; ++m)
+      for (int64_t oy = 0; oy < *oh; ++oy)
+        for (int64_t ox = 0; ox < *ow; ++ox) {
+          int64_t acc = 0;
+          const int64_t g = m / mg;
+          for (int64_t c = 0; c < cg; ++c)
+            for (int64_t ky = 0; ky < p.kh; ++ky)
+              for (int64_t kx = 0; kx < p.kw; ++kx) {
+                const int64_t iy = oy * p.sy - p.pt + ky * p.dil;
+                const int64_t ix = ox * p.sx - p.pl + kx * p.dil;
+                if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
+                acc += (int64_t{x[((n * p.c + g * cg + c) * p.h + iy) * p.w + ix]} - xzp) *
+                       w[((m * cg + c) * p.kh + ky) * p.kw + kx];
+              }
+          y.push_back(acc);
+        }
+  return y;
+}
+
+int32_t quantize_ref(float v, float scale, int32_t zp, int lo, int hi) {
+  if (std::isinf(v)) return v < 0 ? lo : hi;
+  return static_cast<int32_t>(
+      std::clamp(std::nearbyint(v / scale) + static_cast<float>(zp), float(lo), float(hi)));
+}
+
+template <class TX, class TY>
+void check_geometry(const Geometry& p, DType xt, DType yt, int xzp, int yzp, float clip_lo,
+                    float clip_hi, int threads) {
+  SCOPED_TRACE(std::string(p.name) + " x " + dtype_name(xt) + " y " + dtype_name(yt) + " threads " +
+               std::to_string(threads) + " clip [" + std::to_string(clip_lo) + ", " +
+               std::to_string(clip_hi) + "]");
+  const HostTensor x = random_q<TX>(xt, {p.n, p.c, p.h, p.w}, 7 + static_cast<uint32_t>(p.c));
+  const HostTensor w =
+      random_q<int8_t>(DType::kInt8, {p.m, p.c / p.group, p.kh, p.kw}, 11, -127, 127);
+  std::vector<float> wsv;
+  std::vector<int32_t> bv;
+  for (int64_t i = 0; i < p.m; ++i) {
+    wsv.push_back(0.0005f * static_cast<float>(1 + i % 7));
+    bv.push_back(static_cast<int32_t>((i * 7919) % 4001) - 2000);
+  }
+  const HostTensor xs = floats({}, {0.021f}), ws = floats({p.m}, wsv), ys = floats({}, {0.037f});
+  const HostTensor xz = xt == DType::kUint8 ? scalar<uint8_t>(xt, static_cast<uint8_t>(xzp))
+                                            : scalar<int8_t>(xt, static_cast<int8_t>(xzp));
+  const HostTensor wz = testing::make_tensor(DType::kInt8, {p.m}, std::vector<int8_t>(p.m, 0));
+  const HostTensor yz = yt == DType::kUint8 ? scalar<uint8_t>(yt, static_cast<uint8_t>(yzp))
+                                            : scalar<int8_t>(yt, static_cast<int8_t>(yzp));
+  const HostTensor b = testing::make_tensor(DType::kInt32, {p.m}, bv);
+  const Attrs attrs = A().i("group", p.group)
+                          .is("strides", {p.sy, p.sx})
+                          .is("pads", {p.pt, p.pl, p.pb, p.pr})
+                          .is("dilations", {p.dil, p.dil})
+                          .f("clip_min", clip_lo)
+                          .f("clip_max", clip_hi);
+  auto got = run_sod2("QFusedConv", {&x, &xs, &xz, &w, &ws, &wz, &ys, &yz, &b}, attrs, threads);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  int64_t oh = 0, ow = 0;
+  const auto sums = ref_sums(p, x.data<TX>(), w.data<int8_t>(), xzp, &oh, &ow);
+  const HostTensor& y = (*got)[0];
+  ASSERT_EQ(y.shape(), (Shape{p.n, p.m, oh, ow}));
+  ASSERT_EQ(y.dtype(), yt);
+  const int lo = std::numeric_limits<TY>::min(), hi = std::numeric_limits<TY>::max();
+  const int qlo = quantize_ref(clip_lo, 0.037f, yzp, lo, hi);
+  const int qhi = quantize_ref(clip_hi, 0.037f, yzp, lo, hi);
+  const int64_t plane = oh * ow;
+  int mismatches = 0;
+  for (size_t i = 0; i < sums.size() && mismatches < 5; ++i) {
+    const int64_t m = static_cast<int64_t>(i) / plane % p.m;
+    const float mult = 0.021f * wsv[static_cast<size_t>(m)] / 0.037f;
+    const float v =
+        std::nearbyint(static_cast<float>(sums[i] + bv[static_cast<size_t>(m)]) * mult) +
+        static_cast<float>(yzp);
+    const int want = std::clamp(static_cast<int>(std::clamp(v, float(lo), float(hi))), qlo, qhi);
+    if (int{y.data<TY>()[i]} != want) {
+      ++mismatches;
+      ADD_FAILURE() << "element " << i << ": " << int{y.data<TY>()[i]} << " != " << want;
+    }
+  }
+}
+
+const Geometry kGeometries[] = {
+    {"1x1", 2, 16, 9, 7, 24, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+    {"1x1 stride 2", 1, 16, 9, 8, 8, 1, 1, 1, 2, 2, 0, 0, 0, 0, 1},
+    {"3x3 pad 1", 2, 8, 11, 13, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"3x3 stride 2 pad 1", 1, 8, 12, 11, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1},
+    {"7x7 stride 2 pad 3", 1, 3, 30, 28, 8, 7, 7, 1, 2, 2, 3, 3, 3, 3, 1},
+    {"3x3 dilation 2", 1, 4, 10, 10, 6, 3, 3, 1, 1, 1, 2, 2, 2, 2, 2},
+    {"asymmetric pads, stride 3x1", 1, 5, 9, 10, 7, 2, 3, 1, 3, 1, 0, 2, 1, 0, 1},
+    {"groups 2", 2, 8, 7, 9, 6, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1},
+    {"depthwise stride 2", 2, 12, 9, 10, 12, 3, 3, 12, 2, 2, 1, 1, 1, 1, 1},
+    // Small output, many channels: threads split the output channels.
+    {"small output, 64 channels", 1, 64, 3, 3, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    // Large output: several tiles per thread.
+    {"large output", 1, 4, 70, 66, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+};
+
+TEST(QFusedConv, EveryPathMatchesTheInt64ReferenceBitForBit) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const Geometry& p : kGeometries) {
+    for (int threads : {1, 2}) {
+      check_geometry<uint8_t, uint8_t>(p, DType::kUint8, DType::kUint8, 131, 0, -inf, inf, threads);
+      check_geometry<int8_t, int8_t>(p, DType::kInt8, DType::kInt8, -5, 3, -inf, inf, threads);
+    }
+    // Fused Relu (a clamp at the zero point) and a Clip, with either output type.
+    check_geometry<uint8_t, uint8_t>(p, DType::kUint8, DType::kUint8, 7, 20, 0.0f, inf, 2);
+    check_geometry<uint8_t, int8_t>(p, DType::kUint8, DType::kInt8, 200, -10, -0.5f, 1.25f, 2);
+  }
+}
+
+TEST(QFusedConv, ZeroNegativeOrNanScalesAreErrorsNamingTheScale) {
+  const HostTensor x = random_q<uint8_t>(DType::kUint8, {1, 2, 4, 4}, 1);
+  const HostTensor w = random_q<int8_t>(DType::kInt8, {3, 2, 1, 1}, 2);
+  const HostTensor s = floats({}, {0.1f}), z = scalar<uint8_t>(DType::kUint8, 0);
+  const HostTensor wz = scalar<int8_t>(DType::kInt8, 0);
+  const HostTensor ws_zero = floats({3}, {0.1f, 0.0f, 0.1f});
+  auto r = run_sod2("QFusedConv", {&x, &s, &z, &w, &ws_zero, &wz, &s, &z}, {}, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("w_scale[1]"), std::string::npos) << r.status().to_string();
+  const HostTensor nan = floats({}, {std::nanf("")}), neg = floats({}, {-1.0f});
+  const HostTensor ws = floats({3}, {0.1f, 0.1f, 0.1f});
+  for (const HostTensor* bad : {&nan, &neg}) {
+    auto y = run_sod2("QFusedConv", {&x, &s, &z, &w, &ws, &wz, bad, &z}, {}, 1);
+    ASSERT_FALSE(y.ok());
+    EXPECT_NE(y.status().message().find("y_scale"), std::string::npos) << y.status().to_string();
+    auto q = testing::run_kernel(registry(), "QLinearConv", 10, {&x, bad, &z, &w, &ws, &wz, &s, &z},
+                                 1, {}, 1);
+    ASSERT_FALSE(q.ok());
+    EXPECT_NE(q.status().message().find("x_scale"), std::string::npos) << q.status().to_string();
+  }
+  // A clamp that is not a range.
+  auto c = run_sod2("QFusedConv", {&x, &s, &z, &w, &ws, &wz, &s, &z},
+                    A().f("clip_min", 2.0f).f("clip_max", 1.0f), 1);
+  EXPECT_FALSE(c.ok());
+}
+
+template <class TA, class TB, class TY>
+void check_qadd(DType at, DType bt, DType yt, int64_t n, float clip_lo, float clip_hi,
+                int threads) {
+  SCOPED_TRACE(std::string(dtype_name(at)) + "+" + dtype_name(bt) + "->" + dtype_name(yt) + " n " +
+               std::to_string(n) + " threads " + std::to_string(threads));
+  const HostTensor a = random_q<TA>(at, {n}, 3), b = random_q<TB>(bt, {n}, 4);
+  const HostTensor as = floats({}, {0.0173f}), bs = floats({}, {0.0291f}),
+                   ys = floats({}, {0.0419f});
+  const HostTensor az = at == DType::kUint8 ? scalar<uint8_t>(at, 121) : scalar<int8_t>(at, -7);
+  const HostTensor bz = bt == DType::kUint8 ? scalar<uint8_t>(bt, 3) : scalar<int8_t>(bt, 11);
+  const HostTensor yz = yt == DType::kUint8 ? scalar<uint8_t>(yt, 9) : scalar<int8_t>(yt, -20);
+  auto got = run_sod2("QAdd", {&a, &as, &az, &b, &bs, &bz, &ys, &yz},
+                      A().f("clip_min", clip_lo).f("clip_max", clip_hi), threads);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  // The nodes it replaces, one by one.
+  auto da = testing::run_kernel(registry(), "DequantizeLinear", 13, {&a, &as, &az}, 1);
+  auto db = testing::run_kernel(registry(), "DequantizeLinear", 13, {&b, &bs, &bz}, 1);
+  ASSERT_TRUE(da.ok() && db.ok());
+  HostTensor sum(DType::kFloat, Shape{n});
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = (*da)[0].data<float>()[i] + (*db)[0].data<float>()[i];
+    sum.data<float>()[i] = std::min(std::max(v, clip_lo), clip_hi);
+  }
+  auto want = testing::run_kernel(registry(), "QuantizeLinear", 13, {&sum, &ys, &yz}, 1);
+  ASSERT_TRUE(want.ok());
+  ASSERT_EQ((*got)[0].dtype(), yt);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(int{(*got)[0].data<TY>()[i]}, int{(*want)[0].data<TY>()[i]}) << "element " << i;
+}
+
+TEST(QAdd, SameBitsAsDequantizeAddClipQuantizeOneByOne) {
+  const float inf = std::numeric_limits<float>::infinity();
+  // Past the parallel grain (65,536) so that two threads split it.
+  for (int threads : {1, 2}) {
+    check_qadd<uint8_t, uint8_t, uint8_t>(DType::kUint8, DType::kUint8, DType::kUint8, 140001, 0,
+                                          inf, threads);
+    check_qadd<int8_t, uint8_t, int8_t>(DType::kInt8, DType::kUint8, DType::kInt8, 1003, -inf, inf,
+                                        threads);
+    check_qadd<uint8_t, int8_t, uint8_t>(DType::kUint8, DType::kInt8, DType::kUint8, 77, -1.5f,
+                                         2.0f, threads);
+  }
+}
+
+TEST(QAdd, MismatchedShapesAndBadScalesAreErrors) {
+  const HostTensor a = random_q<uint8_t>(DType::kUint8, {4, 3}, 1);
+  const HostTensor b = random_q<uint8_t>(DType::kUint8, {3, 4}, 2);
+  const HostTensor s = floats({}, {0.1f}), z = scalar<uint8_t>(DType::kUint8, 0);
+  auto r = run_sod2("QAdd", {&a, &s, &z, &b, &s, &z, &s, &z}, {}, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("differ in shape"), std::string::npos);
+  const HostTensor zero = floats({}, {0.0f});
+  auto y = run_sod2("QAdd", {&a, &s, &z, &a, &s, &z, &zero, &z}, {}, 1);
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("y_scale"), std::string::npos);
+  const HostTensor z_wrong = floats({}, {0.0f});  // a float zero point
+  EXPECT_FALSE(run_sod2("QAdd", {&a, &s, &z_wrong, &a, &s, &z, &s, &z}, {}, 1).ok());
+  const HostTensor f = floats({4, 3}, std::vector<float>(12, 1.0f));
+  EXPECT_FALSE(run_sod2("QAdd", {&f, &s, &z, &f, &s, &z, &s, &z}, {}, 1).ok());
+}
+
+}  // namespace
+}  // namespace sod2::rt::linalg_test
