@@ -12,7 +12,7 @@ SOAK_RUNS ?= 100000
 SOAK_MODEL ?= moe_tiny
 SHARED ?= ../shared
 
-.PHONY: run test bench corpus corpus-check bench-corpus conformance soak screenshots setup configure build asan fuzz format clean help
+.PHONY: run test bench bench-int8 corpus corpus-check bench-corpus conformance soak screenshots setup configure build asan fuzz format clean help
 
 help:
 	@echo "make run    build and open the bundled sample model in the studio (text without a display)"
@@ -20,6 +20,7 @@ help:
 	@echo "make bench  build and run the benchmarks (tables on stdout, JSON under build/bench/)"
 	@echo "make corpus  generate the models of corpus/models.json from PyTorch (random weights) into build/corpus/"
 	@echo "make corpus-check  plan and run every corpus model at its bindings and against PyTorch's outputs"
+	@echo "make bench-int8  QDQ int8 resnet18 and mobilenet_v3 (quantised from the corpus) against their float models and ONNX Runtime (build/bench/int8.json)"
 	@echo "make bench-corpus  the memory-plan benchmark on that corpus (plan vs greedy vs lower bound; build/bench/corpus/)"
 	@echo "make conformance  run the 1,072 cases of ONNX's backend test suite (libonnx-testdata); table in build/bench/conformance.json"
 	@echo "make soak   the agent runs SOAK_MODEL (moe_tiny) SOAK_RUNS (100000) times with varying bindings and cancels; fails if its RSS grows after warm-up (curve: build/bench/soak.json)"
@@ -79,6 +80,13 @@ bench: build
 	@NODE_PATH=$$(../shared/bench/install-ort.sh | tail -1) \
 	  node tests/bench/ort_compare.js build/bin/sod2 ../shared/models build/bench \
 	  --threads $(BENCH_THREADS) --runs 20
+	@$(MAKE) --no-print-directory bench-int8
+
+# int8: the corpus's conv nets quantised to QDQ, against their float models and ONNX Runtime.
+bench-int8: build corpus
+	@scripts/install-bench-deps.sh
+	@/usr/bin/python3 tests/bench/int8_bench.py build/bin/sod2 build/corpus build/bench \
+	  --threads $(BENCH_THREADS)
 
 # Not part of `make test` (about 2 minutes on 2 cores): every case of ONNX's backend test suite
 # (libonnx-testdata) through the runtime; the table is build/bench/conformance.{json,txt}.

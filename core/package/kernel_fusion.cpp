@@ -235,16 +235,20 @@ class Matcher {
   }
   static bool is_8bit(DataType t) { return t == DataType::kUint8 || t == DataType::kInt8; }
 
-  // The end of a QDQ group from nodes[i] on, reading `cur`: an optional Relu or constant Clip,
-  // then a per-tensor 8-bit QuantizeLinear whose output is the group's one output.
+  // The end of a QDQ group from nodes[i] on, reading `cur`: an optional Relu or constant Clip
+  // (or, with allow_float_activation, another epilogue activation of the op table), then a
+  // per-tensor 8-bit QuantizeLinear whose output is the group's one output.
   struct QuantizedTail {
     float lo = -std::numeric_limits<float>::infinity();
     float hi = std::numeric_limits<float>::infinity();
+    // Another epilogue activation (HardSwish, Sigmoid...): applied in float before quantizing.
+    std::string activation;
+    float alpha = 0, beta = 0;
     const Node* q = nullptr;
     size_t failed_at = 0;  // where matching stopped, when it did
   };
   bool match_quantized_tail(const opt::FusionGroup& grp, size_t i, ValueId cur,
-                            QuantizedTail* t) const {
+                            bool allow_float_activation, QuantizedTail* t) const {
     const auto sole_reader = [&](ValueId v, NodeId reader) {
       const Value& value = g_.value(v);
       return value.consumers.size() == 1 && value.consumers[0] == reader &&
@@ -271,6 +275,20 @@ class Matcher {
         }
         cur = act.outputs[0];
         ++i;
+      } else if (act.domain.empty() && act.inputs.size() == 1 && act.inputs[0] == cur &&
+                 act.outputs.size() == 1 && allow_float_activation) {
+        const OpSupport* row = find_op_support(act.op_type);
+        if (row && row->epilogue_activation) {
+          t->activation = act.op_type;
+          if (act.op_type == "LeakyRelu") {
+            t->alpha = attr_float(act, "alpha", 0.01f);
+          } else if (act.op_type == "HardSigmoid") {
+            t->alpha = attr_float(act, "alpha", 0.2f);
+            t->beta = attr_float(act, "beta", 0.5f);
+          }
+          cur = act.outputs[0];
+          ++i;
+        }
       }
     }
     t->failed_at = i;
@@ -328,7 +346,7 @@ class Matcher {
         return refuse_here(grp.nodes[a]);
     }
     QuantizedTail tail;
-    if (!match_quantized_tail(grp, a + 1, add.outputs[0], &tail))
+    if (!match_quantized_tail(grp, a + 1, add.outputs[0], false, &tail))
       return refuse_here(grp.nodes[std::min(tail.failed_at, grp.nodes.size() - 1)]);
     auto in = [](const Node* n, size_t i) {
       return n && i < n->inputs.size() ? n->inputs[i] : kNoValue;
@@ -425,7 +443,7 @@ class Matcher {
       bias = in(dq[2], 0);
     }
     QuantizedTail tail;
-    if (!match_quantized_tail(grp, a + 1, conv.outputs[0], &tail))
+    if (!match_quantized_tail(grp, a + 1, conv.outputs[0], true, &tail))
       return refuse_here(grp.nodes[std::min(tail.failed_at, grp.nodes.size() - 1)]);
     const Node& q = *tail.q;
     const float lo = tail.lo, hi = tail.hi;
@@ -443,6 +461,11 @@ class Matcher {
     for (const Attribute& at : conv.attributes) copy_attribute(at, &k.info.attrs);
     set_float(&k.info.attrs, "clip_min", lo);
     set_float(&k.info.attrs, "clip_max", hi);
+    if (!tail.activation.empty()) {
+      set_string(&k.info.attrs, "activation", tail.activation);
+      set_float(&k.info.attrs, "alpha", tail.alpha);
+      set_float(&k.info.attrs, "beta", tail.beta);
+    }
     for (ValueId v : k.inputs) {
       k.info.input_present.push_back(v != kNoValue);
       k.info.input_dtypes.push_back(v == kNoValue ? rt::DType::kUndefined
@@ -547,9 +570,11 @@ const char* fusion_refusal_text(FusionRefusal r) {
     case FusionRefusal::kUnsupportedAdd:
       return "an Add that is neither a per-channel constant bias nor a same-shape residual";
     case FusionRefusal::kUnsupportedQuantization:
-      return "a QDQ group the int8 kernel does not run (it runs DequantizeLinear -> Conv "
-             "(+ int32 bias of scale x_scale * w_scale) (+ Relu or constant Clip) -> "
-             "QuantizeLinear, per-tensor activations, weights per tensor or per output channel)";
+      return "a QDQ group the int8 kernels do not run (they run DequantizeLinear -> Conv "
+             "(+ int32 bias of scale x_scale * w_scale) (+ one activation) -> QuantizeLinear "
+             "with per-tensor activations and weights per tensor or per output channel, and "
+             "DequantizeLinear x2 -> Add of one shape (+ Relu or constant Clip) -> "
+             "QuantizeLinear)";
     case FusionRefusal::kSecondActivation:
       return "a second activation, or an activation after the residual Add";
     case FusionRefusal::kUnsupportedEpilogueOp: {

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/epilogue.h"
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "runtime/kernels/linalg/int8_gemm.h"
@@ -59,16 +60,47 @@ void requantize_row(const int32_t* acc, int64_t count, int32_t bias, float mult,
   requantize_body(acc, count, bias, mult, zp, lo, hi, out);
 }
 
+// Where each stride phase of an input row lands: input column j0 + i * s goes to phase index
+// first + i, for i < count. The same for every row: computed once per call (divisions are slow
+// in a per-row loop).
+struct PhaseRun {
+  int64_t j0 = 0, first = 0, count = 0;
+};
+inline PhaseRun phase_run(int64_t phase, int64_t x0, int64_t w, int64_t s) {
+  PhaseRun r;
+  r.j0 = ((phase - x0) % s + s) % s;
+  r.first = (x0 + r.j0) / s;
+  r.count = r.j0 < w ? (w - r.j0 + s - 1) / s : 0;
+  return r;
+}
+constexpr int64_t kMaxCachedPhases = 16;  // wider strides compute their runs per row
+
+#if SOD2_SIMD_X86
+template <class Q>
+SOD2_TARGET_AVX2 void quantize_avx2(const float* v, int64_t n, float scale, int32_t zp, Q* out) {
+  quantize_floats(v, n, scale, zp, out);
+}
+#endif
+template <class Q>
+void quantize_chunk(const float* v, int64_t n, float scale, int32_t zp, Q* out) {
+#if SOD2_SIMD_X86
+  if (simd::simd_level() != simd::Level::kBase) return quantize_avx2(v, n, scale, zp, out);
+#endif
+  quantize_floats(v, n, scale, zp, out);
+}
+
 class IntConvKernel final : public Kernel {
  public:
   enum class Kind : uint8_t { kConvInteger, kQLinearConv, kQFusedConv };
-  IntConvKernel(WindowAttrs attrs, int64_t group, Kind kind, float clip_lo, float clip_hi)
+  IntConvKernel(WindowAttrs attrs, int64_t group, Kind kind, float clip_lo, float clip_hi,
+                EpilogueRun activation)
       : attrs_(std::move(attrs)),
         group_(group),
         kind_(kind),
         requant_(kind != Kind::kConvInteger),
         clip_lo_(clip_lo),
-        clip_hi_(clip_hi) {}
+        clip_hi_(clip_hi),
+        activation_(activation) {}
 
   Status run(KernelContext& ctx) override {
     const char* op = kind_ == Kind::kConvInteger   ? "ConvInteger"
@@ -148,7 +180,7 @@ class IntConvKernel final : public Kernel {
     if (y->numel() == 0) return Status::ok_status();
 
     // What the epilogue needs per output channel.
-    Epilogue e;
+    Requant e;
     e.out_type = out_type;
     e.bias = bias ? bias->as<const int32_t>() : nullptr;
     if (requant_) {
@@ -166,6 +198,9 @@ class IntConvKernel final : public Kernel {
       e.x_scale = x_scale.scale(0);
       e.w_scale = &w_scale;
       e.y_scale = ys;
+      e.activation = activation_;
+      e.clip_lo = clip_lo_;
+      e.clip_hi = clip_hi_;
     }
     const bool w_zero = !wz || [&] {
       for (int64_t i = 0; i < w_zp.count; ++i)
@@ -178,7 +213,7 @@ class IntConvKernel final : public Kernel {
   }
 
  private:
-  struct Epilogue {
+  struct Requant {
     DType out_type = DType::kInt32;
     const int32_t* bias = nullptr;
     int32_t zp = 0, lo = 0, hi = 0;
@@ -187,10 +222,14 @@ class IntConvKernel final : public Kernel {
     float multiplier(int64_t oc) const {
       return requantize_multiplier(x_scale, w_scale->scale(oc), y_scale);
     }
+    // Another activation than a clamp: the sums are dequantized, activated in float, clamped to
+    // [clip_lo, clip_hi] and quantized.
+    EpilogueRun activation;
+    float clip_lo = 0, clip_hi = 0;
   };
 
   // `count` sums of output channel oc into y at element offset y_off.
-  void finish(const Epilogue& e, const int32_t* acc, int64_t count, int64_t oc, int64_t y_off,
+  void finish(const Requant& e, const int32_t* acc, int64_t count, int64_t oc, int64_t y_off,
               Tensor* y) const {
     const int32_t b = e.bias ? e.bias[oc] : 0;
     if (!requant_) {
@@ -198,11 +237,37 @@ class IntConvKernel final : public Kernel {
       std::memcpy(out, acc, static_cast<size_t>(count) * sizeof(int32_t));
       return;
     }
+    if (e.activation.activation != Activation::kNone) {
+      if (e.out_type == DType::kUint8)
+        activate_row(e, acc, count, b, oc, y->as<uint8_t>() + y_off);
+      else
+        activate_row(e, acc, count, b, oc, y->as<int8_t>() + y_off);
+      return;
+    }
     const float mult = e.multiplier(oc);
     if (e.out_type == DType::kUint8)
       requantize_row(acc, count, b, mult, e.zp, e.lo, e.hi, y->as<uint8_t>() + y_off);
     else
       requantize_row(acc, count, b, mult, e.zp, e.lo, e.hi, y->as<int8_t>() + y_off);
+  }
+
+  // y = quantize(clip(act((acc + bias) * x_scale * w_scale[oc]))), in chunks on the stack.
+  template <class Q>
+  static void activate_row(const Requant& e, const int32_t* acc, int64_t count, int32_t bias,
+                           int64_t oc, Q* out) {
+    constexpr int64_t kChunk = 256;
+    float v[kChunk];
+    // Locals: stores through Q* may alias anything, e included.
+    const float scale = e.x_scale * e.w_scale->scale(oc), lo = e.clip_lo, hi = e.clip_hi,
+                ys = e.y_scale;
+    const int32_t zp = e.zp;
+    for (int64_t t0 = 0; t0 < count; t0 += kChunk) {
+      const int64_t n = std::min(kChunk, count - t0);
+      for (int64_t t = 0; t < n; ++t) v[t] = static_cast<float>(acc[t0 + t] + bias) * scale;
+      e.activation.apply(v, nullptr, 1, n, n, 0, true);
+      for (int64_t t = 0; t < n; ++t) v[t] = std::min(std::max(v[t], lo), hi);
+      quantize_chunk(v, n, ys, zp, out + t0);
+    }
   }
 
   // A run of output positions within one output row: where it starts in the tile and in the
@@ -258,8 +323,19 @@ class IntConvKernel final : public Kernel {
   static void pad_rows(const Window3& g, const Padded& p, const T* x, int8_t pad, int64_t r0,
                        int64_t r1, int8_t* out) {
     constexpr uint8_t kFlip = std::is_same_v<T, uint8_t> ? 0x80 : 0;
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t y = r % p.py, z = r / p.py % p.pz, ch = r / (p.py * p.pz);
+    PhaseRun runs[kMaxCachedPhases];
+    for (int64_t ph = 0; ph < p.s && ph < kMaxCachedPhases; ++ph)
+      runs[ph] = phase_run(ph, g.pad_begin[2], g.in[2], p.s);
+    // (ch, z, y) of row r0, then stepped: no divisions per row.
+    int64_t y = r0 % p.py, z = r0 / p.py % p.pz, ch = r0 / (p.py * p.pz);
+    for (int64_t r = r0; r < r1; ++r, ++y) {
+      if (y == p.py) {
+        y = 0;
+        if (++z == p.pz) {
+          z = 0;
+          ++ch;
+        }
+      }
       int8_t* dst = out + r * p.row_bytes();
       const int64_t iy = y - g.pad_begin[1], iz = z - g.pad_begin[0];
       std::memset(dst, pad, static_cast<size_t>(p.row_bytes()));
@@ -276,12 +352,10 @@ class IntConvKernel final : public Kernel {
       }
       // Phase by phase: padded column px = x0 + j lands at dst[(px % s) * wp + px / s].
       for (int64_t phase = 0; phase < s; ++phase) {
-        // The first input column of this phase, and its index within the phase row.
-        const int64_t j0 = ((phase - x0) % s + s) % s;
-        int8_t* __restrict d = dst + phase * wp + (x0 + j0) / s;
-        const T* __restrict from = src + j0;
-        const int64_t count = j0 < w ? (w - j0 + s - 1) / s : 0;
-        for (int64_t i = 0; i < count; ++i)
+        const PhaseRun run = phase < kMaxCachedPhases ? runs[phase] : phase_run(phase, x0, w, s);
+        int8_t* __restrict d = dst + phase * wp + run.first;
+        const T* __restrict from = src + run.j0;
+        for (int64_t i = 0; i < run.count; ++i)
           d[i] = static_cast<int8_t>(static_cast<uint8_t>(from[i * s]) ^ kFlip);
       }
     }
@@ -319,7 +393,7 @@ class IntConvKernel final : public Kernel {
   }
 
   Status dense(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w, int32_t xzp,
-               const Epilogue& e, Tensor* y) const {
+               const Requant& e, Tensor* y) const {
     return x.dtype == DType::kUint8 ? dense_typed<uint8_t>(ctx, g, x, w, xzp, e, y)
                                     : dense_typed<int8_t>(ctx, g, x, w, xzp, e, y);
   }
@@ -328,7 +402,7 @@ class IntConvKernel final : public Kernel {
   // small outputs, blocks of output channels) over the threads: im2col, GEMM, requantization.
   template <class T>
   Status dense_typed(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
-                     int32_t xzp, const Epilogue& e, Tensor* y) const {
+                     int32_t xzp, const Requant& e, Tensor* y) const {
     const int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
     const int64_t cg = c / group_, mg = m / group_, rows = cg * g.k_size();
     const int64_t out_size = g.out_size(), in_size = g.in_size();
@@ -411,56 +485,134 @@ class IntConvKernel final : public Kernel {
     return Status::ok_status();
   }
 
-  // One input and one output channel per group: a direct stencil per (image, channel).
+  // A depthwise channel's layout: centred int16 input, padded, split into its y and x stride
+  // phases as separate 2-D planes of pitch wp, so that for every tap the whole output (at pitch
+  // wp) is one flat multiply-add over one plane. Columns from ow to wp are computed and dropped:
+  // one long loop beats many row-long ones.
+  struct DwLayout {
+    int64_t sy = 1, sx = 1, hp = 1, wp = 1, pz = 1;
+    int64_t plane() const { return hp * wp; }
+    int64_t elements() const { return pz * sy * sx * plane(); }
+  };
+  static DwLayout dw_layout(const Window3& g) {
+    DwLayout l;
+    l.sy = g.stride[1];
+    l.sx = g.stride[2];
+    l.pz = std::max(g.pad_begin[0] + g.in[0],
+                    (g.out[0] - 1) * g.stride[0] + (g.k[0] - 1) * g.dil[0] + 1);
+    const int64_t qy = (g.k[1] - 1) * g.dil[1] / l.sy, qx = (g.k[2] - 1) * g.dil[2] / l.sx;
+    const int64_t py = g.pad_begin[1] + g.in[1], px = g.pad_begin[2] + g.in[2];
+    l.hp = std::max(g.out[1] + qy, (py + l.sy - 1) / l.sy) + 1;
+    l.wp = std::max(g.out[2] + qx, (px + l.sx - 1) / l.sx) + 1;
+    return l;
+  }
+  template <class T>
+  SOD2_SIMD_INLINE static void dw_plane(const Window3& g, const DwLayout& l, const T* x, int32_t zp,
+                                        int16_t* out) {
+    std::fill(out, out + l.elements(), int16_t{0});
+    const int64_t w = g.in[2], sx = l.sx, x0 = g.pad_begin[2];
+    PhaseRun runs[kMaxCachedPhases];
+    for (int64_t ph = 0; ph < sx && ph < kMaxCachedPhases; ++ph)
+      runs[ph] = phase_run(ph, x0, w, sx);
+    for (int64_t iz = 0; iz < g.in[0]; ++iz)
+      for (int64_t iy = 0; iy < g.in[1]; ++iy) {
+        const int64_t z = iz + g.pad_begin[0], yy = iy + g.pad_begin[1];
+        const T* __restrict src = x + (iz * g.in[1] + iy) * w;
+        int16_t* row = out + (z * l.sy + yy % l.sy) * sx * l.plane() + (yy / l.sy) * l.wp;
+        for (int64_t phase = 0; phase < sx; ++phase) {
+          const PhaseRun r = phase < kMaxCachedPhases ? runs[phase] : phase_run(phase, x0, w, sx);
+          int16_t* __restrict d = row + phase * l.plane() + r.first;
+          const T* __restrict from = src + r.j0;
+          if (sx == 1) {
+            for (int64_t i = 0; i < r.count; ++i)
+              d[i] = static_cast<int16_t>(static_cast<int32_t>(from[i]) - zp);
+          } else {
+            for (int64_t i = 0; i < r.count; ++i)
+              d[i] = static_cast<int16_t>(static_cast<int32_t>(from[i * sx]) - zp);
+          }
+        }
+      }
+  }
+
+  // One channel's sums into acc (out_size values, dense).
+  template <class T>
+  SOD2_SIMD_INLINE static void depthwise_body(const Window3& g, const DwLayout& l, const T* x,
+                                              int32_t zp, const int16_t* taps, int16_t* plane,
+                                              int32_t* acc) {
+    dw_plane(g, l, x, zp, plane);
+    const int64_t slice = g.out[1] * l.wp;  // one output z-slice at pitch wp
+    std::fill(acc, acc + g.out[0] * slice, 0);
+    int64_t k = 0;
+    for (int64_t kz = 0; kz < g.k[0]; ++kz)
+      for (int64_t ky = 0; ky < g.k[1]; ++ky)
+        for (int64_t kx = 0; kx < g.k[2]; ++kx, ++k) {
+          const int16_t tap = taps[k];
+          if (tap == 0) continue;
+          const int64_t yo = ky * g.dil[1], xo = kx * g.dil[2];
+          for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+            const int64_t z = oz * g.stride[0] + kz * g.dil[0];
+            const int16_t* __restrict src =
+                plane + ((z * l.sy + yo % l.sy) * l.sx + xo % l.sx) * l.plane() +
+                (yo / l.sy) * l.wp + xo / l.sx;
+            int32_t* __restrict a = acc + oz * slice;
+            for (int64_t j = 0; j < slice; ++j)
+              a[j] += static_cast<int32_t>(tap) * static_cast<int32_t>(src[j]);
+          }
+        }
+    // Drop the columns past ow: rows move down in place.
+    const int64_t ow = g.out[2];
+    for (int64_t r = 0; r < g.out[0] * g.out[1]; ++r)
+      std::memmove(acc + r * ow, acc + r * l.wp, static_cast<size_t>(ow) * sizeof(int32_t));
+  }
+#if SOD2_SIMD_X86
+  template <class T>
+  SOD2_TARGET_AVX2 static void depthwise_avx2(const Window3& g, const DwLayout& l, const T* x,
+                                              int32_t zp, const int16_t* taps, int16_t* plane,
+                                              int32_t* acc) {
+    depthwise_body(g, l, x, zp, taps, plane, acc);
+  }
+#endif
+  template <class T>
+  static void depthwise_channel(const Window3& g, const DwLayout& l, const T* x, int32_t zp,
+                                const int16_t* taps, int16_t* plane, int32_t* acc) {
+#if SOD2_SIMD_X86
+    if (simd::simd_level() != simd::Level::kBase)
+      return depthwise_avx2(g, l, x, zp, taps, plane, acc);
+#endif
+    depthwise_body(g, l, x, zp, taps, plane, acc);
+  }
+
+  // One input and one output channel per group: a direct stencil per (image, channel) over the
+  // channel's centred, padded, phase-split copy (DwLayout).
   Status depthwise(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
-                   const QuantParam& x_zp, const QuantParam& w_zp, const Epilogue& e,
+                   const QuantParam& x_zp, const QuantParam& w_zp, const Requant& e,
                    Tensor* y) const {
     const int64_t n = x.shape[0], c = x.shape[1];
     const int64_t ks = g.k_size(), out_size = g.out_size(), in_size = g.in_size();
-    const int64_t slots = slot_count(ctx.pool(), n * c);
-    const size_t slot_bytes =
-        (static_cast<size_t>(out_size) * 4 + static_cast<size_t>(ks) * 4 + 63) & ~size_t{63};
+    const DwLayout l = dw_layout(g);
+    const int64_t threads =
+        parallel_parts(ctx.pool(), static_cast<double>(n * c) * out_size * ks / 4);
+    const int64_t slots = std::min(threads, n * c);
+    auto round64 = [](size_t v) { return (v + 63) & ~size_t{63}; };
+    const size_t plane_bytes = round64(static_cast<size_t>(l.elements()) * 2);
+    const size_t acc_bytes = round64(static_cast<size_t>(g.out[0] * g.out[1] * l.wp) * 4);
+    const size_t slot_bytes = plane_bytes + acc_bytes + round64(static_cast<size_t>(ks) * 2);
     SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(slot_bytes * static_cast<size_t>(slots) + 64));
     const int32_t xzp = x_zp.zero_point(0);
     for_slots(ctx.pool(), n * c, slots, [&](int64_t job, int64_t slot) {
       const int64_t img = job / c, ch = job % c;
       char* base = static_cast<char*>(mem) + slot_bytes * static_cast<size_t>(slot);
-      auto* acc = reinterpret_cast<int32_t*>(base);
-      auto* taps = reinterpret_cast<int32_t*>(base + static_cast<size_t>(out_size) * 4);
-      for (int64_t k = 0; k < ks; ++k) taps[k] = load8(w, ch * ks + k) - w_zp.zero_point(ch);
+      auto* plane = reinterpret_cast<int16_t*>(base);
+      auto* acc = reinterpret_cast<int32_t*>(base + plane_bytes);
+      // In [-255, 255]: int16 taps times int16 inputs widen to int32 in one vector multiply.
+      auto* taps = reinterpret_cast<int16_t*>(base + plane_bytes + acc_bytes);
+      for (int64_t k = 0; k < ks; ++k)
+        taps[k] = static_cast<int16_t>(load8(w, ch * ks + k) - w_zp.zero_point(ch));
       const int64_t x_off = (img * c + ch) * in_size;
-      std::fill(acc, acc + out_size, 0);
-      int64_t k = 0;
-      for (int64_t kz = 0; kz < g.k[0]; ++kz)
-        for (int64_t ky = 0; ky < g.k[1]; ++ky)
-          for (int64_t kx = 0; kx < g.k[2]; ++kx, ++k) {
-            const int32_t tap = taps[k];
-            if (tap == 0) continue;
-            for (int64_t oz = 0; oz < g.out[0]; ++oz) {
-              const int64_t iz = oz * g.stride[0] - g.pad_begin[0] + kz * g.dil[0];
-              if (iz < 0 || iz >= g.in[0]) continue;
-              for (int64_t oy = 0; oy < g.out[1]; ++oy) {
-                const int64_t iy = oy * g.stride[1] - g.pad_begin[1] + ky * g.dil[1];
-                if (iy < 0 || iy >= g.in[1]) continue;
-                // The ox range whose ix is inside: ix = ox * s - p + kx * d in [0, in).
-                const int64_t s = g.stride[2], off = kx * g.dil[2] - g.pad_begin[2];
-                int64_t ox0 = off >= 0 ? 0 : (-off + s - 1) / s;
-                int64_t ox1 = g.in[2] - off <= 0 ? 0 : (g.in[2] - off + s - 1) / s;
-                ox1 = std::min(ox1, g.out[2]);
-                int32_t* arow = acc + (oz * g.out[1] + oy) * g.out[2];
-                const int64_t row_off = x_off + (iz * g.in[1] + iy) * g.in[2] + off;
-                if (x.dtype == DType::kUint8) {
-                  const uint8_t* xr = x.as<const uint8_t>() + row_off;
-                  for (int64_t ox = ox0; ox < ox1; ++ox)
-                    arow[ox] += tap * (static_cast<int32_t>(xr[ox * s]) - xzp);
-                } else {
-                  const int8_t* xr = x.as<const int8_t>() + row_off;
-                  for (int64_t ox = ox0; ox < ox1; ++ox)
-                    arow[ox] += tap * (static_cast<int32_t>(xr[ox * s]) - xzp);
-                }
-              }
-            }
-          }
+      if (x.dtype == DType::kUint8)
+        depthwise_channel(g, l, x.as<const uint8_t>() + x_off, xzp, taps, plane, acc);
+      else
+        depthwise_channel(g, l, x.as<const int8_t>() + x_off, xzp, taps, plane, acc);
       finish(e, acc, out_size, ch, (img * c + ch) * out_size, y);
     });
     return Status::ok_status();
@@ -468,7 +620,7 @@ class IntConvKernel final : public Kernel {
 
   // Any zero points and weight types: operands centred into int16, summed modulo 2^32.
   Status reference(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
-                   int32_t xzp, const QuantParam& w_zp, const Epilogue& e, Tensor* y) const {
+                   int32_t xzp, const QuantParam& w_zp, const Requant& e, Tensor* y) const {
     const int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
     const int64_t cg = c / group_, mg = m / group_, rows = cg * g.k_size();
     const int64_t out_size = g.out_size(), in_size = g.in_size();
@@ -541,6 +693,7 @@ class IntConvKernel final : public Kernel {
   Kind kind_;
   bool requant_;
   float clip_lo_, clip_hi_;
+  EpilogueRun activation_;  // QFusedConv's float activation, if any
 };
 
 Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKernel::Kind kind) {
@@ -551,15 +704,21 @@ Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKer
     return invalid_model(std::string(op) + ": group must be positive, got " +
                          std::to_string(group));
   float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  EpilogueRun act;
   if (kind == IntConvKernel::Kind::kQFusedConv) {
     SOD2_ASSIGN_OR_RETURN(lo, node.attrs.get_float("clip_min", lo));
     SOD2_ASSIGN_OR_RETURN(hi, node.attrs.get_float("clip_max", hi));
     if (std::isnan(lo) || std::isnan(hi) || lo > hi)
       return invalid_model("QFusedConv: clip_min " + std::to_string(lo) + " and clip_max " +
                            std::to_string(hi) + " are not a range");
+    SOD2_ASSIGN_OR_RETURN(std::string name, node.attrs.get_string("activation", ""));
+    if (!name.empty() && !activation_from_name(name, &act.activation))
+      return invalid_model("QFusedConv: unknown activation '" + name + "'");
+    SOD2_ASSIGN_OR_RETURN(act.alpha, node.attrs.get_float("alpha", 0.f));
+    SOD2_ASSIGN_OR_RETURN(act.beta, node.attrs.get_float("beta", 0.f));
   }
   return std::unique_ptr<Kernel>(
-      std::make_unique<IntConvKernel>(std::move(w), group, kind, lo, hi));
+      std::make_unique<IntConvKernel>(std::move(w), group, kind, lo, hi, act));
 }
 
 }  // namespace

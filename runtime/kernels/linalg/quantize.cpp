@@ -79,21 +79,6 @@ void for_runs(ThreadPool& pool, const AxisView& v, F&& f) {
 
 // ---- QuantizeLinear -------------------------------------------------------------------------
 
-// quantize_value over a run, written out so that it vectorises (restrict pointers, the clamp
-// bounds in registers).
-template <class Q>
-void quantize_run(const float* __restrict in, int64_t n, float scale, int32_t zp,
-                  Q* __restrict out) {
-  const float lo = kQMin<Q>, hi = kQMax<Q>, zpf = static_cast<float>(zp);
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = in[i] / scale;
-    float r = round_half_even(v) + zpf;
-    r = v != v ? zpf : r;
-    r = std::min(std::max(r, lo), hi);
-    out[i] = static_cast<Q>(static_cast<int32_t>(r));
-  }
-}
-
 class QuantizeLinearKernel final : public Kernel {
  public:
   QuantizeLinearKernel(int64_t axis, bool per_axis_ok) : axis_(axis), per_axis_ok_(per_axis_ok) {}
@@ -133,7 +118,7 @@ class QuantizeLinearKernel final : public Kernel {
       const float scale = v.scale.scale(c);
       const int32_t zp = v.zero_point.zero_point(c);
       if (f32) {
-        quantize_run(x.as<const float>() + b, e - b, scale, zp, y + b);
+        quantize_floats(x.as<const float>() + b, e - b, scale, zp, y + b);
       } else {
         const int32_t* in = x.as<const int32_t>();
         for (int64_t i = b; i < e; ++i)

@@ -68,6 +68,22 @@ inline Q quantize_value(float x, float scale, int32_t zero_point) {
   return round_saturate<Q>(x / scale, zero_point);
 }
 
+// quantize_value over an array, written out so that it vectorises (restrict pointers, the
+// bounds in registers; callers compile it without FP traps).
+template <class Q>
+inline __attribute__((always_inline)) void quantize_floats(const float* __restrict in, int64_t n,
+                                                           float scale, int32_t zp,
+                                                           Q* __restrict out) {
+  const float lo = kQMin<Q>, hi = kQMax<Q>, zpf = static_cast<float>(zp);
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = in[i] / scale;
+    float r = round_half_even(v) + zpf;
+    r = v != v ? zpf : r;
+    r = std::min(std::max(r, lo), hi);
+    out[i] = static_cast<Q>(static_cast<int32_t>(r));
+  }
+}
+
 template <class Q>
 inline float dequantize_value(Q q, float scale, int32_t zero_point) {
   return static_cast<float>(static_cast<int32_t>(q) - zero_point) * scale;

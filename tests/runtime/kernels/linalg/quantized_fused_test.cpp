@@ -167,6 +167,55 @@ TEST(QFusedConv, EveryPathMatchesTheInt64ReferenceBitForBit) {
   }
 }
 
+// Another activation than a clamp (a QDQ HardSwish or LeakyRelu group): the exact sums are
+// dequantized, activated in float and quantized. The activation's float rounding may differ from
+// the reference formula's by an ulp, so a value may land one step away, rarely.
+TEST(QFusedConv, FloatActivationsBetweenDequantizeAndQuantize) {
+  const Geometry p{"3x3", 1, 6, 9, 8, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const HostTensor x = random_q<uint8_t>(DType::kUint8, {p.n, p.c, p.h, p.w}, 5);
+  const HostTensor w = random_q<int8_t>(DType::kInt8, {p.m, p.c, p.kh, p.kw}, 6, -127, 127);
+  const HostTensor xs = floats({}, {0.02f}), xz = scalar<uint8_t>(DType::kUint8, 120);
+  const HostTensor ws = floats({p.m}, {0.001f, 0.002f, 0.0015f, 0.003f, 0.0007f});
+  const HostTensor wz = scalar<int8_t>(DType::kInt8, 0);
+  const HostTensor ys = floats({}, {0.01f}), yz = scalar<int8_t>(DType::kInt8, -3);
+  const float inf = std::numeric_limits<float>::infinity();
+  struct Act {
+    const char* name;
+    float alpha;
+    float (*f)(float, float);
+  };
+  const Act acts[] = {
+      {"HardSwish", 0, [](float v, float) { return v * std::clamp(v / 6.0f + 0.5f, 0.0f, 1.0f); }},
+      {"LeakyRelu", 0.1f, [](float v, float a) { return v < 0 ? v * a : v; }},
+  };
+  for (const Act& act : acts) {
+    SCOPED_TRACE(act.name);
+    const Attrs attrs = A().i("group", 1)
+                            .is("pads", {1, 1, 1, 1})
+                            .s("activation", act.name)
+                            .f("alpha", act.alpha)
+                            .f("clip_min", -inf)
+                            .f("clip_max", inf);
+    auto got = run_sod2("QFusedConv", {&x, &xs, &xz, &w, &ws, &wz, &ys, &yz}, attrs, 2);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    int64_t oh = 0, ow = 0;
+    const auto sums = ref_sums(p, x.data<uint8_t>(), w.data<int8_t>(), 120, &oh, &ow);
+    int off_by_one = 0;
+    for (size_t i = 0; i < sums.size(); ++i) {
+      const int64_t m = static_cast<int64_t>(i) / (oh * ow);
+      const float v = act.f(static_cast<float>(sums[i]) * (0.02f * ws.data<float>()[m]), act.alpha);
+      const int want = quantize_ref(v, 0.01f, -3, -128, 127);
+      const int gotv = (*got)[0].data<int8_t>()[i];
+      ASSERT_LE(std::abs(gotv - want), 1) << "element " << i;
+      off_by_one += gotv != want;
+    }
+    EXPECT_LE(off_by_one, static_cast<int>(sums.size()) / 50);
+  }
+  auto bad = run_sod2("QFusedConv", {&x, &xs, &xz, &w, &ws, &wz, &ys, &yz},
+                      A().s("activation", "Softmax"), 1);
+  EXPECT_FALSE(bad.ok());
+}
+
 TEST(QFusedConv, ZeroNegativeOrNanScalesAreErrorsNamingTheScale) {
   const HostTensor x = random_q<uint8_t>(DType::kUint8, {1, 2, 4, 4}, 1);
   const HostTensor w = random_q<int8_t>(DType::kInt8, {3, 2, 1, 1}, 2);
