@@ -40,6 +40,18 @@ Session::~Session() {
 
 namespace {
 
+// The node's info with, per input slot, whether the value is a program constant.
+NodeInfo with_constant_inputs(const GraphDesc& g, const NodeDesc& node) {
+  NodeInfo info = node.info;
+  info.input_constant.assign(node.inputs.size(), false);
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const int32_t v = node.inputs[i];
+    info.input_constant[i] = v >= 0 && static_cast<size_t>(v) < g.values.size() &&
+                             g.values[static_cast<size_t>(v)].storage == ValueStorage::kConstant;
+  }
+  return info;
+}
+
 // Marks, for every value of graph `outer` that a graph nested `levels` below node `n` reads
 // through an outer-scope reference, node `n` as a reader.
 void mark_nested_reads(const ProgramDesc& p, const GraphDesc& inner, int32_t levels, size_t n,
@@ -172,7 +184,8 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
         s->kernels_[g].push_back(nullptr);
         continue;
       }
-      SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> k, registry.create(node.info));
+      SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> k,
+                            registry.create(with_constant_inputs(p.graphs[g], node)));
       s->kernels_[g].push_back(std::move(k));
     }
   }
@@ -283,7 +296,7 @@ Status Session::create_main_kernels(const KernelRegistry& registry) {
                             backend_->make_kernel(p, node, registry, &why));
       const bool device = k != nullptr;
       if (!k) {
-        SOD2_ASSIGN_OR_RETURN(k, registry.create(node.info));
+        SOD2_ASSIGN_OR_RETURN(k, registry.create(with_constant_inputs(p.graphs[0], node)));
         // A node of a group the backend declined says why the group did.
         for (size_t gj = 0; gj < p.gpu_kernels.size(); ++gj) {
           const auto& gn = p.gpu_kernels[gj].nodes;

@@ -32,6 +32,10 @@ struct NodeInfo {
   std::vector<bool> input_present;
   std::vector<DType> output_dtypes;  // kUndefined where unknown
   size_t num_outputs = 0;
+  // Per input slot: a program constant, the same tensor at the same address on every run of the
+  // session (the session fills it; empty means none is known to be). A kernel may then derive
+  // data from it once (narrow_float_kernel.h widens half-precision weights once).
+  std::vector<bool> input_constant;
 };
 
 // Memory for outputs and scratch, provided by the executor.

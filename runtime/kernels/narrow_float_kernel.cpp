@@ -113,8 +113,13 @@ class WideningAllocator : public OutputAllocator {
 
 class NarrowFloatKernel : public Kernel {
  public:
-  NarrowFloatKernel(DType narrow, std::vector<DType> narrow_outputs, std::unique_ptr<Kernel> inner)
-      : narrow_(narrow), narrow_outputs_(std::move(narrow_outputs)), inner_(std::move(inner)) {}
+  NarrowFloatKernel(DType narrow, std::vector<DType> narrow_outputs, std::unique_ptr<Kernel> inner,
+                    std::vector<bool> constant)
+      : narrow_(narrow),
+        narrow_outputs_(std::move(narrow_outputs)),
+        inner_(std::move(inner)),
+        constant_(std::move(constant)),
+        cached_(constant_.size()) {}
 
   Status run(KernelContext& ctx) override {
     constexpr size_t kInline = 16;
@@ -127,6 +132,19 @@ class NarrowFloatKernel : public Kernel {
       // Each half-precision input by its own type: a parameter slot may differ from the data's.
       if (!in || !is_narrow(in->dtype)) continue;
       const int64_t n = in->shape.numel();
+      if (i < constant_.size() && constant_[i]) {
+        // A constant (weights): widened on the first run, kept for the session's lifetime (the
+        // same data at the same address every run; checked, in case).
+        Widened& c = cached_[i];
+        if (c.source != in->data || static_cast<int64_t>(c.data.size()) != n) {
+          c.data.resize(static_cast<size_t>(n));
+          widen_to_float(in->dtype, static_cast<const uint16_t*>(in->data), c.data.data(), n);
+          c.source = in->data;
+        }
+        wide[i] = Tensor{DType::kFloat, in->shape, c.data.data()};
+        inputs[i] = &wide[i];
+        continue;
+      }
       auto data = scratch_for(ctx, n);
       if (!data.ok()) return data.status();
       float* dst = *data;
@@ -142,9 +160,15 @@ class NarrowFloatKernel : public Kernel {
   }
 
  private:
+  struct Widened {
+    const void* source = nullptr;
+    std::vector<float> data;
+  };
   DType narrow_;
   std::vector<DType> narrow_outputs_;  // per output: its half-precision type, else kUndefined
   std::unique_ptr<Kernel> inner_;
+  std::vector<bool> constant_;   // per input slot (NodeInfo::input_constant)
+  std::vector<Widened> cached_;  // per input slot: a constant's widened copy
 };
 
 DType narrow_type_of(const NodeInfo& node) {
@@ -201,7 +225,8 @@ std::unique_ptr<Kernel> make_narrow_float_kernel(const NodeInfo& node,
         o < node.output_dtypes.size() ? node.output_dtypes[o] : DType::kUndefined;
     outputs[o] = declared == DType::kUndefined || is_narrow(declared) ? narrow : DType::kUndefined;
   }
-  return std::make_unique<NarrowFloatKernel>(narrow, std::move(outputs), std::move(float32_kernel));
+  return std::make_unique<NarrowFloatKernel>(narrow, std::move(outputs), std::move(float32_kernel),
+                                             node.input_constant);
 }
 
 }  // namespace sod2::rt

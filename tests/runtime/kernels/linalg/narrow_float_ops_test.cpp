@@ -143,3 +143,37 @@ TEST(NarrowFloatOps, MixedPrecisionIsLeftToTheKernel) {
 
 }  // namespace
 }  // namespace sod2::rt::linalg_test
+
+namespace sod2::rt::linalg_test {
+namespace {
+
+// A constant input (NodeInfo::input_constant, as a session marks weights) is widened once and
+// reused while it stays at the same address; new data at another address is widened again.
+TEST(NarrowFloatOps, ConstantInputsAreWidenedOnceAndFollowTheirData) {
+  const HostTensor a = narrowed(floats({2, 3}, {1, 2, 3, 4, 5, 6}), DType::kFloat16);
+  const HostTensor b1 = narrowed(floats({3, 2}, {1, 0, 0, 1, 1, 1}), DType::kFloat16);
+  const HostTensor b2 = narrowed(floats({3, 2}, {2, 0, 0, 2, 2, 2}), DType::kFloat16);
+  NodeInfo info = testing::node_info("MatMul", 13, {&a, &b1}, 1);
+  info.input_constant = {false, true};
+  auto kernel = registry().create(info);
+  ASSERT_TRUE(kernel.ok()) << kernel.status().to_string();
+  auto run_with = [&](const HostTensor& b) {
+    const Tensor views[] = {a.view(), b.view()};
+    const Tensor* in[] = {&views[0], &views[1]};
+    testing::HeapAllocator alloc(1);
+    ThreadPool pool(1);
+    KernelContext ctx(in, &alloc, &pool);
+    EXPECT_TRUE((*kernel)->run(ctx).ok());
+    return widened(alloc.outputs[0]);
+  };
+  const std::vector<float> want1 = {1 + 3, 2 + 3, 4 + 6, 5 + 6};
+  for (int run = 0; run < 2; ++run) {
+    const HostTensor y = run_with(b1);
+    for (size_t i = 0; i < want1.size(); ++i) EXPECT_EQ(y.data<float>()[i], want1[i]) << run;
+  }
+  const HostTensor y2 = run_with(b2);
+  for (size_t i = 0; i < want1.size(); ++i) EXPECT_EQ(y2.data<float>()[i], 2 * want1[i]);
+}
+
+}  // namespace
+}  // namespace sod2::rt::linalg_test

@@ -107,6 +107,61 @@ TEST(MathHalfFloat, MatchesTheCompilersFloat16) {
 }
 #endif
 
+// The array conversions (F16C on x86-64 where the CPU has it, branch-free bfloat16) give the
+// scalar functions' bits for every half pattern and for floats around every rounding case,
+// at every length (vector bodies and scalar tails). A signalling NaN may come back quiet.
+TEST(MathHalfFloat, ArrayConversionsMatchTheScalarOnes) {
+  std::vector<uint16_t> all(65536);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i);
+  std::vector<float> wide(all.size());
+  widen_to_float(DType::kFloat16, all.data(), wide.data(), static_cast<int64_t>(all.size()));
+  for (size_t i = 0; i < all.size(); ++i) {
+    const float want = half_to_float(all[i]);
+    if (std::isnan(want))
+      ASSERT_TRUE(std::isnan(wide[i])) << i;
+    else
+      ASSERT_EQ(float_bits(wide[i]), float_bits(want)) << i;
+  }
+  // Floats: specials, every half's neighbourhood (ties, just above and below), random patterns.
+  std::vector<float> f = {0.0f,
+                          -0.0f,
+                          std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(),
+                          std::nanf(""),
+                          bits_float(0x7fa00001u),
+                          bits_float(0xffc00123u),
+                          65504.0f,
+                          65520.0f,
+                          65519.99f,
+                          1e-8f,
+                          -6e-8f,
+                          3e38f,
+                          1.17549435e-38f,
+                          1e-45f};
+  for (uint32_t h = 0; h < 0x7c00u; h += 7) {
+    const uint32_t b = float_bits(half_to_float(static_cast<uint16_t>(h)));
+    for (uint32_t d : {0u, 1u, 0xfffu, 0x1000u, 0x1001u, 0x2000u})
+      for (uint32_t sign : {0u, 0x80000000u}) f.push_back(bits_float((b + d) | sign));
+  }
+  uint32_t state = 12345;
+  for (int i = 0; i < 100000; ++i) {
+    state = state * 1664525u + 1013904223u;
+    f.push_back(bits_float(state));
+  }
+  for (DType t : {DType::kFloat16, DType::kBFloat16}) {
+    for (size_t len : {f.size(), size_t{7}, size_t{13}}) {
+      std::vector<uint16_t> got(len);
+      narrow_from_float(t, f.data(), got.data(), static_cast<int64_t>(len));
+      for (size_t i = 0; i < len; ++i) {
+        const uint16_t want =
+            t == DType::kFloat16 ? double_to_half(f[i]) : double_to_bfloat16(f[i]);
+        ASSERT_EQ(got[i], want) << dtype_name(t) << " element " << i << " bits "
+                                << float_bits(f[i]);
+      }
+    }
+  }
+}
+
 TEST(MathHalfFloat, BFloat16RoundsToNearestEven) {
   std::mt19937 gen(5);
   std::uniform_int_distribution<uint32_t> bits;
