@@ -10,12 +10,10 @@ namespace {
 // Pad axes (18) and wrap (19), Resize 18/19, ScatterElements/ScatterND max/min (18), Cast/CastLike
 // saturate (19; float8 types are refused by the kernels), AveragePool (19), LpPool (18),
 // OptionalGetElement/OptionalHasElement (18), GroupNormalization (18, 21), DFT (20: axis and
-// dft_length as inputs) and GridSample (20: the kernel takes the new mode names and refuses
-// inputs other than 4-D by name).
+// dft_length as inputs), GridSample (20: the kernel takes the new mode names and refuses
+// inputs other than 4-D by name) and QuantizeLinear/DequantizeLinear block_size (21).
 constexpr std::array kChanges = {
-    OpsetChange{"QuantizeLinear", 21, "blocked quantization was added", "block_size"},
     OpsetChange{"QuantizeLinear", 21, "the output_dtype attribute was added", "output_dtype"},
-    OpsetChange{"DequantizeLinear", 21, "blocked quantization was added", "block_size"},
     OpsetChange{"DequantizeLinear", 23, "the output_dtype attribute was added", "output_dtype"},
     OpsetChange{"QuantizeLinear", 23, "the precision attribute was added", "precision"},
 };

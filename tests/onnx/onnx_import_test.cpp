@@ -204,13 +204,14 @@ TEST(OnnxImport, NewerOpsetImportsKnownOpsWithAWarning) {
 }
 
 TEST(OnnxImport, NewerOpsetRefusesOpsThatChangedMeaning) {
-  // QuantizeLinear-21 added blocked quantization; this build does not implement it yet.
+  // QuantizeLinear-21 added output_dtype; this build does not implement it yet.
   auto m = make_model(21);
   auto* g = m.mutable_graph();
   add_input(g, "x", {int64_t{2}, int64_t{4}});
-  add_float_initializer(g, "scale", {2, 2}, {1.f, 1.f, 1.f, 1.f});
-  add_int_attr(add_node(g, "QuantizeLinear", {"x", "scale"}, {"y"}, "q"), "block_size", 2);
-  add_output(g, "y", {}, onnx::TensorProto::UINT8);
+  add_float_initializer(g, "scale", {}, {1.f});
+  add_int_attr(add_node(g, "QuantizeLinear", {"x", "scale"}, {"y"}, "q"), "output_dtype",
+               onnx::TensorProto::INT8);
+  add_output(g, "y", {}, onnx::TensorProto::INT8);
   auto model = import(m);
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.status().message().find("node 'q' (QuantizeLinear)"), std::string::npos);

@@ -209,23 +209,36 @@ TEST(OpDefinitions, UnknownOpsAreRefusedByName) {
 }
 
 TEST(OpDefinitions, ChangesNotImplementedAreRefusedOnlyWhenUsed) {
-  auto model_with = [](bool blocked) {
-    auto m = make_model(21);
+  auto model_with = [](bool typed) {
+    auto m = make_model(23);
     auto* g = m.mutable_graph();
     add_input(g, "x", {int64_t{4}}, onnx::TensorProto::INT8);
     add_float_initializer(g, "s", {}, {0.5f});
     auto* n = add_node(g, "DequantizeLinear", {"x", "s"}, {"y"}, "dq");
-    if (blocked) add_int_attr(n, "block_size", 2);
+    if (typed) add_int_attr(n, "output_dtype", onnx::TensorProto::FLOAT16);
     add_output(g, "y");
     return m;
   };
   auto plain = import(model_with(false));
   ASSERT_TRUE(plain.ok()) << plain.status().to_string();
-  auto blocked = import(model_with(true));
-  ASSERT_FALSE(blocked.ok());
-  EXPECT_EQ(blocked.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(blocked.status().message().find("attribute 'block_size'"), std::string::npos)
-      << blocked.status().message();
+  auto typed = import(model_with(true));
+  ASSERT_FALSE(typed.ok());
+  EXPECT_EQ(typed.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(typed.status().message().find("attribute 'output_dtype'"), std::string::npos)
+      << typed.status().message();
+}
+
+// Blocked quantization (block_size, opset 21) is implemented: it imports.
+TEST(OpDefinitions, BlockedQuantizationImports) {
+  auto m = make_model(21);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {int64_t{2}, int64_t{4}}, onnx::TensorProto::INT8);
+  add_float_initializer(g, "s", {2, 2}, {0.5f, 1.f, 2.f, 4.f});
+  auto* n = add_node(g, "DequantizeLinear", {"x", "s"}, {"y"}, "dq");
+  add_int_attr(n, "block_size", 2);
+  add_output(g, "y");
+  auto model = import(m);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
 }
 
 }  // namespace

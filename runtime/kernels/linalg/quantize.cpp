@@ -1,4 +1,5 @@
-// QuantizeLinear, DequantizeLinear (opsets 10 and 13: per tensor, and from 13 per axis) and
+// QuantizeLinear, DequantizeLinear (opsets 10 and 13: per tensor, from 13 per axis, from 21
+// blocked along an axis) and
 // DynamicQuantizeLinear (11), with the arithmetic of quantize.h. Also registers the quantized
 // kernels of integer_gemm.cpp.
 #include "runtime/kernels/linalg/quantize.h"
@@ -34,12 +35,56 @@ int64_t product(const Shape& s, int from, int to) {
 struct AxisView {
   int64_t outer = 1, dim = 1, inner = 1;
   QuantParam scale, zero_point;
+  // Blocked (opset 21, block_size > 0): the parameters have x's shape with the axis dim cut into
+  // blocks of `block`; element (o, a, k) of the [outer, dim, inner] view reads parameter
+  // (o, a / block, k) of a [outer, blocks, inner] view.
+  int64_t block = 0, blocks = 0;
+  int64_t param_index(int64_t row, int64_t k) const {
+    return block > 0 ? ((row / dim) * blocks + (row % dim) / block) * inner + k : row % dim;
+  }
 };
+
+// Blocked parameters: x's rank and dims, except ceil(dim / block) along the axis; a zero point of
+// the scale's shape.
+Status blocked_view(const char* op, const char* scale_name, const char* zp_name, const Tensor& x,
+                    const Tensor& scale, const Tensor* zp, DType zp_dtype, int axis, int64_t block,
+                    AxisView* v) {
+  const int rank = x.shape.rank();
+  v->outer = product(x.shape, 0, axis);
+  v->dim = x.shape[axis];
+  v->inner = product(x.shape, axis + 1, rank);
+  v->block = block;
+  v->blocks = (v->dim + block - 1) / block;
+  Shape want = x.shape;
+  want[axis] = v->blocks;
+  if (scale.dtype != DType::kFloat || scale.shape != want) {
+    return invalid_argument(std::string(op) + ": with block_size " + std::to_string(block) +
+                            " on axis " + std::to_string(axis) + ", " + scale_name +
+                            " must be float32 " + want.to_string() + ", got " +
+                            dtype_name(scale.dtype) + " " + scale.shape.to_string());
+  }
+  v->scale = QuantParam{&scale, scale.numel()};
+  if (zp) {
+    if (zp->dtype != zp_dtype || zp->shape != want) {
+      return invalid_argument(std::string(op) + ": " + zp_name + " must be " +
+                              dtype_name(zp_dtype) + " " + want.to_string() + " like " +
+                              scale_name + ", got " + dtype_name(zp->dtype) + " " +
+                              zp->shape.to_string());
+    }
+    v->zero_point = QuantParam{zp, zp->numel()};
+  }
+  return Status::ok_status();
+}
 
 Status axis_view(const char* op, const char* scale_name, const char* zp_name, const Tensor& x,
                  const Tensor* scale, const Tensor* zp, DType zp_dtype, int64_t axis_attr,
-                 bool per_axis_ok, AxisView* v) {
+                 bool per_axis_ok, int64_t block, AxisView* v) {
   if (!scale) return invalid_argument(std::string(op) + ": input '" + scale_name + "' is missing");
+  if (block > 0) {
+    int axis = 0;
+    SOD2_RETURN_IF_ERROR(check_axis(op, axis_attr, x.shape.rank(), &axis));
+    return blocked_view(op, scale_name, zp_name, x, *scale, zp, zp_dtype, axis, block, v);
+  }
   v->inner = x.numel();  // per tensor: one run
   if (scale->numel() != 1) {
     const int rank = x.shape.rank();
@@ -62,16 +107,17 @@ Status axis_view(const char* op, const char* scale_name, const char* zp_name, co
   return Status::ok_status();
 }
 
-// Runs f(c, begin, end) over runs of elements [begin, end) that share axis index c, in parallel
-// chunks of about kGrain elements (per tensor: one axis index, the whole tensor in chunks).
+// Runs f(row, begin, end) over runs of elements [begin, end) of one row (an [outer, dim] index
+// of the view: one axis index), in parallel chunks of about kGrain elements (per tensor: one
+// row, the whole tensor in chunks).
 template <class F>
 void for_runs(ThreadPool& pool, const AxisView& v, F&& f) {
   const int64_t total = v.outer * v.dim * v.inner;
   pool.parallel_for(total, kGrain, [&](int64_t b, int64_t e) {
     for (int64_t pos = b; pos < e;) {
-      const int64_t block = pos / v.inner;
-      const int64_t end = std::min(e, (block + 1) * v.inner);
-      f(block % v.dim, pos, end);
+      const int64_t row = pos / v.inner;
+      const int64_t end = std::min(e, (row + 1) * v.inner);
+      f(row, pos, end);
       pos = end;
     }
   });
@@ -81,7 +127,8 @@ void for_runs(ThreadPool& pool, const AxisView& v, F&& f) {
 
 class QuantizeLinearKernel final : public Kernel {
  public:
-  QuantizeLinearKernel(int64_t axis, bool per_axis_ok) : axis_(axis), per_axis_ok_(per_axis_ok) {}
+  QuantizeLinearKernel(int64_t axis, bool per_axis_ok, int64_t block)
+      : axis_(axis), per_axis_ok_(per_axis_ok), block_(block) {}
 
   Status run(KernelContext& ctx) override {
     constexpr const char* kOp = "QuantizeLinear";
@@ -99,7 +146,7 @@ class QuantizeLinearKernel final : public Kernel {
     }
     AxisView v;
     SOD2_RETURN_IF_ERROR(axis_view(kOp, "y_scale", "y_zero_point", *x, ctx.input(1), zp, out, axis_,
-                                   per_axis_ok_, &v));
+                                   per_axis_ok_, block_, &v));
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, out, x->shape));
     if (y->numel() == 0) return Status::ok_status();
     if (out == DType::kUint8) {
@@ -114,9 +161,18 @@ class QuantizeLinearKernel final : public Kernel {
   template <class Q>
   static void run_typed(KernelContext& ctx, const Tensor& x, const AxisView& v, Q* y) {
     const bool f32 = x.dtype == DType::kFloat;
-    for_runs(ctx.pool(), v, [&](int64_t c, int64_t b, int64_t e) {
-      const float scale = v.scale.scale(c);
-      const int32_t zp = v.zero_point.zero_point(c);
+    for_runs(ctx.pool(), v, [&](int64_t row, int64_t b, int64_t e) {
+      if (v.block > 0) {  // a parameter per element
+        for (int64_t i = b; i < e; ++i) {
+          const int64_t j = v.param_index(row, i - row * v.inner);
+          const float xi =
+              f32 ? x.as<const float>()[i] : static_cast<float>(x.as<const int32_t>()[i]);
+          y[i] = quantize_value<Q>(xi, v.scale.scale(j), v.zero_point.zero_point(j));
+        }
+        return;
+      }
+      const float scale = v.scale.scale(row % v.dim);
+      const int32_t zp = v.zero_point.zero_point(row % v.dim);
       if (f32) {
         quantize_floats(x.as<const float>() + b, e - b, scale, zp, y + b);
       } else {
@@ -129,20 +185,32 @@ class QuantizeLinearKernel final : public Kernel {
 
   int64_t axis_;
   bool per_axis_ok_;
+  int64_t block_;
 };
+
+// block_size (opset 21): 0 per tensor or per axis, > 0 blocked.
+Expected<int64_t> block_size(const NodeInfo& node) {
+  SOD2_ASSIGN_OR_RETURN(int64_t block, node.attrs.get_int("block_size", 0));
+  if (block < 0)
+    return invalid_model(node.op_type + ": block_size must be >= 0, got " + std::to_string(block));
+  return block;
+}
 
 Expected<std::unique_ptr<Kernel>> make_quantize_linear(const NodeInfo& node) {
   if (node.input_present.size() < 2 || !node.input_present[0] || !node.input_present[1])
     return invalid_model("QuantizeLinear: needs inputs x and y_scale");
   SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 1));
-  return std::unique_ptr<Kernel>(std::make_unique<QuantizeLinearKernel>(axis, node.opset >= 13));
+  SOD2_ASSIGN_OR_RETURN(int64_t block, block_size(node));
+  return std::unique_ptr<Kernel>(
+      std::make_unique<QuantizeLinearKernel>(axis, node.opset >= 13, block));
 }
 
 // ---- DequantizeLinear -----------------------------------------------------------------------
 
 class DequantizeLinearKernel final : public Kernel {
  public:
-  DequantizeLinearKernel(int64_t axis, bool per_axis_ok) : axis_(axis), per_axis_ok_(per_axis_ok) {}
+  DequantizeLinearKernel(int64_t axis, bool per_axis_ok, int64_t block)
+      : axis_(axis), per_axis_ok_(per_axis_ok), block_(block) {}
 
   Status run(KernelContext& ctx) override {
     constexpr const char* kOp = "DequantizeLinear";
@@ -155,7 +223,7 @@ class DequantizeLinearKernel final : public Kernel {
     }
     AxisView v;
     SOD2_RETURN_IF_ERROR(axis_view(kOp, "x_scale", "x_zero_point", *x, ctx.input(1), zp, x->dtype,
-                                   axis_, per_axis_ok_, &v));
+                                   axis_, per_axis_ok_, block_, &v));
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, x->shape));
     if (y->numel() == 0) return Status::ok_status();
     switch (x->dtype) {
@@ -172,10 +240,18 @@ class DequantizeLinearKernel final : public Kernel {
     // int64 for int32 x (x minus its zero point cannot overflow); int32 for 8-bit x, which
     // vectorises.
     using Wide = std::conditional_t<sizeof(Q) == 1, int32_t, int64_t>;
-    for_runs(ctx.pool(), v, [&](int64_t c, int64_t b, int64_t e) {
-      const float scale = v.scale.scale(c);
-      const Wide zp = v.zero_point.zero_point(c);
+    for_runs(ctx.pool(), v, [&](int64_t row, int64_t b, int64_t e) {
       const Q* in = x.as<const Q>();
+      if (v.block > 0) {  // a parameter per element
+        for (int64_t i = b; i < e; ++i) {
+          const int64_t j = v.param_index(row, i - row * v.inner);
+          y[i] = static_cast<float>(static_cast<Wide>(in[i]) - v.zero_point.zero_point(j)) *
+                 v.scale.scale(j);
+        }
+        return;
+      }
+      const float scale = v.scale.scale(row % v.dim);
+      const Wide zp = v.zero_point.zero_point(row % v.dim);
       for (int64_t i = b; i < e; ++i)
         y[i] = static_cast<float>(static_cast<Wide>(in[i]) - zp) * scale;
     });
@@ -183,13 +259,16 @@ class DequantizeLinearKernel final : public Kernel {
 
   int64_t axis_;
   bool per_axis_ok_;
+  int64_t block_;
 };
 
 Expected<std::unique_ptr<Kernel>> make_dequantize_linear(const NodeInfo& node) {
   if (node.input_present.size() < 2 || !node.input_present[0] || !node.input_present[1])
     return invalid_model("DequantizeLinear: needs inputs x and x_scale");
   SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 1));
-  return std::unique_ptr<Kernel>(std::make_unique<DequantizeLinearKernel>(axis, node.opset >= 13));
+  SOD2_ASSIGN_OR_RETURN(int64_t block, block_size(node));
+  return std::unique_ptr<Kernel>(
+      std::make_unique<DequantizeLinearKernel>(axis, node.opset >= 13, block));
 }
 
 // ---- DynamicQuantizeLinear ------------------------------------------------------------------

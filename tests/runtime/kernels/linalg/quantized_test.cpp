@@ -113,6 +113,33 @@ TEST(Dequantize, OnnxExamplesAndInt32) {
   EXPECT_EQ(code("DequantizeLinear", 13, {&f, &s}), StatusCode::kUnsupported);
 }
 
+// Opset 21's blocked form: parameters of x's shape with the axis cut into blocks of block_size
+// (the last block may be short).
+TEST(Quantize, BlockedAlongAnAxis) {
+  const HostTensor x = i8({2, 5}, {10, 20, 30, 40, 50, -10, -20, -30, -40, -50});
+  const HostTensor s = floats({2, 3}, {0.5f, 1.f, 2.f, 0.25f, 4.f, 8.f});
+  const HostTensor z = i8({2, 3}, {0, 1, 2, -1, 0, 3});
+  const auto y = ok("DequantizeLinear", 21, {&x, &s, &z}, 1, A().i("axis", 1).i("block_size", 2));
+  const std::vector<float> want = {
+      (10 - 0) * 0.5f,   (20 - 0) * 0.5f,   (30 - 1) * 1.f,  (40 - 1) * 1.f,  (50 - 2) * 2.f,
+      (-10 + 1) * 0.25f, (-20 + 1) * 0.25f, (-30 - 0) * 4.f, (-40 - 0) * 4.f, (-50 - 3) * 8.f};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(y[0].data<float>()[i], want[i]) << i;
+  // QuantizeLinear blocked along axis 0: rows 0-1 share a parameter row, row 2 has its own.
+  const HostTensor xf = floats({3, 2}, {1.f, 2.f, 3.f, 4.f, 5.f, 6.f});
+  const HostTensor qs = floats({2, 2}, {0.5f, 1.f, 2.f, 4.f});
+  const HostTensor qz = u8({2, 2}, {0, 10, 20, 30});
+  const auto q = ok("QuantizeLinear", 21, {&xf, &qs, &qz}, 1, A().i("axis", 0).i("block_size", 2));
+  EXPECT_EQ(vals<uint8_t>(q[0]), (std::vector<uint8_t>{2, 12, 6, 14, 22, 32}));
+  // Parameters of another shape, or a negative block size, are errors.
+  const HostTensor bad = floats({2, 2}, {1, 1, 1, 1});
+  EXPECT_EQ(code("DequantizeLinear", 21, {&x, &bad}, 1, A().i("axis", 1).i("block_size", 2)),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(code("DequantizeLinear", 21, {&x, &s, &qz}, 1, A().i("axis", 1).i("block_size", 2)),
+            StatusCode::kInvalidArgument);
+  EXPECT_NE(code("DequantizeLinear", 21, {&x, &s}, 1, A().i("axis", 1).i("block_size", -1)),
+            StatusCode::kOk);
+}
+
 TEST(DynamicQuantize, OnnxExamplesAndAllZero) {
   const HostTensor x = floats({6}, {0, 2, -3, -2.5f, 1.34f, 0.5f});
   const auto r = ok("DynamicQuantizeLinear", 11, {&x}, 3, {}, 2);
