@@ -196,6 +196,11 @@ class Fuser {
     return true;
   }
 
+  bool is_max_pool(NodeId n) const {
+    const Node& node = g_.node(n);
+    return node.domain.empty() && node.op_type == "MaxPool" && node.outputs.size() == 1;
+  }
+
   // QDQ (the form int8 quantisers write): a DequantizeLinear of a Conv/MatMul/Gemm operand is the
   // contraction's prologue, and a QuantizeLinear of the contraction group's result its end; the
   // DequantizeLinears of an elementwise Add (a residual join) start an elementwise group that a
@@ -213,9 +218,15 @@ class Fuser {
     if (pn.op_type == "DequantizeLinear" && cn.op_type == "Add" && cn.domain.empty() &&
         anchor_[static_cast<size_t>(gc)] < 0)
       return !creates_cycle(gp, gc);
+    // MaxPool between a DequantizeLinear and a QuantizeLinear of the same parameters is a MaxPool
+    // of the 8-bit values (both conversions are monotone and undo each other).
+    if (pn.op_type == "DequantizeLinear" && is_max_pool(c) && cn.inputs[0] == v &&
+        members_[static_cast<size_t>(gc)].size() == 1)
+      return !creates_cycle(gp, gc);
     if (cn.op_type != "QuantizeLinear" || cn.inputs.empty() || cn.inputs[0] != v) return false;
     const NodeId ap = anchor_[static_cast<size_t>(gp)];
-    if (ap >= 0) return role(ap) == FusionRole::kContraction && !creates_cycle(gp, gc);
+    if (ap >= 0)
+      return (role(ap) == FusionRole::kContraction || is_max_pool(ap)) && !creates_cycle(gp, gc);
     bool dequantized = false;  // an elementwise group that starts from DequantizeLinear
     for (NodeId x : members_[static_cast<size_t>(gp)])
       dequantized = dequantized || g_.node(x).op_type == "DequantizeLinear";

@@ -52,8 +52,10 @@ class Matcher {
     if (grp.nodes.size() < 2) return refuse(FusionRefusal::kSingleNode, grp.nodes.front());
     for (NodeId x : grp.nodes) {
       if (fusion_role(x) != FusionRole::kQuantization) continue;
-      for (NodeId y : grp.nodes)
+      for (NodeId y : grp.nodes) {
         if (fusion_role(y) == FusionRole::kContraction) return match_qdq(grp);
+        if (g_.node(y).op_type == "MaxPool") return match_qdq_max_pool(grp);
+      }
       return match_qdq_add(grp);
     }
     const Node& anchor = g_.node(grp.nodes.front());
@@ -317,6 +319,58 @@ class Matcher {
     return is_8bit(rdp_.fact(g_, n.inputs[0]).dtype) &&
            rdp_.fact(g_, n.inputs[1]).dtype == DataType::kFloat &&
            quant_param_fits(n, n.inputs[1], 0) && quant_param_fits(n, zp, 0);
+  }
+
+  // A constant per-tensor parameter's value, as a double (absent zero point: 0).
+  std::optional<double> scalar_param(ValueId v, double absent) const {
+    if (v == kNoValue) return absent;
+    const Tensor* t = constant_tensor(v);
+    if (!t || t->numel() != 1) return std::nullopt;
+    return t->double_at(0);
+  }
+
+  // DequantizeLinear → MaxPool → QuantizeLinear with the same constant parameters (scale > 0):
+  // the MaxPool of the 8-bit values, exactly (the conversions are monotone and undo each
+  // other), as the standard MaxPool on them.
+  FusionVerdict match_qdq_max_pool(const opt::FusionGroup& grp) {
+    auto refuse_here = [&](NodeId at) {
+      return refuse(FusionRefusal::kUnsupportedQuantization, at);
+    };
+    if (grp.nodes.size() != 3) return refuse_here(grp.nodes.front());
+    const Node& dq = g_.node(grp.nodes[0]);
+    const Node& pool = g_.node(grp.nodes[1]);
+    const Node& q = g_.node(grp.nodes[2]);
+    if (!plain_dequantize(dq) || pool.op_type != "MaxPool" || pool.outputs.size() != 1 ||
+        pool.inputs.empty() || pool.inputs[0] != dq.outputs[0])
+      return refuse_here(grp.nodes[1]);
+    QuantizedTail tail;
+    if (!match_quantized_tail(grp, 2, pool.outputs[0], false, &tail) || tail.lo > 0 ||
+        tail.hi < std::numeric_limits<float>::infinity())
+      return refuse_here(grp.nodes[2]);
+    const auto in = [](const Node& n, size_t i) {
+      return i < n.inputs.size() ? n.inputs[i] : kNoValue;
+    };
+    const auto ds = scalar_param(in(dq, 1), 1), qs = scalar_param(in(q, 1), 1);
+    const auto dz = scalar_param(in(dq, 2), 0), qz = scalar_param(in(q, 2), 0);
+    const DataType x_type = rdp_.fact(g_, dq.inputs[0]).dtype;
+    if (!ds || !qs || !dz || !qz || !(*ds > 0) ||
+        static_cast<float>(*ds) != static_cast<float>(*qs) || *dz != *qz ||
+        rdp_.fact(g_, q.outputs[0]).dtype != x_type)
+      return refuse_here(grp.nodes[2]);
+    FusedKernel k;
+    k.info.name = pool.name;
+    k.info.op_type = "MaxPool";
+    k.info.opset = static_cast<int>(pool.opset);
+    k.inputs = {dq.inputs[0]};
+    k.output = q.outputs[0];
+    for (const Attribute& at : pool.attributes) copy_attribute(at, &k.info.attrs);
+    k.info.input_present = {true};
+    k.info.input_dtypes = {to_rt_dtype(x_type)};
+    k.info.output_dtypes = {to_rt_dtype(x_type)};
+    k.info.num_outputs = 1;
+    FusionVerdict v;
+    v.kernel = std::move(k);
+    return v;
   }
 
   // DequantizeLinear(a), DequantizeLinear(b) → Add (same shapes) (+ Relu or constant Clip) →

@@ -212,5 +212,66 @@ TEST(QdqFusion, ABiasOfAnotherScaleIsSplitSayingWhyAndStillRuns) {
   EXPECT_EQ(run(*c, 6, 6).size(), 4u * 36u);
 }
 
+// x → Q/DQ → MaxPool → Q (parameters `out_scale`) → DQ → y.
+Model quantized_max_pool(float out_scale) {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {1, 3, "h", "w"});
+  add_qdq(g, "x", 0.02f, 100, "xd");
+  auto* pool = add_node(g, "MaxPool", {"xd"}, {"p"}, "pool");
+  for (const char* name : {"kernel_shape", "strides", "pads"}) {
+    auto* at = pool->add_attribute();
+    at->set_name(name);
+    at->set_type(onnx::AttributeProto::INTS);
+    const int64_t v = std::string(name) == "kernel_shape" ? 3
+                      : std::string(name) == "strides"    ? 2
+                                                          : 1;
+    for (int i = 0; i < (std::string(name) == "pads" ? 4 : 2); ++i) at->add_ints(v);
+  }
+  add_float_initializer(g, "p_s", {}, {out_scale});
+  add_uint8_scalar(g, "p_z", 100);
+  add_node(g, "QuantizeLinear", {"p", "p_s", "p_z"}, {"pq"}, "p_quantize");
+  add_node(g, "DequantizeLinear", {"pq", "p_s", "p_z"}, {"y"}, "p_dequantize");
+  add_output(g, "y", {1, 3, "oh", "ow"});
+  auto model = import_onnx_bytes(testing::serialize(m), "", "qdq max pool");
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  return std::move(*model);
+}
+
+std::vector<float> run3(const pipeline::CompiledModel& c, int64_t h, int64_t w) {
+  auto session = rt::Session::create(c.program, rt::KernelRegistry::standard(), {1});
+  EXPECT_TRUE(session.ok()) << session.status().to_string();
+  if (!session.ok()) return {};
+  rt::HostTensor x(rt::DType::kFloat, rt::Shape{1, 3, h, w});
+  for (int64_t i = 0; i < x.shape().numel(); ++i)
+    x.data<float>()[i] = std::cos(0.71f * static_cast<float>(i)) * 2.0f;
+  const rt::Tensor in[] = {x.view()};
+  auto out = (*session)->run(in);
+  EXPECT_TRUE(out.ok()) << out.status().to_string();
+  if (!out.ok()) return {};
+  const float* y = (*out)[0].as<float>();
+  return std::vector<float>(y, y + (*out)[0].numel());
+}
+
+TEST(QdqFusion, MaxPoolBetweenEqualParametersRunsOnTheEightBitValues) {
+  auto c = pipeline::compile(quantized_max_pool(0.02f), ranges(true));
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  bool eight_bit_pool = false;
+  for (const rt::NodeDesc& n : c->program.graphs[0].nodes)
+    if (n.info.op_type == "MaxPool")
+      eight_bit_pool = n.info.input_dtypes == std::vector<rt::DType>{rt::DType::kUint8};
+  EXPECT_TRUE(eight_bit_pool);
+  EXPECT_EQ(kernel_ops(*c).size(), 3u);  // Q, MaxPool, DQ
+  auto plain = pipeline::compile(quantized_max_pool(0.02f), ranges(false));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(run3(*c, 9, 12), run3(*plain, 9, 12));  // exactly
+  // Other output parameters: not the same values, so the float MaxPool runs.
+  auto other = pipeline::compile(quantized_max_pool(0.03f), ranges(true));
+  ASSERT_TRUE(other.ok());
+  for (const rt::NodeDesc& n : other->program.graphs[0].nodes)
+    if (n.info.op_type == "MaxPool")
+      EXPECT_EQ(n.info.input_dtypes, std::vector<rt::DType>{rt::DType::kFloat});
+}
+
 }  // namespace
 }  // namespace sod2

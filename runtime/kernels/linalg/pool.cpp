@@ -6,6 +6,7 @@
 // Each runs in one copy per ISA (simd.h).
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/geometry.h"
@@ -116,14 +117,62 @@ void max_pool_plane_typed(const T* x, T* y, int64_t* idx, int64_t idx_base, cons
   }
 }
 
+// A 2-D plane without indices or dilation, separably: each output row's window rows reduced into
+// one row (a vectorisable elementwise max), then each output's taps along that row. The same
+// values as max_pool_plane_typed (0 for a window entirely in padding).
+constexpr int64_t kMaxSeparableWidth = 4096;
+template <typename T>
+void max_pool_plane_separable(const T* x, T* y, const Window3& g) {
+  T row[kMaxSeparableWidth];
+  const int64_t w = g.in[2];
+  for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+    const AxisWindow wy = axis_window(g, 1, oy);
+    T* out = y + oy * g.out[2];
+    if (wy.t1 <= wy.t0) {
+      std::fill(out, out + g.out[2], T(0));
+      continue;
+    }
+    const T* first = x + (wy.start + wy.t0) * w;
+    std::copy(first, first + w, row);
+    for (int64_t ty = wy.t0 + 1; ty < wy.t1; ++ty) {
+      const T* __restrict r = x + (wy.start + ty) * w;
+      T* __restrict m = row;
+      for (int64_t i = 0; i < w; ++i) {
+        const T a = m[i], b = r[i];
+        m[i] = a < b ? b : a;
+      }
+    }
+    // Taps [max(0, -start), min(k, w - start)) of the window at `start` (no dilation: no
+    // division, which axis_window would cost per output).
+    const int64_t k = g.k[2];
+    for (int64_t ox = 0, start = -g.pad_begin[2]; ox < g.out[2]; ++ox, start += g.stride[2]) {
+      const int64_t t0 = std::max<int64_t>(0, -start), t1 = std::min(k, w - start);
+      if (t1 <= t0) {
+        out[ox] = T(0);
+        continue;
+      }
+      T acc = row[start + t0];
+      for (int64_t tx = t0 + 1; tx < t1; ++tx) acc = std::max(acc, row[start + tx]);
+      out[ox] = acc;
+    }
+  }
+}
+
 template <typename T>
 void max_pool_typed(ThreadPool& pool, const T* X, T* Y, int64_t* I, const Window3& g,
                     int64_t planes) {
   const int64_t P = g.out_size(), Pin = g.in_size();
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(P * g.k_size(), 1));
+  // Integers only: float's NaN ordering is the general path's business.
+  const bool separable = std::is_integral_v<T> && !I && g.in[0] == 1 && g.k[0] == 1 &&
+                         g.dil[1] == 1 && g.dil[2] == 1 && g.in[2] <= kMaxSeparableWidth;
   pool.parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p)
-      max_pool_plane_typed(X + p * Pin, Y + p * P, I ? I + p * P : nullptr, p * Pin, g);
+    for (int64_t p = p0; p < p1; ++p) {
+      if (separable)
+        max_pool_plane_separable(X + p * Pin, Y + p * P, g);
+      else
+        max_pool_plane_typed(X + p * Pin, Y + p * P, I ? I + p * P : nullptr, p * Pin, g);
+    }
   });
 }
 

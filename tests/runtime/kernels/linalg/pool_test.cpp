@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <limits>
 
+#include <cstring>
+
 #include "runtime/kernels/linalg/simd.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
 
@@ -131,6 +133,37 @@ TEST(Pool, MaxPoolIndices) {
   ASSERT_EQ(got[1].dtype(), DType::kInt64);
   EXPECT_EQ(got[1].data<int64_t>()[0], 3);
   EXPECT_EQ(got[1].data<int64_t>()[1], 1);
+}
+
+// 8-bit MaxPool without indices takes a separable path (rows reduced, then taps along the row);
+// with indices the per-window one. Both give the same values, padding and strides included.
+TEST(Pool, EightBitMaxPoolSeparablePathMatchesTheWindowedOne) {
+  struct Case {
+    std::vector<int64_t> k, s, pads;
+    int64_t ceil;
+  };
+  const Case cases[] = {{{3, 3}, {2, 2}, {1, 1, 1, 1}, 0},
+                        {{2, 2}, {1, 1}, {0, 0, 0, 0}, 0},
+                        {{3, 2}, {2, 3}, {2, 0, 1, 1}, 1},
+                        {{1, 5}, {1, 2}, {0, 2, 0, 2}, 0}};
+  for (DType t : {DType::kUint8, DType::kInt8}) {
+    HostTensor x(t, Shape{2, 3, 9, 11});
+    for (int64_t i = 0; i < x.shape().numel(); ++i)
+      x.bytes()[static_cast<size_t>(i)] = static_cast<uint8_t>((i * 73 + 11) % 256);
+    for (const Case& c : cases) {
+      const Attrs a =
+          A().is("kernel_shape", c.k).is("strides", c.s).is("pads", c.pads).i("ceil_mode", c.ceil);
+      auto fast = testing::run_kernel(registry(), "MaxPool", 12, {&x}, 1, a, 2);
+      auto windowed = testing::run_kernel(registry(), "MaxPool", 12, {&x}, 2, a, 1);
+      ASSERT_TRUE(fast.ok() && windowed.ok());
+      const HostTensor& f = (*fast)[0];
+      const HostTensor& w = (*windowed)[0];
+      ASSERT_EQ(f.shape(), w.shape());
+      ASSERT_EQ(f.dtype(), t);
+      EXPECT_EQ(std::memcmp(f.bytes().data(), w.bytes().data(), f.bytes().size()), 0)
+          << dtype_name(t) << " kernel " << c.k[0] << "x" << c.k[1];
+    }
+  }
 }
 
 TEST(Pool, AveragePool) {
