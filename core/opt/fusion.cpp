@@ -138,7 +138,7 @@ class Fuser {
       if (!quantization_edge(v, p, c, gp)) {
         if (rc != FusionRole::kOpaque)
           note(c, who + ": " + g_.node(rp == FusionRole::kQuantization ? p : c).op_type +
-                      " fuses only into a Conv/MatMul/Gemm's int8 kernel");
+                      " fuses only into an int8 group (Conv/MatMul/Gemm, Add, MaxPool)");
         return;
       }
       if (!joins_alone(v, c, gc, who)) return;
@@ -204,8 +204,8 @@ class Fuser {
   // QDQ (the form int8 quantisers write): a DequantizeLinear of a Conv/MatMul/Gemm operand is the
   // contraction's prologue, and a QuantizeLinear of the contraction group's result its end; the
   // DequantizeLinears of an elementwise Add (a residual join) start an elementwise group that a
-  // QuantizeLinear ends. Whether the group then runs as one int8 kernel is the target's call
-  // (kernel_fusion.h).
+  // QuantizeLinear ends, and so may a MaxPool's. Whether the group then runs as one int8 kernel
+  // is the target's call (kernel_fusion.h).
   bool quantization_edge(ValueId v, NodeId p, NodeId c, int32_t gp) {
     const Node& pn = g_.node(p);
     const Node& cn = g_.node(c);

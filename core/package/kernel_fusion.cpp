@@ -6,6 +6,7 @@
 
 #include "core/ops/constant_nodes.h"
 #include "core/ops/op_support.h"
+#include "core/opt/fusion_rules.h"
 #include "core/package/program_builder.h"
 #include "core/sym/prover.h"
 
@@ -207,11 +208,7 @@ class Matcher {
   }
 
  private:
-  static FusionRole fusion_role_of(const Node& n) {
-    const OpSupport* row = n.domain.empty() ? find_op_support(n.op_type) : nullptr;
-    return row ? row->role : FusionRole::kOpaque;
-  }
-  FusionRole fusion_role(NodeId x) const { return fusion_role_of(g_.node(x)); }
+  FusionRole fusion_role(NodeId x) const { return opt::fusion_role(g_.node(x)); }
 
   // A float32 tensor held by a constant value (initializer or Constant node).
   const Tensor* constant_tensor(ValueId v) const {

@@ -1,11 +1,15 @@
 // Which fused groups the CPU runtime runs as one kernel. Today that is a contraction (Conv,
 // MatMul, Gemm) followed by a chain the linalg epilogue covers: a per-channel bias Add, one
 // activation (SiLU included, as Sigmoid then Mul), a residual Add before or after it
-// (runtime/kernels/linalg/fused_ops.h has the fused ops' contract); and the QDQ form of an int8
-// Conv, DequantizeLinear → Conv (+ int32 bias)
-// (+ Relu/Clip) → QuantizeLinear, as one sod2:QFusedConv (QLinearConv's arithmetic and inputs,
-// plus the clamp). Any other group is split into its nodes (opt::restrict_fusion), so only
-// groups that really run fused keep their values out of the arena.
+// (runtime/kernels/linalg/fused_ops.h has the fused ops' contract); and three QDQ (int8) forms:
+//   - DequantizeLinear → Conv (+ int32 bias) (+ an activation) → QuantizeLinear, as one
+//     sod2:QFusedConv (QLinearConv's inputs and exact arithmetic, plus a clamp for Relu/Clip or
+//     a float activation);
+//   - DequantizeLinear ×2 → Add (+ Relu/Clip) → QuantizeLinear, as one sod2:QAdd;
+//   - DequantizeLinear → MaxPool → QuantizeLinear of equal parameters, as MaxPool on the 8-bit
+//     values.
+// Any other group is split into its nodes (opt::restrict_fusion), so only groups that really run
+// fused keep their values out of the arena.
 #pragma once
 
 #include <cstdint>

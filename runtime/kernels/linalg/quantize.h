@@ -31,7 +31,8 @@ void register_quantized_kernels(KernelRegistry& r);
 Expected<std::unique_ptr<Kernel>> make_matmul_integer(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_qlinear_matmul(const NodeInfo& node);
 // The integer convolutions (qlinear_conv.cpp); sod2:QFusedConv is QLinearConv with a clamp
-// (attributes clip_min/clip_max: a fused Relu or Clip, kernel_fusion.h's QDQ groups).
+// (attributes clip_min/clip_max: a fused Relu or Clip) or a float activation (activation, alpha,
+// beta), kernel_fusion.h's QDQ groups.
 Expected<std::unique_ptr<Kernel>> make_conv_integer(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_qlinear_conv(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_qfused_conv(const NodeInfo& node);
