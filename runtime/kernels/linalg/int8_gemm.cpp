@@ -14,20 +14,21 @@ namespace {
 // chunks of positions.
 constexpr int64_t kChunk = 512;
 
-void igemm_portable(int64_t m, int64_t n, int64_t k, const int8_t* w, int64_t ldw,
-                    const int8_t* x, int64_t ldx, int32_t x_zero, int32_t* c, int64_t ldc) {
+void igemm_portable(int64_t m, int64_t n, int64_t k, const int8_t* w, int64_t ldw, const int8_t* x,
+                    int64_t ldx, int32_t x_zero, int32_t* c, int64_t ldc) {
   for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
     const int64_t cols = std::min(kChunk, n - j0);
     for (int64_t i = 0; i < m; ++i) {
-      int32_t* crow = c + i * ldc + j0;
-      std::fill(crow, crow + cols, 0);
+      // uint32: sums wrap modulo 2^32 as ONNX's int32 does (a crafted K can overflow; no UB).
+      auto* crow = reinterpret_cast<uint32_t*>(c + i * ldc + j0);
+      std::fill(crow, crow + cols, 0u);
       const int8_t* wrow = w + i * ldw;
       for (int64_t kk = 0; kk < k; ++kk) {
         const int32_t wv = wrow[kk];
         if (wv == 0) continue;
         const int8_t* xrow = x + kk * ldx + j0;
         for (int64_t j = 0; j < cols; ++j)
-          crow[j] += wv * (static_cast<int32_t>(xrow[j]) - x_zero);
+          crow[j] += static_cast<uint32_t>(wv * (static_cast<int32_t>(xrow[j]) - x_zero));
       }
     }
   }
@@ -67,6 +68,56 @@ void igemm_serial(int64_t m, int64_t n, int64_t k, const int8_t* w, int64_t ldw,
   }
 #endif
   igemm_portable(m, n, k, w, ldw, x, ldx, x_zero, c, ldc);
+}
+
+namespace {
+
+template <class A>
+void igemm_rows_portable(int64_t m, int64_t n, int64_t k, const A* a, int64_t lda, int32_t a_zero,
+                         const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    auto* __restrict crow = reinterpret_cast<uint32_t*>(c + i * ldc);  // wraps, as above
+    std::fill(crow, crow + n, 0u);
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const int32_t av = static_cast<int32_t>(a[i * lda + kk]) - a_zero;
+      if (av == 0) continue;
+      const int8_t* __restrict brow = b + kk * ldb;
+      for (int64_t j = 0; j < n; ++j)
+        crow[j] += static_cast<uint32_t>(av * static_cast<int32_t>(brow[j]));
+    }
+  }
+}
+
+}  // namespace
+
+void igemm_rows(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, int32_t a_zero,
+                const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+#if defined(SOD2_GEMM_ONEDNN)
+  if (has_vnni() && k > 0 && a_zero >= 0 && a_zero <= 255) {
+    pin_openmp();
+    const int32_t co = 0;
+    if (dnnl_gemm_u8s8s32('N', 'N', 'F', m, n, k, 1.0f, a, lda, static_cast<uint8_t>(a_zero), b,
+                          ldb, 0, 0.0f, c, ldc, &co) == dnnl_success)
+      return;
+  }
+#endif
+  igemm_rows_portable(m, n, k, a, lda, a_zero, b, ldb, c, ldc);
+}
+
+void igemm_rows(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, int32_t a_zero,
+                const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+#if defined(SOD2_GEMM_ONEDNN)
+  if (has_vnni() && k > 0 && a_zero >= -128 && a_zero <= 127) {
+    pin_openmp();
+    const int32_t co = 0;
+    if (dnnl_gemm_s8s8s32('N', 'N', 'F', m, n, k, 1.0f, a, lda, static_cast<int8_t>(a_zero), b, ldb,
+                          0, 0.0f, c, ldc, &co) == dnnl_success)
+      return;
+  }
+#endif
+  igemm_rows_portable(m, n, k, a, lda, a_zero, b, ldb, c, ldc);
 }
 
 const char* igemm_backend_name() {

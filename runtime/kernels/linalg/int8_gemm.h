@@ -18,6 +18,17 @@ namespace sod2::rt::quant {
 void igemm_serial(int64_t m, int64_t n, int64_t k, const int8_t* w, int64_t ldw, const int8_t* x,
                   int64_t ldx, int32_t x_zero, int32_t* c, int64_t ldc);
 
+// The natural layout of a matrix product (MatMulInteger, QLinearMatMul), exact in int32:
+//
+//   c[i * ldc + j] = sum over kk < k of (a[i * lda + kk] - a_zero) * b[kk * ldb + j]
+//
+// with A the 8-bit activations (M x K, row-major) and B int8 (K x N). oneDNN's u8s8s32/s8s8s32
+// GEMM on CPUs with VNNI, a portable int32 loop (vectorised over j) elsewhere.
+void igemm_rows(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, int32_t a_zero,
+                const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc);
+void igemm_rows(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, int32_t a_zero,
+                const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc);
+
 // "oneDNN (VNNI)" or "portable": what igemm_serial runs on this machine.
 const char* igemm_backend_name();
 

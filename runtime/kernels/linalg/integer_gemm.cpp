@@ -13,6 +13,8 @@
 #include <string>
 
 #include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/gemm.h"
+#include "runtime/kernels/linalg/int8_gemm.h"
 #include "runtime/kernels/linalg/matmul_plan.h"
 #include "runtime/kernels/linalg/quantize.h"
 
@@ -137,6 +139,9 @@ class IntMatMulKernel final : public Kernel {
     }
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, out_type, p.out));
     if (y->numel() == 0) return Status::ok_status();
+    if (fast_path_fits(*b, a_zp, b_zp, a_scale, b_scale))
+      return fast(ctx, p, *a, *b, a_zp.zero_point(0, 0), b_scale, a_scale.scale(0, 0),
+                  y_scale.scale(0), y_zp.zero_point(0), y);
     const int64_t rows = p.batches * p.m;
     const int64_t slots = slot_count(ctx.pool(), rows);
     const size_t a_bytes = static_cast<size_t>(a->numel()) * 2,
@@ -180,6 +185,71 @@ class IntMatMulKernel final : public Kernel {
   }
 
  private:
+  // int8 B with zero point 0, per-tensor A zero point and scale (what quantisers write): the
+  // product runs on int8_gemm.h's igemm_rows.
+  bool fast_path_fits(const Tensor& b, const LineParam& a_zp, const LineParam& b_zp,
+                      const LineParam& a_scale, const LineParam& b_scale) const {
+    if (b.dtype != DType::kInt8 || a_zp.kind != LineParam::kOne) return false;
+    if (requant_ && (a_scale.kind != LineParam::kOne || b_scale.kind == LineParam::kPerMatrix))
+      return false;
+    if (b_zp.q.t)
+      for (int64_t i = 0; i < b_zp.q.count; ++i)
+        if (b_zp.q.zero_point(i) != 0) return false;
+    return true;
+  }
+
+  Status fast(KernelContext& ctx, const MatMulPlan& p, const Tensor& a, const Tensor& b,
+              int32_t a_zero, const LineParam& b_scale, float a_scale, float y_scale,
+              int32_t y_zero, Tensor* y) const {
+    // Blocks of rows over the threads worth waking (an int8 multiply-add is about a quarter of
+    // a float one).
+    const int64_t threads = parallel_parts(
+        ctx.pool(), static_cast<double>(p.batches) * p.m * p.n * std::max<int64_t>(p.k, 1) / 4);
+    const int64_t blocks =
+        std::max<int64_t>(1, std::min(p.m, (threads + p.batches - 1) / p.batches));
+    const int64_t jobs = p.batches * blocks;
+    const int64_t slots = std::min(threads, jobs);
+    const int64_t block_rows = (p.m + blocks - 1) / blocks;
+    // QLinearMatMul: per slot the block's int32 sums and the per-column multipliers.
+    const size_t acc_bytes =
+        requant_ ? (static_cast<size_t>(block_rows * p.n) * 4 + 63) & ~size_t{63} : 0;
+    const size_t mult_bytes = requant_ ? (static_cast<size_t>(p.n) * 4 + 63) & ~size_t{63} : 0;
+    SOD2_ASSIGN_OR_RETURN(void* mem,
+                          ctx.scratch(acc_bytes * static_cast<size_t>(slots) + mult_bytes + 64));
+    auto* mult =
+        reinterpret_cast<float*>(static_cast<char*>(mem) + acc_bytes * static_cast<size_t>(slots));
+    if (requant_) {
+      for (int64_t j = 0; j < p.n; ++j)
+        mult[j] = requantize_multiplier(a_scale, b_scale.scale(0, j), y_scale);
+    }
+    for_slots(ctx.pool(), jobs, slots, [&](int64_t job, int64_t slot) {
+      const int64_t batch = job / blocks, blk = job % blocks;
+      const int64_t r0 = blk * block_rows, r1 = std::min(p.m, r0 + block_rows);
+      if (r0 >= r1) return;
+      int64_t a_mat = 0, b_mat = 0;
+      p.matrices(batch, &a_mat, &b_mat);
+      const int64_t a_off = (a_mat * p.m + r0) * p.k;
+      const int8_t* bm = b.as<const int8_t>() + b_mat * p.k * p.n;
+      int32_t* c = requant_ ? reinterpret_cast<int32_t*>(static_cast<char*>(mem) +
+                                                         acc_bytes * static_cast<size_t>(slot))
+                            : y->as<int32_t>() + (batch * p.m + r0) * p.n;
+      if (a.dtype == DType::kUint8)
+        igemm_rows(r1 - r0, p.n, p.k, a.as<const uint8_t>() + a_off, p.k, a_zero, bm, p.n, c, p.n);
+      else
+        igemm_rows(r1 - r0, p.n, p.k, a.as<const int8_t>() + a_off, p.k, a_zero, bm, p.n, c, p.n);
+      if (!requant_) return;
+      const int64_t count = (r1 - r0) * p.n, y_off = (batch * p.m + r0) * p.n;
+      for (int64_t e = 0; e < count; ++e) {
+        const int64_t j = e % p.n;
+        if (y->dtype == DType::kUint8)
+          y->as<uint8_t>()[y_off + e] = requantize<uint8_t>(c[e], mult[j], y_zero);
+        else
+          y->as<int8_t>()[y_off + e] = requantize<int8_t>(c[e], mult[j], y_zero);
+      }
+    });
+    return Status::ok_status();
+  }
+
   bool requant_;
 };
 

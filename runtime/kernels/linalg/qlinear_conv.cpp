@@ -38,7 +38,10 @@ SOD2_SIMD_INLINE void requantize_body(const int32_t* __restrict acc, int64_t cou
   const float zpf = static_cast<float>(zp), lof = static_cast<float>(lo),
               hif = static_cast<float>(hi);
   for (int64_t t = 0; t < count; ++t) {
-    const float v = round_half_even(static_cast<float>(acc[t] + bias) * mult) + zpf;
+    // Sums wrap modulo 2^32 as ONNX's int32 does (a crafted K can overflow; no UB).
+    const auto sum =
+        static_cast<int32_t>(static_cast<uint32_t>(acc[t]) + static_cast<uint32_t>(bias));
+    const float v = round_half_even(static_cast<float>(sum) * mult) + zpf;
     // Through int32: float to int32 vectorises on every x86-64, float to 8 bits does not.
     out[t] = static_cast<Q>(static_cast<int32_t>(std::min(std::max(v, lof), hif)));
   }
@@ -263,7 +266,10 @@ class IntConvKernel final : public Kernel {
     const int32_t zp = e.zp;
     for (int64_t t0 = 0; t0 < count; t0 += kChunk) {
       const int64_t n = std::min(kChunk, count - t0);
-      for (int64_t t = 0; t < n; ++t) v[t] = static_cast<float>(acc[t0 + t] + bias) * scale;
+      for (int64_t t = 0; t < n; ++t) {
+        const uint32_t sum = static_cast<uint32_t>(acc[t0 + t]) + static_cast<uint32_t>(bias);
+        v[t] = static_cast<float>(static_cast<int32_t>(sum)) * scale;
+      }
       e.activation.apply(v, nullptr, 1, n, n, 0, true);
       for (int64_t t = 0; t < n; ++t) v[t] = std::min(std::max(v[t], lo), hi);
       quantize_chunk(v, n, ys, zp, out + t0);
@@ -554,9 +560,11 @@ class IntConvKernel final : public Kernel {
             const int16_t* __restrict src =
                 plane + ((z * l.sy + yo % l.sy) * l.sx + xo % l.sx) * l.plane() +
                 (yo / l.sy) * l.wp + xo / l.sx;
-            int32_t* __restrict a = acc + oz * slice;
+            // uint32: sums wrap modulo 2^32 (a crafted window can overflow int32; no UB).
+            auto* __restrict a = reinterpret_cast<uint32_t*>(acc + oz * slice);
             for (int64_t j = 0; j < slice; ++j)
-              a[j] += static_cast<int32_t>(tap) * static_cast<int32_t>(src[j]);
+              a[j] +=
+                  static_cast<uint32_t>(static_cast<int32_t>(tap) * static_cast<int32_t>(src[j]));
           }
         }
     // Drop the columns past ow: rows move down in place.

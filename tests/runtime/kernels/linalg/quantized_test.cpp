@@ -300,6 +300,45 @@ Attrs conv_attrs(const ConvCase& p) {
       .is("dilations", {p.dil, p.dil});
 }
 
+// int8 B with zero point 0 and a per-tensor A zero point take the int8 GEMM (int8_gemm.h):
+// batches (one broadcast), both A types, blocks of rows over two threads, requantized with a
+// scale per column.
+TEST(QLinearMatMul, Int8GemmPathMatchesTheReference) {
+  for (DType at : {DType::kUint8, DType::kInt8}) {
+    SCOPED_TRACE(dtype_name(at));
+    const int64_t batches = 3, m = 37, k = 70, n = 29;
+    const HostTensor a = at == DType::kUint8 ? random_q<uint8_t>(at, {batches, m, k}, 41)
+                                             : random_q<int8_t>(at, {batches, m, k}, 41);
+    const HostTensor b = random_q<int8_t>(DType::kInt8, {1, k, n}, 42);  // broadcast batch
+    const HostTensor az = at == DType::kUint8 ? u8({}, {131}) : i8({}, {-9});
+    const int azv = at == DType::kUint8 ? 131 : -9;
+    const HostTensor bz = i8({n}, std::vector<int8_t>(static_cast<size_t>(n), 0));
+    const auto y = ok("MatMulInteger", 10, {&a, &b, &az, &bz}, 1, {}, 2);
+    ASSERT_EQ(y[0].shape(), (Shape{batches, m, n}));
+    std::vector<float> bs;
+    for (int64_t j = 0; j < n; ++j) bs.push_back(0.001f * static_cast<float>(1 + j % 5));
+    const HostTensor as = floats({}, {0.03f}), bst = floats({n}, bs), ys = floats({}, {0.2f});
+    const HostTensor yz = u8({}, {100});
+    const auto q = ok("QLinearMatMul", 10, {&a, &as, &az, &b, &bst, &bz, &ys, &yz}, 1, {}, 2);
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      const auto want =
+          at == DType::kUint8
+              ? ref_matmul(a.data<uint8_t>() + bi * m * k, b.data<int8_t>(), m, k, n, {azv}, {0})
+              : ref_matmul(a.data<int8_t>() + bi * m * k, b.data<int8_t>(), m, k, n, {azv}, {0});
+      for (int64_t e = 0; e < m * n; ++e) {
+        const int64_t j = e % n;
+        ASSERT_EQ(y[0].data<int32_t>()[bi * m * n + e], want[static_cast<size_t>(e)]) << e;
+        const float mult = 0.03f * bs[static_cast<size_t>(j)] / 0.2f;
+        const float v =
+            std::nearbyint(static_cast<float>(want[static_cast<size_t>(e)]) * mult) + 100.0f;
+        ASSERT_EQ(q[0].data<uint8_t>()[bi * m * n + e],
+                  static_cast<uint8_t>(std::clamp(v, 0.0f, 255.0f)))
+            << e;
+      }
+    }
+  }
+}
+
 TEST(ConvInteger, OnnxExamples) {
   const HostTensor x = u8({1, 1, 3, 3}, {2, 3, 4, 5, 6, 7, 8, 9, 10});
   const HostTensor w = u8({1, 1, 2, 2}, {1, 1, 1, 1});
