@@ -86,8 +86,8 @@ inline uint16_t double_to_bfloat16(double d) { return encode_narrow<8, 7>(d); }
 
 // Whole arrays, `type` being kFloat16 or kBFloat16: what a loader or a kernel that computes in
 // float32 widens its half-precision data with, and narrows its results back with. The same bits
-// as the functions above, element by element (narrow_float.cpp: F16C on x86-64 CPUs that have
-// it, vectorisable integer code for bfloat16).
+// as the functions above, element by element, except that widening may quiet a signalling NaN
+// (narrow_float.cpp: F16C on x86-64 CPUs that have it, vectorisable integer code for bfloat16).
 void widen_to_float(DType type, const uint16_t* src, float* dst, int64_t n);
 void narrow_from_float(DType type, const float* src, uint16_t* dst, int64_t n);
 
