@@ -49,7 +49,6 @@ class Matcher {
 
   // The group's fused kernel, or why the CPU has none for it (`refused_` and `at_`).
   FusionVerdict match(const opt::FusionGroup& grp) {
-    FusionVerdict v;
     if (grp.nodes.size() < 2) return refuse(FusionRefusal::kSingleNode, grp.nodes.front());
     for (NodeId x : grp.nodes) {
       if (fusion_role(x) != FusionRole::kQuantization) continue;
@@ -196,15 +195,7 @@ class Matcher {
     set_int(&k.info.attrs, "bias_input", bias);
     set_int(&k.info.attrs, "residual_input", residual);
     set_int(&k.info.attrs, "residual_before_activation", before);
-    for (ValueId v : k.inputs) {
-      k.info.input_present.push_back(v != kNoValue);
-      k.info.input_dtypes.push_back(v == kNoValue ? rt::DType::kUndefined
-                                                  : to_rt_dtype(rdp_.fact(g_, v).dtype));
-    }
-    k.info.output_dtypes = {to_rt_dtype(precision)};
-    k.info.num_outputs = 1;
-    v.kernel = std::move(k);
-    return v;
+    return verdict(std::move(k), to_rt_dtype(precision));
   }
 
  private:
@@ -361,13 +352,7 @@ class Matcher {
     k.inputs = {dq.inputs[0]};
     k.output = q.outputs[0];
     for (const Attribute& at : pool.attributes) copy_attribute(at, &k.info.attrs);
-    k.info.input_present = {true};
-    k.info.input_dtypes = {to_rt_dtype(x_type)};
-    k.info.output_dtypes = {to_rt_dtype(x_type)};
-    k.info.num_outputs = 1;
-    FusionVerdict v;
-    v.kernel = std::move(k);
-    return v;
+    return verdict(std::move(k), to_rt_dtype(x_type));
   }
 
   // DequantizeLinear(a), DequantizeLinear(b) → Add (same shapes) (+ Relu or constant Clip) →
@@ -412,16 +397,8 @@ class Matcher {
     k.output = tail.q->outputs[0];
     set_float(&k.info.attrs, "clip_min", tail.lo);
     set_float(&k.info.attrs, "clip_max", tail.hi);
-    for (ValueId v : k.inputs) {
-      k.info.input_present.push_back(v != kNoValue);
-      k.info.input_dtypes.push_back(v == kNoValue ? rt::DType::kUndefined
-                                                  : to_rt_dtype(rdp_.fact(g_, v).dtype));
-    }
-    k.info.output_dtypes = {to_rt_dtype(rdp_.fact(g_, k.output).dtype)};
-    k.info.num_outputs = 1;
-    FusionVerdict v;
-    v.kernel = std::move(k);
-    return v;
+    const rt::DType y_type = to_rt_dtype(rdp_.fact(g_, k.output).dtype);
+    return verdict(std::move(k), y_type);
   }
 
   // DequantizeLinear → Conv (+ its int32 bias) (+ Relu or a constant Clip) → QuantizeLinear, as
@@ -517,16 +494,8 @@ class Matcher {
       set_float(&k.info.attrs, "alpha", tail.alpha);
       set_float(&k.info.attrs, "beta", tail.beta);
     }
-    for (ValueId v : k.inputs) {
-      k.info.input_present.push_back(v != kNoValue);
-      k.info.input_dtypes.push_back(v == kNoValue ? rt::DType::kUndefined
-                                                  : to_rt_dtype(rdp_.fact(g_, v).dtype));
-    }
-    k.info.output_dtypes = {to_rt_dtype(rdp_.fact(g_, k.output).dtype)};
-    k.info.num_outputs = 1;
-    FusionVerdict v;
-    v.kernel = std::move(k);
-    return v;
+    const rt::DType y_type = to_rt_dtype(rdp_.fact(g_, k.output).dtype);
+    return verdict(std::move(k), y_type);
   }
 
   // A [C] bias, or [1,C,1,1]-like for Conv (ones around the channel axis, aligned to the output's
@@ -546,6 +515,20 @@ class Matcher {
       if (dims[i] != 1) return false;
     }
     return offset <= 1;
+  }
+  // The verdict that runs `k`: its input slots' presence and types from RDP, one output of type
+  // `out`.
+  FusionVerdict verdict(FusedKernel k, rt::DType out) const {
+    for (ValueId v : k.inputs) {
+      k.info.input_present.push_back(v != kNoValue);
+      k.info.input_dtypes.push_back(v == kNoValue ? rt::DType::kUndefined
+                                                  : to_rt_dtype(rdp_.fact(g_, v).dtype));
+    }
+    k.info.output_dtypes = {out};
+    k.info.num_outputs = 1;
+    FusionVerdict v;
+    v.kernel = std::move(k);
+    return v;
   }
   FusionVerdict refuse(FusionRefusal why, NodeId at) const {
     FusionVerdict v;
