@@ -47,8 +47,9 @@ struct NodeDesc {
   std::vector<int32_t> inputs;     // value ids; -1 for an omitted optional input
   std::vector<int32_t> outputs;    // value ids; -1 for an omitted optional output
   std::vector<int32_t> subgraphs;  // ProgramDesc::graphs indices (If: then, else; Loop/Scan: body)
-  // A fused kernel's graph nodes and op types, the anchor first (for profiles and tools; the
-  // session never reads them). Empty for a plain node.
+  // A fused kernel's graph nodes and op types in graph order: the anchor first for a float
+  // group, the DequantizeLinears first for a QDQ group (for profiles and tools; the session never
+  // reads them). Empty for a plain node.
   std::vector<std::string> fused_nodes;
   std::vector<std::string> fused_op_types;
 };
