@@ -297,16 +297,17 @@ class Matcher {
     return true;
   }
 
-  // A per-tensor 8-bit DequantizeLinear with float32 scale (no blocks).
-  bool plain_dequantize(const Node& n) const {
+  // An 8-bit DequantizeLinear with a float32 scale, per tensor or, with `per_channel` > 0, that
+  // many parameters along axis 0 (no blocks).
+  bool plain_dequantize(const Node& n, int64_t per_channel = 0) const {
     const Attribute* block = n.attribute("block_size");
     if (n.op_type != "DequantizeLinear" || n.inputs.size() < 2 || n.outputs.size() != 1 ||
-        (block && block->i != 0))
+        n.inputs[0] == kNoValue || n.inputs[1] == kNoValue || (block && block->i != 0))
       return false;
     const ValueId zp = n.inputs.size() > 2 ? n.inputs[2] : kNoValue;
     return is_8bit(rdp_.fact(g_, n.inputs[0]).dtype) &&
            rdp_.fact(g_, n.inputs[1]).dtype == DataType::kFloat &&
-           quant_param_fits(n, n.inputs[1], 0) && quant_param_fits(n, zp, 0);
+           quant_param_fits(n, n.inputs[1], per_channel) && quant_param_fits(n, zp, per_channel);
   }
 
   // A constant per-tensor parameter's value, as a double (absent zero point: 0).
@@ -436,14 +437,8 @@ class Matcher {
     auto in = [](const Node* n, size_t i) {
       return n && i < n->inputs.size() ? n->inputs[i] : kNoValue;
     };
-    const DataType x_type = rdp_.fact(g_, in(dq[0], 0)).dtype;
-    const DataType w_type = rdp_.fact(g_, in(dq[1], 0)).dtype;
-    if (!is_8bit(x_type) || !is_8bit(w_type) || in(dq[0], 1) == kNoValue ||
-        in(dq[1], 1) == kNoValue || rdp_.fact(g_, in(dq[0], 1)).dtype != DataType::kFloat ||
-        rdp_.fact(g_, in(dq[1], 1)).dtype != DataType::kFloat ||
-        !quant_param_fits(*dq[0], in(dq[0], 1), 0) || !quant_param_fits(*dq[0], in(dq[0], 2), 0) ||
-        !quant_param_fits(*dq[1], in(dq[1], 1), m) || !quant_param_fits(*dq[1], in(dq[1], 2), m))
-      return refuse_here(grp.nodes[0]);
+    // x per tensor; w per tensor or per output channel.
+    if (!plain_dequantize(*dq[0]) || !plain_dequantize(*dq[1], m)) return refuse_here(grp.nodes[0]);
     ValueId bias = kNoValue;
     if (conv.inputs.size() > 2 && conv.inputs[2] != kNoValue) {
       // int32 with zero point 0 and scale x_scale * w_scale, all constants.

@@ -88,18 +88,6 @@ void center_operand(const Tensor& x, const LineParam& zp, int64_t rows, int64_t 
   }
 }
 
-// acc[j] = sum_k a[k] * b[k, j] modulo 2^32, for one row of A.
-void dot_row(const int16_t* a, const int16_t* b, int64_t k, int64_t n, uint32_t* acc) {
-  std::fill(acc, acc + n, 0u);
-  for (int64_t kk = 0; kk < k; ++kk) {
-    const int32_t av = a[kk];
-    if (av == 0) continue;
-    const int16_t* brow = b + kk * n;
-    for (int64_t j = 0; j < n; ++j)
-      acc[j] += static_cast<uint32_t>(av * static_cast<int32_t>(brow[j]));
-  }
-}
-
 // MatMulInteger (requant = false) and QLinearMatMul (requant = true).
 class IntMatMulKernel final : public Kernel {
  public:
@@ -161,7 +149,7 @@ class IntMatMulKernel final : public Kernel {
       p.matrices(r / p.m, &a_mat, &b_mat);
       const int64_t i = r % p.m;
       uint32_t* acc = accs + slot * p.n;
-      dot_row(a16 + (a_mat * p.m + i) * p.k, b16 + b_mat * p.k * p.n, p.k, p.n, acc);
+      dot_row(a16 + (a_mat * p.m + i) * p.k, b16 + b_mat * p.k * p.n, p.k, p.n, p.n, acc);
       if (!requant_) {
         int32_t* out = y->as<int32_t>() + r * p.n;
         for (int64_t j = 0; j < p.n; ++j) out[j] = static_cast<int32_t>(acc[j]);

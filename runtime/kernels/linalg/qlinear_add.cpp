@@ -18,9 +18,6 @@
 namespace sod2::rt::quant {
 namespace {
 
-constexpr int64_t kGrain =
-    65536;  // elements per parallel chunk: ~20 us, what waking a thread costs
-
 struct AddParams {
   float as, bs, ys, lo, hi, zpf, qlo, qhi;
   int32_t az, bz;
@@ -112,7 +109,7 @@ class QAddKernel final : public Kernel {
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, out, a->shape));
     const int64_t n = y->numel();
     if (n == 0) return Status::ok_status();
-    ctx.pool().parallel_for(n, kGrain,
+    ctx.pool().parallel_for(n, kQuantGrain,
                             [&](int64_t lo, int64_t hi) { dispatch(*a, *b, lo, hi, p, y); });
     return Status::ok_status();
   }

@@ -680,15 +680,7 @@ class IntConvKernel final : public Kernel {
       }
       for (int64_t mm = 0; mm < mg; ++mm) {
         const int64_t oc = grp * mg + mm;
-        std::fill(acc, acc + width, 0u);
-        const int16_t* wrow = w16 + oc * rows;
-        for (int64_t rr = 0; rr < rows; ++rr) {
-          const int32_t wv = wrow[rr];
-          if (wv == 0) continue;
-          const int16_t* crow = col + rr * kRefTile;
-          for (int64_t t = 0; t < width; ++t)
-            acc[t] += static_cast<uint32_t>(wv * static_cast<int32_t>(crow[t]));
-        }
+        dot_row(w16 + oc * rows, col, rows, width, kRefTile, acc);
         finish(e, reinterpret_cast<const int32_t*>(acc), width, oc, (img * m + oc) * out_size + p0,
                y);
       }

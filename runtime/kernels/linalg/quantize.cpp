@@ -12,9 +12,6 @@
 namespace sod2::rt::quant {
 namespace {
 
-constexpr int64_t kGrain =
-    65536;  // elements per parallel chunk: ~20 us, what waking a thread costs
-
 Status check_axis(const char* op, int64_t axis, int rank, int* out) {
   if (axis < -rank || axis >= rank) {
     return invalid_argument(std::string(op) + ": axis " + std::to_string(axis) +
@@ -108,12 +105,12 @@ Status axis_view(const char* op, const char* scale_name, const char* zp_name, co
 }
 
 // Runs f(row, begin, end) over runs of elements [begin, end) of one row (an [outer, dim] index
-// of the view: one axis index), in parallel chunks of about kGrain elements (per tensor: one
+// of the view: one axis index), in parallel chunks of about kQuantGrain elements (per tensor: one
 // row, the whole tensor in chunks).
 template <class F>
 void for_runs(ThreadPool& pool, const AxisView& v, F&& f) {
   const int64_t total = v.outer * v.dim * v.inner;
-  pool.parallel_for(total, kGrain, [&](int64_t b, int64_t e) {
+  pool.parallel_for(total, kQuantGrain, [&](int64_t b, int64_t e) {
     for (int64_t pos = b; pos < e;) {
       const int64_t row = pos / v.inner;
       const int64_t end = std::min(e, (row + 1) * v.inner);
@@ -300,7 +297,7 @@ class DynamicQuantizeLinearKernel final : public Kernel {
     *ys->as<float>() = scale;
     *yz->as<uint8_t>() = zp;
     uint8_t* out = y->as<uint8_t>();
-    ctx.pool().parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
+    ctx.pool().parallel_for(n, kQuantGrain, [&](int64_t b, int64_t e) {
       if (scale == 0.0f) {
         std::fill(out + b, out + e, uint8_t{0});
         return;

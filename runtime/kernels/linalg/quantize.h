@@ -154,6 +154,24 @@ inline int64_t slot_count(ThreadPool& pool, int64_t jobs) {
   return std::max<int64_t>(1, std::min<int64_t>(pool.num_threads(), jobs));
 }
 
+// The reference integer loop: acc[j] = sum over kk < k of a[kk] * b[kk * ldb + j] modulo 2^32,
+// j < n, for one row of A (operands centred on their zero points into int16).
+inline void dot_row(const int16_t* a, const int16_t* b, int64_t k, int64_t n, int64_t ldb,
+                    uint32_t* acc) {
+  std::fill(acc, acc + n, 0u);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const int32_t av = a[kk];
+    if (av == 0) continue;
+    const int16_t* brow = b + kk * ldb;
+    for (int64_t j = 0; j < n; ++j)
+      acc[j] += static_cast<uint32_t>(av * static_cast<int32_t>(brow[j]));
+  }
+}
+
+// Elements per parallel chunk of the elementwise quantization kernels: ~20 us of work, what
+// waking a thread costs.
+inline constexpr int64_t kQuantGrain = 65536;
+
 // A scale must be a positive finite number: zero would divide by zero (a crafted file's favourite),
 // and a negative or NaN one has no meaning. `i` is the value's index, for the error.
 inline Status check_scale(const char* op, const char* what, float scale, int64_t i) {
