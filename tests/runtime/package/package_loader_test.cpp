@@ -64,12 +64,18 @@ void redigest(std::vector<uint8_t>* bytes) {
   std::memcpy(bytes->data() + end, d.data(), 32);
 }
 
-std::vector<uint8_t> with_manifest(const std::function<void(pkg::Manifest&)>& edit) {
-  const std::vector<uint8_t> bytes = tiny_bytes();
+// The manifest a package's header points at (a failed parse fails the test).
+pkg::Manifest manifest_of(const std::vector<uint8_t>& bytes) {
   const PackageHeader h = header_of(bytes);
   pkg::Manifest m;
   EXPECT_TRUE(
       m.ParseFromArray(bytes.data() + h.manifest_offset, static_cast<int>(h.manifest_length)));
+  return m;
+}
+
+std::vector<uint8_t> with_manifest(const std::function<void(pkg::Manifest&)>& edit) {
+  const std::vector<uint8_t> bytes = tiny_bytes();
+  pkg::Manifest m = manifest_of(bytes);
   edit(m);
   return seal(bytes, m.SerializeAsString());
 }
@@ -654,10 +660,7 @@ TEST(PackageLoader, HalfWidthStorageOnlyForFloat32Constants) {
   const ProgramDesc p = program_with_weights();
   auto half = package::serialize_package(p, nullptr, {.weights = package::WeightStorage::kFloat16});
   ASSERT_TRUE(half.ok());
-  const PackageHeader h = header_of(*half);
-  pkg::Manifest m;
-  ASSERT_TRUE(
-      m.ParseFromArray(half->data() + h.manifest_offset, static_cast<int>(h.manifest_length)));
+  const pkg::Manifest m = manifest_of(*half);
   const int fits = m.constants_size() - 3;
   ASSERT_EQ(m.constants(fits).stored_dtype(), static_cast<uint32_t>(DType::kFloat16));
   auto expect_error = [&](pkg::Manifest edited, const std::string& says) {
@@ -718,10 +721,7 @@ TEST(PackageLoader, Int8WeightsAreCodesTimesAScalePerOutputChannel) {
   }
 
   // Hostile scales: a count that does not match the first dim, a negative or a NaN scale.
-  const PackageHeader h = header_of(*bytes);
-  pkg::Manifest m;
-  ASSERT_TRUE(
-      m.ParseFromArray(bytes->data() + h.manifest_offset, static_cast<int>(h.manifest_length)));
+  const pkg::Manifest m = manifest_of(*bytes);
   const int w = m.constants_size() - 3;
   ASSERT_EQ(m.constants(w).stored_dtype(), static_cast<uint32_t>(DType::kInt8));
   auto expect_error = [&](const std::function<void(pkg::TensorRef*)>& edit,

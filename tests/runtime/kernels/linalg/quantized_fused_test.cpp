@@ -8,6 +8,7 @@
 #include <string>
 
 #include "runtime/kernels/linalg/quantize.h"
+#include "tests/runtime/kernels/linalg/int_conv_reference.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
 
 namespace sod2::rt::linalg_test {
@@ -47,36 +48,8 @@ Expected<std::vector<HostTensor>> run_sod2(const std::string& op,
 
 struct Geometry {
   const char* name;
-  int64_t n, c, h, w, m, kh, kw, group, sy, sx, pt, pl, pb, pr, dil;
+  IntConvGeometry g;
 };
-
-// The int64 sums of a 2-D convolution.
-template <class TX>
-std::vector<int64_t> ref_sums(const Geometry& p, const TX* x, const int8_t* w, int xzp, int64_t* oh,
-                              int64_t* ow) {
-  *oh = (p.h + p.pt + p.pb - (p.kh - 1) * p.dil - 1) / p.sy + 1;
-  *ow = (p.w + p.pl + p.pr - (p.kw - 1) * p.dil - 1) / p.sx + 1;
-  const int64_t cg = p.c / p.group, mg = p.m / p.group;
-  std::vector<int64_t> y;
-  for (int64_t n = 0; n < p.n; ++n)
-    for (int64_t m = 0; m < p.m; ++m)
-      for (int64_t oy = 0; oy < *oh; ++oy)
-        for (int64_t ox = 0; ox < *ow; ++ox) {
-          int64_t acc = 0;
-          const int64_t g = m / mg;
-          for (int64_t c = 0; c < cg; ++c)
-            for (int64_t ky = 0; ky < p.kh; ++ky)
-              for (int64_t kx = 0; kx < p.kw; ++kx) {
-                const int64_t iy = oy * p.sy - p.pt + ky * p.dil;
-                const int64_t ix = ox * p.sx - p.pl + kx * p.dil;
-                if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
-                acc += (int64_t{x[((n * p.c + g * cg + c) * p.h + iy) * p.w + ix]} - xzp) *
-                       w[((m * cg + c) * p.kh + ky) * p.kw + kx];
-              }
-          y.push_back(acc);
-        }
-  return y;
-}
 
 int32_t quantize_ref(float v, float scale, int32_t zp, int lo, int hi) {
   if (std::isinf(v)) return v < 0 ? lo : hi;
@@ -85,10 +58,11 @@ int32_t quantize_ref(float v, float scale, int32_t zp, int lo, int hi) {
 }
 
 template <class TX, class TY>
-void check_geometry(const Geometry& p, DType xt, DType yt, int xzp, int yzp, float clip_lo,
+void check_geometry(const Geometry& geometry, DType xt, DType yt, int xzp, int yzp, float clip_lo,
                     float clip_hi, int threads) {
-  SCOPED_TRACE(std::string(p.name) + " x " + dtype_name(xt) + " y " + dtype_name(yt) + " threads " +
-               std::to_string(threads) + " clip [" + std::to_string(clip_lo) + ", " +
+  const IntConvGeometry& p = geometry.g;
+  SCOPED_TRACE(std::string(geometry.name) + " x " + dtype_name(xt) + " y " + dtype_name(yt) +
+               " threads " + std::to_string(threads) + " clip [" + std::to_string(clip_lo) + ", " +
                std::to_string(clip_hi) + "]");
   const HostTensor x = random_q<TX>(xt, {p.n, p.c, p.h, p.w}, 7 + static_cast<uint32_t>(p.c));
   const HostTensor w =
@@ -115,7 +89,7 @@ void check_geometry(const Geometry& p, DType xt, DType yt, int xzp, int yzp, flo
   auto got = run_sod2("QFusedConv", {&x, &xs, &xz, &w, &ws, &wz, &ys, &yz, &b}, attrs, threads);
   ASSERT_TRUE(got.ok()) << got.status().to_string();
   int64_t oh = 0, ow = 0;
-  const auto sums = ref_sums(p, x.data<TX>(), w.data<int8_t>(), xzp, &oh, &ow);
+  const auto sums = ref_int_conv(p, x.data<TX>(), w.data<int8_t>(), xzp, {0}, &oh, &ow);
   const HostTensor& y = (*got)[0];
   ASSERT_EQ(y.shape(), (Shape{p.n, p.m, oh, ow}));
   ASSERT_EQ(y.dtype(), yt);
@@ -139,19 +113,19 @@ void check_geometry(const Geometry& p, DType xt, DType yt, int xzp, int yzp, flo
 }
 
 const Geometry kGeometries[] = {
-    {"1x1", 2, 16, 9, 7, 24, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-    {"1x1 stride 2", 1, 16, 9, 8, 8, 1, 1, 1, 2, 2, 0, 0, 0, 0, 1},
-    {"3x3 pad 1", 2, 8, 11, 13, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
-    {"3x3 stride 2 pad 1", 1, 8, 12, 11, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1},
-    {"7x7 stride 2 pad 3", 1, 3, 30, 28, 8, 7, 7, 1, 2, 2, 3, 3, 3, 3, 1},
-    {"3x3 dilation 2", 1, 4, 10, 10, 6, 3, 3, 1, 1, 1, 2, 2, 2, 2, 2},
-    {"asymmetric pads, stride 3x1", 1, 5, 9, 10, 7, 2, 3, 1, 3, 1, 0, 2, 1, 0, 1},
-    {"groups 2", 2, 8, 7, 9, 6, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1},
-    {"depthwise stride 2", 2, 12, 9, 10, 12, 3, 3, 12, 2, 2, 1, 1, 1, 1, 1},
+    {"1x1", {2, 16, 9, 7, 24, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}},
+    {"1x1 stride 2", {1, 16, 9, 8, 8, 1, 1, 1, 2, 2, 0, 0, 0, 0, 1}},
+    {"3x3 pad 1", {2, 8, 11, 13, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
+    {"3x3 stride 2 pad 1", {1, 8, 12, 11, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1}},
+    {"7x7 stride 2 pad 3", {1, 3, 30, 28, 8, 7, 7, 1, 2, 2, 3, 3, 3, 3, 1}},
+    {"3x3 dilation 2", {1, 4, 10, 10, 6, 3, 3, 1, 1, 1, 2, 2, 2, 2, 2}},
+    {"asymmetric pads, stride 3x1", {1, 5, 9, 10, 7, 2, 3, 1, 3, 1, 0, 2, 1, 0, 1}},
+    {"groups 2", {2, 8, 7, 9, 6, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1}},
+    {"depthwise stride 2", {2, 12, 9, 10, 12, 3, 3, 12, 2, 2, 1, 1, 1, 1, 1}},
     // Small output, many channels: threads split the output channels.
-    {"small output, 64 channels", 1, 64, 3, 3, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"small output, 64 channels", {1, 64, 3, 3, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
     // Large output: several tiles per thread.
-    {"large output", 1, 4, 70, 66, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"large output", {1, 4, 70, 66, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
 };
 
 TEST(QFusedConv, EveryPathMatchesTheInt64ReferenceBitForBit) {
@@ -171,7 +145,7 @@ TEST(QFusedConv, EveryPathMatchesTheInt64ReferenceBitForBit) {
 // dequantized, activated in float and quantized. The activation's float rounding may differ from
 // the reference formula's by an ulp, so a value may land one step away, rarely.
 TEST(QFusedConv, FloatActivationsBetweenDequantizeAndQuantize) {
-  const Geometry p{"3x3", 1, 6, 9, 8, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const IntConvGeometry p{1, 6, 9, 8, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};  // 3x3, pads 1
   const HostTensor x = random_q<uint8_t>(DType::kUint8, {p.n, p.c, p.h, p.w}, 5);
   const HostTensor w = random_q<int8_t>(DType::kInt8, {p.m, p.c, p.kh, p.kw}, 6, -127, 127);
   const HostTensor xs = floats({}, {0.02f}), xz = scalar<uint8_t>(DType::kUint8, 120);
@@ -199,7 +173,7 @@ TEST(QFusedConv, FloatActivationsBetweenDequantizeAndQuantize) {
     auto got = run_sod2("QFusedConv", {&x, &xs, &xz, &w, &ws, &wz, &ys, &yz}, attrs, 2);
     ASSERT_TRUE(got.ok()) << got.status().to_string();
     int64_t oh = 0, ow = 0;
-    const auto sums = ref_sums(p, x.data<uint8_t>(), w.data<int8_t>(), 120, &oh, &ow);
+    const auto sums = ref_int_conv(p, x.data<uint8_t>(), w.data<int8_t>(), 120, {0}, &oh, &ow);
     int off_by_one = 0;
     for (size_t i = 0; i < sums.size(); ++i) {
       const int64_t m = static_cast<int64_t>(i) / (oh * ow);

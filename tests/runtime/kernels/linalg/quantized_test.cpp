@@ -5,6 +5,7 @@
 #include <random>
 
 #include "runtime/kernels/linalg/quantize.h"
+#include "tests/runtime/kernels/linalg/int_conv_reference.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
 
 namespace sod2::rt::linalg_test {
@@ -264,32 +265,13 @@ struct ConvCase {
   int64_t n, c, h, w, m, kh, kw, group = 1, stride = 1, pad = 0, dil = 1;
 };
 
+// A square-window case of the shared reference (int_conv_reference.h).
 template <class TX, class TW>
 std::vector<int64_t> ref_conv(const ConvCase& p, const TX* x, const TW* w, int xzp,
                               const std::vector<int>& wzp, int64_t* oh, int64_t* ow) {
-  *oh = (p.h + 2 * p.pad - (p.kh - 1) * p.dil - 1) / p.stride + 1;
-  *ow = (p.w + 2 * p.pad - (p.kw - 1) * p.dil - 1) / p.stride + 1;
-  const int64_t cg = p.c / p.group, mg = p.m / p.group;
-  std::vector<int64_t> y;
-  for (int64_t n = 0; n < p.n; ++n)
-    for (int64_t m = 0; m < p.m; ++m)
-      for (int64_t oy = 0; oy < *oh; ++oy)
-        for (int64_t ox = 0; ox < *ow; ++ox) {
-          int64_t acc = 0;
-          const int64_t g = m / mg;
-          for (int64_t c = 0; c < cg; ++c)
-            for (int64_t ky = 0; ky < p.kh; ++ky)
-              for (int64_t kx = 0; kx < p.kw; ++kx) {
-                const int64_t iy = oy * p.stride - p.pad + ky * p.dil;
-                const int64_t ix = ox * p.stride - p.pad + kx * p.dil;
-                if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
-                const int64_t xv = x[((n * p.c + g * cg + c) * p.h + iy) * p.w + ix];
-                const int64_t wv = w[((m * cg + c) * p.kh + ky) * p.kw + kx];
-                acc += (xv - xzp) * (wv - wzp[wzp.size() == 1 ? 0 : m]);
-              }
-          y.push_back(acc);
-        }
-  return y;
+  const IntConvGeometry g{p.n,      p.c,      p.h,   p.w,   p.m,   p.kh,  p.kw, p.group,
+                          p.stride, p.stride, p.pad, p.pad, p.pad, p.pad, p.dil};
+  return ref_int_conv(g, x, w, xzp, wzp, oh, ow);
 }
 
 Attrs conv_attrs(const ConvCase& p) {
