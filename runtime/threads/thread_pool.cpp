@@ -1,8 +1,47 @@
 #include "runtime/threads/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace sod2::rt {
+namespace {
+
+constexpr int kChunkBits = 16;
+constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkBits) - 1;
+constexpr int64_t kMaxChunks = static_cast<int64_t>(kChunkMask);
+
+uint32_t ticket_chunks(uint64_t t) { return static_cast<uint32_t>((t >> kChunkBits) & kChunkMask); }
+uint32_t ticket_next(uint64_t t) { return static_cast<uint32_t>(t & kChunkMask); }
+bool has_work(uint64_t t) { return ticket_next(t) < ticket_chunks(t); }
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// How long a thread spins before it sleeps in the kernel. The kernels of one run follow each
+// other within microseconds, and a futex wake costs tens of microseconds on a virtual machine
+// (more than many kernels take): spinning this long keeps the workers awake through a run while
+// bounding what an idle pool burns.
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+// Spins until pred() holds or kSpin has passed; returns pred().
+template <class Pred>
+bool spin_until(Pred pred) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (pred()) return true;
+      cpu_relax();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return pred();
+  }
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
@@ -10,39 +49,50 @@ ThreadPool::ThreadPool(int threads) {
 }
 
 ThreadPool::~ThreadPool() {
+  stop_.store(true);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
   }
   work_cv_.notify_all();
   for (std::thread& t : workers_) t.join();
 }
 
-bool ThreadPool::take_chunk(int64_t* begin, int64_t* end) {
-  // Called with mu_ held.
-  if (!job_ || next_ >= n_) return false;
-  *begin = next_;
-  *end = std::min(n_, next_ + chunk_);
-  next_ = *end;
-  ++active_;
-  return true;
+void ThreadPool::run_chunks(uint64_t ticket) {
+  while (has_work(ticket)) {
+    // On failure `ticket` is reloaded: another thread took the chunk, or a new job began (its
+    // fields were written before its ticket was published, so running it is as safe).
+    if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acquire,
+                                       std::memory_order_acquire))
+      continue;
+    const int64_t b = static_cast<int64_t>(ticket_next(ticket)) * chunk_;
+    (*job_)(b, std::min(n_, b + chunk_));
+    ++ticket;
+    // seq_cst, paired with parallel_for's store of caller_sleeps_: either the caller sees this
+    // chunk done or this thread sees it asleep.
+    done_.fetch_add(1);
+    if (caller_sleeps_.load()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_cv_.notify_all();
+    }
+  }
 }
 
 void ThreadPool::worker_loop() {
-  uint64_t seen = 0;
-  std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    work_cv_.wait(lock, [&] { return stop_ || (job_ && generation_ != seen && next_ < n_); });
-    if (stop_) return;
-    seen = generation_;
-    int64_t b, e;
-    while (take_chunk(&b, &e)) {
-      const RangeFn* job = job_;
-      lock.unlock();
-      (*job)(b, e);
-      lock.lock();
-      if (--active_ == 0 && next_ >= n_) done_cv_.notify_all();
+    const uint64_t t = ticket_.load(std::memory_order_acquire);
+    if (stop_.load()) return;
+    if (has_work(t)) {
+      run_chunks(t);
+      continue;
     }
+    auto changed = [&] {
+      return ticket_.load(std::memory_order_relaxed) != t || stop_.load(std::memory_order_relaxed);
+    };
+    if (spin_until(changed)) continue;
+    std::unique_lock<std::mutex> lock(mu_);
+    sleepers_.fetch_add(1);  // seq_cst, paired with parallel_for's publication of the ticket
+    work_cv_.wait(lock, [&] { return ticket_.load() != t || stop_.load(); });
+    sleepers_.fetch_sub(1);
   }
 }
 
@@ -54,24 +104,29 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain, RangeFn fn) {
     fn(0, n);
     return;
   }
-  // A few chunks per thread balance uneven work without much locking.
-  const int64_t chunks = std::min<int64_t>((n + grain - 1) / grain, threads * 4);
-  std::unique_lock<std::mutex> lock(mu_);
+  // A few chunks per thread balance uneven work without much contention.
+  const int64_t chunks = std::min<int64_t>({(n + grain - 1) / grain, threads * 4, kMaxChunks});
   job_ = &fn;
   n_ = n;
   chunk_ = (n + chunks - 1) / chunks;
-  next_ = 0;
-  active_ = 0;
+  const auto count = static_cast<uint32_t>((n + chunk_ - 1) / chunk_);
+  done_.store(0, std::memory_order_relaxed);
   ++generation_;
-  work_cv_.notify_all();
-  int64_t b, e;
-  while (take_chunk(&b, &e)) {
-    lock.unlock();
-    fn(b, e);
-    lock.lock();
-    --active_;
+  const uint64_t ticket = static_cast<uint64_t>(generation_) << 32 |
+                          static_cast<uint64_t>(count) << kChunkBits;
+  ticket_.store(ticket);  // seq_cst: publishes the fields above (release) and pairs with sleepers_
+  if (sleepers_.load() > 0) {
+    { std::lock_guard<std::mutex> lock(mu_); }
+    work_cv_.notify_all();
   }
-  done_cv_.wait(lock, [&] { return active_ == 0 && next_ >= n_; });
+  run_chunks(ticket);
+  auto finished = [&] { return done_.load(std::memory_order_acquire) == count; };
+  if (!spin_until(finished)) {
+    std::unique_lock<std::mutex> lock(mu_);
+    caller_sleeps_.store(true);
+    done_cv_.wait(lock, [&] { return done_.load() == count; });
+    caller_sleeps_.store(false);
+  }
   job_ = nullptr;
 }
 
