@@ -4,7 +4,8 @@
 //
 // Three ways to compute the same int32 sums (quantize.h's semantics, bit for bit):
 //   - dense: an im2col tile of raw 8-bit input (padding holds x's zero point, so it adds 0) times
-//     the int8 weights on int8_gemm.h's GEMM; 1x1 stride-1 convolutions read the input directly.
+//     the int8 weights, on int8_vnni.h's GEMM (weights packed once) where the CPU has
+//     AVX512-VNNI, else on int8_gemm.h's; 1x1 stride-1 convolutions read the input directly.
 //     Needs int8 weights with zero point 0 (what quantisers write for weights);
 //   - depthwise (one input and one output channel per group): direct loops, any zero points;
 //   - reference: operands centred into int16, for everything else (uint8 weights, per-channel
@@ -21,6 +22,7 @@
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "runtime/kernels/linalg/int8_gemm.h"
+#include "runtime/kernels/linalg/int8_vnni.h"
 #include "runtime/kernels/linalg/quantize.h"
 #include "runtime/kernels/linalg/simd.h"
 
@@ -96,14 +98,15 @@ class IntConvKernel final : public Kernel {
  public:
   enum class Kind : uint8_t { kConvInteger, kQLinearConv, kQFusedConv };
   IntConvKernel(WindowAttrs attrs, int64_t group, Kind kind, float clip_lo, float clip_hi,
-                EpilogueRun activation)
+                EpilogueRun activation, bool constant_weights)
       : attrs_(std::move(attrs)),
         group_(group),
         kind_(kind),
         requant_(kind != Kind::kConvInteger),
         clip_lo_(clip_lo),
         clip_hi_(clip_hi),
-        activation_(activation) {}
+        activation_(activation),
+        constant_weights_(constant_weights) {}
 
   Status run(KernelContext& ctx) override {
     const char* op = kind_ == Kind::kConvInteger   ? "ConvInteger"
@@ -325,10 +328,10 @@ class IntConvKernel final : public Kernel {
     return p;
   }
   // Rows [r0, r1) of the padded input (a row: one (channel, z, y)).
-  template <class T>
+  // Values are stored xor kFlip: 0x80 turns uint8 into int8 or back (v ^ 0x80 = v -/+ 128).
+  template <class T, uint8_t kFlip>
   static void pad_rows(const Window3& g, const Padded& p, const T* x, int8_t pad, int64_t r0,
                        int64_t r1, int8_t* out) {
-    constexpr uint8_t kFlip = std::is_same_v<T, uint8_t> ? 0x80 : 0;
     PhaseRun runs[kMaxCachedPhases];
     for (int64_t ph = 0; ph < p.s && ph < kMaxCachedPhases; ++ph)
       runs[ph] = phase_run(ph, g.pad_begin[2], g.in[2], p.s);
@@ -392,6 +395,20 @@ class IntConvKernel final : public Kernel {
           }
   }
 
+  // Where each im2col row (channel, tap) reads output position 0 from, in the padded input.
+  static void tap_bases(const Window3& g, const Padded& p, const int8_t* xp, int64_t cg,
+                        const uint8_t** out) {
+    int64_t row = 0;
+    for (int64_t ch = 0; ch < cg; ++ch)
+      for (int64_t kz = 0; kz < g.k[0]; ++kz)
+        for (int64_t ky = 0; ky < g.k[1]; ++ky)
+          for (int64_t kx = 0; kx < g.k[2]; ++kx, ++row) {
+            const int64_t off = kx * g.dil[2];  // padded column = ox * s + off
+            out[row] = reinterpret_cast<const uint8_t*>(
+                p.at(xp, ch, kz * g.dil[0], ky * g.dil[1], off % p.s) + off / p.s);
+          }
+  }
+
   static bool pointwise(const Window3& g) {
     for (int i = 0; i < 3; ++i)
       if (g.k[i] != 1 || g.stride[i] != 1 || g.pad_begin[i] != 0 || g.pad_end[i] != 0) return false;
@@ -399,23 +416,49 @@ class IntConvKernel final : public Kernel {
   }
 
   Status dense(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w, int32_t xzp,
-               const Requant& e, Tensor* y) const {
-    return x.dtype == DType::kUint8 ? dense_typed<uint8_t>(ctx, g, x, w, xzp, e, y)
-                                    : dense_typed<int8_t>(ctx, g, x, w, xzp, e, y);
+               const Requant& e, Tensor* y) {
+    if (vnni_available()) {
+      return x.dtype == DType::kUint8 ? dense_typed<uint8_t, true>(ctx, g, x, w, xzp, e, y)
+                                      : dense_typed<int8_t, true>(ctx, g, x, w, xzp, e, y);
+    }
+    return x.dtype == DType::kUint8 ? dense_typed<uint8_t, false>(ctx, g, x, w, xzp, e, y)
+                                    : dense_typed<int8_t, false>(ctx, g, x, w, xzp, e, y);
+  }
+
+  // The weights of each group packed for vnni_gemm: kept while the weights are a constant (the
+  // same tensor at the same address every run), else packed again per run.
+  const std::vector<VnniWeights>& vnni_weights(const Tensor& w) {
+    const int64_t m = w.shape[0], mg = m / group_, rows = w.numel() / std::max<int64_t>(m, 1);
+    if (!constant_weights_ || vnni_.size() != static_cast<size_t>(group_) ||
+        vnni_[0].source != w.data || vnni_[0].m != mg || vnni_[0].k != rows) {
+      vnni_.resize(static_cast<size_t>(group_));
+      for (int64_t grp = 0; grp < group_; ++grp) {
+        vnni_pack_weights(w.as<const int8_t>() + grp * mg * rows, mg, rows, rows,
+                          &vnni_[static_cast<size_t>(grp)]);
+        vnni_[static_cast<size_t>(grp)].source = w.data;
+      }
+    }
+    return vnni_;
   }
 
   // Per image and group: the padded copy (all threads), then tiles of output positions (or, for
   // small outputs, blocks of output channels) over the threads: im2col, GEMM, requantization.
-  template <class T>
+  // kVnni: the operand is uint8 (vnni_gemm's), else int8 (igemm_serial's); the input is flipped
+  // to it where it is the other type.
+  template <class T, bool kVnni>
   Status dense_typed(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
-                     int32_t xzp, const Requant& e, Tensor* y) const {
+                     int32_t xzp, const Requant& e, Tensor* y) {
     const int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
     const int64_t cg = c / group_, mg = m / group_, rows = cg * g.k_size();
     const int64_t out_size = g.out_size(), in_size = g.in_size();
     const bool point = pointwise(g);
-    // int8 input in a 1x1 stride-1 convolution is the GEMM's operand as it is.
-    const bool direct = std::is_same_v<T, int8_t> && point;
-    const int32_t zero = std::is_same_v<T, uint8_t> ? xzp - 128 : xzp;
+    constexpr bool kNative = std::is_same_v<T, std::conditional_t<kVnni, uint8_t, int8_t>>;
+    constexpr uint8_t kFlip = kNative ? 0 : 0x80;
+    // Input of the operand's type in a 1x1 stride-1 convolution is the GEMM's operand as it is.
+    const bool direct = kNative && point;
+    const int32_t zero = kNative ? xzp : std::is_same_v<T, uint8_t> ? xzp - 128 : xzp + 128;
+    const std::vector<VnniWeights>* packed_w = nullptr;
+    if constexpr (kVnni) packed_w = &vnni_weights(w);
     Padded p = padded_layout(g);
     // A 1x1 stride-1 convolution reads the flipped copy as the GEMM operand: rows without slack.
     if (point) p.wp = g.in[2];
@@ -431,35 +474,51 @@ class IntConvKernel final : public Kernel {
     tile =
         std::min({tile, out_size,
                   split_channels ? out_size : std::max<int64_t>(64, (per_thread + 15) / 16 * 16)});
-    const int64_t tiles = (out_size + tile - 1) / tile;
+    int64_t tiles = (out_size + tile - 1) / tile;
+    if (tiles > threads && tiles % threads != 0) {
+      // As many tiles per thread: 7 tiles on 2 threads would leave one thread a tile idle.
+      tiles = (tiles + threads - 1) / threads * threads;
+      tile = std::min(out_size, ((out_size + tiles - 1) / tiles + 15) / 16 * 16);
+      tiles = (out_size + tile - 1) / tile;
+    }
     const int64_t oc_blocks = split_channels && tiles < threads ? std::min(threads, mg / 16) : 1;
     const int64_t jobs = tiles * oc_blocks;
     const int64_t slots = std::min(threads, jobs);
     auto round64 = [](size_t v) { return (v + 63) & ~size_t{63}; };
     const size_t padded_bytes =
         direct ? 0 : round64(static_cast<size_t>(cg * p.channel_bytes()) + kCopyChunk);
+    // The VNNI path packs its operand straight from the padded input: no im2col tile.
     const size_t col_bytes =
-        direct || point ? 0 : round64(static_cast<size_t>(rows * tile) + kCopyChunk);
+        direct || point || kVnni ? 0 : round64(static_cast<size_t>(rows * tile) + kCopyChunk);
     const size_t acc_bytes = round64(static_cast<size_t>(tile * mg) * 4);
-    const size_t seg_bytes = round64(static_cast<size_t>(max_segments(g, tile)) * sizeof(Segment));
-    const size_t slot_bytes = col_bytes + acc_bytes + seg_bytes;
-    SOD2_ASSIGN_OR_RETURN(void* mem,
-                          ctx.scratch(padded_bytes + slot_bytes * static_cast<size_t>(slots) + 64));
+    const int64_t max_segs = max_segments(g, tile);
+    const size_t seg_bytes = round64(static_cast<size_t>(max_segs) * sizeof(Segment));
+    const size_t run_bytes = kVnni ? round64(static_cast<size_t>(max_segs) * sizeof(VnniRun)) : 0;
+    const size_t pack_bytes =
+        kVnni ? round64(static_cast<size_t>(vnni_packed_bytes(rows, tile)) + 64) : 0;
+    const size_t slot_bytes = col_bytes + acc_bytes + seg_bytes + run_bytes + pack_bytes;
+    // Per im2col row (tap), where its values for output position 0 start in the padded input.
+    const size_t base_bytes =
+        kVnni && !point ? round64(static_cast<size_t>(rows) * sizeof(const uint8_t*)) : 0;
+    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(padded_bytes + base_bytes +
+                                                 slot_bytes * static_cast<size_t>(slots) + 64));
     auto* xp = static_cast<int8_t*>(mem);
-    char* slot_base = static_cast<char*>(mem) + padded_bytes;
+    auto* row_base = reinterpret_cast<const uint8_t**>(static_cast<char*>(mem) + padded_bytes);
+    char* slot_base = static_cast<char*>(mem) + padded_bytes + base_bytes;
     const int8_t* wd = w.as<const int8_t>();
+    if (base_bytes > 0) tap_bases(g, p, xp, cg, row_base);
     for (int64_t ng = 0; ng < n * group_; ++ng) {
       const int64_t img = ng / group_, grp = ng % group_;
       const T* x_img = x.as<const T>() + (img * c + grp * cg) * in_size;
       if (!direct) {
         const int64_t prow = cg * p.pz * p.py;
         if (threads == 1) {
-          pad_rows(g, p, x_img, static_cast<int8_t>(zero), 0, prow, xp);
+          pad_rows<T, kFlip>(g, p, x_img, static_cast<int8_t>(zero), 0, prow, xp);
         } else {
-          ctx.pool().parallel_for(prow, std::max<int64_t>(1, 16384 / p.row_bytes()),
-                                  [&](int64_t r0, int64_t r1) {
-                                    pad_rows(g, p, x_img, static_cast<int8_t>(zero), r0, r1, xp);
-                                  });
+          ctx.pool().parallel_for(
+              prow, std::max<int64_t>(1, 16384 / p.row_bytes()), [&](int64_t r0, int64_t r1) {
+                pad_rows<T, kFlip>(g, p, x_img, static_cast<int8_t>(zero), r0, r1, xp);
+              });
         }
       }
       for_slots(ctx.pool(), jobs, slots, [&](int64_t job, int64_t slot) {
@@ -474,14 +533,33 @@ class IntConvKernel final : public Kernel {
         int64_t ldb = in_size;
         if (point && !direct) {
           b = xp + p0;  // 1x1, stride 1, no padding: the flipped copy is the operand
-        } else if (!direct) {
+        } else if (!direct && !kVnni) {
           const int64_t nsegs = segments(g, p0, width, segs);
           im2col(g, p, xp, cg, segs, nsegs, width, col);
           b = col;
           ldb = width;
         }
-        igemm_serial(m1 - m0, width, rows, wd + (grp * mg + m0) * rows, rows, b, ldb, zero, acc,
-                     width);
+        if constexpr (kVnni) {
+          char* after = base + col_bytes + acc_bytes + seg_bytes;
+          auto* runs = reinterpret_cast<VnniRun*>(after);
+          auto* packed = reinterpret_cast<uint8_t*>(after + run_bytes);
+          if (point) {
+            vnni_pack_activations(reinterpret_cast<const uint8_t*>(b), ldb, rows, width, packed);
+          } else {
+            const int64_t nsegs = segments(g, p0, width, segs);
+            for (int64_t i = 0; i < nsegs; ++i) {
+              const Segment& sg = segs[i];
+              runs[i] = {sg.t,
+                         (sg.oz * g.stride[0] * p.py + sg.oy * g.stride[1]) * p.row_bytes() + sg.ox,
+                         sg.run};
+            }
+            vnni_pack_runs(row_base, rows, runs, nsegs, width, packed);
+          }
+          vnni_gemm((*packed_w)[static_cast<size_t>(grp)], m0, m1, packed, width, zero, acc, width);
+        } else {
+          igemm_serial(m1 - m0, width, rows, wd + (grp * mg + m0) * rows, rows, b, ldb, zero, acc,
+                       width);
+        }
         for (int64_t mm = m0; mm < m1; ++mm) {
           const int64_t oc = grp * mg + mm;
           finish(e, acc + (mm - m0) * width, width, oc, (img * m + oc) * out_size + p0, y);
@@ -693,7 +771,9 @@ class IntConvKernel final : public Kernel {
   Kind kind_;
   bool requant_;
   float clip_lo_, clip_hi_;
-  EpilogueRun activation_;  // QFusedConv's float activation, if any
+  EpilogueRun activation_;         // QFusedConv's float activation, if any
+  bool constant_weights_;          // NodeInfo::input_constant of w
+  std::vector<VnniWeights> vnni_;  // per group, vnni_weights()
 };
 
 Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKernel::Kind kind) {
@@ -717,8 +797,10 @@ Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKer
     SOD2_ASSIGN_OR_RETURN(act.alpha, node.attrs.get_float("alpha", 0.f));
     SOD2_ASSIGN_OR_RETURN(act.beta, node.attrs.get_float("beta", 0.f));
   }
+  const size_t w_slot = kind == IntConvKernel::Kind::kConvInteger ? 1 : 3;
+  const bool constant_w = w_slot < node.input_constant.size() && node.input_constant[w_slot];
   return std::unique_ptr<Kernel>(
-      std::make_unique<IntConvKernel>(std::move(w), group, kind, lo, hi, act));
+      std::make_unique<IntConvKernel>(std::move(w), group, kind, lo, hi, act, constant_w));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "runtime/kernels/linalg/int8_vnni.h"
 #include "runtime/kernels/linalg/quantize.h"
 #include "tests/runtime/kernels/linalg/int_conv_reference.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
@@ -124,20 +125,33 @@ const Geometry kGeometries[] = {
     {"depthwise stride 2", {2, 12, 9, 10, 12, 3, 3, 12, 2, 2, 1, 1, 1, 1, 1}},
     // Small output, many channels: threads split the output channels.
     {"small output, 64 channels", {1, 64, 3, 3, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
+    // Split at channel 20: not a multiple of the VNNI GEMM's 8-channel blocks.
+    {"small output, 40 channels", {1, 16, 4, 4, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
+    // 1x1 over 13 channels: K not a multiple of the 4 taps a VNNI dot product sums.
+    {"1x1, 13 channels", {1, 13, 6, 5, 9, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}},
     // Large output: several tiles per thread.
     {"large output", {1, 4, 70, 66, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
 };
 
 TEST(QFusedConv, EveryPathMatchesTheInt64ReferenceBitForBit) {
   const float inf = std::numeric_limits<float>::infinity();
-  for (const Geometry& p : kGeometries) {
-    for (int threads : {1, 2}) {
-      check_geometry<uint8_t, uint8_t>(p, DType::kUint8, DType::kUint8, 131, 0, -inf, inf, threads);
-      check_geometry<int8_t, int8_t>(p, DType::kInt8, DType::kInt8, -5, 3, -inf, inf, threads);
+  // Both GEMMs of the dense path where the CPU has VNNI; restored however the test ends.
+  struct VnniRestore {
+    ~VnniRestore() { quant::set_vnni_enabled(true); }
+  } restore;
+  for (bool vnni : {true, false}) {
+    quant::set_vnni_enabled(vnni);
+    SCOPED_TRACE(vnni && quant::vnni_available() ? "VNNI GEMM" : "igemm_serial");
+    for (const Geometry& p : kGeometries) {
+      for (int threads : {1, 2}) {
+        check_geometry<uint8_t, uint8_t>(p, DType::kUint8, DType::kUint8, 131, 0, -inf, inf,
+                                         threads);
+        check_geometry<int8_t, int8_t>(p, DType::kInt8, DType::kInt8, -5, 3, -inf, inf, threads);
+      }
+      // Fused Relu (a clamp at the zero point) and a Clip, with either output type.
+      check_geometry<uint8_t, uint8_t>(p, DType::kUint8, DType::kUint8, 7, 20, 0.0f, inf, 2);
+      check_geometry<uint8_t, int8_t>(p, DType::kUint8, DType::kInt8, 200, -10, -0.5f, 1.25f, 2);
     }
-    // Fused Relu (a clamp at the zero point) and a Clip, with either output type.
-    check_geometry<uint8_t, uint8_t>(p, DType::kUint8, DType::kUint8, 7, 20, 0.0f, inf, 2);
-    check_geometry<uint8_t, int8_t>(p, DType::kUint8, DType::kInt8, 200, -10, -0.5f, 1.25f, 2);
   }
 }
 

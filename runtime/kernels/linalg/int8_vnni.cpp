@@ -1,0 +1,208 @@
+#include "runtime/kernels/linalg/int8_vnni.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define SOD2_VNNI 1
+#define SOD2_TARGET_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#else
+#define SOD2_VNNI 0
+#endif
+
+namespace sod2::rt::quant {
+
+namespace {
+std::atomic<bool> g_vnni_enabled{true};
+
+bool cpu_has_vnni() {
+#if SOD2_VNNI
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl");
+  }();
+  return yes;
+#else
+  return false;
+#endif
+}
+}  // namespace
+
+bool vnni_available() { return cpu_has_vnni() && g_vnni_enabled.load(std::memory_order_relaxed); }
+
+void set_vnni_enabled(bool enabled) { g_vnni_enabled.store(enabled); }
+
+void vnni_pack_weights(const int8_t* w, int64_t m, int64_t k, int64_t ldw, VnniWeights* out) {
+  out->m = m;
+  out->k = k;
+  out->quads = (k + 3) / 4;
+  const int64_t blocks = (m + kVnniRows - 1) / kVnniRows;
+  out->data.assign(static_cast<size_t>(blocks * out->quads * kVnniRows * 4), 0);
+  out->row_sums.assign(static_cast<size_t>(m), 0);
+  for (int64_t i = 0; i < m; ++i) {
+    const int8_t* row = w + i * ldw;
+    int8_t* dst =
+        out->data.data() + (i / kVnniRows) * out->quads * kVnniRows * 4 + (i % kVnniRows) * 4;
+    uint32_t sum = 0;  // wraps as the GEMM's sums do
+    for (int64_t kk = 0; kk < k; ++kk) {
+      dst[(kk / 4) * kVnniRows * 4 + kk % 4] = row[kk];
+      sum += static_cast<uint32_t>(static_cast<int32_t>(row[kk]));
+    }
+    out->row_sums[static_cast<size_t>(i)] = static_cast<int32_t>(sum);
+  }
+}
+
+int64_t vnni_packed_columns(int64_t n) { return (n + kVnniCols - 1) / kVnniCols * kVnniCols; }
+int64_t vnni_packed_bytes(int64_t k, int64_t n) { return (k + 3) / 4 * vnni_packed_columns(n) * 4; }
+
+#if SOD2_VNNI
+namespace {
+
+// Four rows' bytes j..j+15 interleaved: out[4 * t + r] = row r's byte j + t.
+SOD2_TARGET_VNNI inline void interleave16(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,
+                                          const uint8_t* r3, uint8_t* out) {
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1));
+  const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r2));
+  const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r3));
+  const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+  const __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
+  auto* o = reinterpret_cast<__m128i*>(out);
+  _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(ab_lo, cd_lo));
+  _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab_lo, cd_lo));
+  _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));
+  _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));
+}
+
+// acc += the dot products of x's uint8 and w's int8 quads. Written in asm: GCC 12 copies every
+// accumulator around each _mm512_dpbusd_epi32 of an unrolled tile (twice the instructions).
+SOD2_TARGET_VNNI inline __m512i dpbusd(__m512i acc, __m512i x, __m512i w) {
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(w));
+  return acc;
+}
+
+// NV vectors of 16 positions for 8 rows: acc[r][v] over every quad, then C = acc - x_zero * sum.
+// Stores rows [r0, r1) of the block, row r at c + (r - r0) * ldc, and `cols` columns.
+template <int NV>
+SOD2_TARGET_VNNI void micro_tile(const int8_t* wb, const uint8_t* xb, int64_t quads,
+                                 int64_t quad_stride, const int32_t* sums, int32_t x_zero,
+                                 int64_t r0, int64_t r1, int64_t cols, int32_t* c, int64_t ldc) {
+  __m512i acc[kVnniRows][NV];
+  for (auto& r : acc)
+    for (auto& v : r) v = _mm512_setzero_si512();
+  for (int64_t q = 0; q < quads; ++q) {
+    __m512i x[NV];
+    for (int v = 0; v < NV; ++v)
+      x[v] = _mm512_loadu_si512(xb + q * quad_stride + v * kVnniCols * 4);
+    const int32_t* wq = reinterpret_cast<const int32_t*>(wb + q * kVnniRows * 4);
+    for (int r = 0; r < kVnniRows; ++r) {
+      const __m512i wr = _mm512_set1_epi32(wq[r]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = dpbusd(acc[r][v], x[v], wr);
+    }
+  }
+  for (int64_t r = r0; r < r1; ++r) {
+    // uint32 arithmetic: the sums wrap modulo 2^32, as ONNX's int32 does.
+    const __m512i zs = _mm512_set1_epi32(
+        static_cast<int32_t>(static_cast<uint32_t>(x_zero) * static_cast<uint32_t>(sums[r])));
+    for (int v = 0; v < NV; ++v) {
+      const int64_t left = cols - v * kVnniCols;
+      if (left <= 0) break;
+      const __mmask16 mask =
+          left >= kVnniCols ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+      _mm512_mask_storeu_epi32(c + (r - r0) * ldc + v * kVnniCols, mask,
+                               _mm512_sub_epi32(acc[r][v], zs));
+    }
+  }
+}
+
+SOD2_TARGET_VNNI void pack_activations_vnni(const uint8_t* x, int64_t ldx, int64_t k, int64_t n,
+                                            uint8_t* out) {
+  const int64_t np = vnni_packed_columns(n), quads = (k + 3) / 4;
+  static const uint8_t zeros[kVnniCols] = {};
+  for (int64_t q = 0; q < quads; ++q) {
+    const uint8_t* rows[4];
+    for (int r = 0; r < 4; ++r) rows[r] = 4 * q + r < k ? x + (4 * q + r) * ldx : nullptr;
+    uint8_t* dst = out + q * np * 4;
+    int64_t j = 0;
+    for (; j + kVnniCols <= n; j += kVnniCols) {
+      const uint8_t* src[4];
+      for (int r = 0; r < 4; ++r) src[r] = rows[r] ? rows[r] + j : zeros;
+      interleave16(src[0], src[1], src[2], src[3], dst + j * 4);
+    }
+    if (j < np) {
+      // The last partial vector through a zero-padded copy (never read past a row's end).
+      uint8_t tail[4][kVnniCols] = {};
+      for (int r = 0; r < 4; ++r)
+        if (rows[r]) std::memcpy(tail[r], rows[r] + j, static_cast<size_t>(n - j));
+      interleave16(tail[0], tail[1], tail[2], tail[3], dst + j * 4);
+    }
+  }
+}
+
+SOD2_TARGET_VNNI void pack_runs_vnni(const uint8_t* const* row_base, int64_t k, const VnniRun* runs,
+                                     int64_t nruns, int64_t n, uint8_t* out) {
+  const int64_t np = vnni_packed_columns(n), quads = (k + 3) / 4;
+  for (int64_t q = 0; q < quads; ++q) {
+    // Rows past k read row 0 again: their weights are zero.
+    const uint8_t* rows[4];
+    for (int r = 0; r < 4; ++r) rows[r] = row_base[4 * q + r < k ? 4 * q + r : 0];
+    uint8_t* dst = out + q * np * 4;
+    // In order: a run's overrun lands where the next run (or quad) writes.
+    for (int64_t i = 0; i < nruns; ++i) {
+      const VnniRun& run = runs[i];
+      uint8_t* d = dst + run.t * 4;
+      for (int64_t j = 0; j < run.count; j += kVnniCols)
+        interleave16(rows[0] + run.offset + j, rows[1] + run.offset + j, rows[2] + run.offset + j,
+                     rows[3] + run.offset + j, d + j * 4);
+    }
+  }
+}
+
+}  // namespace
+#endif
+
+void vnni_pack_activations(const uint8_t* x, int64_t ldx, int64_t k, int64_t n, uint8_t* out) {
+#if SOD2_VNNI
+  pack_activations_vnni(x, ldx, k, n, out);
+#else
+  (void)x, (void)ldx, (void)k, (void)n, (void)out;
+#endif
+}
+
+void vnni_pack_runs(const uint8_t* const* row_base, int64_t k, const VnniRun* runs, int64_t nruns,
+                    int64_t n, uint8_t* out) {
+#if SOD2_VNNI
+  pack_runs_vnni(row_base, k, runs, nruns, n, out);
+#else
+  (void)row_base, (void)k, (void)runs, (void)nruns, (void)n, (void)out;
+#endif
+}
+
+void vnni_gemm(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x, int64_t n,
+               int32_t x_zero, int32_t* c, int64_t ldc) {
+#if SOD2_VNNI
+  const int64_t np = vnni_packed_columns(n), quad_stride = np * 4;
+  const int64_t block_bytes = w.quads * kVnniRows * 4;
+  for (int64_t i0 = m0 / kVnniRows * kVnniRows; i0 < m1; i0 += kVnniRows) {
+    // A block's rows outside [m0, m1) are computed and not stored.
+    const int64_t r0 = std::max(m0, i0) - i0, r1 = std::min(m1, i0 + kVnniRows) - i0;
+    const int8_t* wb = w.data.data() + (i0 / kVnniRows) * block_bytes;
+    const int32_t* sums = w.row_sums.data() + i0;
+    int32_t* out = c + (i0 + r0 - m0) * ldc;
+    int64_t j = 0;
+    for (; j + 2 * kVnniCols <= np; j += 2 * kVnniCols)
+      micro_tile<2>(wb, packed_x + j * 4, w.quads, quad_stride, sums, x_zero, r0, r1, n - j,
+                    out + j, ldc);
+    if (j < np)
+      micro_tile<1>(wb, packed_x + j * 4, w.quads, quad_stride, sums, x_zero, r0, r1, n - j,
+                    out + j, ldc);
+  }
+#else
+  (void)w, (void)m0, (void)m1, (void)packed_x, (void)n, (void)x_zero, (void)c, (void)ldc;
+#endif
+}
+
+}  // namespace sod2::rt::quant

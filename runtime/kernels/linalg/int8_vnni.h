@@ -1,0 +1,56 @@
+// The quantized convolutions' own int8 GEMM for x86-64 CPUs with AVX512-VNNI, exact in int32:
+//
+//   c[i * ldc + j] = sum over kk < k of w[i][kk] * (x[kk][j] - x_zero)      (modulo 2^32)
+//
+// W (int8, a row per output channel) is packed once (constant weights stay packed for the
+// session), X (uint8 activations: an im2col tile or a 1x1 convolution's input, a row per tap) is
+// packed per tile into the layout vpdpbusd reads: four taps of one position side by side. The
+// zero point comes out through each row's weight sum, so padding holding x_zero adds nothing.
+// Unlike a library GEMM, nothing is repacked per call: oneDNN's s8s8s32 GEMM packs both operands
+// on every call, which cost as much as the multiply-adds on a ResNet's 3x3 convolutions.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace sod2::rt::quant {
+
+// AVX512-VNNI (with AVX512-BW) on this CPU and not turned off: the convolutions use vnni_gemm.
+bool vnni_available();
+// Turns the VNNI path off (or back on, where the CPU has it), for every kernel of the process:
+// lets tests and benchmarks run the other path on a machine with VNNI.
+void set_vnni_enabled(bool enabled);
+
+constexpr int64_t kVnniRows = 8;   // output channels per micro-tile
+constexpr int64_t kVnniCols = 16;  // positions per vector
+
+struct VnniWeights {
+  int64_t m = 0, k = 0;
+  int64_t quads = 0;              // k rounded up to a multiple of 4, over 4
+  std::vector<int8_t> data;       // [m / 8 blocks][quads][8 rows][4], zero past m and k
+  std::vector<int32_t> row_sums;  // sum of each row's weights
+  const void* source = nullptr;   // the weights it was packed from (a cache's key)
+};
+// W rows of k int8 weights at stride ldw.
+void vnni_pack_weights(const int8_t* w, int64_t m, int64_t k, int64_t ldw, VnniWeights* out);
+
+// Bytes vnni_pack_activations writes for k rows of n positions.
+int64_t vnni_packed_columns(int64_t n);  // n rounded up to a multiple of kVnniCols
+int64_t vnni_packed_bytes(int64_t k, int64_t n);
+// X's k rows of n uint8 values (row r at x + r * ldx) into out, zero-filled past k and n.
+void vnni_pack_activations(const uint8_t* x, int64_t ldx, int64_t k, int64_t n, uint8_t* out);
+
+// An im2col tile packed straight from the input, without the tile itself: row r's positions
+// [t, t + count) of each run are row_base[r] + offset + [0, count). Reads up to 15 bytes past each
+// run and writes up to 64 bytes past vnni_packed_bytes(k, n): callers leave that slack.
+struct VnniRun {
+  int64_t t = 0, offset = 0, count = 0;
+};
+void vnni_pack_runs(const uint8_t* const* row_base, int64_t k, const VnniRun* runs, int64_t nruns,
+                    int64_t n, uint8_t* out);
+
+// Rows [m0, m1) of C (row i at c + (i - m0) * ldc), n columns, from packed operands.
+void vnni_gemm(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x, int64_t n,
+               int32_t x_zero, int32_t* c, int64_t ldc);
+
+}  // namespace sod2::rt::quant

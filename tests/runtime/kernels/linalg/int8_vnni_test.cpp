@@ -1,0 +1,93 @@
+// int8_vnni.h's GEMM against a plain loop: every shape's edges (rows not a multiple of the 8-row
+// blocks, K not a multiple of 4, positions not a multiple of 16, a row range starting mid-block),
+// operands packed both ways, and sums that wrap modulo 2^32.
+#include "runtime/kernels/linalg/int8_vnni.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace sod2::rt::quant {
+namespace {
+
+std::vector<int32_t> reference(const std::vector<int8_t>& w, const std::vector<uint8_t>& x,
+                               int64_t m, int64_t k, int64_t n, int32_t zero) {
+  std::vector<int32_t> c(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      uint32_t s = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        s += static_cast<uint32_t>(int32_t{w[static_cast<size_t>(i * k + kk)]} *
+                                   (int32_t{x[static_cast<size_t>(kk * n + j)]} - zero));
+      c[static_cast<size_t>(i * n + j)] = static_cast<int32_t>(s);
+    }
+  return c;
+}
+
+TEST(VnniGemm, MatchesAPlainLoopOnEveryEdge) {
+  if (!vnni_available()) GTEST_SKIP() << "this CPU has no AVX512-VNNI: the path is not used here";
+  std::mt19937 gen(5);
+  std::uniform_int_distribution<int> byte(0, 255);
+  struct Case {
+    int64_t m, k, n, m0, m1;
+  };
+  const Case cases[] = {{8, 4, 16, 0, 8},      {1, 1, 1, 0, 1},       {13, 27, 45, 0, 13},
+                        {24, 576, 100, 5, 19}, {64, 147, 33, 40, 64}, {9, 3, 70, 8, 9}};
+  for (const Case& cs : cases) {
+    SCOPED_TRACE("m " + std::to_string(cs.m) + " k " + std::to_string(cs.k) + " n " +
+                 std::to_string(cs.n) + " rows [" + std::to_string(cs.m0) + ", " +
+                 std::to_string(cs.m1) + ")");
+    std::vector<int8_t> w(static_cast<size_t>(cs.m * cs.k));
+    std::vector<uint8_t> x(static_cast<size_t>(cs.k * cs.n));
+    for (auto& v : w) v = static_cast<int8_t>(byte(gen) - 128);
+    for (auto& v : x) v = static_cast<uint8_t>(byte(gen));
+    const int32_t zero = 117;
+    const auto want = reference(w, x, cs.m, cs.k, cs.n, zero);
+    VnniWeights packed_w;
+    vnni_pack_weights(w.data(), cs.m, cs.k, cs.k, &packed_w);
+    // Packed from rows, and from runs (one run per 7 positions: rows of an output).
+    std::vector<uint8_t> from_rows(static_cast<size_t>(vnni_packed_bytes(cs.k, cs.n)) + 64);
+    vnni_pack_activations(x.data(), cs.n, cs.k, cs.n, from_rows.data());
+    std::vector<uint8_t> padded_x(x.size() + 16);
+    std::copy(x.begin(), x.end(), padded_x.begin());
+    std::vector<const uint8_t*> bases;
+    for (int64_t r = 0; r < cs.k; ++r) bases.push_back(padded_x.data() + r * cs.n);
+    std::vector<VnniRun> runs;
+    for (int64_t t = 0; t < cs.n; t += 7) runs.push_back({t, t, std::min<int64_t>(7, cs.n - t)});
+    std::vector<uint8_t> from_runs(from_rows.size());
+    vnni_pack_runs(bases.data(), cs.k, runs.data(), static_cast<int64_t>(runs.size()), cs.n,
+                   from_runs.data());
+    for (const auto* packed : {&from_rows, &from_runs}) {
+      std::vector<int32_t> c(static_cast<size_t>((cs.m1 - cs.m0) * cs.n), -1);
+      vnni_gemm(packed_w, cs.m0, cs.m1, packed->data(), cs.n, zero, c.data(), cs.n);
+      for (int64_t i = cs.m0; i < cs.m1; ++i)
+        for (int64_t j = 0; j < cs.n; ++j)
+          ASSERT_EQ(c[static_cast<size_t>((i - cs.m0) * cs.n + j)],
+                    want[static_cast<size_t>(i * cs.n + j)])
+              << "row " << i << " column " << j;
+    }
+  }
+}
+
+// Sums past int32's range wrap as ONNX's int32 arithmetic does (a crafted K can get there).
+TEST(VnniGemm, SumsWrapModulo2To32) {
+  if (!vnni_available()) GTEST_SKIP() << "this CPU has no AVX512-VNNI: the path is not used here";
+  const int64_t m = 1, k = 140000, n = 16;
+  std::vector<int8_t> w(static_cast<size_t>(k), -128);
+  std::vector<uint8_t> x(static_cast<size_t>(k * n), 255);
+  const auto want = reference(w, x, m, k, n, 0);
+  VnniWeights packed_w;
+  vnni_pack_weights(w.data(), m, k, k, &packed_w);
+  std::vector<uint8_t> packed(static_cast<size_t>(vnni_packed_bytes(k, n)));
+  vnni_pack_activations(x.data(), n, k, n, packed.data());
+  std::vector<int32_t> c(static_cast<size_t>(n));
+  vnni_gemm(packed_w, 0, m, packed.data(), n, 0, c.data(), n);
+  EXPECT_EQ(c, want);
+  // -128 * 255 * 140000 = -4,569,600,000, wrapped once: not saturated at INT32_MIN.
+  EXPECT_EQ(c[0], static_cast<int32_t>(-4569600000LL + (1LL << 32)));
+}
+
+}  // namespace
+}  // namespace sod2::rt::quant
