@@ -50,9 +50,7 @@ ThreadPool::ThreadPool(int threads) {
 
 ThreadPool::~ThreadPool() {
   stop_.store(true);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-  }
+  { std::lock_guard<std::mutex> lock(mu_); }
   work_cv_.notify_all();
   for (std::thread& t : workers_) t.join();
 }
@@ -112,8 +110,8 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain, RangeFn fn) {
   const auto count = static_cast<uint32_t>((n + chunk_ - 1) / chunk_);
   done_.store(0, std::memory_order_relaxed);
   ++generation_;
-  const uint64_t ticket = static_cast<uint64_t>(generation_) << 32 |
-                          static_cast<uint64_t>(count) << kChunkBits;
+  const uint64_t ticket = static_cast<uint64_t>(generation_) << 32 | static_cast<uint64_t>(count)
+                                                                         << kChunkBits;
   ticket_.store(ticket);  // seq_cst: publishes the fields above (release) and pairs with sleepers_
   if (sleepers_.load() > 0) {
     { std::lock_guard<std::mutex> lock(mu_); }

@@ -118,18 +118,29 @@ void max_pool_plane_typed(const T* x, T* y, int64_t* idx, int64_t idx_base, cons
 }
 
 // A 2-D plane without indices or dilation, separably: each output row's window rows reduced into
-// one row (a vectorisable elementwise max), then each output's taps along that row. The same
-// values as max_pool_plane_typed (0 for a window entirely in padding).
+// one row (a vectorisable elementwise max), then that row, padded with the type's lowest value
+// and split into its stride phases, reduced tap by tap: tap tx of every output is one shifted
+// run of phase tx % stride, so this is vectorisable too. The same values as
+// max_pool_plane_typed (0 for a window entirely in padding).
 constexpr int64_t kMaxSeparableWidth = 4096;
+// The padded row's length: up to the last window's last tap.
+inline int64_t separable_extent(const Window3& g) {
+  return std::max(g.pad_begin[2] + g.in[2], (g.out[2] - 1) * g.stride[2] + g.k[2]);
+}
 template <typename T>
 void max_pool_plane_separable(const T* x, T* y, const Window3& g) {
-  T row[kMaxSeparableWidth];
-  const int64_t w = g.in[2];
+  T padded[kMaxSeparableWidth];
+  T phases[kMaxSeparableWidth];
+  const int64_t w = g.in[2], ow = g.out[2], s = g.stride[2], k = g.k[2], pl = g.pad_begin[2];
+  const int64_t ext = separable_extent(g), plen = (ext + s - 1) / s;
+  // Past ext too: the phase split reads up to s - 1 beyond it (the caller checks the room).
+  std::fill(padded, padded + ext + s, std::numeric_limits<T>::lowest());
+  T* row = padded + pl;
   for (int64_t oy = 0; oy < g.out[1]; ++oy) {
     const AxisWindow wy = axis_window(g, 1, oy);
-    T* out = y + oy * g.out[2];
+    T* __restrict out = y + oy * ow;
     if (wy.t1 <= wy.t0) {
-      std::fill(out, out + g.out[2], T(0));
+      std::fill(out, out + ow, T(0));
       continue;
     }
     const T* first = x + (wy.start + wy.t0) * w;
@@ -142,18 +153,38 @@ void max_pool_plane_separable(const T* x, T* y, const Window3& g) {
         m[i] = a < b ? b : a;
       }
     }
-    // Taps [max(0, -start), min(k, w - start)) of the window at `start` (no dilation: no
-    // division, which axis_window would cost per output).
-    const int64_t k = g.k[2];
-    for (int64_t ox = 0, start = -g.pad_begin[2]; ox < g.out[2]; ++ox, start += g.stride[2]) {
-      const int64_t t0 = std::max<int64_t>(0, -start), t1 = std::min(k, w - start);
-      if (t1 <= t0) {
-        out[ox] = T(0);
-        continue;
+    // Phase p holds padded[p], padded[p + s], ...: tap tx of output ox is phase tx % s at
+    // ox + tx / s. Stride 1 reads the padded row itself.
+    const T* phase_base = padded;
+    if (s > 1) {
+      if (s == 2) {  // the common case, as a constant stride the compiler vectorises
+        T* __restrict even = phases;
+        T* __restrict odd = phases + plen;
+        for (int64_t i = 0; i < plen; ++i) {
+          even[i] = padded[2 * i];
+          odd[i] = padded[2 * i + 1];
+        }
+      } else {
+        for (int64_t p = 0; p < s; ++p) {
+          T* __restrict d = phases + p * plen;
+          for (int64_t i = 0; i < plen; ++i) d[i] = padded[i * s + p];
+        }
       }
-      T acc = row[start + t0];
-      for (int64_t tx = t0 + 1; tx < t1; ++tx) acc = std::max(acc, row[start + tx]);
-      out[ox] = acc;
+      phase_base = phases;
+    }
+    const int64_t pitch = s > 1 ? plen : 0;
+    std::copy(phase_base, phase_base + ow, out);
+    for (int64_t tx = 1; tx < k; ++tx) {
+      const T* __restrict src = phase_base + (tx % s) * pitch + tx / s;
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        const T a = out[ox], b = src[ox];
+        out[ox] = a < b ? b : a;
+      }
+    }
+    // Windows entirely in padding (pads at least the kernel): 0, as the definition says.
+    for (int64_t ox = 0; ox < ow; ++ox) {
+      const int64_t start = ox * s - pl;
+      if (start + k <= 0 || start >= w) out[ox] = T(0);
     }
   }
 }
@@ -165,7 +196,8 @@ void max_pool_typed(ThreadPool& pool, const T* X, T* Y, int64_t* I, const Window
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(P * g.k_size(), 1));
   // Integers only: float's NaN ordering is the general path's business.
   const bool separable = std::is_integral_v<T> && !I && g.in[0] == 1 && g.k[0] == 1 &&
-                         g.dil[1] == 1 && g.dil[2] == 1 && g.in[2] <= kMaxSeparableWidth;
+                         g.dil[1] == 1 && g.dil[2] == 1 &&
+                         separable_extent(g) + g.stride[2] <= kMaxSeparableWidth;
   pool.parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       if (separable)

@@ -80,20 +80,6 @@ inline PhaseRun phase_run(int64_t phase, int64_t x0, int64_t w, int64_t s) {
 }
 constexpr int64_t kMaxCachedPhases = 16;  // wider strides compute their runs per row
 
-#if SOD2_SIMD_X86
-template <class Q>
-SOD2_TARGET_AVX2 void quantize_avx2(const float* v, int64_t n, float scale, int32_t zp, Q* out) {
-  quantize_floats(v, n, scale, zp, out);
-}
-#endif
-template <class Q>
-void quantize_chunk(const float* v, int64_t n, float scale, int32_t zp, Q* out) {
-#if SOD2_SIMD_X86
-  if (simd::simd_level() != simd::Level::kBase) return quantize_avx2(v, n, scale, zp, out);
-#endif
-  quantize_floats(v, n, scale, zp, out);
-}
-
 class IntConvKernel final : public Kernel {
  public:
   enum class Kind : uint8_t { kConvInteger, kQLinearConv, kQFusedConv };
@@ -275,7 +261,7 @@ class IntConvKernel final : public Kernel {
       }
       e.activation.apply(v, nullptr, 1, n, n, 0, true);
       for (int64_t t = 0; t < n; ++t) v[t] = std::min(std::max(v[t], lo), hi);
-      quantize_chunk(v, n, ys, zp, out + t0);
+      quantize_row(v, n, ys, zp, out + t0);
     }
   }
 

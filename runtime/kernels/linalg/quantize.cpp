@@ -3,6 +3,7 @@
 // DynamicQuantizeLinear (11), with the arithmetic of quantize.h. Also registers the quantized
 // kernels of integer_gemm.cpp.
 #include "runtime/kernels/linalg/quantize.h"
+#include "runtime/kernels/linalg/simd.h"
 
 #include <algorithm>
 #include <memory>
@@ -171,7 +172,7 @@ class QuantizeLinearKernel final : public Kernel {
       const float scale = v.scale.scale(row % v.dim);
       const int32_t zp = v.zero_point.zero_point(row % v.dim);
       if (f32) {
-        quantize_floats(x.as<const float>() + b, e - b, scale, zp, y + b);
+        quantize_row(x.as<const float>() + b, e - b, scale, zp, y + b);
       } else {
         const int32_t* in = x.as<const int32_t>();
         for (int64_t i = b; i < e; ++i)
@@ -348,6 +349,38 @@ void register_quantized_kernels(KernelRegistry& r) {
   r.add("", "QLinearConv", 10, make_qlinear_conv);
   r.add("sod2", "QFusedConv", 1, make_qfused_conv);
   r.add("sod2", "QAdd", 1, make_qadd);
+}
+
+namespace {
+#if SOD2_SIMD_X86
+template <class Q>
+SOD2_TARGET_AVX512 void quantize_avx512(const float* in, int64_t n, float scale, int32_t zp,
+                                        Q* out) {
+  quantize_floats(in, n, scale, zp, out);
+}
+template <class Q>
+SOD2_TARGET_AVX2 void quantize_avx2(const float* in, int64_t n, float scale, int32_t zp, Q* out) {
+  quantize_floats(in, n, scale, zp, out);
+}
+#endif
+template <class Q>
+void quantize_dispatch(const float* in, int64_t n, float scale, int32_t zp, Q* out) {
+#if SOD2_SIMD_X86
+  switch (simd::simd_level()) {
+    case simd::Level::kAvx512: return quantize_avx512(in, n, scale, zp, out);
+    case simd::Level::kAvx2: return quantize_avx2(in, n, scale, zp, out);
+    default: break;
+  }
+#endif
+  quantize_floats(in, n, scale, zp, out);
+}
+}  // namespace
+
+void quantize_row(const float* in, int64_t n, float scale, int32_t zp, uint8_t* out) {
+  quantize_dispatch(in, n, scale, zp, out);
+}
+void quantize_row(const float* in, int64_t n, float scale, int32_t zp, int8_t* out) {
+  quantize_dispatch(in, n, scale, zp, out);
 }
 
 }  // namespace sod2::rt::quant

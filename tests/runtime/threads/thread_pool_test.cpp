@@ -20,7 +20,8 @@ void expect_each_index_once(ThreadPool& pool, int64_t n, int64_t grain) {
     ASSERT_LE(e, n);
     for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)].fetch_add(1);
   });
-  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "index " << i;
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "index " << i;
 }
 
 TEST(ThreadPool, CoversEveryIndexOnceForManySizesAndGrains) {
