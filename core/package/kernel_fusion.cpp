@@ -227,7 +227,9 @@ class Matcher {
 
   // The end of a QDQ group from nodes[i] on, reading `cur`: an optional Relu or constant Clip
   // (or, with allow_float_activation, another epilogue activation of the op table), then a
-  // per-tensor 8-bit QuantizeLinear whose output is the group's one output.
+  // per-tensor 8-bit QuantizeLinear whose output is the group's one output. Without that
+  // QuantizeLinear (a float result, e.g. read by a float Mul), `float_end` is the value the
+  // activation leaves when it is the group's one output: a contraction may end there.
   struct QuantizedTail {
     float lo = -std::numeric_limits<float>::infinity();
     float hi = std::numeric_limits<float>::infinity();
@@ -235,6 +237,7 @@ class Matcher {
     std::string activation;
     float alpha = 0, beta = 0;
     const Node* q = nullptr;
+    ValueId float_end = kNoValue;
     size_t failed_at = 0;  // where matching stopped, when it did
   };
   bool match_quantized_tail(const opt::FusionGroup& grp, size_t i, ValueId cur,
@@ -282,6 +285,9 @@ class Matcher {
       }
     }
     t->failed_at = i;
+    if (i == grp.nodes.size() && grp.outputs.size() == 1 && grp.outputs[0] == cur &&
+        rdp_.fact(g_, cur).dtype == DataType::kFloat)
+      t->float_end = cur;
     if (i + 1 != grp.nodes.size()) return false;
     const Node& q = g_.node(grp.nodes[i]);
     const Attribute* q_block = q.attribute("block_size");
@@ -405,7 +411,9 @@ class Matcher {
   // DequantizeLinear → Conv (+ its int32 bias) (+ Relu or a constant Clip) → QuantizeLinear, as
   // one sod2:QFusedConv. Its arithmetic is QLinearConv's (exact int32 sums, one requantisation),
   // which is what the QDQ form means and what ONNX Runtime runs for it; the bias's scale must
-  // then be x_scale * w_scale, as QLinearConv assumes.
+  // then be x_scale * w_scale, as QLinearConv assumes. Without the QuantizeLinear (a float
+  // result, as a squeeze-excite's or a classifier head's) the kernel writes the dequantized sums,
+  // activated, as float: QFusedConv without y_scale and y_zero_point.
   FusionVerdict match_qdq(const opt::FusionGroup& grp) {
     auto refuse_here = [&](NodeId at) {
       return refuse(FusionRefusal::kUnsupportedQuantization, at);
@@ -466,9 +474,9 @@ class Matcher {
       bias = in(dq[2], 0);
     }
     QuantizedTail tail;
-    if (!match_quantized_tail(grp, a + 1, conv.outputs[0], true, &tail))
+    if (!match_quantized_tail(grp, a + 1, conv.outputs[0], true, &tail) &&
+        tail.float_end == kNoValue)
       return refuse_here(grp.nodes[std::min(tail.failed_at, grp.nodes.size() - 1)]);
-    const Node& q = *tail.q;
     const float lo = tail.lo, hi = tail.hi;
 
     FusedKernel k;
@@ -478,9 +486,9 @@ class Matcher {
     k.info.opset = 1;
     // QLinearConv's input slots: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
     // y_zero_point, B.
-    k.inputs = {in(dq[0], 0), in(dq[0], 1), in(dq[0], 2), in(dq[1], 0), in(dq[1], 1),
-                in(dq[1], 2), q.inputs[1],  in(&q, 2),    bias};
-    k.output = q.outputs[0];
+    k.inputs = {in(dq[0], 0), in(dq[0], 1),  in(dq[0], 2),  in(dq[1], 0), in(dq[1], 1),
+                in(dq[1], 2), in(tail.q, 1), in(tail.q, 2), bias};
+    k.output = tail.q ? tail.q->outputs[0] : tail.float_end;
     for (const Attribute& at : conv.attributes) copy_attribute(at, &k.info.attrs);
     set_float(&k.info.attrs, "clip_min", lo);
     set_float(&k.info.attrs, "clip_max", hi);

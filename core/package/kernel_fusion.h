@@ -4,7 +4,7 @@
 // (runtime/kernels/linalg/fused_ops.h has the fused ops' contract); and three QDQ (int8) forms:
 //   - DequantizeLinear → Conv (+ int32 bias) (+ an activation) → QuantizeLinear, as one
 //     sod2:QFusedConv (QLinearConv's inputs and exact arithmetic, plus a clamp for Relu/Clip or
-//     a float activation);
+//     a float activation), or without the QuantizeLinear, a QFusedConv with a float output;
 //   - DequantizeLinear ×2 → Add (+ Relu/Clip) → QuantizeLinear, as one sod2:QAdd;
 //   - DequantizeLinear → MaxPool → QuantizeLinear of equal parameters, as MaxPool on the 8-bit
 //     values.

@@ -260,5 +260,39 @@ TEST(QdqFusion, MaxPoolBetweenEqualParametersRunsOnTheEightBitValues) {
       EXPECT_EQ(n.info.input_dtypes, std::vector<rt::DType>{rt::DType::kFloat});
 }
 
+// x → Q/DQ → conv → HardSigmoid → y: the conv's QDQ group ends in float (as a squeeze-excite's
+// second conv does before its Mul), so it runs as a QFusedConv with a float output.
+Model float_ended_conv() {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {1, 4, "h", "w"});
+  add_qdq(g, "x", 0.02f, 128, "xd");
+  add_quantized_conv(g, "conv", "xd", 0.02f, 4, 4, "c");
+  add_node(g, "HardSigmoid", {"c"}, {"y"}, "gate");
+  add_output(g, "y", {1, 4, "h", "w"});
+  auto model = import_onnx_bytes(testing::serialize(m), "", "qdq float end");
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  return std::move(*model);
+}
+
+TEST(QdqFusion, AGroupEndingInFloatRunsAsAQFusedConvWithAFloatOutput) {
+  auto c = pipeline::compile(float_ended_conv(), ranges(true));
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const std::vector<std::string> ops = kernel_ops(*c);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "sod2:QFusedConv"), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "DequantizeLinear"), 0);  // all in the kernel
+  for (const rt::NodeDesc& n : c->program.graphs[0].nodes) {
+    if (n.info.op_type != "QFusedConv") continue;
+    EXPECT_FALSE(n.info.input_present[6]);  // no y_scale: a float result
+    EXPECT_EQ(n.info.output_dtypes, std::vector<rt::DType>{rt::DType::kFloat});
+  }
+  auto plain = pipeline::compile(float_ended_conv(), ranges(false));
+  ASSERT_TRUE(plain.ok());
+  const std::vector<float> fused = run(*c, 7, 9), reference = run(*plain, 7, 9);
+  ASSERT_EQ(fused.size(), reference.size());
+  for (size_t i = 0; i < fused.size(); ++i)
+    EXPECT_NEAR(fused[i], reference[i], 1e-5f * (1 + std::fabs(reference[i]))) << i;
+}
+
 }  // namespace
 }  // namespace sod2

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/conv_internal.h"
 #include "runtime/kernels/linalg/epilogue.h"
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/geometry.h"
@@ -84,7 +85,7 @@ class IntConvKernel final : public Kernel {
  public:
   enum class Kind : uint8_t { kConvInteger, kQLinearConv, kQFusedConv };
   IntConvKernel(WindowAttrs attrs, int64_t group, Kind kind, float clip_lo, float clip_hi,
-                EpilogueRun activation, bool constant_weights)
+                EpilogueRun activation, bool constant_weights, bool float_out)
       : attrs_(std::move(attrs)),
         group_(group),
         kind_(kind),
@@ -92,7 +93,8 @@ class IntConvKernel final : public Kernel {
         clip_lo_(clip_lo),
         clip_hi_(clip_hi),
         activation_(activation),
-        constant_weights_(constant_weights) {}
+        constant_weights_(constant_weights),
+        float_out_(float_out) {}
 
   Status run(KernelContext& ctx) override {
     const char* op = kind_ == Kind::kConvInteger   ? "ConvInteger"
@@ -138,27 +140,31 @@ class IntConvKernel final : public Kernel {
     DType out_type = DType::kInt32;
     const Tensor* bias = nullptr;
     if (requant_) {
-      if (!ctx.input(1) || !ctx.input(4) || !ctx.input(6))
+      if (!ctx.input(1) || !ctx.input(4) || (!float_out_ && !ctx.input(6)))
         return invalid_argument(std::string(op) + ": x_scale, w_scale and y_scale are required");
       SOD2_RETURN_IF_ERROR(
           read_quant_param(op, "x_scale", ctx.input(1), true, DType::kFloat, 1, false, &x_scale));
       SOD2_RETURN_IF_ERROR(
           read_quant_param(op, "w_scale", ctx.input(4), true, DType::kFloat, m, true, &w_scale));
-      SOD2_RETURN_IF_ERROR(
-          read_quant_param(op, "y_scale", ctx.input(6), true, DType::kFloat, 1, false, &y_scale));
       SOD2_RETURN_IF_ERROR(check_scale(op, "x_scale", x_scale.scale(0), 0));
-      SOD2_RETURN_IF_ERROR(check_scale(op, "y_scale", y_scale.scale(0), 0));
       for (int64_t i = 0; i < w_scale.count; ++i)
         SOD2_RETURN_IF_ERROR(check_scale(op, "w_scale", w_scale.scale(i), i));
-      const Tensor* yz = ctx.input(7);
-      out_type = yz ? yz->dtype : x->dtype;
-      if (!is_8bit(out_type)) {
-        return unsupported(std::string(op) + ": y_zero_point of type " + dtype_name(out_type) +
-                           " is not supported (uint8 or int8)");
-      }
-      if (yz)
+      if (float_out_) {
+        out_type = DType::kFloat;
+      } else {
         SOD2_RETURN_IF_ERROR(
-            read_quant_param(op, "y_zero_point", yz, false, out_type, 1, false, &y_zp));
+            read_quant_param(op, "y_scale", ctx.input(6), true, DType::kFloat, 1, false, &y_scale));
+        SOD2_RETURN_IF_ERROR(check_scale(op, "y_scale", y_scale.scale(0), 0));
+        const Tensor* yz = ctx.input(7);
+        out_type = yz ? yz->dtype : x->dtype;
+        if (!is_8bit(out_type)) {
+          return unsupported(std::string(op) + ": y_zero_point of type " + dtype_name(out_type) +
+                             " is not supported (uint8 or int8)");
+        }
+        if (yz)
+          SOD2_RETURN_IF_ERROR(
+              read_quant_param(op, "y_zero_point", yz, false, out_type, 1, false, &y_zp));
+      }
       bias = ctx.input(8);
       if (bias && (bias->dtype != DType::kInt32 || bias->numel() != m)) {
         return invalid_argument(std::string(op) + ": B must be int32 with " + std::to_string(m) +
@@ -185,8 +191,10 @@ class IntConvKernel final : public Kernel {
       };
       // Clamping the float result to [lo, hi] before quantizing is clamping the quantized value
       // to [q(lo), q(hi)]: quantization is monotone.
-      e.lo = q(clip_lo_);
-      e.hi = q(clip_hi_);
+      if (!float_out_) {
+        e.lo = q(clip_lo_);
+        e.hi = q(clip_hi_);
+      }
       e.x_scale = x_scale.scale(0);
       e.w_scale = &w_scale;
       e.y_scale = ys;
@@ -199,7 +207,10 @@ class IntConvKernel final : public Kernel {
         if (w_zp.zero_point(i) != 0) return false;
       return true;
     }();
-    if (c == group_ && m == group_) return depthwise(ctx, g, *x, *w, x_zp, w_zp, e, y);
+    if (c == group_ && m == group_) {
+      if (depthwise_exact_in_float(g)) return depthwise_float(ctx, g, *x, *w, x_zp, w_zp, e, y);
+      return depthwise(ctx, g, *x, *w, x_zp, w_zp, e, y);
+    }
     if (w->dtype == DType::kInt8 && w_zero) return dense(ctx, g, *x, *w, x_zp.zero_point(0), e, y);
     return reference(ctx, g, *x, *w, x_zp.zero_point(0), w_zp, e, y);
   }
@@ -229,6 +240,10 @@ class IntConvKernel final : public Kernel {
       std::memcpy(out, acc, static_cast<size_t>(count) * sizeof(int32_t));
       return;
     }
+    if (e.out_type == DType::kFloat) {  // QFusedConv without y_scale: dequantized, activated
+      activate_row(e, acc, count, b, oc, y->as<float>() + y_off);
+      return;
+    }
     if (e.activation.activation != Activation::kNone) {
       if (e.out_type == DType::kUint8)
         activate_row(e, acc, count, b, oc, y->as<uint8_t>() + y_off);
@@ -243,7 +258,8 @@ class IntConvKernel final : public Kernel {
       requantize_row(acc, count, b, mult, e.zp, e.lo, e.hi, y->as<int8_t>() + y_off);
   }
 
-  // y = quantize(clip(act((acc + bias) * x_scale * w_scale[oc]))), in chunks on the stack.
+  // y = quantize(clip(act((acc + bias) * x_scale * w_scale[oc]))), in chunks on the stack; for
+  // float y, without the quantize.
   template <class Q>
   static void activate_row(const Requant& e, const int32_t* acc, int64_t count, int32_t bias,
                            int64_t oc, Q* out) {
@@ -259,9 +275,14 @@ class IntConvKernel final : public Kernel {
         const uint32_t sum = static_cast<uint32_t>(acc[t0 + t]) + static_cast<uint32_t>(bias);
         v[t] = static_cast<float>(static_cast<int32_t>(sum)) * scale;
       }
-      e.activation.apply(v, nullptr, 1, n, n, 0, true);
-      for (int64_t t = 0; t < n; ++t) v[t] = std::min(std::max(v[t], lo), hi);
-      quantize_row(v, n, ys, zp, out + t0);
+      if (e.activation.activation != Activation::kNone)
+        e.activation.apply(v, nullptr, 1, n, n, 0, true);
+      if constexpr (std::is_same_v<Q, float>) {
+        for (int64_t t = 0; t < n; ++t) out[t0 + t] = std::min(std::max(v[t], lo), hi);
+      } else {
+        for (int64_t t = 0; t < n; ++t) v[t] = std::min(std::max(v[t], lo), hi);
+        quantize_row(v, n, ys, zp, out + t0);
+      }
     }
   }
 
@@ -654,6 +675,76 @@ class IntConvKernel final : public Kernel {
     depthwise_body(g, l, x, zp, taps, plane, acc);
   }
 
+  // Whether the float depthwise kernel computes this window's integer sums exactly: a sum of at
+  // most k_size products of centred values in [-255, 255] stays below 2^24, where every float
+  // partial sum is an exact integer, whatever the order. 1-D and 2-D windows, as it serves.
+  static bool depthwise_exact_in_float(const Window3& g) {
+    return g.in[0] == 1 && g.k[0] == 1 && g.out[0] == 1 && g.k_size() * 255 * 255 < (1 << 24);
+  }
+
+  // One input and one output channel per group, on the float depthwise convolution (vectorised
+  // along output rows, conv_depthwise.cpp): the input and the taps centred on their zero points
+  // as floats, the exact sums back to int32 for the epilogue. Several times faster than a
+  // stencil per channel on int16, whose per-channel overhead dominates a network's small planes.
+  Status depthwise_float(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
+                         const QuantParam& x_zp, const QuantParam& w_zp, const Requant& e,
+                         Tensor* y) const {
+    const int64_t n = x.shape[0], c = x.shape[1];
+    const int64_t ks = g.k_size(), out_size = g.out_size(), in_size = g.in_size();
+    auto round64 = [](size_t v) { return (v + 63) & ~size_t{63}; };
+    const size_t x_bytes = round64(static_cast<size_t>(n * c * in_size) * sizeof(float));
+    const size_t y_bytes = round64(static_cast<size_t>(n * c * out_size) * sizeof(float));
+    const size_t w_bytes = round64(static_cast<size_t>(c * ks) * sizeof(float));
+    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(x_bytes + y_bytes + w_bytes + 64));
+    auto* xf = static_cast<float*>(mem);
+    auto* yf = reinterpret_cast<float*>(static_cast<char*>(mem) + x_bytes);
+    auto* wf = reinterpret_cast<float*>(static_cast<char*>(mem) + x_bytes + y_bytes);
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t k = 0; k < ks; ++k)
+        wf[ch * ks + k] = static_cast<float>(load8(w, ch * ks + k) - w_zp.zero_point(ch));
+    const int32_t xzp = x_zp.zero_point(0);
+    const int64_t planes = n * c;
+    const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(in_size, 1));
+    ctx.pool().parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
+      const int64_t b = p0 * in_size, count = (p1 - p0) * in_size;
+      if (x.dtype == DType::kUint8)
+        centre_to_float(x.as<const uint8_t>() + b, count, xzp, xf + b);
+      else
+        centre_to_float(x.as<const int8_t>() + b, count, xzp, xf + b);
+    });
+    ConvShape shape;
+    shape.n = n;
+    shape.c = c;
+    shape.m = c;
+    shape.group = c;
+    shape.win = g;
+    shape.out = y->shape;
+    SOD2_RETURN_IF_ERROR(depthwise_forward(ctx, shape, xf, wf, yf, EpilogueRun{}));
+    const int64_t out_grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_size, 1));
+    ctx.pool().parallel_for(planes, out_grain, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        // The plane's sums to int32 in place (same size), then its epilogue in one call.
+        float* sums = yf + p * out_size;
+        auto* acc = reinterpret_cast<int32_t*>(sums);
+        to_int32(sums, out_size, acc);
+        finish(e, acc, out_size, p % c, p * out_size, y);
+      }
+    });
+    return Status::ok_status();
+  }
+  // Exact integers held as floats to int32, in place (the same 4 bytes each).
+  static void to_int32(const float* v, int64_t count, int32_t* out) {
+    for (int64_t i = 0; i < count; ++i) {
+      const float f = v[i];
+      out[i] = static_cast<int32_t>(f);
+    }
+  }
+  template <class T>
+  static void centre_to_float(const T* x, int64_t count, int32_t zp, float* out) {
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = static_cast<float>(static_cast<int32_t>(x[i]) - zp);
+  }
+
   // One input and one output channel per group: a direct stencil per (image, channel) over the
   // channel's centred, padded, phase-split copy (DwLayout).
   Status depthwise(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
@@ -759,6 +850,7 @@ class IntConvKernel final : public Kernel {
   float clip_lo_, clip_hi_;
   EpilogueRun activation_;         // QFusedConv's float activation, if any
   bool constant_weights_;          // NodeInfo::input_constant of w
+  bool float_out_;                 // QFusedConv without y_scale: a float result
   std::vector<VnniWeights> vnni_;  // per group, vnni_weights()
 };
 
@@ -785,8 +877,11 @@ Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKer
   }
   const size_t w_slot = kind == IntConvKernel::Kind::kConvInteger ? 1 : 3;
   const bool constant_w = w_slot < node.input_constant.size() && node.input_constant[w_slot];
-  return std::unique_ptr<Kernel>(
-      std::make_unique<IntConvKernel>(std::move(w), group, kind, lo, hi, act, constant_w));
+  // A QDQ group that ends in float (no QuantizeLinear): QFusedConv without y_scale.
+  const bool float_out = kind == IntConvKernel::Kind::kQFusedConv &&
+                         (node.input_present.size() < 7 || !node.input_present[6]);
+  return std::unique_ptr<Kernel>(std::make_unique<IntConvKernel>(std::move(w), group, kind, lo, hi,
+                                                                 act, constant_w, float_out));
 }
 
 }  // namespace

@@ -123,6 +123,9 @@ const Geometry kGeometries[] = {
     {"asymmetric pads, stride 3x1", {1, 5, 9, 10, 7, 2, 3, 1, 3, 1, 0, 2, 1, 0, 1}},
     {"groups 2", {2, 8, 7, 9, 6, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1}},
     {"depthwise stride 2", {2, 12, 9, 10, 12, 3, 3, 12, 2, 2, 1, 1, 1, 1, 1}},
+    {"depthwise 5x5 dilation 2", {1, 6, 12, 11, 6, 5, 5, 6, 1, 1, 4, 4, 4, 4, 2}},
+    // 289 taps: past what float sums hold exactly, so the int16 stencil runs.
+    {"depthwise 17x17", {1, 4, 20, 18, 4, 17, 17, 4, 1, 1, 8, 8, 8, 8, 1}},
     // Small output, many channels: threads split the output channels.
     {"small output, 64 channels", {1, 64, 3, 3, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
     // Split at channel 20: not a multiple of the VNNI GEMM's 8-channel blocks.
@@ -202,6 +205,47 @@ TEST(QFusedConv, FloatActivationsBetweenDequantizeAndQuantize) {
   auto bad = run_sod2("QFusedConv", {&x, &xs, &xz, &w, &ws, &wz, &ys, &yz},
                       A().s("activation", "Softmax"), 1);
   EXPECT_FALSE(bad.ok());
+}
+
+// A QDQ group that ends in float (no QuantizeLinear: a squeeze-excite's HardSigmoid, a head):
+// QFusedConv without y_scale writes act((sums + bias) * x_scale * w_scale) clamped, as float,
+// through the dense and the depthwise paths.
+TEST(QFusedConv, WithoutYScaleTheOutputIsTheDequantizedActivatedSums) {
+  const IntConvGeometry dense{1, 6, 9, 8, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const IntConvGeometry depthwise{2, 5, 9, 8, 5, 3, 3, 5, 2, 2, 1, 1, 1, 1, 1};
+  for (const IntConvGeometry& p : {dense, depthwise}) {
+    SCOPED_TRACE(p.group == 1 ? "dense" : "depthwise");
+    const HostTensor x = random_q<uint8_t>(DType::kUint8, {p.n, p.c, p.h, p.w}, 5);
+    const HostTensor w =
+        random_q<int8_t>(DType::kInt8, {p.m, p.c / p.group, p.kh, p.kw}, 6, -127, 127);
+    const HostTensor xs = floats({}, {0.02f}), xz = scalar<uint8_t>(DType::kUint8, 120);
+    const HostTensor ws = floats({p.m}, {0.001f, 0.002f, 0.0015f, 0.003f, 0.0007f});
+    const HostTensor wz = scalar<int8_t>(DType::kInt8, 0);
+    const std::vector<int32_t> bv{-300, 0, 7000, 12, -5};
+    const HostTensor b = testing::make_tensor(DType::kInt32, {p.m}, bv);
+    const Attrs attrs = A().i("group", p.group)
+                            .is("strides", {p.sy, p.sx})
+                            .is("pads", {1, 1, 1, 1})
+                            .s("activation", "HardSigmoid")
+                            .f("alpha", 0.2f)
+                            .f("beta", 0.5f)
+                            .f("clip_min", 0.1f)
+                            .f("clip_max", 0.9f);
+    auto got = run_sod2("QFusedConv", {&x, &xs, &xz, &w, &ws, &wz, nullptr, nullptr, &b}, attrs, 2);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    const HostTensor& y = (*got)[0];
+    ASSERT_EQ(y.dtype(), DType::kFloat);
+    int64_t oh = 0, ow = 0;
+    const auto sums = ref_int_conv(p, x.data<uint8_t>(), w.data<int8_t>(), 120, {0}, &oh, &ow);
+    ASSERT_EQ(y.shape(), (Shape{p.n, p.m, oh, ow}));
+    for (size_t i = 0; i < sums.size(); ++i) {
+      const int64_t m = static_cast<int64_t>(i) / (oh * ow) % p.m;
+      const float v =
+          static_cast<float>(sums[i] + bv[static_cast<size_t>(m)]) * (0.02f * ws.data<float>()[m]);
+      const float want = std::clamp(std::clamp(0.2f * v + 0.5f, 0.0f, 1.0f), 0.1f, 0.9f);
+      ASSERT_NEAR(y.data<float>()[i], want, 1e-6f) << "element " << i;
+    }
+  }
 }
 
 TEST(QFusedConv, ZeroNegativeOrNanScalesAreErrorsNamingTheScale) {
