@@ -478,9 +478,11 @@ class IntConvKernel final : public Kernel {
     // Below 64 positions a thread's GEMM is too narrow: small outputs (a network's last stages)
     // split their output channels instead.
     const bool split_channels = per_thread < 64 && mg >= 32;
-    tile =
-        std::min({tile, out_size,
-                  split_channels ? out_size : std::max<int64_t>(64, (per_thread + 15) / 16 * 16)});
+    // And the tile's int32 sums within ~192 KiB, so the epilogue reads them from L2: a 1x1
+    // convolution over few channels has a small operand but a wide output.
+    const int64_t acc_cap = std::max<int64_t>(64, (192 << 10) / (4 * std::max<int64_t>(mg, 1)));
+    tile = std::min({tile, out_size, acc_cap / 16 * 16,
+                     split_channels ? out_size : std::max<int64_t>(64, (per_thread + 15) / 16 * 16)});
     int64_t tiles = (out_size + tile - 1) / tile;
     if (tiles > threads && tiles % threads != 0) {
       // As many tiles per thread: 7 tiles on 2 threads would leave one thread a tile idle.
