@@ -212,7 +212,10 @@ class Matcher {
   }
   // Per-tensor (one value) or, with `per_channel` > 0, that many values along DequantizeLinear's
   // axis 0.
-  bool quant_param_fits(const Node& q, ValueId v, int64_t per_channel) const {
+  // A parameter of q: absent, one value, or with per_channel > 0 that many along axis
+  // channel_axis of q's input (the attribute's default is 1; negative counts from the end).
+  bool quant_param_fits(const Node& q, ValueId v, int64_t per_channel,
+                        int64_t channel_axis = 0) const {
     if (v == kNoValue) return true;
     const TensorFact& f = rdp_.fact(g_, v);
     const auto dims = constant_dims(f);
@@ -220,8 +223,12 @@ class Matcher {
     int64_t numel = 1;
     for (int64_t d : *dims) numel *= d;
     if (numel == 1 && dims->size() <= 1) return true;
-    const Attribute* axis = q.attribute("axis");
-    return per_channel > 0 && dims->size() == 1 && numel == per_channel && axis && axis->i == 0;
+    if (per_channel <= 0 || dims->size() != 1 || numel != per_channel) return false;
+    const Attribute* axis_attr = q.attribute("axis");
+    int64_t axis = axis_attr ? axis_attr->i : 1;
+    const auto& in_dims = rdp_.fact(g_, q.inputs[0]).dims;
+    if (axis < 0 && in_dims) axis += static_cast<int64_t>(in_dims->size());
+    return axis == channel_axis;
   }
   static bool is_8bit(DataType t) { return t == DataType::kUint8 || t == DataType::kInt8; }
 
@@ -305,7 +312,7 @@ class Matcher {
 
   // An 8-bit DequantizeLinear with a float32 scale, per tensor or, with `per_channel` > 0, that
   // many parameters along axis 0 (no blocks).
-  bool plain_dequantize(const Node& n, int64_t per_channel = 0) const {
+  bool plain_dequantize(const Node& n, int64_t per_channel = 0, int64_t channel_axis = 0) const {
     const Attribute* block = n.attribute("block_size");
     if (n.op_type != "DequantizeLinear" || n.inputs.size() < 2 || n.outputs.size() != 1 ||
         n.inputs[0] == kNoValue || n.inputs[1] == kNoValue || (block && block->i != 0))
@@ -313,7 +320,8 @@ class Matcher {
     const ValueId zp = n.inputs.size() > 2 ? n.inputs[2] : kNoValue;
     return is_8bit(rdp_.fact(g_, n.inputs[0]).dtype) &&
            rdp_.fact(g_, n.inputs[1]).dtype == DataType::kFloat &&
-           quant_param_fits(n, n.inputs[1], per_channel) && quant_param_fits(n, zp, per_channel);
+           quant_param_fits(n, n.inputs[1], per_channel, channel_axis) &&
+           quant_param_fits(n, zp, per_channel, channel_axis);
   }
 
   // A constant per-tensor parameter's value, as a double (absent zero point: 0).
@@ -422,6 +430,8 @@ class Matcher {
     while (a < grp.nodes.size() && fusion_role(grp.nodes[a]) == FusionRole::kQuantization) ++a;
     if (a == grp.nodes.size()) return refuse_here(grp.nodes.front());
     const Node& conv = g_.node(grp.nodes[a]);
+    if (conv.domain.empty() && (conv.op_type == "MatMul" || conv.op_type == "Gemm"))
+      return match_qdq_matmul(grp, a);
     if (conv.op_type != "Conv" || conv.inputs.size() < 2 || conv.outputs.size() != 1)
       return refuse_here(grp.nodes[a]);
     const auto w_dims = constant_dims(rdp_.fact(g_, conv.inputs[1]));
@@ -449,28 +459,7 @@ class Matcher {
     if (!plain_dequantize(*dq[0]) || !plain_dequantize(*dq[1], m)) return refuse_here(grp.nodes[0]);
     ValueId bias = kNoValue;
     if (conv.inputs.size() > 2 && conv.inputs[2] != kNoValue) {
-      // int32 with zero point 0 and scale x_scale * w_scale, all constants.
-      if (!dq[2] || rdp_.fact(g_, in(dq[2], 0)).dtype != DataType::kInt32)
-        return refuse_here(grp.nodes[a]);
-      const Tensor* bz = constant_tensor(in(dq[2], 2));
-      if (bz) {
-        for (int64_t i = 0; i < bz->numel(); ++i)
-          if (bz->double_at(i).value_or(1) != 0) return refuse_here(grp.nodes[a]);
-      }
-      const Tensor* bs = constant_tensor(in(dq[2], 1));
-      const Tensor* xs = constant_tensor(in(dq[0], 1));
-      const Tensor* ws = constant_tensor(in(dq[1], 1));
-      if (!bs || !xs || !ws || xs->numel() != 1 || (ws->numel() != 1 && ws->numel() != m) ||
-          (bs->numel() != 1 && bs->numel() != m) || !quant_param_fits(*dq[2], in(dq[2], 1), m))
-        return refuse_here(grp.nodes[a]);
-      const float x_scale = static_cast<float>(xs->double_at(0).value_or(0));
-      for (int64_t c = 0; c < m; ++c) {
-        const float want =
-            x_scale * static_cast<float>(ws->double_at(ws->numel() == 1 ? 0 : c).value_or(0));
-        const float got = static_cast<float>(bs->double_at(bs->numel() == 1 ? 0 : c).value_or(-1));
-        // QuantizeLinear's writers compute the product in float or double: allow its last bit.
-        if (!(std::fabs(got - want) <= std::fabs(want) * 1e-6f)) return refuse_here(grp.nodes[a]);
-      }
+      if (!int32_bias_fits(dq, m)) return refuse_here(grp.nodes[a]);
       bias = in(dq[2], 0);
     }
     QuantizedTail tail;
@@ -492,6 +481,118 @@ class Matcher {
     for (const Attribute& at : conv.attributes) copy_attribute(at, &k.info.attrs);
     set_float(&k.info.attrs, "clip_min", lo);
     set_float(&k.info.attrs, "clip_max", hi);
+    if (!tail.activation.empty()) {
+      set_string(&k.info.attrs, "activation", tail.activation);
+      set_float(&k.info.attrs, "alpha", tail.alpha);
+      set_float(&k.info.attrs, "beta", tail.beta);
+    }
+    const rt::DType y_type = to_rt_dtype(rdp_.fact(g_, k.output).dtype);
+    return verdict(std::move(k), y_type);
+  }
+
+  // The contraction's int32 bias behind dq[2]: zero point 0 and scale x_scale * w_scale (dq[0]'s
+  // and dq[1]'s), m values or one, all constants, as QLinearConv's B assumes.
+  bool int32_bias_fits(const Node* const dq[3], int64_t m) const {
+    auto in = [](const Node* n, size_t i) {
+      return n && i < n->inputs.size() ? n->inputs[i] : kNoValue;
+    };
+    if (!dq[2] || rdp_.fact(g_, in(dq[2], 0)).dtype != DataType::kInt32) return false;
+    const Tensor* bz = constant_tensor(in(dq[2], 2));
+    if (bz) {
+      for (int64_t i = 0; i < bz->numel(); ++i)
+        if (bz->double_at(i).value_or(1) != 0) return false;
+    }
+    const Tensor* bs = constant_tensor(in(dq[2], 1));
+    const Tensor* xs = constant_tensor(in(dq[0], 1));
+    const Tensor* ws = constant_tensor(in(dq[1], 1));
+    if (!bs || !xs || !ws || xs->numel() != 1 || (ws->numel() != 1 && ws->numel() != m) ||
+        (bs->numel() != 1 && bs->numel() != m) || !quant_param_fits(*dq[2], in(dq[2], 1), m))
+      return false;
+    const auto b_dims = constant_dims(rdp_.fact(g_, in(dq[2], 0)));
+    if (!b_dims || b_dims->size() != 1 || (*b_dims)[0] != m) return false;
+    const float x_scale = static_cast<float>(xs->double_at(0).value_or(0));
+    for (int64_t c = 0; c < m; ++c) {
+      const float want =
+          x_scale * static_cast<float>(ws->double_at(ws->numel() == 1 ? 0 : c).value_or(0));
+      const float got = static_cast<float>(bs->double_at(bs->numel() == 1 ? 0 : c).value_or(-1));
+      // QuantizeLinear's writers compute the product in float or double: allow its last bit.
+      if (!(std::fabs(got - want) <= std::fabs(want) * 1e-6f)) return false;
+    }
+    return true;
+  }
+
+  // DequantizeLinear → MatMul, or Gemm (+ its int32 bias) (+ an activation) → QuantizeLinear (or
+  // a float end), as one sod2:QFusedMatMul: QLinearMatMul's inputs and exact int32 sums, plus
+  // the bias and the epilogue of QFusedConv. A per tensor; B a constant 2-D int8 matrix with
+  // zero point 0, per tensor or per output column (Gemm's B may be transposed: trans_b).
+  FusionVerdict match_qdq_matmul(const opt::FusionGroup& grp, size_t a) {
+    auto refuse_here = [&](NodeId at) {
+      return refuse(FusionRefusal::kUnsupportedQuantization, at);
+    };
+    const Node& mm = g_.node(grp.nodes[a]);
+    const bool gemm = mm.op_type == "Gemm";
+    if (mm.inputs.size() < 2 || mm.outputs.size() != 1) return refuse_here(grp.nodes[a]);
+    auto int_attr = [&](const char* name, int64_t fallback) {
+      const Attribute* at = mm.attribute(name);
+      return at ? at->i : fallback;
+    };
+    const int64_t trans_b = gemm ? int_attr("transB", 0) : 0;
+    if (gemm && (int_attr("transA", 0) != 0 || attr_float(mm, "alpha", 1) != 1.0f ||
+                 attr_float(mm, "beta", 1) != 1.0f))
+      return refuse_here(grp.nodes[a]);
+    const auto b_dims = constant_dims(rdp_.fact(g_, mm.inputs[1]));
+    const auto& a_dims = rdp_.fact(g_, mm.inputs[0]).dims;
+    if (!b_dims || b_dims->size() != 2 || !a_dims || a_dims->size() < 2 ||
+        (gemm && a_dims->size() != 2))
+      return refuse_here(grp.nodes[a]);
+    const int64_t n = (*b_dims)[trans_b ? 0 : 1];
+    const Node* dq[3] = {nullptr, nullptr, nullptr};
+    for (size_t i = 0; i < a; ++i) {
+      const Node& d = g_.node(grp.nodes[i]);
+      size_t slot = 3;
+      for (size_t s = 0; s < 3 && s < mm.inputs.size(); ++s)
+        if (d.op_type == "DequantizeLinear" && d.outputs.size() == 1 &&
+            mm.inputs[s] == d.outputs[0])
+          slot = s;
+      if (slot == 3) return refuse_here(grp.nodes[i]);
+      dq[slot] = &d;
+    }
+    if (!dq[0] || !dq[1] || !plain_dequantize(*dq[0]) ||
+        !plain_dequantize(*dq[1], n, trans_b ? 0 : 1))
+      return refuse_here(grp.nodes[a]);
+    auto in = [](const Node* d, size_t i) {
+      return d && i < d->inputs.size() ? d->inputs[i] : kNoValue;
+    };
+    // int8 weights with zero point 0: what the int8 GEMM multiplies directly.
+    if (rdp_.fact(g_, in(dq[1], 0)).dtype != DataType::kInt8 || !constant_tensor(in(dq[1], 0)))
+      return refuse_here(grp.nodes[a]);
+    if (const ValueId wz = in(dq[1], 2); wz != kNoValue) {
+      const Tensor* t = constant_tensor(wz);
+      if (!t) return refuse_here(grp.nodes[a]);
+      for (int64_t i = 0; i < t->numel(); ++i)
+        if (t->double_at(i).value_or(1) != 0) return refuse_here(grp.nodes[a]);
+    }
+    ValueId bias = kNoValue;
+    if (gemm && mm.inputs.size() > 2 && mm.inputs[2] != kNoValue) {
+      if (!int32_bias_fits(dq, n)) return refuse_here(grp.nodes[a]);
+      bias = in(dq[2], 0);
+    }
+    QuantizedTail tail;
+    if (!match_quantized_tail(grp, a + 1, mm.outputs[0], true, &tail) && tail.float_end == kNoValue)
+      return refuse_here(grp.nodes[std::min(tail.failed_at, grp.nodes.size() - 1)]);
+    FusedKernel k;
+    k.info.name = mm.name;
+    k.info.op_type = "QFusedMatMul";
+    k.info.domain = "sod2";
+    k.info.opset = 1;
+    // QLinearMatMul's input slots, then the bias: a, a_scale, a_zero_point, b, b_scale,
+    // b_zero_point, y_scale, y_zero_point, B.
+    k.inputs = {in(dq[0], 0), in(dq[0], 1),  in(dq[0], 2),  in(dq[1], 0), in(dq[1], 1),
+                in(dq[1], 2), in(tail.q, 1), in(tail.q, 2), bias};
+    k.output = tail.q ? tail.q->outputs[0] : tail.float_end;
+    set_int(&k.info.attrs, "trans_b", trans_b);
+    set_float(&k.info.attrs, "clip_min", tail.lo);
+    set_float(&k.info.attrs, "clip_max", tail.hi);
     if (!tail.activation.empty()) {
       set_string(&k.info.attrs, "activation", tail.activation);
       set_float(&k.info.attrs, "alpha", tail.alpha);

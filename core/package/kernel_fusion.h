@@ -1,10 +1,11 @@
 // Which fused groups the CPU runtime runs as one kernel. Today that is a contraction (Conv,
 // MatMul, Gemm) followed by a chain the linalg epilogue covers: a per-channel bias Add, one
 // activation (SiLU included, as Sigmoid then Mul), a residual Add before or after it
-// (runtime/kernels/linalg/fused_ops.h has the fused ops' contract); and three QDQ (int8) forms:
+// (runtime/kernels/linalg/fused_ops.h has the fused ops' contract); and four QDQ (int8) forms:
 //   - DequantizeLinear → Conv (+ int32 bias) (+ an activation) → QuantizeLinear, as one
 //     sod2:QFusedConv (QLinearConv's inputs and exact arithmetic, plus a clamp for Relu/Clip or
 //     a float activation), or without the QuantizeLinear, a QFusedConv with a float output;
+//   - the same around MatMul or Gemm (constant 2-D int8 weights), as one sod2:QFusedMatMul;
 //   - DequantizeLinear ×2 → Add (+ Relu/Clip) → QuantizeLinear, as one sod2:QAdd;
 //   - DequantizeLinear → MaxPool → QuantizeLinear of equal parameters, as MaxPool on the 8-bit
 //     values.

@@ -8,11 +8,15 @@
 // Zero points and scales: A's per tensor or per row ([M], or [..., M, 1] matching A's batch
 // dims), B's per tensor or per column ([N], or [..., 1, N]).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/epilogue.h"
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/int8_gemm.h"
 #include "runtime/kernels/linalg/matmul_plan.h"
@@ -241,7 +245,209 @@ class IntMatMulKernel final : public Kernel {
   bool requant_;
 };
 
+// sod2:QFusedMatMul, a QDQ MatMul/Gemm group (core/package/kernel_fusion.h): QLinearMatMul's
+// inputs (a per tensor; b a 2-D int8 matrix, zero point 0, scales per tensor or per column;
+// [N, K] with trans_b) plus an int32 bias of scale a_scale * b_scale (slot 8), then the
+// QFusedConv epilogue: a clamp [clip_min, clip_max] or a float activation, requantized with
+// y_scale and y_zero_point, or written as float when they are absent.
+class QFusedMatMulKernel final : public Kernel {
+ public:
+  QFusedMatMulKernel(bool trans_b, float lo, float hi, EpilogueRun activation, bool float_out,
+                     bool constant_b)
+      : trans_b_(trans_b),
+        lo_(lo),
+        hi_(hi),
+        activation_(activation),
+        float_out_(float_out),
+        constant_b_(constant_b) {}
+
+  Status run(KernelContext& ctx) override {
+    constexpr const char* kOp = "QFusedMatMul";
+    const Tensor* a = ctx.input(0);
+    const Tensor* b = ctx.input(3);
+    SOD2_RETURN_IF_ERROR(require_8bit(kOp, "A", a));
+    if (!b || b->dtype != DType::kInt8 || b->shape.rank() != 2)
+      return invalid_argument("QFusedMatMul: B must be a 2-D int8 matrix");
+    const int64_t k = b->shape[trans_b_ ? 1 : 0], n = b->shape[trans_b_ ? 0 : 1];
+    const int r = a->shape.rank();
+    if (r < 1 || a->shape[r - 1] != k) {
+      return invalid_argument("QFusedMatMul: A " + a->shape.to_string() + " and B " +
+                              b->shape.to_string() + (trans_b_ ? " (transposed)" : "") +
+                              " do not multiply");
+    }
+    QuantParam a_scale, a_zp, b_scale, b_zp, y_scale, y_zp;
+    if (!ctx.input(1) || !ctx.input(4) || (!float_out_ && !ctx.input(6)))
+      return invalid_argument("QFusedMatMul: a_scale, b_scale and y_scale are required");
+    SOD2_RETURN_IF_ERROR(
+        read_quant_param(kOp, "a_scale", ctx.input(1), true, DType::kFloat, 1, false, &a_scale));
+    if (ctx.input(2))
+      SOD2_RETURN_IF_ERROR(
+          read_quant_param(kOp, "a_zero_point", ctx.input(2), false, a->dtype, 1, false, &a_zp));
+    SOD2_RETURN_IF_ERROR(
+        read_quant_param(kOp, "b_scale", ctx.input(4), true, DType::kFloat, n, true, &b_scale));
+    if (ctx.input(5)) {
+      SOD2_RETURN_IF_ERROR(
+          read_quant_param(kOp, "b_zero_point", ctx.input(5), false, b->dtype, n, true, &b_zp));
+      for (int64_t j = 0; j < b_zp.count; ++j)
+        if (b_zp.zero_point(j) != 0) return unsupported("QFusedMatMul: B's zero point must be 0");
+    }
+    SOD2_RETURN_IF_ERROR(check_scale(kOp, "a_scale", a_scale.scale(0), 0));
+    for (int64_t j = 0; j < b_scale.count; ++j)
+      SOD2_RETURN_IF_ERROR(check_scale(kOp, "b_scale", b_scale.scale(j), j));
+    DType out_type = DType::kFloat;
+    if (!float_out_) {
+      SOD2_RETURN_IF_ERROR(one_value(kOp, "y_scale", ctx.input(6), DType::kFloat, &y_scale));
+      SOD2_RETURN_IF_ERROR(check_scale(kOp, "y_scale", y_scale.scale(0), 0));
+      const Tensor* yz = ctx.input(7);
+      out_type = yz ? yz->dtype : a->dtype;
+      if (!is_8bit(out_type)) {
+        return unsupported(std::string(kOp) + ": y_zero_point of type " + dtype_name(out_type) +
+                           " is not supported (uint8 or int8)");
+      }
+      SOD2_RETURN_IF_ERROR(one_value(kOp, "y_zero_point", yz, out_type, &y_zp));
+    }
+    const Tensor* bias = ctx.input(8);
+    if (bias && (bias->dtype != DType::kInt32 || bias->numel() != n)) {
+      return invalid_argument("QFusedMatMul: the bias must be int32 with " + std::to_string(n) +
+                              " values, got " + dtype_name(bias->dtype) + " " +
+                              bias->shape.to_string());
+    }
+    Shape out_shape = a->shape;
+    out_shape[r - 1] = n;
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, out_type, out_shape));
+    if (y->numel() == 0) return Status::ok_status();
+    const int64_t rows = a->numel() / std::max<int64_t>(k, 1);
+    const int8_t* bm = natural_b(*b, k, n);
+
+    // Per column: the dequantizing scale a_scale * b_scale and, requantizing, its multiplier.
+    const size_t col_bytes = (static_cast<size_t>(n) * 4 + 63) & ~size_t{63};
+    const int64_t threads =
+        parallel_parts(ctx.pool(), static_cast<double>(rows) * n * std::max<int64_t>(k, 1) / 4);
+    const int64_t block_rows = std::max<int64_t>(1, (rows + threads - 1) / threads);
+    const int64_t jobs = (rows + block_rows - 1) / block_rows;
+    const int64_t slots = std::min(threads, jobs);
+    const size_t acc_bytes = (static_cast<size_t>(block_rows * n) * 4 + 63) & ~size_t{63};
+    SOD2_ASSIGN_OR_RETURN(void* mem,
+                          ctx.scratch(2 * col_bytes + acc_bytes * static_cast<size_t>(slots) + 64));
+    auto* deq = static_cast<float*>(mem);
+    auto* mult = reinterpret_cast<float*>(static_cast<char*>(mem) + col_bytes);
+    char* acc_base = static_cast<char*>(mem) + 2 * col_bytes;
+    const float as = a_scale.scale(0), ys = y_scale.scale(0);
+    for (int64_t j = 0; j < n; ++j) {
+      deq[j] = as * b_scale.scale(j);
+      mult[j] = requantize_multiplier(as, b_scale.scale(j), ys);
+    }
+    const int32_t a_zero = a_zp.zero_point(0), yzp = y_zp.zero_point(0);
+    int32_t qlo = 0, qhi = 0;
+    if (!float_out_) {
+      // Clamping before quantizing is clamping the quantized value: quantization is monotone.
+      const bool u8 = out_type == DType::kUint8;
+      auto q = [&](float v) {
+        return u8 ? int32_t{quantize_value<uint8_t>(v, ys, yzp)}
+                  : int32_t{quantize_value<int8_t>(v, ys, yzp)};
+      };
+      qlo = q(lo_);
+      qhi = q(hi_);
+    }
+    const int32_t* bv = bias ? bias->as<const int32_t>() : nullptr;
+    for_slots(ctx.pool(), jobs, slots, [&](int64_t job, int64_t slot) {
+      const int64_t r0 = job * block_rows, r1 = std::min(rows, r0 + block_rows);
+      auto* c = reinterpret_cast<int32_t*>(acc_base + acc_bytes * static_cast<size_t>(slot));
+      if (a->dtype == DType::kUint8)
+        igemm_rows(r1 - r0, n, k, a->as<const uint8_t>() + r0 * k, k, a_zero, bm, n, c, n);
+      else
+        igemm_rows(r1 - r0, n, k, a->as<const int8_t>() + r0 * k, k, a_zero, bm, n, c, n);
+      for (int64_t i = r0; i < r1; ++i) {
+        auto* row = reinterpret_cast<uint32_t*>(c + (i - r0) * n);
+        // Sums and bias wrap modulo 2^32, as ONNX's int32 arithmetic does.
+        if (bv)
+          for (int64_t j = 0; j < n; ++j) row[j] += static_cast<uint32_t>(bv[j]);
+        epilogue(reinterpret_cast<const int32_t*>(row), n, deq, mult, ys, yzp, qlo, qhi, out_type,
+                 y, i * n);
+      }
+    });
+    return Status::ok_status();
+  }
+
+ private:
+  // B as [K, N] int8: itself, or transposed once (kept while B is a constant) or per run.
+  const int8_t* natural_b(const Tensor& b, int64_t k, int64_t n) {
+    if (!trans_b_) return b.as<const int8_t>();
+    if (!constant_b_ || transposed_source_ != b.data ||
+        transposed_.size() != static_cast<size_t>(k * n)) {
+      transposed_.resize(static_cast<size_t>(k * n));
+      const int8_t* src = b.as<const int8_t>();
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t kk = 0; kk < k; ++kk)
+          transposed_[static_cast<size_t>(kk * n + j)] = src[j * k + kk];
+      transposed_source_ = b.data;
+    }
+    return transposed_.data();
+  }
+
+  // One output row of n sums (bias added).
+  void epilogue(const int32_t* sums, int64_t n, const float* deq, const float* mult, float ys,
+                int32_t yzp, int32_t qlo, int32_t qhi, DType out_type, Tensor* y,
+                int64_t y_off) const {
+    if (!float_out_ && activation_.activation == Activation::kNone) {
+      for (int64_t j = 0; j < n; ++j) {
+        const float v =
+            round_half_even(static_cast<float>(sums[j]) * mult[j]) + static_cast<float>(yzp);
+        const auto q = static_cast<int32_t>(
+            std::min(std::max(v, static_cast<float>(qlo)), static_cast<float>(qhi)));
+        if (out_type == DType::kUint8)
+          y->as<uint8_t>()[y_off + j] = static_cast<uint8_t>(q);
+        else
+          y->as<int8_t>()[y_off + j] = static_cast<int8_t>(q);
+      }
+      return;
+    }
+    constexpr int64_t kChunk = 256;
+    float v[kChunk];
+    for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
+      const int64_t len = std::min(kChunk, n - j0);
+      for (int64_t j = 0; j < len; ++j) v[j] = static_cast<float>(sums[j0 + j]) * deq[j0 + j];
+      if (activation_.activation != Activation::kNone)
+        activation_.apply(v, nullptr, 1, len, len, 0, true);
+      for (int64_t j = 0; j < len; ++j) v[j] = std::min(std::max(v[j], lo_), hi_);
+      if (out_type == DType::kFloat)
+        std::copy(v, v + len, y->as<float>() + y_off + j0);
+      else if (out_type == DType::kUint8)
+        quantize_row(v, len, ys, yzp, y->as<uint8_t>() + y_off + j0);
+      else
+        quantize_row(v, len, ys, yzp, y->as<int8_t>() + y_off + j0);
+    }
+  }
+
+  bool trans_b_;
+  float lo_, hi_;
+  EpilogueRun activation_;
+  bool float_out_, constant_b_;
+  std::vector<int8_t> transposed_;  // natural_b's copy of a constant transposed B
+  const void* transposed_source_ = nullptr;
+};
+
 }  // namespace
+
+Expected<std::unique_ptr<Kernel>> make_qfused_matmul(const NodeInfo& node) {
+  SOD2_ASSIGN_OR_RETURN(int64_t trans_b, node.attrs.get_int("trans_b", 0));
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  SOD2_ASSIGN_OR_RETURN(lo, node.attrs.get_float("clip_min", lo));
+  SOD2_ASSIGN_OR_RETURN(hi, node.attrs.get_float("clip_max", hi));
+  if (std::isnan(lo) || std::isnan(hi) || lo > hi)
+    return invalid_model("QFusedMatMul: clip_min " + std::to_string(lo) + " and clip_max " +
+                         std::to_string(hi) + " are not a range");
+  EpilogueRun act;
+  SOD2_ASSIGN_OR_RETURN(std::string name, node.attrs.get_string("activation", ""));
+  if (!name.empty() && !activation_from_name(name, &act.activation))
+    return invalid_model("QFusedMatMul: unknown activation '" + name + "'");
+  SOD2_ASSIGN_OR_RETURN(act.alpha, node.attrs.get_float("alpha", 0.f));
+  SOD2_ASSIGN_OR_RETURN(act.beta, node.attrs.get_float("beta", 0.f));
+  const bool float_out = node.input_present.size() < 7 || !node.input_present[6];
+  const bool constant_b = node.input_constant.size() > 3 && node.input_constant[3];
+  return std::unique_ptr<Kernel>(
+      std::make_unique<QFusedMatMulKernel>(trans_b != 0, lo, hi, act, float_out, constant_b));
+}
 
 Expected<std::unique_ptr<Kernel>> make_matmul_integer(const NodeInfo& node) {
   (void)node;

@@ -348,6 +348,7 @@ void register_quantized_kernels(KernelRegistry& r) {
   r.add("", "ConvInteger", 10, make_conv_integer);
   r.add("", "QLinearConv", 10, make_qlinear_conv);
   r.add("sod2", "QFusedConv", 1, make_qfused_conv);
+  r.add("sod2", "QFusedMatMul", 1, make_qfused_matmul);
   r.add("sod2", "QAdd", 1, make_qadd);
 }
 

@@ -30,6 +30,10 @@ void register_quantized_kernels(KernelRegistry& r);
 // The integer contractions (integer_gemm.cpp).
 Expected<std::unique_ptr<Kernel>> make_matmul_integer(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_qlinear_matmul(const NodeInfo& node);
+// sod2:QFusedMatMul, a QDQ MatMul/Gemm group: QLinearMatMul plus an int32 bias and QFusedConv's
+// epilogue (attributes trans_b, clip_min/clip_max, activation/alpha/beta; a float output
+// without y_scale).
+Expected<std::unique_ptr<Kernel>> make_qfused_matmul(const NodeInfo& node);
 // The integer convolutions (qlinear_conv.cpp); sod2:QFusedConv is QLinearConv with a clamp
 // (attributes clip_min/clip_max: a fused Relu or Clip) or a float activation (activation, alpha,
 // beta), kernel_fusion.h's QDQ groups.

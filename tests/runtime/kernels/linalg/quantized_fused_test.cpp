@@ -337,3 +337,73 @@ TEST(QAdd, MismatchedShapesAndBadScalesAreErrors) {
 
 }  // namespace
 }  // namespace sod2::rt::linalg_test
+
+namespace sod2::rt::linalg_test {
+namespace {
+
+// sod2:QFusedMatMul (a QDQ MatMul/Gemm group): exact int32 sums plus the int32 bias,
+// requantized per column, against a plain loop, with B as [K, N] or transposed; and with no
+// y_scale, the dequantized, activated float result.
+TEST(QFusedMatMul, MatchesTheIntegerReferenceWithBiasPerColumnScalesAndTransposedB) {
+  const int64_t batch = 3, m = 5, k = 37, n = 19;
+  const HostTensor a = random_q<uint8_t>(DType::kUint8, {batch, m, k}, 21);
+  const HostTensor b = random_q<int8_t>(DType::kInt8, {k, n}, 22, -127, 127);
+  std::vector<int8_t> bt(static_cast<size_t>(k * n));
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j)
+      bt[static_cast<size_t>(j * k + kk)] = b.data<int8_t>()[kk * n + j];
+  const HostTensor b_t = testing::make_tensor(DType::kInt8, {n, k}, bt);
+  std::vector<float> bsv;
+  std::vector<int32_t> biasv;
+  for (int64_t j = 0; j < n; ++j) {
+    bsv.push_back(0.0004f * static_cast<float>(1 + j % 5));
+    biasv.push_back(static_cast<int32_t>(j * 311 % 2001) - 1000);
+  }
+  const HostTensor as = floats({}, {0.03f}), az = scalar<uint8_t>(DType::kUint8, 117);
+  const HostTensor bs = floats({n}, bsv), bz = scalar<int8_t>(DType::kInt8, 0);
+  const HostTensor ys = floats({}, {0.05f}), yz = scalar<uint8_t>(DType::kUint8, 9);
+  const HostTensor bias = testing::make_tensor(DType::kInt32, {n}, biasv);
+  auto sum_at = [&](int64_t row, int64_t j) {
+    int64_t s = biasv[static_cast<size_t>(j)];
+    for (int64_t kk = 0; kk < k; ++kk)
+      s += (int64_t{a.data<uint8_t>()[row * k + kk]} - 117) * b.data<int8_t>()[kk * n + j];
+    return s;
+  };
+  for (bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed ? "B transposed" : "B natural");
+    const HostTensor& bb = transposed ? b_t : b;
+    const Attrs relu = A().i("trans_b", transposed).f("clip_min", 0.0f);
+    auto got = run_sod2("QFusedMatMul", {&a, &as, &az, &bb, &bs, &bz, &ys, &yz, &bias}, relu, 2);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    const HostTensor& y = (*got)[0];
+    ASSERT_EQ(y.shape(), (Shape{batch, m, n}));
+    ASSERT_EQ(y.dtype(), DType::kUint8);
+    for (int64_t row = 0; row < batch * m; ++row)
+      for (int64_t j = 0; j < n; ++j) {
+        const float v = std::nearbyint(static_cast<float>(sum_at(row, j)) *
+                                       (0.03f * bsv[static_cast<size_t>(j)] / 0.05f)) +
+                        9.0f;
+        const int want = std::clamp(static_cast<int>(v), 9, 255);  // Relu: at the zero point
+        ASSERT_EQ(int{y.data<uint8_t>()[row * n + j]}, want) << "row " << row << " column " << j;
+      }
+    // Without y_scale and y_zero_point: float, here through HardSwish.
+    const Attrs hs = A().i("trans_b", transposed).s("activation", "HardSwish");
+    auto f =
+        run_sod2("QFusedMatMul", {&a, &as, &az, &bb, &bs, &bz, nullptr, nullptr, &bias}, hs, 1);
+    ASSERT_TRUE(f.ok()) << f.status().to_string();
+    ASSERT_EQ((*f)[0].dtype(), DType::kFloat);
+    for (int64_t row = 0; row < batch * m; ++row)
+      for (int64_t j = 0; j < n; ++j) {
+        const float v = static_cast<float>(sum_at(row, j)) * (0.03f * bsv[static_cast<size_t>(j)]);
+        const float want = v * std::clamp(v / 6.0f + 0.5f, 0.0f, 1.0f);
+        ASSERT_NEAR((*f)[0].data<float>()[row * n + j], want, 1e-5f * (1 + std::fabs(want)));
+      }
+  }
+  // B's zero point must be 0, and A must fit B.
+  const HostTensor bz1 = scalar<int8_t>(DType::kInt8, 1);
+  EXPECT_FALSE(run_sod2("QFusedMatMul", {&a, &as, &az, &b, &bs, &bz1, &ys, &yz}, {}, 1).ok());
+  EXPECT_FALSE(run_sod2("QFusedMatMul", {&a, &as, &az, &b_t, &bs, &bz, &ys, &yz}, {}, 1).ok());
+}
+
+}  // namespace
+}  // namespace sod2::rt::linalg_test
