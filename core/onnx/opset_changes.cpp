@@ -11,10 +11,9 @@ namespace {
 // saturate (19; float8 types are refused by the kernels), AveragePool (19), LpPool (18),
 // OptionalGetElement/OptionalHasElement (18), GroupNormalization (18, 21), DFT (20: axis and
 // dft_length as inputs), GridSample (20: the kernel takes the new mode names and refuses
-// inputs other than 4-D by name) and QuantizeLinear/DequantizeLinear block_size (21).
+// inputs other than 4-D by name), QuantizeLinear/DequantizeLinear block_size (21) and their
+// output_dtype (21, 23: types the kernels lack are refused by them, by name).
 constexpr std::array kChanges = {
-    OpsetChange{"QuantizeLinear", 21, "the output_dtype attribute was added", "output_dtype"},
-    OpsetChange{"DequantizeLinear", 23, "the output_dtype attribute was added", "output_dtype"},
     OpsetChange{"QuantizeLinear", 23, "the precision attribute was added", "precision"},
 };
 

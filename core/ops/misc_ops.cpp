@@ -161,9 +161,22 @@ Status stft_rule(InferContext& ctx) {
   return ok();
 }
 
+// The output's type: output_dtype's (opset 21) or, without it, the zero point's; uint8 without
+// either. Both given, they must agree.
 Status quantize_rule(InferContext& ctx) {
-  // The zero point's type is the output's; uint8 without one.
-  const DataType dt = ctx.has_input(2) ? ctx.input(2).dtype : DataType::kUint8;
+  DataType dt = ctx.has_input(2) ? ctx.input(2).dtype : DataType::kUint8;
+  const Attribute* od = ctx.node().attribute("output_dtype");
+  if (od && od->i != 0) {
+    const std::optional<DataType> t = data_type_from_onnx(static_cast<int32_t>(od->i));
+    if (!t) return invalid_model("output_dtype " + std::to_string(od->i) + " is not a data type");
+    if (ctx.has_input(2) && ctx.input(2).dtype != DataType::kUndefined &&
+        ctx.input(2).dtype != *t) {
+      return invalid_model("output_dtype " + std::string(data_type_name(*t)) +
+                           " differs from y_zero_point's type " +
+                           std::string(data_type_name(ctx.input(2).dtype)));
+    }
+    dt = *t;
+  }
   same_shape_as_input(ctx, 0, 0, dt);
   return ok();
 }
@@ -173,10 +186,20 @@ Status dequantize_rule(InferContext& ctx) {
   return ok();
 }
 
-// DequantizeLinear-19+: the output takes x_scale's type (float16/bfloat16 scales from 19).
+// DequantizeLinear-19+: the output takes x_scale's type (float16/bfloat16 scales from 19), or
+// output_dtype's (23).
 Status dequantize_19_rule(InferContext& ctx) {
-  const DataType dt = ctx.input(1).dtype;
-  same_shape_as_input(ctx, 0, 0, dt == DataType::kUndefined ? DataType::kFloat : dt);
+  DataType dt = ctx.input(1).dtype;
+  if (dt == DataType::kUndefined) dt = DataType::kFloat;
+  const Attribute* od = ctx.node().attribute("output_dtype");
+  if (od && od->i != 0) {
+    const std::optional<DataType> t = data_type_from_onnx(static_cast<int32_t>(od->i));
+    if (!t || (*t != DataType::kFloat && *t != DataType::kFloat16 && *t != DataType::kBFloat16))
+      return invalid_model("output_dtype " + std::to_string(od->i) +
+                           " is not float, float16 or bfloat16");
+    dt = *t;
+  }
+  same_shape_as_input(ctx, 0, 0, dt);
   return ok();
 }
 

@@ -318,8 +318,11 @@ class Matcher {
         n.inputs[0] == kNoValue || n.inputs[1] == kNoValue || (block && block->i != 0))
       return false;
     const ValueId zp = n.inputs.size() > 2 ? n.inputs[2] : kNoValue;
+    // A float32 result (not opset 23's float16/bfloat16 output_dtype, whose rounding the int8
+    // kernels would skip).
     return is_8bit(rdp_.fact(g_, n.inputs[0]).dtype) &&
            rdp_.fact(g_, n.inputs[1]).dtype == DataType::kFloat &&
+           rdp_.fact(g_, n.outputs[0]).dtype == DataType::kFloat &&
            quant_param_fits(n, n.inputs[1], per_channel, channel_axis) &&
            quant_param_fits(n, zp, per_channel, channel_axis);
   }

@@ -204,18 +204,18 @@ TEST(OnnxImport, NewerOpsetImportsKnownOpsWithAWarning) {
 }
 
 TEST(OnnxImport, NewerOpsetRefusesOpsThatChangedMeaning) {
-  // QuantizeLinear-21 added output_dtype; this build does not implement it yet.
-  auto m = make_model(21);
+  // QuantizeLinear-23 added precision; this build does not implement it yet.
+  auto m = make_model(23);
   auto* g = m.mutable_graph();
   add_input(g, "x", {int64_t{2}, int64_t{4}});
   add_float_initializer(g, "scale", {}, {1.f});
-  add_int_attr(add_node(g, "QuantizeLinear", {"x", "scale"}, {"y"}, "q"), "output_dtype",
-               onnx::TensorProto::INT8);
-  add_output(g, "y", {}, onnx::TensorProto::INT8);
+  add_int_attr(add_node(g, "QuantizeLinear", {"x", "scale"}, {"y"}, "q"), "precision",
+               onnx::TensorProto::FLOAT16);
+  add_output(g, "y", {}, onnx::TensorProto::UINT8);
   auto model = import(m);
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.status().message().find("node 'q' (QuantizeLinear)"), std::string::npos);
-  EXPECT_NE(model.status().message().find("opset 21"), std::string::npos);
+  EXPECT_NE(model.status().message().find("opset 23"), std::string::npos);
 }
 
 TEST(OnnxImport, CustomDomainOpsImport) {

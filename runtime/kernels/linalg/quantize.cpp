@@ -4,6 +4,7 @@
 // kernels of integer_gemm.cpp.
 #include "runtime/kernels/linalg/quantize.h"
 #include "runtime/kernels/linalg/simd.h"
+#include "runtime/tensor/narrow_float.h"
 
 #include <algorithm>
 #include <memory>
@@ -125,8 +126,8 @@ void for_runs(ThreadPool& pool, const AxisView& v, F&& f) {
 
 class QuantizeLinearKernel final : public Kernel {
  public:
-  QuantizeLinearKernel(int64_t axis, bool per_axis_ok, int64_t block)
-      : axis_(axis), per_axis_ok_(per_axis_ok), block_(block) {}
+  QuantizeLinearKernel(int64_t axis, bool per_axis_ok, int64_t block, DType declared)
+      : axis_(axis), per_axis_ok_(per_axis_ok), block_(block), declared_(declared) {}
 
   Status run(KernelContext& ctx) override {
     constexpr const char* kOp = "QuantizeLinear";
@@ -137,9 +138,15 @@ class QuantizeLinearKernel final : public Kernel {
       return unsupported(std::string(kOp) + ": x of type " + dtype_name(x->dtype) +
                          " is not supported (float32 or int32)");
     }
-    const DType out = zp ? zp->dtype : DType::kUint8;
+    // Without a zero point, the type output_dtype (opset 21) declares, else uint8.
+    const DType out = zp ? zp->dtype : declared_ != DType::kUndefined ? declared_ : DType::kUint8;
+    if (zp && declared_ != DType::kUndefined && zp->dtype != declared_) {
+      return invalid_argument(std::string(kOp) + ": y_zero_point's type " + dtype_name(zp->dtype) +
+                              " differs from the output's, " + dtype_name(declared_) +
+                              " (output_dtype)");
+    }
     if (out != DType::kUint8 && out != DType::kInt8) {
-      return unsupported(std::string(kOp) + ": y_zero_point of type " + dtype_name(out) +
+      return unsupported(std::string(kOp) + ": output type " + dtype_name(out) +
                          " is not supported (uint8 or int8)");
     }
     AxisView v;
@@ -184,6 +191,7 @@ class QuantizeLinearKernel final : public Kernel {
   int64_t axis_;
   bool per_axis_ok_;
   int64_t block_;
+  DType declared_;  // the node's output type, as the model declares it (kUndefined: unknown)
 };
 
 // block_size (opset 21): 0 per tensor or per axis, > 0 blocked.
@@ -199,16 +207,17 @@ Expected<std::unique_ptr<Kernel>> make_quantize_linear(const NodeInfo& node) {
     return invalid_model("QuantizeLinear: needs inputs x and y_scale");
   SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 1));
   SOD2_ASSIGN_OR_RETURN(int64_t block, block_size(node));
+  const DType declared = node.output_dtypes.empty() ? DType::kUndefined : node.output_dtypes[0];
   return std::unique_ptr<Kernel>(
-      std::make_unique<QuantizeLinearKernel>(axis, node.opset >= 13, block));
+      std::make_unique<QuantizeLinearKernel>(axis, node.opset >= 13, block, declared));
 }
 
 // ---- DequantizeLinear -----------------------------------------------------------------------
 
 class DequantizeLinearKernel final : public Kernel {
  public:
-  DequantizeLinearKernel(int64_t axis, bool per_axis_ok, int64_t block)
-      : axis_(axis), per_axis_ok_(per_axis_ok), block_(block) {}
+  DequantizeLinearKernel(int64_t axis, bool per_axis_ok, int64_t block, DType declared)
+      : axis_(axis), per_axis_ok_(per_axis_ok), block_(block), declared_(declared) {}
 
   Status run(KernelContext& ctx) override {
     constexpr const char* kOp = "DequantizeLinear";
@@ -222,13 +231,22 @@ class DequantizeLinearKernel final : public Kernel {
     AxisView v;
     SOD2_RETURN_IF_ERROR(axis_view(kOp, "x_scale", "x_zero_point", *x, ctx.input(1), zp, x->dtype,
                                    axis_, per_axis_ok_, block_, &v));
-    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, x->shape));
+    // float16/bfloat16 output (opset 23's output_dtype with a float scale): computed in float,
+    // rounded once.
+    const bool narrow = declared_ == DType::kFloat16 || declared_ == DType::kBFloat16;
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, narrow ? declared_ : DType::kFloat, x->shape));
     if (y->numel() == 0) return Status::ok_status();
-    switch (x->dtype) {
-      case DType::kUint8: run_typed<uint8_t>(ctx, *x, v, y->as<float>()); break;
-      case DType::kInt8: run_typed<int8_t>(ctx, *x, v, y->as<float>()); break;
-      default: run_typed<int32_t>(ctx, *x, v, y->as<float>()); break;
+    float* out = y->as<float>();
+    if (narrow) {
+      SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(static_cast<size_t>(y->numel()) * 4));
+      out = static_cast<float*>(mem);
     }
+    switch (x->dtype) {
+      case DType::kUint8: run_typed<uint8_t>(ctx, *x, v, out); break;
+      case DType::kInt8: run_typed<int8_t>(ctx, *x, v, out); break;
+      default: run_typed<int32_t>(ctx, *x, v, out); break;
+    }
+    if (narrow) narrow_from_float(declared_, out, y->as<uint16_t>(), y->numel());
     return Status::ok_status();
   }
 
@@ -258,6 +276,7 @@ class DequantizeLinearKernel final : public Kernel {
   int64_t axis_;
   bool per_axis_ok_;
   int64_t block_;
+  DType declared_;  // the node's output type, as the model declares it (kUndefined: unknown)
 };
 
 Expected<std::unique_ptr<Kernel>> make_dequantize_linear(const NodeInfo& node) {
@@ -265,8 +284,9 @@ Expected<std::unique_ptr<Kernel>> make_dequantize_linear(const NodeInfo& node) {
     return invalid_model("DequantizeLinear: needs inputs x and x_scale");
   SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 1));
   SOD2_ASSIGN_OR_RETURN(int64_t block, block_size(node));
+  const DType declared = node.output_dtypes.empty() ? DType::kUndefined : node.output_dtypes[0];
   return std::unique_ptr<Kernel>(
-      std::make_unique<DequantizeLinearKernel>(axis, node.opset >= 13, block));
+      std::make_unique<DequantizeLinearKernel>(axis, node.opset >= 13, block, declared));
 }
 
 // ---- DynamicQuantizeLinear ------------------------------------------------------------------
