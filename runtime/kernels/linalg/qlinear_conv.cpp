@@ -55,15 +55,102 @@ SOD2_TARGET_AVX2 void requantize_avx2(const int32_t* acc, int64_t count, int32_t
                                       int32_t zp, int32_t lo, int32_t hi, Q* out) {
   requantize_body(acc, count, bias, mult, zp, lo, hi, out);
 }
+template <class Q>
+SOD2_TARGET_AVX512 void requantize_avx512(const int32_t* acc, int64_t count, int32_t bias,
+                                          float mult, int32_t zp, int32_t lo, int32_t hi, Q* out) {
+  requantize_body(acc, count, bias, mult, zp, lo, hi, out);
+}
 #endif
 template <class Q>
 void requantize_row(const int32_t* acc, int64_t count, int32_t bias, float mult, int32_t zp,
                     int32_t lo, int32_t hi, Q* out) {
 #if SOD2_SIMD_X86
-  if (simd::simd_level() != simd::Level::kBase)
-    return requantize_avx2(acc, count, bias, mult, zp, lo, hi, out);
+  switch (simd::simd_level()) {
+    case simd::Level::kAvx512: return requantize_avx512(acc, count, bias, mult, zp, lo, hi, out);
+    case simd::Level::kAvx2: return requantize_avx2(acc, count, bias, mult, zp, lo, hi, out);
+    default: break;
+  }
 #endif
   requantize_body(acc, count, bias, mult, zp, lo, hi, out);
+}
+
+// A QDQ group's float epilogue on n sums: (acc + bias) * scale, the activation, clamped to
+// [lo, hi]. The plain-arithmetic activations are inlined (the operations of EpilogueRun::apply,
+// so a float-ended group computes what the float kernels would); `A` kNone leaves others to the
+// caller.
+template <Activation A>
+SOD2_SIMD_INLINE void dequantize_activate(const int32_t* __restrict acc, int64_t n, int32_t bias,
+                                          float scale, float alpha, float beta, float lo, float hi,
+                                          float* __restrict v) {
+  for (int64_t t = 0; t < n; ++t) {
+    // Sums wrap modulo 2^32, as ONNX's int32 does.
+    const uint32_t sum = static_cast<uint32_t>(acc[t]) + static_cast<uint32_t>(bias);
+    float x = static_cast<float>(static_cast<int32_t>(sum)) * scale;
+    if constexpr (A == Activation::kRelu) {
+      x = x > 0.f ? x : 0.f;
+    } else if constexpr (A == Activation::kLeakyRelu) {
+      x = x < 0.f ? x * alpha : x;
+    } else if constexpr (A == Activation::kHardSigmoid) {
+      float u = alpha * x + beta;
+      u = u > 0.f ? u : 0.f;
+      x = u < 1.f ? u : 1.f;
+    } else if constexpr (A == Activation::kHardSwish) {
+      float u = x * (1.f / 6.f) + 0.5f;
+      u = u > 0.f ? u : 0.f;
+      x = x * (u < 1.f ? u : 1.f);
+    }
+    x = x < lo ? lo : x;
+    v[t] = x > hi ? hi : x;
+  }
+}
+// Whether dequantize_activate computes `a` itself.
+constexpr bool inline_activation(Activation a) {
+  return a == Activation::kNone || a == Activation::kRelu || a == Activation::kLeakyRelu ||
+         a == Activation::kHardSigmoid || a == Activation::kHardSwish;
+}
+SOD2_SIMD_INLINE void dequantize_activate_any(Activation a, const int32_t* acc, int64_t n,
+                                              int32_t bias, float scale, float alpha, float beta,
+                                              float lo, float hi, float* v) {
+  switch (a) {
+    case Activation::kRelu:
+      return dequantize_activate<Activation::kRelu>(acc, n, bias, scale, alpha, beta, lo, hi, v);
+    case Activation::kLeakyRelu:
+      return dequantize_activate<Activation::kLeakyRelu>(acc, n, bias, scale, alpha, beta, lo, hi,
+                                                         v);
+    case Activation::kHardSigmoid:
+      return dequantize_activate<Activation::kHardSigmoid>(acc, n, bias, scale, alpha, beta, lo, hi,
+                                                           v);
+    case Activation::kHardSwish:
+      return dequantize_activate<Activation::kHardSwish>(acc, n, bias, scale, alpha, beta, lo, hi,
+                                                         v);
+    default:
+      return dequantize_activate<Activation::kNone>(acc, n, bias, scale, alpha, beta, lo, hi, v);
+  }
+}
+#if SOD2_SIMD_X86
+SOD2_TARGET_AVX512 void dequantize_activate_avx512(Activation a, const int32_t* acc, int64_t n,
+                                                   int32_t bias, float scale, float alpha,
+                                                   float beta, float lo, float hi, float* v) {
+  dequantize_activate_any(a, acc, n, bias, scale, alpha, beta, lo, hi, v);
+}
+SOD2_TARGET_AVX2 void dequantize_activate_avx2(Activation a, const int32_t* acc, int64_t n,
+                                               int32_t bias, float scale, float alpha, float beta,
+                                               float lo, float hi, float* v) {
+  dequantize_activate_any(a, acc, n, bias, scale, alpha, beta, lo, hi, v);
+}
+#endif
+void dequantize_activate_row(Activation a, const int32_t* acc, int64_t n, int32_t bias, float scale,
+                             float alpha, float beta, float lo, float hi, float* v) {
+#if SOD2_SIMD_X86
+  switch (simd::simd_level()) {
+    case simd::Level::kAvx512:
+      return dequantize_activate_avx512(a, acc, n, bias, scale, alpha, beta, lo, hi, v);
+    case simd::Level::kAvx2:
+      return dequantize_activate_avx2(a, acc, n, bias, scale, alpha, beta, lo, hi, v);
+    default: break;
+  }
+#endif
+  dequantize_activate_any(a, acc, n, bias, scale, alpha, beta, lo, hi, v);
 }
 
 // Where each stride phase of an input row lands: input column j0 + i * s goes to phase index
@@ -269,18 +356,27 @@ class IntConvKernel final : public Kernel {
     const float scale = e.x_scale * e.w_scale->scale(oc), lo = e.clip_lo, hi = e.clip_hi,
                 ys = e.y_scale;
     const int32_t zp = e.zp;
+    const Activation act = e.activation.activation;
+    const float alpha = e.activation.alpha, beta = e.activation.beta;
+    const bool inlined = inline_activation(act);
+    const float inf = std::numeric_limits<float>::infinity();
     for (int64_t t0 = 0; t0 < count; t0 += kChunk) {
       const int64_t n = std::min(kChunk, count - t0);
-      for (int64_t t = 0; t < n; ++t) {
-        const uint32_t sum = static_cast<uint32_t>(acc[t0 + t]) + static_cast<uint32_t>(bias);
-        v[t] = static_cast<float>(static_cast<int32_t>(sum)) * scale;
-      }
-      if (e.activation.activation != Activation::kNone)
-        e.activation.apply(v, nullptr, 1, n, n, 0, true);
+      // A float result goes straight to the output.
+      float* dst = v;
       if constexpr (std::is_same_v<Q, float>) {
-        for (int64_t t = 0; t < n; ++t) out[t0 + t] = std::min(std::max(v[t], lo), hi);
-      } else {
+        if (inlined) dst = out + t0;
+      }
+      if (inlined) {
+        dequantize_activate_row(act, acc + t0, n, bias, scale, alpha, beta, lo, hi, dst);
+      } else {  // Sigmoid, Tanh, SiLU: EpilogueRun's, between the dequantization and the clamp
+        dequantize_activate_row(Activation::kNone, acc + t0, n, bias, scale, 0, 0, -inf, inf, v);
+        e.activation.apply(v, nullptr, 1, n, n, 0, true);
         for (int64_t t = 0; t < n; ++t) v[t] = std::min(std::max(v[t], lo), hi);
+      }
+      if constexpr (std::is_same_v<Q, float>) {
+        if (!inlined) std::copy(v, v + n, out + t0);
+      } else {
         quantize_row(v, n, ys, zp, out + t0);
       }
     }
@@ -481,8 +577,9 @@ class IntConvKernel final : public Kernel {
     // And the tile's int32 sums within ~192 KiB, so the epilogue reads them from L2: a 1x1
     // convolution over few channels has a small operand but a wide output.
     const int64_t acc_cap = std::max<int64_t>(64, (192 << 10) / (4 * std::max<int64_t>(mg, 1)));
-    tile = std::min({tile, out_size, acc_cap / 16 * 16,
-                     split_channels ? out_size : std::max<int64_t>(64, (per_thread + 15) / 16 * 16)});
+    tile =
+        std::min({tile, out_size, acc_cap / 16 * 16,
+                  split_channels ? out_size : std::max<int64_t>(64, (per_thread + 15) / 16 * 16)});
     int64_t tiles = (out_size + tile - 1) / tile;
     if (tiles > threads && tiles % threads != 0) {
       // As many tiles per thread: 7 tiles on 2 threads would leave one thread a tile idle.
