@@ -316,7 +316,8 @@ class QFusedMatMulKernel final : public Kernel {
     out_shape[r - 1] = n;
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, out_type, out_shape));
     if (y->numel() == 0) return Status::ok_status();
-    const int64_t rows = a->numel() / std::max<int64_t>(k, 1);
+    // From the output: with K = 0, A is empty but every output row still gets its bias.
+    const int64_t rows = y->numel() / n;
     const int8_t* bm = natural_b(*b, k, n);
 
     // Per column: the dequantizing scale a_scale * b_scale and, requantizing, its multiplier.

@@ -399,6 +399,20 @@ TEST(QFusedMatMul, MatchesTheIntegerReferenceWithBiasPerColumnScalesAndTranspose
         ASSERT_NEAR((*f)[0].data<float>()[row * n + j], want, 1e-5f * (1 + std::fabs(want)));
       }
   }
+  // K = 0: every sum is 0, so each output is its requantized bias.
+  {
+    const HostTensor a0(DType::kUint8, Shape{2, 0});
+    const HostTensor b0(DType::kInt8, Shape{0, n});
+    auto got = run_sod2("QFusedMatMul", {&a0, &as, &az, &b0, &bs, &bz, &ys, &yz, &bias}, {}, 2);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    ASSERT_EQ((*got)[0].shape(), (Shape{2, n}));
+    for (int64_t j = 0; j < n; ++j) {
+      const float v = std::nearbyint(static_cast<float>(biasv[static_cast<size_t>(j)]) *
+                                     (0.03f * bsv[static_cast<size_t>(j)] / 0.05f)) +
+                      9.0f;
+      EXPECT_EQ(int{(*got)[0].data<uint8_t>()[n + j]}, std::clamp(static_cast<int>(v), 0, 255));
+    }
+  }
   // B's zero point must be 0, and A must fit B.
   const HostTensor bz1 = scalar<int8_t>(DType::kInt8, 1);
   EXPECT_FALSE(run_sod2("QFusedMatMul", {&a, &as, &az, &b, &bs, &bz1, &ys, &yz}, {}, 1).ok());
