@@ -209,13 +209,16 @@ TEST(OpDefinitions, UnknownOpsAreRefusedByName) {
 }
 
 TEST(OpDefinitions, ChangesNotImplementedAreRefusedOnlyWhenUsed) {
-  auto model_with = [](bool typed) {
+  // QuantizeLinear-23's precision is not implemented; DequantizeLinear-23's output_dtype is.
+  auto model_with = [](bool precision) {
     auto m = make_model(23);
     auto* g = m.mutable_graph();
-    add_input(g, "x", {int64_t{4}}, onnx::TensorProto::INT8);
+    add_input(g, "x", {int64_t{4}});
     add_float_initializer(g, "s", {}, {0.5f});
-    auto* n = add_node(g, "DequantizeLinear", {"x", "s"}, {"y"}, "dq");
-    if (typed) add_int_attr(n, "output_dtype", onnx::TensorProto::FLOAT16);
+    auto* q = add_node(g, "QuantizeLinear", {"x", "s"}, {"q"}, "q");
+    if (precision) add_int_attr(q, "precision", onnx::TensorProto::FLOAT16);
+    add_int_attr(add_node(g, "DequantizeLinear", {"q", "s"}, {"y"}, "dq"), "output_dtype",
+                 onnx::TensorProto::FLOAT16);
     add_output(g, "y");
     return m;
   };
@@ -224,7 +227,7 @@ TEST(OpDefinitions, ChangesNotImplementedAreRefusedOnlyWhenUsed) {
   auto typed = import(model_with(true));
   ASSERT_FALSE(typed.ok());
   EXPECT_EQ(typed.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(typed.status().message().find("attribute 'output_dtype'"), std::string::npos)
+  EXPECT_NE(typed.status().message().find("attribute 'precision'"), std::string::npos)
       << typed.status().message();
 }
 
