@@ -580,13 +580,14 @@ class IntConvKernel final : public Kernel {
     tile =
         std::min({tile, out_size, acc_cap / 16 * 16,
                   split_channels ? out_size : std::max<int64_t>(64, (per_thread + 15) / 16 * 16)});
-    int64_t tiles = (out_size + tile - 1) / tile;
-    if (tiles > threads && tiles % threads != 0) {
-      // As many tiles per thread: 7 tiles on 2 threads would leave one thread a tile idle.
-      tiles = (tiles + threads - 1) / threads * threads;
-      tile = std::min(out_size, ((out_size + tiles - 1) / tiles + 15) / 16 * 16);
-      tiles = (out_size + tile - 1) / tile;
-    }
+    // Each thread an equal share of the positions (a part), cut into equal tiles of at most
+    // `tile`: 784 positions on 2 threads are 392 each, not tiles of 227 that leave one thread
+    // 330 and the other 454.
+    const int64_t parts = split_channels ? 1 : std::min(threads, out_size);
+    const int64_t share = (out_size + parts - 1) / parts;
+    const int64_t part_tiles = (share + tile - 1) / tile;
+    tile = (share + part_tiles - 1) / part_tiles;
+    const int64_t tiles = parts * part_tiles;
     const int64_t oc_blocks = split_channels && tiles < threads ? std::min(threads, mg / 16) : 1;
     const int64_t jobs = tiles * oc_blocks;
     const int64_t slots = std::min(threads, jobs);
@@ -630,7 +631,10 @@ class IntConvKernel final : public Kernel {
       for_slots(ctx.pool(), jobs, slots, [&](int64_t job, int64_t slot) {
         const int64_t ob = job % oc_blocks, t0 = job / oc_blocks;
         const int64_t m0 = mg * ob / oc_blocks, m1 = mg * (ob + 1) / oc_blocks;
-        const int64_t p0 = t0 * tile, width = std::min(tile, out_size - p0);
+        const int64_t part = t0 / part_tiles, part_end = out_size * (part + 1) / parts;
+        const int64_t p0 = out_size * part / parts + t0 % part_tiles * tile;
+        const int64_t width = std::min(tile, part_end - p0);
+        if (width <= 0) return;
         char* base = slot_base + slot_bytes * static_cast<size_t>(slot);
         auto* col = reinterpret_cast<int8_t*>(base);
         auto* acc = reinterpret_cast<int32_t*>(base + col_bytes);
