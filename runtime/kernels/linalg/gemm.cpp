@@ -19,7 +19,10 @@ extern "C" void openblas_set_num_threads(int);
 namespace sod2::rt {
 namespace {
 
-constexpr double kMacsPerPart = 2.0e6;
+// The work (float multiply-adds) one more thread must get to be worth waking: about 5 us. The
+// pool's workers spin between the kernels of a run (thread_pool.h), so handing them work costs
+// well under a microsecond; it was 2e6 when every hand-over was a futex wake.
+constexpr double kMacsPerPart = 0.5e6;
 
 // C = beta * C, for k == 0 (libraries disagree on whether they touch C then).
 void scale_c(const GemmArgs& g) {
