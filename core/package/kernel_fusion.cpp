@@ -353,11 +353,8 @@ class Matcher {
     if (!match_quantized_tail(grp, 2, pool.outputs[0], false, &tail) || tail.lo > 0 ||
         tail.hi < std::numeric_limits<float>::infinity())
       return refuse_here(grp.nodes[2]);
-    const auto in = [](const Node& n, size_t i) {
-      return i < n.inputs.size() ? n.inputs[i] : kNoValue;
-    };
-    const auto ds = scalar_param(in(dq, 1), 1), qs = scalar_param(in(q, 1), 1);
-    const auto dz = scalar_param(in(dq, 2), 0), qz = scalar_param(in(q, 2), 0);
+    const auto ds = scalar_param(in(&dq, 1), 1), qs = scalar_param(in(&q, 1), 1);
+    const auto dz = scalar_param(in(&dq, 2), 0), qz = scalar_param(in(&q, 2), 0);
     const DataType x_type = rdp_.fact(g_, dq.inputs[0]).dtype;
     if (!ds || !qs || !dz || !qz || !(*ds > 0) ||
         static_cast<float>(*ds) != static_cast<float>(*qs) || *dz != *qz ||
@@ -402,9 +399,6 @@ class Matcher {
     QuantizedTail tail;
     if (!match_quantized_tail(grp, a + 1, add.outputs[0], false, &tail))
       return refuse_here(grp.nodes[std::min(tail.failed_at, grp.nodes.size() - 1)]);
-    auto in = [](const Node* n, size_t i) {
-      return n && i < n->inputs.size() ? n->inputs[i] : kNoValue;
-    };
     FusedKernel k;
     k.info.name = add.name;
     k.info.op_type = "QAdd";
@@ -440,24 +434,8 @@ class Matcher {
     const auto w_dims = constant_dims(rdp_.fact(g_, conv.inputs[1]));
     if (!w_dims || w_dims->size() < 3) return refuse_here(grp.nodes[a]);
     const int64_t m = (*w_dims)[0];
-    // The prologue: which DequantizeLinear feeds which operand.
     const Node* dq[3] = {nullptr, nullptr, nullptr};
-    for (size_t i = 0; i < a; ++i) {
-      const Node& n = g_.node(grp.nodes[i]);
-      size_t slot = 3;
-      for (size_t s = 0; s < 3 && s < conv.inputs.size(); ++s)
-        if (n.op_type == "DequantizeLinear" && n.outputs.size() == 1 &&
-            conv.inputs[s] == n.outputs[0])
-          slot = s;
-      const Attribute* block = n.attribute("block_size");
-      if (slot == 3 || n.inputs.empty() || (block && block->i != 0))
-        return refuse_here(grp.nodes[i]);
-      dq[slot] = &n;
-    }
-    if (!dq[0] || !dq[1]) return refuse_here(grp.nodes[a]);
-    auto in = [](const Node* n, size_t i) {
-      return n && i < n->inputs.size() ? n->inputs[i] : kNoValue;
-    };
+    if (NodeId bad = prologue(grp, a, dq); bad != kNoNode) return refuse_here(bad);
     // x per tensor; w per tensor or per output channel.
     if (!plain_dequantize(*dq[0]) || !plain_dequantize(*dq[1], m)) return refuse_here(grp.nodes[0]);
     ValueId bias = kNoValue;
@@ -469,36 +447,62 @@ class Matcher {
     if (!match_quantized_tail(grp, a + 1, conv.outputs[0], true, &tail) &&
         tail.float_end == kNoValue)
       return refuse_here(grp.nodes[std::min(tail.failed_at, grp.nodes.size() - 1)]);
-    const float lo = tail.lo, hi = tail.hi;
+    FusedKernel k = quantized_contraction(conv.name, "QFusedConv", dq, bias, tail);
+    for (const Attribute& at : conv.attributes) copy_attribute(at, &k.info.attrs);
+    const rt::DType y_type = to_rt_dtype(rdp_.fact(g_, k.output).dtype);
+    return verdict(std::move(k), y_type);
+  }
 
+  static ValueId in(const Node* n, size_t i) {
+    return n && i < n->inputs.size() ? n->inputs[i] : kNoValue;
+  }
+
+  // A QDQ contraction group's prologue, nodes [0, a) of grp: which DequantizeLinear feeds which
+  // of the contraction's first three operands (dq[0] and dq[1] required). kNoNode, or the node
+  // where it does not fit.
+  NodeId prologue(const opt::FusionGroup& grp, size_t a, const Node* dq[3]) const {
+    const Node& anchor = g_.node(grp.nodes[a]);
+    for (size_t i = 0; i < a; ++i) {
+      const Node& n = g_.node(grp.nodes[i]);
+      size_t slot = 3;
+      for (size_t s = 0; s < 3 && s < anchor.inputs.size(); ++s)
+        if (n.op_type == "DequantizeLinear" && n.outputs.size() == 1 &&
+            anchor.inputs[s] == n.outputs[0])
+          slot = s;
+      const Attribute* block = n.attribute("block_size");
+      if (slot == 3 || n.inputs.empty() || (block && block->i != 0)) return grp.nodes[i];
+      dq[slot] = &n;
+    }
+    return dq[0] && dq[1] ? kNoNode : grp.nodes[a];
+  }
+
+  // The fused kernel of a QDQ contraction: QLinearConv's / QLinearMatMul's input slots (x,
+  // x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B), the tail's clamp
+  // and activation; without a QuantizeLinear, no y_scale/y_zero_point and a float output.
+  static FusedKernel quantized_contraction(const std::string& name, const char* op,
+                                           const Node* const dq[3], ValueId bias,
+                                           const QuantizedTail& tail) {
     FusedKernel k;
-    k.info.name = conv.name;
-    k.info.op_type = "QFusedConv";
+    k.info.name = name;
+    k.info.op_type = op;
     k.info.domain = "sod2";
     k.info.opset = 1;
-    // QLinearConv's input slots: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
-    // y_zero_point, B.
     k.inputs = {in(dq[0], 0), in(dq[0], 1),  in(dq[0], 2),  in(dq[1], 0), in(dq[1], 1),
                 in(dq[1], 2), in(tail.q, 1), in(tail.q, 2), bias};
     k.output = tail.q ? tail.q->outputs[0] : tail.float_end;
-    for (const Attribute& at : conv.attributes) copy_attribute(at, &k.info.attrs);
-    set_float(&k.info.attrs, "clip_min", lo);
-    set_float(&k.info.attrs, "clip_max", hi);
+    set_float(&k.info.attrs, "clip_min", tail.lo);
+    set_float(&k.info.attrs, "clip_max", tail.hi);
     if (!tail.activation.empty()) {
       set_string(&k.info.attrs, "activation", tail.activation);
       set_float(&k.info.attrs, "alpha", tail.alpha);
       set_float(&k.info.attrs, "beta", tail.beta);
     }
-    const rt::DType y_type = to_rt_dtype(rdp_.fact(g_, k.output).dtype);
-    return verdict(std::move(k), y_type);
+    return k;
   }
 
   // The contraction's int32 bias behind dq[2]: zero point 0 and scale x_scale * w_scale (dq[0]'s
   // and dq[1]'s), m values or one, all constants, as QLinearConv's B assumes.
   bool int32_bias_fits(const Node* const dq[3], int64_t m) const {
-    auto in = [](const Node* n, size_t i) {
-      return n && i < n->inputs.size() ? n->inputs[i] : kNoValue;
-    };
     if (!dq[2] || rdp_.fact(g_, in(dq[2], 0)).dtype != DataType::kInt32) return false;
     const Tensor* bz = constant_tensor(in(dq[2], 2));
     if (bz) {
@@ -550,22 +554,9 @@ class Matcher {
       return refuse_here(grp.nodes[a]);
     const int64_t n = (*b_dims)[trans_b ? 0 : 1];
     const Node* dq[3] = {nullptr, nullptr, nullptr};
-    for (size_t i = 0; i < a; ++i) {
-      const Node& d = g_.node(grp.nodes[i]);
-      size_t slot = 3;
-      for (size_t s = 0; s < 3 && s < mm.inputs.size(); ++s)
-        if (d.op_type == "DequantizeLinear" && d.outputs.size() == 1 &&
-            mm.inputs[s] == d.outputs[0])
-          slot = s;
-      if (slot == 3) return refuse_here(grp.nodes[i]);
-      dq[slot] = &d;
-    }
-    if (!dq[0] || !dq[1] || !plain_dequantize(*dq[0]) ||
-        !plain_dequantize(*dq[1], n, trans_b ? 0 : 1))
+    if (NodeId bad = prologue(grp, a, dq); bad != kNoNode) return refuse_here(bad);
+    if (!plain_dequantize(*dq[0]) || !plain_dequantize(*dq[1], n, trans_b ? 0 : 1))
       return refuse_here(grp.nodes[a]);
-    auto in = [](const Node* d, size_t i) {
-      return d && i < d->inputs.size() ? d->inputs[i] : kNoValue;
-    };
     // int8 weights with zero point 0: what the int8 GEMM multiplies directly.
     if (rdp_.fact(g_, in(dq[1], 0)).dtype != DataType::kInt8 || !constant_tensor(in(dq[1], 0)))
       return refuse_here(grp.nodes[a]);
@@ -583,24 +574,8 @@ class Matcher {
     QuantizedTail tail;
     if (!match_quantized_tail(grp, a + 1, mm.outputs[0], true, &tail) && tail.float_end == kNoValue)
       return refuse_here(grp.nodes[std::min(tail.failed_at, grp.nodes.size() - 1)]);
-    FusedKernel k;
-    k.info.name = mm.name;
-    k.info.op_type = "QFusedMatMul";
-    k.info.domain = "sod2";
-    k.info.opset = 1;
-    // QLinearMatMul's input slots, then the bias: a, a_scale, a_zero_point, b, b_scale,
-    // b_zero_point, y_scale, y_zero_point, B.
-    k.inputs = {in(dq[0], 0), in(dq[0], 1),  in(dq[0], 2),  in(dq[1], 0), in(dq[1], 1),
-                in(dq[1], 2), in(tail.q, 1), in(tail.q, 2), bias};
-    k.output = tail.q ? tail.q->outputs[0] : tail.float_end;
+    FusedKernel k = quantized_contraction(mm.name, "QFusedMatMul", dq, bias, tail);
     set_int(&k.info.attrs, "trans_b", trans_b);
-    set_float(&k.info.attrs, "clip_min", tail.lo);
-    set_float(&k.info.attrs, "clip_max", tail.hi);
-    if (!tail.activation.empty()) {
-      set_string(&k.info.attrs, "activation", tail.activation);
-      set_float(&k.info.attrs, "alpha", tail.alpha);
-      set_float(&k.info.attrs, "beta", tail.beta);
-    }
     const rt::DType y_type = to_rt_dtype(rdp_.fact(g_, k.output).dtype);
     return verdict(std::move(k), y_type);
   }
