@@ -34,7 +34,8 @@ constexpr int kMaxNV = 4;
 
 // Everything a chunk of planes needs, computed once per run.
 struct DwJob {
-  const float* x;
+  const float* x;         // nullptr: the input is x8's 8-bit values
+  DepthwiseInt8Input x8;  // centred into a float plane per item (slot + plane_off)
   const float* w;
   float* y;
   const EpilogueRun* e;
@@ -50,7 +51,7 @@ struct DwJob {
   bool fixed;  // the unrolled K x K path applies
   bool half;   // rows fit half a vector: run on VL/2 lanes
   // Slot layout (floats from the slot's start).
-  int64_t buf_off, zero_off, tab_off, koff_off, slot_floats;
+  int64_t buf_off, zero_off, tab_off, koff_off, plane_off, slot_floats;
 };
 
 inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
@@ -171,6 +172,20 @@ SOD2_SIMD_INLINE void plane_nv(const DwJob& j, const float* const* tab, const in
 }
 
 // Work items [i0, i1): item = (input plane, slice of its output channels).
+// An 8-bit input plane minus its zero point, as floats (exact), into `out`.
+SOD2_SIMD_INLINE const float* centre_plane(const DwJob& j, int64_t plane, float* out) {
+  const int64_t n = j.ih * j.iw;
+  const float zp = static_cast<float>(j.x8.zero_point);
+  if (j.x8.type == DType::kUint8) {
+    const uint8_t* __restrict x = static_cast<const uint8_t*>(j.x8.data) + plane * n;
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(x[i]) - zp;
+  } else {
+    const int8_t* __restrict x = static_cast<const int8_t*>(j.x8.data) + plane * n;
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(x[i]) - zp;
+  }
+  return out;
+}
+
 template <int VL>
 SOD2_SIMD_INLINE void run_items(const DwJob& j, int64_t i0, int64_t i1, float* slot) {
   float* buf = slot + j.buf_off;
@@ -188,7 +203,8 @@ SOD2_SIMD_INLINE void run_items(const DwJob& j, int64_t i0, int64_t i1, float* s
   for (int64_t it = i0; it < i1; ++it) {
     const int64_t plane = it / slices, sl = it % slices;  // plane = img * c + ic
     const int64_t img = plane / j.c, ic = plane % j.c;
-    prepare_rows<VL>(j.x + plane * j.ih * j.iw, buf, j.ih, j.iw, j.sw, j.pl, j.pw, j.rf);
+    const float* src = j.x ? j.x + plane * j.ih * j.iw : centre_plane(j, plane, slot + j.plane_off);
+    prepare_rows<VL>(src, buf, j.ih, j.iw, j.sw, j.pl, j.pw, j.rf);
     const int64_t q1 = std::min(j.mult, (sl + 1) * j.mchunk);
     for (int64_t q = sl * j.mchunk; q < q1; ++q) {
       const int64_t oc = ic * j.mult + q;
@@ -225,10 +241,12 @@ void run_items_base(const DwJob& j, int64_t i0, int64_t i1, float* slot) {
 }  // namespace
 
 Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
-                         float* Y, const EpilogueRun& e) {
+                         float* Y, const EpilogueRun& e, const DepthwiseInt8Input* x8) {
   const Window3& g = s.win;
   DwJob j;
   j.x = X;
+  if (x8) j.x8 = *x8;
+  if (!X && !(x8 && x8->data)) return invalid_argument("depthwise convolution: no input");
   j.w = W;
   j.y = Y;
   j.e = &e;
@@ -264,7 +282,8 @@ Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X,
   j.zero_off = round_up(j.ih * j.rf + 16, 16);  // slack for zero_over
   j.tab_off = j.zero_off + round_up(j.rf + 16, 16);
   j.koff_off = j.tab_off + round_up(j.th * 2, 16);  // pointers are two floats wide
-  j.slot_floats = j.koff_off + round_up(j.kw * 2, 16);
+  j.plane_off = j.koff_off + round_up(j.kw * 2, 16);
+  j.slot_floats = j.plane_off + (X ? 0 : round_up(j.ih * j.iw, 16));
 
   ThreadPool& pool = ctx.pool();
   const int64_t threads = pool.num_threads();

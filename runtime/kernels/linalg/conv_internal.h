@@ -21,9 +21,18 @@ Expected<ConvShape> conv_shape(const Tensor* x, const Tensor* w, const Tensor* b
 Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
                     float* Y, const EpilogueRun& e);
 
-// The depthwise case of conv_forward (one input channel per group, 1-D or 2-D).
+// 8-bit input for depthwise_forward: each plane is read as its values minus the zero point, as
+// floats (the int8 convolutions' exact path, qlinear_conv.cpp).
+struct DepthwiseInt8Input {
+  DType type = DType::kUint8;  // kUint8 or kInt8
+  const void* data = nullptr;
+  int32_t zero_point = 0;
+};
+
+// The depthwise case of conv_forward (one input channel per group, 1-D or 2-D). With x8, X is
+// nullptr and the planes come from x8, centred one at a time in each thread's scratch.
 Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
-                         float* Y, const EpilogueRun& e);
+                         float* Y, const EpilogueRun& e, const DepthwiseInt8Input* x8 = nullptr);
 
 // Dense direct convolution (conv_direct.cpp): whether it serves this shape, and the run.
 bool direct_conv_applies(const ConvShape& s);

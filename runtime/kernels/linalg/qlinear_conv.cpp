@@ -803,28 +803,22 @@ class IntConvKernel final : public Kernel {
                          const QuantParam& x_zp, const QuantParam& w_zp, const Requant& e,
                          Tensor* y) const {
     const int64_t n = x.shape[0], c = x.shape[1];
-    const int64_t ks = g.k_size(), out_size = g.out_size(), in_size = g.in_size();
+    const int64_t ks = g.k_size(), out_size = g.out_size();
     auto round64 = [](size_t v) { return (v + 63) & ~size_t{63}; };
-    const size_t x_bytes = round64(static_cast<size_t>(n * c * in_size) * sizeof(float));
     const size_t y_bytes = round64(static_cast<size_t>(n * c * out_size) * sizeof(float));
     const size_t w_bytes = round64(static_cast<size_t>(c * ks) * sizeof(float));
-    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(x_bytes + y_bytes + w_bytes + 64));
-    auto* xf = static_cast<float*>(mem);
-    auto* yf = reinterpret_cast<float*>(static_cast<char*>(mem) + x_bytes);
-    auto* wf = reinterpret_cast<float*>(static_cast<char*>(mem) + x_bytes + y_bytes);
+    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(y_bytes + w_bytes + 64));
+    auto* yf = static_cast<float*>(mem);
+    auto* wf = reinterpret_cast<float*>(static_cast<char*>(mem) + y_bytes);
     for (int64_t ch = 0; ch < c; ++ch)
       for (int64_t k = 0; k < ks; ++k)
         wf[ch * ks + k] = static_cast<float>(load8(w, ch * ks + k) - w_zp.zero_point(ch));
-    const int32_t xzp = x_zp.zero_point(0);
+    // The kernel centres each input plane into floats in its own scratch, as it reads it.
+    DepthwiseInt8Input x8;
+    x8.type = x.dtype;
+    x8.data = x.data;
+    x8.zero_point = x_zp.zero_point(0);
     const int64_t planes = n * c;
-    const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(in_size, 1));
-    ctx.pool().parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
-      const int64_t b = p0 * in_size, count = (p1 - p0) * in_size;
-      if (x.dtype == DType::kUint8)
-        centre_to_float(x.as<const uint8_t>() + b, count, xzp, xf + b);
-      else
-        centre_to_float(x.as<const int8_t>() + b, count, xzp, xf + b);
-    });
     ConvShape shape;
     shape.n = n;
     shape.c = c;
@@ -832,7 +826,7 @@ class IntConvKernel final : public Kernel {
     shape.group = c;
     shape.win = g;
     shape.out = y->shape;
-    SOD2_RETURN_IF_ERROR(depthwise_forward(ctx, shape, xf, wf, yf, EpilogueRun{}));
+    SOD2_RETURN_IF_ERROR(depthwise_forward(ctx, shape, nullptr, wf, yf, EpilogueRun{}, &x8));
     const int64_t out_grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_size, 1));
     ctx.pool().parallel_for(planes, out_grain, [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
@@ -851,11 +845,6 @@ class IntConvKernel final : public Kernel {
       const float f = v[i];
       out[i] = static_cast<int32_t>(f);
     }
-  }
-  template <class T>
-  static void centre_to_float(const T* x, int64_t count, int32_t zp, float* out) {
-    for (int64_t i = 0; i < count; ++i)
-      out[i] = static_cast<float>(static_cast<int32_t>(x[i]) - zp);
   }
 
   // One input and one output channel per group: a direct stencil per (image, channel) over the
