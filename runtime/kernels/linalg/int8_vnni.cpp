@@ -85,11 +85,14 @@ SOD2_TARGET_VNNI inline __m512i dpbusd(__m512i acc, __m512i x, __m512i w) {
 }
 
 // NV vectors of 16 positions for 8 rows: acc[r][v] over every quad, then C = acc - x_zero * sum.
-// Stores rows [r0, r1) of the block, row r at c + (r - r0) * ldc, and `cols` columns.
+// Stores rows [r0, r1) of the block, row r at c + (r - r0) * ldc, and `cols` columns; with a
+// requantizing q, 8-bit values at q->out + (r - r0) * q->ldo instead (q's bias and mult are
+// offset to the block's row 0).
 template <int NV>
 SOD2_TARGET_VNNI void micro_tile(const int8_t* wb, const uint8_t* xb, int64_t quads,
                                  int64_t quad_stride, const int32_t* sums, int32_t x_zero,
-                                 int64_t r0, int64_t r1, int64_t cols, int32_t* c, int64_t ldc) {
+                                 int64_t r0, int64_t r1, int64_t cols, int32_t* c, int64_t ldc,
+                                 const VnniRequant* q = nullptr) {
   __m512i acc[kVnniRows][NV];
   for (auto& r : acc)
     for (auto& v : r) v = _mm512_setzero_si512();
@@ -112,8 +115,22 @@ SOD2_TARGET_VNNI void micro_tile(const int8_t* wb, const uint8_t* xb, int64_t qu
       if (left <= 0) break;
       const __mmask16 mask =
           left >= kVnniCols ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
-      _mm512_mask_storeu_epi32(c + (r - r0) * ldc + v * kVnniCols, mask,
-                               _mm512_sub_epi32(acc[r][v], zs));
+      const __m512i sum = _mm512_sub_epi32(acc[r][v], zs);
+      if (!q) {
+        _mm512_mask_storeu_epi32(c + (r - r0) * ldc + v * kVnniCols, mask, sum);
+        continue;
+      }
+      // requantize_body's operations, in its order; max(lo, x) and min(hi, x) keep a NaN as
+      // std::max(x, lo) and std::min(x, hi) do, so both paths write the same bytes.
+      const __m512i biased = _mm512_add_epi32(sum, _mm512_set1_epi32(q->bias ? q->bias[r] : 0));
+      __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(biased), _mm512_set1_ps(q->mult[r]));
+      x = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      x = _mm512_add_ps(x, _mm512_set1_ps(static_cast<float>(q->zp)));
+      x = _mm512_max_ps(_mm512_set1_ps(static_cast<float>(q->lo)), x);
+      x = _mm512_min_ps(_mm512_set1_ps(static_cast<float>(q->hi)), x);
+      const __m128i bytes = _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(x));
+      _mm_mask_storeu_epi8(static_cast<char*>(q->out) + (r - r0) * q->ldo + v * kVnniCols, mask,
+                           bytes);
     }
   }
 }
@@ -181,8 +198,10 @@ void vnni_pack_runs(const uint8_t* const* row_base, int64_t k, const VnniRun* ru
 #endif
 }
 
-void vnni_gemm(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x, int64_t n,
-               int32_t x_zero, int32_t* c, int64_t ldc) {
+namespace {
+
+void gemm_blocks(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x, int64_t n,
+                 int32_t x_zero, int32_t* c, int64_t ldc, const VnniRequant* q) {
 #if SOD2_VNNI
   const int64_t np = vnni_packed_columns(n), quad_stride = np * 4;
   const int64_t block_bytes = w.quads * kVnniRows * 4;
@@ -191,18 +210,49 @@ void vnni_gemm(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* pack
     const int64_t r0 = std::max(m0, i0) - i0, r1 = std::min(m1, i0 + kVnniRows) - i0;
     const int8_t* wb = w.data.data() + (i0 / kVnniRows) * block_bytes;
     const int32_t* sums = w.row_sums.data() + i0;
-    int32_t* out = c + (i0 + r0 - m0) * ldc;
+    int32_t* out = c ? c + (i0 + r0 - m0) * ldc : nullptr;
+    VnniRequant block_q;
+    if (q) {  // the same rows, offset to the block
+      block_q = *q;
+      block_q.bias = q->bias ? q->bias + i0 : nullptr;
+      block_q.mult = q->mult + i0;
+      block_q.out = static_cast<char*>(q->out) + (i0 + r0 - m0) * q->ldo;
+    }
     int64_t j = 0;
-    for (; j + 2 * kVnniCols <= np; j += 2 * kVnniCols)
+    for (; j + 2 * kVnniCols <= np; j += 2 * kVnniCols) {
+      VnniRequant* tq = nullptr;
+      if (q) {
+        tq = &block_q;
+        block_q.out = static_cast<char*>(q->out) + (i0 + r0 - m0) * q->ldo + j;
+      }
       micro_tile<2>(wb, packed_x + j * 4, w.quads, quad_stride, sums, x_zero, r0, r1, n - j,
-                    out + j, ldc);
-    if (j < np)
+                    out ? out + j : nullptr, ldc, tq);
+    }
+    if (j < np) {
+      VnniRequant* tq = nullptr;
+      if (q) {
+        tq = &block_q;
+        block_q.out = static_cast<char*>(q->out) + (i0 + r0 - m0) * q->ldo + j;
+      }
       micro_tile<1>(wb, packed_x + j * 4, w.quads, quad_stride, sums, x_zero, r0, r1, n - j,
-                    out + j, ldc);
+                    out ? out + j : nullptr, ldc, tq);
+    }
   }
 #else
-  (void)w, (void)m0, (void)m1, (void)packed_x, (void)n, (void)x_zero, (void)c, (void)ldc;
+  (void)w, (void)m0, (void)m1, (void)packed_x, (void)n, (void)x_zero, (void)c, (void)ldc, (void)q;
 #endif
+}
+
+}  // namespace
+
+void vnni_gemm(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x, int64_t n,
+               int32_t x_zero, int32_t* c, int64_t ldc) {
+  gemm_blocks(w, m0, m1, packed_x, n, x_zero, c, ldc, nullptr);
+}
+
+void vnni_gemm_requant(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x,
+                       int64_t n, int32_t x_zero, const VnniRequant& q) {
+  gemm_blocks(w, m0, m1, packed_x, n, x_zero, nullptr, 0, &q);
 }
 
 }  // namespace sod2::rt::quant

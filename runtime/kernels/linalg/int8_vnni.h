@@ -53,4 +53,17 @@ void vnni_pack_runs(const uint8_t* const* row_base, int64_t k, const VnniRun* ru
 void vnni_gemm(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x, int64_t n,
                int32_t x_zero, int32_t* c, int64_t ldc);
 
+// vnni_gemm whose store requantizes (QLinearConv's arithmetic, quantize.h): row i of C becomes
+// clamp(round_half_even(float(sum + bias[i]) * mult[i]) + zp, lo, hi) as 8 bits, at
+// out + (i - m0) * ldo. The sums never leave the registers.
+struct VnniRequant {
+  const int32_t* bias = nullptr;  // per row of the whole GEMM (index i), or nullptr
+  const float* mult = nullptr;    // per row of the whole GEMM (index i)
+  int32_t zp = 0, lo = 0, hi = 255;
+  void* out = nullptr;  // uint8 or int8 (the bytes are the same once clamped)
+  int64_t ldo = 0;
+};
+void vnni_gemm_requant(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x,
+                       int64_t n, int32_t x_zero, const VnniRequant& q);
+
 }  // namespace sod2::rt::quant

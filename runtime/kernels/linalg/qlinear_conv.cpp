@@ -572,6 +572,14 @@ class IntConvKernel final : public Kernel {
     const int32_t zero = kNative ? xzp : std::is_same_v<T, uint8_t> ? xzp - 128 : xzp + 128;
     const std::vector<VnniWeights>* packed_w = nullptr;
     if constexpr (kVnni) packed_w = &vnni_weights(w);
+    // A plain requantization (a clamp, no float activation) happens in the GEMM's store.
+    const bool store_requant = kVnni && requant_ && e.out_type != DType::kFloat &&
+                               e.activation.activation == Activation::kNone;
+    std::vector<float> mults;
+    if (store_requant) {
+      mults.resize(static_cast<size_t>(m));
+      for (int64_t oc = 0; oc < m; ++oc) mults[static_cast<size_t>(oc)] = e.multiplier(oc);
+    }
     Padded p = padded_layout(g);
     // A 1x1 stride-1 convolution reads the flipped copy as the GEMM operand: rows without slack.
     if (point) p.wp = g.in[2];
@@ -674,6 +682,19 @@ class IntConvKernel final : public Kernel {
                          sg.run};
             }
             vnni_pack_runs(row_base, rows, runs, nsegs, width, packed);
+          }
+          if (store_requant) {
+            VnniRequant q;
+            q.bias = e.bias ? e.bias + grp * mg : nullptr;
+            q.mult = mults.data() + grp * mg;
+            q.zp = e.zp;
+            q.lo = e.lo;
+            q.hi = e.hi;
+            q.out = static_cast<char*>(y->data) + (img * m + grp * mg + m0) * out_size + p0;
+            q.ldo = out_size;
+            vnni_gemm_requant((*packed_w)[static_cast<size_t>(grp)], m0, m1, packed, width, zero,
+                              q);
+            return;
           }
           vnni_gemm((*packed_w)[static_cast<size_t>(grp)], m0, m1, packed, width, zero, acc, width);
         } else {
