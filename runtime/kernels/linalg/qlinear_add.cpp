@@ -45,12 +45,20 @@ template <class A, class B, class Q>
 SOD2_TARGET_AVX2 void add_avx2(const A* a, const B* b, int64_t n, const AddParams& p, Q* y) {
   add_body(a, b, n, p, y);
 }
+template <class A, class B, class Q>
+SOD2_TARGET_AVX512 void add_avx512(const A* a, const B* b, int64_t n, const AddParams& p, Q* y) {
+  add_body(a, b, n, p, y);
+}
 #endif
 
 template <class A, class B, class Q>
 void add_run(const A* a, const B* b, int64_t n, const AddParams& p, Q* y) {
 #if SOD2_SIMD_X86
-  if (simd::simd_level() != simd::Level::kBase) return add_avx2(a, b, n, p, y);
+  switch (simd::simd_level()) {
+    case simd::Level::kAvx512: return add_avx512(a, b, n, p, y);
+    case simd::Level::kAvx2: return add_avx2(a, b, n, p, y);
+    default: break;
+  }
 #endif
   add_body(a, b, n, p, y);
 }
