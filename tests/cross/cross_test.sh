@@ -34,7 +34,10 @@ case "$mode" in
     [ -f "$model" ] || skip "model $model is missing (the shared/ model corpus)"
     mkdir -p "$work"
     pkg="$work/$(basename "$(dirname "$model")").sod2"
-    "$sod2" compile "$model" -o "$pkg" --range "$ranges" >"$work/compile.log" 2>&1 ||
+    # SOD2_CROSS_COMPILE_ARGS: more `sod2 compile` options (e.g. --weights fp16).
+    # shellcheck disable=SC2086
+    "$sod2" compile "$model" -o "$pkg" --range "$ranges" ${SOD2_CROSS_COMPILE_ARGS:-} \
+      >"$work/compile.log" 2>&1 ||
       { cat "$work/compile.log"; fail "sod2 compile $model"; }
     "$host_run" "$pkg" "$@" >"$work/host.txt" 2>&1 || { cat "$work/host.txt"; fail "host run_package"; }
     "${RUN[@]}" "$arm_run" "$pkg" "$@" >"$work/arm64.txt" 2>&1 ||
