@@ -216,27 +216,20 @@ void gemm_blocks(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* pa
       block_q = *q;
       block_q.bias = q->bias ? q->bias + i0 : nullptr;
       block_q.mult = q->mult + i0;
-      block_q.out = static_cast<char*>(q->out) + (i0 + r0 - m0) * q->ldo;
     }
+    // The requantizing store of the tile at column j, or none.
+    auto tile_q = [&](int64_t j) -> const VnniRequant* {
+      if (!q) return nullptr;
+      block_q.out = static_cast<char*>(q->out) + (i0 + r0 - m0) * q->ldo + j;
+      return &block_q;
+    };
     int64_t j = 0;
-    for (; j + 2 * kVnniCols <= np; j += 2 * kVnniCols) {
-      VnniRequant* tq = nullptr;
-      if (q) {
-        tq = &block_q;
-        block_q.out = static_cast<char*>(q->out) + (i0 + r0 - m0) * q->ldo + j;
-      }
+    for (; j + 2 * kVnniCols <= np; j += 2 * kVnniCols)
       micro_tile<2>(wb, packed_x + j * 4, w.quads, quad_stride, sums, x_zero, r0, r1, n - j,
-                    out ? out + j : nullptr, ldc, tq);
-    }
-    if (j < np) {
-      VnniRequant* tq = nullptr;
-      if (q) {
-        tq = &block_q;
-        block_q.out = static_cast<char*>(q->out) + (i0 + r0 - m0) * q->ldo + j;
-      }
+                    out ? out + j : nullptr, ldc, tile_q(j));
+    if (j < np)
       micro_tile<1>(wb, packed_x + j * 4, w.quads, quad_stride, sums, x_zero, r0, r1, n - j,
-                    out ? out + j : nullptr, ldc, tq);
-    }
+                    out ? out + j : nullptr, ldc, tile_q(j));
   }
 #else
   (void)w, (void)m0, (void)m1, (void)packed_x, (void)n, (void)x_zero, (void)c, (void)ldc, (void)q;
