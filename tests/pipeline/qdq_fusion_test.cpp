@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "../common/allocation_counter.h"
 #include "../onnx/proto_builder.h"
 #include "core/onnx/onnx_import.h"
 #include "core/pipeline/compiled_model.h"
@@ -434,6 +435,38 @@ TEST(QdqImport, DequantizeLinearOutputDtypeFloat16) {
   // -5, 0, 0.5, 122.5 in half precision.
   EXPECT_EQ(std::vector<uint16_t>(y, y + 4),
             (std::vector<uint16_t>{0xC500, 0x0000, 0x3800, 0x57A8}));
+}
+
+// The int8 kernels allocate nothing once warm (weights packed and scratch sized on the first
+// runs): QFusedConv (its requantizing VNNI store too), QFusedConv with a float end, QAdd,
+// QFusedMatMul with a transposed B.
+TEST(QdqFusion, WarmRunsOfInt8KernelsAllocateNothing) {
+  struct Case {
+    const char* name;
+    Model (*make)();
+    rt::Shape shape;
+    pipeline::CompileOptions options;
+  };
+  pipeline::CompileOptions hw = ranges(true), batch;
+  batch.rdp.ranges["b"] = {1, 16, 1};
+  const Case cases[] = {{"residual block", [] { return residual_block(); }, {1, 4, 12, 10}, hw},
+                        {"float end", float_ended_conv, {1, 4, 12, 10}, hw},
+                        {"gemm and matmul", quantized_gemm_matmul, {5, 8}, batch}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto compiled = pipeline::compile(c.make(), c.options);
+    ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
+    auto session = rt::Session::create(compiled->program, rt::KernelRegistry::standard(), {2});
+    ASSERT_TRUE(session.ok()) << session.status().to_string();
+    rt::HostTensor x(rt::DType::kFloat, c.shape);
+    for (int64_t i = 0; i < x.shape().numel(); ++i)
+      x.data<float>()[i] = std::sin(0.37f * static_cast<float>(i)) * 2.0f;
+    const rt::Tensor in[] = {x.view()};
+    for (int warm = 0; warm < 2; ++warm) ASSERT_TRUE((*session)->run(in).ok());
+    const int64_t before = g_allocations.load();
+    for (int r = 0; r < 3; ++r) ASSERT_TRUE((*session)->run(in).ok());
+    EXPECT_EQ(g_allocations.load() - before, 0) << "allocations in 3 warm runs";
+  }
 }
 
 }  // namespace

@@ -575,10 +575,11 @@ class IntConvKernel final : public Kernel {
     // A plain requantization (a clamp, no float activation) happens in the GEMM's store.
     const bool store_requant = kVnni && requant_ && e.out_type != DType::kFloat &&
                                e.activation.activation == Activation::kNone;
-    std::vector<float> mults;
+    float* mults = nullptr;  // per output channel; scratch: no heap allocation per run
     if (store_requant) {
-      mults.resize(static_cast<size_t>(m));
-      for (int64_t oc = 0; oc < m; ++oc) mults[static_cast<size_t>(oc)] = e.multiplier(oc);
+      SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(static_cast<size_t>(m) * sizeof(float)));
+      mults = static_cast<float*>(mem);
+      for (int64_t oc = 0; oc < m; ++oc) mults[oc] = e.multiplier(oc);
     }
     Padded p = padded_layout(g);
     // A 1x1 stride-1 convolution reads the flipped copy as the GEMM operand: rows without slack.
@@ -686,7 +687,7 @@ class IntConvKernel final : public Kernel {
           if (store_requant) {
             VnniRequant q;
             q.bias = e.bias ? e.bias + grp * mg : nullptr;
-            q.mult = mults.data() + grp * mg;
+            q.mult = mults + grp * mg;
             q.zp = e.zp;
             q.lo = e.lo;
             q.hi = e.hi;
