@@ -296,15 +296,8 @@ class QFusedMatMulKernel final : public Kernel {
       SOD2_RETURN_IF_ERROR(check_scale(kOp, "b_scale", b_scale.scale(j), j));
     DType out_type = DType::kFloat;
     if (!float_out_) {
-      SOD2_RETURN_IF_ERROR(one_value(kOp, "y_scale", ctx.input(6), DType::kFloat, &y_scale));
-      SOD2_RETURN_IF_ERROR(check_scale(kOp, "y_scale", y_scale.scale(0), 0));
-      const Tensor* yz = ctx.input(7);
-      out_type = yz ? yz->dtype : a->dtype;
-      if (!is_8bit(out_type)) {
-        return unsupported(std::string(kOp) + ": y_zero_point of type " + dtype_name(out_type) +
-                           " is not supported (uint8 or int8)");
-      }
-      SOD2_RETURN_IF_ERROR(one_value(kOp, "y_zero_point", yz, out_type, &y_zp));
+      SOD2_RETURN_IF_ERROR(read_output_quantization(kOp, ctx.input(6), ctx.input(7), a->dtype,
+                                                    &y_scale, &y_zp, &out_type));
     }
     const Tensor* bias = ctx.input(8);
     if (bias && (bias->dtype != DType::kInt32 || bias->numel() != n)) {

@@ -239,18 +239,8 @@ class IntConvKernel final : public Kernel {
       if (float_out_) {
         out_type = DType::kFloat;
       } else {
-        SOD2_RETURN_IF_ERROR(
-            read_quant_param(op, "y_scale", ctx.input(6), true, DType::kFloat, 1, false, &y_scale));
-        SOD2_RETURN_IF_ERROR(check_scale(op, "y_scale", y_scale.scale(0), 0));
-        const Tensor* yz = ctx.input(7);
-        out_type = yz ? yz->dtype : x->dtype;
-        if (!is_8bit(out_type)) {
-          return unsupported(std::string(op) + ": y_zero_point of type " + dtype_name(out_type) +
-                             " is not supported (uint8 or int8)");
-        }
-        if (yz)
-          SOD2_RETURN_IF_ERROR(
-              read_quant_param(op, "y_zero_point", yz, false, out_type, 1, false, &y_zp));
+        SOD2_RETURN_IF_ERROR(read_output_quantization(op, ctx.input(6), ctx.input(7), x->dtype,
+                                                      &y_scale, &y_zp, &out_type));
       }
       bias = ctx.input(8);
       if (bias && (bias->dtype != DType::kInt32 || bias->numel() != m)) {

@@ -359,6 +359,22 @@ Status read_quant_param(const char* op, const char* what, const Tensor* t, bool 
       ", got " + t->shape.to_string());
 }
 
+Status read_output_quantization(const char* op, const Tensor* y_scale, const Tensor* y_zero_point,
+                                DType fallback, QuantParam* scale, QuantParam* zero_point,
+                                DType* out_type) {
+  if (!y_scale) return invalid_argument(std::string(op) + ": y_scale is required");
+  SOD2_RETURN_IF_ERROR(
+      read_quant_param(op, "y_scale", y_scale, true, DType::kFloat, 1, false, scale));
+  SOD2_RETURN_IF_ERROR(check_scale(op, "y_scale", scale->scale(0), 0));
+  *out_type = y_zero_point ? y_zero_point->dtype : fallback;
+  if (!is_8bit(*out_type)) {
+    return unsupported(std::string(op) + ": y_zero_point of type " + dtype_name(*out_type) +
+                       " is not supported (uint8 or int8)");
+  }
+  if (!y_zero_point) return Status::ok_status();
+  return read_quant_param(op, "y_zero_point", y_zero_point, false, *out_type, 1, false, zero_point);
+}
+
 void register_quantized_kernels(KernelRegistry& r) {
   for (int v : {10, 13}) r.add("", "QuantizeLinear", v, make_quantize_linear);
   for (int v : {10, 13}) r.add("", "DequantizeLinear", v, make_dequantize_linear);

@@ -194,4 +194,10 @@ inline Status check_scale(const char* op, const char* what, float scale, int64_t
 Status read_quant_param(const char* op, const char* what, const Tensor* t, bool is_scale,
                         DType zp_dtype, int64_t dim_size, bool per_axis_ok, QuantParam* out);
 
+// A requantizing kernel's output parameters (y_scale required, per tensor and valid; y_zero_point
+// optional, per tensor) and the output type: the zero point's, else `fallback`; uint8 or int8.
+Status read_output_quantization(const char* op, const Tensor* y_scale, const Tensor* y_zero_point,
+                                DType fallback, QuantParam* scale, QuantParam* zero_point,
+                                DType* out_type);
+
 }  // namespace sod2::rt::quant
