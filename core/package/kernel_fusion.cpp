@@ -28,6 +28,10 @@ float attr_float(const Node& n, const char* name, float fallback) {
   const Attribute* a = n.attribute(name);
   return a ? a->f : fallback;
 }
+int64_t attr_int(const Node& n, const char* name, int64_t fallback) {
+  const Attribute* a = n.attribute(name);
+  return a ? a->i : fallback;
+}
 
 // A scalar float held by a constant value (Clip's min/max inputs).
 std::optional<float> constant_scalar(const Graph& g, const RdpResult& rdp, ValueId v) {
@@ -224,8 +228,7 @@ class Matcher {
     for (int64_t d : *dims) numel *= d;
     if (numel == 1 && dims->size() <= 1) return true;
     if (per_channel <= 0 || dims->size() != 1 || numel != per_channel) return false;
-    const Attribute* axis_attr = q.attribute("axis");
-    int64_t axis = axis_attr ? axis_attr->i : 1;
+    int64_t axis = attr_int(q, "axis", 1);
     const auto& in_dims = rdp_.fact(g_, q.inputs[0]).dims;
     if (axis < 0 && in_dims) axis += static_cast<int64_t>(in_dims->size());
     return axis == channel_axis;
@@ -297,10 +300,9 @@ class Matcher {
       t->float_end = cur;
     if (i + 1 != grp.nodes.size()) return false;
     const Node& q = g_.node(grp.nodes[i]);
-    const Attribute* q_block = q.attribute("block_size");
     const ValueId q_zp = q.inputs.size() > 2 ? q.inputs[2] : kNoValue;
     if (q.op_type != "QuantizeLinear" || q.inputs.size() < 2 || q.inputs[0] != cur ||
-        !sole_reader(cur, grp.nodes[i]) || (q_block && q_block->i != 0) ||
+        !sole_reader(cur, grp.nodes[i]) || attr_int(q, "block_size", 0) != 0 ||
         rdp_.fact(g_, q.inputs[1]).dtype != DataType::kFloat ||
         !quant_param_fits(q, q.inputs[1], 0) || !quant_param_fits(q, q_zp, 0) ||
         q.outputs.size() != 1 || q.outputs[0] != grp.outputs[0] ||
@@ -313,9 +315,8 @@ class Matcher {
   // An 8-bit DequantizeLinear with a float32 scale, per tensor or, with `per_channel` > 0, that
   // many parameters along axis 0 (no blocks).
   bool plain_dequantize(const Node& n, int64_t per_channel = 0, int64_t channel_axis = 0) const {
-    const Attribute* block = n.attribute("block_size");
     if (n.op_type != "DequantizeLinear" || n.inputs.size() < 2 || n.outputs.size() != 1 ||
-        n.inputs[0] == kNoValue || n.inputs[1] == kNoValue || (block && block->i != 0))
+        n.inputs[0] == kNoValue || n.inputs[1] == kNoValue || attr_int(n, "block_size", 0) != 0)
       return false;
     const ValueId zp = n.inputs.size() > 2 ? n.inputs[2] : kNoValue;
     // A float32 result (not opset 23's float16/bfloat16 output_dtype, whose rounding the int8
@@ -469,8 +470,7 @@ class Matcher {
         if (n.op_type == "DequantizeLinear" && n.outputs.size() == 1 &&
             anchor.inputs[s] == n.outputs[0])
           slot = s;
-      const Attribute* block = n.attribute("block_size");
-      if (slot == 3 || n.inputs.empty() || (block && block->i != 0)) return grp.nodes[i];
+      if (slot == 3 || n.inputs.empty() || attr_int(n, "block_size", 0) != 0) return grp.nodes[i];
       dq[slot] = &n;
     }
     return dq[0] && dq[1] ? kNoNode : grp.nodes[a];
@@ -539,12 +539,8 @@ class Matcher {
     const Node& mm = g_.node(grp.nodes[a]);
     const bool gemm = mm.op_type == "Gemm";
     if (mm.inputs.size() < 2 || mm.outputs.size() != 1) return refuse_here(grp.nodes[a]);
-    auto int_attr = [&](const char* name, int64_t fallback) {
-      const Attribute* at = mm.attribute(name);
-      return at ? at->i : fallback;
-    };
-    const int64_t trans_b = gemm ? int_attr("transB", 0) : 0;
-    if (gemm && (int_attr("transA", 0) != 0 || attr_float(mm, "alpha", 1) != 1.0f ||
+    const int64_t trans_b = gemm ? attr_int(mm, "transB", 0) : 0;
+    if (gemm && (attr_int(mm, "transA", 0) != 0 || attr_float(mm, "alpha", 1) != 1.0f ||
                  attr_float(mm, "beta", 1) != 1.0f))
       return refuse_here(grp.nodes[a]);
     const auto b_dims = constant_dims(rdp_.fact(g_, mm.inputs[1]));
