@@ -96,16 +96,22 @@ Status GraphImporter::declare_inputs_and_initializers(const onnx::GraphProto& pr
     graph_->add_initializer(std::move(tensor), id);
     return {};
   };
+  auto mark_four_bit = [&](int32_t onnx_type, const std::string& name) {
+    if (widened_four_bit_type(onnx_type))
+      scope_->four_bit_values.insert({graph_.get(), graph_->find(name)});
+  };
   for (const auto& t : proto.initializer()) {
     SOD2_ASSIGN_OR_RETURN(Tensor tensor,
                           import_tensor(t, scope_->tensors, "initializer '" + t.name() + "'"));
     SOD2_RETURN_IF_ERROR(add(std::move(tensor)));
+    mark_four_bit(t.data_type(), t.name());
   }
   for (const auto& t : proto.sparse_initializer()) {
     SOD2_ASSIGN_OR_RETURN(
         Tensor tensor,
         import_sparse_tensor(t, scope_->tensors, "sparse initializer '" + t.values().name() + "'"));
     SOD2_RETURN_IF_ERROR(add(std::move(tensor)));
+    mark_four_bit(t.values().data_type(), t.values().name());
   }
   return {};
 }
@@ -141,7 +147,7 @@ void GraphImporter::apply_value_info(const onnx::GraphProto& proto) {
     Value& v = graph_->value(id);
     // value_info is advisory: a malformed entry loses its annotation, not the model.
     Value parsed;
-    if (import_type(vi.type(), vi.name(), &parsed).ok()) {
+    if (import_type(vi.type(), vi.name(), &parsed, FourBitDeclaration::kReadWidened).ok()) {
       v.category = parsed.category;
       v.dtype = parsed.dtype;
       v.shape = parsed.shape;
@@ -160,11 +166,11 @@ Expected<Attribute> GraphImporter::import_attribute(const onnx::AttributeProto& 
   a.name = p.name();
   if (a.name.empty()) return invalid_model(label + ": an attribute has an empty name");
   const std::string what = label + " attribute '" + a.name + "'";
-  auto subgraph = [&](const onnx::GraphProto& g, const std::string& fallback)
-      -> Expected<std::shared_ptr<Graph>> {
+  auto subgraph = [&](const onnx::GraphProto& g,
+                      const std::string& fallback) -> Expected<std::shared_ptr<Graph>> {
     if (depth_ + 1 > kMaxGraphDepth)
-      return invalid_model(what + ": subgraphs nest deeper than " +
-                           std::to_string(kMaxGraphDepth) + " levels");
+      return invalid_model(what + ": subgraphs nest deeper than " + std::to_string(kMaxGraphDepth) +
+                           " levels");
     GraphImporter child(scope_, this, depth_ + 1);
     SOD2_ASSIGN_OR_RETURN(std::shared_ptr<Graph> graph, child.import(g, fallback));
     for (const std::string& name : child.captured())
@@ -173,9 +179,18 @@ Expected<Attribute> GraphImporter::import_attribute(const onnx::AttributeProto& 
     return graph;
   };
   switch (effective_attribute_type(p)) {
-    case onnx::AttributeProto::FLOAT: a.type = AttributeType::kFloat; a.f = p.f(); break;
-    case onnx::AttributeProto::INT: a.type = AttributeType::kInt; a.i = p.i(); break;
-    case onnx::AttributeProto::STRING: a.type = AttributeType::kString; a.s = p.s(); break;
+    case onnx::AttributeProto::FLOAT:
+      a.type = AttributeType::kFloat;
+      a.f = p.f();
+      break;
+    case onnx::AttributeProto::INT:
+      a.type = AttributeType::kInt;
+      a.i = p.i();
+      break;
+    case onnx::AttributeProto::STRING:
+      a.type = AttributeType::kString;
+      a.s = p.s();
+      break;
     case onnx::AttributeProto::TENSOR: {
       a.type = AttributeType::kTensor;
       SOD2_ASSIGN_OR_RETURN(a.t, import_tensor(p.t(), scope_->tensors, what));
@@ -250,13 +265,12 @@ Status GraphImporter::import_node(const onnx::NodeProto& p, size_t index) {
   if (node.opset == 0) {
     if (node.domain.empty())
       return invalid_model(label + ": the model imports no opset of the ONNX default domain");
-    scope_->diagnostics->push_back({Severity::kWarning,
-                                    "domain '" + node.domain +
-                                        "' is used but not in the model's opset_import",
-                                    node.name});
+    scope_->diagnostics->push_back(
+        {Severity::kWarning,
+         "domain '" + node.domain + "' is used but not in the model's opset_import", node.name});
   }
-  SOD2_RETURN_IF_ERROR(
-      check_node_schema(p, label, node.domain, node.opset, scope_->diagnostics));
+  SOD2_RETURN_IF_ERROR(check_node_schema(p, label, node.domain, node.opset, scope_->diagnostics));
+  SOD2_RETURN_IF_ERROR(check_four_bit_attributes(p, label));
 
   std::vector<std::string> captured;
   for (const auto& attr : p.attribute()) {
@@ -276,8 +290,10 @@ Status GraphImporter::import_node(const onnx::NodeProto& p, size_t index) {
     }
     node.inputs.push_back(id);
   }
-  for (const std::string& out : p.output()) node.outputs.push_back(out.empty() ? kNoValue
-                                                                               : graph_->find(out));
+  for (const std::string& out : p.output())
+    node.outputs.push_back(out.empty() ? kNoValue : graph_->find(out));
+  if (is_four_bit_constant(p) && !node.outputs.empty() && node.outputs[0] != kNoValue)
+    scope_->four_bit_values.insert({graph_.get(), node.outputs[0]});
   for (const std::string& name : captured) {
     // The subgraph resolved it through this graph, so it exists here now.
     const ValueId id = resolve(name);
@@ -320,7 +336,7 @@ Status GraphImporter::check_control_flow_arity(const Node& node, const std::stri
       return mismatch("the body's outputs", g->outputs().size(), node.outputs.size() + 1);
     if (node.outputs.size() < carried)
       return mismatch("the node's outputs", node.outputs.size(), carried);
-  } else if (node.op_type == "Scan" && node.opset >= 9) {
+  } else if ((node.op_type == "Scan" && node.opset >= 9) || node.op_type == "SequenceMap") {
     const Graph* g = body_of("body");
     if (!g) return {};
     if (g->inputs().size() != node.inputs.size())

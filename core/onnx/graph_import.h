@@ -11,6 +11,7 @@
 
 #include "core/ir/graph.h"
 #include "core/ir/model.h"
+#include "core/onnx/four_bit.h"
 #include "core/onnx/tensor_import.h"
 #include "core/status/status.h"
 #include "onnx/onnx_pb.h"
@@ -24,6 +25,9 @@ struct ModelScope {
   Diagnostics* diagnostics = nullptr;
   std::unordered_set<std::string> node_names;  // model-wide, so names identify nodes uniquely
   std::unordered_map<std::string, int64_t> name_counters;
+  // Initializers and Constant outputs that were int4/uint4 in the file, checked once the whole
+  // model is read (check_four_bit_uses).
+  FourBitValues four_bit_values;
 };
 
 class GraphImporter {

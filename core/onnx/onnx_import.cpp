@@ -62,6 +62,7 @@ Expected<Model> import_model(const onnx::ModelProto& proto, const std::string& b
   scope.diagnostics = &model.diagnostics;
   onnx_import::GraphImporter importer(&scope, nullptr, 0);
   SOD2_ASSIGN_OR_RETURN(model.graph, importer.import(proto.graph(), "main"));
+  SOD2_RETURN_IF_ERROR(onnx_import::check_four_bit_uses(*model.graph, &scope.four_bit_values));
   return model;
 }
 

@@ -2,7 +2,9 @@
 
 #include <fstream>
 #include <functional>
+#include <unordered_set>
 
+#include "core/onnx/four_bit.h"
 #include "core/status/input_file.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
@@ -101,11 +103,14 @@ Status write_shapes_to_onnx(const std::string& model_path, const std::string& ou
     };
     std::unordered_map<std::string, onnx::ValueInfoProto*> outputs;
     for (auto& o : *g->mutable_output()) outputs[o.name()] = &o;
+    // They read as int8/uint8 here; that type would contradict the file's int4/uint4.
+    const std::unordered_set<std::string> four_bit = onnx_import::four_bit_value_names(*g);
     // Deterministic order: node outputs in node order.
     for (const auto& node : g->node()) {
       for (const auto& name : node.output()) {
         auto it = by_name.find(name);
-        if (name.empty() || it == by_name.end() || !it->second.shape) continue;
+        if (name.empty() || it == by_name.end() || !it->second.shape || four_bit.count(name))
+          continue;
         if (auto o = outputs.find(name); o != outputs.end()) {
           auto* t = o->second->mutable_type()->mutable_tensor_type();
           if (!t->has_shape()) fill(it->second.shape, t);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/onnx/four_bit.h"
 #include "core/onnx/import_limits.h"
 #include "core/status/input_file.h"
 
@@ -135,17 +136,52 @@ Expected<std::vector<uint8_t>> typed_bytes(const onnx::TensorProto& p, DataType 
                      std::string(data_type_name(dt)));
 }
 
+// An INT4/UINT4 tensor, unpacked into the int8/uint8 tensor `widened` of the same values (see
+// four_bit.h). Its data holds two elements a byte in raw_data or external data, or one packed byte
+// per int32_data entry.
+Expected<Tensor> import_four_bit(const onnx::TensorProto& proto, const TensorSource& source,
+                                 const std::string& what, std::vector<int64_t> dims, uint64_t numel,
+                                 DataType widened) {
+  const char* type = four_bit_type_name(proto.data_type());
+  const uint64_t expected_bytes = packed_four_bit_bytes(numel);
+  std::vector<uint8_t> packed;
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (!source.load_external_data) return Tensor(proto.name(), widened, std::move(dims), {});
+    SOD2_ASSIGN_OR_RETURN(packed, read_external(proto, source, what, expected_bytes));
+  } else if (proto.has_raw_data()) {
+    packed.assign(proto.raw_data().begin(), proto.raw_data().end());
+  } else {
+    packed.reserve(static_cast<size_t>(proto.int32_data_size()));
+    for (int i = 0; i < proto.int32_data_size(); ++i) {
+      const int32_t byte = proto.int32_data(i);
+      if (byte < 0 || byte > 0xFF)
+        return invalid_model(what + ": int32_data[" + std::to_string(i) +
+                             "] = " + std::to_string(byte) + " is not a byte of two packed " +
+                             type + " values (0 to 255)");
+      packed.push_back(static_cast<uint8_t>(byte));
+    }
+  }
+  if (packed.size() != expected_bytes)
+    return invalid_model(what + ": holds " + std::to_string(packed.size()) + " bytes of packed " +
+                         type + " data but dims " + dims_string(dims) + " need " +
+                         std::to_string(expected_bytes) + " (two elements a byte)");
+  return Tensor(proto.name(), widened, std::move(dims),
+                unpack_four_bit(packed, numel, proto.data_type() == kOnnxInt4));
+}
+
 }  // namespace
 
 Expected<Tensor> import_tensor(const onnx::TensorProto& proto, const TensorSource& source,
                                const std::string& what) {
-  const std::optional<DataType> dt = data_type_from_onnx(proto.data_type());
+  const std::optional<DataType> widened = widened_four_bit_type(proto.data_type());
+  const std::optional<DataType> dt = widened ? widened : data_type_from_onnx(proto.data_type());
   if (!dt || *dt == DataType::kUndefined)
     return invalid_model(what + ": unknown or missing data_type " +
                          std::to_string(proto.data_type()));
   if (proto.has_segment()) return unsupported(what + ": segmented tensors are not supported");
   uint64_t numel = 0;
   SOD2_ASSIGN_OR_RETURN(std::vector<int64_t> dims, checked_dims(proto.dims(), what, &numel));
+  if (widened) return import_four_bit(proto, source, what, std::move(dims), numel, *widened);
 
   if (*dt == DataType::kString) {
     if (static_cast<uint64_t>(proto.string_data_size()) != numel)

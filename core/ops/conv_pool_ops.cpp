@@ -2,6 +2,7 @@
 // ONNX Runtime where it and the ONNX text disagree (ceil_mode's last-window rule); where the two
 // give different shapes and neither is clearly the model's intent, the dim stays unknown.
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "core/ops/dim_math.h"
@@ -182,6 +183,69 @@ Status conv_integer_rule(InferContext& ctx) {
 // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B.
 Status qlinear_conv_rule(InferContext& ctx) {
   return conv_common(ctx, 0, 3, 8, ctx.input(7).dtype, "QLinearConv");
+}
+
+// DeformConv-19: X [N, C, D...], W [oC, C/group, k...], offset [N, G * prod(k) * r, D'...],
+// optional B [oC] and mask [N, G * prod(k), D'...] (G = offset_group, r = the spatial rank) ->
+// [N, oC, D'...] with D' as Conv's. The spec is N-D, so the rule is; the CPU kernel runs 2-D.
+Status deform_conv_rule(InferContext& ctx) {
+  const TensorFact& x = ctx.input(0);
+  const TensorFact& wf = ctx.input(1);
+  const TensorFact& offset = ctx.input(2);
+  const TensorFact* mask = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+  int64_t spatial;
+  SOD2_RETURN_IF_ERROR(spatial_rank(x, &wf, ctx, "DeformConv", &spatial));
+  for (const TensorFact* f : {&offset, mask}) {
+    if (!f || !f->dims) continue;
+    if (f->rank() < 3 || (spatial >= 0 && f->rank() != spatial + 2))
+      return invalid_model(std::string("DeformConv ") + (f == mask ? "mask" : "offset") +
+                           " must have the rank of X, at least 3");
+    spatial = f->rank() - 2;
+  }
+  const int64_t group = ctx.attr_int("group", 1);
+  const int64_t offset_group = ctx.attr_int("offset_group", 1);
+  if (group < 1) return invalid_model("DeformConv 'group' must be >= 1");
+  if (offset_group < 1) return invalid_model("DeformConv 'offset_group' must be >= 1");
+  const Dim m = dim_at(wf, 0);
+  if (const Dim wc = dim_at(wf, 1))
+    require_if_known(ctx, dim_at(x, 1), ctx.simplify(*wc * group),
+                     "DeformConv X channels must equal W.dim1 * group");
+  if (ctx.has_input(3))
+    require_if_known(ctx, dim_at(ctx.input(3), 0), m,
+                     "DeformConv bias length must equal the output channels");
+  Dim n = dim_at(x, 0);
+  require_if_known(ctx, n, dim_at(offset, 0), "DeformConv offset batch must equal X's");
+  if (mask) require_if_known(ctx, n, dim_at(*mask, 0), "DeformConv mask batch must equal X's");
+  if (!n) n = dim_at(offset, 0);
+  if (spatial < 0) {
+    ctx.set_output(0, TensorFact::unknown(x.dtype));
+    return {};
+  }
+  const auto r = static_cast<size_t>(spatial);
+  Window w;
+  SOD2_RETURN_IF_ERROR(read_window(ctx, r, true, false, &w));
+  w.kernel = kernel_dims(ctx, &wf, r);
+  std::optional<SymExpr> taps = SymExpr(offset_group);  // offset groups x kernel taps
+  for (const Dim& k : w.kernel)
+    taps = k && taps ? std::optional<SymExpr>(*taps * *k) : std::nullopt;
+  if (taps) {
+    require_if_known(ctx, dim_at(offset, 1), ctx.simplify(*taps * spatial),
+                     "DeformConv offset channels must be offset_group * prod(kernel) * rank");
+    if (mask)
+      require_if_known(ctx, dim_at(*mask, 1), ctx.simplify(*taps),
+                       "DeformConv mask channels must be offset_group * prod(kernel)");
+  }
+  DimList out = window_dims(ctx, x, m, w, false);
+  out[0] = n;
+  for (size_t i = 0; i < r; ++i) {
+    for (const TensorFact* f : {&offset, mask})
+      if (f)
+        require_if_known(ctx, out[2 + i], dim_at(*f, 2 + i),
+                         "DeformConv offset and mask spatial dims must be the output's");
+    if (!out[2 + i]) out[2 + i] = dim_at(offset, 2 + i);
+  }
+  ctx.set_output(0, TensorFact::shaped(x.dtype, std::move(out)));
+  return {};
 }
 
 // X [N, C, D...], W [C, M/group, k...] -> [N, M, D'...].
@@ -458,6 +522,7 @@ void register_conv_pool_ops(OpRegistry& registry) {
   registry.add({"ConvInteger", 10, OpClass::kISDOS, {}, conv_integer_rule});
   registry.add({"QLinearConv", 10, OpClass::kISDOS, {}, qlinear_conv_rule});
   registry.add({"ConvTranspose", 1, OpClass::kISDOS, {}, conv_transpose_rule});
+  registry.add({"DeformConv", 19, OpClass::kISDOS, {}, deform_conv_rule});
   // MaxPool-8 adds the Indices output (set when the node has it); -10 ceil_mode and dilations.
   registry.add({"MaxPool", 1, OpClass::kISDOS, {}, pool_rule<Pool::kMax, false, false>});
   registry.add({"MaxPool", 8, OpClass::kISDOS, {}, pool_rule<Pool::kMax, false, false>});

@@ -21,6 +21,7 @@ bool op_computes_through_float32(const NodeInfo& node) {
   static const std::set<std::pair<std::string, std::string>> ops = {
       {"", "Conv"},
       {"", "ConvTranspose"},
+      {"", "DeformConv"},
       {"", "MatMul"},
       {"", "Gemm"},
       {"", "Einsum"},

@@ -6,11 +6,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "../opt/corpus.h"
 #include "app/cli/output_compare.h"
 #include "core/onnx/onnx_import.h"
 #include "core/pipeline/compiled_model.h"
+#include "proto_builder.h"
 #include "runtime/exec/session.h"
 #include "runtime/kernels/kernel_registry.h"
 
@@ -71,6 +74,38 @@ INSTANTIATE_TEST_SUITE_P(Cases, Opset18Plus, ::testing::ValuesIn(case_names()),
                          });
 
 TEST(Opset18PlusSetup, FindsTheCases) { EXPECT_GE(case_names().size(), 10u); }
+
+// GridSample-20's cubic mode is defined for 4-D X only: a 5-D one is refused when it runs, by node
+// and mode (ONNX Runtime refuses it too, so there is no reference case).
+TEST(Opset18PlusRefused, GridSampleCubicOn5D) {
+  onnx::ModelProto m = sod2::testing::make_model(20, 9);
+  auto* g = m.mutable_graph();
+  sod2::testing::add_input(g, "x", {1, 1, 2, 2, 2});
+  sod2::testing::add_input(g, "grid", {1, 1, 1, 1, 3});
+  auto* n = sod2::testing::add_node(g, "GridSample", {"x", "grid"}, {"y"}, "volume_sampler");
+  auto* mode = n->add_attribute();
+  mode->set_name("mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("cubic");
+  sod2::testing::add_output(g, "y");
+  const std::vector<uint8_t> bytes = sod2::testing::serialize(m);
+  auto model = import_onnx_bytes(bytes, "", "cubic5d");
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  auto program = pipeline::compile_program(*model, {});
+  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  auto session = rt::Session::create(*program, rt::KernelRegistry::standard(), {1});
+  ASSERT_TRUE(session.ok()) << session.status().to_string();
+  std::vector<float> x(8, 1.f), grid(3, 0.f);
+  std::vector<rt::Tensor> inputs{
+      rt::Tensor{rt::DType::kFloat, rt::Shape{1, 1, 2, 2, 2}, x.data()},
+      rt::Tensor{rt::DType::kFloat, rt::Shape{1, 1, 1, 1, 3}, grid.data()}};
+  auto outputs = (*session)->run(inputs);
+  ASSERT_FALSE(outputs.ok());
+  const std::string msg = outputs.status().to_string();
+  EXPECT_EQ(outputs.status().code(), StatusCode::kUnsupported) << msg;
+  EXPECT_NE(msg.find("volume_sampler"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'cubic'"), std::string::npos) << msg;
+}
 
 }  // namespace
 }  // namespace sod2

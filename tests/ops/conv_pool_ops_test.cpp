@@ -339,7 +339,12 @@ INSTANTIATE_TEST_SUITE_P(
                   "GridSample",
                   {ffact("?, 3, h, w"), ffact("b, ho, wo, 2")},
                   none,
-                  "[b, 3, ho, wo]"}),
+                  "[b, 3, ho, wo]"},
+        SetupCase{"GridSample5D",
+                  "GridSample",
+                  {ffact("n, c, d, h, w"), ffact("n, 4, 5, 6, 3")},
+                  none,
+                  "[n, c, 4, 5, 6]"}),
     case_name);
 
 TEST(ConvPoolTest, MaxPoolIndicesOutput) {

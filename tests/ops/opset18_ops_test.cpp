@@ -1,5 +1,6 @@
 // Shape rules of the ops opsets 18-23 added or changed: Reduce* with an axes input, Split
-// num_outputs, Pad axes, CenterCropPad, Col2Im, AffineGrid, DFT-20's axis input and Attention.
+// num_outputs, Pad axes, CenterCropPad, Col2Im, DeformConv, AffineGrid, DFT-20's axis input and
+// Attention.
 #include <gtest/gtest.h>
 
 #include "rule_cases.h"
@@ -124,6 +125,50 @@ TEST(Opset18Ops, AttentionShapes) {
        23},
   };
   run_cases(cases, Requirements::kUnchecked);
+}
+
+TEST(Opset18Ops, DeformConvSlidesLikeConv) {
+  const std::vector<SetupCase> cases = {
+      {"groups, pads, strides, dilations",
+       "DeformConv",
+       {ffact("n, 4, h, w"), ffact("6, 2, 3, 3"), ffact("n, 36, ?, ?"), ffact("6"),
+        ffact("n, 18, ?, ?")},
+       [](FakeContext& c) {
+         c.attr_i("group", 2).attr_i("offset_group", 2);
+         c.attr_ints("pads", {2, 1, 2, 1}).attr_ints("strides", {2, 1});
+         c.attr_ints("dilations", {2, 1});
+       },
+       "[n, 6, floordiv(h+1,2), w]",
+       {},
+       19},
+      {"output dims from offset when X's are unknown",
+       "DeformConv",
+       {ffact("n, 3, ?, ?"), ffact("5, 3, 2, 2"), ffact("n, 8, p, q")},
+       none,
+       "[n, 5, p, q]",
+       {},
+       19},
+      {"offset's dims must be the output's",
+       "DeformConv",
+       {ffact("1, 3, h, w"), ffact("5, 3, 1, 1"), ffact("1, 2, p, w")},
+       none,
+       "[1, 5, h, w]",
+       {"h == p"},
+       19},
+  };
+  run_cases(cases, Requirements::kChecked);
+}
+
+TEST(Opset18Ops, DeformConvChecksOffsetAndMaskChannels) {
+  FakeContext ctx("DeformConv",
+                  {ffact("1, 4, 8, 8"), ffact("2, 4, 3, 3"), ffact("1, 17, 6, 6"), ffact("2"),
+                   ffact("1, 9, 6, 6")},
+                  1, 19);
+  ASSERT_TRUE(ctx.run().ok());
+  EXPECT_EQ(ctx.requirements, (std::vector<std::string>{"17 == 18"}));
+  expect_invalid_model(
+      {{"DeformConv", {ffact("1, 4, 8, 8"), ffact("2, 4, 3, 3"), ffact("1, 18, 6")}, {}, 19}},
+      "offset must have the rank of X");
 }
 
 // Col2Im's image_shape of a declared length 2^40 (values unknown): one output dim was pushed per

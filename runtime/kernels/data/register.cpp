@@ -55,7 +55,7 @@ void register_data_kernels(KernelRegistry& r) {
   r.add("", "RoiAlign", 10, make_roi_align);
   r.add("", "RoiAlign", 16, make_roi_align);
   r.add("", "GridSample", 16, make_grid_sample);
-  r.add("", "GridSample", 20, make_grid_sample);  // modes linear/cubic; 4-D X only
+  r.add("", "GridSample", 20, make_grid_sample);  // modes linear/cubic; 4-D or 5-D X
 }
 
 }  // namespace sod2::rt

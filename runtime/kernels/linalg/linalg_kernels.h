@@ -17,12 +17,14 @@ Expected<std::unique_ptr<Kernel>> make_matmul(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_gemm(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_conv(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_conv_transpose(const NodeInfo& node);
+// DeformConv-19, 2-D (deform_conv.cpp).
+Expected<std::unique_ptr<Kernel>> make_deform_conv(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_max_pool(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_average_pool(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_global_average_pool(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_global_max_pool(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_resize(const NodeInfo& node);
-// Resize-18/19: axes, keep_aspect_ratio_policy, antialias (resize18.cpp).
+// Resize-18/19: axes and keep_aspect_ratio_policy (resize18.cpp); antialias is make_resize's.
 Expected<std::unique_ptr<Kernel>> make_resize_v18(const NodeInfo& node);
 // Attention-23 and RotaryEmbedding-23 (attention.cpp).
 Expected<std::unique_ptr<Kernel>> make_attention(const NodeInfo& node);

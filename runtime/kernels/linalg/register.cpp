@@ -12,6 +12,7 @@ void register_linalg_kernels(KernelRegistry& r) {
   for (int v : {1, 6, 7, 9, 11, 13}) r.add("", "Gemm", v, make_gemm);
   for (int v : {1, 11}) r.add("", "Conv", v, make_conv);
   for (int v : {1, 11}) r.add("", "ConvTranspose", v, make_conv_transpose);
+  r.add("", "DeformConv", 19, make_deform_conv);  // 22 only added bfloat16
   for (int v : {1, 8, 10, 11, 12}) r.add("", "MaxPool", v, make_max_pool);
   for (int v : {1, 7, 10, 11, 19}) r.add("", "AveragePool", v, make_average_pool);
   r.add("", "GlobalAveragePool", 1, make_global_average_pool);

@@ -8,12 +8,16 @@
 // tf_crop_and_resize samples the roi box of each axis; an output whose coordinate on some axis
 // falls outside the input takes extrapolation_value. Such an index gets all-zero weights, so the
 // passes leave zeros there, and a last pass writes the value when it is not zero.
+//
+// Resize-18's antialias widens the taps of a linear or cubic axis that shrinks
+// (resize_antialias.cpp); the passes are the same with more taps per output.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
+#include "runtime/kernels/linalg/resize_antialias.h"
 
 namespace sod2::rt {
 namespace {
@@ -36,7 +40,8 @@ struct ResizeAttrs {
   Nearest nearest = Nearest::kRoundPreferFloor;
   float cubic_a = -0.75f;
   bool exclude_outside = false;
-  int scales_input = 1;  // input slot of scales (-1: from the attribute)
+  bool antialias = false;  // Resize-18
+  int scales_input = 1;    // input slot of scales (-1: from the attribute)
   int sizes_input = -1;
   int roi_input = -1;  // read for tf_crop_and_resize only
   float extrapolation_value = 0.f;
@@ -90,27 +95,38 @@ int64_t nearest_index(Nearest n, float x, bool downsample) {
   return 0;
 }
 
-int taps_of(Mode m) { return m == Mode::kNearest ? 1 : m == Mode::kLinear ? 2 : 4; }
+bool antialiased(const ResizeAttrs& a, float scale) {
+  return a.antialias && a.mode != Mode::kNearest && scale < 1.f;
+}
+
+// Taps per output index on an axis resized by `scale`.
+int64_t taps_of(const ResizeAttrs& a, float scale) {
+  if (antialiased(a, scale)) return antialias_tap_count(a.mode == Mode::kCubic, scale);
+  return a.mode == Mode::kNearest ? 1 : a.mode == Mode::kLinear ? 2 : 4;
+}
 
 // Fills taps (index, weight) for every output index of one axis; with tf_crop_and_resize, an
 // index outside the input gets zero weights and outside[o] = 1.
 void axis_taps(const ResizeAttrs& a, int64_t in, int64_t out, float scale, float roi0, float roi1,
                int64_t* idx, float* w, uint8_t* outside) {
-  const int T = taps_of(a.mode);
+  const int64_t T = taps_of(a, scale);
+  const bool aa = antialiased(a, scale);
   for (int64_t o = 0; o < out; ++o) {
     float x = original_coord(a, o, scale, in, out, roi0, roi1);
     int64_t* ix = idx + o * T;
     float* wx = w + o * T;
     outside[o] = 0;
     if (a.coord == Coord::kTfCropAndResize && !(x >= 0.f && x <= static_cast<float>(in - 1))) {
-      for (int t = 0; t < T; ++t) {
+      for (int64_t t = 0; t < T; ++t) {
         ix[t] = 0;
         wx[t] = 0.f;
       }
       outside[o] = 1;
       continue;
     }
-    if (a.mode == Mode::kNearest) {
+    if (aa) {
+      antialias_taps(x, in, scale, a.mode == Mode::kCubic, a.cubic_a, a.exclude_outside, T, ix, wx);
+    } else if (a.mode == Mode::kNearest) {
       ix[0] = std::clamp<int64_t>(nearest_index(a.nearest, x, scale < 1.f), 0, in - 1);
       wx[0] = 1.f;
     } else if (a.mode == Mode::kLinear) {
@@ -142,7 +158,7 @@ void axis_taps(const ResizeAttrs& a, int64_t in, int64_t out, float scale, float
 
 // dst[o, j, :] = sum_t w[j,t] * src[o, idx[j,t], :] for rows of `inner` floats.
 void axis_pass(ThreadPool& pool, const float* src, float* dst, int64_t outer, int64_t in_len,
-               int64_t out_len, int64_t inner, int T, const int64_t* idx, const float* w) {
+               int64_t out_len, int64_t inner, int64_t T, const int64_t* idx, const float* w) {
   if (inner == 1) {
     // The last axis: whole rows per item, so the per-output work is just the taps (a gather).
     pool.parallel_for(outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(out_len * T, 1)),
@@ -159,7 +175,7 @@ void axis_pass(ThreadPool& pool, const float* src, float* dst, int64_t outer, in
                           } else {
                             for (int64_t j = 0; j < out_len; ++j) {
                               float acc = 0.f;
-                              for (int t = 0; t < T; ++t)
+                              for (int64_t t = 0; t < T; ++t)
                                 acc += w[j * T + t] * base[idx[j * T + t]];
                               d[j] = acc;
                             }
@@ -185,7 +201,7 @@ void axis_pass(ThreadPool& pool, const float* src, float* dst, int64_t outer, in
                         const float* s0 = base + ij[0] * inner;
                         const float w0 = wj[0];
                         for (int64_t i = 0; i < inner; ++i) d[i] = w0 * s0[i];
-                        for (int t = 1; t < T; ++t) {
+                        for (int64_t t = 1; t < T; ++t) {
                           const float* st = base + ij[t] * inner;
                           const float wt = wj[t];
                           for (int64_t i = 0; i < inner; ++i) d[i] += wt * st[i];
@@ -285,11 +301,18 @@ class ResizeKernel : public Kernel {
     for (int i = r - 1; i >= 0; --i)
       if (out[i] != x->shape[i] || scales[i] != 1.f || roi0[i] != 0.f || roi1[i] != 1.f)
         axes[n_axes++] = i;
-    const int T = taps_of(a_.mode);
     int64_t table = 0, inter = 0;
     Shape cur = x->shape;
     for (int k = 0; k < n_axes; ++k) {
-      table += out[axes[k]] * T;
+      const int64_t taps = taps_of(a_, scales[axes[k]]), in_len = x->shape[axes[k]];
+      // Antialias spans about 2 / scale inputs per output, within a few times the input unless a
+      // crop box far larger than the input is shrunk (out * taps would then be unbounded).
+      if (taps > 4 * in_len + 8)
+        return unsupported(std::string(op) + ": antialias at scale " +
+                           std::to_string(scales[axes[k]]) + " on dim " + std::to_string(axes[k]) +
+                           " of X " + x->shape.to_string() + " would span " + std::to_string(taps) +
+                           " inputs per output, more than the whole dim");
+      table += out[axes[k]] * taps;
       cur[axes[k]] = out[axes[k]];
       if (k + 1 < n_axes) inter = std::max(inter, cur.numel());
     }
@@ -319,7 +342,7 @@ class ResizeKernel : public Kernel {
     cur = x->shape;
     for (int k = 0; k < n_axes; ++k) {
       const int ax = axes[k];
-      const int64_t in_len = cur[ax], out_len = out[ax];
+      const int64_t in_len = cur[ax], out_len = out[ax], T = taps_of(a_, scales[ax]);
       axis_taps(a_, in_len, out_len, scales[ax], roi0[ax], roi1[ax], idx, wts, axis_flags[ax]);
       int64_t outer = 1, inner = 1;
       for (int i = 0; i < ax; ++i) outer *= cur[i];
@@ -396,6 +419,11 @@ Expected<std::unique_ptr<Kernel>> make_resize(const NodeInfo& node) {
   int64_t excl = 0;
   SOD2_ATTR(excl, node.attrs.get_int("exclude_outside", 0));
   a.exclude_outside = excl != 0;
+  if (node.opset >= 18) {
+    int64_t antialias = 0;
+    SOD2_ATTR(antialias, node.attrs.get_int("antialias", 0));
+    a.antialias = antialias != 0;
+  }
   if (coord == "half_pixel")
     a.coord = Coord::kHalfPixel;
   else if (coord == "pytorch_half_pixel")

@@ -1,9 +1,9 @@
 // Resize-18/19 on top of the Resize kernel (resize.cpp): the `axes` attribute (scales, sizes and
-// roi for those dims only), keep_aspect_ratio_policy (sizes fitted to one scale) and antialias. The
-// wrapper expands scales/sizes/roi to every dim and hands them to the Resize-13 kernel. With a
-// policy, the fitted sizes round(scale * in) go to the kernel, which then samples with
-// size / in per axis rather than the one fitted scale (the same where the sizes come out exact).
-// antialias only changes a linear or cubic downsample, which is refused by name.
+// roi for those dims only) and keep_aspect_ratio_policy (sizes fitted to one scale). The wrapper
+// expands scales/sizes/roi to every dim and hands them to the Resize-13 kernel. With a policy,
+// the fitted sizes round(scale * in) go to the kernel, which then samples with size / in per axis
+// rather than the one fitted scale (the same where the sizes come out exact). antialias is the
+// inner kernel's (it reads the attribute at opset 18 and later).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -33,9 +33,8 @@ class ForwardAllocator final : public OutputAllocator {
 
 class Resize18Kernel final : public Kernel {
  public:
-  Resize18Kernel(std::unique_ptr<Kernel> inner, std::vector<int64_t> axes, Policy policy,
-                 bool antialias)
-      : inner_(std::move(inner)), axes_(std::move(axes)), policy_(policy), antialias_(antialias) {}
+  Resize18Kernel(std::unique_ptr<Kernel> inner, std::vector<int64_t> axes, Policy policy)
+      : inner_(std::move(inner)), axes_(std::move(axes)), policy_(policy) {}
 
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -45,7 +44,7 @@ class Resize18Kernel final : public Kernel {
     const Tensor* sizes = ctx.input(3);
     if (scales && scales->numel() == 0) scales = nullptr;
     if (sizes && sizes->numel() == 0) sizes = nullptr;
-    if (axes_.empty() && policy_ == Policy::kStretch && !antialias_) return inner_->run(ctx);
+    if (axes_.empty() && policy_ == Policy::kStretch) return inner_->run(ctx);
 
     // The dims the values describe.
     const int k = axes_.empty() ? r : static_cast<int>(axes_.size());
@@ -68,7 +67,6 @@ class Resize18Kernel final : public Kernel {
       full_scales[static_cast<size_t>(i)] = 1.f;
       full_sizes[static_cast<size_t>(i)] = x->shape[i];
     }
-    bool downsample = false;
     if (sizes) {
       if (sizes->dtype != DType::kInt64) return unsupported_dtype("Resize", "sizes", sizes->dtype);
       if (sizes->numel() != k)
@@ -100,27 +98,17 @@ class Resize18Kernel final : public Kernel {
         for (int j = 0; j < k; ++j)
           full_sizes[static_cast<size_t>(dim_of[static_cast<size_t>(j)])] = sz[j];
       }
-      for (int i = 0; i < r; ++i)
-        downsample = downsample || full_sizes[static_cast<size_t>(i)] < x->shape[i];
     } else if (scales) {
       if (scales->dtype != DType::kFloat)
         return unsupported_dtype("Resize", "scales", scales->dtype);
       if (scales->numel() != k)
         return invalid_argument("Resize: scales " + scales->shape.to_string() + " must have " +
                                 std::to_string(k) + " values for X " + x->shape.to_string());
-      for (int j = 0; j < k; ++j) {
-        const float s = scales->as<float>()[j];
-        full_scales[static_cast<size_t>(dim_of[static_cast<size_t>(j)])] = s;
-        downsample = downsample || s < 1.f;
-      }
+      for (int j = 0; j < k; ++j)
+        full_scales[static_cast<size_t>(dim_of[static_cast<size_t>(j)])] = scales->as<float>()[j];
     } else {
       return invalid_argument("Resize: needs scales or sizes");
     }
-    if (antialias_ && downsample)
-      return unsupported(
-          "Resize: antialias (opset 18) on a linear or cubic downsample is not "
-          "supported");
-
     // The same inputs with full-rank scales or sizes.
     Tensor full;
     Shape one_dim{static_cast<int64_t>(r)};
@@ -156,7 +144,6 @@ class Resize18Kernel final : public Kernel {
   std::unique_ptr<Kernel> inner_;
   std::vector<int64_t> axes_;
   Policy policy_;
-  bool antialias_;
 };
 
 }  // namespace
@@ -164,12 +151,9 @@ class Resize18Kernel final : public Kernel {
 Expected<std::unique_ptr<Kernel>> make_resize_v18(const NodeInfo& node) {
   SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> inner, make_resize(node));
   std::vector<int64_t> axes;
-  std::string policy_name, mode;
-  int64_t antialias = 0;
+  std::string policy_name;
   SOD2_ATTR(axes, node.attrs.get_ints("axes"));
   SOD2_ATTR(policy_name, node.attrs.get_string("keep_aspect_ratio_policy", "stretch"));
-  SOD2_ATTR(antialias, node.attrs.get_int("antialias", 0));
-  SOD2_ATTR(mode, node.attrs.get_string("mode", "nearest"));
   if (axes.size() > static_cast<size_t>(kMaxRank))
     return invalid_model("Resize: more than " + std::to_string(kMaxRank) + " axes");
   Policy policy = Policy::kStretch;
@@ -179,9 +163,7 @@ Expected<std::unique_ptr<Kernel>> make_resize_v18(const NodeInfo& node) {
     policy = Policy::kNotSmaller;
   else if (policy_name != "stretch")
     return invalid_model("Resize: unknown keep_aspect_ratio_policy '" + policy_name + "'");
-  // antialias acts on linear and cubic only.
-  const bool aa = antialias != 0 && mode != "nearest";
-  return std::unique_ptr<Kernel>(new Resize18Kernel(std::move(inner), std::move(axes), policy, aa));
+  return std::unique_ptr<Kernel>(new Resize18Kernel(std::move(inner), std::move(axes), policy));
 }
 
 }  // namespace sod2::rt

@@ -109,6 +109,39 @@ onnx::AttributeProto* add_ints_attr(onnx::NodeProto* n, const std::string& name,
   return a;
 }
 
+// An INT4 (22) or UINT4 (21) initializer of `values`, packed two a byte with the first in the low
+// nibble (an odd count leaves the last high nibble zero).
+onnx::TensorProto* add_four_bit_initializer(onnx::GraphProto* g, const std::string& name,
+                                            bool is_signed, std::vector<int64_t> dims,
+                                            const std::vector<int>& values) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(is_signed ? 22 : 21);
+  for (int64_t d : dims) t->add_dims(d);
+  std::string raw((values.size() + 1) / 2, '\0');
+  for (size_t i = 0; i < values.size(); ++i)
+    raw[i / 2] =
+        static_cast<char>(static_cast<uint8_t>(raw[i / 2]) | ((values[i] & 0xF) << (4 * (i % 2))));
+  t->set_raw_data(raw);
+  return t;
+}
+
+// n values cycling through every 4-bit code: -8..7 signed, 0..15 unsigned.
+std::vector<int> four_bit_codes(size_t n, bool is_signed, int step, int offset) {
+  std::vector<int> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = static_cast<int>((i * static_cast<size_t>(step) + static_cast<size_t>(offset)) % 16) -
+           (is_signed ? 8 : 0);
+  return v;
+}
+
+// n scales in [0.01, 0.05).
+std::vector<float> small_scales(size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = 0.01f + 0.005f * static_cast<float>((i * 3) % 8);
+  return v;
+}
+
 std::vector<Case> cases() {
   std::vector<Case> c;
   // Reduce* at 18: axes as an optional input, noop_with_empty_axes.
@@ -454,6 +487,166 @@ std::vector<Case> cases() {
                  output(g, "y");
                },
                {{"x", {2, 3, 12}}, {"cos", {2, 3, 2}}, {"sin", {2, 3, 2}}}});
+  // Resize-18 antialias on a linear downsample: full-rank scales, sizes, axes with
+  // exclude_outside, align_corners, and one axis down with the other up (only the down axis is
+  // filtered). align_corners takes scales whose resized lengths are whole: ONNX Runtime divides by
+  // the output length where ONNX's reference (and this runtime) divide by scale * input length.
+  c.push_back({"resize18_antialias_linear",
+               18,
+               [](onnx::GraphProto* g) {
+                 add_float_initializer(g, "scales", {4}, {1.f, 1.f, 0.5f, 0.6f});
+                 add_int64_initializer(g, "sizes", {4}, {1, 2, 3, 5});
+                 add_float_initializer(g, "axes_scales", {2}, {0.6f, 0.5f});
+                 add_float_initializer(g, "mixed", {4}, {1.f, 1.f, 0.4f, 1.5f});
+                 add_float_initializer(g, "align_scales", {4}, {1.f, 1.f, 0.5f, 0.75f});
+                 auto aa = [g](std::vector<std::string> in, const std::string& out) {
+                   auto* n = add_node(g, "Resize", std::move(in), {out});
+                   add_string_attr(n, "mode", "linear");
+                   add_int_attr(n, "antialias", 1);
+                   output(g, out);
+                   return n;
+                 };
+                 aa({"x", "", "scales"}, "by_scales");
+                 aa({"x", "", "", "sizes"}, "by_sizes");
+                 auto* e = aa({"x", "", "axes_scales"}, "axes_exclude");
+                 add_ints_attr(e, "axes", {2, 3});
+                 add_int_attr(e, "exclude_outside", 1);
+                 add_string_attr(aa({"x", "", "align_scales"}, "align"),
+                                 "coordinate_transformation_mode", "align_corners");
+                 aa({"x", "", "mixed"}, "down_up");
+               },
+               {{"x", {1, 2, 8, 8}}}});
+  // Resize-18 antialias on a cubic downsample: scales, sizes with exclude_outside, and
+  // cubic_coeff_a -0.5.
+  c.push_back({"resize18_antialias_cubic",
+               18,
+               [](onnx::GraphProto* g) {
+                 add_float_initializer(g, "scales", {4}, {1.f, 1.f, 0.5f, 0.6f});
+                 add_int64_initializer(g, "sizes", {4}, {1, 2, 3, 5});
+                 auto aa = [g](std::vector<std::string> in, const std::string& out) {
+                   auto* n = add_node(g, "Resize", std::move(in), {out});
+                   add_string_attr(n, "mode", "cubic");
+                   add_int_attr(n, "antialias", 1);
+                   output(g, out);
+                   return n;
+                 };
+                 aa({"x", "", "scales"}, "by_scales");
+                 add_int_attr(aa({"x", "", "", "sizes"}, "by_sizes_exclude"), "exclude_outside", 1);
+                 add_float_attr(aa({"x", "", "scales"}, "coeff"), "cubic_coeff_a", -0.5f);
+               },
+               {{"x", {1, 2, 8, 8}}}});
+  // GridSample-20 on 5-D X (trilinear and nearest): each padding mode with align_corners 0 and
+  // 1; grid values in [-2, 2) reach past every face.
+  for (const char* mode : {"linear", "nearest"}) {
+    c.push_back({std::string("grid_sample20_5d_") + mode,
+                 20,
+                 [mode](onnx::GraphProto* g) {
+                   for (const char* pad : {"zeros", "border", "reflection"}) {
+                     for (int align : {0, 1}) {
+                       const std::string out = std::string(pad) + "_align" + std::to_string(align);
+                       auto* n = add_node(g, "GridSample", {"x", "grid"}, {out});
+                       add_string_attr(n, "mode", mode);
+                       add_string_attr(n, "padding_mode", pad);
+                       add_int_attr(n, "align_corners", align);
+                       output(g, out);
+                     }
+                   }
+                 },
+                 {{"x", {2, 2, 3, 4, 5}}, {"grid", {2, 2, 3, 4, 3}}}});
+  }
+  // DeformConv-19 with bias and mask, pads keeping the size (offsets reach past the edges).
+  c.push_back({"deform_conv19_mask_bias",
+               19,
+               [](onnx::GraphProto* g) {
+                 auto* n = add_node(g, "DeformConv", {"x", "w", "offset", "b", "mask"}, {"y"});
+                 add_ints_attr(n, "pads", {1, 1, 1, 1});
+                 output(g, "y");
+               },
+               {{"x", {1, 3, 6, 5}},
+                {"w", {4, 3, 3, 3}},
+                {"offset", {1, 18, 6, 5}},
+                {"b", {4}},
+                {"mask", {1, 9, 6, 5}}}});
+  // DeformConv-19, group 2 and offset_group 2 with strides, uneven pads and dilations; no mask.
+  c.push_back({"deform_conv19_groups",
+               19,
+               [](onnx::GraphProto* g) {
+                 auto* n = add_node(g, "DeformConv", {"x", "w", "offset", "b"}, {"y"});
+                 add_int_attr(n, "group", 2);
+                 add_int_attr(n, "offset_group", 2);
+                 add_ints_attr(n, "kernel_shape", {3, 3});
+                 add_ints_attr(n, "strides", {2, 1});
+                 add_ints_attr(n, "pads", {1, 2, 0, 1});
+                 add_ints_attr(n, "dilations", {1, 2});
+                 output(g, "y");
+               },
+               // oH = (7 + 1 - 3) / 2 + 1 = 3; oW = (6 + 3 - 5) / 1 + 1 = 5.
+               {{"x", {2, 4, 7, 6}}, {"w", {6, 2, 3, 3}}, {"offset", {2, 36, 3, 5}}, {"b", {6}}}});
+  // DeformConv at opset 22 (which only added bfloat16, so it reads as 19): a mask without bias,
+  // one channel per offset group, a 2x2 kernel without pads.
+  c.push_back({"deform_conv22_mask_no_bias",
+               22,
+               [](onnx::GraphProto* g) {
+                 auto* n = add_node(g, "DeformConv", {"x", "w", "offset", "", "mask"}, {"y"});
+                 add_int_attr(n, "offset_group", 3);
+                 output(g, "y");
+               },
+               {{"x", {1, 3, 5, 4}},
+                {"w", {2, 3, 2, 2}},
+                {"offset", {1, 24, 4, 3}},
+                {"mask", {1, 12, 4, 3}}}});
+  // Weight-only int4 (opset 21): W [48, 8] in blocks of 16 rows along axis 0, each block and
+  // column with its scale and its int4 zero point (-8..7), then MatMul.
+  c.push_back(
+      {"dequantize21_int4_blocked",
+       21,
+       [](onnx::GraphProto* g) {
+         add_four_bit_initializer(g, "w_q", true, {48, 8}, four_bit_codes(48 * 8, true, 7, 3));
+         add_float_initializer(g, "w_scale", {3, 8}, small_scales(3 * 8));
+         add_four_bit_initializer(g, "w_zp", true, {3, 8}, four_bit_codes(3 * 8, true, 5, 0));
+         auto* dq = add_node(g, "DequantizeLinear", {"w_q", "w_scale", "w_zp"}, {"w"});
+         add_int_attr(dq, "axis", 0);
+         add_int_attr(dq, "block_size", 16);
+         add_node(g, "MatMul", {"a", "w"}, {"y"});
+         output(g, "y");
+       },
+       {{"a", {3, 48}}}});
+  // Weight-only uint4 per output column (axis 1): an odd number of codes (35) and of zero points
+  // (7), so both end on a padding nibble.
+  c.push_back(
+      {"dequantize21_uint4_per_axis",
+       21,
+       [](onnx::GraphProto* g) {
+         add_four_bit_initializer(g, "w_q", false, {5, 7}, four_bit_codes(35, false, 11, 1));
+         add_float_initializer(g, "w_scale", {7}, small_scales(7));
+         add_four_bit_initializer(g, "w_zp", false, {7}, four_bit_codes(7, false, 3, 8));
+         add_int_attr(add_node(g, "DequantizeLinear", {"w_q", "w_scale", "w_zp"}, {"w"}), "axis",
+                      1);
+         add_node(g, "MatMul", {"a", "w"}, {"y"});
+         output(g, "y");
+       },
+       {{"a", {2, 5}}}});
+  // QDQ with uint8 activations and symmetric int4 weights per output column (an explicit int4 zero
+  // point of zeros): fused, the int8 kernel multiplies the widened codes.
+  c.push_back({"dequantize21_int4_qdq_matmul",
+               21,
+               [](onnx::GraphProto* g) {
+                 add_float_initializer(g, "a_scale", {}, {4.f / 255.f});
+                 auto* a_zp = g->add_initializer();
+                 a_zp->set_name("a_zp");
+                 a_zp->set_data_type(onnx::TensorProto::UINT8);
+                 a_zp->add_int32_data(128);
+                 add_node(g, "QuantizeLinear", {"a", "a_scale", "a_zp"}, {"a_q"});
+                 add_node(g, "DequantizeLinear", {"a_q", "a_scale", "a_zp"}, {"a_dq"});
+                 add_four_bit_initializer(g, "w_q", true, {16, 4}, four_bit_codes(64, true, 9, 5));
+                 add_float_initializer(g, "w_scale", {4}, small_scales(4));
+                 add_four_bit_initializer(g, "w_zp", true, {4}, std::vector<int>(4, 0));
+                 add_int_attr(add_node(g, "DequantizeLinear", {"w_q", "w_scale", "w_zp"}, {"w"}),
+                              "axis", 1);
+                 add_node(g, "MatMul", {"a_dq", "w"}, {"y"});
+                 output(g, "y");
+               },
+               {{"a", {2, 16}}}});
   return c;
 }
 

@@ -1,5 +1,6 @@
-// RoiAlign and GridSample against values worked out by hand from the ONNX spec (bilinear samples
-// of a linear image are exact, which makes averages easy to state).
+// RoiAlign and GridSample (4-D and 5-D) against values worked out by hand from the ONNX spec
+// (bilinear and trilinear samples of a linear image are exact, which makes averages easy to
+// state).
 #include <cmath>
 
 #include "tests/runtime/kernels/data/test_util.h"
@@ -113,6 +114,57 @@ TEST(GridSample, OutputShapeAndErrors) {
   EXPECT_EQ(y.shape(), (Shape{2, 3, 1, 1}));
   EXPECT_EQ(run_error("GridSample", 16, {&x, &grid}, attrs({{"mode", attr_string("area")}})).code(),
             StatusCode::kUnsupported);
+}
+
+// X[z][y][x] = 4z + 2y + x on a 2x2x2 volume: trilinear samples of it are exact.
+HostTensor grid_sample_5d(std::vector<float> g, const char* mode, const char* pad, int align) {
+  const HostTensor x = iota_f32(Shape{1, 1, 2, 2, 2});
+  const int64_t n = static_cast<int64_t>(g.size()) / 3;
+  HostTensor grid = f32(Shape{1, 1, 1, n, 3}, g);
+  return run1("GridSample", 20, {&x, &grid},
+              attrs({{"mode", attr_string(mode)},
+                     {"padding_mode", attr_string(pad)},
+                     {"align_corners", attr_int(align)}}));
+}
+
+TEST(GridSample, TrilinearAndNearest5D) {
+  // Grid points are (x, y, z): x indexes W, z indexes D.
+  expect_near_all(
+      grid_sample_5d({-1, -1, -1, 1, 1, 1, 1, -1, 1, 0.5f, 0, -1}, "linear", "zeros", 1),
+      {0, 7, 5, 0.75f + 1});
+  // Without align_corners the centre is the mean, and (1, 1, 1) the far corner's outer edge: an
+  // eighth of it with zeros padding, all of it with border.
+  expect_near_all(grid_sample_5d({0, 0, 0, 1, 1, 1}, "linear", "zeros", 0), {3.5f, 7 / 8.f});
+  expect_near_all(grid_sample_5d({0, 0, 0, 1, 1, 1}, "linear", "border", 0), {3.5f, 7});
+  // x = 3 maps to pixel 2: border clamps it to 1, reflection mirrors x = 2 (pixel 1.5) to 0.5.
+  expect_near_all(grid_sample_5d({3, 0, 0}, "linear", "border", 1), {1 + 1 + 2});
+  expect_near_all(grid_sample_5d({2, 0, 0}, "linear", "reflection", 1), {0.5f + 1 + 2});
+  // Nearest: 0.3 maps to 0.8 (pixel 1) and -0.3 to 0.2 (pixel 0) without align_corners.
+  expect_near_all(grid_sample_5d({0.3f, 0.3f, 0.3f, -0.3f, 0.3f, -0.3f}, "nearest", "zeros", 0),
+                  {7, 2});
+}
+
+TEST(GridSample, FiveDShapeAndErrors) {
+  HostTensor x = iota_f32(Shape{2, 3, 4, 5, 6});
+  HostTensor grid = f32(Shape{2, 7, 8, 9, 3}, std::vector<float>(2 * 7 * 8 * 9 * 3, 0.f));
+  EXPECT_EQ(run1("GridSample", 20, {&x, &grid}).shape(), (Shape{2, 3, 7, 8, 9}));
+  // ONNX defines cubic for 4-D X only.
+  KernelError e = run_error("GridSample", 20, {&x, &grid}, attrs({{"mode", attr_string("cubic")}}));
+  EXPECT_EQ(e.code(), StatusCode::kUnsupported);
+  EXPECT_NE(e.message().find("'cubic'"), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("5-D"), std::string::npos) << e.message();
+  // GridSample-16 is 4-D only.
+  e = run_error("GridSample", 16, {&x, &grid});
+  EXPECT_EQ(e.code(), StatusCode::kUnsupported);
+  EXPECT_NE(e.message().find("opset 20"), std::string::npos) << e.message();
+  // A 5-D X needs (x, y, z) grid points.
+  HostTensor pairs = f32(Shape{2, 7, 8, 9, 2}, std::vector<float>(2 * 7 * 8 * 9 * 2, 0.f));
+  e = run_error("GridSample", 20, {&x, &pairs});
+  EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(e.message().find("D_out, H_out, W_out, 3"), std::string::npos) << e.message();
+  HostTensor x3 = iota_f32(Shape{1, 1, 4});
+  HostTensor g3 = f32(Shape{1, 2, 1}, {0, 0});
+  EXPECT_EQ(run_error("GridSample", 20, {&x3, &g3}).code(), StatusCode::kUnsupported);
 }
 
 // Each bin's grid is within its limit (256 x 256 points) but the whole output's samples

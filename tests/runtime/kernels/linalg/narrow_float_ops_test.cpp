@@ -85,6 +85,11 @@ TEST(NarrowFloatOps, ContractionsArePreciseFloat32RoundedOnce) {
     expect_rounded_float32("Gemm", 13,
                            {rand_tensor({4, 6}, 6), rand_tensor({3, 6}, 7), rand_tensor({3}, 8)}, 1,
                            A().i("transB", 1).f("alpha", 0.5f), narrow);
+    expect_rounded_float32(
+        "DeformConv", 19,
+        {rand_tensor({1, 2, 5, 4}, 9), rand_tensor({3, 2, 2, 2}, 10), rand_tensor({1, 8, 4, 3}, 11),
+         rand_tensor({3}, 12), rand_tensor({1, 4, 4, 3}, 13)},
+        1, {}, narrow);
   }
 }
 

@@ -1,7 +1,8 @@
 // The linalg kernels of opsets 18-23: Attention and RotaryEmbedding (attention.cpp), LpPool
-// (lp_pool.cpp), Resize-18/19 (resize18.cpp, resize.cpp) and AveragePool-19 dilations, against
-// references written from the ONNX definitions, and their bad-input errors.
+// (lp_pool.cpp), Resize-18/19 (resize18.cpp, resize.cpp, resize_antialias.cpp) and AveragePool-19
+// dilations, against references written from the ONNX definitions, and their bad-input errors.
 #include <cmath>
+#include <tuple>
 
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
 
@@ -112,7 +113,7 @@ TEST(Opset18Linalg, LpPoolWithDilations) {
   EXPECT_FALSE(run_status("LpPool", 18, {&x}, 1, A().is("kernel_shape", {2}).i("p", 2)).ok());
 }
 
-TEST(Opset18Linalg, Resize18AxesAndPolicyAndAntialias) {
+TEST(Opset18Linalg, Resize18AxesAndPolicy) {
   const HostTensor x = rand_tensor({1, 1, 4, 6}, 11);
   const HostTensor sizes = testing::make_tensor<int64_t>(DType::kInt64, Shape{2}, {3, 3});
   // not_larger fits 4x6 into 3x3 with one scale 0.5: 2x3, as nearest Resize-13 to 2x3 gives.
@@ -124,12 +125,36 @@ TEST(Opset18Linalg, Resize18AxesAndPolicyAndAntialias) {
   ASSERT_EQ(plain.size(), 1u);
   expect_close(fitted[0], Shape{1, 1, 2, 3}, values(plain[0]), 0);
   const HostTensor down = floats({2}, {0.5f, 0.5f});
-  const Status aa = run_status("Resize", 18, {&x, nullptr, &down}, 1,
-                               A().is("axes", {2, 3}).s("mode", "linear").i("antialias", 1));
-  EXPECT_EQ(aa.code(), StatusCode::kUnsupported) << aa.message();
   const Status axes = run_status("Resize", 18, {&x, nullptr, &down}, 1, A().is("axes", {2, 4}));
   EXPECT_FALSE(axes.ok());
   EXPECT_NE(axes.message().find("axes value 4"), std::string::npos) << axes.message();
+}
+
+// Antialias at scale 0.5 stretches the triangle filter to 2 inputs each side: the sample at
+// 0.5 (half_pixel) weighs taps -1..2 by (1, 3, 3, 1) / 8, tap -1 repeating the edge; with
+// exclude_outside tap -1 is dropped and the rest renormalised: (3, 3, 1) / 7.
+TEST(Opset18Linalg, Resize18AntialiasStretchesTheFilter) {
+  const HostTensor x = floats({1, 1, 1, 4}, {1, 2, 3, 4});
+  const HostTensor half = floats({4}, {1.f, 1.f, 1.f, 0.5f});
+  auto aa =
+      run_both("Resize", 18, {&x, nullptr, &half}, 1, A().s("mode", "linear").i("antialias", 1));
+  ASSERT_EQ(aa.size(), 1u);
+  expect_close(aa[0], Shape{1, 1, 1, 2}, {13.0 / 8, 27.0 / 8});
+  auto excl = run_both("Resize", 18, {&x, nullptr, &half}, 1,
+                       A().s("mode", "linear").i("antialias", 1).i("exclude_outside", 1));
+  ASSERT_EQ(excl.size(), 1u);
+  expect_close(excl[0], Shape{1, 1, 1, 2}, {12.0 / 7, 23.0 / 7});
+  // Nearest and an upsample are as without the attribute.
+  const HostTensor up = floats({4}, {1.f, 1.f, 1.f, 1.5f});
+  for (const auto& [mode, scales, width] :
+       {std::tuple{"nearest", &half, 2}, std::tuple{"cubic", &up, 6}}) {
+    auto plain = run_both("Resize", 13, {&x, nullptr, scales}, 1, A().s("mode", mode));
+    auto with =
+        run_both("Resize", 18, {&x, nullptr, scales}, 1, A().s("mode", mode).i("antialias", 1));
+    ASSERT_EQ(plain.size(), 1u);
+    ASSERT_EQ(with.size(), 1u);
+    expect_close(with[0], Shape{1, 1, 1, width}, values(plain[0]), 0);
+  }
 }
 
 TEST(Opset18Linalg, AveragePool19Dilations) {
@@ -182,6 +207,18 @@ TEST(Opset18Linalg, HostileShapesAndAttributesAreRefusedOrCheap) {
                               A().is("axes", {2, 3}).s("keep_aspect_ratio_policy", "not_smaller"));
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.message().find("keep_aspect_ratio_policy"), std::string::npos) << r.message();
+
+  // Antialias shrinking a crop box a million times the input would span 2 million taps per
+  // output, for each of the 10 outputs.
+  const HostTensor row = rand_tensor({1, 1, 1, 10}, 8);
+  const HostTensor roi = floats({8}, {0, 0, 0, 0, 1, 1, 1, 1e6f});
+  const HostTensor tiny = floats({4}, {1.f, 1.f, 1.f, 1e-6f});
+  const Status crop = run_status("Resize", 18, {&row, &roi, &tiny}, 1,
+                                 A().s("mode", "linear")
+                                     .s("coordinate_transformation_mode", "tf_crop_and_resize")
+                                     .i("antialias", 1));
+  EXPECT_EQ(crop.code(), StatusCode::kUnsupported) << crop.message();
+  EXPECT_NE(crop.message().find("antialias"), std::string::npos) << crop.message();
 }
 
 }  // namespace
