@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "runtime/tensor/narrow_float.h"
 
@@ -27,7 +28,7 @@ double element(const rt::Tensor& t, int64_t i) {
   }
 }
 
-// Types element() reads; others (strings) are never compared as equal by accident.
+// Types element() reads (strings are compared as strings; others never as equal by accident).
 bool comparable(rt::DType t) {
   switch (t) {
     case rt::DType::kFloat:
@@ -56,6 +57,15 @@ Comparison compare_tensors(const rt::Tensor& actual, const rt::Tensor& expected,
   c.dtype_matches = actual.dtype == expected.dtype;
   if (!c.shape_matches || !c.dtype_matches) return c;
   const int64_t n = actual.numel();
+  if (actual.dtype == rt::DType::kString) {
+    // Strings match exactly or not at all: a mismatch counts as an error of 1.
+    for (int64_t i = 0; i < n; ++i) {
+      const bool same = actual.as<const std::string>()[i] == expected.as<const std::string>()[i];
+      c.mismatches += !same;
+      if (!same) c.max_abs = c.max_rel = 1;
+    }
+    return c;
+  }
   if (!comparable(actual.dtype)) {
     c.comparable = false;
     c.mismatches = n;

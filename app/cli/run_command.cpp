@@ -2,18 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
-#include <iomanip>
-#include <sstream>
 
 #include "app/cli/backend_args.h"
 #include "app/cli/command_line.h"
-#include "app/cli/output_compare.h"
 #include "app/cli/plan_dump.h"
 #include "app/cli/run_benchmark.h"
 #include "app/cli/symbol_args.h"
-#include "core/onnx/onnx_import.h"
-#include "core/package/program_builder.h"
+#include "app/cli/test_data_run.h"
 #include "core/pipeline/compiled_model.h"
 #include "core/rdp/rdp.h"
 #include "runtime/exec/session.h"
@@ -21,8 +16,6 @@
 
 namespace sod2::cli {
 namespace {
-
-namespace fs = std::filesystem;
 
 CommandLine make_parser() {
   std::vector<CommandLine::Flag> flags = {
@@ -73,97 +66,6 @@ std::string usage() {
          "load_ms, arena_bytes, peak_rss_bytes, rss_after_load_bytes.\n\n"
          "options:\n" +
          make_parser().flags_help();
-}
-
-// input_0.pb, input_1.pb...: the files of one kind in index order, stopping at the first gap.
-std::vector<fs::path> numbered(const fs::path& dir, const std::string& prefix) {
-  std::vector<fs::path> out;
-  for (int i = 0;; ++i) {
-    fs::path p = dir / (prefix + std::to_string(i) + ".pb");
-    if (!fs::exists(p)) break;
-    out.push_back(p);
-  }
-  return out;
-}
-
-Expected<std::vector<rt::HostTensor>> read_all(const std::vector<fs::path>& files) {
-  std::vector<rt::HostTensor> out;
-  for (const fs::path& f : files) {
-    SOD2_ASSIGN_OR_RETURN(Tensor t, read_tensor_file(f.string()));
-    SOD2_ASSIGN_OR_RETURN(rt::HostTensor h, package::to_host_tensor(t, f.string()));
-    out.push_back(std::move(h));
-  }
-  return out;
-}
-
-std::string fmt(double v) {
-  std::ostringstream s;
-  s << std::setprecision(3) << std::scientific << v;
-  return s.str();
-}
-
-// ONNX's test data stores bfloat16 tensors as uint16 (numpy has no bfloat16): the same bits,
-// read as the type the model declares there.
-rt::DType test_data_dtype(rt::DType stored, rt::DType declared) {
-  return stored == rt::DType::kUint16 && declared == rt::DType::kBFloat16 ? declared : stored;
-}
-
-// Runs the test-data set in `dir` and compares; the exit status.
-int run_test_data(rt::Session& session, const fs::path& dir, double rtol, double atol,
-                  double load_ms, std::ostream& out, std::ostream& err) {
-  auto fail = [&](const Status& st) {
-    err << "sod2 run: " << st.message() << "\n";
-    return 1;
-  };
-  if (!fs::is_directory(dir)) return fail(not_found("no test-data folder " + dir.string()));
-  auto inputs = read_all(numbered(dir, "input_"));
-  if (!inputs.ok()) return fail(inputs.status());
-  auto expected = read_all(numbered(dir, "output_"));
-  if (!expected.ok()) return fail(expected.status());
-  std::vector<rt::Tensor> views;
-  for (const rt::HostTensor& h : *inputs) views.push_back(h.view());
-  const std::vector<rt::InputSignature>& signatures = session.program().inputs;
-  for (size_t i = 0; i < views.size() && i < signatures.size(); ++i)
-    views[i].dtype = test_data_dtype(views[i].dtype, signatures[i].dtype);
-  const auto t1 = std::chrono::steady_clock::now();
-  auto outputs = session.run(views);
-  const double run_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
-  if (!outputs.ok()) return fail(outputs.status());
-  if (outputs->size() < expected->size()) {
-    return fail(invalid_argument("the model has " + std::to_string(outputs->size()) +
-                                 " outputs but " + dir.string() + " holds " +
-                                 std::to_string(expected->size())));
-  }
-  bool all_ok = true;
-  const rt::GraphDesc& main = session.program().graphs[0];
-  for (size_t i = 0; i < expected->size(); ++i) {
-    const rt::Tensor& a = (*outputs)[i];
-    rt::Tensor e = (*expected)[i].view();
-    e.dtype = test_data_dtype(e.dtype, a.dtype);
-    const Comparison c = compare_tensors(a, e, rtol, atol);
-    const std::string& name = main.values[static_cast<size_t>(main.outputs[i])].name;
-    out << (c.ok() ? "ok        " : "MISMATCH  ") << name << "  ";
-    if (!c.dtype_matches) {
-      out << "dtype " << rt::dtype_name(a.dtype) << ", reference " << rt::dtype_name(e.dtype);
-    } else if (!c.shape_matches) {
-      out << "shape " << a.shape.to_string() << ", reference " << e.shape.to_string();
-    } else if (!c.comparable) {
-      out << a.shape.to_string() << " elements of type " << rt::dtype_name(a.dtype)
-          << " cannot be compared";
-    } else {
-      out << a.shape.to_string() << " max abs err " << fmt(c.max_abs) << ", max rel err "
-          << fmt(c.max_rel);
-      if (c.mismatches) out << ", " << c.mismatches << " elements outside tolerance";
-    }
-    out << "\n";
-    all_ok = all_ok && c.ok();
-  }
-  out << (all_ok ? "PASS" : "FAIL") << "  " << expected->size() << " outputs, rtol " << rtol
-      << ", atol " << atol << ", " << session.threads() << " threads; compile " << std::fixed
-      << std::setprecision(1) << load_ms << " ms, run " << run_ms << " ms, arena "
-      << session.arena_bytes() << " bytes\n";
-  return all_ok ? 0 : 1;
 }
 
 // A package (told by its magic bytes, whatever its extension) is loaded as compiled; an ONNX

@@ -47,6 +47,11 @@ Expected<std::vector<rt::Shape>> bound_input_shapes(const rt::ProgramDesc& progr
                                                     const std::map<std::string, int64_t>& bind) {
   std::vector<rt::Shape> shapes;
   for (const rt::InputSignature& sig : program.inputs) {
+    if (sig.type != rt::ValueType::kTensor) {
+      return unsupported("input '" + sig.name + "' is a " + rt::value_type_name(sig.type) +
+                         ": inputs made from --bind are tensors; give the values in a test-data "
+                         "folder (sod2 run --test-data DIR)");
+    }
     rt::Shape s;
     s.set_rank(sig.rank);
     shapes.push_back(s);

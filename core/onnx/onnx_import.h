@@ -1,11 +1,12 @@
-// ONNX import: a ModelProto (file or bytes) becomes a validated sod2::Model. Everything a hostile or
-// broken file can do (truncation, cycles, dangling names, wrong attribute types, absurd dims, bad
-// external data paths) comes back as a Status naming the file and the node; nothing throws.
+// ONNX import: a ModelProto (file or bytes) becomes a validated sod2::Model. Everything a hostile
+// or broken file can do (truncation, cycles, dangling names, wrong attribute types, absurd dims,
+// bad external data paths) comes back as a Status naming the file and the node; nothing throws.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/ir/model.h"
 #include "core/status/status.h"
@@ -37,5 +38,16 @@ namespace sod2 {
 
 // Reads one serialized TensorProto (the ONNX test-data layout: test_data_set_N/input_K.pb).
 Expected<Tensor> read_tensor_file(const std::string& path);
+
+// One value of the test-data layout of the given category: a TensorProto for a tensor, a
+// SequenceProto of tensors for a sequence, an OptionalProto (of a tensor or a sequence of
+// tensors) for an optional. The file itself does not say which: the model's type of the value
+// does.
+struct TestValue {
+  TypeCategory category = TypeCategory::kTensor;  // kTensor or kSequence once read
+  bool has_value = true;                          // false: an optional holding nothing
+  std::vector<Tensor> tensors;                    // the tensor, or the sequence's elements
+};
+Expected<TestValue> read_test_value_file(const std::string& path, TypeCategory category);
 
 }  // namespace sod2

@@ -234,6 +234,37 @@ Status string_normalizer_rule(InferContext& ctx) {
   return ok();
 }
 
+// StringConcat (opset 20): numpy broadcasting of two string tensors.
+Status string_concat_rule(InferContext& ctx) {
+  TensorFact out = TensorFact::unknown(DataType::kString);
+  out.dims = broadcast_shapes(ctx, {&ctx.input(0), &ctx.input(1)});
+  ctx.set_output(0, std::move(out));
+  return ok();
+}
+
+// RegexFullMatch (opset 20): a bool per string.
+Status regex_full_match_rule(InferContext& ctx) {
+  same_shape_as_input(ctx, 0, 0, DataType::kBool);
+  return ok();
+}
+
+// StringSplit (opset 20): Y is X's shape plus the most substrings any element split into (an
+// execution dim: the data decides), Z the count per element.
+Status string_split_rule(InferContext& ctx) {
+  const TensorFact& in = ctx.input(0);
+  TensorFact y = TensorFact::unknown(DataType::kString);
+  TensorFact z = TensorFact::unknown(DataType::kInt64);
+  if (in.dims) {
+    DimList d = *in.dims;
+    z.dims = d;
+    d.push_back(ctx.execution_dim(0, d.size(), 0, sym::kDefaultMaxDim));
+    y.dims = std::move(d);
+  }
+  ctx.set_output(0, std::move(y));
+  ctx.set_output(1, std::move(z));
+  return ok();
+}
+
 // [C] or [N, C] → [max(ngram_indexes) + 1] or [N, max(ngram_indexes) + 1].
 Status tfidf_rule(InferContext& ctx) {
   const TensorFact& in = ctx.input(0);
@@ -303,6 +334,9 @@ void register_misc_ops(OpRegistry& registry) {
   add("DynamicQuantizeLinear", 11, OpClass::kISDOS, {}, dynamic_quantize_rule);
   add("StringNormalizer", 10, OpClass::kEDO, {}, string_normalizer_rule);
   add("TfIdfVectorizer", 9, OpClass::kISDOS, {}, tfidf_rule);
+  add("StringConcat", 20, OpClass::kISDOS, {}, string_concat_rule);
+  add("RegexFullMatch", 20, OpClass::kISDOS, {}, regex_full_match_rule);
+  add("StringSplit", 20, OpClass::kEDO, {}, string_split_rule);
   add("Optional", 15, OpClass::kISDOS, {}, optional_rule);
   add("OptionalGetElement", 15, OpClass::kISDOS, {}, optional_get_rule);
   add("OptionalHasElement", 15, OpClass::kISDOS, {}, optional_has_rule);

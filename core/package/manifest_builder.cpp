@@ -34,6 +34,7 @@ Status ManifestBuilder::build(const rt::ProgramDesc& p, pkg::Manifest* m, bool w
     o->set_name(s.name);
     o->set_dtype(static_cast<uint32_t>(s.dtype));
     o->set_rank(s.rank);
+    o->set_type(static_cast<uint32_t>(s.type));
   }
   for (const rt::InputDimDesc& d : p.input_dims) {
     pkg::InputDim* o = m->add_input_dims();
@@ -158,6 +159,7 @@ Status ManifestBuilder::add_graph(const rt::GraphDesc& g, pkg::Graph* o) {
     ov->set_outer_value(v.outer_value);
     ov->set_outer_levels(v.outer_levels);
     ov->set_dims(v.dims);
+    ov->set_type(static_cast<uint32_t>(v.type));
     for (const rt::ExecDim& e : v.exec_dims) {
       pkg::ExecDim* oe = ov->add_exec_dims();
       oe->set_dim(e.dim);

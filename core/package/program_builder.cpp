@@ -20,10 +20,29 @@ namespace {
 
 rt::DType to_rt(DataType t) { return to_rt_dtype(t); }
 
+rt::ValueType to_rt(TypeCategory c) {
+  switch (c) {
+    case TypeCategory::kSequence: return rt::ValueType::kSequence;
+    case TypeCategory::kOptional: return rt::ValueType::kOptional;
+    default: return rt::ValueType::kTensor;
+  }
+}
+
 }  // namespace
 
 Expected<rt::HostTensor> to_host_tensor(const Tensor& t, const std::string& what) {
   const rt::DType dtype = to_rt(t.dtype());
+  if (dtype == rt::DType::kString) {
+    if (!rt::Shape::fits(t.dims().size()))
+      return unsupported(what + ": rank " + std::to_string(t.dims().size()) + " is above " +
+                         std::to_string(rt::kMaxRank));
+    rt::HostTensor h(dtype, rt::Shape(std::span<const int64_t>(t.dims())));
+    if (h.strings().size() != t.strings().size())
+      return invalid_model(what + ": holds " + std::to_string(t.strings().size()) +
+                           " strings, expected " + std::to_string(h.strings().size()));
+    h.strings() = t.strings();
+    return h;
+  }
   if (dtype == rt::DType::kUndefined || rt::dtype_size(dtype) == 0) {
     return unsupported(what + ": tensors of type " + std::string(data_type_name(t.dtype())) +
                        " are not supported by the runtime");
@@ -127,6 +146,7 @@ class Builder {
       d.name = value.name;
       const TensorFact& fact = rdp_.fact(g, static_cast<ValueId>(v));
       d.dtype = to_rt(fact.dtype != DataType::kUndefined ? fact.dtype : value.dtype);
+      d.type = to_rt(fact.category);
       if (fact.dims) {
         d.dims = "[";
         for (size_t k = 0; k < fact.dims->size(); ++k) {
@@ -267,6 +287,10 @@ class Builder {
       if (const Attribute* a = node.attribute(name); a && a->g) graphs.push_back(a);
     }
     for (const Attribute& a : node.attributes) {
+      // Optional's `type` names what an empty optional would hold: the runtime's empty optional
+      // holds nothing of any type.
+      if (a.type == AttributeType::kTypeProto && node.op_type == "Optional" && a.name == "type")
+        continue;
       rt::AttrValue v;
       using K = rt::AttrValue::Kind;
       switch (a.type) {
@@ -331,14 +355,20 @@ class Builder {
       const ValueId v = main.inputs()[i];
       const TensorFact& fact = rdp_.fact(main, v);
       const std::string what = "input '" + main.value(v).name + "'";
+      const DataType dtype = fact.dtype != DataType::kUndefined ? fact.dtype : main.value(v).dtype;
+      if (fact.category == TypeCategory::kSequence || fact.category == TypeCategory::kOptional) {
+        // Their sizes bind no symbol: what they hold is checked by the kernels that read them.
+        p_.inputs.push_back({main.value(v).name, to_rt(dtype), 0, to_rt(fact.category)});
+        continue;
+      }
       if (fact.category != TypeCategory::kTensor || !fact.dims) {
-        return unsupported(what + ": only tensors of known rank can be fed to the runtime");
+        return unsupported(what +
+                           ": only tensors of known rank, sequences and optionals can be "
+                           "fed to the runtime");
       }
       if (!rt::Shape::fits(fact.dims->size())) return unsupported(what + ": rank too high");
-      p_.inputs.push_back(
-          {main.value(v).name,
-           to_rt(fact.dtype != DataType::kUndefined ? fact.dtype : main.value(v).dtype),
-           static_cast<int32_t>(fact.dims->size())});
+      p_.inputs.push_back({main.value(v).name, to_rt(dtype),
+                           static_cast<int32_t>(fact.dims->size()), rt::ValueType::kTensor});
       for (size_t k = 0; k < fact.dims->size(); ++k) {
         const Dim& dim = (*fact.dims)[k];
         rt::InputDimDesc d{static_cast<int32_t>(i), static_cast<int32_t>(k)};

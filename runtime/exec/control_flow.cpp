@@ -1,30 +1,37 @@
-// If, Loop and Scan, run by the session itself through their bodies. Body values live in the
-// session's value buffer, each freed after its last reader (the main graph's plan does not hold
-// them); what a body returns is copied into the node's outputs, which the plan places like any
+// If, Loop, Scan and SequenceMap, run by the session itself through their bodies. Body values live
+// in the session's value buffer, each freed after its last reader (the main graph's plan does not
+// hold them); what a body returns is copied into the node's outputs, which the plan places like any
 // other.
 #include <cstring>
 
 #include "runtime/exec/frame.h"
 #include "runtime/exec/node_outputs.h"
 #include "runtime/exec/session.h"
+#include "runtime/tensor/sequence.h"
 
 namespace sod2::rt {
 namespace {
 
 HostTensor copy_of(const Tensor& t) {
+  if (!t.is_tensor()) return own_non_tensor(t);
   HostTensor h(t.dtype, t.shape);
-  if (t.bytes() > 0) std::memcpy(h.bytes().data(), t.data, t.bytes());
+  copy_elements(t, h.view());
   return h;
 }
 
 // Copies into `h`, reusing its bytes.
 void copy_into(const Tensor& t, HostTensor* h) {
+  if (!t.is_tensor()) {
+    *h = own_non_tensor(t);
+    return;
+  }
   h->reset(t.dtype, t.shape);
-  if (t.bytes() > 0) std::memcpy(h->bytes().data(), t.data, t.bytes());
+  copy_elements(t, h->view());
 }
 
 Expected<bool> scalar_truth(const Tensor* t, const char* what) {
-  if (!t || t->numel() != 1) return invalid_argument(std::string(what) + " must hold one element");
+  if (!t || !t->is_tensor() || t->numel() != 1)
+    return invalid_argument(std::string(what) + " must be a tensor of one element");
   switch (t->dtype) {
     case DType::kBool:
     case DType::kUint8:
@@ -39,8 +46,12 @@ Expected<bool> scalar_truth(const Tensor* t, const char* what) {
 // Writes `values` into the node's outputs [first, first + values.size()).
 Status emit(NodeOutputs& outs, size_t first, const std::vector<HostTensor>& values) {
   for (size_t i = 0; i < values.size(); ++i) {
+    if (!values[i].is_tensor()) {
+      SOD2_RETURN_IF_ERROR(outs.output_value(first + i, values[i]));
+      continue;
+    }
     SOD2_ASSIGN_OR_RETURN(Tensor * t, outs.output(first + i, values[i].dtype(), values[i].shape()));
-    if (t->bytes() > 0) std::memcpy(t->data, values[i].bytes().data(), t->bytes());
+    copy_elements(values[i].view(), *t);
   }
   return Status::ok_status();
 }
@@ -57,6 +68,10 @@ Status emit_stacked(NodeOutputs& outs, size_t index, const std::vector<HostTenso
   for (int d = 0; d < part.rank(); ++d) shape.push_back(part[d]);
   const size_t bytes = parts[0].bytes().size();
   for (size_t i = 0; i < used; ++i) {
+    if (!parts[i].is_tensor() || parts[i].dtype() == DType::kString)
+      return unsupported("iteration " + std::to_string(i) +
+                         " gives a sequence, optional or string tensor as a scan output: only "
+                         "tensors of fixed-size elements are stacked");
     if (!(parts[i].shape() == part) || parts[i].dtype() != parts[0].dtype()) {
       return invalid_argument("iteration " + std::to_string(i) + " gives a scan output of shape " +
                               parts[i].shape().to_string() + ", iteration 0 gave " +
@@ -81,6 +96,10 @@ Expected<HostTensor> stack(const std::vector<HostTensor>& parts, const std::stri
   HostTensor out(parts[0].dtype(), shape);
   const size_t bytes = parts[0].bytes().size();
   for (size_t i = 0; i < parts.size(); ++i) {
+    if (!parts[i].is_tensor() || parts[i].dtype() == DType::kString)
+      return unsupported(what + ": iteration " + std::to_string(i) +
+                         " gives a sequence, optional or string tensor where a tensor of "
+                         "fixed-size elements is stacked");
     if (!(parts[i].shape() == part) || parts[i].dtype() != parts[0].dtype()) {
       return invalid_argument(what + ": iteration " + std::to_string(i) + " gives shape " +
                               parts[i].shape().to_string() + ", iteration 0 gave " +
@@ -175,11 +194,15 @@ Status Session::run_if(Frame& frame, const NodeDesc& node) {
   Status st = Status::ok_status();
   for (size_t i = 0; i < graph.outputs.size() && st.ok(); ++i) {
     const Tensor& r = *(*child)->get(graph.outputs[i]);
+    if (!r.is_tensor()) {
+      st = outs.output_value(i, own_non_tensor(r));
+      continue;
+    }
     auto t = outs.output(i, r.dtype, r.shape);
     if (!t.ok()) {
       st = t.status();
-    } else if (r.bytes() > 0) {
-      std::memcpy((*t)->data, r.data, r.bytes());
+    } else {
+      copy_elements(r, **t);
     }
   }
   outs.finish();
@@ -201,7 +224,7 @@ Status Session::run_loop(Frame& frame, const NodeDesc& node) {
   }
   int64_t trips = INT64_MAX;
   if (max_trip) {
-    if (max_trip->numel() != 1 || max_trip->dtype != DType::kInt64)
+    if (!max_trip->is_tensor() || max_trip->numel() != 1 || max_trip->dtype != DType::kInt64)
       return invalid_argument(where_fn() + ": M must be one int64");
     trips = *static_cast<const int64_t*>(max_trip->data);
   }
@@ -405,6 +428,9 @@ Status Session::run_scan(Frame& frame, const NodeDesc& node) {
         result8.emplace_back(DType::kFloat, Shape{batch, seq});
         continue;
       }
+      if (first->dtype() == DType::kString || !first->is_tensor())
+        return unsupported(where_fn() + ": scan output " + std::to_string(k) +
+                           " is not a tensor of fixed-size elements, which are all it stacks");
       const Shape part = first->shape();  // its [batch, seq, part...] checked by stacked_fit
       Shape shape{batch, seq};
       for (int d = 0; d < part.rank(); ++d) shape.push_back(part[d]);
@@ -413,7 +439,7 @@ Status Session::run_scan(Frame& frame, const NodeDesc& node) {
       for (size_t j = 0; j < outs8[k].size(); ++j) {
         const HostTensor& p = outs8[k][j];
         if (p.dtype() == DType::kUndefined) continue;  // past the entry's length
-        if (!(p.shape() == part) || p.dtype() != first->dtype())
+        if (!(p.shape() == part) || p.dtype() != first->dtype() || !p.is_tensor())
           return invalid_argument(where_fn() + ": scan output " + std::to_string(k) +
                                   " changes shape from " + part.to_string() + " to " +
                                   p.shape().to_string());
@@ -498,6 +524,70 @@ Status Session::run_scan(Frame& frame, const NodeDesc& node) {
   Status st = emit(outs, 0, finals);
   outs.finish();
   if (st.ok()) outs.move_outputs_written_before_growth();
+  return st.ok() ? st : st.with_context(where_fn());
+}
+
+Status Session::run_sequence_map(Frame& frame, const NodeDesc& node) {
+  auto where_fn = [&] { return "node '" + node.info.name + "' (SequenceMap)"; };
+  if (node.subgraphs.size() != 1 || node.inputs.empty() || node.inputs[0] < 0)
+    return invalid_model(where_fn() + " needs a body and an input sequence");
+  const int32_t g = node.subgraphs[0];
+  const GraphDesc& body = program_.graphs[static_cast<size_t>(g)];
+  if (body.inputs.size() != node.inputs.size())
+    return invalid_model(where_fn() + ": the body takes " + std::to_string(body.inputs.size()) +
+                         " inputs, the node has " + std::to_string(node.inputs.size()));
+  // Sequences are iterated element by element; tensors pass whole to every iteration.
+  std::vector<const Tensor*> ins;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const Tensor* t = node.inputs[i] >= 0 ? frame.get(node.inputs[i]) : nullptr;
+    if (!t || t->none)
+      return invalid_argument(where_fn() + ": input " + std::to_string(i) + " holds no value");
+    if (i == 0 && !t->sequence)
+      return invalid_argument(where_fn() + ": input 0 must be a sequence");
+    if (i > 0 && t->sequence && t->sequence->size() != ins.front()->sequence->size())
+      return invalid_argument(where_fn() + ": input " + std::to_string(i) + " has " +
+                              std::to_string(t->sequence->size()) + " elements, input 0 has " +
+                              std::to_string(ins.front()->sequence->size()));
+    ins.push_back(t);
+  }
+  const size_t n = ins[0]->sequence->size();
+  std::vector<std::shared_ptr<Sequence>> results(body.outputs.size());
+  for (size_t j = 0; j < results.size(); ++j) {
+    const int32_t out = j < node.outputs.size() ? node.outputs[j] : -1;
+    results[j] = std::make_shared<Sequence>(
+        out >= 0 ? frame.graph->values[static_cast<size_t>(out)].dtype : DType::kUndefined);
+  }
+  std::vector<Tensor> body_in(ins.size());
+  std::vector<HostTensor>& got = body_results_[static_cast<size_t>(g)];
+  uint64_t gathered = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (Status st = loop_may_iterate(static_cast<int64_t>(i)); !st.ok())
+      return st.with_context(where_fn());
+    for (size_t k = 0; k < ins.size(); ++k)
+      body_in[k] = ins[k]->sequence ? ins[k]->sequence->at(i).view() : *ins[k];
+    if (Status st = run_body(frame, g, body_in, &got); !st.ok()) return st.with_context(where_fn());
+    for (size_t j = 0; j < results.size(); ++j) {
+      if (!got[j].is_tensor())
+        return invalid_argument(where_fn() + ": body output " + std::to_string(j) +
+                                " is not a tensor");
+      Sequence& r = *results[j];
+      if (r.dtype() == DType::kUndefined) r.set_dtype(got[j].dtype());
+      if (got[j].dtype() != r.dtype())
+        return invalid_argument(where_fn() + ": body output " + std::to_string(j) + " is " +
+                                dtype_name(got[j].dtype()) + " at element " + std::to_string(i) +
+                                ", " + dtype_name(r.dtype()) + " before");
+      gathered += got[j].bytes().size();
+      if (Status st = parts_fit(gathered); !st.ok()) return st.with_context(where_fn());
+      r.push_back(std::make_shared<const HostTensor>(std::move(got[j])));
+    }
+  }
+  NodeOutputs outs(this, &frame, &node);
+  Status st = Status::ok_status();
+  for (size_t j = 0; j < results.size() && st.ok(); ++j) {
+    const DType dtype = results[j]->dtype();
+    st = outs.output_value(j, HostTensor::of_sequence(std::move(results[j]), dtype));
+  }
+  outs.finish();
   return st.ok() ? st : st.with_context(where_fn());
 }
 

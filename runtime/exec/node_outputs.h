@@ -10,6 +10,7 @@
 
 #include "runtime/exec/frame.h"
 #include "runtime/exec/session.h"
+#include "runtime/tensor/sequence.h"
 
 namespace sod2::rt {
 
@@ -44,12 +45,23 @@ class NodeOutputs : public OutputAllocator {
       if (e.dim >= shape.rank()) return internal_error(where() + " has fewer dims than planned");
       SOD2_RETURN_IF_ERROR(s_->bind_execution_symbol(e.symbol, shape[e.dim], d.name));
     }
-    auto checked = checked_tensor_bytes(
-        dtype, shape,
-        d.storage == ValueStorage::kArena ? UINT64_MAX : s_->bytes_left_outside_arena());
+    const bool strings = dtype == DType::kString;
+    auto checked = checked_tensor_bytes(dtype, shape,
+                                        d.storage == ValueStorage::kArena && !strings
+                                            ? UINT64_MAX
+                                            : s_->bytes_left_outside_arena());
     if (!checked.ok()) return checked.status().with_context(where());
     const size_t bytes = *checked;
     Tensor& t = f_->tensors[static_cast<size_t>(v)];
+    if (strings) {
+      // std::string objects, never bytes in the arena or the value buffer: the frame owns them
+      // until the value's last reader.
+      s_->release_value(*f_, static_cast<size_t>(v));
+      f_->heap[static_cast<size_t>(v)].reset(dtype, shape);
+      t = f_->heap[static_cast<size_t>(v)].view();
+      f_->ready[static_cast<size_t>(v)] = 1;
+      return &t;
+    }
     if (d.storage == ValueStorage::kArena) {
       const size_t k = static_cast<size_t>(d.arena_tensor);
       const int64_t planned = s_->plan_values_[k];
@@ -92,6 +104,37 @@ class NodeOutputs : public OutputAllocator {
     }
     f_->ready[static_cast<size_t>(v)] = 1;
     return &t;
+  }
+
+  // A sequence or an empty optional: held by the frame (never in the arena or the value buffer,
+  // whatever the plan reserved) until the value's last reader.
+  Status output_value(size_t index, HostTensor value) override {
+    if (index >= n_->outputs.size() || n_->outputs[index] < 0) return Status::ok_status();
+    const int32_t v = n_->outputs[index];
+    const ValueDesc& d = f_->graph->values[static_cast<size_t>(v)];
+    if (value.is_tensor()) return internal_error("output '" + d.name + "' is a tensor");
+    const Tensor t = value.view();
+    if (t.sequence) {
+      if (d.dtype != DType::kUndefined && t.sequence->dtype() != DType::kUndefined &&
+          t.sequence->dtype() != d.dtype) {
+        return invalid_argument("output '" + d.name + "' is a sequence of " +
+                                dtype_name(t.sequence->dtype()) + " but the model declares " +
+                                dtype_name(d.dtype));
+      }
+      // Shared elements count once per sequence: a bound on what one value can hold, so a
+      // loop that keeps inserting stops at the run's limit instead of exhausting the machine.
+      if (t.sequence->bytes() > s_->bytes_left_outside_arena()) {
+        return resource_exhausted(
+            "output '" + d.name + "' is a sequence of " + std::to_string(t.sequence->bytes()) +
+            " bytes, above what the run may still hold (" +
+            std::to_string(s_->bytes_left_outside_arena()) + " bytes, RunLimits::max_bytes)");
+      }
+    }
+    s_->release_value(*f_, static_cast<size_t>(v));
+    f_->heap[static_cast<size_t>(v)] = std::move(value);
+    f_->tensors[static_cast<size_t>(v)] = f_->heap[static_cast<size_t>(v)].view();
+    f_->ready[static_cast<size_t>(v)] = 1;
+    return Status::ok_status();
   }
 
   Expected<void*> scratch(size_t bytes) override {

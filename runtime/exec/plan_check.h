@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/status/status.h"
-#include "runtime/program/program.h"
 #include "runtime/program/plan_layout.h"
+#include "runtime/program/program.h"
 
 namespace sod2::rt {
 

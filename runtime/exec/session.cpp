@@ -11,6 +11,7 @@
 #include "runtime/exec/node_outputs.h"
 #include "runtime/exec/plan_check.h"
 #include "runtime/exec/process_info.h"
+#include "runtime/tensor/sequence.h"
 
 namespace sod2::rt {
 
@@ -98,6 +99,29 @@ std::vector<std::vector<int32_t>> release_schedule(const ProgramDesc& p, const G
   return releases;
 }
 
+// A sequence or optional input: of the declared kind, its tensors of the declared type.
+Status check_non_tensor_input(const InputSignature& sig, const Tensor& t) {
+  auto where = [&] { return "input '" + sig.name + "'"; };
+  if (sig.type == ValueType::kSequence && !t.sequence)
+    return invalid_argument(where() + " must be a sequence");
+  if (t.none) return Status::ok_status();
+  const DType got = t.sequence ? t.sequence->dtype() : t.dtype;
+  if (sig.dtype != DType::kUndefined && got != DType::kUndefined && got != sig.dtype) {
+    return invalid_argument(where() + " must hold " + dtype_name(sig.dtype) + ", got " +
+                            dtype_name(got));
+  }
+  if (t.sequence) {
+    for (size_t k = 0; k < t.sequence->size(); ++k)
+      if (t.sequence->at(k).dtype() != t.sequence->dtype())
+        return invalid_argument(where() + " element " + std::to_string(k) + " is " +
+                                dtype_name(t.sequence->at(k).dtype()) + " in a sequence of " +
+                                dtype_name(t.sequence->dtype()));
+  } else if (t.data == nullptr && t.numel() > 0) {
+    return invalid_argument(where() + " has no data");
+  }
+  return Status::ok_status();
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
@@ -178,9 +202,7 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   if (s->backend_) SOD2_RETURN_IF_ERROR(s->create_main_kernels(registry));
   for (size_t g = s->backend_ ? 1 : 0; g < p.graphs.size(); ++g) {
     for (const NodeDesc& node : p.graphs[g].nodes) {
-      const std::string& op = node.info.op_type;
-      const bool control = node.info.domain.empty() && (op == "If" || op == "Loop" || op == "Scan");
-      if (control) {
+      if (runs_subgraphs(node.info)) {
         s->kernels_[g].push_back(nullptr);
         continue;
       }
@@ -286,7 +308,7 @@ Status Session::create_main_kernels(const KernelRegistry& registry) {
     }
     NodeDesc& node = main.nodes[n];
     const std::string& op = node.info.op_type;
-    if (node.info.domain.empty() && (op == "If" || op == "Loop" || op == "Scan")) {
+    if (runs_subgraphs(node.info)) {
       kernels.push_back(nullptr);
       node_backends_.push_back(
           {false, CpuReason::kControlFlow, op + ": control flow runs on the CPU"});
@@ -325,6 +347,14 @@ Status Session::bind_inputs(std::span<const Tensor> inputs) {
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const InputSignature& sig = p.inputs[i];
+    if (sig.type != ValueType::kTensor) {
+      SOD2_RETURN_IF_ERROR(check_non_tensor_input(sig, inputs[i]));
+      continue;
+    }
+    if (!inputs[i].is_tensor()) {
+      return invalid_argument("input '" + sig.name + "' must be a tensor, got " +
+                              (inputs[i].none ? "an optional holding no value" : "a sequence"));
+    }
     if (sig.dtype != DType::kUndefined && inputs[i].dtype != sig.dtype) {
       return invalid_argument("input '" + sig.name + "' must be " + dtype_name(sig.dtype) +
                               ", got " + dtype_name(inputs[i].dtype));
@@ -513,12 +543,13 @@ Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) 
   const std::string& op = node.info.op_type;
   const bool main_frame = &frame == main_.get();
   const bool on_device = backend_ && main_frame && node_backends_[node_index].device;
-  if (node.info.domain.empty() && (op == "If" || op == "Loop" || op == "Scan")) {
+  if (runs_subgraphs(node.info)) {
     // Bodies read outer values the node does not list: wait for everything.
     if (backend_ && backend_->pending()) SOD2_RETURN_IF_ERROR(backend_->sync());
     if (backend_) backend_->on_cpu_kernel();
     if (op == "If") return run_if(frame, node);
     if (op == "Loop") return run_loop(frame, node);
+    if (op == "SequenceMap") return run_sequence_map(frame, node);
     return run_scan(frame, node);
   }
   const size_t g = static_cast<size_t>(frame.graph - program_.graphs.data());
@@ -538,6 +569,20 @@ Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) 
     if (v >= 0 && !ins[i]) {
       return internal_error("input '" + frame.graph->values[static_cast<size_t>(v)].name +
                             "' is read before it is produced");
+    }
+    // A model whose types lie (a sequence where a tensor is declared) must not reach a kernel
+    // that would read the sequence as bytes.
+    if (ins[i] && ins[i]->dtype == DType::kString && ins[i]->is_tensor() &&
+        !kernel->takes_strings()) {
+      return unsupported("node '" + node.info.name + "' (" + op + "): input '" +
+                         frame.graph->values[static_cast<size_t>(v)].name +
+                         "' is a string tensor, which " + op + " does not take in this runtime");
+    }
+    if (ins[i] && !ins[i]->is_tensor() && !kernel->takes_non_tensors()) {
+      return invalid_argument("node '" + node.info.name + "' (" + op + "): input '" +
+                              frame.graph->values[static_cast<size_t>(v)].name + "' is " +
+                              (ins[i]->none ? "an optional holding no value" : "a sequence") +
+                              ", but " + op + " takes tensors");
     }
   }
   if (backend_ && !on_device) {
@@ -620,6 +665,10 @@ Status Session::run_graph(Frame& frame) {
 }
 
 void Session::release_value(Frame& frame, size_t v) {
+  // A sequence's elements and a string tensor's strings go with the value's last reader, like a
+  // value-buffer range.
+  if (!frame.heap[v].is_tensor() || frame.heap[v].dtype() == DType::kString)
+    frame.heap[v] = HostTensor();
   Frame::Held& h = frame.held[v];
   if (h.offset < 0) return;
   value_offsets_.release(static_cast<size_t>(h.offset), h.bytes);

@@ -143,6 +143,7 @@ class Session {
   Status run_if(Frame& frame, const NodeDesc& node);
   Status run_loop(Frame& frame, const NodeDesc& node);
   Status run_scan(Frame& frame, const NodeDesc& node);
+  Status run_sequence_map(Frame& frame, const NodeDesc& node);
   // Runs graph `g` with these inputs in a child frame of `parent` and returns that frame; its
   // outputs stay valid until leave_body().
   Expected<Frame*> enter_body(Frame& parent, int32_t g, std::span<const Tensor> inputs);

@@ -44,6 +44,13 @@ class OutputAllocator {
   virtual ~OutputAllocator() = default;
   virtual Expected<Tensor*> output(size_t index, DType dtype, const Shape& shape) = 0;
   virtual Expected<void*> scratch(size_t bytes) = 0;
+  // Output `index` is a non-tensor value (a sequence, or an optional holding nothing). Only the
+  // session's allocator holds such values.
+  virtual Status output_value(size_t index, HostTensor value) {
+    (void)index;
+    (void)value;
+    return unsupported("sequence and optional values are only held by a session");
+  }
 };
 
 class KernelContext {
@@ -57,6 +64,9 @@ class KernelContext {
   // The memory for output i with this type and shape; the view stays valid for this run.
   Expected<Tensor*> output(size_t i, DType dtype, const Shape& shape) {
     return alloc_->output(i, dtype, shape);
+  }
+  Status output_value(size_t i, HostTensor value) {
+    return alloc_->output_value(i, std::move(value));
   }
   // Scratch bytes valid until the kernel returns, 64-byte aligned.
   Expected<void*> scratch(size_t bytes) { return alloc_->scratch(bytes); }
@@ -74,6 +84,12 @@ class Kernel {
   // Errors name what is wrong with the inputs ("Gather: index 7 is out of range for axis 0 of
   // size 5"); the executor adds the node's name.
   virtual Status run(KernelContext& ctx) = 0;
+  // Whether run() handles inputs that are sequences or empty optionals (Tensor::is_tensor()
+  // false); the session refuses to pass them to any other kernel.
+  virtual bool takes_non_tensors() const { return false; }
+  // Whether run() handles string tensors (elements are std::strings, not bytes); the session
+  // refuses to pass them to any other kernel.
+  virtual bool takes_strings() const { return false; }
 };
 
 // Validates the node's attributes and input types; an unsupported case (a mode, a dtype) is an

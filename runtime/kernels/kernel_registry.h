@@ -36,5 +36,7 @@ class KernelRegistry {
 void register_math_kernels(KernelRegistry& r);
 void register_linalg_kernels(KernelRegistry& r);
 void register_data_kernels(KernelRegistry& r);
+void register_sequence_kernels(KernelRegistry& r);
+void register_string_kernels(KernelRegistry& r);
 
 }  // namespace sod2::rt

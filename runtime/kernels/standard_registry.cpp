@@ -10,6 +10,8 @@ const KernelRegistry& KernelRegistry::standard() {
     register_math_kernels(r);
     register_linalg_kernels(r);
     register_data_kernels(r);
+    register_sequence_kernels(r);
+    register_string_kernels(r);
     return r;
   }();
   return registry;

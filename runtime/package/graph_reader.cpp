@@ -136,6 +136,13 @@ Status read_value(const pkg::Manifest& m, const GraphTree& tree, int g, int v, c
     return parse_error(what + ": unknown storage kind " + n(storage));
   }
   out->storage = static_cast<ValueStorage>(storage);
+  if (in.type() > kMaxValueType) return parse_error(what + ": unknown value type " + n(in.type()));
+  out->type = static_cast<ValueType>(in.type());
+  if (out->type != ValueType::kTensor &&
+      (out->storage == ValueStorage::kArena || out->storage == ValueStorage::kConstant)) {
+    return parse_error(what + ": a " + std::string(value_type_name(out->type)) +
+                       " cannot be a constant or live in the arena");
+  }
   switch (out->storage) {
     case ValueStorage::kConstant:
       if (in.constant() < 0 || static_cast<size_t>(in.constant()) >= p.constants.size()) {
@@ -232,7 +239,7 @@ Status read_attribute(const pkg::Attribute& a, const pkg::Node& node, std::span<
   return Status::ok_status();
 }
 
-// The arity the session's own If/Loop/Scan code relies on without checking.
+// The arity the session's own If/Loop/Scan/SequenceMap code relies on without checking.
 Status check_control_flow(const pkg::Node& node, const std::string& where) {
   if (!node.domain().empty()) return Status::ok_status();
   const std::string& op = node.op_type();
@@ -241,6 +248,10 @@ Status check_control_flow(const pkg::Node& node, const std::string& where) {
   }
   if (op == "Loop" && (node.subgraphs_size() != 1 || node.inputs_size() < 2)) {
     return parse_error(where + ": Loop needs two inputs (M, cond) and one subgraph");
+  }
+  if (op == "SequenceMap" &&
+      (node.subgraphs_size() != 1 || node.inputs_size() < 1 || node.inputs(0) < 0)) {
+    return parse_error(where + ": SequenceMap needs an input sequence and one subgraph");
   }
   if (op == "Scan") {
     if (node.subgraphs_size() != 1) return parse_error(where + ": Scan needs one subgraph");

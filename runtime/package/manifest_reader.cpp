@@ -151,7 +151,12 @@ Status read_inputs(const pkg::Manifest& m, ProgramDesc* p) {
       return parse_error(what + ": rank " + std::to_string(s.rank()) + " is outside 0.." +
                          std::to_string(kMaxRank));
     }
-    p->inputs.push_back({s.name(), dtype, s.rank()});
+    if (s.type() > kMaxValueType)
+      return parse_error(what + ": unknown value type " + std::to_string(s.type()));
+    const auto type = static_cast<ValueType>(s.type());
+    if (type != ValueType::kTensor && s.rank() != 0)
+      return parse_error(what + ": a " + value_type_name(type) + " input has no rank");
+    p->inputs.push_back({s.name(), dtype, s.rank(), type});
   }
   for (int i = 0; i < m.input_dims_size(); ++i) {
     const pkg::InputDim& d = m.input_dims(i);

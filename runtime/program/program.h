@@ -23,6 +23,24 @@ enum class ValueStorage : uint8_t {
   kOuterScope,  // a value of the enclosing graph (`outer_value`), read by a body
 };
 
+// What a value is: ONNX's tensor, sequence (seq(tensor)) or optional types. Sequences and
+// optionals are never in the arena (kHeap); at run time they are Tensors with `sequence` or
+// `none` set (tensor.h).
+enum class ValueType : uint8_t {
+  kTensor = 0,
+  kSequence = 1,
+  kOptional = 2,
+};
+inline constexpr uint8_t kMaxValueType = 2;
+inline const char* value_type_name(ValueType t) {
+  switch (t) {
+    case ValueType::kTensor: return "tensor";
+    case ValueType::kSequence: return "sequence";
+    case ValueType::kOptional: return "optional";
+  }
+  return "tensor";
+}
+
 struct ExecDim {
   int32_t dim = 0;     // of the value's shape
   int32_t symbol = 0;  // index into ProgramDesc::symbols: bound when the value is produced
@@ -30,7 +48,8 @@ struct ExecDim {
 
 struct ValueDesc {
   std::string name;
-  DType dtype = DType::kUndefined;  // kUndefined: whatever the kernel produces
+  DType dtype = DType::kUndefined;  // kUndefined: whatever the kernel produces (of elements)
+  ValueType type = ValueType::kTensor;
   ValueStorage storage = ValueStorage::kHeap;
   int32_t constant = -1;
   int32_t arena_tensor = -1;
@@ -53,6 +72,12 @@ struct NodeDesc {
   std::vector<std::string> fused_nodes;
   std::vector<std::string> fused_op_types;
 };
+
+// The ops the session runs itself, through their subgraphs, rather than by a kernel.
+inline bool runs_subgraphs(const NodeInfo& n) {
+  return n.domain.empty() && (n.op_type == "If" || n.op_type == "Loop" || n.op_type == "Scan" ||
+                              n.op_type == "SequenceMap");
+}
 
 struct GraphDesc {
   std::string name;
@@ -78,8 +103,9 @@ struct InputDimDesc {
 
 struct InputSignature {
   std::string name;
-  DType dtype = DType::kUndefined;
-  int32_t rank = 0;
+  DType dtype = DType::kUndefined;  // of a sequence's or optional's tensors for those types
+  int32_t rank = 0;                 // tensors only
+  ValueType type = ValueType::kTensor;
 };
 
 // The cells of the plan versions: a value v of symbol k falls in the first bucket b with

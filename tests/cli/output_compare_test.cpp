@@ -40,11 +40,23 @@ TEST(OutputCompare, BFloat16IsComparedByValue) {
 }
 
 TEST(OutputCompare, ATypeItCannotReadFailsInsteadOfPassing) {
-  rt::HostTensor a(rt::DType::kString, rt::Shape{2});
-  rt::HostTensor b(rt::DType::kString, rt::Shape{2});
+  rt::HostTensor a(rt::DType::kComplex64, rt::Shape{2});
+  rt::HostTensor b(rt::DType::kComplex64, rt::Shape{2});
   const Comparison c = compare_tensors(a.view(), b.view(), 1e-3, 1e-4);
   EXPECT_FALSE(c.comparable);
   EXPECT_FALSE(c.ok());
+}
+
+TEST(OutputCompare, StringsMatchExactly) {
+  rt::HostTensor a(rt::DType::kString, rt::Shape{2});
+  rt::HostTensor b(rt::DType::kString, rt::Shape{2});
+  a.strings() = {"x", "y"};
+  b.strings() = {"x", "y"};
+  EXPECT_TRUE(compare_tensors(a.view(), b.view(), 1e-3, 1e-4).ok());
+  b.strings()[1] = "Y";
+  const Comparison c = compare_tensors(a.view(), b.view(), 1e-3, 1e-4);
+  EXPECT_FALSE(c.ok());
+  EXPECT_EQ(c.mismatches, 1);
 }
 
 }  // namespace

@@ -2,14 +2,15 @@
 // truncates toward zero and saturates at the target's range (NaN becomes 0): ONNX leaves
 // out-of-range conversions undefined, and C++ makes them UB, so this picks the one defined answer
 // that never traps. float16/bfloat16 go through float (exact) when read and are rounded to
-// nearest even from double when written (half_float.h). Strings are not supported: the runtime's
-// tensors hold fixed-size elements only.
+// nearest even from double when written (half_float.h). Strings convert to and from the numeric
+// types (cast_string.h).
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
 
+#include "runtime/kernels/math/cast_string.h"
 #include "runtime/kernels/math/elementwise.h"
 #include "runtime/kernels/math/half_float.h"
 
@@ -75,6 +76,7 @@ class CastKernel final : public Kernel {
  public:
   // to = kUndefined: CastLike, the target type is input 1's.
   explicit CastKernel(DType to) : to_(to) {}
+  bool takes_strings() const override { return true; }
 
   Status run(KernelContext& ctx) override {
     const char* name = to_ == DType::kUndefined ? "CastLike" : "Cast";
@@ -84,6 +86,13 @@ class CastKernel final : public Kernel {
     if (to == DType::kUndefined) {
       if (!ctx.input(1)) return invalid_argument("CastLike: target_type input is missing");
       to = ctx.input(1)->dtype;
+    }
+    if (x->dtype == DType::kString || to == DType::kString) {
+      const DType other = x->dtype == DType::kString ? to : x->dtype;
+      if (!string_castable(other))
+        return unsupported(std::string(name) + ": between string and " + dtype_name(other));
+      SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, to, x->shape));
+      return x->dtype == DType::kString ? cast_from_strings(*x, *y) : cast_to_strings(*x, *y);
     }
     if (!castable(x->dtype)) return unsupported_dtype(name, x->dtype);
     if (!castable(to)) return unsupported_dtype(name, to);
@@ -142,16 +151,18 @@ Expected<std::unique_ptr<Kernel>> cast_factory(const NodeInfo& node) {
   SOD2_RETURN_IF_ERROR(require_inputs(node, 1));
   DType to = DType::kUndefined;
   SOD2_RETURN_IF_ERROR(parse_to(node, &to));
-  if (!castable(to)) return unsupported_dtype("Cast", to);
+  if (!castable(to) && !string_castable(to)) return unsupported_dtype("Cast", to);
   const DType from = node.input_dtypes[0];
-  if (from != DType::kUndefined && !castable(from)) return unsupported_dtype("Cast", from);
+  if (from != DType::kUndefined && !castable(from) && !string_castable(from))
+    return unsupported_dtype("Cast", from);
   return std::unique_ptr<Kernel>(std::make_unique<CastKernel>(to));
 }
 
 Expected<std::unique_ptr<Kernel>> cast_like_factory(const NodeInfo& node) {
   SOD2_RETURN_IF_ERROR(require_inputs(node, 2));
   for (DType t : node.input_dtypes)
-    if (t != DType::kUndefined && !castable(t)) return unsupported_dtype("CastLike", t);
+    if (t != DType::kUndefined && !castable(t) && !string_castable(t))
+      return unsupported_dtype("CastLike", t);
   return std::unique_ptr<Kernel>(std::make_unique<CastKernel>(DType::kUndefined));
 }
 

@@ -14,6 +14,7 @@
 #include "runtime/kernels/math/fast_math.h"
 #include "runtime/kernels/math/half_float.h"
 #include "runtime/kernels/math/vec_kernels.h"
+#include "runtime/tensor/sequence.h"
 
 namespace sod2::rt::math {
 namespace {
@@ -379,15 +380,20 @@ Expected<std::unique_ptr<Kernel>> shrink_factory(const NodeInfo& node) {
   return make_unary(node, op);
 }
 
-// Identity copies any fixed-size type byte for byte.
+// Identity copies any fixed-size type byte for byte, and passes a sequence or an empty optional
+// on (sequences are immutable: shared, not copied).
 class IdentityKernel final : public Kernel {
  public:
+  bool takes_non_tensors() const override { return true; }
+  bool takes_strings() const override { return true; }
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     if (!x) return invalid_argument("Identity: input is missing");
-    if (dtype_size(x->dtype) == 0) return unsupported_dtype("Identity", x->dtype);
+    if (!x->is_tensor()) return ctx.output_value(0, own_non_tensor(*x));
+    if (dtype_size(x->dtype) == 0 && x->dtype != DType::kString)
+      return unsupported_dtype("Identity", x->dtype);
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
-    if (y->data != x->data && x->bytes() > 0) std::memcpy(y->data, x->data, x->bytes());
+    if (y->data != x->data) copy_elements(*x, *y);
     return Status::ok_status();
   }
 };
@@ -395,7 +401,8 @@ class IdentityKernel final : public Kernel {
 Expected<std::unique_ptr<Kernel>> identity_factory(const NodeInfo& node) {
   SOD2_RETURN_IF_ERROR(require_inputs(node, 1));
   const DType t = node.input_dtypes[0];
-  if (t != DType::kUndefined && dtype_size(t) == 0) return unsupported_dtype("Identity", t);
+  if (t != DType::kUndefined && t != DType::kString && dtype_size(t) == 0)
+    return unsupported_dtype("Identity", t);
   return std::unique_ptr<Kernel>(std::make_unique<IdentityKernel>());
 }
 

@@ -229,11 +229,13 @@ TEST(MathCastNarrow, IntegersBoolAndBFloat16) {
   EXPECT_EQ(values<uint16_t>(out[0]), (std::vector<uint16_t>{0x3ef6, 0x3f52, 0xba83}));
 }
 
-TEST(MathCastNarrow, StringsStayUnsupported) {
-  const HostTensor x = f32({2}, {1, 2});
-  const Status s = run_status("Cast", 13, {&x}, 1, cast_to(DType::kString));
-  EXPECT_EQ(s.code(), StatusCode::kUnsupported);
-  EXPECT_NE(s.message().find("string"), std::string::npos) << s.message();
+TEST(MathCastNarrow, HalfFloatsWriteAndReadStrings) {
+  // Through float: the shortest text that reads back as the float16 value.
+  const HostTensor x = f16_of({3}, {1.f, -2.5f, 0.125f});
+  const HostTensor s = run_ok("Cast", 13, {&x}, 1, cast_to(DType::kString))[0];
+  EXPECT_EQ(s.strings(), (std::vector<std::string>{"1", "-2.5", "0.125"}));
+  EXPECT_EQ(f16_values(run_ok("Cast", 13, {&s}, 1, cast_to(DType::kFloat16))[0]),
+            f16_values(x));
 }
 
 TEST(MathNarrowElementwise, UnaryBinaryAndVariadicComputeInFloat) {

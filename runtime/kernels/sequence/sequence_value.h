@@ -1,0 +1,27 @@
+// What the sequence and optional kernels share: reading their sequence input, a position, and
+// handing a value on to an output.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runtime/kernels/kernel.h"
+#include "runtime/tensor/sequence.h"
+
+namespace sod2::rt {
+
+// Input `i` as a sequence, or an error naming the op and what it got instead.
+Expected<const Sequence*> sequence_input(const KernelContext& ctx, size_t i, const char* op);
+
+// The position input `t` (a scalar int32/int64) as an index into a sequence of `size` elements:
+// [-size, size - 1], or up to `size` when `one_past_end` (an insertion point); negative counts
+// from the back.
+Expected<size_t> sequence_position(const Tensor& t, size_t size, bool one_past_end, const char* op);
+
+// Output `o` becomes `x`: a tensor's bytes copied, a sequence shared, an empty optional as is.
+Status forward_value(KernelContext& ctx, size_t o, const Tensor& x);
+
+// A sequence output of `dtype` holding `seq`.
+Status sequence_output(KernelContext& ctx, size_t o, std::shared_ptr<Sequence> seq);
+
+}  // namespace sod2::rt
