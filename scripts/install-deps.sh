@@ -15,6 +15,7 @@ PACKAGES=(
   clang libclang-rt-14-dev
   nlohmann-json3-dev
   libdnnl-dev libopenblas-dev
+  libre2-dev
   libonnx-testdata
 )
 

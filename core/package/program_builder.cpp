@@ -154,6 +154,11 @@ class Builder {
           d.dims += (k ? "," : "") + (dim ? dim->to_string() : std::string("?"));
         }
         d.dims += "]";
+      } else if (fact.category != TypeCategory::kTensor) {
+        // "sequence of [2, 3]": what tools show for a sequence or optional (short, or nothing:
+        // the loader bounds this text).
+        std::string text = fact.to_string();
+        if (text.size() <= 256) d.dims = std::move(text);
       }
       switch (value.kind) {
         case ValueKind::kGraphInput: d.storage = rt::ValueStorage::kGraphInput; break;

@@ -103,6 +103,8 @@ TEST(SequenceValues, SplitInsertEraseAndConcatComputeTheSpecsValues) {
       EXPECT_EQ(d.type, rt::ValueType::kSequence) << d.name;
       EXPECT_EQ(d.storage, rt::ValueStorage::kHeap) << d.name;
       EXPECT_EQ(d.dtype, rt::DType::kFloat) << d.name;
+      // What a package view shows for it.
+      EXPECT_EQ(d.dims.rfind("sequence of", 0), 0u) << d.name << ": " << d.dims;
     }
   }
   auto s = session_of(c->program);

@@ -157,5 +157,31 @@ TEST(StringKernels, CastWritesAndReadsNumbers) {
   EXPECT_FALSE(run_kernel(registry(), "Cast", 13, {&big}, 1, to_int).ok());
 }
 
+TEST(StringKernels, RegexFullMatchUsesRe2WithoutBacktracking) {
+  // The spec's example; then a pattern that makes backtracking engines take exponential time.
+  const HostTensor urls = strings({3}, {"www.google.com", "www.facebook.com", "www.bbc.co.uk"});
+  Attrs attrs;
+  attrs.set("pattern", str(R"(www\.[\w.-]+\.\bcom\b)"));
+  auto out = run_kernel(registry(), "RegexFullMatch", 20, {&urls}, 1, attrs);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ((*out)[0].dtype(), DType::kBool);
+  EXPECT_EQ(std::vector<bool>((*out)[0].data<bool>(), (*out)[0].data<bool>() + 3),
+            (std::vector<bool>{true, true, false}));
+
+  const HostTensor as = strings({1}, {std::string(5000, 'a')});
+  Attrs evil;
+  evil.set("pattern", str("(a*)*b"));
+  auto quick = run_kernel(registry(), "RegexFullMatch", 20, {&as}, 1, evil);
+  ASSERT_TRUE(quick.ok()) << quick.status().to_string();
+  EXPECT_FALSE((*quick)[0].data<bool>()[0]);
+
+  Attrs broken;
+  broken.set("pattern", str("(unclosed"));
+  auto bad = run_kernel(registry(), "RegexFullMatch", 20, {&urls}, 1, broken);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("'(unclosed'"), std::string::npos)
+      << bad.status().to_string();
+}
+
 }  // namespace
 }  // namespace sod2::rt
