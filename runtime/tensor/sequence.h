@@ -12,6 +12,10 @@
 
 namespace sod2::rt {
 
+// The most elements one sequence may hold. Real models keep a handful; the cap bounds what a
+// crafted one can make a run allocate and copy (a Loop inserting 10 million empty tensors).
+inline constexpr size_t kMaxSequenceElements = size_t{1} << 20;
+
 class Sequence : public std::enable_shared_from_this<Sequence> {
  public:
   explicit Sequence(DType dtype = DType::kUndefined) : dtype_(dtype) {}
@@ -19,10 +23,11 @@ class Sequence : public std::enable_shared_from_this<Sequence> {
   DType dtype() const { return dtype_; }  // of every element; kUndefined: not known yet
   size_t size() const { return items_.size(); }
   const HostTensor& at(size_t i) const { return *items_[i]; }
-  // The elements' bytes together: what the sequence holds against a run's memory limit.
+  // What the sequence holds against a run's memory limit: the elements' bytes (or strings) and
+  // each element's bookkeeping, so a long list of empty tensors counts too.
   uint64_t bytes() const {
-    uint64_t n = 0;
-    for (const auto& t : items_) n += t->bytes().size();
+    uint64_t n = items_.size() * (sizeof(HostTensor) + sizeof(items_[0]));
+    for (const auto& t : items_) n += t->bytes().size() + t->strings().size() * sizeof(std::string);
     return n;
   }
 

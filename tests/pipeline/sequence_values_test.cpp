@@ -197,6 +197,31 @@ TEST(SequenceValues, ASequenceGrowingPastTheRunsMemoryLimitIsAnError) {
   EXPECT_EQ(*(*ok)[0].as<int64_t>(), 10);
 }
 
+TEST(SequenceValues, ASequenceOfMoreThanItsCapIsAnErrorBeforeItIsMade) {
+  // Splitting 2^21 floats into one-element pieces would make 2 million elements of bookkeeping.
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {"n"});
+  add_node(g, "SplitToSequence", {"x"}, {"pieces"}, "split");
+  add_node(g, "SequenceLength", {"pieces"}, {"len"}, "length");
+  add_output(g, "len", {}, onnx::TensorProto::INT64);
+  auto c = compile(m, {{"n", {1, int64_t{1} << 22, 1}}});
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  auto s = session_of(c->program);
+  ASSERT_TRUE(s);
+  const rt::HostTensor small(rt::DType::kFloat, rt::Shape{3});
+  const rt::Tensor few[] = {small.view()};
+  auto ok = s->run(few);
+  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+  EXPECT_EQ(*(*ok)[0].as<int64_t>(), 3);
+  const rt::HostTensor big(rt::DType::kFloat, rt::Shape{int64_t{1} << 21});
+  const rt::Tensor many[] = {big.view()};
+  auto refused = s->run(many);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("one sequence may hold"), std::string::npos)
+      << refused.status().to_string();
+}
+
 TEST(SequenceValues, SequenceMapRunsItsBodyPerElementWithTensorsPassedWhole) {
   // y[i] = xs[i] + b, from a caller's sequence (not owned by a shared_ptr: the session copies
   // its element list to keep it), through a package written and loaded again.

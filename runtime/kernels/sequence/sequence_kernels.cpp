@@ -40,6 +40,7 @@ class ConstructKernel final : public Kernel {
   Status run(KernelContext& ctx) override {
     if (ctx.num_inputs() == 0 || !ctx.input(0))
       return invalid_argument("SequenceConstruct: needs at least one tensor");
+    SOD2_RETURN_IF_ERROR(check_sequence_length(ctx.num_inputs(), "SequenceConstruct"));
     auto seq = std::make_shared<Sequence>(ctx.input(0)->dtype);
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
       const Tensor* t = ctx.input(i);
@@ -60,6 +61,7 @@ class InsertKernel final : public Kernel {
     const Tensor* t = ctx.input(1);
     if (!t) return invalid_argument("SequenceInsert: the tensor to insert is missing");
     SOD2_RETURN_IF_ERROR(check_element(*t, in->dtype(), "SequenceInsert"));
+    SOD2_RETURN_IF_ERROR(check_sequence_length(in->size() + 1, "SequenceInsert"));
     size_t at = in->size();
     if (const Tensor* p = ctx.input(2)) {
       SOD2_ASSIGN_OR_RETURN(at, sequence_position(*p, in->size(), true, "SequenceInsert"));

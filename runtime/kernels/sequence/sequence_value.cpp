@@ -39,6 +39,13 @@ Status forward_value(KernelContext& ctx, size_t o, const Tensor& x) {
   return Status::ok_status();
 }
 
+Status check_sequence_length(size_t count, const char* op) {
+  if (count <= kMaxSequenceElements) return Status::ok_status();
+  return resource_exhausted(std::string(op) + ": a sequence of " + std::to_string(count) +
+                            " elements, above the " + std::to_string(kMaxSequenceElements) +
+                            " one sequence may hold");
+}
+
 Status sequence_output(KernelContext& ctx, size_t o, std::shared_ptr<Sequence> seq) {
   const DType dtype = seq->dtype();
   return ctx.output_value(o, HostTensor::of_sequence(std::move(seq), dtype));

@@ -21,6 +21,9 @@ Expected<size_t> sequence_position(const Tensor& t, size_t size, bool one_past_e
 // Output `o` becomes `x`: a tensor's bytes copied, a sequence shared, an empty optional as is.
 Status forward_value(KernelContext& ctx, size_t o, const Tensor& x);
 
+// An error naming `op` when a sequence of `count` elements would exceed kMaxSequenceElements.
+Status check_sequence_length(size_t count, const char* op);
+
 // A sequence output of `dtype` holding `seq`.
 Status sequence_output(KernelContext& ctx, size_t o, std::shared_ptr<Sequence> seq);
 

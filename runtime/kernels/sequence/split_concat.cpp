@@ -52,11 +52,16 @@ class SplitToSequenceKernel final : public Kernel {
       };
       if (split->shape.rank() == 0) {
         const int64_t s = at(0);
+        if (s > 0)
+          SOD2_RETURN_IF_ERROR(
+              check_sequence_length(static_cast<size_t>((dim + s - 1) / s), "SplitToSequence"));
         if (s <= 0)
           return invalid_argument("SplitToSequence: split " + std::to_string(s) +
                                   " must be positive");
         for (int64_t b = 0; b < dim; b += s) sizes.push_back(std::min(s, dim - b));
       } else {
+        SOD2_RETURN_IF_ERROR(
+            check_sequence_length(static_cast<size_t>(split->numel()), "SplitToSequence"));
         int64_t total = 0;
         for (int64_t i = 0; i < split->numel(); ++i) {
           const int64_t s = at(i);
@@ -72,6 +77,7 @@ class SplitToSequenceKernel final : public Kernel {
                                   std::to_string(dim));
       }
     } else {
+      SOD2_RETURN_IF_ERROR(check_sequence_length(static_cast<size_t>(dim), "SplitToSequence"));
       sizes.assign(static_cast<size_t>(dim), 1);
       squeeze = !keepdims_;
     }
