@@ -40,20 +40,15 @@ class GetElementKernel final : public Kernel {
   }
 };
 
-template <typename K>
-Expected<std::unique_ptr<Kernel>> make(const NodeInfo&) {
-  return std::unique_ptr<Kernel>(std::make_unique<K>());
-}
-
 }  // namespace
 
 void register_optional_kernels(KernelRegistry& r) {
-  r.add("", "Optional", 15, make<OptionalKernel>);
-  r.add("", "OptionalHasElement", 15, make<HasElementKernel>);
-  r.add("", "OptionalGetElement", 15, make<GetElementKernel>);
+  r.add("", "Optional", 15, make_attributeless<OptionalKernel>);
+  r.add("", "OptionalHasElement", 15, make_attributeless<HasElementKernel>);
+  r.add("", "OptionalGetElement", 15, make_attributeless<GetElementKernel>);
   // Opset 18 also takes plain tensors and sequences (and HasElement an omitted input).
-  r.add("", "OptionalHasElement", 18, make<HasElementKernel>);
-  r.add("", "OptionalGetElement", 18, make<GetElementKernel>);
+  r.add("", "OptionalHasElement", 18, make_attributeless<HasElementKernel>);
+  r.add("", "OptionalGetElement", 18, make_attributeless<GetElementKernel>);
 }
 
 }  // namespace sod2::rt

@@ -112,11 +112,6 @@ class LengthKernel final : public Kernel {
   }
 };
 
-template <typename K>
-Expected<std::unique_ptr<Kernel>> make(const NodeInfo&) {
-  return std::unique_ptr<Kernel>(std::make_unique<K>());
-}
-
 Expected<std::unique_ptr<Kernel>> make_empty(const NodeInfo& node) {
   SOD2_ASSIGN_OR_RETURN(const int64_t dt,
                         node.attrs.get_int("dtype", static_cast<int64_t>(DType::kFloat)));
@@ -131,11 +126,11 @@ Expected<std::unique_ptr<Kernel>> make_empty(const NodeInfo& node) {
 
 void register_sequence_element_kernels(KernelRegistry& r) {
   r.add("", "SequenceEmpty", 11, make_empty);
-  r.add("", "SequenceConstruct", 11, make<ConstructKernel>);
-  r.add("", "SequenceInsert", 11, make<InsertKernel>);
-  r.add("", "SequenceErase", 11, make<EraseKernel>);
-  r.add("", "SequenceAt", 11, make<AtKernel>);
-  r.add("", "SequenceLength", 11, make<LengthKernel>);
+  r.add("", "SequenceConstruct", 11, make_attributeless<ConstructKernel>);
+  r.add("", "SequenceInsert", 11, make_attributeless<InsertKernel>);
+  r.add("", "SequenceErase", 11, make_attributeless<EraseKernel>);
+  r.add("", "SequenceAt", 11, make_attributeless<AtKernel>);
+  r.add("", "SequenceLength", 11, make_attributeless<LengthKernel>);
 }
 
 }  // namespace sod2::rt

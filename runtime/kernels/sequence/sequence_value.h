@@ -24,6 +24,12 @@ Status forward_value(KernelContext& ctx, size_t o, const Tensor& x);
 // An error naming `op` when a sequence of `count` elements would exceed kMaxSequenceElements.
 Status check_sequence_length(size_t count, const char* op);
 
+// The factory of a kernel that reads no attributes.
+template <typename K>
+Expected<std::unique_ptr<Kernel>> make_attributeless(const NodeInfo&) {
+  return std::unique_ptr<Kernel>(std::make_unique<K>());
+}
+
 // A sequence output of `dtype` holding `seq`.
 Status sequence_output(KernelContext& ctx, size_t o, std::shared_ptr<Sequence> seq);
 
