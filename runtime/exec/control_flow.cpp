@@ -320,6 +320,8 @@ Status Session::run_scan(Frame& frame, const NodeDesc& node) {
       if (!t || t->shape.rank() < (scan ? 2 : 1))
         return invalid_argument(where_fn() + ": input " + std::to_string(1 + i) + " needs " +
                                 (scan ? "[batch, seq, ...]" : "[batch, ...]"));
+      if (t->dtype == DType::kString)
+        return unsupported(where_fn() + ": string inputs are not supported (sliced by bytes)");
       if (batch >= 0 && t->shape[0] != batch)
         return invalid_argument(where_fn() + ": inputs disagree on the batch size");
       batch = t->shape[0];
@@ -485,6 +487,9 @@ Status Session::run_scan(Frame& frame, const NodeDesc& node) {
     const Tensor* t = frame.get(node.inputs[state_n + i]);
     if (!t || t->shape.rank() < 1)
       return invalid_argument(where_fn() + ": a scan input needs rank >= 1");
+    // Sliced by bytes: a string tensor's elements are objects, not bytes.
+    if (t->dtype == DType::kString)
+      return unsupported(where_fn() + ": scan inputs of strings are not supported");
     if (iterations >= 0 && t->shape[0] != iterations)
       return invalid_argument(where_fn() + ": scan inputs disagree on the sequence length");
     iterations = t->shape[0];
