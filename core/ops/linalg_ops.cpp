@@ -261,7 +261,8 @@ Status einsum_rule(InferContext& ctx) {
 }
 
 // Attention-23: Y has Q's batch, heads and sequence with V's head size (3-D: [B, Sq, Hq * Dv]);
-// present_key/present_value are the past (if any) with K/V appended along the sequence.
+// present_key/present_value are the past (if any) with K/V appended along the sequence, and
+// qk_matmul_output the [B, Hq, Sq, P + Skv] scores.
 Status attention_rule(InferContext& ctx) {
   const TensorFact &q = ctx.input(0), &k = ctx.input(1), &v = ctx.input(2);
   const auto hq = ctx.attr_int("q_num_heads"), hkv = ctx.attr_int("kv_num_heads");
@@ -295,7 +296,23 @@ Status attention_rule(InferContext& ctx) {
     }
     ctx.set_output(o, std::move(p));
   }
-  if (ctx.has_output(3)) ctx.set_output(3, TensorFact::unknown(q.dtype));
+  if (ctx.has_output(3)) {
+    // qk_matmul_output is the scores [B, Hq, Sq, P + Skv], 4-D whatever Q's rank.
+    TensorFact qk = TensorFact::unknown(q.dtype);
+    const TensorFact* past = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    if (q.dims && k.dims && q.dims->size() == k.dims->size() &&
+        (q.dims->size() == 4 || q.dims->size() == 3)) {
+      const bool four = q.dims->size() == 4;
+      Dim total = four ? (*k.dims)[2] : (*k.dims)[1];
+      if (past) {
+        const Dim prev = past->dims && past->dims->size() == 4 ? (*past->dims)[2] : Dim();
+        total = total && prev ? Dim(ctx.simplify(*prev + *total)) : Dim();
+      }
+      const Dim heads = four ? (*q.dims)[1] : hq ? Dim(SymExpr(*hq)) : Dim();
+      qk.dims = DimList{(*q.dims)[0], heads, four ? (*q.dims)[2] : (*q.dims)[1], total};
+    }
+    ctx.set_output(3, std::move(qk));
+  }
   return {};
 }
 

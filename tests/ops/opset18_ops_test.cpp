@@ -123,6 +123,21 @@ TEST(Opset18Ops, AttentionShapes) {
        {"[b, 8, s, 64]", "[b, 2, p+t, 64]", "[b, 2, p+t, 64]"},
        {},
        23},
+      {"qk_matmul_output with a past",
+       "Attention",
+       {ffact("b, 8, s, 64"), ffact("b, 2, t, 64"), ffact("b, 2, t, 32"), ffact(""),
+        ffact("b, 2, p, 64"), ffact("b, 2, p, 32")},
+       [](FakeContext& c) { c.omit_input(3); },
+       {"[b, 8, s, 32]", "[b, 2, p+t, 64]", "[b, 2, p+t, 32]", "[b, 8, s, p+t]"},
+       {},
+       23},
+      {"qk_matmul_output, 3-D",
+       "Attention",
+       {ffact("b, s, 512"), ffact("b, t, 128"), ffact("b, t, 128")},
+       [](FakeContext& c) { c.attr_i("q_num_heads", 8).attr_i("kv_num_heads", 2); },
+       {"[b, s, 512]", "[b, 2, t, 64]", "[b, 2, t, 64]", "[b, 8, s, t]"},
+       {},
+       23},
   };
   run_cases(cases, Requirements::kUnchecked);
 }

@@ -2,11 +2,17 @@
 //
 // Attention: Q [B, Hq, Sq, D] (or 3-D [B, Sq, Hq*D] with q_num_heads/kv_num_heads), K and V
 // [B, Hkv, Skv, D / Dv] with optional past_key/past_value [B, Hkv, P, ...] prepended (present_key
-// and present_value are the concatenations). Scores = Q K^T * scale (default 1/sqrt(D)), plus the
-// optional mask (bool: false masks out; float: added; broadcast to [B, Hq, Sq, P + Skv]), the
-// causal mask (is_causal: key j visible to query i when j <= i), softcap, softmax, times V.
-// Grouped-query attention shares each K/V head with Hq / Hkv query heads. The optional
-// qk_matmul_output is refused by name.
+// and present_value are the concatenations). Scores = Q K^T * scale (default 1/sqrt(D)), softcap,
+// plus the optional mask (bool: false masks out; float: added; broadcast to [B, Hq, Sq, P + Skv])
+// and the causal mask (is_causal: key j visible to query i when j <= P + i), softmax, times V.
+// Grouped-query attention shares each K/V head with Hq / Hkv query heads. The optional fourth
+// output qk_matmul_output [B, Hq, Sq, P + Skv] taps the scores at qk_matmul_output_mode's stage.
+//
+// The causal diagonal is offset by the past length P: the queries are the newest Sq positions,
+// so query i sits at position P + i of the concatenated keys. That is ONNX Runtime's rule and
+// ONNX's since its errata onnx/onnx#8068 (the reference evaluator's _apply_causal); opset 23's
+// text says "upper left" and its first reference took tril(k=0) over [Sq, P + Skv], which would
+// let a decoding step (Sq = 1) see only the oldest key.
 //
 // RotaryEmbedding: X [B, S, H*D] (num_heads) or [B, H, S, D]; cos/sin caches [max_pos, R/2]
 // indexed by position_ids [B, S], or [B, S, R/2] without them; the first R (rotary_embedding_dim,
@@ -47,7 +53,14 @@ struct AttentionAttrs {
   int64_t q_heads = 0, kv_heads = 0;  // for 3-D inputs
   float scale = 0.f;                  // 0: 1/sqrt(D)
   float softcap = 0.f;
+  int64_t qk_mode = 0;  // the stage qk_matmul_output taps (QkStage)
 };
+
+// qk_matmul_output_mode: where along the score pipeline the fourth output is read. The numbering
+// follows the pipeline as ONNX's errata (onnx/onnx#7867, #7913) reordered it, softcap before the
+// mask; opset 23's first text had 1 = plus the mask and 2 = after softcap. ONNX Runtime 1.30
+// numbers them as here.
+enum QkStage : int64_t { kQkScaled = 0, kQkSoftcapped = 1, kQkMasked = 2, kQkSoftmax = 3 };
 
 class AttentionKernel final : public Kernel {
  public:
@@ -99,8 +112,6 @@ class AttentionKernel final : public Kernel {
         return invalid_argument("Attention: past_key " + pk.to_string() + " / past_value " +
                                 pv.to_string() + " do not fit the key/value heads");
       past = pk[2];
-      if (a_.causal)
-        return unsupported("Attention: is_causal with past_key/past_value is not supported");
     }
     // Shapes may pair huge dims with a zero one (an empty tensor holds no bytes), so every count
     // below is checked and the work is bounded: with a zero head size neither the b * hkv * total
@@ -131,6 +142,11 @@ class AttentionKernel final : public Kernel {
 
     Shape y_shape = rank == 4 ? Shape{b, hq, sq, dv} : Shape{b, sq, hq * dv};
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, y_shape));
+    float* qk_out = nullptr;
+    if (num_outputs_ > 3) {
+      SOD2_ASSIGN_OR_RETURN(Tensor * qk, ctx.output(3, DType::kFloat, Shape{b, hq, sq, total}));
+      qk_out = qk->as<float>();
+    }
     // The concatenated keys and values [B, Hkv, total, D / Dv] in scratch (copied to present_key
     // and present_value when the node has them), then one row of scores.
     SOD2_ASSIGN_OR_RETURN(void* mem,
@@ -165,12 +181,18 @@ class AttentionKernel final : public Kernel {
         for (int64_t i = 0; i < sq; ++i) {
           const float* qi = rank == 4 ? q->as<float>() + ((bi * hq + h) * sq + i) * d
                                       : q->as<float>() + (bi * sq + i) * hq * d + h * d;
+          float* qk_row = qk_out ? qk_out + ((bi * hq + h) * sq + i) * total : nullptr;
           float mx = neg_inf;
           for (int64_t j = 0; j < total; ++j) {
             const float* kj = kc + ((bi * hkv + hk) * total + j) * d;
             float s = 0.f;
             for (int64_t t = 0; t < d; ++t) s += qi[t] * kj[t];
             s *= scale;
+            if (qk_row && a_.qk_mode == kQkScaled) qk_row[j] = s;
+            // Softcap before the mask, as ONNX's diagram and ONNX Runtime order them: a float
+            // mask is then added at full size rather than squashed into (-softcap, softcap).
+            if (a_.softcap > 0.f) s = a_.softcap * std::tanh(s / a_.softcap);
+            if (qk_row && a_.qk_mode == kQkSoftcapped) qk_row[j] = s;
             if (mask) {
               const int64_t off =
                   bi * mstride[0] + h * mstride[1] + i * mstride[2] + j * mstride[3];
@@ -179,8 +201,8 @@ class AttentionKernel final : public Kernel {
               else
                 s += mask->as<float>()[off];
             }
-            if (a_.causal && j > i) s = neg_inf;
-            if (a_.softcap > 0.f && s != neg_inf) s = a_.softcap * std::tanh(s / a_.softcap);
+            if (a_.causal && j > past + i) s = neg_inf;
+            if (qk_row && a_.qk_mode == kQkMasked) qk_row[j] = s;
             row[j] = s;
             mx = std::max(mx, s);
           }
@@ -190,6 +212,8 @@ class AttentionKernel final : public Kernel {
             sum += row[j];
           }
           const float inv = sum > 0.f ? 1.f / sum : 0.f;
+          if (qk_row && a_.qk_mode == kQkSoftmax)
+            for (int64_t j = 0; j < total; ++j) qk_row[j] = row[j] * inv;
           float* yi = rank == 4 ? y->as<float>() + ((bi * hq + h) * sq + i) * dv
                                 : y->as<float>() + (bi * sq + i) * hq * dv + h * dv;
           std::fill_n(yi, dv, 0.f);
@@ -311,11 +335,16 @@ Expected<std::unique_ptr<Kernel>> make_attention(const NodeInfo& node) {
   SOD2_ATTR(a.kv_heads, node.attrs.get_int("kv_num_heads", 0));
   SOD2_ATTR(a.scale, node.attrs.get_float("scale", 0.f));
   SOD2_ATTR(a.softcap, node.attrs.get_float("softcap", 0.f));
-  // qk_matmul_output_mode only shapes the qk_matmul_output output, which is refused below.
+  SOD2_ATTR(a.qk_mode, node.attrs.get_int("qk_matmul_output_mode", 0));
   SOD2_ATTR(precision, node.attrs.get_int("softmax_precision", 0));
   a.causal = causal != 0;
-  if (node.num_outputs > 3)
-    return unsupported("Attention: the qk_matmul_output output is not supported");
+  // Checked even without the fourth output: ONNX defines only these four values.
+  if (a.qk_mode < kQkScaled || a.qk_mode > kQkSoftmax)
+    return invalid_model("Attention: qk_matmul_output_mode " + std::to_string(a.qk_mode) +
+                         " is not 0 (Q*K^T scaled), 1 (after softcap), 2 (plus the masks) or 3 "
+                         "(after softmax)");
+  if (node.num_outputs > 4)
+    return invalid_model("Attention: at most 4 outputs, got " + std::to_string(node.num_outputs));
   if (node.num_outputs == 2)
     return invalid_model("Attention: present_key and present_value come together");
   if (precision != 0 && precision != 1)

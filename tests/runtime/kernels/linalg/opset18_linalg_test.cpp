@@ -80,7 +80,120 @@ TEST(Opset18Linalg, AttentionRefusesMismatchedHeadsAndMasks) {
   const Status m = run_status("Attention", 23, {&q2, &k, &v, &mask}, 1, A());
   EXPECT_FALSE(m.ok());
   EXPECT_NE(m.message().find("does not broadcast"), std::string::npos) << m.message();
-  EXPECT_EQ(run_status("Attention", 23, {&q2, &k, &v}, 4, A()).code(), StatusCode::kUnsupported);
+  const Status mode =
+      run_status("Attention", 23, {&q2, &k, &v}, 4, A().i("qk_matmul_output_mode", 4));
+  EXPECT_EQ(mode.code(), StatusCode::kInvalidModel) << mode.message();
+  EXPECT_NE(mode.message().find("qk_matmul_output_mode 4"), std::string::npos) << mode.message();
+  EXPECT_EQ(
+      run_status("Attention", 23, {&q2, &k, &v}, 1, A().i("qk_matmul_output_mode", -1)).code(),
+      StatusCode::kInvalidModel);
+}
+
+// Y and the four stages qk_matmul_output taps (0 scaled Q K^T, 1 softcapped, 2 plus the mask and
+// the causal mask, 3 softmax: ONNX's numbering since its softcap-before-mask errata), in double,
+// for 4-D inputs with a past: keys and values are the past, then the new. The causal diagonal is
+// offset by the past length (query i is position P + i).
+struct AttentionStages {
+  std::vector<double> y;
+  std::vector<double> stage[4];
+};
+AttentionStages attention_stages_ref(const HostTensor& q, const HostTensor& k, const HostTensor& v,
+                                     const HostTensor& pk, const HostTensor& pv,
+                                     const std::vector<double>& mask, bool causal, double softcap) {
+  const Shape &qs = q.shape(), &ks = k.shape(), &vs = v.shape();
+  const int64_t b = qs[0], hq = qs[1], sq = qs[2], d = qs[3], hkv = ks[1], skv = ks[2], dv = vs[3];
+  const int64_t past = pk.shape()[2], total = past + skv;
+  const auto qv = values(q), kv = values(k), vv = values(v), pkv = values(pk), pvv = values(pv);
+  auto key = [&](int64_t bi, int64_t h, int64_t j, int64_t t) {
+    return j < past ? pkv[static_cast<size_t>(((bi * hkv + h) * past + j) * d + t)]
+                    : kv[static_cast<size_t>(((bi * hkv + h) * skv + j - past) * d + t)];
+  };
+  auto val = [&](int64_t bi, int64_t h, int64_t j, int64_t t) {
+    return j < past ? pvv[static_cast<size_t>(((bi * hkv + h) * past + j) * dv + t)]
+                    : vv[static_cast<size_t>(((bi * hkv + h) * skv + j - past) * dv + t)];
+  };
+  AttentionStages r;
+  r.y.resize(static_cast<size_t>(b * hq * sq * dv));
+  for (auto& st : r.stage) st.resize(static_cast<size_t>(b * hq * sq * total));
+  const double scale = 1 / std::sqrt(static_cast<double>(d));
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t h = 0; h < hq; ++h)
+      for (int64_t i = 0; i < sq; ++i) {
+        const size_t row = static_cast<size_t>(((bi * hq + h) * sq + i) * total);
+        double mx = -INFINITY;
+        for (int64_t j = 0; j < total; ++j) {
+          double s = 0;
+          for (int64_t t = 0; t < d; ++t)
+            s += qv[static_cast<size_t>(((bi * hq + h) * sq + i) * d + t)] *
+                 key(bi, h / (hq / hkv), j, t);
+          s *= scale;
+          r.stage[0][row + static_cast<size_t>(j)] = s;
+          s = softcap * std::tanh(s / softcap);
+          r.stage[1][row + static_cast<size_t>(j)] = s;
+          s += mask[static_cast<size_t>(i * total + j)];
+          if (causal && j > past + i) s = -INFINITY;
+          r.stage[2][row + static_cast<size_t>(j)] = s;
+          mx = std::max(mx, s);
+        }
+        double sum = 0;
+        for (int64_t j = 0; j < total; ++j)
+          sum += r.stage[3][row + static_cast<size_t>(j)] =
+              std::exp(r.stage[2][row + static_cast<size_t>(j)] - mx);
+        for (int64_t j = 0; j < total; ++j) r.stage[3][row + static_cast<size_t>(j)] /= sum;
+        for (int64_t t = 0; t < dv; ++t) {
+          double acc = 0;
+          for (int64_t j = 0; j < total; ++j)
+            acc += r.stage[3][row + static_cast<size_t>(j)] * val(bi, h / (hq / hkv), j, t);
+          r.y[static_cast<size_t>(((bi * hq + h) * sq + i) * dv + t)] = acc;
+        }
+      }
+  return r;
+}
+
+// Every qk_matmul_output_mode against the reference, on grouped-query heads with a past, a float
+// mask, softcap and is_causal: masked scores are exactly -inf at mode 2 and 0 at mode 3. One
+// thread only: run_both's comparison of the two runs does not take -inf.
+TEST(Opset18Linalg, AttentionQkMatmulOutputStagesWithCausalPast) {
+  const HostTensor q = rand_tensor({2, 4, 3, 8}, 11), k = rand_tensor({2, 2, 3, 8}, 12),
+                   v = rand_tensor({2, 2, 3, 6}, 13), pk = rand_tensor({2, 2, 4, 8}, 14),
+                   pv = rand_tensor({2, 2, 4, 6}, 15), mask = rand_tensor({3, 7}, 16);
+  const AttentionStages ref = attention_stages_ref(q, k, v, pk, pv, values(mask), true, 1.5);
+  for (int64_t mode = 0; mode < 4; ++mode) {
+    SCOPED_TRACE("qk_matmul_output_mode " + std::to_string(mode));
+    auto run = testing::run_kernel(
+        registry(), "Attention", 23, {&q, &k, &v, &mask, &pk, &pv}, 4,
+        A().i("is_causal", 1).f("softcap", 1.5f).i("qk_matmul_output_mode", mode), 1);
+    ASSERT_TRUE(run.ok()) << run.status().to_string();
+    const std::vector<HostTensor>& out = *run;
+    ASSERT_EQ(out.size(), 4u);
+    expect_close(out[0], Shape{2, 4, 3, 6}, ref.y);
+    ASSERT_EQ(out[3].shape().to_string(), Shape({2, 4, 3, 7}).to_string());
+    const std::vector<double>& want = ref.stage[mode];
+    const float* got = out[3].data<float>();
+    size_t bad = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      const bool ok = std::isinf(want[i])
+                          ? got[i] == want[i]
+                          : std::fabs(got[i] - want[i]) <= 1e-4 * (1 + std::fabs(want[i]));
+      if (!ok && ++bad <= 5)
+        ADD_FAILURE() << "element " << i << ": got " << got[i] << ", want " << want[i];
+    }
+    EXPECT_EQ(bad, 0u);
+  }
+}
+
+// A decoding step (one query after a past) under is_causal sees every key: the same Y as without
+// the causal mask, and not the oldest key alone (what tril over [1, P + 1] would give).
+TEST(Opset18Linalg, AttentionCausalDecodingStepSeesThePast) {
+  const HostTensor q = rand_tensor({1, 2, 1, 4}, 21), k = rand_tensor({1, 1, 1, 4}, 22),
+                   v = rand_tensor({1, 1, 1, 4}, 23), pk = rand_tensor({1, 1, 5, 4}, 24),
+                   pv = rand_tensor({1, 1, 5, 4}, 25);
+  auto causal =
+      run_both("Attention", 23, {&q, &k, &v, nullptr, &pk, &pv}, 3, A().i("is_causal", 1));
+  auto plain = run_both("Attention", 23, {&q, &k, &v, nullptr, &pk, &pv}, 3, A());
+  ASSERT_EQ(causal.size(), 3u);
+  ASSERT_EQ(plain.size(), 3u);
+  expect_close(causal[0], Shape{1, 2, 1, 4}, values(plain[0]), 1e-6);
 }
 
 TEST(Opset18Linalg, RotaryEmbeddingHalvesAndInterleaved) {
