@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "runtime/tensor/float8.h"
 #include "runtime/tensor/narrow_float.h"
 
 namespace sod2::cli {
@@ -24,6 +25,10 @@ double element(const rt::Tensor& t, int64_t i) {
     case rt::DType::kUint64: return static_cast<double>(t.as<const uint64_t>()[i]);
     case rt::DType::kFloat16: return rt::half_to_float(t.as<const uint16_t>()[i]);
     case rt::DType::kBFloat16: return rt::bfloat16_to_float(t.as<const uint16_t>()[i]);
+    case rt::DType::kFloat8E4M3FN:
+    case rt::DType::kFloat8E4M3FNUZ:
+    case rt::DType::kFloat8E5M2:
+    case rt::DType::kFloat8E5M2FNUZ: return rt::float8_to_float(t.dtype, t.as<const uint8_t>()[i]);
     default: return std::nan("");
   }
 }
@@ -43,7 +48,11 @@ bool comparable(rt::DType t) {
     case rt::DType::kUint32:
     case rt::DType::kUint64:
     case rt::DType::kFloat16:
-    case rt::DType::kBFloat16: return true;
+    case rt::DType::kBFloat16:
+    case rt::DType::kFloat8E4M3FN:
+    case rt::DType::kFloat8E4M3FNUZ:
+    case rt::DType::kFloat8E5M2:
+    case rt::DType::kFloat8E5M2FNUZ: return true;
     default: return false;
   }
 }

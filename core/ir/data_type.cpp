@@ -7,7 +7,8 @@ size_t data_type_size(DataType type) { return rt::dtype_size(type); }
 std::string_view data_type_name(DataType type) { return rt::dtype_name(type); }
 
 std::optional<DataType> data_type_from_onnx(int32_t onnx_value) {
-  if (onnx_value < 0 || onnx_value > static_cast<int32_t>(DataType::kBFloat16)) return std::nullopt;
+  if (onnx_value < 0 || onnx_value > static_cast<int32_t>(DataType::kFloat8E5M2FNUZ))
+    return std::nullopt;
   return static_cast<DataType>(onnx_value);
 }
 

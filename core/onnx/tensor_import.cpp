@@ -127,7 +127,12 @@ Expected<std::vector<uint8_t>> typed_bytes(const onnx::TensorProto& p, DataType 
     case DataType::kFloat16:
     case DataType::kBFloat16: return pack<uint16_t>(p.int32_data());
     case DataType::kUint8:
-    case DataType::kBool: return pack<uint8_t>(p.int32_data());
+    case DataType::kBool:
+    // float8 (opset 19): one element's bits per int32_data entry.
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ: return pack<uint8_t>(p.int32_data());
     case DataType::kUint32: return pack<uint32_t>(p.uint64_data());
     case DataType::kUint64: return pack<uint64_t>(p.uint64_data());
     default: break;

@@ -26,6 +26,12 @@ enum class DType : uint8_t {
   kComplex64 = 14,   // imported and described, never executed
   kComplex128 = 15,  // likewise
   kBFloat16 = 16,
+  // ONNX's 8-bit floats (opset 19): stored, moved, cast and (de)quantized, never computed with
+  // (float8.h converts them); arithmetic kernels refuse them by type.
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
 };
 
 // Bytes per element; 0 for kUndefined and kString (no fixed size).
@@ -33,6 +39,7 @@ size_t dtype_size(DType t);
 const char* dtype_name(DType t);
 // Whether `raw` (a stored byte) names a DType this runtime runs (not the complex types).
 bool is_known_dtype(uint8_t raw);
+bool is_float8(DType t);
 
 // The C++ type of each numeric DType, for kernels that dispatch with a switch.
 template <DType T>

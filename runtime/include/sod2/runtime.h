@@ -67,6 +67,11 @@ enum class ElementType : uint8_t {
   kUint32 = 12,
   kUint64 = 13,
   kBFloat16 = 16,
+  // 8-bit floats (ONNX opset 19), one byte each: the bits as ONNX defines them.
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
 };
 
 // Bytes per element (0 for kUndefined).

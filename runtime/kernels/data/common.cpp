@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/tensor/float8.h"
 #include "runtime/tensor/narrow_float.h"
 
 namespace sod2::rt {
@@ -136,6 +137,12 @@ Status store_scalar(DType dtype, double v, void* dst) {
       std::memcpy(dst, &h, 2);
       break;
     }
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+      *static_cast<uint8_t*>(dst) = float8_from_double(dtype, v, /*saturate=*/true);
+      break;
     default: return unsupported(std::string("a scalar of type ") + dtype_name(dtype));
   }
   return Status::ok_status();

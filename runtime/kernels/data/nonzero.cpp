@@ -58,6 +58,11 @@ class NonZeroKernel final : public Kernel {
       case DType::kBFloat16: return nonzero<uint16_t>(ctx, *data, 0x7fff);
       default: break;
     }
+    // Their zeros and NaNs differ by type (-0 is 0x80 in two of them, NaN in the others), and
+    // ONNX's NonZero does not take them.
+    if (is_float8(data->dtype))
+      return unsupported(std::string("NonZero: element type ") + dtype_name(data->dtype) +
+                         " is not supported");
     switch (dtype_size(data->dtype)) {
       case 1: return nonzero<uint8_t>(ctx, *data, 0xff);
       case 2: return nonzero<uint16_t>(ctx, *data, 0xffff);

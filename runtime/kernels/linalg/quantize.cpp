@@ -1,9 +1,10 @@
-// QuantizeLinear, DequantizeLinear (opsets 10 and 13: per tensor, from 13 per axis, from 21
-// blocked along an axis) and
+// QuantizeLinear, DequantizeLinear (opsets 10 and 13: per tensor, from 13 per axis, from 19
+// to and from the float8 types, from 21 blocked along an axis) and
 // DynamicQuantizeLinear (11), with the arithmetic of quantize.h. Also registers the quantized
 // kernels of integer_gemm.cpp.
 #include "runtime/kernels/linalg/quantize.h"
 #include "runtime/kernels/linalg/simd.h"
+#include "runtime/tensor/float8.h"
 #include "runtime/tensor/narrow_float.h"
 
 #include <algorithm>
@@ -106,6 +107,13 @@ Status axis_view(const char* op, const char* scale_name, const char* zp_name, co
   return Status::ok_status();
 }
 
+// A float8 zero point's value (opset 19). ONNX keeps the formula of the integer types for float8
+// (the zero point is added before rounding, and removed after widening), though models leave it 0.
+float float8_zero_point(const QuantParam& p, int64_t i) {
+  if (!p.t) return 0.0f;
+  return float8_to_float(p.t->dtype, p.t->as<const uint8_t>()[p.count == 1 ? 0 : i]);
+}
+
 // Runs f(row, begin, end) over runs of elements [begin, end) of one row (an [outer, dim] index
 // of the view: one axis index), in parallel chunks of about kQuantGrain elements (per tensor: one
 // row, the whole tensor in chunks).
@@ -126,8 +134,12 @@ void for_runs(ThreadPool& pool, const AxisView& v, F&& f) {
 
 class QuantizeLinearKernel final : public Kernel {
  public:
-  QuantizeLinearKernel(int64_t axis, bool per_axis_ok, int64_t block, DType declared)
-      : axis_(axis), per_axis_ok_(per_axis_ok), block_(block), declared_(declared) {}
+  QuantizeLinearKernel(int64_t axis, bool per_axis_ok, int64_t block, DType declared, bool saturate)
+      : axis_(axis),
+        per_axis_ok_(per_axis_ok),
+        block_(block),
+        declared_(declared),
+        saturate_(saturate) {}
 
   Status run(KernelContext& ctx) override {
     constexpr const char* kOp = "QuantizeLinear";
@@ -145,16 +157,18 @@ class QuantizeLinearKernel final : public Kernel {
                               " differs from the output's, " + dtype_name(declared_) +
                               " (output_dtype)");
     }
-    if (out != DType::kUint8 && out != DType::kInt8) {
+    if (out != DType::kUint8 && out != DType::kInt8 && !is_float8(out)) {
       return unsupported(std::string(kOp) + ": output type " + dtype_name(out) +
-                         " is not supported (uint8 or int8)");
+                         " is not supported (uint8, int8 or a float8 type)");
     }
     AxisView v;
     SOD2_RETURN_IF_ERROR(axis_view(kOp, "y_scale", "y_zero_point", *x, ctx.input(1), zp, out, axis_,
                                    per_axis_ok_, block_, &v));
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, out, x->shape));
     if (y->numel() == 0) return Status::ok_status();
-    if (out == DType::kUint8) {
+    if (is_float8(out)) {
+      run_float8(ctx, *x, v, out, saturate_, y->as<uint8_t>());
+    } else if (out == DType::kUint8) {
       run_typed<uint8_t>(ctx, *x, v, y->as<uint8_t>());
     } else {
       run_typed<int8_t>(ctx, *x, v, y->as<int8_t>());
@@ -163,6 +177,22 @@ class QuantizeLinearKernel final : public Kernel {
   }
 
  private:
+  // saturate(x / scale + zero_point), rounded to nearest even in the float8 type `out`; the sum
+  // is taken in float, as ONNX's reference does.
+  static void run_float8(KernelContext& ctx, const Tensor& x, const AxisView& v, DType out,
+                         bool saturate, uint8_t* y) {
+    const bool f32 = x.dtype == DType::kFloat;
+    for_runs(ctx.pool(), v, [&](int64_t row, int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t j = v.block > 0 ? v.param_index(row, i - row * v.inner) : row % v.dim;
+        const float xi =
+            f32 ? x.as<const float>()[i] : static_cast<float>(x.as<const int32_t>()[i]);
+        y[i] = float8_from_float(out, xi / v.scale.scale(j) + float8_zero_point(v.zero_point, j),
+                                 saturate);
+      }
+    });
+  }
+
   template <class Q>
   static void run_typed(KernelContext& ctx, const Tensor& x, const AxisView& v, Q* y) {
     const bool f32 = x.dtype == DType::kFloat;
@@ -192,6 +222,7 @@ class QuantizeLinearKernel final : public Kernel {
   bool per_axis_ok_;
   int64_t block_;
   DType declared_;  // the node's output type, as the model declares it (kUndefined: unknown)
+  bool saturate_;   // float8 outputs only (opset 19)
 };
 
 // block_size (opset 21): 0 per tensor or per axis, > 0 blocked.
@@ -208,8 +239,16 @@ Expected<std::unique_ptr<Kernel>> make_quantize_linear(const NodeInfo& node) {
   SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 1));
   SOD2_ASSIGN_OR_RETURN(int64_t block, block_size(node));
   const DType declared = node.output_dtypes.empty() ? DType::kUndefined : node.output_dtypes[0];
-  return std::unique_ptr<Kernel>(
-      std::make_unique<QuantizeLinearKernel>(axis, node.opset >= 13, block, declared));
+  // saturate (opset 19, default 1) only matters for float8 outputs.
+  int64_t saturate = 1;
+  if (node.opset >= 19) {
+    SOD2_ASSIGN_OR_RETURN(saturate, node.attrs.get_int("saturate", 1));
+  }
+  if (saturate != 0 && saturate != 1)
+    return invalid_model("QuantizeLinear: attribute 'saturate' must be 0 or 1, got " +
+                         std::to_string(saturate));
+  return std::unique_ptr<Kernel>(std::make_unique<QuantizeLinearKernel>(
+      axis, node.opset >= 13, block, declared, saturate == 1));
 }
 
 // ---- DequantizeLinear -----------------------------------------------------------------------
@@ -224,9 +263,10 @@ class DequantizeLinearKernel final : public Kernel {
     const Tensor* x = ctx.input(0);
     const Tensor* zp = ctx.input(2);
     if (!x) return invalid_argument("DequantizeLinear: input x is missing");
-    if (x->dtype != DType::kUint8 && x->dtype != DType::kInt8 && x->dtype != DType::kInt32) {
+    if (x->dtype != DType::kUint8 && x->dtype != DType::kInt8 && x->dtype != DType::kInt32 &&
+        !is_float8(x->dtype)) {
       return unsupported(std::string(kOp) + ": x of type " + dtype_name(x->dtype) +
-                         " is not supported (uint8, int8 or int32)");
+                         " is not supported (uint8, int8, int32 or a float8 type)");
     }
     AxisView v;
     SOD2_RETURN_IF_ERROR(axis_view(kOp, "x_scale", "x_zero_point", *x, ctx.input(1), zp, x->dtype,
@@ -242,6 +282,10 @@ class DequantizeLinearKernel final : public Kernel {
       out = static_cast<float*>(mem);
     }
     switch (x->dtype) {
+      case DType::kFloat8E4M3FN:
+      case DType::kFloat8E4M3FNUZ:
+      case DType::kFloat8E5M2:
+      case DType::kFloat8E5M2FNUZ: run_float8(ctx, *x, v, out); break;
       case DType::kUint8: run_typed<uint8_t>(ctx, *x, v, out); break;
       case DType::kInt8: run_typed<int8_t>(ctx, *x, v, out); break;
       default: run_typed<int32_t>(ctx, *x, v, out); break;
@@ -251,6 +295,19 @@ class DequantizeLinearKernel final : public Kernel {
   }
 
  private:
+  // (x - zero_point) * scale with x and the zero point widened exactly to float.
+  static void run_float8(KernelContext& ctx, const Tensor& x, const AxisView& v, float* y) {
+    float table[256];
+    for (int b = 0; b < 256; ++b) table[b] = float8_to_float(x.dtype, static_cast<uint8_t>(b));
+    const uint8_t* in = x.as<const uint8_t>();
+    for_runs(ctx.pool(), v, [&](int64_t row, int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t j = v.block > 0 ? v.param_index(row, i - row * v.inner) : row % v.dim;
+        y[i] = (table[in[i]] - float8_zero_point(v.zero_point, j)) * v.scale.scale(j);
+      }
+    });
+  }
+
   template <class Q>
   static void run_typed(KernelContext& ctx, const Tensor& x, const AxisView& v, float* y) {
     // int64 for int32 x (x minus its zero point cannot overflow); int32 for 8-bit x, which

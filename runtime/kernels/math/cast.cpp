@@ -2,8 +2,9 @@
 // truncates toward zero and saturates at the target's range (NaN becomes 0): ONNX leaves
 // out-of-range conversions undefined, and C++ makes them UB, so this picks the one defined answer
 // that never traps. float16/bfloat16 go through float (exact) when read and are rounded to
-// nearest even from double when written (half_float.h). Strings convert to and from the numeric
-// types (cast_string.h).
+// nearest even from double when written (half_float.h). The float8 types (opset 19) go through
+// float too, and are written from double with the node's `saturate` (float8.h). Strings convert
+// to and from the numeric types (cast_string.h).
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "runtime/kernels/math/cast_string.h"
 #include "runtime/kernels/math/elementwise.h"
 #include "runtime/kernels/math/half_float.h"
+#include "runtime/tensor/float8.h"
 
 namespace sod2::rt::math {
 namespace {
@@ -67,15 +69,56 @@ bool castable(DType t) {
     case DType::kUint64:
     case DType::kBool:
     case DType::kFloat16:
-    case DType::kBFloat16: return true;
+    case DType::kBFloat16:
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ: return true;
     default: return false;
   }
+}
+
+template <class T>
+double to_double(T v) {
+  if constexpr (kIsNarrowFloat<T>) {
+    return to_float(v);
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
+// A cast with a float8 type on either side: float8 inputs widen exactly through a 256-entry
+// table, and float8 outputs are rounded once from the double of the input.
+Status cast_float8(const char* name, const Tensor& x, Tensor& y, bool saturate, ThreadPool& pool) {
+  const int64_t n = x.numel();
+  if (is_float8(x.dtype)) {
+    float table[256];
+    for (int b = 0; b < 256; ++b) table[b] = float8_to_float(x.dtype, static_cast<uint8_t>(b));
+    const uint8_t* src = x.as<const uint8_t>();
+    if (is_float8(y.dtype)) {
+      const DType to = y.dtype;
+      run_unary(pool, n, src, y.as<uint8_t>(),
+                [&](uint8_t v) { return float8_from_float(to, table[v], saturate); });
+      return Status::ok_status();
+    }
+    return visit_dtype_narrow(name, y.dtype, [&]<class To>(Tag<To>) -> Status {
+      run_unary(pool, n, src, y.as<To>(),
+                [&](uint8_t v) { return convert_any<To, float>(table[v]); });
+      return Status::ok_status();
+    });
+  }
+  const DType to = y.dtype;
+  return visit_dtype_narrow(name, x.dtype, [&]<class From>(Tag<From>) -> Status {
+    run_unary(pool, n, x.as<const From>(), y.as<uint8_t>(),
+              [&](From v) { return float8_from_double(to, to_double(v), saturate); });
+    return Status::ok_status();
+  });
 }
 
 class CastKernel final : public Kernel {
  public:
   // to = kUndefined: CastLike, the target type is input 1's.
-  explicit CastKernel(DType to) : to_(to) {}
+  CastKernel(DType to, bool saturate) : to_(to), saturate_(saturate) {}
   bool takes_strings() const override { return true; }
 
   Status run(KernelContext& ctx) override {
@@ -103,6 +146,8 @@ class CastKernel final : public Kernel {
       std::memcpy(y->data, x->data, x->bytes());
       return Status::ok_status();
     }
+    if (is_float8(x->dtype) || is_float8(to))
+      return cast_float8(name, *x, *y, saturate_, ctx.pool());
     return visit_dtype_narrow(name, x->dtype, [&]<class From>(Tag<From>) -> Status {
       return visit_dtype_narrow(name, to, [&]<class To>(Tag<To>) -> Status {
         run_unary(ctx.pool(), n, x->as<const From>(), y->as<To>(),
@@ -114,6 +159,7 @@ class CastKernel final : public Kernel {
 
  private:
   DType to_;
+  bool saturate_;
 };
 
 // Opset 1 names the type with a string ("FLOAT"); later opsets with the TensorProto number.
@@ -127,6 +173,7 @@ Status parse_to(const NodeInfo& node, DType* out) {
         {"INT32", DType::kInt32},       {"UINT32", DType::kUint32}, {"INT64", DType::kInt64},
         {"UINT64", DType::kUint64},     {"BOOL", DType::kBool},     {"FLOAT16", DType::kFloat16},
         {"BFLOAT16", DType::kBFloat16}, {"STRING", DType::kString}};
+    // Opset 1's names predate float8, so none is listed.
     for (const auto& [name, t] : kNames) {
       if (v->s == name) {
         *out = t;
@@ -136,34 +183,47 @@ Status parse_to(const NodeInfo& node, DType* out) {
     return invalid_model("Cast: unknown type name '" + v->s + "'");
   }
   if (v->kind != AttrValue::Kind::kInt) return invalid_model("Cast: attribute 'to' is not an int");
-  // TensorProto's float8 (17-20, opset 19), uint4/int4 (21-22, opset 21), float4 (23, opset 23)
-  // and float8e8m0 (24, opset 24) are real types this runtime does not compute with.
-  if (v->i >= 17 && v->i <= 24)
-    return unsupported("Cast: the 8-bit and 4-bit types (TensorProto type " + std::to_string(v->i) +
-                       ") are not supported");
+  // TensorProto's uint4/int4 (21-22, opset 21), float4 (23, opset 23) and float8e8m0 (24,
+  // opset 24) are real types this runtime does not compute with (4-bit constants are widened at
+  // import, but a computed 4-bit tensor has no representation here).
+  if (v->i >= 21 && v->i <= 24)
+    return unsupported("Cast: the 4-bit types and float8e8m0 (TensorProto type " +
+                       std::to_string(v->i) + ") are not supported");
   if (v->i < 0 || v->i > 255 || !is_known_dtype(static_cast<uint8_t>(v->i)))
     return invalid_model("Cast: unknown type " + std::to_string(v->i));
   *out = static_cast<DType>(v->i);
   return Status::ok_status();
 }
 
+// `saturate` (opset 19; default 1) only matters for float8 outputs.
+Expected<bool> parse_saturate(const NodeInfo& node, const char* op) {
+  if (node.opset < 19) return true;
+  SOD2_ASSIGN_OR_RETURN(const int64_t saturate, node.attrs.get_int("saturate", 1));
+  if (saturate != 0 && saturate != 1)
+    return invalid_model(std::string(op) + ": attribute 'saturate' must be 0 or 1, got " +
+                         std::to_string(saturate));
+  return saturate == 1;
+}
+
 Expected<std::unique_ptr<Kernel>> cast_factory(const NodeInfo& node) {
   SOD2_RETURN_IF_ERROR(require_inputs(node, 1));
+  SOD2_ASSIGN_OR_RETURN(const bool saturate, parse_saturate(node, "Cast"));
   DType to = DType::kUndefined;
   SOD2_RETURN_IF_ERROR(parse_to(node, &to));
   if (!castable(to) && !string_castable(to)) return unsupported_dtype("Cast", to);
   const DType from = node.input_dtypes[0];
   if (from != DType::kUndefined && !castable(from) && !string_castable(from))
     return unsupported_dtype("Cast", from);
-  return std::unique_ptr<Kernel>(std::make_unique<CastKernel>(to));
+  return std::unique_ptr<Kernel>(std::make_unique<CastKernel>(to, saturate));
 }
 
 Expected<std::unique_ptr<Kernel>> cast_like_factory(const NodeInfo& node) {
   SOD2_RETURN_IF_ERROR(require_inputs(node, 2));
+  SOD2_ASSIGN_OR_RETURN(const bool saturate, parse_saturate(node, "CastLike"));
   for (DType t : node.input_dtypes)
     if (t != DType::kUndefined && !castable(t) && !string_castable(t))
       return unsupported_dtype("CastLike", t);
-  return std::unique_ptr<Kernel>(std::make_unique<CastKernel>(DType::kUndefined));
+  return std::unique_ptr<Kernel>(std::make_unique<CastKernel>(DType::kUndefined, saturate));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,64 @@ std::vector<float> small_scales(size_t n) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = 0.01f + 0.005f * static_cast<float>((i * 3) % 8);
   return v;
+}
+
+// A float8 initializer (FLOAT8E4M3FN = 17 ... FLOAT8E5M2FNUZ = 20) of raw codes, as ONNX stores
+// them: one code per int32_data entry (`as_int32`), or one byte each in raw_data.
+onnx::TensorProto* add_float8_initializer(onnx::GraphProto* g, const std::string& name,
+                                          int32_t type, std::vector<int64_t> dims,
+                                          const std::vector<uint8_t>& codes, bool as_int32) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(type);
+  for (int64_t d : dims) t->add_dims(d);
+  if (as_int32) {
+    for (uint8_t c : codes) t->add_int32_data(c);
+  } else {
+    t->set_raw_data(std::string(codes.begin(), codes.end()));
+  }
+  return t;
+}
+
+// v = x * scale (values far past every float8 range) stacked over specials: infinities, NaN, -0,
+// the e4m3fn limit 448 and the values around it, half the smallest e4m3fn subnormal, values
+// around the e5m2 and e4m3fnuz limits. v_finite is v with +-1e30 for the infinities.
+// Two of the spec's rows are left out, where ONNX Runtime 1.30 departs from Cast's table (the
+// runtime follows the table; tests/runtime/kernels/math/float8_test.cpp checks both): +-inf to a
+// fnuz type with saturate (ONNX Runtime: +-max; the table: NaN), and e5m2 without saturate for
+// values from 61440 (the tie between its largest value and infinity) up to 65536 (ONNX Runtime:
+// NaN; the table: infinity, which 70000 here gets from both).
+void float8_cast_inputs(onnx::GraphProto* g, int64_t cols) {
+  std::vector<float> scale(static_cast<size_t>(cols));
+  const float kScales[] = {1.f, 10.f, 100.f, 300.f, 1000.f, 3e4f, 1e5f, 1e-3f};
+  for (int64_t i = 0; i < cols; ++i) scale[static_cast<size_t>(i)] = kScales[i % 8];
+  add_float_initializer(g, "scale", {1, cols}, scale);
+  const float inf = std::numeric_limits<float>::infinity();
+  add_float_initializer(g, "specials", {1, 8},
+                        {inf, -inf, std::nanf(""), 448.f, 464.f, 465.f, -0.f, 0x1p-10f});
+  add_float_initializer(g, "specials_finite", {1, 8},
+                        {1e30f, -1e30f, std::nanf(""), 448.f, 464.f, 465.f, -0.f, 0x1p-10f});
+  add_float_initializer(g, "specials2", {1, 8},
+                        {70000.f, -61439.f, 240.f, 248.f, -1e9f, 0.3f, 1.0625f, -0x1p-17f});
+  add_node(g, "Mul", {"x", "scale"}, {"xs"});
+  add_int_attr(add_node(g, "Concat", {"xs", "specials", "specials2"}, {"v"}), "axis", 0);
+  add_int_attr(add_node(g, "Concat", {"xs", "specials_finite", "specials2"}, {"v_finite"}), "axis",
+               0);
+}
+
+// Cast v to each float8 type with `saturate`, and back to float: four outputs.
+void float8_casts(onnx::GraphProto* g, int64_t saturate) {
+  const std::pair<int32_t, const char*> types[] = {
+      {17, "e4m3fn"}, {18, "e4m3fnuz"}, {19, "e5m2"}, {20, "e5m2fnuz"}};
+  for (const auto& [type, name] : types) {
+    const std::string q = std::string("q_") + name, y = std::string("y_") + name;
+    const bool fnuz = type == 18 || type == 20;
+    auto* to8 = add_node(g, "Cast", {fnuz && saturate ? "v_finite" : "v"}, {q});
+    add_int_attr(to8, "to", type);
+    add_int_attr(to8, "saturate", saturate);
+    add_int_attr(add_node(g, "Cast", {q}, {y}), "to", onnx::TensorProto::FLOAT);
+    output(g, y);
+  }
 }
 
 std::vector<Case> cases() {
@@ -647,6 +706,138 @@ std::vector<Case> cases() {
                  output(g, "y");
                },
                {{"a", {2, 16}}}});
+  // float8 (opset 19): Cast from float to each float8 type and back, saturating (out of range
+  // clamps to the largest finite value) and not (infinity for e5m2, NaN for the others).
+  c.push_back({"cast19_float8_saturate",
+               19,
+               [](onnx::GraphProto* g) {
+                 float8_cast_inputs(g, 8);
+                 float8_casts(g, 1);
+               },
+               {{"x", {2, 8}}}});
+  c.push_back({"cast19_float8_no_saturate",
+               19,
+               [](onnx::GraphProto* g) {
+                 float8_cast_inputs(g, 8);
+                 float8_casts(g, 0);
+               },
+               {{"x", {2, 8}}}});
+  // QuantizeLinear to float8 per axis (e4m3fn, a scale per channel) and per tensor (e5m2), each
+  // dequantized back; float8 data moved by Reshape and Identity in between (Transpose takes
+  // float8 from opset 21 only).
+  c.push_back({"quantize19_float8_per_axis",
+               19,
+               [](onnx::GraphProto* g) {
+                 add_float_initializer(g, "s3", {3}, {0.01f, 0.5f, 4.f});
+                 add_float8_initializer(g, "z3", 17, {3}, {0, 0, 0}, false);
+                 add_float_initializer(g, "k", {1, 1, 4}, {1.f, 30.f, 500.f, -2e3f});
+                 add_node(g, "Mul", {"x", "k"}, {"xk"});
+                 add_node(g, "QuantizeLinear", {"xk", "s3", "z3"}, {"q"});
+                 add_node(g, "DequantizeLinear", {"q", "s3", "z3"}, {"y"});
+                 output(g, "y");
+                 add_float_initializer(g, "s1", {}, {0.25f});
+                 add_float8_initializer(g, "z1", 19, {}, {0}, true);
+                 add_node(g, "QuantizeLinear", {"xk", "s1", "z1"}, {"q1"});
+                 add_node(g, "Identity", {"q1"}, {"q1r"});
+                 add_node(g, "DequantizeLinear", {"q1r", "s1", "z1"}, {"y1"});
+                 output(g, "y1");
+               },
+               {{"x", {2, 3, 4}}}});
+  // Weight-only float8: e4m3fn weights stored one code per int32_data entry, dequantized per
+  // output column (axis 1), then MatMul.
+  c.push_back(
+      {"dequantize19_float8_weights_matmul",
+       19,
+       [](onnx::GraphProto* g) {
+         std::vector<uint8_t> codes;
+         for (int i = 0; i < 5 * 6; ++i) {
+           const int code = (i * 37 + 11) % 256;
+           // Every code but the NaNs (S.1111.111).
+           codes.push_back(static_cast<uint8_t>((code & 0x7f) == 0x7f ? code ^ 0x40 : code));
+         }
+         add_float8_initializer(g, "w_q", 17, {5, 6}, codes, true);
+         add_float_initializer(g, "w_scale", {6}, small_scales(6));
+         add_int_attr(add_node(g, "DequantizeLinear", {"w_q", "w_scale"}, {"w"}), "axis", 1);
+         add_node(g, "MatMul", {"a", "w"}, {"y"});
+         output(g, "y");
+       },
+       {{"a", {3, 5}}}});
+  // Attention-23's qk_matmul_output at mode 0 (Q*K^T scaled): 4-D grouped-query heads with a
+  // float mask and softcap (Y checks their order too); present_key/value omitted.
+  c.push_back({"attention23_qk_mode0",
+               23,
+               [](onnx::GraphProto* g) {
+                 auto* n = add_node(g, "Attention", {"q", "k", "v", "mask"}, {"y", "", "", "qk"});
+                 add_float_attr(n, "softcap", 1.5f);
+                 output(g, "y");
+                 output(g, "qk");
+               },
+               {{"q", {1, 4, 3, 8}}, {"k", {1, 2, 5, 8}}, {"v", {1, 2, 5, 6}}, {"mask", {3, 5}}}});
+  // Attention-23's qk_matmul_output at modes 1 (plus the mask) and 2 (after softcap), a float
+  // mask broadcast over the heads, an explicit scale.
+  c.push_back(
+      {"attention23_qk_modes12",
+       23,
+       [](onnx::GraphProto* g) {
+         for (int mode : {1, 2}) {
+           const std::string m = std::to_string(mode);
+           auto* n = add_node(g, "Attention", {"q", "k", "v", "mask"}, {"y" + m, "", "", "qk" + m});
+           add_int_attr(n, "qk_matmul_output_mode", mode);
+           add_float_attr(n, "scale", 0.4f);
+           add_float_attr(n, "softcap", 2.f);
+           output(g, "y" + m);
+           output(g, "qk" + m);
+         }
+       },
+       {{"q", {2, 2, 3, 4}}, {"k", {2, 2, 4, 4}}, {"v", {2, 2, 4, 4}}, {"mask", {2, 1, 3, 4}}}});
+  // Attention-23's qk_matmul_output at mode 3 (after softmax) on 3-D inputs, grouped-query heads,
+  // causal with a past: the probabilities show the causal diagonal offset by the past length.
+  c.push_back({"attention23_qk_mode3_causal_past",
+               23,
+               [](onnx::GraphProto* g) {
+                 auto* n = add_node(g, "Attention", {"q", "k", "v", "", "pk", "pv"},
+                                    {"y", "pk2", "pv2", "qk"});
+                 add_int_attr(n, "q_num_heads", 4);
+                 add_int_attr(n, "kv_num_heads", 2);
+                 add_int_attr(n, "is_causal", 1);
+                 add_int_attr(n, "qk_matmul_output_mode", 3);
+                 for (const char* o : {"y", "pk2", "pv2", "qk"}) output(g, o);
+               },
+               {{"q", {2, 3, 16}},
+                {"k", {2, 3, 8}},
+                {"v", {2, 3, 8}},
+                {"pk", {2, 2, 2, 4}},
+                {"pv", {2, 2, 2, 4}}}});
+  // Attention-23, causal with a past and several new queries (a chunked prefill): 4-D,
+  // grouped-query heads, a float mask added on top.
+  c.push_back({"attention23_causal_past_prefill",
+               23,
+               [](onnx::GraphProto* g) {
+                 auto* n = add_node(g, "Attention", {"q", "k", "v", "mask", "pk", "pv"},
+                                    {"y", "pk2", "pv2"});
+                 add_int_attr(n, "is_causal", 1);
+                 for (const char* o : {"y", "pk2", "pv2"}) output(g, o);
+               },
+               {{"q", {1, 4, 3, 8}},
+                {"k", {1, 2, 3, 8}},
+                {"v", {1, 2, 3, 6}},
+                {"mask", {3, 7}},
+                {"pk", {1, 2, 4, 8}},
+                {"pv", {1, 2, 4, 6}}}});
+  // Attention-23, causal with a past and one new query (a decoding step): every key is visible.
+  c.push_back({"attention23_causal_past_decode",
+               23,
+               [](onnx::GraphProto* g) {
+                 auto* n = add_node(g, "Attention", {"q", "k", "v", "", "pk", "pv"},
+                                    {"y", "pk2", "pv2", "qk"});
+                 add_int_attr(n, "is_causal", 1);
+                 for (const char* o : {"y", "pk2", "pv2", "qk"}) output(g, o);
+               },
+               {{"q", {2, 4, 1, 8}},
+                {"k", {2, 2, 1, 8}},
+                {"v", {2, 2, 1, 8}},
+                {"pk", {2, 2, 5, 8}},
+                {"pv", {2, 2, 5, 8}}}});
   return c;
 }
 

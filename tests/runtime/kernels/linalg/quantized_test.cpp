@@ -5,6 +5,7 @@
 #include <random>
 
 #include "runtime/kernels/linalg/quantize.h"
+#include "runtime/tensor/float8.h"
 #include "tests/runtime/kernels/linalg/int_conv_reference.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
 
@@ -411,6 +412,88 @@ TEST(ConvInteger, GroupTimesWeightChannelsOverflowIsAnError) {
   const HostTensor x = u8(Shape{1, 0, 3}, {});
   const HostTensor w = u8(Shape{0, int64_t{1} << 62, 1}, {});
   EXPECT_EQ(code("ConvInteger", 10, {&x, &w}, 1, A().i("group", 4)), StatusCode::kInvalidArgument);
+}
+
+// ---- float8 (opset 19) ------------------------------------------------------------------------
+
+HostTensor f8(DType t, Shape s, const std::vector<uint8_t>& bits) {
+  return make_tensor(t, s, bits);
+}
+
+// y = saturate(x / scale + zero_point) rounded to nearest even in the float8 type (the zero
+// point's), and back: (x - zero_point) * scale.
+TEST(QuantizeFloat8, PerTensorSaturatesAndRoundTrips) {
+  const std::vector<float> xs = {0.f, 1.f, -2.5f, 100.f, 1000.f, -1e9f, std::nanf("")};
+  const HostTensor x = floats({7}, xs);
+  const HostTensor s = floats({}, {2});
+  const HostTensor zp = f8(DType::kFloat8E4M3FN, {}, {0});
+  const auto q = ok("QuantizeLinear", 19, {&x, &s, &zp});
+  ASSERT_EQ(q[0].dtype(), DType::kFloat8E4M3FN);
+  // 0, 0.5, -1.25, 50 -> 48 (the nearest), 500 -> 448 and -5e8 -> -448 (saturated), NaN.
+  EXPECT_EQ(vals<uint8_t>(q[0]), (std::vector<uint8_t>{0x00, 0x30, 0xba, 0x64, 0x7e, 0xfe, 0x7f}));
+  const auto back = ok("DequantizeLinear", 19, {&q[0], &s, &zp});
+  const std::vector<float> b = vals<float>(back[0]);
+  EXPECT_EQ(std::vector<float>(b.begin(), b.begin() + 6),
+            (std::vector<float>{0.f, 1.f, -2.5f, 96.f, 896.f, -896.f}));
+  EXPECT_TRUE(std::isnan(b[6]));
+  // saturate = 0: out of range becomes NaN (e4m3fn has no infinity).
+  const auto q0 = ok("QuantizeLinear", 19, {&x, &s, &zp}, 1, A().i("saturate", 0));
+  EXPECT_EQ(vals<uint8_t>(q0[0])[4], 0x7f);
+  EXPECT_EQ(vals<uint8_t>(q0[0])[5], 0xff);
+  EXPECT_EQ(code("QuantizeLinear", 19, {&x, &s, &zp}, 1, A().i("saturate", 3)),
+            StatusCode::kInvalidModel);
+}
+
+TEST(QuantizeFloat8, PerAxisEveryType) {
+  // [2, 3] along axis 1: a scale per column.
+  const std::vector<float> xs = {1.f, -3.f, 7.f, 1e5f, 0.001f, -250.f};
+  const std::vector<float> scales = {1.f, 2.f, 4.f};
+  const HostTensor x = floats({2, 3}, xs);
+  const HostTensor s = floats({3}, scales);
+  for (DType t :
+       {DType::kFloat8E4M3FN, DType::kFloat8E4M3FNUZ, DType::kFloat8E5M2, DType::kFloat8E5M2FNUZ}) {
+    const HostTensor zp = f8(t, {3}, {0, 0, 0});
+    const auto q = ok("QuantizeLinear", 19, {&x, &s, &zp}, 1, {}, 2);
+    ASSERT_EQ(q[0].dtype(), t);
+    const std::vector<uint8_t> bits = vals<uint8_t>(q[0]);
+    for (size_t i = 0; i < xs.size(); ++i)
+      EXPECT_EQ(bits[i], float8_from_float(t, xs[i] / scales[i % 3], true))
+          << dtype_name(t) << " " << i;
+    const auto back = ok("DequantizeLinear", 19, {&q[0], &s, &zp});
+    const std::vector<float> b = vals<float>(back[0]);
+    for (size_t i = 0; i < xs.size(); ++i)
+      EXPECT_EQ(b[i], float8_to_float(t, bits[i]) * scales[i % 3]) << dtype_name(t) << " " << i;
+  }
+}
+
+// ONNX keeps the integer types' formula for float8, zero point included (models leave it 0).
+TEST(QuantizeFloat8, ZeroPointIsPartOfTheFormula) {
+  const HostTensor x = floats({3}, {2.f, -4.f, 0.f});
+  const HostTensor s = floats({}, {2});
+  const HostTensor zp = f8(DType::kFloat8E5M2, {}, {0x3c});  // 1.0
+  const auto q = ok("QuantizeLinear", 19, {&x, &s, &zp});
+  EXPECT_EQ(vals<uint8_t>(q[0]), (std::vector<uint8_t>{0x40, 0xbc, 0x3c}));  // 2, -1, 1
+  const auto back = ok("DequantizeLinear", 19, {&q[0], &s, &zp});
+  EXPECT_EQ(vals<float>(back[0]), (std::vector<float>{2.f, -4.f, 0.f}));
+  // The zero point must have x's type.
+  const HostTensor wrong = f8(DType::kFloat8E4M3FN, {}, {0});
+  EXPECT_EQ(code("DequantizeLinear", 19, {&q[0], &s, &wrong}), StatusCode::kInvalidArgument);
+}
+
+// The arithmetic kernels never read float8 bytes as numbers: a clear error naming op and type.
+TEST(QuantizeFloat8, ContractionsRefuseFloat8) {
+  const HostTensor a = f8(DType::kFloat8E4M3FN, {2, 2}, {0x38, 0x38, 0x38, 0x38});
+  auto r = testing::run_kernel(registry(), "MatMul", 13, {&a, &a}, 1, {}, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported) << r.status().to_string();
+  EXPECT_NE(r.status().message().find("MatMul"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("float8e4m3fn"), std::string::npos) << r.status().message();
+  const HostTensor x = f8(DType::kFloat8E5M2, {1, 1, 2, 2}, {0x3c, 0x3c, 0x3c, 0x3c});
+  const HostTensor w = f8(DType::kFloat8E5M2, {1, 1, 1, 1}, {0x3c});
+  auto c = testing::run_kernel(registry(), "Conv", 11, {&x, &w}, 1, {}, 1);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kUnsupported) << c.status().to_string();
+  EXPECT_NE(c.status().message().find("float8e5m2"), std::string::npos) << c.status().message();
 }
 
 }  // namespace
