@@ -24,7 +24,11 @@ static_assert(static_cast<int>(ElementType::kFloat32) == static_cast<int>(rt::DT
                   static_cast<int>(ElementType::kFloat64) == static_cast<int>(rt::DType::kDouble) &&
                   static_cast<int>(ElementType::kUint64) == static_cast<int>(rt::DType::kUint64) &&
                   static_cast<int>(ElementType::kBFloat16) ==
-                      static_cast<int>(rt::DType::kBFloat16),
+                      static_cast<int>(rt::DType::kBFloat16) &&
+                  static_cast<int>(ElementType::kFloat8E4M3FN) ==
+                      static_cast<int>(rt::DType::kFloat8E4M3FN) &&
+                  static_cast<int>(ElementType::kFloat8E5M2FNUZ) ==
+                      static_cast<int>(rt::DType::kFloat8E5M2FNUZ),
               "the public element types mirror rt::DType");
 
 Status from(const sod2::Status& s) {
@@ -57,11 +61,22 @@ Status Package::load(const std::string& path, std::shared_ptr<const Package>* ou
   if (!program.ok()) return from(program.status());
   auto impl = std::make_unique<Impl>();
   impl->program = std::move(*program);
+  // TensorView carries tensors only: a package exchanging sequences or optionals runs through
+  // rt::Session (and sod2 run --test-data), not this API.
+  for (const rt::InputSignature& s : impl->program.inputs)
+    if (s.type != rt::ValueType::kTensor)
+      return Status(StatusCode::kUnsupported, path + ": input '" + s.name + "' is a " +
+                                                  rt::value_type_name(s.type) +
+                                                  "; this API exchanges tensors only");
   for (const rt::InputSignature& s : impl->program.inputs)
     impl->inputs.push_back({s.name, static_cast<ElementType>(s.dtype), s.rank});
   const rt::GraphDesc& main = impl->program.graphs[0];
   for (int32_t v : main.outputs) {
     const rt::ValueDesc& d = main.values[static_cast<size_t>(v)];
+    if (d.type != rt::ValueType::kTensor)
+      return Status(StatusCode::kUnsupported, path + ": output '" + d.name + "' is a " +
+                                                  rt::value_type_name(d.type) +
+                                                  "; this API exchanges tensors only");
     impl->outputs.push_back({d.name, static_cast<ElementType>(d.dtype), -1});
   }
   *out = std::shared_ptr<const Package>(new Package(std::move(impl)));
@@ -144,6 +159,12 @@ Status Session::run(std::span<const TensorView> inputs, std::vector<TensorView>*
   outputs->resize(result->size());
   for (size_t i = 0; i < result->size(); ++i) {
     const rt::Tensor& t = (*result)[i];
+    if (!t.is_tensor()) {
+      return Status(StatusCode::kUnsupported,
+                    "output " + std::to_string(i) + " is " +
+                        (t.none ? "an optional holding no value" : "a sequence") +
+                        "; this API exchanges tensors only");
+    }
     TensorView& o = (*outputs)[i];
     o.type = static_cast<ElementType>(t.dtype);
     o.shape.assign(t.shape.dims().begin(), t.shape.dims().end());

@@ -104,10 +104,10 @@ TEST_F(PackageCliAndApi, CompileStoresWeightsAtHalfWidthAndSaysWhatItCosts) {
   fs::remove(half);
   // Anything else is not a choice.
   std::ostringstream o, e;
-  EXPECT_EQ(cli::run_compile(
-                {(kModelDir / "model.onnx").string(), "-o", half.string(), "--weights", "fp8"}, o,
-                e),
-            1);
+  EXPECT_EQ(
+      cli::run_compile(
+          {(kModelDir / "model.onnx").string(), "-o", half.string(), "--weights", "fp8"}, o, e),
+      1);
   EXPECT_NE(e.str().find("--weights must be fp32, fp16 or int8"), std::string::npos) << e.str();
   EXPECT_FALSE(fs::exists(half));
 }
@@ -267,6 +267,49 @@ TEST_F(PackageCliAndApi, PublicApiReportsBadFiles) {
   st = api::Package::load((kModelDir / "model.onnx").string(), &package);
   EXPECT_EQ(st.code(), api::StatusCode::kParseError);
   EXPECT_NE(st.message().find("not a SoD2 package"), std::string::npos) << st.message();
+}
+
+// TensorView exchanges tensors: a package whose input is a sequence is refused by name at load,
+// and one that uses sequences inside (tensors in and out) runs.
+TEST_F(PackageCliAndApi, PublicApiRefusesSequenceInputsAndRunsSequencesInside) {
+  const fs::path data = "/usr/share/libonnx-testdata/data";
+  const fs::path seq_in =
+      fs::temp_directory_path() / ("sod2_seq_in_" + std::to_string(::getpid()) + ".sod2");
+  const fs::path inside =
+      fs::temp_directory_path() / ("sod2_seq_inside_" + std::to_string(::getpid()) + ".sod2");
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::run_compile({(data / "node/test_sequence_insert_at_back/model.onnx").string(),
+                              "-o", seq_in.string()},
+                             out, err),
+            0)
+      << out.str() << err.str();
+  std::shared_ptr<const api::Package> package;
+  api::Status st = api::Package::load(seq_in.string(), &package);
+  EXPECT_EQ(st.code(), api::StatusCode::kUnsupported);
+  EXPECT_NE(st.message().find("'sequence' is a sequence"), std::string::npos) << st.message();
+
+  ASSERT_EQ(cli::run_compile(
+                {(data / "simple/test_sequence_model2/model.onnx").string(), "-o", inside.string()},
+                out, err),
+            0)
+      << out.str() << err.str();
+  st = api::Package::load(inside.string(), &package);
+  ASSERT_TRUE(st.ok()) << st.message();
+  std::unique_ptr<api::Session> session;
+  st = api::Session::create(package, 1, &session);
+  ASSERT_TRUE(st.ok()) << st.message();
+  std::vector<float> x(24, 1.f), y(24, 2.f), z(24, 3.f);
+  const std::vector<int64_t> shape = {2, 3, 4};
+  const api::TensorView ins[] = {{api::ElementType::kFloat32, shape, x.data()},
+                                 {api::ElementType::kFloat32, shape, y.data()},
+                                 {api::ElementType::kFloat32, shape, z.data()}};
+  std::vector<api::TensorView> outs;
+  st = session->run(ins, &outs);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(outs.size(), 1u);
+  EXPECT_EQ(outs[0].shape, shape);
+  fs::remove(seq_in);
+  fs::remove(inside);
 }
 
 // Runs the example program on the package with `args` as a user would: its output (stdout and
