@@ -1,5 +1,6 @@
-// Ops that change only the shape: Reshape, Flatten, Squeeze, Unsqueeze. The bytes are copied
-// unchanged (the executor, not the kernel, decides when an output may alias its input).
+// Ops that change only the shape: Reshape, Flatten, Squeeze, Unsqueeze. The bytes (or a string
+// tensor's strings) are copied unchanged (the executor, not the kernel, decides when an output
+// may alias its input).
 #include <algorithm>
 #include <string>
 
@@ -10,6 +11,11 @@ namespace sod2::rt {
 namespace {
 
 Status copy_with_shape(KernelContext& ctx, const Tensor& in, const Shape& shape, const char* op) {
+  if (in.dtype == DType::kString) {
+    SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, in.dtype, shape));
+    copy_elements(in, *out);
+    return Status::ok_status();
+  }
   SOD2_RETURN_IF_ERROR(require_fixed_size(in.dtype, op));
   SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, in.dtype, shape));
   parallel_memcpy(ctx.pool(), out->data, in.data, in.bytes());
@@ -66,6 +72,7 @@ Expected<Shape> reshape_target(const Shape& in, const int64_t* spec, int n, bool
 
 class ReshapeKernel final : public Kernel {
  public:
+  bool takes_strings() const override { return true; }
   // `attr_shape` set for Reshape-1, where the shape is an attribute.
   ReshapeKernel(bool allowzero, bool shape_from_attr, std::vector<int64_t> attr_shape)
       : allowzero_(allowzero), shape_from_attr_(shape_from_attr), attr_rank_(0) {
@@ -101,6 +108,7 @@ class ReshapeKernel final : public Kernel {
 
 class FlattenKernel final : public Kernel {
  public:
+  bool takes_strings() const override { return true; }
   explicit FlattenKernel(int64_t axis) : axis_(axis) {}
   Status run(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);
@@ -147,6 +155,7 @@ struct AxesSource {
 
 class SqueezeKernel final : public Kernel {
  public:
+  bool takes_strings() const override { return true; }
   explicit SqueezeKernel(AxesSource axes) : axes_(std::move(axes)) {}
   Status run(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);
@@ -179,6 +188,7 @@ class SqueezeKernel final : public Kernel {
 
 class UnsqueezeKernel final : public Kernel {
  public:
+  bool takes_strings() const override { return true; }
   explicit UnsqueezeKernel(AxesSource axes) : axes_(std::move(axes)) {}
   Status run(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);

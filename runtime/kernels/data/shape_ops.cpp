@@ -10,8 +10,10 @@
 namespace sod2::rt {
 namespace {
 
+// Shape and Size read only the shape: any element type, strings included.
 class ShapeKernel final : public Kernel {
  public:
+  bool takes_strings() const override { return true; }
   ShapeKernel(int64_t start, int64_t end) : start_(start), end_(end) {}
 
   Status run(KernelContext& ctx) override {
@@ -34,6 +36,7 @@ class ShapeKernel final : public Kernel {
 
 class SizeKernel final : public Kernel {
  public:
+  bool takes_strings() const override { return true; }
   Status run(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);
     if (!data) return invalid_argument("Size: missing input");

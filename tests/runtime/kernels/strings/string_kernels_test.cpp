@@ -12,6 +12,7 @@
 namespace sod2::rt {
 
 void register_math_kernels(KernelRegistry& r);
+void register_data_kernels(KernelRegistry& r);
 
 namespace {
 
@@ -22,6 +23,7 @@ const KernelRegistry& registry() {
     KernelRegistry k;
     register_string_kernels(k);
     register_math_kernels(k);
+    register_data_kernels(k);
     return k;
   }();
   return r;
@@ -181,6 +183,23 @@ TEST(StringKernels, RegexFullMatchUsesRe2WithoutBacktracking) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("'(unclosed'"), std::string::npos)
       << bad.status().to_string();
+}
+
+TEST(StringKernels, ShapeOnlyOpsTakeStrings) {
+  // Reshape/Unsqueeze copy the strings themselves; Shape and Size read only the shape.
+  const HostTensor x = strings({2, 2}, {"a", "bb", "ccc", ""});
+  HostTensor shape(DType::kInt64, Shape{1});
+  shape.data<int64_t>()[0] = 4;
+  auto flat = run_kernel(registry(), "Reshape", 14, {&x, &shape}, 1);
+  ASSERT_TRUE(flat.ok()) << flat.status().to_string();
+  EXPECT_EQ((*flat)[0].shape(), (Shape{4}));
+  EXPECT_EQ((*flat)[0].strings(), (std::vector<std::string>{"a", "bb", "ccc", ""}));
+  auto dims = run_kernel(registry(), "Shape", 15, {&x}, 1);
+  ASSERT_TRUE(dims.ok()) << dims.status().to_string();
+  EXPECT_EQ((*dims)[0].data<int64_t>()[1], 2);
+  auto size = run_kernel(registry(), "Size", 13, {&x}, 1);
+  ASSERT_TRUE(size.ok()) << size.status().to_string();
+  EXPECT_EQ((*size)[0].data<int64_t>()[0], 4);
 }
 
 }  // namespace
