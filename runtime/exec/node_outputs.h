@@ -58,9 +58,7 @@ class NodeOutputs : public OutputAllocator {
       // until the value's last reader.
       s_->release_value(*f_, static_cast<size_t>(v));
       f_->heap[static_cast<size_t>(v)].reset(dtype, shape);
-      t = f_->heap[static_cast<size_t>(v)].view();
-      f_->ready[static_cast<size_t>(v)] = 1;
-      return &t;
+      return publish_heap(static_cast<size_t>(v));
     }
     if (d.storage == ValueStorage::kArena) {
       const size_t k = static_cast<size_t>(d.arena_tensor);
@@ -132,8 +130,7 @@ class NodeOutputs : public OutputAllocator {
     }
     s_->release_value(*f_, static_cast<size_t>(v));
     f_->heap[static_cast<size_t>(v)] = std::move(value);
-    f_->tensors[static_cast<size_t>(v)] = f_->heap[static_cast<size_t>(v)].view();
-    f_->ready[static_cast<size_t>(v)] = 1;
+    publish_heap(static_cast<size_t>(v));
     return Status::ok_status();
   }
 
@@ -190,6 +187,13 @@ class NodeOutputs : public OutputAllocator {
   }
 
  private:
+  // Value v is what the frame's heap holds for it now (strings, a sequence, an empty optional).
+  Tensor* publish_heap(size_t v) {
+    f_->tensors[v] = f_->heap[v].view();
+    f_->ready[v] = 1;
+    return &f_->tensors[v];
+  }
+
   Session* s_;
   Frame* f_;
   const NodeDesc* n_;

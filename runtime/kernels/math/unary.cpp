@@ -10,11 +10,11 @@
 #include <string>
 #include <type_traits>
 
+#include "runtime/kernels/forward_value.h"
 #include "runtime/kernels/math/elementwise.h"
 #include "runtime/kernels/math/fast_math.h"
 #include "runtime/kernels/math/half_float.h"
 #include "runtime/kernels/math/vec_kernels.h"
-#include "runtime/tensor/sequence.h"
 
 namespace sod2::rt::math {
 namespace {
@@ -389,12 +389,9 @@ class IdentityKernel final : public Kernel {
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     if (!x) return invalid_argument("Identity: input is missing");
-    if (!x->is_tensor()) return ctx.output_value(0, own_non_tensor(*x));
-    if (dtype_size(x->dtype) == 0 && x->dtype != DType::kString)
+    if (x->is_tensor() && dtype_size(x->dtype) == 0 && x->dtype != DType::kString)
       return unsupported_dtype("Identity", x->dtype);
-    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
-    if (y->data != x->data) copy_elements(*x, *y);
-    return Status::ok_status();
+    return forward_value(ctx, 0, *x);
   }
 };
 

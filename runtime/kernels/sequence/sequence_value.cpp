@@ -1,7 +1,5 @@
 #include "runtime/kernels/sequence/sequence_value.h"
 
-#include <cstring>
-
 namespace sod2::rt {
 
 Expected<const Sequence*> sequence_input(const KernelContext& ctx, size_t i, const char* op) {
@@ -30,13 +28,6 @@ Expected<size_t> sequence_position(const Tensor& t, size_t size, bool one_past_e
                             "] for a sequence of " + std::to_string(n) + " elements");
   }
   return static_cast<size_t>(p < 0 ? p + n : p);
-}
-
-Status forward_value(KernelContext& ctx, size_t o, const Tensor& x) {
-  if (!x.is_tensor()) return ctx.output_value(o, own_non_tensor(x));
-  SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(o, x.dtype, x.shape));
-  if (y->data != x.data && x.bytes() > 0) std::memcpy(y->data, x.data, x.bytes());
-  return Status::ok_status();
 }
 
 Status check_sequence_length(size_t count, const char* op) {

@@ -1,10 +1,11 @@
-// What the sequence and optional kernels share: reading their sequence input, a position, and
-// handing a value on to an output.
+// What the sequence and optional kernels share: reading their sequence input and a position,
+// and making a sequence output (forward_value.h hands a value on).
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "runtime/kernels/forward_value.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/tensor/sequence.h"
 
@@ -17,9 +18,6 @@ Expected<const Sequence*> sequence_input(const KernelContext& ctx, size_t i, con
 // [-size, size - 1], or up to `size` when `one_past_end` (an insertion point); negative counts
 // from the back.
 Expected<size_t> sequence_position(const Tensor& t, size_t size, bool one_past_end, const char* op);
-
-// Output `o` becomes `x`: a tensor's bytes copied, a sequence shared, an empty optional as is.
-Status forward_value(KernelContext& ctx, size_t o, const Tensor& x);
 
 // An error naming `op` when a sequence of `count` elements would exceed kMaxSequenceElements.
 Status check_sequence_length(size_t count, const char* op);
