@@ -349,6 +349,47 @@ def m_dbnet():
     return DbNet(), img(2, 256, 320)
 
 
+class SsdliteDetector(nn.Module):
+    """torchvision SSD's eval forward (backbone, heads, default boxes, postprocess_detections:
+    per-class score threshold and TopK, batched NMS) for one image given as a [1, 3, H, W]
+    tensor, run at the image's own size: the transform's resize to 320x320 is left out (so the
+    backbone, the anchors and the boxes follow H and W) and with it the rescaling of the boxes
+    back to the original size (a ratio of 1). At 320x320 the outputs equal net([image[0]]).
+
+    DefaultBoxGenerator.forward scales the anchors by torch.tensor([width, height]), which
+    tracing freezes into the export size; the anchors are scaled here by the traced shape."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.register_buffer("mean", torch.tensor(net.transform.image_mean).view(1, -1, 1, 1))
+        self.register_buffer("std", torch.tensor(net.transform.image_std).view(1, -1, 1, 1))
+
+    def forward(self, image):
+        net = self.net
+        x = (image - self.mean) / self.std
+        feats = list(net.backbone(x).values())
+        head = net.head(feats)
+        grid = [f.shape[-2:] for f in feats]
+        boxes = net.anchor_generator._grid_default_boxes(grid, list(x.shape[-2:]), dtype=x.dtype)
+        wh = torch._shape_as_tensor(x)[[3, 2]].to(x.dtype)
+        anchors = torch.cat([(boxes[:, :2] - 0.5 * boxes[:, 2:]) * wh, (boxes[:, :2] + 0.5 * boxes[:, 2:]) * wh], -1)
+        det = net.postprocess_detections(head, [anchors], [(x.shape[-2], x.shape[-1])])[0]
+        return det["boxes"], det["scores"], det["labels"]
+
+
+def m_ssdlite_mobilenet_v3():
+    import torchvision
+
+    net = torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None, num_classes=21)
+    # torchvision's 0.001 lets every anchor of every class through (random weights give scores
+    # near 1/21): 0.2 keeps a few to a few dozen boxes, far apart in score (stable order)
+    net.score_thresh = 0.2
+    # 640x640: the last extra layer is 2x2 there (1x1 at 320, which BatchNorm cannot calibrate
+    # on with a batch of 1)
+    return SsdliteDetector(net), img(1, 640, 640)
+
+
 BUILDERS = {n[2:]: f for n, f in globals().items() if n.startswith("m_") and callable(f)}
 
 

@@ -1,0 +1,148 @@
+#include "runtime/program/program_dataflow.h"
+
+#include <algorithm>
+
+namespace sod2::rt {
+namespace {
+
+const char* storage_name(ValueStorage s) {
+  switch (s) {
+    case ValueStorage::kGraphInput: return "a graph input";
+    case ValueStorage::kConstant: return "a constant";
+    case ValueStorage::kArena: return "an arena tensor";
+    case ValueStorage::kHeap: return "a heap value";
+    case ValueStorage::kOuterScope: return "an outer-scope value";
+  }
+  return "unknown";
+}
+
+bool written_by_nodes(ValueStorage s) {
+  return s == ValueStorage::kArena || s == ValueStorage::kHeap;
+}
+
+// Extends, for every value of the graph `levels` above `inner` that `inner` (or a body nested in
+// it) reads, its last read to step `n`.
+void mark_nested_reads(const ProgramDesc& p, const GraphDesc& inner, int32_t levels, int32_t n,
+                       std::vector<int32_t>& last_read, int depth) {
+  if (depth > 64) return;  // the loader bounds nesting; this keeps a hand-made program finite
+  for (const ValueDesc& d : inner.values) {
+    if (d.storage == ValueStorage::kOuterScope && d.outer_levels == levels && d.outer_value >= 0 &&
+        static_cast<size_t>(d.outer_value) < last_read.size()) {
+      int32_t& l = last_read[static_cast<size_t>(d.outer_value)];
+      l = std::max(l, n);
+    }
+  }
+  for (const NodeDesc& node : inner.nodes)
+    for (int32_t g : node.subgraphs)
+      if (g > 0 && static_cast<size_t>(g) < p.graphs.size())
+        mark_nested_reads(p, p.graphs[static_cast<size_t>(g)], levels + 1, n, last_read, depth + 1);
+}
+
+}  // namespace
+
+Expected<ArenaLifetimes> check_program_dataflow(const ProgramDesc& p) {
+  ArenaLifetimes out;
+  const size_t na = p.num_arena_tensors;
+  out.life.assign(na, {});
+  out.used.assign(na, 0);
+  out.value.assign(na, -1);
+  for (size_t g = 0; g < p.graphs.size(); ++g) {
+    const GraphDesc& graph = p.graphs[g];
+    const size_t nv = graph.values.size();
+    auto vname = [&](int32_t v) { return "'" + graph.values[static_cast<size_t>(v)].name + "'"; };
+    auto gname = [&] {
+      return g == 0 ? std::string("the main graph") : "body '" + graph.name + "'";
+    };
+    auto valid = [&](int32_t v) { return v >= 0 && static_cast<size_t>(v) < nv; };
+    std::vector<int32_t> producer(nv, -1);
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      const NodeDesc& node = graph.nodes[n];
+      for (int32_t v : node.outputs) {
+        if (v < 0) continue;
+        if (!valid(v))
+          return invalid_model(gname() + ": node '" + node.info.name + "' writes value " +
+                               std::to_string(v) + ", which does not exist");
+        const ValueDesc& d = graph.values[static_cast<size_t>(v)];
+        if (!written_by_nodes(d.storage)) {
+          return invalid_model(gname() + ": node '" + node.info.name + "' writes " + vname(v) +
+                               ", which is " + storage_name(d.storage) +
+                               ": nodes write only arena and heap values");
+        }
+        const int32_t& prev = producer[static_cast<size_t>(v)];
+        if (prev >= 0) {
+          return invalid_model(gname() + ": value " + vname(v) + " is written by node '" +
+                               graph.nodes[static_cast<size_t>(prev)].info.name + "' and node '" +
+                               node.info.name + "'");
+        }
+        producer[static_cast<size_t>(v)] = static_cast<int32_t>(n);
+      }
+    }
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      const NodeDesc& node = graph.nodes[n];
+      for (int32_t v : node.inputs) {
+        if (v < 0) continue;
+        if (!valid(v))
+          return invalid_model(gname() + ": node '" + node.info.name + "' reads value " +
+                               std::to_string(v) + ", which does not exist");
+        if (!written_by_nodes(graph.values[static_cast<size_t>(v)].storage)) continue;
+        const int32_t prod = producer[static_cast<size_t>(v)];
+        if (prod < 0) {
+          return invalid_model(gname() + ": node '" + node.info.name + "' reads " + vname(v) +
+                               ", which no node writes");
+        }
+        // A node reading its own output would read what it overwrites.
+        if (prod >= static_cast<int32_t>(n)) {
+          return invalid_model(gname() + ": node '" + node.info.name + "' reads " + vname(v) +
+                               " before node '" + graph.nodes[static_cast<size_t>(prod)].info.name +
+                               "' writes it");
+        }
+      }
+    }
+    for (int32_t v : graph.outputs) {
+      if (!valid(v)) return invalid_model(gname() + ": an output is not a value");
+      const ValueDesc& d = graph.values[static_cast<size_t>(v)];
+      if (written_by_nodes(d.storage) && producer[static_cast<size_t>(v)] < 0)
+        return invalid_model(gname() + ": output " + vname(v) + " is written by no node");
+    }
+    // Arena tensors: one value each (two values in one tensor would alias), main graph only.
+    for (size_t v = 0; v < nv; ++v) {
+      const ValueDesc& d = graph.values[v];
+      if (d.storage != ValueStorage::kArena) continue;
+      if (g != 0 || d.arena_tensor < 0 || static_cast<size_t>(d.arena_tensor) >= na)
+        return invalid_model(gname() + ": value " + vname(static_cast<int32_t>(v)) +
+                             " names arena tensor " + std::to_string(d.arena_tensor) +
+                             " outside the plan's " + std::to_string(na));
+      const size_t k = static_cast<size_t>(d.arena_tensor);
+      if (out.value[k] >= 0) {
+        return invalid_model("values " + vname(out.value[k]) + " and " +
+                             vname(static_cast<int32_t>(v)) + " share arena tensor " +
+                             std::to_string(k));
+      }
+      out.value[k] = static_cast<int32_t>(v);
+    }
+    if (g != 0) continue;
+    // Lifetimes, by the compiler's rule (core/opt/lifetimes.h).
+    const int32_t last_step = std::max<int32_t>(static_cast<int32_t>(graph.nodes.size()) - 1, 0);
+    std::vector<int32_t> last_read(nv, -1);
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      const NodeDesc& node = graph.nodes[n];
+      for (int32_t v : node.inputs)
+        if (v >= 0) last_read[static_cast<size_t>(v)] = static_cast<int32_t>(n);
+      for (int32_t sg : node.subgraphs)
+        if (sg > 0 && static_cast<size_t>(sg) < p.graphs.size())
+          mark_nested_reads(p, p.graphs[static_cast<size_t>(sg)], 1, static_cast<int32_t>(n),
+                            last_read, 0);
+    }
+    for (int32_t v : graph.outputs) last_read[static_cast<size_t>(v)] = last_step;
+    for (size_t k = 0; k < na; ++k) {
+      const int32_t v = out.value[k];
+      if (v < 0 || producer[static_cast<size_t>(v)] < 0) continue;
+      const int32_t first = producer[static_cast<size_t>(v)];
+      out.life[k] = {first, std::max(first, last_read[static_cast<size_t>(v)])};
+      out.used[k] = 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace sod2::rt

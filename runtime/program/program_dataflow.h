@@ -1,0 +1,32 @@
+// What a session proves about a program before it runs any of it (DESIGN §6, untrusted
+// packages): the dataflow is sound, and, at every binding it instantiates, the memory plan's
+// layout keeps the rules the compiler keeps (runtime/program/plan_layout.h).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/status/status.h"
+#include "runtime/program/plan_layout.h"
+#include "runtime/program/program.h"
+
+namespace sod2::rt {
+
+// When each arena tensor holds bytes, over the main graph's nodes as steps.
+struct ArenaLifetimes {
+  std::vector<plan::Lifetime> life;  // per arena tensor
+  std::vector<char> used;            // per arena tensor: some node writes it
+  std::vector<int32_t> value;        // per arena tensor: its main-graph value, or -1
+};
+
+// Proves, for every graph: each value is written by at most one node, and only values the
+// executor places (arena or heap) are written; every arena or heap value a node reads is written
+// by an earlier node of its graph; every graph output is written or given; each arena tensor
+// belongs to at most one value. Then derives the arena tensors' lifetimes by the compiler's rule
+// (producer to last reader, reads inside bodies counted at their control-flow node, graph outputs
+// to the last step). Errors name the graph, node and value.
+Expected<ArenaLifetimes> check_program_dataflow(const ProgramDesc& program);
+
+}  // namespace sod2::rt
