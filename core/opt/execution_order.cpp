@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/opt/lifetimes.h"
-#include "core/opt/memory_stats.h"
+#include "core/opt/plan_types.h"
 
 namespace sod2::opt {
 namespace {

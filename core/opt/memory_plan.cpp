@@ -3,9 +3,8 @@
 #include <algorithm>
 
 #include "core/ops/constant_nodes.h"
-#include "core/opt/greedy_planner.h"
 #include "core/opt/lifetimes.h"
-#include "core/opt/memory_stats.h"
+#include "core/opt/plan_types.h"
 #include "core/opt/report_binding.h"
 #include "core/opt/segments.h"
 #include "core/sym/ranges.h"

@@ -80,7 +80,8 @@ bool binding_greedy_applies(const MemoryPlan& plan, const RdpResult& rdp);
 struct PlanAtBinding {
   sym::Binding binding;  // as given, plus upper bounds for unbound execution symbols
   // MemoryPlan::version_for(binding), or plan::kBindingGreedyVersion where greedy by size at
-  // this binding's sizes needs a smaller arena (what the runtime then runs with).
+  // this binding's sizes needs a smaller arena (what the runtime then runs with). With execution
+  // symbols, pipeline::plan_at may lay the binding out instead (plan::kBindingLayeringVersion).
   int32_t version = -1;
   std::vector<PlacedTensor> tensors;
   int64_t arena_bytes = 0;

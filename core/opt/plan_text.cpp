@@ -56,6 +56,12 @@ std::string binding_lines(const MemoryPlan& plan, const PlanAtBinding& at) {
         "layout   greedy by size at this binding: every size is known before the first step, "
         "and it needs less than the ahead-of-time plan (" +
         std::to_string(at.version_arena_bytes) + " bytes)\n";
+  } else if (at.version == plan::kBindingLayeringVersion) {
+    out +=
+        "layout   laid out at this binding: a layering chosen at these input sizes with the "
+        "execution symbols at their bounds here, half of them and their low ends, which the "
+        "runtime evaluates as each is bound (the plan's own layout needs " +
+        std::to_string(at.version_arena_bytes) + " bytes here)\n";
   }
   return out;
 }

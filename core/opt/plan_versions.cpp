@@ -5,8 +5,7 @@
 #include <initializer_list>
 #include <optional>
 
-#include "core/opt/greedy_planner.h"
-#include "core/opt/memory_stats.h"
+#include "core/opt/plan_types.h"
 #include "core/opt/report_binding.h"
 
 namespace sod2::opt {

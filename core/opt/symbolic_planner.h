@@ -15,7 +15,7 @@
 // path in the below-DAG, and greedy's offsets satisfy the same inequalities) and the arena is at
 // most greedy's arena; at other bindings the same layering shrinks with the sizes. Several
 // candidates are tried, cheaply, with concrete sizes only: each reference (the upper bounds
-// first, then the bindings a caller checks) times each placement order of greedy_planner.h.
+// first, then the bindings a caller checks) times each placement order of greedy_placement.h.
 // The candidate with the lowest worst arena / lower bound over the judged bindings wins (ties go
 // to the earlier one); only the winner is turned into expressions.
 //
@@ -33,7 +33,7 @@
 // Two kinds of candidates keep this: segment-first ones (the tensors of a later segment above
 // every overlapping tensor of an earlier one: safe by construction, but a late tensor can never
 // fill a gap under tensors that start after it is known), and, when there are segments, ones
-// from plan_greedy_known_steps (greedy_planner.h), which place by the rule itself and are
+// from plan_greedy_known_steps (greedy_placement.h), which place by the rule itself and are
 // checked with layering_respects_segments before they compete.
 #pragma once
 
@@ -45,28 +45,15 @@
 #include "core/opt/plan_types.h"
 #include "core/sym/ranges.h"
 #include "core/sym/sym_expr.h"
+#include "runtime/program/layering.h"
 
 namespace sod2::opt {
 
-// Which tensor sits on which: a bottom-up order and, per tensor, the reduced below set.
-struct Layering {
-  std::vector<int32_t> order;
-  std::vector<std::vector<int32_t>> below;
-};
-
-// The layering of a concrete plan: tensors by offset (segment first), each below every later
-// lifetime-overlapping one, reduced as described above.
-Layering make_layering(std::span<const int64_t> offsets, std::span<const int64_t> sizes,
-                       std::span<const Lifetime> lives, std::span<const int32_t> segments);
-
-// Whether no offset of the layering waits for a size known only later: every tensor below t
-// (transitively) has its size known (`segments`) by t's first step. Segment-first layerings
-// (make_layering with segments) keep it by construction; the others are checked with it.
-bool layering_respects_segments(const Layering& layering, std::span<const Lifetime> lives,
-                                std::span<const int32_t> segments);
-
-// The arena a layering needs at concrete sizes (longest path through the below-DAG).
-int64_t layering_arena(const Layering& layering, std::span<const int64_t> sizes);
+using plan::Layering;
+using plan::layering_arena;
+using plan::layering_respects_segments;
+using plan::LayeringChoice;
+using plan::make_layering;
 
 struct SymbolicPlan {
   std::vector<sym::SymExpr> sizes;
@@ -93,12 +80,6 @@ struct SymbolicPlanRequest {
 
 // The two halves of plan_symbolic, for callers that compare layerings before paying for
 // expressions (plan_versions.h): the winning candidate, judged with concrete sizes only...
-struct LayeringChoice {
-  Layering layering;
-  double score = 0;  // worst arena / lower bound over the judged sizes
-  std::string placement;
-  size_t reference = 0;
-};
 LayeringChoice choose_layering(const SymbolicPlanRequest& request);
 // ...and its offsets as expressions.
 SymbolicPlan symbolic_from_layering(const SymbolicPlanRequest& request, LayeringChoice choice);

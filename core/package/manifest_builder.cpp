@@ -65,6 +65,9 @@ Status ManifestBuilder::build(const rt::ProgramDesc& p, pkg::Manifest* m, bool w
   }
   for (int32_t v : p.version_of_cell) m->add_version_of_cell(v);
   for (const rt::ShapeProgram& v : p.plan_versions) add_program(v, m->add_plan_versions());
+  if (p.execution_bounds.num_outputs() != 0)
+    add_program(p.execution_bounds, m->mutable_execution_bounds());
+  for (int32_t s : p.arena_known_steps) m->add_arena_known_steps(s);
   for (const rt::GpuKernelDesc& k : p.gpu_kernels) {
     pkg::GpuKernel* o = m->add_gpu_kernels();
     o->set_name(k.name);

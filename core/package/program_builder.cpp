@@ -105,6 +105,7 @@ class Builder {
     SOD2_RETURN_IF_ERROR(bind_inputs(main));
     SOD2_RETURN_IF_ERROR(compile_plan());
     SOD2_RETURN_IF_ERROR(compile_assumptions());
+    SOD2_RETURN_IF_ERROR(compile_execution_bounds());
     return std::move(p_);
   }
 
@@ -438,6 +439,51 @@ class Builder {
       p_.assumptions.push_back({a.to_string(), a.node});
     }
     SOD2_ASSIGN_OR_RETURN(p_.assumption_program, sym::compile_shape_program(outs, symbols_));
+    return Status::ok_status();
+  }
+
+  // The execution symbols' bounds at a binding and the step from which each arena tensor's size
+  // is known (rt::ProgramDesc::execution_bounds, arena_known_steps), for the layout a session
+  // makes per binding. A bound that reads a symbol the program lacks is its constant range's end.
+  Status compile_execution_bounds() {
+    bool any = false;
+    std::vector<sym::SymExpr> outs;
+    for (const sym::Symbol& s : symbols_) {
+      const int64_t hi = rdp_.ranges().get(s).hi;
+      std::optional<sym::SymExpr> bound;
+      if (rdp_.is_execution_symbol(s)) {
+        any = true;
+        bound = rdp_.direct_execution_bound(s);
+        for (const sym::Symbol& f : bound ? sym::free_symbols(*bound) : std::vector<sym::Symbol>{})
+          if (!index_.count(f) || f == s) bound.reset();
+      }
+      outs.push_back(bound ? *bound : sym::SymExpr(hi));
+    }
+    if (!any) return Status::ok_status();
+    SOD2_ASSIGN_OR_RETURN(p_.execution_bounds, sym::compile_shape_program(outs, symbols_));
+    // Where each execution symbol is bound: the first main-graph node whose output binds it.
+    constexpr int32_t kNever = INT32_MAX;  // bound by no main-graph node: never known in time
+    std::vector<int32_t> bound_at(symbols_.size(), kNever);
+    const rt::GraphDesc& main = p_.graphs[0];
+    for (size_t n = 0; n < main.nodes.size(); ++n) {
+      for (int32_t v : main.nodes[n].outputs) {
+        if (v < 0) continue;
+        for (const rt::ExecDim& e : main.values[static_cast<size_t>(v)].exec_dims) {
+          int32_t& at = bound_at[static_cast<size_t>(e.symbol)];
+          at = std::min(at, static_cast<int32_t>(n));
+        }
+      }
+    }
+    const opt::SymbolicPlan& plan = plan_.symbolic;
+    p_.arena_known_steps.assign(plan.sizes.size(), 0);
+    for (size_t t = 0; t < plan.sizes.size(); ++t) {
+      for (const sym::Symbol& f : sym::free_symbols(plan.sizes[t])) {
+        if (!rdp_.is_execution_symbol(f)) continue;
+        auto it = index_.find(f);
+        const int32_t at = it == index_.end() ? kNever : bound_at[static_cast<size_t>(it->second)];
+        p_.arena_known_steps[t] = std::max(p_.arena_known_steps[t], at);
+      }
+    }
     return Status::ok_status();
   }
 

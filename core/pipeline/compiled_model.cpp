@@ -1,9 +1,12 @@
 #include "core/pipeline/compiled_model.h"
 
+#include <map>
 #include <utility>
 
 #include "core/codegen/gpu_groups.h"
 #include "core/package/program_builder.h"
+#include "runtime/program/binding_layout.h"
+#include "runtime/program/program_dataflow.h"
 
 namespace sod2::pipeline {
 namespace {
@@ -124,8 +127,38 @@ Expected<rt::ProgramDesc> program_for(const CompiledModel& compiled, Target targ
 
 Expected<opt::PlanAtBinding> plan_at(const CompiledModel& compiled, const sym::Binding& binding) {
   if (!compiled.options.plan)
-    return invalid_argument("the model was compiled up to RDP only (CompileOptions::plan): no plan");
-  return opt::evaluate_plan(compiled.plan, compiled.rdp, binding);
+    return invalid_argument(
+        "the model was compiled up to RDP only (CompileOptions::plan): no plan");
+  SOD2_ASSIGN_OR_RETURN(opt::PlanAtBinding at,
+                        opt::evaluate_plan(compiled.plan, compiled.rdp, binding));
+  const rt::ProgramDesc& p = compiled.program;
+  if (p.graphs.empty() || !plan::execution_layout_applies(p)) return at;
+  // A session lays such a binding out with a layering it chooses there (binding_layout.h): the
+  // same choice, over the same program, lifetimes and bounds.
+  std::map<std::string, int64_t> by_name;
+  for (const auto& [s, v] : at.binding) by_name[s.name()] = v;
+  std::vector<int64_t> values(p.symbols.size(), 0);
+  for (size_t k = 0; k < p.symbols.size(); ++k) {
+    auto it = by_name.find(p.symbols[k].name);
+    if (it == by_name.end()) return at;  // a symbol the report left out: nothing runs there
+    values[k] = it->second;
+  }
+  if (at.version >= static_cast<int32_t>(p.plan_versions.size())) return at;
+  const rt::ShapeProgram& version =
+      at.version < 0 ? p.plan_program : p.plan_versions[static_cast<size_t>(at.version)];
+  SOD2_ASSIGN_OR_RETURN(rt::ArenaLifetimes lives, rt::check_program_dataflow(p));
+  plan::ExecutionLayout layout;
+  const Expected<bool> used = layout.choose(p, version, lives.life, values);
+  if (!used.ok() || !*used) return at;  // as the session: the version holds
+  std::vector<int64_t> out(version.num_outputs()), scratch(version.scratch_size());
+  SOD2_RETURN_IF_ERROR(version.run(values, out, scratch));
+  layout.apply(out);
+  const size_t n = p.num_arena_tensors;
+  if (at.tensors.size() != n) return internal_error("the plan and its program differ in tensors");
+  for (size_t t = 0; t < n; ++t) at.tensors[t].offset = out[n + t];
+  at.arena_bytes = out[2 * n];
+  at.version = plan::kBindingLayeringVersion;
+  return at;
 }
 
 }  // namespace sod2::pipeline

@@ -9,8 +9,8 @@
 
 #include "runtime/exec/frame.h"
 #include "runtime/exec/node_outputs.h"
-#include "runtime/exec/plan_check.h"
 #include "runtime/exec/process_info.h"
+#include "runtime/program/program_dataflow.h"
 #include "runtime/tensor/sequence.h"
 
 namespace sod2::rt {
@@ -167,6 +167,7 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
       if (v.num_outputs() != plan_outputs || v.num_inputs() != program.symbols.size())
         return invalid_model("a plan version's program does not match the plan's shape");
   }
+  SOD2_RETURN_IF_ERROR(plan::check_execution_bounds_shape(program));
   if (program.assumption_program.num_outputs() != 2 * program.assumptions.size() ||
       (!program.assumptions.empty() &&
        program.assumption_program.num_inputs() != program.symbols.size())) {
@@ -192,6 +193,7 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   s->arena_life_ = std::move(lives.life);
   s->arena_used_ = std::move(lives.used);
   s->binding_greedy_ = plan::binding_layout_applies(p);
+  s->exec_layout_applies_ = plan::execution_layout_applies(p);
   s->placed_.resize(p.num_arena_tensors);
   const int64_t physical = physical_memory_bytes();
   s->max_bytes_ = lim.max_bytes > 0 ? lim.max_bytes : physical > 0 ? physical / 2 : INT64_MAX;
@@ -424,6 +426,7 @@ Status Session::bind_inputs(std::span<const Tensor> inputs) {
 Status Session::instantiate_plan() {
   const ProgramDesc& p = program_;
   SOD2_RETURN_IF_ERROR(plan_->run(symbol_values_, plan_values_, plan_scratch_));
+  if (plan_version_ == plan::kBindingLayeringVersion) exec_layout_.apply(plan_values_);
   const int64_t old_bytes = arena_bytes_;
   arena_bytes_ = plan_values_.empty() ? 0 : plan_values_.back();
   if (arena_bytes_ < 0) return internal_error("the memory plan gives a negative arena size");
@@ -448,6 +451,25 @@ Status Session::instantiate_plan() {
   // Tensors already written keep their offsets; only the bytes up to the old size matter.
   return arena_->reserve(static_cast<size_t>(arena_bytes_),
                          static_cast<size_t>(std::max<int64_t>(old_bytes, 0)));
+}
+
+void Session::choose_execution_layout() {
+  // The input symbols and the version decide the layering: a repeated binding costs a compare.
+  std::vector<int64_t>& key = exec_layout_key_;
+  const size_t k = program_.symbols.size();
+  bool same = key.size() == k + 1 && key[k] == plan_version_;
+  for (size_t i = 0; same && i < k; ++i)
+    same = program_.symbols[i].execution || key[i] == symbol_values_[i];
+  if (!same) {
+    key.assign(symbol_values_.begin(), symbol_values_.end());
+    key.push_back(plan_version_);
+    // A binding whose bounds overflow keeps its version, which holds at any value they take
+    // (the layout is then unused).
+    const Expected<bool> chosen =
+        exec_layout_.choose(program_, *plan_, arena_life_, symbol_values_);
+    (void)chosen;
+  }
+  if (exec_layout_.used()) plan_version_ = plan::kBindingLayeringVersion;
 }
 
 void Session::use_binding_greedy() {
@@ -506,6 +528,14 @@ Status Session::bind_execution_symbol(int32_t symbol, int64_t value,
                           std::to_string(sym.lo) + ".." + std::to_string(sym.hi) + ")");
   }
   if (symbol_bound_[s] && symbol_values_[s] == value) return Status::ok_status();
+  // Layouts made at this binding reserve no more than the bound here (the symbols it reads are
+  // bound by now). A bound that overflows bounds nothing beyond [lo, hi].
+  const Expected<int64_t> bound = exec_bounds_.bound_of(program_, symbol_values_, s);
+  if (bound.ok() && value > *bound) {
+    return invalid_model("output '" + value_name + "' makes '" + sym.name + "' " +
+                         std::to_string(value) + ", above its bound " + std::to_string(*bound) +
+                         " at these input sizes (the package's execution bounds are wrong)");
+  }
   symbol_values_[s] = value;
   symbol_bound_[s] = 1;
   uint8_t* before = arena_->data();
@@ -726,6 +756,7 @@ Expected<std::span<const Tensor>> Session::run_checked(std::span<const Tensor> i
     plan_version_ = program_.version_of_cell[program_.plan_grid.cell_of(symbol_values_)];
   plan_ = plan_version_ < 0 ? &program_.plan_program
                             : &program_.plan_versions[static_cast<size_t>(plan_version_)];
+  if (exec_layout_applies_) choose_execution_layout();
   arena_bytes_ = 0;
   SOD2_RETURN_IF_ERROR(instantiate_plan());
   SOD2_RETURN_IF_ERROR(prepare_value_buffer());

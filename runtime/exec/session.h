@@ -99,7 +99,8 @@ class Session {
   size_t arena_capacity() const { return arena_->capacity(); }
   int64_t arena_bytes() const { return arena_bytes_; }  // of the last run's plan
   // The plan version the last run used: -1 for the whole-range plan (ProgramDesc::plan_versions),
-  // plan::kBindingGreedyVersion for greedy by size at the run's sizes.
+  // plan::kBindingGreedyVersion for greedy by size at the run's sizes, kBindingLayeringVersion
+  // for a layering chosen at them (plan::ExecutionLayout).
   int32_t plan_version() const { return plan_version_; }
   // The last run's instantiated plan as the plan program gave it with every symbol the run bound:
   // each arena tensor's size, then each offset, then the arena size (what `sod2 run --dump-plan`
@@ -163,6 +164,8 @@ class Session {
   Status verify_instantiated_plan();
   // Swaps in greedy by size at this run's sizes when its arena is smaller (binding_layout.h).
   void use_binding_greedy();
+  // Sets plan_version_ to kBindingLayeringVersion where exec_layout_ is used for this binding.
+  void choose_execution_layout();
   // Between nodes and loop iterations: the run's cancel flag and time limit.
   Status check_run_alive() const;
   // Before a Loop's or Scan's iteration `iteration` (from 0): the iteration limit, then
@@ -224,8 +227,8 @@ class Session {
   int64_t max_loop_iterations_ = 0;
   int64_t max_run_ms_ = 0;
   std::chrono::steady_clock::time_point deadline_;
-  // The arena tensors' lifetimes over main-graph nodes (plan_check.h), and the layout proved
-  // last with the buffers that prove it.
+  // The arena tensors' lifetimes over main-graph nodes (runtime/program/program_dataflow.h), and
+  // the layout proved last with the buffers that prove it.
   std::vector<plan::Lifetime> arena_life_;
   std::vector<char> arena_used_;
   std::vector<plan::PlacedTensor> placed_;
@@ -237,6 +240,13 @@ class Session {
   plan::GreedyLayout greedy_layout_;
   std::vector<int64_t> greedy_in_, greedy_out_, greedy_scratch_;
   bool greedy_used_ = false;
+  // For programs with execution symbols: the layering chosen for the input symbols and version of
+  // exec_layout_key_ (binding_layout.h), and the bounds every bound execution symbol is checked
+  // against.
+  bool exec_layout_applies_ = false;
+  plan::ExecutionLayout exec_layout_;
+  std::vector<int64_t> exec_layout_key_;
+  plan::ExecutionBounds exec_bounds_;
 };
 
 }  // namespace sod2::rt

@@ -384,6 +384,22 @@ Expected<ProgramDesc> program_from_manifest(const pkg::Manifest& m, std::span<co
       read_shape_program(m.assumption_program(), p.symbols.size(),
                          2 * static_cast<uint64_t>(m.assumptions_size()), "assumption program"));
   SOD2_RETURN_IF_ERROR(read_plan_versions(m, &p));
+  // Optional: a package without them lays every binding out with its plan versions.
+  const bool no_bounds = m.execution_bounds().num_outputs() == 0;
+  SOD2_ASSIGN_OR_RETURN(p.execution_bounds,
+                        read_shape_program(m.execution_bounds(), p.symbols.size(),
+                                           no_bounds ? 0 : p.symbols.size(), "execution bounds"));
+  if (m.arena_known_steps_size() != 0) {
+    if (static_cast<uint64_t>(m.arena_known_steps_size()) != arena) {
+      return parse_error("arena_known_steps has " + n(m.arena_known_steps_size()) +
+                         " entries for " + n(arena) + " arena tensors");
+    }
+    for (int i = 0; i < m.arena_known_steps_size(); ++i) {
+      if (m.arena_known_steps(i) < 0)
+        return parse_error("arena_known_steps[" + std::to_string(i) + "] is negative");
+      p.arena_known_steps.push_back(m.arena_known_steps(i));
+    }
+  }
   SOD2_RETURN_IF_ERROR(package_detail::read_graphs(m, blob, &p));
   SOD2_RETURN_IF_ERROR(read_gpu_kernels(m, &p));
   return p;

@@ -3,14 +3,19 @@
 #include <algorithm>
 #include <numeric>
 
+#include "runtime/program/memory_stats.h"
 #include "runtime/program/program.h"
 
 namespace sod2::plan {
 namespace {
 
-int64_t add_saturating(int64_t a, int64_t b) {
-  int64_t r = 0;
-  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+// The points an ExecutionLayout is judged at: every execution symbol at its bound, at half of
+// it and at its low end (on its multiple).
+constexpr int kExecutionPoints = 3;
+int64_t execution_point(const rt::SymbolDesc& s, int64_t bound, int point) {
+  const int64_t m = std::max<int64_t>(s.multiple, 1);
+  const int64_t v = s.lo + (bound - s.lo) * (2 - point) / 2;
+  return std::max(s.lo, v / m * m);
 }
 
 }  // namespace
@@ -49,10 +54,10 @@ int64_t GreedyLayout::place_in_order(std::span<const int64_t> sizes,
         best_gap = gap;
         best_offset = prev_end;
       }
-      prev_end = std::max(prev_end, add_saturating(offsets[p], sizes[p]));
+      prev_end = std::max(prev_end, saturating_add(offsets[p], sizes[p]));
     }
     offsets[t] = best_offset >= 0 ? best_offset : prev_end;
-    arena = std::max(arena, add_saturating(offsets[t], size));
+    arena = std::max(arena, saturating_add(offsets[t], size));
     auto at = std::upper_bound(placed_.begin(), placed_.end(), offsets[t],
                                [&](int64_t off, int32_t p) { return off < offsets[p]; });
     placed_.insert(at, t);
@@ -78,7 +83,7 @@ int64_t GreedyLayout::place_best(std::span<const int64_t> sizes, std::span<const
     // with it; keep the best, and repeat from there.
     int32_t top = -1;
     for (size_t t = 0; t < n; ++t)
-      if (sizes[t] > 0 && add_saturating(round_best_[t], sizes[t]) == arena)
+      if (sizes[t] > 0 && saturating_add(round_best_[t], sizes[t]) == arena)
         top = static_cast<int32_t>(t);
     if (top < 0) break;
     candidates_.clear();
@@ -116,6 +121,7 @@ int64_t GreedyLayout::place_best(std::span<const int64_t> sizes, std::span<const
 
 std::string version_text(int32_t version, size_t num_versions) {
   if (version == kBindingGreedyVersion) return "greedy by size at this binding";
+  if (version == kBindingLayeringVersion) return "laid out at this binding";
   if (version < 0) return "whole-range plan";
   return "version " + std::to_string(version) +
          (num_versions > 0 ? " of " + std::to_string(num_versions) : std::string());
@@ -130,8 +136,11 @@ int64_t GreedyLayout::peak_live(std::span<const int64_t> sizes, std::span<const 
   }
   std::sort(events_.begin(), events_.end());
   int64_t live = 0, peak = 0;
-  for (const auto& [step, delta] : events_)
-    peak = std::max(peak, live = add_saturating(live, delta));
+  for (const auto& [step, delta] : events_) {
+    // delta may be negative, so not saturating_add; sizes are checked against overflow anyway.
+    if (__builtin_add_overflow(live, delta, &live)) live = INT64_MAX;
+    peak = std::max(peak, live);
+  }
   return peak;
 }
 
@@ -160,6 +169,63 @@ bool use_greedy_if_smaller(std::span<int64_t> values, std::span<const Lifetime> 
   std::copy(scratch->begin(), scratch->end(), values.begin() + static_cast<ptrdiff_t>(n));
   values[2 * n] = greedy_arena;
   return true;
+}
+
+bool execution_layout_applies(const rt::ProgramDesc& program) {
+  return !binding_layout_applies(program) && program.execution_bounds.num_outputs() != 0 &&
+         !program.arena_known_steps.empty() &&
+         program.arena_known_steps.size() == program.num_arena_tensors;
+}
+
+Expected<bool> ExecutionLayout::choose(const rt::ProgramDesc& program, const rt::ShapeProgram& plan,
+                                       std::span<const Lifetime> lives,
+                                       std::span<const int64_t> symbol_values) {
+  used_ = false;
+  const size_t n = program.num_arena_tensors;
+  const std::span<const int32_t> known = program.arena_known_steps;
+  // Choosing costs a few greedy passes of O(n^2); past this a binding keeps its version.
+  constexpr size_t kMaxTensors = 4000;
+  if (n == 0 || n > kMaxTensors || lives.size() != n || known.size() != n ||
+      plan.num_outputs() != 2 * n + 1 || symbol_values.size() != program.symbols.size())
+    return false;
+  for (size_t t = 0; t < n; ++t)
+    if (lives[t].first_step < 0 || lives[t].last_step < lives[t].first_step ||
+        known[t] > lives[t].first_step)
+      return false;
+  std::vector<int64_t> bound(symbol_values.begin(), symbol_values.end());
+  SOD2_RETURN_IF_ERROR(bounds_.bound_all(program, bound));
+  std::vector<std::vector<int64_t>> sizes(kExecutionPoints);
+  std::vector<int64_t> values(plan.num_outputs()), scratch(plan.scratch_size()), at(bound);
+  double version_score = 0;
+  for (int point = 0; point < kExecutionPoints; ++point) {
+    for (size_t k = 0; k < program.symbols.size(); ++k)
+      if (program.symbols[k].execution)
+        at[k] = execution_point(program.symbols[k], bound[k], point);
+    SOD2_RETURN_IF_ERROR(plan.run(at, values, scratch));
+    sizes[static_cast<size_t>(point)].assign(values.begin(),
+                                             values.begin() + static_cast<ptrdiff_t>(n));
+    // Sums of sizes must not overflow in the layering's longest paths.
+    for (int64_t size : sizes[static_cast<size_t>(point)])
+      if (size < 0 || size > INT64_MAX / static_cast<int64_t>(n + 1)) return false;
+    const int64_t lb =
+        std::max<int64_t>(peak_live_bytes(sizes[static_cast<size_t>(point)], lives), 1);
+    version_score =
+        std::max(version_score, static_cast<double>(values[2 * n]) / static_cast<double>(lb));
+  }
+  // Cheap first, as for greedy: a version within 1% of the lower bound at all three is kept.
+  if (version_score <= 1.01) return false;
+  LayeringChoice choice = choose_layering({lives, sizes, sizes, known});
+  // Only a clear win replaces the version the compiler chose (and reports show).
+  if (!(choice.score < version_score * (1 - 1e-9))) return false;
+  layering_ = std::move(choice.layering);
+  used_ = true;
+  return true;
+}
+
+void ExecutionLayout::apply(std::span<int64_t> values) const {
+  const size_t n = layering_.order.size();
+  if (!used_ || values.size() != 2 * n + 1) return;
+  values[2 * n] = layering_offsets(layering_, values.first(n), values.subspan(n, n));
 }
 
 }  // namespace sod2::plan

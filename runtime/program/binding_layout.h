@@ -11,6 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/status/status.h"
+#include "runtime/program/execution_bounds.h"
+#include "runtime/program/layering.h"
 #include "runtime/program/plan_layout.h"
 
 namespace sod2::rt {
@@ -19,12 +22,19 @@ struct ProgramDesc;
 
 namespace sod2::plan {
 
-// The version number reports and sessions give a binding's greedy layout (plan versions are
-// -1 for the whole-range plan and 0.. for the bucketed ones).
+// The version numbers reports and sessions give a layout made at the binding (plan versions
+// are -1 for the whole-range plan and 0.. for the bucketed ones): greedy by size (a plan without
+// execution symbols), or a layering (ExecutionLayout, a plan with them).
 inline constexpr int32_t kBindingGreedyVersion = -2;
+inline constexpr int32_t kBindingLayeringVersion = -3;
+// Whether a version number is one of those: offsets made for the binding, not the plan's
+// expressions.
+inline bool laid_out_at_binding(int32_t version) {
+  return version == kBindingGreedyVersion || version == kBindingLayeringVersion;
+}
 
 // How reports name a version: "whole-range plan", "version 2 of 5" ("version 2" without a
-// count), "greedy by size at this binding".
+// count), "greedy by size at this binding", "laid out at this binding".
 std::string version_text(int32_t version, size_t num_versions = 0);
 
 // Greedy by size: tensors in order of size descending (ties: earlier first step, then index),
@@ -74,5 +84,36 @@ bool binding_layout_applies(const rt::ProgramDesc& program);
 
 bool use_greedy_if_smaller(std::span<int64_t> values, std::span<const Lifetime> lives,
                            GreedyLayout* greedy, std::vector<int64_t>* scratch);
+
+// A plan with execution symbols cannot be laid out greedily once per binding: a size learnt
+// mid-run must not move a tensor already written. What can be chosen per binding is a layering
+// (layering.h) that keeps every offset a function of sizes known when its tensor is written
+// (ProgramDesc::arena_known_steps), so the session evaluates it again as each execution symbol
+// binds. Its version's own layering was chosen for a whole cell of input sizes; this one is
+// chosen at the binding's, with the execution symbols at their bounds (execution_bounds.h),
+// half of them and their low ends, and used where its worst arena over lower bound there is
+// below the version's.
+// Whether a program's bindings may use one: it has execution symbols, their bounds and the known
+// steps.
+bool execution_layout_applies(const rt::ProgramDesc& program);
+
+class ExecutionLayout {
+ public:
+  // Chooses for the input symbols of `symbol_values` (one per symbol; execution symbols ignored)
+  // and `plan`, the plan version the binding runs; `lives` are the arena tensors' (over
+  // main-graph steps, as arena_known_steps). Returns whether the chosen layering is used.
+  // Errors: the bounds or the plan cannot be evaluated at these sizes (an overflow).
+  Expected<bool> choose(const rt::ProgramDesc& program, const rt::ShapeProgram& plan,
+                        std::span<const Lifetime> lives, std::span<const int64_t> symbol_values);
+  bool used() const { return used_; }
+  // `values` is a plan program's output at any values of the execution symbols: its offsets and
+  // arena become the chosen layering's at its sizes. Only when used().
+  void apply(std::span<int64_t> values) const;
+
+ private:
+  ExecutionBounds bounds_;
+  Layering layering_;
+  bool used_ = false;
+};
 
 }  // namespace sod2::plan

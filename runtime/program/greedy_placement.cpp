@@ -115,7 +115,6 @@ GreedyPlan plan_greedy_by_size(std::span<const int64_t> sizes, std::span<const L
   return plan;
 }
 
-
 std::optional<GreedyPlan> plan_greedy_known_steps(std::span<const int64_t> sizes,
                                                   std::span<const Lifetime> lives,
                                                   std::span<const int32_t> segments,

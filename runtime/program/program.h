@@ -206,6 +206,17 @@ struct ProgramDesc {
   std::vector<int32_t> version_of_cell;  // per cell: -1 for plan_program, else plan_versions[i]
   std::vector<rt::ShapeProgram> plan_versions;  // outputs laid out like plan_program's
 
+  // Each execution symbol's bound at a binding (DESIGN §5: NonZero <= numel(its input)), as an
+  // expression of the other symbols: one output per symbol, over the same inputs (an input
+  // symbol's output is its upper end). Without outputs, a symbol's bound is its constant `hi`.
+  // runtime/program/execution_bounds.h evaluates it.
+  rt::ShapeProgram execution_bounds;
+  // Per arena tensor, the main-graph step (node index) from which its size is known: 0 unless it
+  // involves an execution symbol, then the step of the node that binds the last of them. Empty:
+  // no arena tensor waits for one. A layout made at a binding keeps every offset a function of
+  // sizes known when its tensor is written (binding_layout.h).
+  std::vector<int32_t> arena_known_steps;
+
   // Over the same symbols; only assumptions without execution symbols.
   rt::ShapeProgram assumption_program;
   std::vector<AssumptionDesc> assumptions;

@@ -5,7 +5,7 @@
 
 #include "core/opt/execution_order.h"
 #include "core/opt/lifetimes.h"
-#include "core/opt/memory_stats.h"
+#include "core/opt/plan_types.h"
 #include "core/sym/evaluate.h"
 #include "golden_models.h"
 

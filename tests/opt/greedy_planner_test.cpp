@@ -2,8 +2,7 @@
 // offsets (XNNPACK-style), plus the yardsticks' definitions.
 #include <gtest/gtest.h>
 
-#include "core/opt/greedy_planner.h"
-#include "core/opt/memory_stats.h"
+#include "core/opt/plan_types.h"
 #include "core/opt/plan_verifier.h"
 
 namespace sod2::opt {

@@ -14,8 +14,8 @@
 #include <cstdio>
 
 #include "core/onnx/onnx_import.h"
-#include "core/opt/greedy_planner.h"
 #include "core/opt/memory_plan.h"
+#include "core/opt/plan_types.h"
 #include "core/opt/plan_verifier.h"
 #include "core/opt/report_binding.h"
 #include "core/pipeline/compiled_model.h"

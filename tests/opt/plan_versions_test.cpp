@@ -4,8 +4,7 @@
 // version stays valid at bindings far outside its cell.
 #include <gtest/gtest.h>
 
-#include "core/opt/greedy_planner.h"
-#include "core/opt/memory_stats.h"
+#include "core/opt/plan_types.h"
 #include "core/opt/plan_verifier.h"
 #include "core/opt/plan_versions.h"
 #include "test_rng.h"

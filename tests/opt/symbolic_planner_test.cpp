@@ -3,9 +3,8 @@
 // reference, and the candidate it picks is the best of those it judged.
 #include <gtest/gtest.h>
 
-#include "core/opt/greedy_planner.h"
-#include "core/opt/memory_stats.h"
 #include "core/opt/plan_program.h"
+#include "core/opt/plan_types.h"
 #include "core/opt/plan_verifier.h"
 #include "core/opt/symbolic_planner.h"
 #include "test_rng.h"

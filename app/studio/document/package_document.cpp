@@ -5,9 +5,10 @@
 #include <unordered_map>
 
 #include "core/ops/op_registry.h"
-#include "runtime/exec/plan_check.h"
 #include "runtime/package/package_loader.h"
 #include "runtime/program/binding_layout.h"
+#include "runtime/program/execution_bounds.h"
+#include "runtime/program/program_dataflow.h"
 
 namespace sod2::studio {
 namespace {
@@ -52,8 +53,9 @@ Expected<std::unique_ptr<PackageDocument>> PackageDocument::open(const std::stri
   doc->path_ = path;
   doc->program_ = std::move(program);
   const rt::ProgramDesc& p = doc->program_;
-  // The input symbols, then the execution symbols: a package keeps only an execution symbol's
-  // constant bound (over the whole ranges), so its slider goes up to that.
+  // The input symbols, then the execution symbols, whose sliders start at the constant bound
+  // over the whole ranges; the bindings bar narrows them to the bound at the input sizes
+  // (execution_upper) where the package carries its execution bounds.
   for (const bool execution : {false, true}) {
     for (const rt::SymbolDesc& s : p.symbols) {
       if (s.execution != execution) continue;
@@ -66,8 +68,10 @@ Expected<std::unique_ptr<PackageDocument>> PackageDocument::open(const std::stri
       c.initial = execution ? s.hi : typical_size(c.lo, c.hi, c.multiple);
       c.declared = !execution;
       c.execution = execution;
-      c.origin =
-          execution ? "package execution symbol (bound over the whole ranges)" : "package symbol";
+      c.origin = !execution ? "package symbol"
+                 : p.execution_bounds.num_outputs() != 0
+                     ? "package execution symbol (its bound follows the input sizes)"
+                     : "package execution symbol (bound over the whole ranges)";
       doc->symbols_.push_back(std::move(c));
     }
   }
@@ -95,33 +99,44 @@ Expected<PackagePlanAt> PackageDocument::plan_at(
   PackagePlanAt at;
   for (size_t k = 0; k < p.symbols.size(); ++k) {
     const rt::SymbolDesc& s = p.symbols[k];
-    int64_t v = s.hi;  // an execution symbol not given: the plan reserves its bound
+    if (s.execution) continue;
     auto it = values.find(s.name);
-    if (s.execution && it != values.end()) {
-      // The runtime lays the plan out at the value the node produces, never above this bound.
+    if (it == values.end()) return invalid_argument("no value for symbol '" + s.name + "'");
+    const int64_t v = it->second;
+    if (v < s.lo || v > s.hi)
+      return invalid_argument("'" + s.name + "' = " + std::to_string(v) + " is outside its range " +
+                              std::to_string(s.lo) + ".." + std::to_string(s.hi));
+    if (s.multiple > 1 && v % s.multiple != 0)
+      return invalid_argument("'" + s.name + "' = " + std::to_string(v) + " is not a multiple of " +
+                              std::to_string(s.multiple));
+    inputs[k] = v;
+  }
+  // An execution symbol not given takes its bound at these input sizes (what the plan reserves);
+  // one given may not exceed it, as a run's node never does.
+  std::vector<int64_t> bounds = inputs;
+  plan::ExecutionBounds bounder;
+  if (!bounder.bound_all(p, bounds).ok()) {
+    for (size_t k = 0; k < p.symbols.size(); ++k)
+      if (p.symbols[k].execution) bounds[k] = p.symbols[k].hi;
+  }
+  for (size_t k = 0; k < p.symbols.size(); ++k) {
+    const rt::SymbolDesc& s = p.symbols[k];
+    if (!s.execution) continue;
+    int64_t v = bounds[k];
+    at.bounds[s.name] = bounds[k];
+    if (auto it = values.find(s.name); it != values.end()) {
       v = it->second;
-      if (v > s.hi)
+      if (v > bounds[k])
         return invalid_argument("'" + s.name + "' = " + std::to_string(v) + " is above its bound " +
-                                std::to_string(s.hi) +
-                                " (the most this execution symbol can be in this package)");
+                                std::to_string(bounds[k]) +
+                                " at these input sizes (the most this execution symbol can be)");
       if (v < s.lo)
         return invalid_argument("'" + s.name + "' = " + std::to_string(v) + " is below " +
                                 std::to_string(s.lo) + ", the least this execution symbol can be");
     }
-    if (!s.execution) {
-      if (it == values.end()) return invalid_argument("no value for symbol '" + s.name + "'");
-      v = it->second;
-      if (v < s.lo || v > s.hi)
-        return invalid_argument("'" + s.name + "' = " + std::to_string(v) +
-                                " is outside its range " + std::to_string(s.lo) + ".." +
-                                std::to_string(s.hi));
-      if (s.multiple > 1 && v % s.multiple != 0)
-        return invalid_argument("'" + s.name + "' = " + std::to_string(v) +
-                                " is not a multiple of " + std::to_string(s.multiple));
-    }
     inputs[k] = v;
-    at.values[s.name] = v;
   }
+  for (size_t k = 0; k < p.symbols.size(); ++k) at.values[p.symbols[k].name] = inputs[k];
   const rt::ShapeProgram* program = &p.plan_program;
   if (!p.version_of_cell.empty()) {
     const size_t cell = p.plan_grid.cell_of(inputs);
@@ -137,6 +152,15 @@ Expected<PackagePlanAt> PackageDocument::plan_at(
     return invalid_model(path_ + ": the plan program has " + std::to_string(out.size()) +
                          " outputs for " + std::to_string(n) + " arena tensors");
   SOD2_RETURN_IF_ERROR(program->run(inputs, out, scratch));
+  if (plan::execution_layout_applies(p) && lives_.size() == n) {
+    // As a session lays this binding out (binding_layout.h).
+    plan::ExecutionLayout layout;
+    const Expected<bool> used = layout.choose(p, *program, lives_, inputs);
+    if (used.ok() && *used) {
+      layout.apply(out);
+      at.version = plan::kBindingLayeringVersion;
+    }
+  }
   if (binding_greedy_ && lives_.size() == n) {
     plan::GreedyLayout greedy;
     std::vector<int64_t> greedy_scratch;
@@ -149,6 +173,30 @@ Expected<PackagePlanAt> PackageDocument::plan_at(
                     out.begin() + static_cast<std::ptrdiff_t>(2 * n));
   at.arena_bytes = out[2 * n];
   return at;
+}
+
+Expected<int64_t> PackageDocument::execution_upper(
+    const std::string& name, const std::map<std::string, int64_t>& values) const {
+  const rt::ProgramDesc& p = program_;
+  size_t target = p.symbols.size();
+  std::vector<int64_t> at(p.symbols.size(), 0);
+  for (size_t k = 0; k < p.symbols.size(); ++k) {
+    const rt::SymbolDesc& s = p.symbols[k];
+    if (s.name == name && s.execution) target = k;
+    if (s.execution) continue;
+    auto it = values.find(s.name);
+    if (it == values.end()) return invalid_argument("no value for symbol '" + s.name + "'");
+    at[k] = it->second;
+  }
+  if (target == p.symbols.size())
+    return not_found("no execution symbol '" + name + "' in " + path_);
+  plan::ExecutionBounds bounder;
+  SOD2_RETURN_IF_ERROR(bounder.bound_all(p, at));
+  for (size_t k = 0; k < p.symbols.size(); ++k) {
+    auto it = values.find(p.symbols[k].name);
+    if (p.symbols[k].execution && k != target && it != values.end()) at[k] = it->second;
+  }
+  return bounder.bound_of(p, at, target);
 }
 
 TimelineModel PackageDocument::timeline(const PackagePlanAt& at) const {
@@ -294,11 +342,16 @@ std::string PackageDocument::summary_report(const PackagePlanAt& at) const {
   bool at_bound = false;
   for (const rt::SymbolDesc& s : program_.symbols) {
     const int64_t v = at.values.at(s.name);
-    const bool bound = s.execution && v >= s.hi;
+    auto b = at.bounds.find(s.name);
+    const int64_t bound_here = b != at.bounds.end() ? b->second : s.hi;
+    const bool bound = s.execution && v >= bound_here;
     at_bound |= bound;
     out << "  " << s.name << (s.execution ? " (execution)" : "") << "  " << s.lo << ".." << s.hi
         << (s.multiple > 1 ? " step " + std::to_string(s.multiple) : "") << "  = " << v
-        << (bound ? " (at its bound)" : "") << "\n";
+        << (bound                              ? " (at its bound)"
+            : s.execution && bound_here < s.hi ? " (bound " + std::to_string(bound_here) + " here)"
+                                               : std::string())
+        << "\n";
   }
   if (at_bound)
     out << "  (execution symbols at their bounds: the runtime binds them when their node runs and "

@@ -22,7 +22,10 @@ namespace sod2::studio {
 // The package's plan at one binding.
 struct PackagePlanAt {
   std::map<std::string, int64_t> values;  // every symbol (execution symbols not given: at bound)
-  int32_t version = -1;  // -1: the whole-range plan, else plan_versions[i] or a binding's greedy
+  std::map<std::string, int64_t> bounds;  // each execution symbol's bound at these input sizes
+  // -1: the whole-range plan, else plan_versions[i], or a layout made at the binding
+  // (plan::laid_out_at_binding).
+  int32_t version = -1;
   std::vector<int64_t> sizes, offsets;  // per arena tensor
   int64_t arena_bytes = 0;
 };
@@ -40,9 +43,14 @@ class PackageDocument {
   const std::vector<SymbolControl>& symbols() const { return symbols_; }
   std::map<std::string, int64_t> initial_values() const;
 
-  // An execution symbol absent from `values` takes its bound. Errors: an input symbol missing,
-  // outside its range or off its multiple, or an execution symbol above its bound (named).
+  // An execution symbol absent from `values` takes its bound at the input symbols' values
+  // (runtime/program/execution_bounds.h). Errors: an input symbol missing, outside its range or
+  // off its multiple, or an execution symbol above its bound (named).
   Expected<PackagePlanAt> plan_at(const std::map<std::string, int64_t>& values) const;
+  // The bound of execution symbol `name` at `values` (the input symbols, and the execution
+  // symbols given; the others at their bounds), for the bindings bar's slider.
+  Expected<int64_t> execution_upper(const std::string& name,
+                                    const std::map<std::string, int64_t>& values) const;
   // One rectangle per arena tensor: its steps in the main graph's execution order.
   TimelineModel timeline(const PackagePlanAt& at) const;
 

@@ -242,7 +242,7 @@ std::vector<ExecutionAtBound> StudioDocument::executions_at_bound(
 }
 
 Expected<opt::PlanAtBinding> StudioDocument::instantiate(const sym::Binding& binding) const {
-  return opt::evaluate_plan(plan(), rdp(), binding);
+  return pipeline::plan_at(compiled(), binding);
 }
 
 Expected<std::unique_ptr<opt::MemoryPlan>> StudioDocument::plan_without_fusion() const {

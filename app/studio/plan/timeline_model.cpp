@@ -72,14 +72,15 @@ const TimelineModel::Expressions& TimelineModel::expressions_of(int32_t version)
   auto it = expressions_.find(version);
   if (it != expressions_.end()) return it->second;
   Expressions e;
-  // A binding's greedy layout has sizes like every version's but offsets of that binding only.
-  const bool greedy = version == plan::kBindingGreedyVersion;
-  const opt::SymbolicPlan& symbolic = plan_->symbolic_of(greedy ? -1 : version);
+  // A layout made at the binding has sizes like every version's but offsets of that binding only.
+  const bool at_binding = plan::laid_out_at_binding(version);
+  const opt::SymbolicPlan& symbolic = plan_->symbolic_of(at_binding ? -1 : version);
   e.sizes.reserve(symbolic.sizes.size());
   e.offsets.reserve(symbolic.offsets.size());
   for (const sym::SymExpr& s : symbolic.sizes) e.sizes.push_back(sym::bounded_text(s));
+  const std::string stand_in = "(" + plan::version_text(version) + ")";
   for (const sym::SymExpr& o : symbolic.offsets)
-    e.offsets.push_back(greedy ? "(greedy by size at this binding)" : sym::bounded_text(o));
+    e.offsets.push_back(at_binding ? stand_in : sym::bounded_text(o));
   return expressions_.emplace(version, std::move(e)).first->second;
 }
 

@@ -225,8 +225,10 @@ int64_t BindingsBar::value(const std::string& name) const {
   return c ? c->spin->value() : -1;
 }
 
-BindingsBar::UpperFn execution_upper_of(const std::shared_ptr<const StudioDocument>& doc) {
-  return [weak = std::weak_ptr<const StudioDocument>(doc)](
+namespace {
+template <typename Document>
+BindingsBar::UpperFn upper_of(const std::shared_ptr<const Document>& doc) {
+  return [weak = std::weak_ptr<const Document>(doc)](
              const std::string& name,
              const std::map<std::string, int64_t>& values) -> std::optional<int64_t> {
     const auto d = weak.lock();
@@ -234,6 +236,15 @@ BindingsBar::UpperFn execution_upper_of(const std::shared_ptr<const StudioDocume
     auto upper = d->execution_upper(name, values);
     return upper.ok() ? std::optional<int64_t>(*upper) : std::nullopt;
   };
+}
+}  // namespace
+
+BindingsBar::UpperFn execution_upper_of(const std::shared_ptr<const StudioDocument>& doc) {
+  return upper_of(doc);
+}
+
+BindingsBar::UpperFn execution_upper_of(const std::shared_ptr<const PackageDocument>& doc) {
+  return upper_of(doc);
 }
 
 }  // namespace sod2::studio

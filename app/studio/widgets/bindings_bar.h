@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "app/studio/document/package_document.h"
 #include "app/studio/document/studio_document.h"
 
 class QCheckBox;
@@ -90,5 +91,7 @@ class BindingsBar : public QToolBar {
 // The bar's maximum for a document's execution symbols: each one's bound at the other values
 // (StudioDocument::execution_upper). Holds the document weakly.
 BindingsBar::UpperFn execution_upper_of(const std::shared_ptr<const StudioDocument>& doc);
+// The same over a package's per-binding bounds.
+BindingsBar::UpperFn execution_upper_of(const std::shared_ptr<const PackageDocument>& doc);
 
 }  // namespace sod2::studio

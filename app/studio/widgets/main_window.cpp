@@ -438,7 +438,7 @@ void MainWindow::adoptPackage(std::shared_ptr<PackageDocument> pkg) {
   setWindowTitle(tr("%1 (package) - SoD2 Studio").arg(QFileInfo(qs(pkg_->path())).fileName()));
   {
     const QSignalBlocker block(bindings_);
-    bindings_->setSymbols(pkg_->symbols(), pkg_->initial_values());
+    bindings_->setSymbols(pkg_->symbols(), pkg_->initial_values(), execution_upper_of(pkg_));
   }
   memory_dock_->setWindowTitle(tr("Memory plan"));
   // The shapes table is built on RDP's facts, which a package does not carry: its dims show on

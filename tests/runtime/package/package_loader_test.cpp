@@ -165,6 +165,11 @@ TEST(PackageLoader, RestoresEveryField) {
   EXPECT_EQ(p->plan_grid.cell_of({3, 0}), 0u);
   EXPECT_EQ(p->plan_grid.cell_of({9, 0}), 1u);
   EXPECT_EQ(p->plan_grid.cell_of({1000, 0}), 1u);  // past the last bucket: the last cell
+  ASSERT_EQ(p->execution_bounds.num_outputs(), 2u);
+  std::vector<int64_t> bounds(2), bounds_scratch(p->execution_bounds.scratch_size());
+  ASSERT_TRUE(p->execution_bounds.run(std::vector<int64_t>{9, 0}, bounds, bounds_scratch).ok());
+  EXPECT_EQ(bounds, (std::vector<int64_t>{64, 9}));
+  EXPECT_EQ(p->arena_known_steps, (std::vector<int32_t>{0, 0}));
 }
 
 TEST(PackageLoader, LoadsAFileThroughMmap) {
@@ -412,6 +417,15 @@ INSTANTIATE_TEST_SUITE_P(
                   m.mutable_graphs(0)->mutable_values(2)->mutable_exec_dims(0)->set_symbol(2);
                 },
                 "execution dim 1 / symbol 2 out of range"},
+        Hostile{"known_steps_count",
+                [](pkg::Manifest& m) { m.add_arena_known_steps(0); },
+                "arena_known_steps has 3 entries for 2 arena tensors"},
+        Hostile{"known_step_negative",
+                [](pkg::Manifest& m) { m.set_arena_known_steps(1, -1); },
+                "arena_known_steps[1] is negative"},
+        Hostile{"execution_bounds_outputs",
+                [](pkg::Manifest& m) { m.mutable_execution_bounds()->set_num_outputs(1); },
+                "execution bounds: 1 outputs, expected 2"},
         Hostile{"dims_text_too_long",
                 [](pkg::Manifest& m) {
                   m.mutable_graphs(0)->mutable_values(2)->set_dims(std::string(5000, 'x'));

@@ -6,9 +6,9 @@ namespace sod2::testing {
 namespace {
 
 using rt::DType;
-using rt::ValueStorage;
 using rt::ShapeInstruction;
 using rt::ShapeOp;
+using rt::ValueStorage;
 
 rt::ValueDesc value(const char* name, DType dtype, ValueStorage storage, int32_t index = -1) {
   rt::ValueDesc v;
@@ -147,6 +147,13 @@ rt::ProgramDesc tiny_program() {
                                   {ShapeOp::kStore, 1, 0, 0, 0}},
                                  2, 2, 1);
   p.assumptions = {{"N == N", "add"}};
+  // E <= N (a NonZero over [1, N]); N's own output is its upper end. y waits for E from step 0.
+  p.execution_bounds = program({{ShapeOp::kLoadImm, 0, 0, 0, 64},
+                                {ShapeOp::kLoadInput, 1, 0, 0, 0},
+                                {ShapeOp::kStore, 0, 0, 0, 0},
+                                {ShapeOp::kStore, 1, 1, 0, 0}},
+                               2, 2, 2);
+  p.arena_known_steps = {0, 0};
   // One plan version, for N above 8: the two tensors swapped (offsets N*4 and 0).
   p.plan_grid.symbols = {0};
   p.plan_grid.uppers = {{8, 64}};

@@ -258,9 +258,14 @@ TEST(StudioExecutionSymbols, APackageBindsThemUpToItsBound) {
   EXPECT_EQ(p.symbols().back().name, kNz);  // after the input symbols
   EXPECT_EQ(p.initial_values().count(kNz), 0u);
 
+  // Not given, it takes its bound at these sizes: at most h*w elements are nonzero.
   auto at_bound = p.plan_at({{"h", 4}, {"w", 5}});
   ASSERT_TRUE(at_bound.ok()) << at_bound.status().to_string();
-  EXPECT_EQ(at_bound->values.at(kNz), 2048);
+  EXPECT_EQ(at_bound->values.at(kNz), 20);
+  EXPECT_EQ(at_bound->bounds.at(kNz), 20);
+  auto upper = p.execution_upper(kNz, {{"h", 4}, {"w", 5}});
+  ASSERT_TRUE(upper.ok()) << upper.status().to_string();
+  EXPECT_EQ(*upper, 20);
   EXPECT_NE(p.summary_report(*at_bound).find("(at its bound)"), std::string::npos);
   auto few = p.plan_at({{"h", 4}, {"w", 5}, {kNz, 3}});
   ASSERT_TRUE(few.ok()) << few.status().to_string();
@@ -268,10 +273,11 @@ TEST(StudioExecutionSymbols, APackageBindsThemUpToItsBound) {
   EXPECT_LT(few->arena_bytes, at_bound->arena_bytes);
   EXPECT_EQ(p.summary_report(*few).find("(at its bound)"), std::string::npos);
 
-  auto above = p.plan_at({{"h", 4}, {"w", 5}, {kNz, 2049}});
+  auto above = p.plan_at({{"h", 4}, {"w", 5}, {kNz, 21}});
   ASSERT_FALSE(above.ok());
   EXPECT_NE(above.status().message().find(kNz), std::string::npos) << above.status().message();
-  EXPECT_NE(above.status().message().find("2048"), std::string::npos) << above.status().message();
+  EXPECT_NE(above.status().message().find("above its bound 20"), std::string::npos)
+      << above.status().message();
 }
 
 }  // namespace

@@ -35,13 +35,14 @@ Expected<std::unique_ptr<PlannedModel>> plan_like_cli(const sod2::testing::Corpu
   auto p = std::make_unique<PlannedModel>();
   pipeline::CompileOptions options;
   options.rdp = m.options;
-  SOD2_ASSIGN_OR_RETURN(pipeline::CompiledModel c, pipeline::compile_file(m.file.string(), options));
+  SOD2_ASSIGN_OR_RETURN(pipeline::CompiledModel c,
+                        pipeline::compile_file(m.file.string(), options));
+  SOD2_ASSIGN_OR_RETURN(p->binding, make_binding(c.rdp, bind));
+  SOD2_ASSIGN_OR_RETURN(p->at, pipeline::plan_at(c, p->binding));
   // The graphs are shared, so RDP's facts (keyed by their addresses) stay valid when moved out.
   p->model = c.model;
   p->rdp = std::move(c.rdp);
   p->plan = std::move(c.plan);
-  SOD2_ASSIGN_OR_RETURN(p->binding, make_binding(p->rdp, bind));
-  SOD2_ASSIGN_OR_RETURN(p->at, opt::evaluate_plan(p->plan, p->rdp, p->binding));
   return p;
 }
 
