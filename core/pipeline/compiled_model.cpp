@@ -99,6 +99,9 @@ Expected<CompiledModel> compile(Model model, const CompileOptions& options) {
   // The program carries the versions only when every bucketed symbol is one of its inputs; the
   // plan a view shows must then not pick one either.
   if (c.program.plan_versions.empty()) c.plan.versions = {};
+  // As a session derives them: what a binding's own layout is made over.
+  SOD2_ASSIGN_OR_RETURN(rt::ArenaLifetimes lives, rt::check_program_dataflow(c.program));
+  c.program_lives = std::move(lives.life);
   if (options.target == Target::kVulkan) SOD2_RETURN_IF_ERROR(add_shaders(c, c.program));
   return c;
 }
@@ -125,12 +128,14 @@ Expected<rt::ProgramDesc> program_for(const CompiledModel& compiled, Target targ
   return program;
 }
 
-Expected<opt::PlanAtBinding> plan_at(const CompiledModel& compiled, const sym::Binding& binding) {
+Expected<opt::PlanAtBinding> plan_at(const CompiledModel& compiled, const sym::Binding& binding,
+                                     bool greedy_yardstick) {
   if (!compiled.options.plan)
     return invalid_argument(
         "the model was compiled up to RDP only (CompileOptions::plan): no plan");
-  SOD2_ASSIGN_OR_RETURN(opt::PlanAtBinding at,
-                        opt::evaluate_plan(compiled.plan, compiled.rdp, binding));
+  SOD2_ASSIGN_OR_RETURN(
+      opt::PlanAtBinding at,
+      opt::evaluate_plan(compiled.plan, compiled.rdp, binding, std::nullopt, greedy_yardstick));
   const rt::ProgramDesc& p = compiled.program;
   if (p.graphs.empty() || !plan::execution_layout_applies(p)) return at;
   // A session lays such a binding out with a layering it chooses there (binding_layout.h): the
@@ -146,9 +151,8 @@ Expected<opt::PlanAtBinding> plan_at(const CompiledModel& compiled, const sym::B
   if (at.version >= static_cast<int32_t>(p.plan_versions.size())) return at;
   const rt::ShapeProgram& version =
       at.version < 0 ? p.plan_program : p.plan_versions[static_cast<size_t>(at.version)];
-  SOD2_ASSIGN_OR_RETURN(rt::ArenaLifetimes lives, rt::check_program_dataflow(p));
   plan::ExecutionLayout layout;
-  const Expected<bool> used = layout.choose(p, version, lives.life, values);
+  const Expected<bool> used = layout.choose(p, version, compiled.program_lives, values);
   if (!used.ok() || !*used) return at;  // as the session: the version holds
   std::vector<int64_t> out(version.num_outputs()), scratch(version.scratch_size());
   SOD2_RETURN_IF_ERROR(version.run(values, out, scratch));

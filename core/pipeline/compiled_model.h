@@ -16,6 +16,7 @@
 #include "core/package/kernel_fusion.h"
 #include "core/rdp/rdp.h"
 #include "core/status/status.h"
+#include "runtime/program/plan_layout.h"
 #include "runtime/program/program.h"
 
 namespace sod2::pipeline {
@@ -66,6 +67,9 @@ struct CompiledModel {
   std::vector<GroupDecision> decisions;  // per candidate group
   opt::MemoryPlan plan;
   rt::ProgramDesc program;  // built from exactly `plan` (empty without options.build_program)
+  // The program's arena tensors' lifetimes over its main-graph steps, as a session derives them
+  // (runtime/program/program_dataflow.h): what a layout made at a binding is made over.
+  std::vector<plan::Lifetime> program_lives;
 
   const Graph& graph() const { return *model.graph; }
   // Candidate groups of more than one node that run as one kernel, and that are split.
@@ -89,6 +93,7 @@ Expected<rt::ProgramDesc> program_for(const CompiledModel& compiled, Target targ
 // The plan as a view shows it at `binding` (input symbols; unbound execution symbols take their
 // report value): opt::evaluate_plan on the compiled plan. The runtime instantiates the same plan
 // program at the same binding (tests/pipeline check that, tensor by tensor).
-Expected<opt::PlanAtBinding> plan_at(const CompiledModel& compiled, const sym::Binding& binding);
+Expected<opt::PlanAtBinding> plan_at(const CompiledModel& compiled, const sym::Binding& binding,
+                                     bool greedy_yardstick = true);
 
 }  // namespace sod2::pipeline

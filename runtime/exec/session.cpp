@@ -426,7 +426,8 @@ Status Session::bind_inputs(std::span<const Tensor> inputs) {
 Status Session::instantiate_plan() {
   const ProgramDesc& p = program_;
   SOD2_RETURN_IF_ERROR(plan_->run(symbol_values_, plan_values_, plan_scratch_));
-  if (plan_version_ == plan::kBindingLayeringVersion) exec_layout_.apply(plan_values_);
+  if (plan_version_ == plan::kBindingLayeringVersion)
+    exec_layouts_.front().layout.apply(plan_values_);
   const int64_t old_bytes = arena_bytes_;
   arena_bytes_ = plan_values_.empty() ? 0 : plan_values_.back();
   if (arena_bytes_ < 0) return internal_error("the memory plan gives a negative arena size");
@@ -454,22 +455,26 @@ Status Session::instantiate_plan() {
 }
 
 void Session::choose_execution_layout() {
-  // The input symbols and the version decide the layering: a repeated binding costs a compare.
+  // The input symbols and the version decide the layering: a binding seen lately costs a compare.
   std::vector<int64_t>& key = exec_layout_key_;
-  const size_t k = program_.symbols.size();
-  bool same = key.size() == k + 1 && key[k] == plan_version_;
-  for (size_t i = 0; same && i < k; ++i)
-    same = program_.symbols[i].execution || key[i] == symbol_values_[i];
-  if (!same) {
-    key.assign(symbol_values_.begin(), symbol_values_.end());
-    key.push_back(plan_version_);
+  key.assign(symbol_values_.begin(), symbol_values_.end());
+  for (size_t i = 0; i < program_.symbols.size(); ++i)
+    if (program_.symbols[i].execution) key[i] = 0;
+  key.push_back(plan_version_);
+  auto it = std::find_if(exec_layouts_.begin(), exec_layouts_.end(),
+                         [&](const ChosenLayout& c) { return c.key == key; });
+  if (it != exec_layouts_.end()) {
+    std::rotate(exec_layouts_.begin(), it, it + 1);
+  } else {
+    if (exec_layouts_.size() == kExecLayoutsKept) exec_layouts_.pop_back();
+    exec_layouts_.insert(exec_layouts_.begin(), ChosenLayout{key, {}});
     // A binding whose bounds overflow keeps its version, which holds at any value they take
     // (the layout is then unused).
     const Expected<bool> chosen =
-        exec_layout_.choose(program_, *plan_, arena_life_, symbol_values_);
+        exec_layouts_.front().layout.choose(program_, *plan_, arena_life_, symbol_values_);
     (void)chosen;
   }
-  if (exec_layout_.used()) plan_version_ = plan::kBindingLayeringVersion;
+  if (exec_layouts_.front().layout.used()) plan_version_ = plan::kBindingLayeringVersion;
 }
 
 void Session::use_binding_greedy() {

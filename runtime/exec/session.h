@@ -164,7 +164,7 @@ class Session {
   Status verify_instantiated_plan();
   // Swaps in greedy by size at this run's sizes when its arena is smaller (binding_layout.h).
   void use_binding_greedy();
-  // Sets plan_version_ to kBindingLayeringVersion where exec_layout_ is used for this binding.
+  // Sets plan_version_ to kBindingLayeringVersion where the binding's layering is used.
   void choose_execution_layout();
   // Between nodes and loop iterations: the run's cancel flag and time limit.
   Status check_run_alive() const;
@@ -240,12 +240,17 @@ class Session {
   plan::GreedyLayout greedy_layout_;
   std::vector<int64_t> greedy_in_, greedy_out_, greedy_scratch_;
   bool greedy_used_ = false;
-  // For programs with execution symbols: the layering chosen for the input symbols and version of
-  // exec_layout_key_ (binding_layout.h), and the bounds every bound execution symbol is checked
-  // against.
+  // For programs with execution symbols: the layerings chosen for the last few bindings (input
+  // symbols and version; binding_layout.h), the current one first, and the bounds every bound
+  // execution symbol is checked against.
+  struct ChosenLayout {
+    std::vector<int64_t> key;
+    plan::ExecutionLayout layout;
+  };
+  static constexpr size_t kExecLayoutsKept = 8;
   bool exec_layout_applies_ = false;
-  plan::ExecutionLayout exec_layout_;
-  std::vector<int64_t> exec_layout_key_;
+  std::vector<ChosenLayout> exec_layouts_;
+  std::vector<int64_t> exec_layout_key_;  // the run's, reused
   plan::ExecutionBounds exec_bounds_;
 };
 

@@ -90,9 +90,9 @@ bool use_greedy_if_smaller(std::span<int64_t> values, std::span<const Lifetime> 
 // (layering.h) that keeps every offset a function of sizes known when its tensor is written
 // (ProgramDesc::arena_known_steps), so the session evaluates it again as each execution symbol
 // binds. Its version's own layering was chosen for a whole cell of input sizes; this one is
-// chosen at the binding's, with the execution symbols at their bounds (execution_bounds.h),
-// half of them and their low ends, and used where its worst arena over lower bound there is
-// below the version's.
+// built at the binding's, with the execution symbols at their bounds (execution_bounds.h), judged
+// there and at half of them and their low ends, and used where its worst arena over lower bound
+// at those three is below the version's (which is kept, at no cost, when within 1% of it).
 // Whether a program's bindings may use one: it has execution symbols, their bounds and the known
 // steps.
 bool execution_layout_applies(const rt::ProgramDesc& program);

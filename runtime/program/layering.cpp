@@ -1,6 +1,7 @@
 #include "runtime/program/layering.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "runtime/program/greedy_placement.h"
@@ -111,9 +112,19 @@ LayeringChoice choose_layering(const LayeringRequest& request) {
   for (const auto& sizes : judges)
     lower_bounds.push_back(std::max<int64_t>(peak_live_bytes(sizes, request.lives), 1));
   LayeringChoice best;
+  // Quick choices have no segment-first candidate to fall back on.
+  if (request.quick) best.score = std::numeric_limits<double>::infinity();
+  using Rules = std::vector<PlacementOrder>;
+  const Rules first_rules =
+      request.quick
+          ? Rules{}
+          : Rules{PlacementOrder::kBySize, PlacementOrder::kByBreadth, PlacementOrder::kByLifetime};
+  const Rules known_rules = request.quick
+                                ? Rules{PlacementOrder::kByCrossing, PlacementOrder::kBySize}
+                                : Rules{PlacementOrder::kBySize, PlacementOrder::kByBreadth,
+                                        PlacementOrder::kByLifetime, PlacementOrder::kByCrossing};
   for (size_t r = 0; r < request.references.size(); ++r) {
-    for (PlacementOrder rule :
-         {PlacementOrder::kBySize, PlacementOrder::kByBreadth, PlacementOrder::kByLifetime}) {
+    for (PlacementOrder rule : first_rules) {
       const std::vector<int64_t>& ref = request.references[r];
       const GreedyPlan greedy = plan_greedy_by_size(ref, request.lives, request.segments, rule);
       Layering layering = make_layering(greedy.offsets, ref, request.lives, request.segments);
@@ -128,15 +139,14 @@ LayeringChoice choose_layering(const LayeringRequest& request) {
   }
   // With segments, the candidates that let late tensors sit low where the rule allows; they
   // win only when strictly better.
-  // Above kKnownStepsMaxTensors their propagation (greedy_planner.h) could cost more than the
+  // Above kKnownStepsMaxTensors their propagation (greedy_placement.h) could cost more than the
   // rest of planning; such graphs keep the segment-first candidates.
   constexpr size_t kKnownStepsMaxTensors = 4000;
   const bool segmented = request.lives.size() <= kKnownStepsMaxTensors &&
                          std::any_of(request.segments.begin(), request.segments.end(),
                                      [](int32_t s) { return s > 0; });
   for (size_t r = 0; segmented && r < request.references.size(); ++r) {
-    for (PlacementOrder rule : {PlacementOrder::kBySize, PlacementOrder::kByBreadth,
-                                PlacementOrder::kByLifetime, PlacementOrder::kByCrossing}) {
+    for (PlacementOrder rule : known_rules) {
       const std::vector<int64_t>& ref = request.references[r];
       const std::optional<GreedyPlan> greedy =
           plan_greedy_known_steps(ref, request.lives, request.segments, rule);

@@ -44,6 +44,10 @@ struct LayeringRequest {
   std::span<const std::vector<int64_t>> references;
   std::span<const std::vector<int64_t>> judges;
   std::span<const int32_t> segments;  // empty: one segment
+  // Fewer candidates, for a session choosing at run time: by crossing and by size under the
+  // known-steps rule only (with segments; none without). Without a candidate the choice's score
+  // is infinite.
+  bool quick = false;
 };
 
 // The winning candidate, judged with concrete sizes only.

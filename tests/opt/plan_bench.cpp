@@ -22,6 +22,8 @@
 #include "core/pipeline/compiled_model.h"
 #include "core/rdp/binding.h"
 #include "corpus.h"
+#include "runtime/program/binding_layout.h"
+#include "runtime/program/program_dataflow.h"
 
 namespace {
 
@@ -50,8 +52,33 @@ double instantiate_us(const opt::MemoryPlan& plan, const sym::Binding& binding, 
 
 // Median wall time, in µs over `runs` runs, of choosing the binding's layout as a session does
 // on a binding it has not seen (runtime/program/binding_layout.h); 0 where it does not apply.
-double binding_layout_us(const opt::MemoryPlan& plan, const RdpResult& rdp,
-                         const opt::PlanAtBinding& at, int runs) {
+double binding_layout_us(const pipeline::CompiledModel& c, const opt::PlanAtBinding& at, int runs) {
+  const opt::MemoryPlan& plan = c.plan;
+  const RdpResult& rdp = c.rdp;
+  const rt::ProgramDesc& p = c.program;
+  if (plan::execution_layout_applies(p)) {
+    // With execution symbols: the layering a session chooses at a new binding.
+    auto lives = rt::check_program_dataflow(p);
+    if (!lives.ok()) return -1;
+    std::vector<int64_t> values(p.symbols.size(), 0);
+    for (size_t k = 0; k < p.symbols.size(); ++k)
+      for (const auto& [s, v] : at.binding)
+        if (s.name() == p.symbols[k].name) values[k] = v;
+    const int32_t version = plan.version_for(at.binding);
+    const rt::ShapeProgram& program =
+        version < 0 || static_cast<size_t>(version) >= p.plan_versions.size()
+            ? p.plan_program
+            : p.plan_versions[static_cast<size_t>(version)];
+    plan::ExecutionLayout layout;
+    std::vector<double> t;
+    for (int i = 0; i < runs; ++i) {
+      const auto t0 = Clock::now();
+      if (!layout.choose(p, program, lives->life, values).ok()) return -1;
+      t.push_back(1000.0 * ms_since(t0));
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
   if (!opt::binding_greedy_applies(plan, rdp)) return 0;
   auto own = opt::evaluate_plan(plan, rdp, at.binding, plan.version_for(at.binding));
   if (!own.ok()) return -1;
@@ -156,10 +183,11 @@ int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
       pipeline::CompileOptions options;
       options.rdp = m.options;
       options.check_bindings = bindings;
-      options.build_program = false;
+      // With the program: a binding of a plan with execution symbols runs a layout the session
+      // chooses from it (pipeline::plan_at makes the same choice).
       const auto t0 = Clock::now();
       auto compiled = pipeline::compile_file(m.file.string(), options);
-      const double plan_ms = ms_since(t0);  // import, RDP, fusion, order, plan and versions
+      const double plan_ms = ms_since(t0);  // import, RDP, fusion, order, plan, versions, program
       // The same model planned one node per step with every value materialised: what fusion
       // saves in memory on top of what it saves in launches.
       pipeline::CompileOptions unfused_options = options;
@@ -175,14 +203,16 @@ int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
       const opt::MemoryPlan* plan = &compiled->plan;
       const opt::MemoryPlan* unfused = &compiled_unfused->plan;
       for (size_t i = 0; i < bindings.size(); ++i) {
-        auto at = opt::evaluate_plan(*plan, *rdp, bindings[i]);
-        auto at_unfused = opt::evaluate_plan(*unfused, compiled_unfused->rdp, bindings[i]);
+        // What runs there (pipeline::plan_at: a binding's own layout where it beats the version).
+        auto at = pipeline::plan_at(*compiled, bindings[i]);
+        auto at_unfused = pipeline::plan_at(*compiled_unfused, bindings[i]);
         if (!at.ok() || !at_unfused.ok()) {
           std::cerr << m.name << ": " << (at.ok() ? at_unfused : at).status().message() << "\n";
           return false;
         }
         const double us = instantiate_us(*plan, at->binding, 201);
-        const double layout_us = binding_layout_us(*plan, *rdp, *at, 21);
+        const double layout_us = binding_layout_us(
+            *compiled, *at, getenv("LAYOUT_RUNS") ? atoi(getenv("LAYOUT_RUNS")) : 21);
         std::cout << "| " << m.name << " | " << binding_text(m.bindings[i]) << " | "
                   << at->tensors.size() << " | " << at->arena_bytes << " | "
                   << at->lower_bound_bytes << " | " << ratio(at->arena_bytes, at->lower_bound_bytes)
@@ -211,7 +241,7 @@ int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
       std::string worst_greedy_at;  // the random binding where the plan is furthest above greedy
       const std::vector<sym::Binding> random = random_bindings(*rdp, 50, 7);
       for (const sym::Binding& b : random) {
-        auto at = opt::evaluate_plan(*plan, *rdp, b);
+        auto at = pipeline::plan_at(*compiled, b);
         auto whole = opt::evaluate_plan(*plan, *rdp, b, -1);  // without the bucketed versions
         if (!at.ok() || !whole.ok()) {
           std::cerr << m.name << ": " << (at.ok() ? whole : at).status().message() << "\n";
@@ -252,7 +282,7 @@ int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
                                   {"kernels_unfused", fusion->kernels_unfused},
                                   {"groups", fusion->groups.size()},
                                   {"kinds", kinds}});
-      auto ub = opt::evaluate_plan(*plan, *rdp, plan->reference);
+      auto ub = pipeline::plan_at(*compiled, plan->reference);
       if (!ub.ok()) return false;
       spread.push_back({m.name, ratio(ub->arena_bytes, ub->lower_bound_bytes),
                         std::to_string(random.size()),
