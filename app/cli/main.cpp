@@ -9,6 +9,7 @@
 #include "app/cli/ofa_command.h"
 #include "app/cli/plan_command.h"
 #include "app/cli/run_command.h"
+#include "app/cli/sweep_command.h"
 #include "core/onnx/onnx_import.h"
 #include "core/version.h"
 
@@ -22,6 +23,8 @@ const char* kHelp =
     "                        (--json for a machine-readable document)\n"
     "  plan MODEL.onnx       execution order and symbolic memory plan, instantiated at\n"
     "                        --bind sizes or the upper bounds (--json)\n"
+    "  sweep MODEL.onnx      the memory plan as a curve of one input symbol (--sym\n"
+    "                        seq=1:512:8): arena, lower bound and layout per point\n"
     "  run MODEL.onnx        run with the CPU runtime on --test-data DIR and compare with\n"
     "                        the reference outputs\n"
     "  compile MODEL.onnx    write the deployable package MODEL.sod2 (-o FILE, --range);\n"
@@ -61,6 +64,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "inspect") return sod2::cli::run_inspect(args, std::cout, std::cerr);
     if (command == "plan") return sod2::cli::run_plan(args, std::cout, std::cerr);
+    if (command == "sweep") return sod2::cli::run_sweep(args, std::cout, std::cerr);
     if (command == "run") return sod2::cli::run_run(args, std::cout, std::cerr);
     if (command == "compile") return sod2::cli::run_compile(args, std::cout, std::cerr);
     if (command == "devices") return sod2::cli::run_devices(args, std::cout, std::cerr);

@@ -245,7 +245,8 @@ bool binding_greedy_applies(const MemoryPlan& plan, const RdpResult& rdp) {
 }
 
 Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& rdp,
-                                      const sym::Binding& binding, std::optional<int32_t> version) {
+                                      const sym::Binding& binding, std::optional<int32_t> version,
+                                      bool greedy_yardstick) {
   PlanAtBinding at;
   at.binding = complete_binding(rdp, plan.program.symbols(), binding);
   at.version = version ? *version : plan.version_for(at.binding);
@@ -276,7 +277,7 @@ Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& r
   at.arena_bytes = values[2 * n];
   at.lower_bound_bytes = peak_live_bytes(sizes, plan.lives);
   at.naive_bytes = total_bytes(sizes);
-  at.greedy_bytes = plan_greedy_by_size(sizes, plan.lives).arena_bytes;
+  if (greedy_yardstick) at.greedy_bytes = plan_greedy_by_size(sizes, plan.lives).arena_bytes;
   at.source_order_peak_bytes = peak_live_bytes(sizes, plan.source_lives);
   return at;
 }

@@ -97,8 +97,11 @@ struct PlanAtBinding {
 // runtime does, and computes the yardsticks. Errors: a symbol the plan needs is unbound, or a
 // size overflows. `version` forces a version (-1: the whole-range plan) and its own layout
 // instead of the binding's, which any version's layout must survive.
+// `greedy_yardstick` false leaves greedy_bytes 0 (it costs a greedy placement, more than the rest
+// of an evaluation: a sweep over hundreds of bindings asks for it only when shown).
 Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& rdp,
                                       const sym::Binding& binding,
-                                      std::optional<int32_t> version = std::nullopt);
+                                      std::optional<int32_t> version = std::nullopt,
+                                      bool greedy_yardstick = true);
 
 }  // namespace sod2::opt

@@ -1,0 +1,325 @@
+#include "app/cli/sweep_command.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <iomanip>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command_line.h"
+#include "app/cli/symbol_args.h"
+#include "core/opt/plan_text.h"
+#include "core/opt/report_binding.h"
+#include "core/pipeline/compiled_model.h"
+#include "core/rdp/binding.h"
+#include "runtime/program/binding_layout.h"
+
+namespace sod2::cli {
+namespace {
+
+CommandLine make_parser() {
+  return CommandLine({
+      {"--sym", true,
+       "the input symbol to sweep and its values: NAME=lo:hi[:step] (step defaults to the "
+       "symbol's multiple), or NAME alone for its whole range in at most 64 points",
+       "NAME[=lo:hi[:step]]"},
+      {"--bind", true,
+       "the other input symbols (and execution symbols, else at their bound at each point); "
+       "symbols left out are held at the top of their range",
+       "k=v,..."},
+      {"--range", true, "declare symbol ranges; MULTIPLE defaults to 1", "k=lo:hi[:multiple],..."},
+      {"--ranges", true,
+       "read ranges from a JSON file: {\"height\": [32, 1024, 32]} or a models.json entry", "FILE"},
+      {"--json", false,
+       "print one JSON document (schema_version, model, symbol, held, points with value, "
+       "version, layout, arena_bytes, lower_bound_bytes, greedy_bytes with --greedy, or error, "
+       "version_changes, summary)",
+       ""},
+      {"--greedy", false,
+       "also place every point greedy by size, the yardstick `sod2 plan` prints (slower)", ""},
+      {"--no-fusion", false, "plan one node per step, as an unfused runtime would", ""},
+      {"--help", false, "show this help", ""},
+  });
+}
+
+std::string usage() {
+  return "usage: sod2 sweep MODEL.onnx --sym NAME[=lo:hi[:step]] [options]\n\n"
+         "The memory plan as a curve of one input symbol: compiles the model once, then\n"
+         "instantiates the plan the runtime would run (its size-bucketed version, or the layout\n"
+         "made at the binding) at every value, the other symbols held at --bind. Prints per\n"
+         "point the arena, the lower bound (the peak of live bytes) and which layout runs\n"
+         "(--greedy: also greedy by size); marks where the layout changes, and points that\n"
+         "cannot be planned (an assumption broken, a size too large) with their reason.\n\n"
+         "options:\n" +
+         make_parser().flags_help();
+}
+
+struct SweepSpec {
+  std::string name;
+  std::optional<int64_t> lo, hi, step;
+};
+
+int64_t parse_int(const std::string& text, const std::string& what) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || ptr != end || text.empty())
+    throw std::invalid_argument("--sym: " + what + " '" + text + "' is not a whole number");
+  return v;
+}
+
+SweepSpec parse_sym(const std::string& text) {
+  SweepSpec s;
+  const size_t eq = text.find('=');
+  s.name = text.substr(0, eq);
+  if (s.name.empty()) throw std::invalid_argument("--sym: expected NAME or NAME=lo:hi[:step]");
+  if (eq == std::string::npos) return s;
+  std::vector<std::string> parts;
+  std::string rest = text.substr(eq + 1);
+  for (size_t at = 0;;) {
+    const size_t colon = rest.find(':', at);
+    parts.push_back(rest.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
+    if (colon == std::string::npos) break;
+    at = colon + 1;
+  }
+  if (parts.size() < 2 || parts.size() > 3)
+    throw std::invalid_argument("--sym: expected NAME=lo:hi[:step], got '" + text + "'");
+  s.lo = parse_int(parts[0], "lo");
+  s.hi = parse_int(parts[1], "hi");
+  if (parts.size() == 3) {
+    s.step = parse_int(parts[2], "step");
+    if (*s.step < 1) throw std::invalid_argument("--sym: the step must be at least 1");
+  }
+  return s;
+}
+
+struct Point {
+  int64_t value = 0;
+  std::optional<opt::PlanAtBinding> at;
+  std::string error;
+};
+
+std::string layout_text(int32_t version, size_t versions) {
+  return plan::version_text(version, versions);
+}
+
+}  // namespace
+
+int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CommandLine cl = make_parser();
+  RdpOptions options;
+  std::map<std::string, int64_t> held;
+  SweepSpec spec;
+  try {
+    cl.parse(args);
+    if (cl.has("--help")) {
+      out << usage();
+      return 0;
+    }
+    options = rdp_options_from(cl.value("--ranges"), cl.value("--range"));
+    if (auto b = cl.value("--bind")) held = parse_bindings(*b);
+    auto s = cl.value("--sym");
+    if (!s) throw std::invalid_argument("--sym NAME[=lo:hi[:step]] is required");
+    spec = parse_sym(*s);
+  } catch (const std::invalid_argument& e) {
+    err << "sod2 sweep: " << e.what() << "\n";
+    return 1;
+  }
+  if (cl.positional().size() != 1) {
+    err << "sod2 sweep: expected exactly one MODEL.onnx (see sod2 sweep --help)\n";
+    return 1;
+  }
+  if (held.count(spec.name)) {
+    err << "sod2 sweep: '" << spec.name << "' is both swept (--sym) and held (--bind)\n";
+    return 1;
+  }
+  pipeline::CompileOptions compile_options;
+  compile_options.rdp = options;
+  compile_options.fuse = !cl.has("--no-fusion");
+  const auto compile_start = std::chrono::steady_clock::now();
+  Expected<pipeline::CompiledModel> compiled =
+      pipeline::compile_file(cl.positional()[0], compile_options);
+  if (!compiled.ok()) {
+    err << "sod2 sweep: " << compiled.status().message() << "\n";
+    return 1;
+  }
+  const double compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - compile_start)
+          .count();
+  const RdpResult& rdp = compiled->rdp;
+  // The swept symbol: an input symbol of the model, its values inside its range.
+  std::optional<sym::Symbol> swept;
+  for (const SymbolInfo& info : rdp.symbols())
+    if (info.kind == SymbolKind::kInput && info.symbol.name() == spec.name) swept = info.symbol;
+  if (!swept) {
+    std::string names;
+    for (const SymbolInfo& info : rdp.symbols())
+      if (info.kind == SymbolKind::kInput)
+        names += (names.empty() ? "" : ", ") + info.symbol.name();
+    err << "sod2 sweep: --sym: '" << spec.name << "' is not an input symbol of the model ("
+        << (names.empty() ? "it has none" : names) << ")\n";
+    return 1;
+  }
+  const sym::SymbolRange range = rdp.ranges().get(*swept);
+  const int64_t lo = spec.lo.value_or(range.lo), hi = spec.hi.value_or(range.hi);
+  if (lo < range.lo || hi > range.hi || lo > hi) {
+    err << "sod2 sweep: --sym: " << spec.name << "=" << lo << ":" << hi << " is outside its range "
+        << range.lo << ":" << range.hi << " (declare a wider one with --range)\n";
+    return 1;
+  }
+  int64_t step = spec.step.value_or(std::max<int64_t>(range.multiple, 1));
+  if (!spec.lo) {
+    // The whole range in at most 64 points, on the symbol's multiple.
+    const int64_t m = std::max<int64_t>(range.multiple, 1);
+    step = std::max<int64_t>(m, (hi - lo + 62) / 63 / m * m);
+  }
+  constexpr int64_t kMaxPoints = 100000;
+  if ((hi - lo) / step + 1 > kMaxPoints) {
+    err << "sod2 sweep: --sym: " << (hi - lo) / step + 1 << " points; at most " << kMaxPoints
+        << " (use a larger step)\n";
+    return 1;
+  }
+  // The other input symbols: as bound, else at the top of their range.
+  for (const SymbolInfo& info : rdp.symbols()) {
+    if (info.kind != SymbolKind::kInput || info.symbol == *swept) continue;
+    if (!held.count(info.symbol.name()))
+      held[info.symbol.name()] = opt::report_upper_bound(rdp, info.symbol);
+  }
+  const size_t versions = compiled->plan.versions.versions.size();
+  const bool greedy = cl.has("--greedy");
+  std::vector<Point> points;
+  const auto start = std::chrono::steady_clock::now();
+  for (int64_t v = lo; v <= hi; v += step) {
+    Point p;
+    p.value = v;
+    std::map<std::string, int64_t> values = held;
+    values[spec.name] = v;
+    Expected<sym::Binding> b = make_binding(rdp, values);
+    if (!b.ok()) {
+      p.error = b.status().message();
+    } else if (auto at = pipeline::plan_at(*compiled, *b, greedy); !at.ok()) {
+      p.error = at.status().message();
+    } else {
+      p.at = std::move(*at);
+    }
+    points.push_back(std::move(p));
+  }
+  const double sweep_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+
+  // Where the layout that runs changes, and the extremes.
+  struct Change {
+    int64_t at;
+    int32_t from, to;
+  };
+  std::vector<Change> changes;
+  std::optional<int32_t> last;
+  double worst = 0;
+  int64_t worst_at = lo, min_arena = INT64_MAX, max_arena = 0;
+  size_t failed = 0;
+  for (const Point& p : points) {
+    if (!p.at) {
+      ++failed;
+      continue;
+    }
+    if (last && *last != p.at->version) changes.push_back({p.value, *last, p.at->version});
+    last = p.at->version;
+    const double r = static_cast<double>(p.at->arena_bytes) /
+                     static_cast<double>(std::max<int64_t>(p.at->lower_bound_bytes, 1));
+    if (r > worst) {
+      worst = r;
+      worst_at = p.value;
+    }
+    min_arena = std::min(min_arena, p.at->arena_bytes);
+    max_arena = std::max(max_arena, p.at->arena_bytes);
+  }
+  std::string held_text;
+  for (const auto& [k, v] : held)
+    held_text += (held_text.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+
+  if (cl.has("--json")) {
+    nlohmann::ordered_json j;
+    j["schema_version"] = 1;
+    j["model"] = cl.positional()[0];
+    j["symbol"] = {{"name", spec.name}, {"lo", lo}, {"hi", hi}, {"step", step}};
+    j["held"] = held;
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const Point& p : points) {
+      nlohmann::ordered_json o;
+      o["value"] = p.value;
+      if (!p.at) {
+        o["error"] = p.error;
+      } else {
+        o["version"] = p.at->version;
+        o["layout"] = layout_text(p.at->version, versions);
+        o["arena_bytes"] = p.at->arena_bytes;
+        o["lower_bound_bytes"] = p.at->lower_bound_bytes;
+        if (greedy) o["greedy_bytes"] = p.at->greedy_bytes;
+      }
+      list.push_back(std::move(o));
+    }
+    j["points"] = std::move(list);
+    nlohmann::ordered_json ch = nlohmann::ordered_json::array();
+    for (const Change& c : changes)
+      ch.push_back({{"at", c.at},
+                    {"from", layout_text(c.from, versions)},
+                    {"to", layout_text(c.to, versions)}});
+    j["version_changes"] = std::move(ch);
+    j["summary"] = {{"points", points.size()},
+                    {"failed", failed},
+                    {"worst_arena_over_lower_bound", worst},
+                    {"worst_at", worst_at},
+                    {"compile_ms", compile_ms},
+                    {"sweep_ms", sweep_ms}};
+    out << j.dump(1) << "\n";
+    return 0;
+  }
+  out << "model    " << cl.positional()[0] << "\n"
+      << "sweep    " << spec.name << " = " << lo << ".." << hi << " step " << step << " ("
+      << points.size() << " points)" << (held_text.empty() ? "" : "; held: " + held_text)
+      << "; execution symbols not bound take their bound at each point\n\n";
+  const int w = static_cast<int>(std::max<size_t>(spec.name.size(), 6));
+  out << std::setw(w) << spec.name << "  " << std::setw(14) << "arena"
+      << "  " << std::setw(14) << "lower bound"
+      << "  " << std::setw(8) << "arena/LB"
+      << "  " << (greedy ? "        greedy  " : "") << "layout\n";
+  for (const Point& p : points) {
+    out << std::setw(w) << p.value << "  ";
+    if (!p.at) {
+      out << "cannot be planned: " << p.error << "\n";
+      continue;
+    }
+    std::ostringstream ratio;
+    ratio << std::fixed << std::setprecision(3)
+          << static_cast<double>(p.at->arena_bytes) /
+                 static_cast<double>(std::max<int64_t>(p.at->lower_bound_bytes, 1));
+    out << std::setw(14) << p.at->arena_bytes << "  " << std::setw(14) << p.at->lower_bound_bytes
+        << "  " << std::setw(8) << ratio.str() << "  ";
+    if (greedy) out << std::setw(14) << p.at->greedy_bytes << "  ";
+    out << layout_text(p.at->version, versions) << "\n";
+  }
+  out << "\n";
+  for (const Change& c : changes) {
+    out << "layout   from " << spec.name << "=" << c.at << ": " << layout_text(c.to, versions)
+        << " (was " << layout_text(c.from, versions) << ")\n";
+  }
+  std::ostringstream summary;
+  summary << std::fixed << std::setprecision(3);
+  summary << "summary  " << points.size() - failed << " of " << points.size() << " points planned";
+  if (failed < points.size()) {
+    summary << "; arena " << min_arena << ".." << max_arena << " bytes; worst arena/LB " << worst
+            << " at " << spec.name << "=" << worst_at;
+  }
+  summary << std::setprecision(1) << "; compile " << compile_ms << " ms, sweep " << sweep_ms
+          << " ms (" << std::setprecision(3) << sweep_ms / static_cast<double>(points.size())
+          << " ms per point, no recompiling)\n";
+  out << summary.str();
+  return 0;
+}
+
+}  // namespace sod2::cli
