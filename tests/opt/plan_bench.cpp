@@ -125,10 +125,27 @@ std::vector<sym::Binding> random_bindings(const RdpResult& rdp, int count, uint6
   };
   for (int attempt = 0; attempt < 50 * count && static_cast<int>(out.size()) < count; ++attempt) {
     std::map<std::string, int64_t> values;
-    for (const SymbolInfo& info : rdp.symbols()) {
-      const sym::SymbolRange r = rdp.ranges().get(info.symbol);
-      const int64_t hi = opt::report_upper_bound(rdp, info.symbol);
-      values[info.symbol.name()] = r.lo + r.multiple * draw(0, (hi - r.lo) / r.multiple);
+    // The input symbols first; then each execution symbol (oldest first) up to its bound at the
+    // values drawn so far, not over the whole ranges (most such draws would be refused).
+    for (const bool execution : {false, true}) {
+      sym::Binding so_far;
+      if (execution) {
+        auto b = make_binding(rdp, values);
+        if (!b.ok()) break;
+        so_far = std::move(*b);
+      }
+      for (const SymbolInfo& info : rdp.symbols()) {
+        if ((info.kind != SymbolKind::kInput) != execution) continue;
+        const sym::SymbolRange r = rdp.ranges().get(info.symbol);
+        int64_t hi = opt::report_upper_bound(rdp, info.symbol);
+        if (execution) {
+          if (auto limit = execution_limit(rdp, info.symbol, so_far)) hi = std::min(hi, *limit);
+          if (hi < r.lo) continue;
+        }
+        const int64_t v = r.lo + r.multiple * draw(0, (hi - r.lo) / r.multiple);
+        values[info.symbol.name()] = v;
+        if (execution) so_far[info.symbol] = v;
+      }
     }
     if (auto b = make_binding(rdp, values); b.ok()) out.push_back(*b);
   }
