@@ -14,9 +14,8 @@
 #include "app/cli/command_line.h"
 #include "app/cli/symbol_args.h"
 #include "core/opt/plan_text.h"
-#include "core/opt/report_binding.h"
 #include "core/pipeline/compiled_model.h"
-#include "core/rdp/binding.h"
+#include "core/pipeline/plan_sweep.h"
 #include "runtime/program/binding_layout.h"
 
 namespace sod2::cli {
@@ -98,12 +97,6 @@ SweepSpec parse_sym(const std::string& text) {
   return s;
 }
 
-struct Point {
-  int64_t value = 0;
-  std::optional<opt::PlanAtBinding> at;
-  std::string error;
-};
-
 std::string layout_text(int32_t version, size_t versions) {
   return plan::version_text(version, versions);
 }
@@ -151,95 +144,32 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   const double compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - compile_start)
           .count();
-  const RdpResult& rdp = compiled->rdp;
-  // The swept symbol: an input symbol of the model, its values inside its range.
-  std::optional<sym::Symbol> swept;
-  for (const SymbolInfo& info : rdp.symbols())
-    if (info.kind == SymbolKind::kInput && info.symbol.name() == spec.name) swept = info.symbol;
-  if (!swept) {
-    std::string names;
-    for (const SymbolInfo& info : rdp.symbols())
-      if (info.kind == SymbolKind::kInput)
-        names += (names.empty() ? "" : ", ") + info.symbol.name();
-    err << "sod2 sweep: --sym: '" << spec.name << "' is not an input symbol of the model ("
-        << (names.empty() ? "it has none" : names) << ")\n";
-    return 1;
-  }
-  const sym::SymbolRange range = rdp.ranges().get(*swept);
-  const int64_t lo = spec.lo.value_or(range.lo), hi = spec.hi.value_or(range.hi);
-  if (lo < range.lo || hi > range.hi || lo > hi) {
-    err << "sod2 sweep: --sym: " << spec.name << "=" << lo << ":" << hi << " is outside its range "
-        << range.lo << ":" << range.hi << " (declare a wider one with --range)\n";
-    return 1;
-  }
-  int64_t step = spec.step.value_or(std::max<int64_t>(range.multiple, 1));
-  if (!spec.lo) {
-    // The whole range in at most 64 points, on the symbol's multiple.
-    const int64_t m = std::max<int64_t>(range.multiple, 1);
-    step = std::max<int64_t>(m, (hi - lo + 62) / 63 / m * m);
-  }
-  constexpr int64_t kMaxPoints = 100000;
-  if ((hi - lo) / step + 1 > kMaxPoints) {
-    err << "sod2 sweep: --sym: " << (hi - lo) / step + 1 << " points; at most " << kMaxPoints
-        << " (use a larger step)\n";
-    return 1;
-  }
-  // The other input symbols: as bound, else at the top of their range.
-  for (const SymbolInfo& info : rdp.symbols()) {
-    if (info.kind != SymbolKind::kInput || info.symbol == *swept) continue;
-    if (!held.count(info.symbol.name()))
-      held[info.symbol.name()] = opt::report_upper_bound(rdp, info.symbol);
-  }
-  const size_t versions = compiled->plan.versions.versions.size();
   const bool greedy = cl.has("--greedy");
-  std::vector<Point> points;
-  const auto start = std::chrono::steady_clock::now();
-  for (int64_t v = lo; v <= hi; v += step) {
-    Point p;
-    p.value = v;
-    std::map<std::string, int64_t> values = held;
-    values[spec.name] = v;
-    Expected<sym::Binding> b = make_binding(rdp, values);
-    if (!b.ok()) {
-      p.error = b.status().message();
-    } else if (auto at = pipeline::plan_at(*compiled, *b, greedy); !at.ok()) {
-      p.error = at.status().message();
-    } else {
-      p.at = std::move(*at);
-    }
-    points.push_back(std::move(p));
+  pipeline::SweepRequest request;
+  request.symbol = spec.name;
+  request.lo = spec.lo;
+  request.hi = spec.hi;
+  request.step = spec.step;
+  request.held = held;
+  request.greedy_yardstick = greedy;
+  Expected<pipeline::PlanSweep> swept = pipeline::sweep_plan(*compiled, request);
+  if (!swept.ok()) {
+    err << "sod2 sweep: --sym: " << swept.status().message() << "\n";
+    return 1;
   }
-  const double sweep_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-
-  // Where the layout that runs changes, and the extremes.
-  struct Change {
-    int64_t at;
-    int32_t from, to;
-  };
-  std::vector<Change> changes;
-  std::optional<int32_t> last;
-  double worst = 0;
-  int64_t worst_at = lo, min_arena = INT64_MAX, max_arena = 0;
-  size_t failed = 0;
-  for (const Point& p : points) {
-    if (!p.at) {
-      ++failed;
-      continue;
-    }
-    if (last && *last != p.at->version) changes.push_back({p.value, *last, p.at->version});
-    last = p.at->version;
-    const double r = static_cast<double>(p.at->arena_bytes) /
-                     static_cast<double>(std::max<int64_t>(p.at->lower_bound_bytes, 1));
-    if (r > worst) {
-      worst = r;
-      worst_at = p.value;
-    }
+  const pipeline::PlanSweep& sw = *swept;
+  const auto& points = sw.points;
+  const int64_t lo = sw.lo, hi = sw.hi, step = sw.step;
+  const size_t versions = compiled->plan.versions.versions.size();
+  int64_t min_arena = INT64_MAX, max_arena = 0;
+  for (const pipeline::SweepPoint& p : points) {
+    if (!p.at) continue;
     min_arena = std::min(min_arena, p.at->arena_bytes);
     max_arena = std::max(max_arena, p.at->arena_bytes);
   }
+  const size_t failed = sw.failed;
   std::string held_text;
-  for (const auto& [k, v] : held)
+  for (const auto& [k, v] : sw.held)
     held_text += (held_text.empty() ? "" : ", ") + k + "=" + std::to_string(v);
 
   if (cl.has("--json")) {
@@ -247,9 +177,9 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     j["schema_version"] = 1;
     j["model"] = cl.positional()[0];
     j["symbol"] = {{"name", spec.name}, {"lo", lo}, {"hi", hi}, {"step", step}};
-    j["held"] = held;
+    j["held"] = sw.held;
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const Point& p : points) {
+    for (const pipeline::SweepPoint& p : points) {
       nlohmann::ordered_json o;
       o["value"] = p.value;
       if (!p.at) {
@@ -265,17 +195,17 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     }
     j["points"] = std::move(list);
     nlohmann::ordered_json ch = nlohmann::ordered_json::array();
-    for (const Change& c : changes)
+    for (const auto& c : sw.changes)
       ch.push_back({{"at", c.at},
                     {"from", layout_text(c.from, versions)},
                     {"to", layout_text(c.to, versions)}});
     j["version_changes"] = std::move(ch);
     j["summary"] = {{"points", points.size()},
                     {"failed", failed},
-                    {"worst_arena_over_lower_bound", worst},
-                    {"worst_at", worst_at},
+                    {"worst_arena_over_lower_bound", sw.worst_ratio},
+                    {"worst_at", sw.worst_at},
                     {"compile_ms", compile_ms},
-                    {"sweep_ms", sweep_ms}};
+                    {"sweep_ms", sw.sweep_ms}};
     out << j.dump(1) << "\n";
     return 0;
   }
@@ -288,7 +218,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
       << "  " << std::setw(14) << "lower bound"
       << "  " << std::setw(8) << "arena/LB"
       << "  " << (greedy ? "        greedy  " : "") << "layout\n";
-  for (const Point& p : points) {
+  for (const pipeline::SweepPoint& p : points) {
     out << std::setw(w) << p.value << "  ";
     if (!p.at) {
       out << "cannot be planned: " << p.error << "\n";
@@ -304,7 +234,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     out << layout_text(p.at->version, versions) << "\n";
   }
   out << "\n";
-  for (const Change& c : changes) {
+  for (const auto& c : sw.changes) {
     out << "layout   from " << spec.name << "=" << c.at << ": " << layout_text(c.to, versions)
         << " (was " << layout_text(c.from, versions) << ")\n";
   }
@@ -312,11 +242,11 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   summary << std::fixed << std::setprecision(3);
   summary << "summary  " << points.size() - failed << " of " << points.size() << " points planned";
   if (failed < points.size()) {
-    summary << "; arena " << min_arena << ".." << max_arena << " bytes; worst arena/LB " << worst
-            << " at " << spec.name << "=" << worst_at;
+    summary << "; arena " << min_arena << ".." << max_arena << " bytes; worst arena/LB "
+            << sw.worst_ratio << " at " << spec.name << "=" << sw.worst_at;
   }
-  summary << std::setprecision(1) << "; compile " << compile_ms << " ms, sweep " << sweep_ms
-          << " ms (" << std::setprecision(3) << sweep_ms / static_cast<double>(points.size())
+  summary << std::setprecision(1) << "; compile " << compile_ms << " ms, sweep " << sw.sweep_ms
+          << " ms (" << std::setprecision(3) << sw.sweep_ms / static_cast<double>(points.size())
           << " ms per point, no recompiling)\n";
   out << summary.str();
   return 0;

@@ -1,5 +1,6 @@
 // sod2-studio [MODEL.onnx] [--ranges FILE] [--range k=lo:hi[:m],...] [--bind k=v,...] [--db PATH]
-//             [--screenshot OUT.png [--view window|graph|inspector|shapes|memory|compare|summary|
+//             [--screenshot OUT.png [--view
+//             window|graph|inspector|shapes|memory|compare|sweep|summary|
 //             devices|profile|history|variants|backend] [--compare nofusion|k=v,...]
 //             [--theme system|light|dark] [--open TEXT] [--select TEXT] [--profile-on DEVICE]
 //             [--compare-runs A,B]]
@@ -74,11 +75,11 @@ int main(int argc, char** argv) {
   QCommandLineOption bind(QStringLiteral("bind"), "start at these sizes", "k=v,...");
   QCommandLineOption shot(QStringLiteral("screenshot"), "render a view to a PNG and exit",
                           "OUT.png");
-  QCommandLineOption view(
-      QStringLiteral("view"),
-      "the view to render: window, graph, inspector, shapes, memory, compare, summary, devices, "
-      "profile, history, variants or backend",
-      "VIEW", "graph");
+  QCommandLineOption view(QStringLiteral("view"),
+                          "the view to render: window, graph, inspector, shapes, memory, compare, "
+                          "sweep, summary, devices, "
+                          "profile, history, variants or backend",
+                          "VIEW", "graph");
   QCommandLineOption select(QStringLiteral("select"),
                             "select the first node whose name or op contains TEXT", "TEXT");
   QCommandLineOption compare(QStringLiteral("compare"),
@@ -263,13 +264,15 @@ int main(int argc, char** argv) {
         {"window", StudioView::kWindow},       {"graph", StudioView::kGraph},
         {"inspector", StudioView::kInspector}, {"shapes", StudioView::kShapes},
         {"memory", StudioView::kMemory},       {"compare", StudioView::kCompare},
-        {"summary", StudioView::kSummary},     {"devices", StudioView::kDevices},
-        {"profile", StudioView::kProfile},     {"history", StudioView::kHistory},
-        {"variants", StudioView::kVariants},   {"backend", StudioView::kBackend}};
+        {"sweep", StudioView::kSweep},         {"summary", StudioView::kSummary},
+        {"devices", StudioView::kDevices},     {"profile", StudioView::kProfile},
+        {"history", StudioView::kHistory},     {"variants", StudioView::kVariants},
+        {"backend", StudioView::kBackend}};
     const auto found = kViews.find(v);
     if (found == kViews.end())
       return fail(
-          "--view must be window, graph, inspector, shapes, memory, compare, summary, devices, "
+          "--view must be window, graph, inspector, shapes, memory, compare, sweep, summary, "
+          "devices, "
           "profile, history, variants or backend");
     const StudioView which = found->second;
     if (parser.isSet(profile_on)) {

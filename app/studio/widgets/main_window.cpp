@@ -45,6 +45,7 @@
 #include "app/studio/widgets/find_bar.h"
 #include "app/studio/widgets/plan_compare.h"
 #include "app/studio/widgets/progress_dialog.h"
+#include "app/studio/widgets/sweep_view.h"
 #include "app/studio/widgets/theme.h"
 #include "core/ops/op_registry.h"
 #include "core/store/profile_store.h"
@@ -208,6 +209,17 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::BottomDockWidgetArea, compare_dock_);
   tabifyDockWidget(memory_dock_, compare_dock_);
 
+  sweep_ = new SweepView(this);
+  sweep_dock_ = new QDockWidget(tr("Sweep"), this);
+  sweep_dock_->setObjectName("sweep");
+  sweep_dock_->setWidget(sweep_);
+  addDockWidget(Qt::BottomDockWidgetArea, sweep_dock_);
+  tabifyDockWidget(compare_dock_, sweep_dock_);
+  // A point clicked in the sweep becomes the binding.
+  connect(sweep_, &SweepView::valueChosen, this, [this](const QString& symbol, qint64 value) {
+    bindings_->setValue(symbol.toStdString(), value);
+  });
+
   summary_ = make_text_view(this);
   summary_dock_ = new QDockWidget(tr("Summary"), this);
   summary_dock_->setObjectName("summary");
@@ -265,8 +277,8 @@ void MainWindow::buildMenus() {
   }
   view->addSeparator();
   for (QDockWidget* d :
-       {inspector_dock_, shapes_dock_, memory_dock_, compare_dock_, summary_dock_, devices_dock_,
-        profile_dock_, history_dock_, variants_dock_, backend_dock_})
+       {inspector_dock_, shapes_dock_, memory_dock_, compare_dock_, sweep_dock_, summary_dock_,
+        devices_dock_, profile_dock_, history_dock_, variants_dock_, backend_dock_})
     view->addAction(d->toggleViewAction());
   view->addAction(bindings_->toggleViewAction());
 
@@ -424,6 +436,7 @@ void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_
   timeline_ = std::move(views->timeline);
   summary_->setPlainText(views->summary);
   compare_->setDocument(doc_, timeline_.get(), binding_);
+  sweep_->setDocument(doc_, binding_);
   backend_view_->setSource({doc_, nullptr, open_options_.fuse});
   inspector_->clear();
   status_->setText(tr("%1 nodes, %2 steps; laying out the graph...")
@@ -458,6 +471,7 @@ void MainWindow::adoptPackage(std::shared_ptr<PackageDocument> pkg) {
   }
   timeline_view_->setModel(timeline_.get());
   compare_->setDocument(nullptr, timeline_.get(), binding_);
+  sweep_->setDocument(nullptr, {});
   backend_view_->setSource({nullptr, pkg_, true});
   inspector_->clear();
   status_->setText(
@@ -586,6 +600,7 @@ bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QStr
   }
   summary_->setPlainText(qs(doc_->summary_report(*at)));
   compare_->setCurrent(timeline_.get(), binding_);
+  sweep_->setBinding(binding_);
   const int selected = graph_view_->selectedNode();
   if (selected >= 0) showDisplayNode(selected);
   const QString note = at_bound_note(doc_->executions_at_bound(binding_));
@@ -711,6 +726,7 @@ QWidget* MainWindow::viewWidget(StudioView view) const {
     case StudioView::kShapes: return shapes_dock_->widget();
     case StudioView::kMemory: return timeline_view_;
     case StudioView::kCompare: return compare_;
+    case StudioView::kSweep: return sweep_;
     case StudioView::kSummary: return summary_;
     case StudioView::kDevices: return devices_;
     case StudioView::kProfile: return profile_view_;
@@ -727,6 +743,7 @@ QDockWidget* MainWindow::dockOf(StudioView view) const {
     case StudioView::kShapes: return shapes_dock_;
     case StudioView::kMemory: return memory_dock_;
     case StudioView::kCompare: return compare_dock_;
+    case StudioView::kSweep: return sweep_dock_;
     case StudioView::kSummary: return summary_dock_;
     case StudioView::kDevices: return devices_dock_;
     case StudioView::kProfile: return profile_dock_;
@@ -745,6 +762,7 @@ void MainWindow::showView(StudioView view) {
     case StudioView::kShapes: shapes_dock_->raise(); break;
     case StudioView::kMemory: memory_dock_->raise(); break;
     case StudioView::kCompare: compare_dock_->raise(); break;
+    case StudioView::kSweep: sweep_dock_->raise(); break;
     case StudioView::kSummary: summary_dock_->raise(); break;
     case StudioView::kDevices: devices_dock_->raise(); break;
     case StudioView::kProfile: profile_dock_->raise(); break;

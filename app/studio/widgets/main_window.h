@@ -40,6 +40,7 @@ class GraphView;
 class HistoryView;
 class ProfileView;
 class PlanCompare;
+class SweepView;
 class ShapesTableModel;
 class TimelineModel;
 class TimelineView;
@@ -52,6 +53,7 @@ enum class StudioView {
   kShapes,
   kMemory,
   kCompare,
+  kSweep,
   kSummary,
   kDevices,
   kProfile,
@@ -90,6 +92,7 @@ class MainWindow : public QMainWindow {
   FindBar* findBar() const { return find_bar_; }  // View > Find (Ctrl+F), over the graph
   TimelineView* timelineView() const { return timeline_view_; }
   PlanCompare* planCompare() const { return compare_; }
+  SweepView* sweepView() const { return sweep_; }
   const TimelineModel* timelineModel() const { return timeline_.get(); }
   QString inspectorText() const;
   // The value id of the shapes table's selected row; kNoValue when none is selected.
@@ -210,6 +213,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* memory_dock_ = nullptr;
   PlanCompare* compare_ = nullptr;
   QDockWidget* compare_dock_ = nullptr;
+  SweepView* sweep_ = nullptr;
+  QDockWidget* sweep_dock_ = nullptr;
   QDockWidget* summary_dock_ = nullptr;
 
   DevicePanel* devices_ = nullptr;

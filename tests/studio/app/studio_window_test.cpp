@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QSignalSpy>
+#include <QTest>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/widgets/main_window.h"
 #include "app/studio/widgets/plan_compare.h"
+#include "app/studio/widgets/sweep_view.h"
 
 namespace sod2::studio {
 namespace {
@@ -157,6 +159,47 @@ TEST(StudioWindow, ComparesAnotherBindingAndThePlanWithoutFusion) {
   bad.begin()->second = 1 << 20;
   EXPECT_FALSE(c->setOtherBinding(bad, &error));
   EXPECT_TRUE(error.contains(QString::fromStdString(bad.begin()->first))) << error.toStdString();
+}
+
+// The Sweep view draws the plan that runs along one symbol, the others held at the binding: each
+// point is what `sod2 plan --bind` reports there, and a click sets the binding.
+TEST(StudioWindow, SweepsOneSymbolAndAClickSetsTheBinding) {
+  app();
+  auto m = testing::find_corpus_model(SOD2_SHARED_DIR "/models", "moe_tiny");
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  OpenOptions options;
+  options.rdp = m->options;
+  MainWindow w;
+  w.resize(1200, 800);
+  w.show();
+  ASSERT_FALSE(w.openModelNow(QString::fromStdString(m->file.string()), options).has_value());
+  w.showView(StudioView::kSweep);
+  ASSERT_TRUE(w.applyBinding({{"batch", 2}, {"seq", 16}}));
+  SweepView* s = w.sweepView();
+  s->setSymbol("seq");
+  ASSERT_NE(s->sweep(), nullptr) << s->caption().toStdString();
+  const pipeline::PlanSweep& sweep = *s->sweep();
+  EXPECT_EQ(sweep.held.at("batch"), 2);
+  ASSERT_LE(sweep.points.size(), static_cast<size_t>(SweepView::kMaxPoints));
+  ASSERT_GE(sweep.points.size(), 2u);
+  EXPECT_EQ(s->cursor(), std::optional<int64_t>(16));
+  for (size_t i : {size_t{0}, sweep.points.size() / 2}) {
+    const pipeline::SweepPoint& p = sweep.points[i];
+    ASSERT_TRUE(p.at) << p.error;
+    const auto report = plan_report(*m, {{"batch", 2}, {"seq", p.value}});
+    EXPECT_EQ(p.at->arena_bytes, report["summary"]["arena_bytes"].get<int64_t>()) << p.value;
+  }
+  // Holding another batch sweeps again.
+  ASSERT_TRUE(w.applyBinding({{"batch", 4}, {"seq", 16}}));
+  EXPECT_EQ(s->sweep()->held.at("batch"), 4);
+  // A click at the plot's right end binds the last value.
+  QWidget* plot = s->plot();
+  const QPoint right(plot->width() - 17, plot->height() / 2);
+  const std::optional<int64_t> last = s->valueAt(right.x());
+  ASSERT_EQ(last, std::optional<int64_t>(s->sweep()->points.back().value));
+  QTest::mouseClick(plot, Qt::LeftButton, {}, right);
+  QApplication::processEvents();
+  EXPECT_EQ(s->cursor(), last);
 }
 
 // An If's bodies open in place: their nodes are drawn, the inspector reports a body node with

@@ -1,0 +1,266 @@
+#include "app/studio/widgets/sweep_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "runtime/program/binding_layout.h"
+
+namespace sod2::studio {
+namespace {
+
+QString bytes_text(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  return QString::number(b, 'f', b < 10 && u > 0 ? 1 : 0) + " " + units[u];
+}
+
+}  // namespace
+
+// The drawing: x is the swept symbol, y bytes from 0 to the largest arena.
+class SweepPlot : public QWidget {
+ public:
+  explicit SweepPlot(SweepView* view) : QWidget(view), view_(view) {
+    setMinimumHeight(120);
+    setMouseTracking(false);
+  }
+  QSize sizeHint() const override { return {640, 240}; }
+
+  QRect area() const { return rect().adjusted(64, 10, -16, -28); }
+  double x_of(int64_t v, const pipeline::PlanSweep& s) const {
+    const QRect a = area();
+    const double span = static_cast<double>(std::max<int64_t>(s.hi - s.lo, 1));
+    return a.left() + (static_cast<double>(v - s.lo) / span) * a.width();
+  }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QRect a = area();
+    const QPalette pal = palette();
+    p.fillRect(rect(), pal.base());
+    p.setPen(pal.color(QPalette::Mid));
+    p.drawRect(a);
+    const pipeline::PlanSweep* s = view_->sweep();
+    if (!s || s->points.empty()) return;
+    int64_t top = 1;
+    for (const auto& pt : s->points)
+      if (pt.at) top = std::max(top, std::max(pt.at->arena_bytes, pt.at->lower_bound_bytes));
+    auto y_of = [&](int64_t b) {
+      return a.bottom() - static_cast<double>(b) / static_cast<double>(top) * a.height();
+    };
+    // Where the layout that runs changes.
+    QPen change(pal.color(QPalette::Mid), 1, Qt::DashLine);
+    p.setPen(change);
+    for (const auto& c : s->changes) {
+      const double x = x_of(c.at, *s);
+      p.drawLine(QPointF(x, a.top()), QPointF(x, a.bottom()));
+    }
+    // The lower bound, then the arena.
+    auto curve = [&](bool arena) {
+      QPainterPath path;
+      bool open = false;
+      for (const auto& pt : s->points) {
+        if (!pt.at) {
+          open = false;
+          continue;
+        }
+        const QPointF q(x_of(pt.value, *s),
+                        y_of(arena ? pt.at->arena_bytes : pt.at->lower_bound_bytes));
+        if (open) {
+          path.lineTo(q);
+        } else {
+          path.moveTo(q);
+          open = true;
+        }
+      }
+      return path;
+    };
+    p.setPen(QPen(pal.color(QPalette::Mid), 1.5, Qt::DotLine));
+    p.drawPath(curve(false));
+    p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+    p.drawPath(curve(true));
+    // Points that cannot be planned, on the axis.
+    p.setPen(QPen(QColor(200, 40, 40), 2));
+    for (const auto& pt : s->points) {
+      if (pt.at) continue;
+      const double x = x_of(pt.value, *s);
+      p.drawLine(QPointF(x - 3, a.bottom() - 3), QPointF(x + 3, a.bottom() + 3));
+      p.drawLine(QPointF(x - 3, a.bottom() + 3), QPointF(x + 3, a.bottom() - 3));
+    }
+    // The current binding.
+    if (const auto c = view_->cursor(); c && *c >= s->lo && *c <= s->hi) {
+      p.setPen(QPen(pal.color(QPalette::Text), 1));
+      const double x = x_of(*c, *s);
+      p.drawLine(QPointF(x, a.top()), QPointF(x, a.bottom()));
+    }
+    // Axes: the symbol's ends, bytes at the top.
+    p.setPen(pal.color(QPalette::Text));
+    const QFontMetrics fm = p.fontMetrics();
+    p.drawText(QRect(0, a.top() - 2, a.left() - 4, fm.height()), Qt::AlignRight,
+               bytes_text(static_cast<double>(top)));
+    p.drawText(QRect(0, a.bottom() - fm.height() + 2, a.left() - 4, fm.height()), Qt::AlignRight,
+               "0");
+    p.drawText(QRect(a.left(), a.bottom() + 4, a.width() / 2, fm.height()), Qt::AlignLeft,
+               QString::number(s->lo));
+    p.drawText(QRect(a.left() + a.width() / 2, a.bottom() + 4, a.width() / 2, fm.height()),
+               Qt::AlignRight, QString::fromStdString(s->symbol) + " " + QString::number(s->hi));
+  }
+
+  void mousePressEvent(QMouseEvent* e) override {
+    const auto v = view_->valueAt(static_cast<int>(e->position().x()));
+    if (v) emit view_->valueChosen(view_->symbol(), *v);
+  }
+
+ private:
+  SweepView* view_;
+};
+
+SweepView::SweepView(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  auto* row = new QHBoxLayout();
+  row->addWidget(new QLabel(tr("Sweep"), this));
+  symbol_box_ = new QComboBox(this);
+  symbol_box_->setAccessibleName(tr("Swept symbol"));
+  row->addWidget(symbol_box_);
+  caption_ = new QLabel(this);
+  caption_->setWordWrap(true);
+  row->addWidget(caption_, 1);
+  layout->addLayout(row);
+  plot_ = new SweepPlot(this);
+  plot_->setToolTip(
+      tr("Arena (solid) and lower bound (dotted) of the plan that runs, against the swept "
+         "symbol; dashed lines: the layout changes; crosses: sizes that cannot be planned. "
+         "Click to set the binding."));
+  layout->addWidget(plot_, 1);
+  connect(symbol_box_, &QComboBox::currentTextChanged, this, [this] {
+    stale_ = true;
+    resweep();
+  });
+}
+
+SweepView::~SweepView() = default;
+
+QWidget* SweepView::plot() const { return plot_; }
+
+void SweepView::setDocument(std::shared_ptr<const StudioDocument> doc,
+                            const sym::Binding& binding) {
+  doc_ = std::move(doc);
+  binding_ = binding;
+  sweep_.reset();
+  swept_with_.clear();
+  error_.clear();
+  {
+    const QSignalBlocker block(symbol_box_);
+    symbol_box_->clear();
+    if (doc_) {
+      for (const SymbolControl& c : doc_->symbols())
+        if (!c.execution && c.hi > c.lo) symbol_box_->addItem(QString::fromStdString(c.name));
+    }
+  }
+  stale_ = true;
+  resweep();
+}
+
+void SweepView::setBinding(const sym::Binding& binding) {
+  binding_ = binding;
+  if (held() != swept_with_) stale_ = true;
+  resweep();
+}
+
+void SweepView::setSymbol(const QString& name) { symbol_box_->setCurrentText(name); }
+
+QString SweepView::symbol() const { return symbol_box_->currentText(); }
+
+std::map<std::string, int64_t> SweepView::held() const {
+  std::map<std::string, int64_t> out;
+  if (!doc_) return out;
+  const std::string swept = symbol().toStdString();
+  for (const SymbolControl& c : doc_->symbols()) {
+    if (c.execution || c.name == swept) continue;
+    for (const auto& [s, v] : binding_)
+      if (s.name() == c.name) out[c.name] = v;
+  }
+  return out;
+}
+
+void SweepView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  resweep();
+}
+
+void SweepView::resweep() {
+  cursor_.reset();
+  const std::string swept = symbol().toStdString();
+  for (const auto& [s, v] : binding_)
+    if (s.name() == swept) cursor_ = v;
+  // Sweeping costs a plan instantiation per point: only for a view someone can see.
+  if (stale_ && doc_ && !swept.empty() && isVisible()) {
+    pipeline::SweepRequest request;
+    request.symbol = swept;
+    request.max_points = kMaxPoints;
+    request.held = held();
+    auto s = pipeline::sweep_plan(doc_->compiled(), request);
+    swept_with_ = request.held;
+    stale_ = false;
+    if (s.ok()) {
+      sweep_ = std::move(*s);
+      error_.clear();
+    } else {
+      sweep_.reset();
+      error_ = QString::fromStdString(s.status().message());
+    }
+  }
+  caption_->setText(caption());
+  plot_->update();
+}
+
+QString SweepView::caption() const {
+  if (!error_.isEmpty()) return error_;
+  if (!sweep_) return doc_ ? tr("No input symbol with more than one value") : QString();
+  const pipeline::PlanSweep& s = *sweep_;
+  QString held_text;
+  for (const auto& [k, v] : s.held)
+    held_text +=
+        (held_text.isEmpty() ? "" : ", ") + QString::fromStdString(k) + "=" + QString::number(v);
+  QString text = tr("%1 = %2..%3 step %4 (%5 points)")
+                     .arg(QString::fromStdString(s.symbol))
+                     .arg(s.lo)
+                     .arg(s.hi)
+                     .arg(s.step)
+                     .arg(s.points.size());
+  if (!held_text.isEmpty()) text += tr("; held %1").arg(held_text);
+  text += tr("; worst arena/LB %1 at %2").arg(s.worst_ratio, 0, 'f', 3).arg(s.worst_at);
+  if (!s.changes.empty())
+    text += tr("; layout changes %n time(s)", "", static_cast<int>(s.changes.size()));
+  if (s.failed) text += tr("; %n point(s) cannot be planned", "", static_cast<int>(s.failed));
+  return text;
+}
+
+std::optional<int64_t> SweepView::valueAt(int plot_x) const {
+  if (!sweep_ || sweep_->points.empty()) return std::nullopt;
+  std::optional<int64_t> best;
+  double best_d = 0;
+  for (const auto& pt : sweep_->points) {
+    const double d = std::abs(plot_->x_of(pt.value, *sweep_) - plot_x);
+    if (!best || d < best_d) {
+      best = pt.value;
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+}  // namespace sod2::studio

@@ -1,0 +1,75 @@
+// The Sweep view: the plan that runs as a curve of one input symbol (pipeline::sweep_plan, what
+// `sod2 sweep` prints), the other symbols held at the current binding. It draws the arena and the
+// lower bound against the symbol, marks where the layout that runs changes and the points that
+// cannot be planned, and shows the current binding as a cursor; clicking a point asks for that
+// value (valueChosen), which the main window sets in the bindings bar.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+#include "app/studio/document/studio_document.h"
+#include "core/pipeline/plan_sweep.h"
+
+class QComboBox;
+class QLabel;
+
+namespace sod2::studio {
+
+class SweepPlot;
+
+class SweepView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit SweepView(QWidget* parent = nullptr);
+  ~SweepView() override;
+
+  // A new document (nullptr: none) at `binding`: the symbol box lists its input symbols, the
+  // first with more than one value is swept.
+  void setDocument(std::shared_ptr<const StudioDocument> doc, const sym::Binding& binding);
+  // The binding changed: the held symbols take its values (sweeping again when they changed) and
+  // the cursor moves to the swept symbol's value.
+  void setBinding(const sym::Binding& binding);
+  void setSymbol(const QString& name);
+  QString symbol() const;
+
+  // The last sweep (nullptr before the first, or when it failed: caption() says why).
+  const pipeline::PlanSweep* sweep() const { return sweep_ ? &*sweep_ : nullptr; }
+  QString caption() const;
+  // The value under the cursor line (the binding's), if the swept symbol has one.
+  std::optional<int64_t> cursor() const { return cursor_; }
+  // The swept value nearest a position of the plot (in the plot widget's coordinates).
+  std::optional<int64_t> valueAt(int plot_x) const;
+  QWidget* plot() const;
+
+  // At most this many points per sweep (the whole range, on the symbol's multiple).
+  static constexpr int64_t kMaxPoints = 64;
+
+ signals:
+  void valueChosen(const QString& symbol, qint64 value);
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+
+ private:
+  void resweep();
+  std::map<std::string, int64_t> held() const;
+
+  std::shared_ptr<const StudioDocument> doc_;
+  sym::Binding binding_;
+  std::optional<pipeline::PlanSweep> sweep_;
+  std::map<std::string, int64_t> swept_with_;  // the held values the last sweep was made at
+  QString error_;
+  std::optional<int64_t> cursor_;
+  bool stale_ = true;
+
+  QComboBox* symbol_box_ = nullptr;
+  QLabel* caption_ = nullptr;
+  SweepPlot* plot_ = nullptr;
+  friend class SweepPlot;
+};
+
+}  // namespace sod2::studio

@@ -1,0 +1,93 @@
+#include "core/pipeline/plan_sweep.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/opt/report_binding.h"
+#include "core/rdp/binding.h"
+
+namespace sod2::pipeline {
+
+Expected<PlanSweep> sweep_plan(const CompiledModel& compiled, const SweepRequest& request,
+                               const std::atomic<bool>* cancel) {
+  const RdpResult& rdp = compiled.rdp;
+  std::optional<sym::Symbol> swept;
+  std::string names;
+  for (const SymbolInfo& info : rdp.symbols()) {
+    if (info.kind != SymbolKind::kInput) continue;
+    if (info.symbol.name() == request.symbol) swept = info.symbol;
+    names += (names.empty() ? "" : ", ") + info.symbol.name();
+  }
+  if (!swept) {
+    return invalid_argument("'" + request.symbol + "' is not an input symbol of the model (" +
+                            (names.empty() ? std::string("it has none") : names) + ")");
+  }
+  if (request.held.count(request.symbol))
+    return invalid_argument("'" + request.symbol + "' is both swept and held");
+  const sym::SymbolRange range = rdp.ranges().get(*swept);
+  PlanSweep out;
+  out.symbol = request.symbol;
+  out.lo = request.lo.value_or(range.lo);
+  out.hi = request.hi.value_or(range.hi);
+  if (out.lo < range.lo || out.hi > range.hi || out.lo > out.hi) {
+    return invalid_argument(request.symbol + "=" + std::to_string(out.lo) + ":" +
+                            std::to_string(out.hi) + " is outside its range " +
+                            std::to_string(range.lo) + ":" + std::to_string(range.hi) +
+                            " (declare a wider one with --range)");
+  }
+  const int64_t m = std::max<int64_t>(range.multiple, 1);
+  const int64_t max_points = std::max<int64_t>(request.max_points, 2);
+  const bool whole_range = !request.lo && !request.hi;
+  out.step = request.step.value_or(
+      whole_range
+          ? std::max<int64_t>(m, (out.hi - out.lo + max_points - 2) / (max_points - 1) / m * m)
+          : m);
+  if (out.step < 1) return invalid_argument("the step must be at least 1");
+  constexpr int64_t kMaxPoints = 100000;
+  if ((out.hi - out.lo) / out.step + 1 > kMaxPoints) {
+    return invalid_argument(std::to_string((out.hi - out.lo) / out.step + 1) + " points; at most " +
+                            std::to_string(kMaxPoints) + " (use a larger step)");
+  }
+  out.held = request.held;
+  for (const SymbolInfo& info : rdp.symbols()) {
+    if (info.kind != SymbolKind::kInput || info.symbol == *swept) continue;
+    if (!out.held.count(info.symbol.name()))
+      out.held[info.symbol.name()] = opt::report_upper_bound(rdp, info.symbol);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<int32_t> last;
+  for (int64_t v = out.lo; v <= out.hi; v += out.step) {
+    if (cancel && cancel->load(std::memory_order_relaxed))
+      return cancelled("the sweep was cancelled");
+    SweepPoint p;
+    p.value = v;
+    std::map<std::string, int64_t> values = out.held;
+    values[out.symbol] = v;
+    Expected<sym::Binding> b = make_binding(rdp, values);
+    if (!b.ok()) {
+      p.error = b.status().message();
+    } else if (auto at = plan_at(compiled, *b, request.greedy_yardstick); !at.ok()) {
+      p.error = at.status().message();
+    } else {
+      p.at = std::move(*at);
+    }
+    if (p.at) {
+      if (last && *last != p.at->version) out.changes.push_back({v, *last, p.at->version});
+      last = p.at->version;
+      const double r = static_cast<double>(p.at->arena_bytes) /
+                       static_cast<double>(std::max<int64_t>(p.at->lower_bound_bytes, 1));
+      if (r > out.worst_ratio) {
+        out.worst_ratio = r;
+        out.worst_at = v;
+      }
+    } else {
+      ++out.failed;
+    }
+    out.points.push_back(std::move(p));
+  }
+  out.sweep_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace sod2::pipeline
