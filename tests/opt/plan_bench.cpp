@@ -228,8 +228,7 @@ int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
           return false;
         }
         const double us = instantiate_us(*plan, at->binding, 201);
-        const double layout_us = binding_layout_us(
-            *compiled, *at, getenv("LAYOUT_RUNS") ? atoi(getenv("LAYOUT_RUNS")) : 21);
+        const double layout_us = binding_layout_us(*compiled, *at, 21);
         std::cout << "| " << m.name << " | " << binding_text(m.bindings[i]) << " | "
                   << at->tensors.size() << " | " << at->arena_bytes << " | "
                   << at->lower_bound_bytes << " | " << ratio(at->arena_bytes, at->lower_bound_bytes)
