@@ -97,10 +97,6 @@ SweepSpec parse_sym(const std::string& text) {
   return s;
 }
 
-std::string layout_text(int32_t version, size_t versions) {
-  return plan::version_text(version, versions);
-}
-
 }  // namespace
 
 int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -186,7 +182,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
         o["error"] = p.error;
       } else {
         o["version"] = p.at->version;
-        o["layout"] = layout_text(p.at->version, versions);
+        o["layout"] = plan::version_text(p.at->version, versions);
         o["arena_bytes"] = p.at->arena_bytes;
         o["lower_bound_bytes"] = p.at->lower_bound_bytes;
         if (greedy) o["greedy_bytes"] = p.at->greedy_bytes;
@@ -197,8 +193,8 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     nlohmann::ordered_json ch = nlohmann::ordered_json::array();
     for (const auto& c : sw.changes)
       ch.push_back({{"at", c.at},
-                    {"from", layout_text(c.from, versions)},
-                    {"to", layout_text(c.to, versions)}});
+                    {"from", plan::version_text(c.from, versions)},
+                    {"to", plan::version_text(c.to, versions)}});
     j["version_changes"] = std::move(ch);
     j["summary"] = {{"points", points.size()},
                     {"failed", failed},
@@ -231,12 +227,13 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     out << std::setw(14) << p.at->arena_bytes << "  " << std::setw(14) << p.at->lower_bound_bytes
         << "  " << std::setw(8) << ratio.str() << "  ";
     if (greedy) out << std::setw(14) << p.at->greedy_bytes << "  ";
-    out << layout_text(p.at->version, versions) << "\n";
+    out << plan::version_text(p.at->version, versions) << "\n";
   }
   out << "\n";
   for (const auto& c : sw.changes) {
-    out << "layout   from " << spec.name << "=" << c.at << ": " << layout_text(c.to, versions)
-        << " (was " << layout_text(c.from, versions) << ")\n";
+    out << "layout   from " << spec.name << "=" << c.at << ": "
+        << plan::version_text(c.to, versions) << " (was " << plan::version_text(c.from, versions)
+        << ")\n";
   }
   std::ostringstream summary;
   summary << std::fixed << std::setprecision(3);

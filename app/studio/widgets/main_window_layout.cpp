@@ -1,13 +1,23 @@
-// The main window's dock layout: the default one, the one the user left (QSettings) and the
-// views rendered at a requested size (--screenshot).
+// The main window's dock layout: the default one, the one the user left (QSettings), which widget
+// and dock hold each view, and the views rendered at a requested size (--screenshot).
 #include <QApplication>
 #include <QDockWidget>
 #include <QLayout>
+#include <QPlainTextEdit>
 #include <QSettings>
 #include <QShowEvent>
 #include <algorithm>
 
+#include "app/studio/backend/backend_view.h"
+#include "app/studio/device/device_panel.h"
+#include "app/studio/device/history_view.h"
+#include "app/studio/device/profile_view.h"
+#include "app/studio/graph/graph_view.h"
+#include "app/studio/ofa/variants_view.h"
+#include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/main_window.h"
+#include "app/studio/widgets/plan_compare.h"
+#include "app/studio/widgets/sweep_view.h"
 
 namespace sod2::studio {
 namespace {
@@ -79,6 +89,60 @@ QImage MainWindow::grabView(StudioView view, QSize size) {
     frame->resize(frame->size() + size - w->size());
   }
   return w->grab().toImage();
+}
+
+QWidget* MainWindow::viewWidget(StudioView view) const {
+  switch (view) {
+    case StudioView::kWindow: return const_cast<MainWindow*>(this);
+    case StudioView::kGraph: return graph_view_;
+    case StudioView::kInspector: return inspector_;
+    case StudioView::kShapes: return shapes_dock_->widget();
+    case StudioView::kMemory: return timeline_view_;
+    case StudioView::kCompare: return compare_;
+    case StudioView::kSweep: return sweep_;
+    case StudioView::kSummary: return summary_;
+    case StudioView::kDevices: return devices_;
+    case StudioView::kProfile: return profile_view_;
+    case StudioView::kHistory: return history_view_;
+    case StudioView::kVariants: return variants_view_;
+    case StudioView::kBackend: return backend_view_;
+  }
+  return graph_view_;
+}
+
+QDockWidget* MainWindow::dockOf(StudioView view) const {
+  switch (view) {
+    case StudioView::kInspector: return inspector_dock_;
+    case StudioView::kShapes: return shapes_dock_;
+    case StudioView::kMemory: return memory_dock_;
+    case StudioView::kCompare: return compare_dock_;
+    case StudioView::kSweep: return sweep_dock_;
+    case StudioView::kSummary: return summary_dock_;
+    case StudioView::kDevices: return devices_dock_;
+    case StudioView::kProfile: return profile_dock_;
+    case StudioView::kHistory: return history_dock_;
+    case StudioView::kVariants: return variants_dock_;
+    case StudioView::kBackend: return backend_dock_;
+    default: return nullptr;
+  }
+}
+
+void MainWindow::showView(StudioView view) {
+  switch (view) {
+    case StudioView::kWindow:
+    case StudioView::kGraph: break;
+    case StudioView::kInspector: inspector_dock_->raise(); break;
+    case StudioView::kShapes: shapes_dock_->raise(); break;
+    case StudioView::kMemory: memory_dock_->raise(); break;
+    case StudioView::kCompare: compare_dock_->raise(); break;
+    case StudioView::kSweep: sweep_dock_->raise(); break;
+    case StudioView::kSummary: summary_dock_->raise(); break;
+    case StudioView::kDevices: devices_dock_->raise(); break;
+    case StudioView::kProfile: profile_dock_->raise(); break;
+    case StudioView::kHistory: history_dock_->raise(); break;
+    case StudioView::kVariants: variants_dock_->raise(); break;
+    case StudioView::kBackend: backend_dock_->raise(); break;
+  }
 }
 
 }  // namespace sod2::studio

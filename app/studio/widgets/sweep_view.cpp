@@ -10,22 +10,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/program/binding_layout.h"
+#include "core/status/byte_size.h"
 
 namespace sod2::studio {
-namespace {
-
-QString bytes_text(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  return QString::number(b, 'f', b < 10 && u > 0 ? 1 : 0) + " " + units[u];
-}
-
-}  // namespace
 
 // The drawing: x is the swept symbol, y bytes from 0 to the largest arena.
 class SweepPlot : public QWidget {
@@ -109,7 +96,7 @@ class SweepPlot : public QWidget {
     p.setPen(pal.color(QPalette::Text));
     const QFontMetrics fm = p.fontMetrics();
     p.drawText(QRect(0, a.top() - 2, a.left() - 4, fm.height()), Qt::AlignRight,
-               bytes_text(static_cast<double>(top)));
+               QString::fromStdString(human_bytes(top)));
     p.drawText(QRect(0, a.bottom() - fm.height() + 2, a.left() - 4, fm.height()), Qt::AlignRight,
                "0");
     p.drawText(QRect(a.left(), a.bottom() + 4, a.width() / 2, fm.height()), Qt::AlignLeft,

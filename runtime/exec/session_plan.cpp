@@ -1,0 +1,152 @@
+// The memory plan a run instantiates: the plan version's offsets, or a layout made at the
+// binding (greedy without execution symbols, a layering with them), proved sound before use and
+// evaluated again as each execution symbol binds.
+#include <algorithm>
+
+#include "runtime/exec/frame.h"
+#include "runtime/exec/session.h"
+
+namespace sod2::rt {
+
+Status Session::instantiate_plan() {
+  const ProgramDesc& p = program_;
+  SOD2_RETURN_IF_ERROR(plan_->run(symbol_values_, plan_values_, plan_scratch_));
+  if (plan_version_ == plan::kBindingLayeringVersion)
+    exec_layouts_.front().layout.apply(plan_values_);
+  const int64_t old_bytes = arena_bytes_;
+  arena_bytes_ = plan_values_.empty() ? 0 : plan_values_.back();
+  if (arena_bytes_ < 0) return internal_error("the memory plan gives a negative arena size");
+  // A package's plan is data: never let it place a tensor outside the arena, whatever the sizes.
+  const size_t n = p.num_arena_tensors;
+  for (size_t t = 0; t < n; ++t) {
+    const int64_t size = plan_values_[t], offset = plan_values_[n + t];
+    if (size < 0 || offset < 0 || offset > arena_bytes_ || size > arena_bytes_ - offset) {
+      return invalid_model("the memory plan places tensor " + std::to_string(t) + " at offset " +
+                           std::to_string(offset) + " with " + std::to_string(size) +
+                           " bytes, outside its arena of " + std::to_string(arena_bytes_) +
+                           " bytes");
+    }
+  }
+  if (binding_greedy_) use_binding_greedy();
+  if (arena_bytes_ > max_bytes_) {
+    return resource_exhausted("the memory plan needs an arena of " + std::to_string(arena_bytes_) +
+                              " bytes at these input sizes, above the limit of " +
+                              std::to_string(max_bytes_) + " bytes per run (RunLimits::max_bytes)");
+  }
+  SOD2_RETURN_IF_ERROR(verify_instantiated_plan());
+  // Tensors already written keep their offsets; only the bytes up to the old size matter.
+  return arena_->reserve(static_cast<size_t>(arena_bytes_),
+                         static_cast<size_t>(std::max<int64_t>(old_bytes, 0)));
+}
+
+void Session::choose_execution_layout() {
+  // The input symbols and the version decide the layering: a binding seen lately costs a compare.
+  std::vector<int64_t>& key = exec_layout_key_;
+  key.assign(symbol_values_.begin(), symbol_values_.end());
+  for (size_t i = 0; i < program_.symbols.size(); ++i)
+    if (program_.symbols[i].execution) key[i] = 0;
+  key.push_back(plan_version_);
+  auto it = std::find_if(exec_layouts_.begin(), exec_layouts_.end(),
+                         [&](const ChosenLayout& c) { return c.key == key; });
+  if (it != exec_layouts_.end()) {
+    std::rotate(exec_layouts_.begin(), it, it + 1);
+  } else {
+    if (exec_layouts_.size() == kExecLayoutsKept) exec_layouts_.pop_back();
+    exec_layouts_.insert(exec_layouts_.begin(), ChosenLayout{key, {}});
+    // A binding whose bounds overflow keeps its version, which holds at any value they take
+    // (the layout is then unused).
+    const Expected<bool> chosen =
+        exec_layouts_.front().layout.choose(program_, *plan_, arena_life_, symbol_values_);
+    (void)chosen;
+  }
+  if (exec_layouts_.front().layout.used()) plan_version_ = plan::kBindingLayeringVersion;
+}
+
+void Session::use_binding_greedy() {
+  if (greedy_in_ != plan_values_) {
+    greedy_in_ = plan_values_;
+    greedy_used_ =
+        plan::use_greedy_if_smaller(plan_values_, arena_life_, &greedy_layout_, &greedy_scratch_);
+    greedy_out_ = plan_values_;
+  } else {
+    plan_values_ = greedy_out_;
+  }
+  if (!greedy_used_) return;
+  arena_bytes_ = plan_values_.back();
+  plan_version_ = plan::kBindingGreedyVersion;
+}
+
+Status Session::verify_instantiated_plan() {
+  const size_t n = program_.num_arena_tensors;
+  if (n == 0) return Status::ok_status();
+  if (verified_plan_values_.size() == plan_values_.size() &&
+      std::equal(plan_values_.begin(), plan_values_.end(), verified_plan_values_.begin())) {
+    return Status::ok_status();
+  }
+  for (size_t t = 0; t < n; ++t) {
+    // A tensor no node writes holds nothing: it may sit anywhere.
+    placed_[t] = arena_used_[t]
+                     ? plan::PlacedTensor{plan_values_[t], plan_values_[n + t], arena_life_[t]}
+                     : plan::PlacedTensor{};
+  }
+  Status st = layout_verifier_.verify(placed_, arena_bytes_, {}, plan::kMinTensorAlignment);
+  if (!st.ok()) {
+    verified_plan_values_.clear();
+    return invalid_model("the memory plan is unsound at these input sizes: " + st.message());
+  }
+  verified_plan_values_.assign(plan_values_.begin(), plan_values_.end());
+  return Status::ok_status();
+}
+
+Status Session::bind_execution_symbol(int32_t symbol, int64_t value,
+                                      const std::string& value_name) {
+  const size_t s = static_cast<size_t>(symbol);
+  const SymbolDesc& sym = program_.symbols[s];
+  if (value < sym.lo || value > sym.hi) {
+    return internal_error("output '" + value_name + "' makes '" + sym.name + "' " +
+                          std::to_string(value) + ", outside the bounds RDP derived (" +
+                          std::to_string(sym.lo) + ".." + std::to_string(sym.hi) + ")");
+  }
+  if (symbol_bound_[s] && symbol_values_[s] == value) return Status::ok_status();
+  // Layouts made at this binding reserve no more than the bound here (the symbols it reads are
+  // bound by now). A bound that overflows bounds nothing beyond [lo, hi].
+  const Expected<int64_t> bound = exec_bounds_.bound_of(program_, symbol_values_, s);
+  if (bound.ok() && value > *bound) {
+    return invalid_model("output '" + value_name + "' makes '" + sym.name + "' " +
+                         std::to_string(value) + ", above its bound " + std::to_string(*bound) +
+                         " at these input sizes (the package's execution bounds are wrong)");
+  }
+  symbol_values_[s] = value;
+  symbol_bound_[s] = 1;
+  uint8_t* before = arena_->data();
+  SOD2_RETURN_IF_ERROR(instantiate_plan());
+  uint8_t* after = arena_->data();
+  // Tensors already written must keep their place: the layout just proved sound says nothing
+  // about bytes a tensor held at its old place.
+  const size_t na = program_.num_arena_tensors;
+  for (size_t v = 0; v < main_->tensors.size(); ++v) {
+    const ValueDesc& d = main_->graph->values[v];
+    if (!main_->ready[v] || d.storage != ValueStorage::kArena) continue;
+    const Tensor& t = main_->tensors[v];
+    const size_t k = static_cast<size_t>(d.arena_tensor);
+    const int64_t old_offset = static_cast<int64_t>(reinterpret_cast<uintptr_t>(t.data) -
+                                                    reinterpret_cast<uintptr_t>(before));
+    if (plan_values_[na + k] != old_offset || plan_values_[k] < static_cast<int64_t>(t.bytes())) {
+      return invalid_model("the memory plan moves '" + d.name + "', already written, when '" +
+                           sym.name + "' becomes " + std::to_string(value));
+    }
+  }
+  if (before != after && before != nullptr) {
+    // Rebase the views of everything already in the arena.
+    for (Frame* f = main_.get(); f; f = nullptr) {
+      for (size_t v = 0; v < f->tensors.size(); ++v) {
+        if (!f->ready[v] || f->graph->values[v].storage != ValueStorage::kArena) continue;
+        Tensor& t = f->tensors[v];
+        t.data = after + (static_cast<uint8_t*>(t.data) - before);
+      }
+    }
+  }
+  return Status::ok_status();
+}
+
+}  // namespace sod2::rt
