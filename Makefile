@@ -67,8 +67,15 @@ corpus:
 corpus-check: build corpus
 	@/usr/bin/python3 corpus/check.py build/bin/sod2 build/corpus
 
+# The corpus against ONNX Runtime at batch 1 and 8 with the roofline and 1->2 thread scaling
+# (tests/bench/ort_compare.js; about 25 minutes on 2 cores), after the memory-plan tables.
 bench-corpus: build corpus
 	@./build/bin/plan_bench build/corpus build/bench/corpus
+	@scripts/install-bench-deps.sh
+	@NODE_PATH=$$(../shared/bench/install-ort.sh | tail -1) \
+	  node tests/bench/ort_compare.js build/bin/sod2 build/corpus build/bench/corpus \
+	  --ort-bench ../shared/bench/ort_bench.js --threads $(BENCH_THREADS) --runs 10 \
+	  --batches 1,8 --scaling $(if $(BENCH_ONLY),--only $(BENCH_ONLY))
 
 bench: build
 	@./build/bin/rdp_bench ../shared/models build/bench
@@ -79,7 +86,7 @@ bench: build
 	@scripts/install-bench-deps.sh
 	@NODE_PATH=$$(../shared/bench/install-ort.sh | tail -1) \
 	  node tests/bench/ort_compare.js build/bin/sod2 ../shared/models build/bench \
-	  --threads $(BENCH_THREADS) --runs 20
+	  --threads $(BENCH_THREADS) --runs 20 --scaling
 	@$(MAKE) --no-print-directory bench-int8
 
 # int8: the corpus's conv nets quantised to QDQ, against their float models and ONNX Runtime.

@@ -5,8 +5,9 @@ usage: python3 corpus/check.py SOD2 CORPUS_DIR [--only NAME,...] [--timeout S]
 
 Per model in CORPUS_DIR/models.json: `sod2 plan` over the ranges (upper bounds) and at each
 binding, `sod2 run --bind` (1 warm-up, 1 timed run) at each binding, and `sod2 run --test-data`
-on every NAME/test_data_set_K that generate.py wrote. Integer inputs get --int-range NAME=0:1000
-(token ids), except `lengths`, which gets time:time+1. A plan that prints a warning counts as a
+on every NAME/test_data_set_K that generate.py wrote. Integer inputs get --int-range from their
+manifest entry's "int_range" (inclusive; numbers or symbols of the binding: token ids 0..999,
+conformer lengths = time), else 0:1000. A plan that prints a warning counts as a
 failure. Prints one line per model (the timed runs' median ms) and the exact message of each
 failure; exits 1 if anything failed.
 """
@@ -27,14 +28,14 @@ def run(cmd, timeout):
 
 
 def int_ranges(entry, binding):
+    """--int-range NAME=lo:hi (hi exclusive) from the manifest's inclusive "int_range" of an
+    integer input (numbers or symbols of the binding); other integer inputs get 0:1000."""
     out = []
     for i in entry["inputs"]:
         if i["dtype"] != "int64":
             continue
-        if i["name"] == "lengths":
-            out.append("lengths=%d:%d" % (binding["time"], binding["time"] + 1))
-        else:
-            out.append("%s=0:1000" % i["name"])
+        lo, hi = (binding[v] if isinstance(v, str) else v for v in i.get("int_range", [0, 999]))
+        out.append("%s=%d:%d" % (i["name"], lo, hi + 1))
     return out
 
 

@@ -5,8 +5,10 @@
 #include <sstream>
 
 #include "core/ops/op_registry.h"
+#include "core/opt/model_work.h"
 #include "core/rdp/binding.h"
 #include "core/rdp/rdp_summary.h"
+#include "core/sym/bounded_text.h"
 #include "core/text/text_table.h"
 #include "core/version.h"
 
@@ -238,6 +240,19 @@ Json inspect_json(const InspectData& d) {
                    {"subgraphs", root.total_subgraphs()},
                    {"initializers", root.total_initializers()}};
   doc["summary"] = summary_json(summarize_rdp(model, d.rdp));
+  const opt::ModelWork work = opt::count_work(model, d.rdp);
+  Json node_ops = Json::object();  // main-graph nodes by name
+  for (size_t i = 0; i < work.node_ops.size(); ++i)
+    node_ops[root.nodes()[i].name] =
+        work.node_ops[i] ? Json(sym::bounded_text(*work.node_ops[i])) : Json(nullptr);
+  doc["work"] = {{"ops", sym::bounded_text(work.total_ops)},
+                 {"involves_execution", work.involves_execution},
+                 {"uncounted", work.uncounted},
+                 {"node_ops", std::move(node_ops)}};
+  if (d.binding) {
+    const auto v = opt::ops_at(work.total_ops, *d.binding);
+    doc["work"]["ops_at_binding"] = v ? Json(*v) : Json(nullptr);
+  }
   if (d.onnx) {
     doc["onnx_summary"] = {
         {"values_total", d.onnx->values_total},   {"rank_unknown", d.onnx->rank_unknown},
@@ -325,6 +340,19 @@ std::string inspect_text(const InspectData& d) {
       std::count_if(d.rdp.symbols().begin(), d.rdp.symbols().end(),
                     [](const SymbolInfo& i) { return i.kind == SymbolKind::kExecution; });
   out << "; " << n_exec << " execution symbol" << (n_exec == 1 ? "" : "s") << "\n";
+  // What a run computes as a function of the sizes (core/ops/op_work.h), and at --bind.
+  const opt::ModelWork work = opt::count_work(model, d.rdp);
+  out << "work      " << sym::bounded_text(work.total_ops, 640) << " operations";
+  if (d.binding) {
+    if (const auto v = opt::ops_at(work.total_ops, *d.binding))
+      out << " = " << opt::human_ops(static_cast<double>(*v)) << " at --bind";
+  }
+  if (work.involves_execution) out << " (execution symbols at their values: at most their bounds)";
+  out << "\n";
+  if (!work.uncounted.empty())
+    out << "          " << work.uncounted.size() << " node"
+        << (work.uncounted.size() == 1 ? "" : "s") << " not counted, e.g. "
+        << work.uncounted.front() << "\n";
   for (const Assumption& a : d.rdp.assumptions())
     out << "assumes   " << a.to_string() << "   [node " << a.node << ": " << a.why << "]\n";
 

@@ -151,7 +151,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
   for (const std::string& w : warnings) err << "sod2 plan: warning: " << w << "\n";
   const double us = time_instantiation(plan, at->binding);
-  PlanReportData data{model, rdp, plan, *at, binding.has_value(), {}, us, warnings};
+  PlanReportData data{model, rdp,      plan,           *at, binding.has_value(), {},
+                      us,    warnings, &compiled->work};
   for (const auto& [name, value] : bind_values) data.user_bound.insert(name);
   if (!backend_choice.vulkan) {
     if (cl.has("--json")) {

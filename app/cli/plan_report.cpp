@@ -78,10 +78,46 @@ std::string group_kinds_text(const opt::FusionPlan& fusion) {
   return out;
 }
 
+// A count at the report's binding, JSON null where it cannot be told.
+Json count_json(const std::optional<sym::SymExpr>& e, const sym::Binding& binding) {
+  if (!e) return nullptr;
+  const std::optional<int64_t> v = opt::ops_at(*e, binding);
+  return v ? Json(*v) : Json(nullptr);
+}
+
+// The model's work (core/ops/op_work.h): symbolic, at the binding, and what it leaves out.
+Json work_json(const PlanReportData& d) {
+  const opt::ModelWork& w = *d.work;
+  Json j;
+  j["ops"] = sym::bounded_text(w.total_ops);
+  j["ops_at_binding"] = count_json(w.total_ops, d.at.binding);
+  // With execution symbols at their bounds, the count is the most a run does at these sizes.
+  j["at_most"] = w.involves_execution;
+  j["uncounted"] = w.uncounted;
+  return j;
+}
+
 std::string fixed(double v, int digits) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(digits) << v;
   return s.str();
+}
+
+// "work     3.64 GOP at this binding (= 2*batch*h*w*... ); 1 node not counted: ...".
+std::string work_text(const PlanReportData& d) {
+  const opt::ModelWork& w = *d.work;
+  const std::optional<int64_t> at = opt::ops_at(w.total_ops, d.at.binding);
+  std::string out = "work     ";
+  out += at ? opt::human_ops(static_cast<double>(*at)) + (w.involves_execution ? " at most" : "") +
+                  " at this binding"
+            : std::string("not known at this binding");
+  out += " (" + sym::bounded_text(w.total_ops, 160) + ")\n";
+  if (!w.uncounted.empty()) {
+    out += "         " + std::to_string(w.uncounted.size()) + " node" +
+           (w.uncounted.size() == 1 ? "" : "s") + " not counted, e.g. " + w.uncounted.front() +
+           "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -123,12 +159,18 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
     const opt::FusionGroup& grp = d.plan.fusion.groups[i];
     Json nodes = Json::array();
     for (NodeId n : grp.nodes) nodes.push_back(g.node(n).name);
-    groups.push_back({{"id", i},
-                      {"kind", grp.kind},
-                      {"nodes", nodes},
-                      {"inputs", names(grp.inputs)},
-                      {"outputs", names(grp.outputs)},
-                      {"not_fused", grp.not_fused}});
+    Json group = {{"id", i},
+                  {"kind", grp.kind},
+                  {"nodes", nodes},
+                  {"inputs", names(grp.inputs)},
+                  {"outputs", names(grp.outputs)},
+                  {"not_fused", grp.not_fused}};
+    if (d.work) {
+      // At the report's binding: what a roofline of this group divides by its time.
+      group["ops"] = count_json(opt::group_ops(*d.work, grp), d.at.binding);
+      group["bytes_moved"] = count_json(opt::group_bytes(g, d.rdp, grp), d.at.binding);
+    }
+    groups.push_back(std::move(group));
   }
   doc["groups"] = groups;
 
@@ -198,6 +240,7 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
   }
   doc["tensors"] = inst;
   doc["summary"] = summary_json(d);
+  if (d.work) doc["work"] = work_json(d);
   doc["warnings"] = d.warnings;
   return doc;
 }
@@ -252,6 +295,7 @@ std::string plan_text(const PlanReportData& d, bool verbose) {
          " x lower bound; " + std::to_string(s["groups"].get<int>()) + " groups (" +
          std::to_string(s["kernels_unfused"].get<int>()) + " kernels unfused); instantiated in " +
          fixed(d.instantiate_us, 2) + " us\n";
+  if (d.work) out += work_text(d);
   if (!verbose) out += "(--verbose: every group, step and tensor; --json: all of it for tools)\n";
   return out;
 }

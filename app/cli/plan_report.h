@@ -11,6 +11,7 @@
 #include "core/ir/model.h"
 #include "core/opt/fusion.h"
 #include "core/opt/memory_plan.h"
+#include "core/opt/model_work.h"
 #include "core/rdp/rdp.h"
 
 namespace sod2::cli {
@@ -29,6 +30,7 @@ struct PlanReportData {
   std::set<std::string> user_bound;
   double instantiate_us = 0;
   std::vector<std::string> warnings;
+  const opt::ModelWork* work = nullptr;  // the compiled model's, when there is one
 };
 
 nlohmann::ordered_json plan_json(const PlanReportData& data);

@@ -14,6 +14,7 @@
 #include "app/cli/symbol_args.h"
 #include "app/profiling/run_inputs.h"
 #include "core/text/text_table.h"
+#include "runtime/program/step_work.h"
 
 namespace sod2::cli {
 namespace {
@@ -31,33 +32,60 @@ double percentile(std::vector<double> v, double p) {
   return v[i];
 }
 
-// Per op type and the ten slowest nodes, in ms per run.
+// The operations of the last run: every symbol as the run bound it (an execution symbol a run
+// never reached, such as one in an untaken branch, at its bound).
+Expected<plan::StepWork> run_work(const rt::Session& session) {
+  const rt::ProgramDesc& p = session.program();
+  std::vector<int64_t> values(p.symbols.size());
+  std::vector<char> bound(p.symbols.size());
+  for (size_t k = 0; k < values.size(); ++k) {
+    values[k] = session.symbol_value(k);
+    bound[k] = session.symbol_bound(k) ? 1 : 0;
+  }
+  return plan::step_work_at(p, values, bound);
+}
+
+// Per op type and the ten slowest nodes, in ms per run, with the GOP/s they reach where their
+// operations are counted.
 void print_profile(const rt::Session& session, std::ostream& out) {
   const rt::NodeTimes& t = session.node_times();
   const auto& nodes = session.program().graphs[0].nodes;
   if (t.runs == 0) return;
   const double runs = static_cast<double>(t.runs);
-  std::map<std::string, std::pair<double, int>> by_op;
+  const Expected<plan::StepWork> work = run_work(session);
+  // A step's operations, -1 where not counted.
+  auto ops_of = [&](size_t n) { return work.ok() && n < work->ops.size() ? work->ops[n] : -1; };
+  auto gops = [](int64_t ops, double ms) {
+    return ops < 0 || ms <= 0 ? std::string("-") : fixed(static_cast<double>(ops) / (ms * 1e6), 1);
+  };
+  struct OpTime {
+    double ms = 0;
+    int nodes = 0;
+    int64_t ops = 0;  // -1 once a node of the type is not counted
+  };
+  std::map<std::string, OpTime> by_op;
   double total = 0;
   for (size_t n = 0; n < nodes.size(); ++n) {
-    auto& e = by_op[nodes[n].info.op_type];
-    e.first += t.total_ms[n] / runs;
-    ++e.second;
+    OpTime& e = by_op[nodes[n].info.op_type];
+    e.ms += t.total_ms[n] / runs;
+    ++e.nodes;
+    e.ops = e.ops < 0 || ops_of(n) < 0 ? -1 : e.ops + ops_of(n);
     total += t.total_ms[n] / runs;
   }
-  std::vector<std::pair<std::string, std::pair<double, int>>> ops(by_op.begin(), by_op.end());
+  std::vector<std::pair<std::string, OpTime>> ops(by_op.begin(), by_op.end());
   std::sort(ops.begin(), ops.end(),
-            [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+            [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
   out << "profile: " << std::fixed << std::setprecision(3) << total << " ms per run in "
       << nodes.size() << " nodes\n";
   text::TextTable table({{"op"},
                          {"ms", text::Align::kRight},
                          {"%", text::Align::kRight},
-                         {"nodes", text::Align::kRight}},
+                         {"nodes", text::Align::kRight},
+                         {"GOP/s", text::Align::kRight}},
                         "  ");
   for (const auto& [op, e] : ops) {
-    table.add_row({op, fixed(e.first, 3), fixed(100 * e.first / std::max(total, 1e-9), 1),
-                   std::to_string(e.second)});
+    table.add_row({op, fixed(e.ms, 3), fixed(100 * e.ms / std::max(total, 1e-9), 1),
+                   std::to_string(e.nodes), gops(e.ops, e.ms)});
   }
   out << table.str();
   std::vector<size_t> idx(nodes.size());
@@ -67,8 +95,9 @@ void print_profile(const rt::Session& session, std::ostream& out) {
   out << "slowest nodes:\n";
   for (size_t k = 0; k < std::min<size_t>(10, idx.size()); ++k) {
     const auto& n = nodes[idx[k]];
-    out << "  " << std::setw(9) << t.total_ms[idx[k]] / runs << " ms  " << n.info.op_type << " '"
-        << n.info.name << "'\n";
+    const double ms = t.total_ms[idx[k]] / runs;
+    out << "  " << std::setw(9) << ms << " ms  " << std::setw(7) << gops(ops_of(idx[k]), ms)
+        << " GOP/s  " << n.info.op_type << " '" << n.info.name << "'\n";
   }
 }
 
@@ -151,6 +180,13 @@ int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream&
   j["rss_after_load_bytes"] = rss_after_load;
   j["working_bytes"] = peak - rss_after_load;
   j["main_graph_nodes"] = session.program().graphs[0].nodes.size();
+  // The roofline's numerator at this run's sizes (the execution symbols at the values the last
+  // run bound): achieved GOP/s = ops / median time.
+  if (const Expected<plan::StepWork> work = run_work(session); work.ok()) {
+    j["ops"] = work->total;
+    j["ops_complete"] = work->complete();
+    j["gops_per_s"] = static_cast<double>(work->total) / (percentile(times, 0.5) * 1e6);
+  }
   j["backend"] = session.backend() ? session.backend()->name() : "cpu";
   if (const rt::DeviceBackend* b = session.backend(); b && o.runs > 0) {
     const rt::BackendCounters& c = b->counters();

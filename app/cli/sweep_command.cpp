@@ -186,6 +186,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
         o["arena_bytes"] = p.at->arena_bytes;
         o["lower_bound_bytes"] = p.at->lower_bound_bytes;
         if (greedy) o["greedy_bytes"] = p.at->greedy_bytes;
+        o["ops"] = p.ops ? nlohmann::ordered_json(*p.ops) : nlohmann::ordered_json(nullptr);
       }
       list.push_back(std::move(o));
     }
@@ -213,7 +214,8 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   out << std::setw(w) << spec.name << "  " << std::setw(14) << "arena"
       << "  " << std::setw(14) << "lower bound"
       << "  " << std::setw(8) << "arena/LB"
-      << "  " << (greedy ? "        greedy  " : "") << "layout\n";
+      << "  " << (greedy ? "        greedy  " : "") << std::setw(12) << "operations"
+      << "  layout\n";
   for (const pipeline::SweepPoint& p : points) {
     out << std::setw(w) << p.value << "  ";
     if (!p.at) {
@@ -227,7 +229,8 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     out << std::setw(14) << p.at->arena_bytes << "  " << std::setw(14) << p.at->lower_bound_bytes
         << "  " << std::setw(8) << ratio.str() << "  ";
     if (greedy) out << std::setw(14) << p.at->greedy_bytes << "  ";
-    out << plan::version_text(p.at->version, versions) << "\n";
+    out << std::setw(12) << (p.ops ? opt::human_ops(static_cast<double>(*p.ops)) : "-") << "  "
+        << plan::version_text(p.at->version, versions) << "\n";
   }
   out << "\n";
   for (const auto& c : sw.changes) {

@@ -13,6 +13,7 @@
 #include "plugins/device/transport_registry.h"
 #include "runtime/package/package_loader.h"
 #include "runtime/package/sha256.h"
+#include "runtime/program/step_work.h"
 
 namespace sod2::profiling {
 namespace {
@@ -69,7 +70,27 @@ Expected<Compiled> compile(const ProfileRequest& r) {
   return c;
 }
 
-std::vector<GroupProfile> groups_of(const rt::ProgramDesc& program, const device::RunReport& rep) {
+// Each step's operations at the bound sizes, execution symbols the binding leaves out at their
+// bounds; nullopt when the program carries no counts.
+std::optional<plan::StepWork> work_at_bind(const rt::ProgramDesc& program,
+                                           const std::map<std::string, int64_t>& bind) {
+  std::vector<int64_t> values(program.symbols.size(), 0);
+  std::vector<char> bound(program.symbols.size(), 0);
+  for (size_t k = 0; k < values.size(); ++k) {
+    const auto it = bind.find(program.symbols[k].name);
+    if (it != bind.end()) {
+      values[k] = it->second;
+      bound[k] = 1;
+    } else if (!program.symbols[k].execution) {
+      return std::nullopt;  // bound_input_shapes said which
+    }
+  }
+  Expected<plan::StepWork> work = plan::step_work_at(program, values, bound);
+  return work.ok() ? std::optional(std::move(*work)) : std::nullopt;
+}
+
+std::vector<GroupProfile> groups_of(const rt::ProgramDesc& program, const device::RunReport& rep,
+                                    const std::optional<plan::StepWork>& work) {
   const rt::GraphDesc& g = program.graphs[0];
   std::vector<GroupProfile> out(g.nodes.size());
   int measured = 0;
@@ -90,6 +111,7 @@ std::vector<GroupProfile> groups_of(const rt::ProgramDesc& program, const device
     if (measured > 0) p.avg_ms /= measured;
     p.shape = i < rep.group_shapes.size() ? rep.group_shapes[i] : "";
     p.output_bytes = i < rep.group_output_bytes.size() ? rep.group_output_bytes[i] : 0;
+    if (work && i < work->ops.size()) p.ops = work->ops[i];
     for (int32_t v : n.outputs) {
       if (v < 0) continue;
       p.dims = g.values[static_cast<size_t>(v)].dims;
@@ -276,7 +298,9 @@ Expected<ProfileResult> profile(const ProfileRequest& r, const ProfileProgress& 
   (*child)->close_stdin();
   res.report = std::move(*report);
   res.stats = latency_stats(res.report.runs);
-  res.groups = groups_of(*compiled->program, res.report);
+  const std::optional<plan::StepWork> work = work_at_bind(*compiled->program, r.bind);
+  res.groups = groups_of(*compiled->program, res.report, work);
+  res.ops_at_most = work && work->at_most;
 
   stage("recording", 0.97);
   Expected<int64_t> run = record(true, "");

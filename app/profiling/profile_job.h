@@ -56,7 +56,14 @@ struct GroupProfile {
   std::string dims;                          // the same, symbolic (RDP's), when the package has it
   double avg_ms = 0, percent = 0, cumulative_percent = 0;
   int64_t output_bytes = 0;
+  // Operations at the bound sizes (core/ops/op_work.h); -1 when not counted or the package
+  // carries no counts.
+  int64_t ops = -1;
   std::string op_label() const;  // "Conv+Add+Relu"
+  // ops / avg_ms as GOP/s; negative when either is unknown.
+  double gops_per_s() const {
+    return ops >= 0 && avg_ms > 0 ? static_cast<double>(ops) / (avg_ms * 1e6) : -1;
+  }
 };
 
 struct ProfileResult {
@@ -70,7 +77,9 @@ struct ProfileResult {
   device::RunReport report;
   LatencyStats stats;
   std::vector<GroupProfile> groups;  // execution order
-  int64_t run_id = 0;                // in the store; 0 when not recorded
+  // The groups' ops take an execution symbol at its bound: the most they do at these sizes.
+  bool ops_at_most = false;
+  int64_t run_id = 0;  // in the store; 0 when not recorded
   std::string db_path;
 };
 

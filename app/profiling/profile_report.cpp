@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/opt/model_work.h"
 #include "core/text/text_table.h"
 #include "runtime/program/binding_layout.h"
 
@@ -23,6 +24,12 @@ using text::TextTable;
 
 std::string kib(int64_t bytes) { return fixed(static_cast<double>(bytes) / 1024.0, 1); }
 
+// A group's achieved GOP/s, "-" where its operations are not counted.
+std::string gops(const GroupProfile& g) {
+  const double v = g.gops_per_s();
+  return v < 0 ? "-" : fixed(v, 1);
+}
+
 // In execution order: cum % is how much of the groups' time has passed when the group ends.
 std::string execution_order_table(const std::vector<GroupProfile>& groups) {
   TextTable table({{"#", Align::kRight},
@@ -31,12 +38,13 @@ std::string execution_order_table(const std::vector<GroupProfile>& groups) {
                    {"avg ms", Align::kRight},
                    {"%", Align::kRight},
                    {"cum %", Align::kRight},
+                   {"GOP/s", Align::kRight},
                    {"out KiB", Align::kRight},
                    {"shape", Align::kLeft, 32},
                    {"name", Align::kLeft, 64}});
   for (const GroupProfile& g : groups) {
     table.add_row({std::to_string(g.index), g.op_label(), std::to_string(g.nodes.size()),
-                   fixed(g.avg_ms), fixed(g.percent, 2), fixed(g.cumulative_percent, 2),
+                   fixed(g.avg_ms), fixed(g.percent, 2), fixed(g.cumulative_percent, 2), gops(g),
                    kib(g.output_bytes), g.shape, g.name});
   }
   return table.str();
@@ -53,6 +61,7 @@ std::string top_table(const std::vector<const GroupProfile*>& by_time, size_t to
                    {"avg ms", Align::kRight},
                    {"% of total", Align::kRight},
                    {"cum % of top", Align::kRight},
+                   {"GOP/s", Align::kRight},
                    {"out KiB", Align::kRight},
                    {"shape", Align::kLeft, 32},
                    {"name", Align::kLeft, 64}});
@@ -62,7 +71,7 @@ std::string top_table(const std::vector<const GroupProfile*>& by_time, size_t to
     cum += g.percent;
     table.add_row({std::to_string(i + 1), std::to_string(g.index), g.op_label(),
                    std::to_string(g.nodes.size()), fixed(g.avg_ms), fixed(g.percent, 2),
-                   fixed(std::min(cum, 100.0), 2), kib(g.output_bytes), g.shape, g.name});
+                   fixed(std::min(cum, 100.0), 2), gops(g), kib(g.output_bytes), g.shape, g.name});
   }
   return table.str();
 }
@@ -86,6 +95,22 @@ void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
       << " warmup_avg=" << fixed(s.warmup_avg_ms) << " avg=" << fixed(s.avg_ms)
       << " std=" << fixed(s.std_ms) << " min=" << fixed(s.min_ms) << " max=" << fixed(s.max_ms)
       << "\n";
+  int64_t run_ops = 0;
+  int counted = 0;
+  for (const GroupProfile& g : r.groups) {
+    if (g.ops < 0) continue;
+    run_ops += g.ops;
+    ++counted;
+  }
+  if (counted > 0 && s.avg_ms > 0) {
+    const size_t left_out = r.groups.size() - static_cast<size_t>(counted);
+    out << "Work: " << opt::human_ops(static_cast<double>(run_ops))
+        << (r.ops_at_most ? " at most" : "") << " per run, "
+        << fixed(static_cast<double>(run_ops) / (s.avg_ms * 1e6), 1)
+        << " GOP/s at the average latency"
+        << (left_out ? "; " + std::to_string(left_out) + " groups not counted" : std::string())
+        << "\n";
+  }
   const int64_t arena = r.report.runs.empty() ? 0 : r.report.runs.back().arena_bytes;
   out << "Memory: arena " << human_bytes(arena) << " (planned for this binding), held "
       << human_bytes(static_cast<int64_t>(r.report.arena_capacity)) << ", body values "
@@ -187,6 +212,7 @@ std::string trace_json(const ProfileResult& r) {
                           {"shape", p.shape},
                           {"dims", p.dims},
                           {"output_bytes", p.output_bytes},
+                          {"ops", p.ops},
                           {"run", i}}}});
     }
     t += s.latency_ms * 1000.0;

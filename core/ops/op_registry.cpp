@@ -21,6 +21,7 @@ const OpRegistry& OpRegistry::standard() {
     register_control_flow_ops(r);
     register_sequence_ops(r);
     register_misc_ops(r);
+    for (const auto& [op, rule] : op_work_table()) r.set_work(op, rule);
     return r;
   }();
   return registry;
@@ -31,6 +32,13 @@ void OpRegistry::add(OpSpec spec) {
   list.push_back(std::move(spec));
   std::sort(list.begin(), list.end(),
             [](const OpSpec& a, const OpSpec& b) { return a.since < b.since; });
+}
+
+bool OpRegistry::set_work(std::string_view op_type, WorkRule rule) {
+  auto it = specs_.find(std::string(op_type));
+  if (it == specs_.end()) return false;
+  for (OpSpec& s : it->second) s.work = rule;
+  return true;
 }
 
 const OpSpec* OpRegistry::find(std::string_view op_type, int64_t opset) const {

@@ -1,5 +1,6 @@
 // One registry of standard ONNX operators: each op's SoD² class, its value inputs (inputs whose
-// contents decide the output shape) and its forward shape rule, per opset range. Families register
+// contents decide the output shape), its forward shape rule, per opset range, and the work it
+// does (op_work.h). Families register
 // themselves from one file each (elementwise_ops.cpp, shape_ops.cpp...).
 #pragma once
 
@@ -12,6 +13,7 @@
 #include "core/ir/node.h"
 #include "core/ops/infer_context.h"
 #include "core/ops/op_class.h"
+#include "core/ops/op_work.h"
 
 namespace sod2 {
 
@@ -23,6 +25,7 @@ struct OpSpec {
   OpClass op_class = OpClass::kISDOS;
   std::vector<int> value_inputs;
   ShapeRule rule = nullptr;
+  WorkRule work = nullptr;  // the same for every version of an op (op_work_table)
 };
 
 class OpRegistry {
@@ -31,6 +34,8 @@ class OpRegistry {
   static const OpRegistry& standard();
 
   void add(OpSpec spec);
+  // Sets the work rule of every version of `op_type`; false when the op is not registered.
+  bool set_work(std::string_view op_type, WorkRule rule);
   // The spec in force at `opset`; nullptr for an op this registry does not know.
   const OpSpec* find(std::string_view op_type, int64_t opset) const;
   std::vector<std::string> op_types() const;

@@ -68,6 +68,7 @@ Status ManifestBuilder::build(const rt::ProgramDesc& p, pkg::Manifest* m, bool w
   if (p.execution_bounds.num_outputs() != 0)
     add_program(p.execution_bounds, m->mutable_execution_bounds());
   for (int32_t s : p.arena_known_steps) m->add_arena_known_steps(s);
+  if (p.step_work.num_outputs() != 0) add_program(p.step_work, m->mutable_step_work());
   for (const rt::GpuKernelDesc& k : p.gpu_kernels) {
     pkg::GpuKernel* o = m->add_gpu_kernels();
     o->set_name(k.name);

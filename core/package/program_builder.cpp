@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/ops/constant_nodes.h"
+#include "core/opt/model_work.h"
 #include "core/sym/shape_compiler.h"
 #include "core/sym/transform.h"
 
@@ -106,6 +107,7 @@ class Builder {
     SOD2_RETURN_IF_ERROR(compile_plan());
     SOD2_RETURN_IF_ERROR(compile_assumptions());
     SOD2_RETURN_IF_ERROR(compile_execution_bounds());
+    SOD2_RETURN_IF_ERROR(compile_step_work());
     return std::move(p_);
   }
 
@@ -214,13 +216,15 @@ class Builder {
         nd.info = k->info;
         nd.inputs.assign(k->inputs.begin(), k->inputs.end());
         nd.outputs = {k->output};
-        for (NodeId m :
-             plan_.fusion.groups[static_cast<size_t>(plan_.fusion.group_of[static_cast<size_t>(n)])]
-                 .nodes) {
+        const std::vector<NodeId>& members =
+            plan_.fusion.groups[static_cast<size_t>(plan_.fusion.group_of[static_cast<size_t>(n)])]
+                .nodes;
+        for (NodeId m : members) {
           nd.fused_nodes.push_back(g.node(m).name);
           nd.fused_op_types.push_back(g.node(m).op_type);
         }
         desc.nodes.push_back(std::move(nd));
+        main_sources_.push_back(members);
         continue;
       }
       if (is_constant_node(g, node) && node.op_type == "Identity") {
@@ -250,6 +254,7 @@ class Builder {
       }
       SOD2_ASSIGN_OR_RETURN(rt::NodeDesc nd, convert_node(g, node));
       desc.nodes.push_back(std::move(nd));
+      if (is_main) main_sources_.push_back({n});
     }
     p_.graphs[gi] = std::move(desc);
     return Status::ok_status();
@@ -487,6 +492,30 @@ class Builder {
     return Status::ok_status();
   }
 
+  // The operations of each main-graph node of the program (rt::ProgramDesc::step_work): its
+  // model nodes' work summed, -1 where one is uncounted or needs a symbol the program lacks.
+  Status compile_step_work() {
+    if (p_.graphs.empty() || main_sources_.size() != p_.graphs[0].nodes.size())
+      return internal_error("the program's main-graph nodes and their model nodes differ");
+    const opt::ModelWork work = opt::count_work(model_, rdp_);
+    std::vector<sym::SymExpr> outs;
+    outs.reserve(main_sources_.size());
+    for (const std::vector<NodeId>& sources : main_sources_) {
+      std::optional<sym::SymExpr> sum = sym::SymExpr(0);
+      for (NodeId n : sources) {
+        const auto i = static_cast<size_t>(n);
+        const bool counted = i < work.node_ops.size() && work.node_ops[i];
+        sum = counted && sum ? std::optional(*sum + *work.node_ops[i]) : std::nullopt;
+      }
+      for (const sym::Symbol& f : sum ? sym::free_symbols(*sum) : std::vector<sym::Symbol>{})
+        if (!index_.count(f)) sum.reset();
+      outs.push_back(sum && !sum->is_overflow() ? *sum : sym::SymExpr(-1));
+    }
+    if (outs.empty()) return Status::ok_status();
+    SOD2_ASSIGN_OR_RETURN(p_.step_work, sym::compile_shape_program(outs, symbols_));
+    return Status::ok_status();
+  }
+
   const Model& model_;
   const RdpResult& rdp_;
   const opt::MemoryPlan& plan_;
@@ -495,6 +524,7 @@ class Builder {
   std::vector<sym::Symbol> symbols_;
   std::unordered_map<sym::Symbol, int32_t> index_;
   std::unordered_map<const Graph*, int32_t> graph_index_;
+  std::vector<std::vector<NodeId>> main_sources_;  // per main-graph program node, in order
 };
 
 }  // namespace

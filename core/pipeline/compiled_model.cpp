@@ -60,7 +60,8 @@ Expected<CompiledModel> compile(Model model, const CompileOptions& options) {
   if (!model.graph) return invalid_argument("the model has no graph");
   SOD2_RETURN_IF_ERROR(stage(0.2, "propagating ranks and dims (RDP)"));
   SOD2_ASSIGN_OR_RETURN(RdpResult rdp, run_rdp(model, options.rdp));
-  CompiledModel c{std::move(model), std::move(rdp), options, {}, {}, {}, {}};
+  CompiledModel c{std::move(model), std::move(rdp), options, {}, {}, {}, {}, {}, {}};
+  c.work = opt::count_work(c.model, c.rdp);
   if (!options.plan) return c;
   const Graph& graph = c.graph();
 

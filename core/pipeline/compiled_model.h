@@ -13,6 +13,7 @@
 #include "core/onnx/onnx_import.h"
 #include "core/opt/fusion.h"
 #include "core/opt/memory_plan.h"
+#include "core/opt/model_work.h"
 #include "core/package/kernel_fusion.h"
 #include "core/rdp/rdp.h"
 #include "core/status/status.h"
@@ -70,6 +71,9 @@ struct CompiledModel {
   // The program's arena tensors' lifetimes over its main-graph steps, as a session derives them
   // (runtime/program/program_dataflow.h): what a layout made at a binding is made over.
   std::vector<plan::Lifetime> program_lives;
+  // What each node computes (op_work.h) over RDP's facts: the roofline's numerator, per node,
+  // per group and in total (also when compiled up to RDP only).
+  opt::ModelWork work;
 
   const Graph& graph() const { return *model.graph; }
   // Candidate groups of more than one node that run as one kernel, and that are split.

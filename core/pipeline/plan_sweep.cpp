@@ -72,6 +72,7 @@ Expected<PlanSweep> sweep_plan(const CompiledModel& compiled, const SweepRequest
       p.at = std::move(*at);
     }
     if (p.at) {
+      p.ops = opt::ops_at(compiled.work.total_ops, p.at->binding);
       if (last && *last != p.at->version) out.changes.push_back({v, *last, p.at->version});
       last = p.at->version;
       const double r = static_cast<double>(p.at->arena_bytes) /

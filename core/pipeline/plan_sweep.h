@@ -32,6 +32,9 @@ struct SweepPoint {
   int64_t value = 0;
   std::optional<opt::PlanAtBinding> at;  // absent: `error` says why the point cannot be planned
   std::string error;
+  // The model's operations there (CompiledModel::work, execution symbols as `at` sizes them);
+  // absent when not planned or not countable.
+  std::optional<int64_t> ops;
 };
 
 struct PlanSweep {

@@ -401,6 +401,12 @@ Expected<ProgramDesc> program_from_manifest(const pkg::Manifest& m, std::span<co
     }
   }
   SOD2_RETURN_IF_ERROR(package_detail::read_graphs(m, blob, &p));
+  // Optional: without it a profile shows times but no GOP/s.
+  const uint64_t main_steps = p.graphs.empty() ? 0 : p.graphs[0].nodes.size();
+  SOD2_ASSIGN_OR_RETURN(
+      p.step_work,
+      read_shape_program(m.step_work(), p.symbols.size(),
+                         m.step_work().num_outputs() == 0 ? 0 : main_steps, "step work"));
   SOD2_RETURN_IF_ERROR(read_gpu_kernels(m, &p));
   return p;
 }

@@ -217,6 +217,12 @@ struct ProgramDesc {
   // sizes known when its tensor is written (binding_layout.h).
   std::vector<int32_t> arena_known_steps;
 
+  // The operations each main-graph node does (core/ops/op_work.h: a multiply-add counts 2), as
+  // an expression of the symbols: one output per node of graphs[0], in execution order; -1
+  // where the compiler could not count it. Empty: not counted (an older package). Profiles
+  // divide it by time for each step's GOP/s.
+  rt::ShapeProgram step_work;
+
   // Over the same symbols; only assumptions without execution symbols.
   rt::ShapeProgram assumption_program;
   std::vector<AssumptionDesc> assumptions;

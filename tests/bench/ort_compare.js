@@ -1,7 +1,8 @@
-// ort_compare.js - sod2's CPU runtime against ONNX Runtime (CPU) on every model of the corpus at
-// each of its three bindings, with identical inputs and threads (make bench).
+// ort_compare.js - sod2's CPU runtime against ONNX Runtime (CPU) on every model of a corpus at
+// each of its bindings, with identical inputs and threads (make bench, make bench-corpus).
 //
 // usage: node ort_compare.js SOD2_BINARY MODELS_DIR OUT_DIR [--threads N] [--runs N]
+//          [--ort-bench PATH] [--batches 1,8] [--scaling] [--peak-gflops G] [--only a,b]
 //
 // For each model and binding: ort_bench.js (../shared/bench) runs ORT with --profile and
 // --save-inputs, then `sod2 run --inputs` runs the same bytes, then ORT again without --profile.
@@ -11,6 +12,18 @@
 // the fair one for models with small outputs. Working memory compares peak RSS minus RSS after
 // load of both. Prints a markdown table with ratios and geometric means and writes
 // OUT_DIR/ort_compare.json. Needs NODE_PATH with onnxruntime-node (install-ort.sh prints it).
+//
+// Roofline: `sod2 run --json` reports the run's operations (core/ops/op_work.h: a multiply-add
+// counts 2), so each row shows sod2's achieved GOP/s and its share of the FP32 peak at the
+// threads used (--peak-gflops, default 220.5 per thread: the AVX-512 FMA peak of this project's
+// CI machines, ../shared/TOOLCHAIN.md). --scaling also runs sod2 at 1 thread and shows the
+// speed-up of N threads over 1.
+//
+// --batches 1,8 replaces each model's bindings by its first binding at each batch size (models
+// without a `batch` symbol keep their first binding once): the issue's batch-1/batch-8 table.
+// An input entry of the manifest may carry "int_range": [lo, hi] (inclusive; each a number or a
+// symbol of the binding) for integer inputs whose values must lie in a range (token ids, lengths);
+// other integer inputs get ort_bench.js's default, [0, 2).
 'use strict';
 const { execFileSync } = require('child_process');
 const fs = require('fs');
@@ -22,17 +35,58 @@ function die(msg) {
 }
 
 const argv = process.argv.slice(2);
-if (argv.length < 3) die('usage: node ort_compare.js SOD2_BINARY MODELS_DIR OUT_DIR [--threads N] [--runs N]');
+const usage = 'usage: node ort_compare.js SOD2_BINARY MODELS_DIR OUT_DIR [--threads N] [--runs N] ' +
+  '[--ort-bench PATH] [--batches 1,8] [--scaling] [--peak-gflops G] [--only a,b]';
+if (argv.length < 3) die(usage);
 const [sod2, modelsDir, outDir] = argv;
-let threads = 2, runs = 20;
+let threads = 2, runs = 20, batches = null, scaling = false, peakGflops = null, only = null;
+let ortBench = path.join(modelsDir, '..', 'bench', 'ort_bench.js');
+const positiveNumber = (flag, text) => {
+  const v = Number(text);
+  if (!Number.isFinite(v) || v <= 0) die(`${flag} needs a positive number, got ${text}`);
+  return v;
+};
 for (let i = 3; i < argv.length; i++) {
-  if (argv[i] === '--threads') threads = Number(argv[++i]);
-  else if (argv[i] === '--runs') runs = Number(argv[++i]);
-  else die(`unknown option ${argv[i]}`);
+  const need = () => {
+    if (i + 1 >= argv.length) die(`${argv[i]} needs a value`);
+    return argv[++i];
+  };
+  if (argv[i] === '--threads') threads = positiveNumber('--threads', need());
+  else if (argv[i] === '--runs') runs = positiveNumber('--runs', need());
+  else if (argv[i] === '--ort-bench') ortBench = need();
+  else if (argv[i] === '--batches') batches = need().split(',').map((b) => positiveNumber('--batches', b));
+  else if (argv[i] === '--scaling') scaling = true;
+  else if (argv[i] === '--peak-gflops') peakGflops = positiveNumber('--peak-gflops', need());
+  else if (argv[i] === '--only') only = new Set(need().split(','));
+  else die(`unknown option ${argv[i]}\n${usage}`);
 }
-const ortBench = path.join(modelsDir, '..', 'bench', 'ort_bench.js');
-const models = JSON.parse(fs.readFileSync(path.join(modelsDir, 'models.json'), 'utf8'));
+if (peakGflops === null) peakGflops = 220.5 * threads;
+if (!fs.existsSync(ortBench)) die(`no ort_bench.js at ${ortBench} (--ort-bench PATH)`);
+const models = JSON.parse(fs.readFileSync(path.join(modelsDir, 'models.json'), 'utf8'))
+  .filter((m) => !only || only.has(m.name));
+if (only && models.length === 0) die(`--only matched no model of ${modelsDir}/models.json`);
 fs.mkdirSync(outDir, { recursive: true });
+
+// The bindings a model is measured at: its own, or its first at each of --batches.
+function bindingsOf(m) {
+  if (!batches) return m.bindings;
+  const first = m.bindings[0];
+  if (!('batch' in first)) return [first];
+  return batches.map((b) => ({ ...first, batch: b }));
+}
+
+// --int-range NAME=lo:hi (hi exclusive) for inputs whose manifest entry has an int_range.
+function intRanges(m, binding) {
+  const out = [];
+  for (const input of m.inputs) {
+    if (!input.int_range) continue;
+    const [lo, hi] = input.int_range.map((v) => (typeof v === 'number' ? v : binding[v]));
+    if (!Number.isInteger(lo) || !Number.isInteger(hi) || hi < lo)
+      die(`${m.name}: input ${input.name} has an int_range that does not resolve at this binding`);
+    out.push('--int-range', `${input.name}=${lo}:${hi + 1}`);
+  }
+  return out;
+}
 
 function lastJsonLine(text) {
   const lines = text.trim().split('\n');
@@ -45,7 +99,7 @@ for (const m of models) {
   const rangesFile = path.join(outDir, 'ranges', `${m.name.replace(/\//g, '_')}.json`);
   fs.mkdirSync(path.dirname(rangesFile), { recursive: true });
   fs.writeFileSync(rangesFile, JSON.stringify(m.ranges));
-  m.bindings.forEach((binding, bi) => {
+  bindingsOf(m).forEach((binding, bi) => {
     const tag = `${m.name.replace(/\//g, '_')}_${bi}`;
     const inputsDir = path.join(outDir, 'inputs', tag);
     const shapes = [];
@@ -55,17 +109,20 @@ for (const m of models) {
     }
     const bindText = Object.entries(binding).map(([k, v]) => `${k}=${v}`).join(',');
     process.stderr.write(`${m.name} ${bindText}\n`);
-    let ort, ours, plain;
+    shapes.push(...intRanges(m, binding));
+    const sod2Run = (n) => lastJsonLine(execFileSync(sod2, ['run', modelPath, '--inputs', inputsDir,
+      '--ranges', rangesFile, '--threads', String(n), '--runs', String(runs), '--warmup', '3', '--json'],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+    let ort, ours, plain, single = null;
     try {
       ort = lastJsonLine(execFileSync('node', [ortBench, modelPath, ...shapes, '--threads', String(threads),
         '--runs', String(runs), '--warmup', '3', '--profile', '--save-inputs', inputsDir],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
-      ours = lastJsonLine(execFileSync(sod2, ['run', modelPath, '--inputs', inputsDir, '--ranges', rangesFile,
-        '--threads', String(threads), '--runs', String(runs), '--warmup', '3', '--json'],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+      ours = sod2Run(threads);
       plain = lastJsonLine(execFileSync('node', [ortBench, modelPath, ...shapes, '--threads', String(threads),
         '--runs', String(runs), '--warmup', '3'],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+      if (scaling && threads > 1) single = sod2Run(1);
     } catch (e) {
       die(`${m.name} ${bindText}: ${e.message}`);
     }
@@ -81,26 +138,48 @@ for (const m of models) {
       memory_ratio: ours.working_bytes / Math.max(ortWorking, 1),
       sod2_arena_bytes: ours.arena_bytes, sod2_first_run_ms: ours.first_run_ms, ort_first_run_ms: ort.first_run_ms,
       threads,
+      // The roofline: operations at this run's sizes over the median time.
+      ops: ours.ops === undefined ? null : ours.ops,
+      ops_complete: ours.ops_complete === undefined ? null : ours.ops_complete,
+      sod2_gops_per_s: ours.gops_per_s === undefined ? null : ours.gops_per_s,
+      ort_gops_per_s: ours.ops === undefined ? null : ours.ops / (ortMs * 1e6),
+      peak_percent: ours.gops_per_s === undefined ? null : (100 * ours.gops_per_s) / peakGflops,
+      sod2_1thread_median_ms: single ? single.median_ms : null,
+      thread_speedup: single ? single.median_ms / ours.median_ms : null,
     });
   });
 }
 
 const geomean = (xs) => Math.exp(xs.reduce((s, x) => s + Math.log(Math.max(x, 1e-9)), 0) / xs.length);
-const f = (x, d = 2) => Number(x).toFixed(d);
+const f = (x, d = 2) => (x === null || x === undefined ? '-' : Number(x).toFixed(d));
 const mib = (b) => f(b / 1048576, 1);
 let out = `## sod2 vs ONNX Runtime (CPU), ${threads} threads, median of ${runs} runs\n\n`;
-out += '| model | binding | sod2 ms | ORT ms | latency sod2/ORT | sod2 working MiB | ORT working MiB | memory sod2/ORT |\n';
-out += '|---|---|---:|---:|---:|---:|---:|---:|\n';
+out += `Roofline: GOP/s from the model's operation count (a multiply-add is 2); % of ${f(peakGflops, 1)} ` +
+       `GFLOP/s FP32 peak at ${threads} threads.${scaling ? ' Speed-up: sod2 at 1 thread over ' + threads + '.' : ''}\n\n`;
+out += '| model | binding | sod2 ms | ORT ms | latency sod2/ORT | GOP | sod2 GOP/s | % peak | ORT GOP/s |' +
+       (scaling ? ' speed-up 1→' + threads + ' |' : '') +
+       ' sod2 working MiB | ORT working MiB | memory sod2/ORT |\n';
+out += '|---|---|---:|---:|---:|---:|---:|---:|---:|' + (scaling ? '---:|' : '') + '---:|---:|---:|\n';
 for (const r of rows) {
+  const gop = r.ops === null ? '-' : f(r.ops / 1e9, 2) + (r.ops_complete === false ? '+' : '');
   out += `| ${r.model} | ${r.binding} | ${f(r.sod2_median_ms)} | ${f(r.ort_run_median_ms)} | ${f(r.latency_ratio)} | ` +
+         `${gop} | ${f(r.sod2_gops_per_s, 1)} | ${f(r.peak_percent, 1)} | ${f(r.ort_gops_per_s, 1)} | ` +
+         (scaling ? `${f(r.thread_speedup)} | ` : '') +
          `${mib(r.sod2_working_bytes)} | ${mib(r.ort_working_bytes)} | ${f(r.memory_ratio)} |\n`;
 }
 const lat = geomean(rows.map((r) => r.latency_ratio));
 const mem = geomean(rows.map((r) => r.memory_ratio));
 const worst = rows.reduce((a, r) => (r.latency_ratio > a.latency_ratio ? r : a), rows[0]);
-out += `\ngeometric mean latency ratio ${f(lat, 3)} (target <= 1.0; worst ${f(worst.latency_ratio)} on ` +
-       `${worst.model} ${worst.binding}, target <= 1.5); geometric mean working-memory ratio ${f(mem, 3)} (target <= 0.5)\n`;
+const above = rows.filter((r) => r.latency_ratio > 1.0).length;
+out += `\ngeometric mean latency ratio ${f(lat, 3)}; ${above} of ${rows.length} rows above 1.0 (worst ` +
+       `${f(worst.latency_ratio)} on ${worst.model} ${worst.binding}); geometric mean working-memory ratio ` +
+       `${f(mem, 3)}\n`;
+const scaled = rows.filter((r) => r.thread_speedup !== null);
+if (scaled.length) out += `geometric mean speed-up 1→${threads} threads ${f(geomean(scaled.map((r) => r.thread_speedup)), 2)}\n`;
+out += '(GOP ending in +: some nodes of the model are not counted; see sod2 plan)\n';
 process.stdout.write(out);
 fs.writeFileSync(path.join(outDir, 'ort_compare.json'),
-  JSON.stringify({ threads, runs, geomean_latency_ratio: lat, geomean_memory_ratio: mem, rows }, null, 1) + '\n');
-process.stdout.write(`wrote ${path.join(outDir, 'ort_compare.json')}\n`);
+  JSON.stringify({ threads, runs, peak_gflops: peakGflops, geomean_latency_ratio: lat, geomean_memory_ratio: mem,
+    rows }, null, 1) + '\n');
+fs.writeFileSync(path.join(outDir, 'ort_compare.md'), out);
+process.stdout.write(`wrote ${path.join(outDir, 'ort_compare.json')} and ort_compare.md\n`);

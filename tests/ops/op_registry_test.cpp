@@ -30,6 +30,24 @@ TEST(OpRegistry, EveryStandardOpHasAClassAndARule) {
   EXPECT_TRUE(without_rule.empty()) << "ops without a shape rule: " << list;
 }
 
+// The roofline's counts (op_work.h) cover every op: an op without a rule would silently drop out
+// of a model's total.
+TEST(OpRegistry, EveryStandardOpHasAWorkRuleAndEveryRuleAnOp) {
+  std::set<std::string> without_work;
+  for (const auto& name : OpRegistry::standard().op_types())
+    for (const OpSpec& spec : *OpRegistry::standard().versions(name))
+      if (!spec.work) without_work.insert(name);
+  std::string list;
+  for (const auto& n : without_work) list += n + " ";
+  EXPECT_TRUE(without_work.empty()) << "ops without a work rule: " << list;
+  std::set<std::string> seen;
+  for (const auto& [op, rule] : op_work_table()) {
+    EXPECT_NE(OpRegistry::standard().versions(op), nullptr) << "work rule for unknown op " << op;
+    EXPECT_TRUE(seen.insert(op).second) << "two work rules for " << op;
+    EXPECT_NE(rule, nullptr) << op;
+  }
+}
+
 TEST(OpRegistry, ValueInputsExistInTheSchema) {
   for (const auto& name : OpRegistry::standard().op_types()) {
     for (const OpSpec& spec : *OpRegistry::standard().versions(name)) {

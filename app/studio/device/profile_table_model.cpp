@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/opt/model_work.h"
 #include "core/status/byte_size.h"
 
 namespace sod2::studio {
@@ -48,6 +49,8 @@ QVariant ProfileTableModel::data(const QModelIndex& index, int role) const {
       case kNodes: return static_cast<int>(g.nodes.size());
       case kMs: return QString::number(g.avg_ms, 'f', 3);
       case kPercent: return QString::number(g.percent, 'f', 1);
+      case kGops:
+        return g.gops_per_s() < 0 ? QString("-") : QString::number(g.gops_per_s(), 'f', 1);
       case kOutput: return QString::fromStdString(human_bytes(g.output_bytes));
       case kShape: return QString::fromStdString(g.shape);
       case kName: return QString::fromStdString(g.name);
@@ -58,6 +61,7 @@ QVariant ProfileTableModel::data(const QModelIndex& index, int role) const {
     switch (index.column()) {
       case kMs: return g.avg_ms;
       case kPercent: return g.percent;
+      case kGops: return g.gops_per_s();
       case kOutput: return static_cast<qlonglong>(g.output_bytes);
       default: return data(index, Qt::DisplayRole);
     }
@@ -67,11 +71,17 @@ QVariant ProfileTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) {
     QString nodes;
     for (const std::string& n : g.nodes) nodes += "\n  " + QString::fromStdString(n);
-    return tr("%1 (%2 ms, %3%)\nshape %4  symbolic %5\nnodes:%6")
+    const QString work =
+        g.ops < 0 ? tr("operations not counted")
+                  : tr("%1 operations%2, %3 GOP/s")
+                        .arg(QString::fromStdString(opt::human_ops(static_cast<double>(g.ops))))
+                        .arg(result_->ops_at_most ? tr(" at most") : QString())
+                        .arg(g.gops_per_s(), 0, 'f', 1);
+    return tr("%1 (%2 ms, %3%)\n%4\nshape %5  symbolic %6\nnodes:%7")
         .arg(QString::fromStdString(g.op_label()))
         .arg(g.avg_ms, 0, 'f', 3)
         .arg(g.percent, 0, 'f', 1)
-        .arg(QString::fromStdString(g.shape), QString::fromStdString(g.dims), nodes);
+        .arg(work, QString::fromStdString(g.shape), QString::fromStdString(g.dims), nodes);
   }
   if (role == Qt::TextAlignmentRole && index.column() != kOps && index.column() != kName &&
       index.column() != kShape)
@@ -81,8 +91,8 @@ QVariant ProfileTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant ProfileTableModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"#", "Op types", "Nodes", "Avg ms",
-                                "%", "Output",   "Shape", "Group"};
+  static const char* names[] = {"#",     "Op types", "Nodes", "Avg ms", "%",
+                                "GOP/s", "Output",   "Shape", "Group"};
   return section >= 0 && section < kColumns ? tr(names[section]) : QVariant();
 }
 

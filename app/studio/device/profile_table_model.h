@@ -1,6 +1,6 @@
 // A profile's fused groups as a table (the studio's profile view): one row per group in
-// execution order with its time, share and output, and a colour for its operator class so the
-// bars read like the graph.
+// execution order with its time, share, achieved GOP/s and output, and a colour for its operator
+// class so the bars read like the graph.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -16,7 +16,7 @@ class ProfileTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { kIndex, kOps, kNodes, kMs, kPercent, kOutput, kShape, kName, kColumns };
+  enum Column { kIndex, kOps, kNodes, kMs, kPercent, kGops, kOutput, kShape, kName, kColumns };
   // The role of kMs cells holding the share of the run (0..1) that the bar delegate draws.
   static constexpr int kShareRole = Qt::UserRole + 1;
   static constexpr int kColorRole = Qt::UserRole + 2;

@@ -16,6 +16,7 @@
 #include "core/rdp/binding.h"
 #include "core/rdp/rdp_summary.h"
 #include "core/rdp/symbol_text.h"
+#include "core/sym/bounded_text.h"
 #include "runtime/package/package_loader.h"
 
 namespace sod2::studio {
@@ -349,6 +350,36 @@ std::string StudioDocument::node_report(const Graph& g, NodeId id,
     out << "\n";
     for (const std::string& why : fg.not_fused) out << "  not fused: " << why << "\n";
   }
+  // What the node computes (core/ops/op_work.h), and its group's arithmetic intensity: the
+  // roofline a profile's GOP/s is read against.
+  const pipeline::CompiledModel& c = compiled();
+  if (&g == &graph() && static_cast<size_t>(id) < c.work.node_ops.size()) {
+    const std::optional<sym::SymExpr>& ops = c.work.node_ops[static_cast<size_t>(id)];
+    out << "work     ";
+    if (!ops) {
+      out << "not counted (a dim it needs is unknown, or an op without a rule)\n";
+    } else {
+      out << sym::bounded_text(*ops, 160) << " operations";
+      if (const auto v = opt::ops_at(*ops, binding))
+        out << " = " << opt::human_ops(static_cast<double>(*v)) << " at binding";
+      out << "\n";
+    }
+    if (grp >= 0) {
+      const opt::FusionGroup& fg = fusion().groups[static_cast<size_t>(grp)];
+      const auto gops = opt::group_ops(c.work, fg);
+      const auto gbytes = opt::group_bytes(g, rdp(), fg);
+      const auto ov = gops ? opt::ops_at(*gops, binding) : std::nullopt;
+      const auto bv = gbytes ? opt::ops_at(*gbytes, binding) : std::nullopt;
+      if (ov && bv && *bv > 0) {
+        std::ostringstream intensity;
+        intensity.precision(3);
+        intensity << static_cast<double>(*ov) / static_cast<double>(*bv);
+        out << "group    " << opt::human_ops(static_cast<double>(*ov)) << " over "
+            << bytes_text(*bv) << " read and written: " << intensity.str()
+            << " operations per byte\n";
+      }
+    }
+  }
   for (const Diagnostic& d : rdp().diagnostics())
     if (d.node == n.name) out << severity_name(d.severity) << ": " << d.message << "\n";
   return out.str();
@@ -392,6 +423,15 @@ std::string StudioDocument::summary_report(const opt::PlanAtBinding& at) const {
     out << "libonnx  shape inference failed: " << onnx_counts_error_ << "\n";
   }
   out << "assumed  " << s.assumptions << " equalities\n";
+  const opt::ModelWork& work = compiled().work;
+  out << "work     " << sym::bounded_text(work.total_ops, 160) << " operations";
+  if (const auto v = opt::ops_at(work.total_ops, at.binding))
+    out << " = " << opt::human_ops(static_cast<double>(*v))
+        << (work.involves_execution ? " at most" : "") << " at this binding";
+  out << "\n";
+  if (!work.uncounted.empty())
+    out << "         " << work.uncounted.size() << " node(s) not counted, e.g. "
+        << work.uncounted.front() << "\n";
   out << "ranges   " << ranges_source_ << "\n";
   // What the plan below sizes for data it cannot know: each such symbol at the most it can be.
   for (const ExecutionAtBound& e : executions_at_bound(at.binding))

@@ -10,11 +10,18 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/opt/model_work.h"
 #include "core/status/byte_size.h"
 
 namespace sod2::studio {
+namespace {
 
-// The drawing: x is the swept symbol, y bytes from 0 to the largest arena.
+const QColor kOpsColor(214, 120, 30);
+
+}  // namespace
+
+// The drawing: x is the swept symbol, y bytes from 0 to the largest arena (left scale) and the
+// model's operations from 0 to their largest (right scale).
 class SweepPlot : public QWidget {
  public:
   explicit SweepPlot(SweepView* view) : QWidget(view), view_(view) {
@@ -23,7 +30,7 @@ class SweepPlot : public QWidget {
   }
   QSize sizeHint() const override { return {640, 240}; }
 
-  QRect area() const { return rect().adjusted(64, 10, -16, -28); }
+  QRect area() const { return rect().adjusted(64, 10, -72, -28); }
   double x_of(int64_t v, const pipeline::PlanSweep& s) const {
     const QRect a = area();
     const double span = static_cast<double>(std::max<int64_t>(s.hi - s.lo, 1));
@@ -74,6 +81,34 @@ class SweepPlot : public QWidget {
       }
       return path;
     };
+    // The operations a run does at each point, on their own scale: where the arena grows
+    // faster than the work, memory rather than compute is what a larger input costs.
+    int64_t top_ops = 0;
+    for (const auto& pt : s->points)
+      if (pt.ops) top_ops = std::max(top_ops, *pt.ops);
+    if (top_ops > 0) {
+      QPainterPath ops;
+      bool open = false;
+      for (const auto& pt : s->points) {
+        if (!pt.ops) {
+          open = false;
+          continue;
+        }
+        const QPointF q(
+            x_of(pt.value, *s),
+            a.bottom() - static_cast<double>(*pt.ops) / static_cast<double>(top_ops) * a.height());
+        if (open) {
+          ops.lineTo(q);
+        } else {
+          ops.moveTo(q);
+          open = true;
+        }
+      }
+      p.setPen(QPen(kOpsColor, 1.5, Qt::DashDotLine));
+      p.drawPath(ops);
+      p.drawText(QRect(a.right() + 4, a.top() - 2, 68, p.fontMetrics().height()), Qt::AlignLeft,
+                 QString::fromStdString(opt::human_ops(static_cast<double>(top_ops))));
+    }
     p.setPen(QPen(pal.color(QPalette::Mid), 1.5, Qt::DotLine));
     p.drawPath(curve(false));
     p.setPen(QPen(pal.color(QPalette::Highlight), 2));
@@ -129,7 +164,8 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   plot_ = new SweepPlot(this);
   plot_->setToolTip(
       tr("Arena (solid) and lower bound (dotted) of the plan that runs, against the swept "
-         "symbol; dashed lines: the layout changes; crosses: sizes that cannot be planned. "
+         "symbol (left scale); the model's operations (dash-dot, right scale: a multiply-add "
+         "counts 2); dashed lines: the layout changes; crosses: sizes that cannot be planned. "
          "Click to set the binding."));
   layout->addWidget(plot_, 1);
   connect(symbol_box_, &QComboBox::currentTextChanged, this, [this] {

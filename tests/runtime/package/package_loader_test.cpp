@@ -170,6 +170,10 @@ TEST(PackageLoader, RestoresEveryField) {
   ASSERT_TRUE(p->execution_bounds.run(std::vector<int64_t>{9, 0}, bounds, bounds_scratch).ok());
   EXPECT_EQ(bounds, (std::vector<int64_t>{64, 9}));
   EXPECT_EQ(p->arena_known_steps, (std::vector<int32_t>{0, 0}));
+  ASSERT_EQ(p->step_work.num_outputs(), 2u);
+  std::vector<int64_t> work(2), work_scratch(p->step_work.scratch_size());
+  ASSERT_TRUE(p->step_work.run(std::vector<int64_t>{9, 0}, work, work_scratch).ok());
+  EXPECT_EQ(work, (std::vector<int64_t>{9, -1}));
 }
 
 TEST(PackageLoader, LoadsAFileThroughMmap) {
@@ -423,6 +427,9 @@ INSTANTIATE_TEST_SUITE_P(
         Hostile{"known_step_negative",
                 [](pkg::Manifest& m) { m.set_arena_known_steps(1, -1); },
                 "arena_known_steps[1] is negative"},
+        Hostile{"step_work_outputs",
+                [](pkg::Manifest& m) { m.mutable_step_work()->set_num_outputs(1); },
+                "step work: 1 outputs, expected 2"},
         Hostile{"execution_bounds_outputs",
                 [](pkg::Manifest& m) { m.mutable_execution_bounds()->set_num_outputs(1); },
                 "execution bounds: 1 outputs, expected 2"},

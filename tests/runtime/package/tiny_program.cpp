@@ -154,6 +154,12 @@ rt::ProgramDesc tiny_program() {
                                 {ShapeOp::kStore, 1, 1, 0, 0}},
                                2, 2, 2);
   p.arena_known_steps = {0, 0};
+  // The Add does N operations; the If is left uncounted (-1).
+  p.step_work = program({{ShapeOp::kLoadInput, 0, 0, 0, 0},
+                         {ShapeOp::kLoadImm, 1, 0, 0, -1},
+                         {ShapeOp::kStore, 0, 0, 0, 0},
+                         {ShapeOp::kStore, 1, 1, 0, 0}},
+                        2, 2, 2);
   // One plan version, for N above 8: the two tensors swapped (offsets N*4 and 0).
   p.plan_grid.symbols = {0};
   p.plan_grid.uppers = {{8, 64}};
