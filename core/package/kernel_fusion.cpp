@@ -100,8 +100,8 @@ class Matcher {
         return refuse(FusionRefusal::kUnsupportedEpilogueOp, at);
       // SiLU as exporters write it: Sigmoid(t) then Mul(t, sigmoid) (either operand order), t read
       // by those two alone. One activation of the epilogue.
-      if (n.op_type == "Sigmoid" && activation.empty() && residual < 0 &&
-          i + 1 < grp.nodes.size() && n.inputs.size() == 1 && n.inputs[0] == cur) {
+      if (n.op_type == "Sigmoid" && activation.empty() && i + 1 < grp.nodes.size() &&
+          n.inputs.size() == 1 && n.inputs[0] == cur) {
         const Node& mul = g_.node(grp.nodes[i + 1]);
         const ValueId sig = n.outputs[0];
         const Value& t = g_.value(cur);
@@ -156,7 +156,10 @@ class Matcher {
         } else {
           return refuse(FusionRefusal::kUnsupportedAdd, at);
         }
-      } else if (activation.empty() && residual < 0 && n.inputs.size() >= 1 && n.inputs[0] == cur) {
+      } else if (activation.empty() && n.inputs.size() >= 1 && n.inputs[0] == cur) {
+        // After a residual Add too: the residual was added with no activation yet
+        // (residual_before_activation = 1), so the kernels compute act(acc + bias + residual),
+        // ResNet's Conv -> Add -> Relu.
         const OpSupport* row = n.domain.empty() ? find_op_support(n.op_type) : nullptr;
         if (!row || !row->epilogue_activation)
           return refuse(FusionRefusal::kUnsupportedEpilogueOp, at);
@@ -687,8 +690,7 @@ const char* fusion_refusal_text(FusionRefusal r) {
              "with per-tensor activations and weights per tensor or per output channel, and "
              "DequantizeLinear x2 -> Add of one shape (+ Relu or constant Clip) -> "
              "QuantizeLinear)";
-    case FusionRefusal::kSecondActivation:
-      return "a second activation, or an activation after the residual Add";
+    case FusionRefusal::kSecondActivation: return "a second activation";
     case FusionRefusal::kUnsupportedEpilogueOp: {
       // Named from the per-op table, so the text lists what the matcher accepts.
       static const std::string text = [] {
