@@ -7,6 +7,7 @@
 #include "app/cli/device_commands.h"
 #include "app/profiling/profile_report.h"
 #include "app/profiling/run_compare.h"
+#include "app/profiling/sweep_report.h"
 #include "core/store/profile_store.h"
 #include "core/text/text_table.h"
 
@@ -64,23 +65,30 @@ void print_runs(const std::vector<store::RunRecord>& runs, std::ostream& out) {
     out << "(no runs recorded yet: sod2 profile MODEL records one)\n";
     return;
   }
-  TextTable table({{"RUN", Align::kRight},
-                   {"WHEN (UTC)"},
-                   {"DEVICE", Align::kLeft, 24},
-                   {"MODEL", Align::kLeft, 36},
-                   {"BINDING", Align::kLeft, 36},
-                   {"THR", Align::kRight},
-                   {"AVG MS", Align::kRight},
-                   {"STD", Align::kRight},
-                   {"ARENA", Align::kRight},
-                   {"PEAK RSS", Align::kRight},
-                   {"STATUS"}});
+  const bool sweeps = std::any_of(runs.begin(), runs.end(),
+                                  [](const store::RunRecord& r) { return r.sweep_id > 0; });
+  std::vector<text::Column> columns = {{"RUN", Align::kRight},        {"WHEN (UTC)"},
+                                       {"DEVICE", Align::kLeft, 24},  {"MODEL", Align::kLeft, 36},
+                                       {"BINDING", Align::kLeft, 36}, {"THR", Align::kRight},
+                                       {"AVG MS", Align::kRight},     {"STD", Align::kRight},
+                                       {"ARENA", Align::kRight},      {"PEAK RSS", Align::kRight}};
+  if (sweeps) columns.push_back({"SWEEP", Align::kRight});
+  columns.push_back({"STATUS"});
+  TextTable table(std::move(columns));
   for (const store::RunRecord& r : runs) {
-    table.add_row({std::to_string(r.id), r.started_at, r.device.device_id, r.model_name, r.bindings,
-                   std::to_string(r.threads), r.ok ? ms(r.avg_ms) : "-", r.ok ? ms(r.std_ms) : "-",
-                   r.ok ? human_bytes(r.arena_bytes) : "-",
-                   r.ok ? human_bytes(r.peak_rss_bytes) : "-",
-                   r.ok ? "ok" : "failed: " + r.failure});
+    std::vector<std::string> row = {std::to_string(r.id),
+                                    r.started_at,
+                                    r.device.device_id,
+                                    r.model_name,
+                                    r.bindings,
+                                    std::to_string(r.threads),
+                                    r.ok ? ms(r.avg_ms) : "-",
+                                    r.ok ? ms(r.std_ms) : "-",
+                                    r.ok ? human_bytes(r.arena_bytes) : "-",
+                                    r.ok ? human_bytes(r.peak_rss_bytes) : "-"};
+    if (sweeps) row.push_back(r.sweep_id > 0 ? "#" + std::to_string(r.sweep_id) : "");
+    row.push_back(r.ok ? "ok" : "failed: " + r.failure);
+    table.add_row(std::move(row));
   }
   out << table.str();
 }
@@ -142,6 +150,29 @@ int compare(store::ProfileStore& db, int64_t a_id, int64_t b_id, bool force, std
   return 0;
 }
 
+void print_sweeps(const std::vector<store::SweepRecord>& sweeps, std::ostream& out) {
+  if (sweeps.empty()) {
+    out << "(no sweeps recorded yet: sod2 profile MODEL --sweep NAME=lo:hi:step records one)\n";
+    return;
+  }
+  TextTable table({{"SWEEP", Align::kRight},
+                   {"WHEN (UTC)"},
+                   {"DEVICE", Align::kLeft, 24},
+                   {"MODEL", Align::kLeft, 36},
+                   {"SYMBOL"},
+                   {"VALUES"},
+                   {"HELD", Align::kLeft, 36},
+                   {"POINTS", Align::kRight},
+                   {"FAILED", Align::kRight}});
+  for (const store::SweepRecord& w : sweeps) {
+    table.add_row(
+        {std::to_string(w.id), w.started_at, w.device_id, w.model_name, w.symbol,
+         std::to_string(w.lo) + ".." + std::to_string(w.hi) + " step " + std::to_string(w.step),
+         w.held, std::to_string(w.points), std::to_string(w.failed)});
+  }
+  out << table.str();
+}
+
 }  // namespace
 
 int run_history(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -158,6 +189,12 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
         ""},
        {"--force", false,
         "with --compare: compare runs of different models anyway (groups pair by name only)", ""},
+       {"--sweeps", false, "list the measured sweeps (sod2 profile --sweep) instead of runs", ""},
+       {"--sweep", true, "one measured sweep, point by point, as sod2 profile --sweep printed it",
+        "ID"},
+       {"--json", false, "with --sweep: the sweep as JSON (sod2 profile --sweep --json's form)",
+        ""},
+       {"--top", true, "with --sweep: groups in the scaling section (default 10)", "N"},
        {"--db", true, "the profile store (default ~/.local/share/sod2/profiles.db)", "PATH"},
        {"--help", false, "show this help", ""}});
   store::RunFilter filter;
@@ -165,12 +202,14 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
     cl.parse(args);
     if (cl.has("--help")) {
       out << "usage: sod2 history [--model M] [--device D] [--limit N]\n"
-             "       sod2 history --compare RUN_A RUN_B [--force]\n\n"
+             "       sod2 history --compare RUN_A RUN_B [--force]\n"
+             "       sod2 history --sweeps [--model M] [--device D] | --sweep ID [--json]\n\n"
              "Runs recorded by sod2 profile and the studio, newest first. --model matches the\n"
              "model's recorded name, path, file name, stem or folder (yolo_tiny for\n"
              ".../yolo_tiny/model.onnx). --compare shows per-group deltas between two runs of\n"
              "one model (the same file, or the same name or path); it refuses runs of two\n"
-             "different models, whose groups are different nodes, unless --force.\n\noptions:\n"
+             "different models, whose groups are different nodes, unless --force. --sweeps lists\n"
+             "the measured sweeps; --sweep ID prints one (each point is also a run).\n\noptions:\n"
           << cl.flags_help();
       return 0;
     }
@@ -190,6 +229,39 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
   if (!db.ok()) {
     err << "sod2 history: " << db.status().message() << "\n";
     return 1;
+  }
+  if (auto id = cl.value("--sweep")) {
+    int64_t sweep_id = 0;
+    int top = 10;
+    try {
+      sweep_id = parse_run_id(*id);
+      top = parse_count(cl.value("--top"), 10, "--top", 0);
+    } catch (const std::invalid_argument& e) {
+      err << "sod2 history: --sweep: " << e.what() << "\n";
+      return 1;
+    }
+    auto sweep = (*db)->sweep(sweep_id);
+    if (!sweep.ok()) {
+      err << "sod2 history: " << sweep.status().message() << "\n";
+      return 1;
+    }
+    profiling::ProfileSweep shown = profiling::sweep_from_record(*sweep);
+    shown.db_path = path;
+    if (cl.has("--json")) {
+      out << profiling::sweep_json(shown).dump(2) << "\n";
+    } else {
+      profiling::print_sweep_table(shown, out, top);
+    }
+    return 0;
+  }
+  if (cl.has("--sweeps")) {
+    auto sweeps = (*db)->sweeps(filter);
+    if (!sweeps.ok()) {
+      err << "sod2 history: " << sweeps.status().message() << "\n";
+      return 1;
+    }
+    print_sweeps(*sweeps, out);
+    return 0;
   }
   if (cl.has("--compare")) {
     try {

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include "app/cli/command_line.h"
 #include "app/cli/device_commands.h"
@@ -13,6 +14,8 @@
 #include "app/ofa/family_source.h"
 #include "app/profiling/profile_job.h"
 #include "app/profiling/profile_report.h"
+#include "app/profiling/profile_sweep.h"
+#include "app/profiling/sweep_report.h"
 
 namespace sod2::cli {
 namespace {
@@ -40,6 +43,12 @@ CommandLine make_parser() {
        "compile --weights)",
        "fp32|fp16|int8"},
       {"--top", true, "groups in the 'top by time' section (default 10)", "N"},
+      {"--sweep", true,
+       "run the package at each value of one input symbol (the others from --bind): its whole "
+       "range, or lo:hi[:step]; each point is recorded",
+       "NAME[=lo:hi[:step]]"},
+      {"--points", true, "with --sweep over a whole range: at most N points (default 16)", "N"},
+      {"--json", false, "with --sweep: print the measured sweep as JSON", ""},
       {"--family", false,
        "MODEL is a family (package or variants.json): profile every variant and print the "
        "latency-MACs Pareto front",
@@ -101,15 +110,22 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   CommandLine cl = make_parser();
   profiling::ProfileRequest req;
   int top = 10;
+  std::optional<SweepSpec> sweep;
+  int64_t points = 16;
   try {
     cl.parse(args);
     if (cl.has("--help")) {
       out << "usage: sod2 profile MODEL(.onnx|.sod2) [--device local|adb[:SERIAL]] --bind k=v,... "
              "[--runs N] [--warmup K] [--threads T] [--trace OUT.json]\n"
+             "       sod2 profile MODEL --sweep NAME[=lo:hi[:step]] [--bind others] [--points N] "
+             "[--json]\n"
              "       sod2 profile --family FAMILY(.sod2|/variants.json) [same options]\n\n"
              "Compiles the model (unless it is a package), sends it to the device's agent, runs it "
              "and prints\nthe latency and where the time goes per fused group; the run is "
-             "recorded in the profile store\n(see sod2 history).\n\noptions:\n"
+             "recorded in the profile store\n(see sod2 history). With --sweep, one package runs at "
+             "each value of the symbol:\nlatency p50/p90, work and GOP/s, the arena the plan "
+             "predicted beside the one the device\nreported, and the groups whose time grows "
+             "faster than their work.\n\noptions:\n"
           << cl.flags_help();
       return 0;
     }
@@ -136,6 +152,15 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
       }
     }
     if (auto db = cl.value("--db")) req.db_path = *db;
+    if (auto s = cl.value("--sweep")) {
+      sweep = parse_sweep_spec(*s, "--sweep");
+      if (cl.has("--family")) throw std::invalid_argument("--sweep and --family do not combine");
+      if (cl.has("--trace")) throw std::invalid_argument("--trace does not combine with --sweep");
+    } else if (cl.has("--points") || cl.has("--json")) {
+      throw std::invalid_argument(std::string(cl.has("--points") ? "--points" : "--json") +
+                                  " goes with --sweep");
+    }
+    points = parse_count(cl.value("--points"), 16, "--points", 2);
   } catch (const std::invalid_argument& e) {
     err << "sod2 profile: " << e.what() << " (see sod2 profile --help)\n";
     return 1;
@@ -157,6 +182,29 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
     std::signal(SIGINT, previous);
     if (tty) err << "\r\033[K" << std::flush;
     return status;
+  }
+  if (sweep) {
+    profiling::SweepProfileRequest request;
+    request.profile = req;
+    request.symbol = sweep->name;
+    request.lo = sweep->lo;
+    request.hi = sweep->hi;
+    request.step = sweep->step;
+    request.max_points = points;
+    auto measured = profiling::profile_sweep(request, progress);
+    std::signal(SIGINT, previous);
+    if (tty) err << "\r\033[K" << std::flush;
+    if (!measured.ok()) {
+      err << "sod2 profile: " << measured.status().message() << "\n";
+      return 1;
+    }
+    if (cl.has("--json")) {
+      out << profiling::sweep_json(*measured).dump(2) << "\n";
+    } else {
+      profiling::print_sweep_table(*measured, out, top);
+    }
+    // Failed points are part of the curve; a plan that is not what ran is a failure.
+    return measured->arena_mismatches > 0 ? 1 : 0;
   }
   auto result = profiling::profile(req, progress);
   std::signal(SIGINT, previous);

@@ -1,7 +1,6 @@
 #include "app/cli/sweep_command.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <iomanip>
 #include <map>
@@ -58,45 +57,6 @@ std::string usage() {
          make_parser().flags_help();
 }
 
-struct SweepSpec {
-  std::string name;
-  std::optional<int64_t> lo, hi, step;
-};
-
-int64_t parse_int(const std::string& text, const std::string& what) {
-  int64_t v = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || ptr != end || text.empty())
-    throw std::invalid_argument("--sym: " + what + " '" + text + "' is not a whole number");
-  return v;
-}
-
-SweepSpec parse_sym(const std::string& text) {
-  SweepSpec s;
-  const size_t eq = text.find('=');
-  s.name = text.substr(0, eq);
-  if (s.name.empty()) throw std::invalid_argument("--sym: expected NAME or NAME=lo:hi[:step]");
-  if (eq == std::string::npos) return s;
-  std::vector<std::string> parts;
-  std::string rest = text.substr(eq + 1);
-  for (size_t at = 0;;) {
-    const size_t colon = rest.find(':', at);
-    parts.push_back(rest.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
-    if (colon == std::string::npos) break;
-    at = colon + 1;
-  }
-  if (parts.size() < 2 || parts.size() > 3)
-    throw std::invalid_argument("--sym: expected NAME=lo:hi[:step], got '" + text + "'");
-  s.lo = parse_int(parts[0], "lo");
-  s.hi = parse_int(parts[1], "hi");
-  if (parts.size() == 3) {
-    s.step = parse_int(parts[2], "step");
-    if (*s.step < 1) throw std::invalid_argument("--sym: the step must be at least 1");
-  }
-  return s;
-}
-
 }  // namespace
 
 int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -114,7 +74,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     if (auto b = cl.value("--bind")) held = parse_bindings(*b);
     auto s = cl.value("--sym");
     if (!s) throw std::invalid_argument("--sym NAME[=lo:hi[:step]] is required");
-    spec = parse_sym(*s);
+    spec = parse_sweep_spec(*s, "--sym");
   } catch (const std::invalid_argument& e) {
     err << "sod2 sweep: " << e.what() << "\n";
     return 1;

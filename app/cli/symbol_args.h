@@ -14,6 +14,14 @@ namespace sod2::cli {
 std::map<std::string, int64_t> parse_bindings(const std::string& text);
 SymbolRanges parse_ranges(const std::string& text);
 SymbolRanges read_ranges_file(const std::string& path);
+// One symbol's sweep: NAME (its whole range) or NAME=lo:hi[:step]; `flag` names the option in
+// errors ("--sym", "--sweep").
+struct SweepSpec {
+  std::string name;
+  std::optional<int64_t> lo, hi, step;
+};
+SweepSpec parse_sweep_spec(const std::string& text, const std::string& flag);
+
 RdpOptions rdp_options_from(const std::optional<std::string>& ranges_file,
                             const std::optional<std::string>& range_spec);
 

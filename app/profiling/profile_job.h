@@ -46,6 +46,7 @@ struct ProfileRequest {
 struct LatencyStats {
   int count = 0;  // measured runs
   double first_ms = 0, warmup_avg_ms = 0, avg_ms = 0, std_ms = 0, min_ms = 0, max_ms = 0;
+  double p50_ms = 0, p90_ms = 0;  // nearest-rank percentiles of the measured runs
 };
 
 struct GroupProfile {
@@ -55,6 +56,7 @@ struct GroupProfile {
   std::string shape;                         // its first output's shape in this run
   std::string dims;                          // the same, symbolic (RDP's), when the package has it
   double avg_ms = 0, percent = 0, cumulative_percent = 0;
+  double p50_ms = 0, p90_ms = 0;  // over the measured runs (nearest rank)
   int64_t output_bytes = 0;
   // Operations at the bound sizes (core/ops/op_work.h); -1 when not counted or the package
   // carries no counts.
@@ -79,6 +81,22 @@ struct ProfileResult {
   std::vector<GroupProfile> groups;  // execution order
   // The groups' ops take an execution symbol at its bound: the most they do at these sizes.
   bool ops_at_most = false;
+  // The arena the plan lays out at the run's sizes (plan::program_plan_at): what the studio's
+  // plan view shows there. Exact when the model has no execution symbols or the device reported
+  // the values its run bound them to; otherwise at their bounds, the most the run can take.
+  // -1 when it could not be evaluated.
+  int64_t predicted_arena_bytes = -1;
+  bool prediction_exact = false;
+  // The device ran in another arena than the prediction: not the exact one, or above the one at
+  // the bounds. (The plan shown is then not the plan that ran: a bug to report.)
+  bool arena_mismatch() const {
+    if (predicted_arena_bytes < 0) return false;
+    return prediction_exact ? predicted_arena_bytes != arena_bytes()
+                            : arena_bytes() > predicted_arena_bytes;
+  }
+  int64_t arena_bytes() const {  // what the device reported for its last run
+    return report.runs.empty() ? 0 : report.runs.back().arena_bytes;
+  }
   int64_t run_id = 0;  // in the store; 0 when not recorded
   std::string db_path;
 };
@@ -94,5 +112,7 @@ Expected<ProfileResult> profile(const ProfileRequest& request,
                                 const ProfileProgress& progress = {});
 
 LatencyStats latency_stats(const std::vector<device::RunSample>& runs);
+// The nearest-rank percentile (q in (0, 1]) of `values`; 0 when there are none.
+double percentile(std::vector<double> values, double q);
 
 }  // namespace sod2::profiling

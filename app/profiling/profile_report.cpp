@@ -94,7 +94,7 @@ void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
   out << "Latency (ms): count=" << s.count << " first=" << fixed(s.first_ms)
       << " warmup_avg=" << fixed(s.warmup_avg_ms) << " avg=" << fixed(s.avg_ms)
       << " std=" << fixed(s.std_ms) << " min=" << fixed(s.min_ms) << " max=" << fixed(s.max_ms)
-      << "\n";
+      << " p50=" << fixed(s.p50_ms) << " p90=" << fixed(s.p90_ms) << "\n";
   int64_t run_ops = 0;
   int counted = 0;
   for (const GroupProfile& g : r.groups) {
@@ -112,7 +112,16 @@ void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
         << "\n";
   }
   const int64_t arena = r.report.runs.empty() ? 0 : r.report.runs.back().arena_bytes;
-  out << "Memory: arena " << human_bytes(arena) << " (planned for this binding), held "
+  std::string planned = "planned for this binding";
+  if (r.predicted_arena_bytes >= 0) {
+    planned = r.arena_mismatch()
+                  ? "MISMATCH: the plan predicted " + human_bytes(r.predicted_arena_bytes) +
+                        " here; please report it with the model"
+                  : std::string(r.prediction_exact ? "the plan's at these sizes"
+                                                   : "within the plan's at the bounds, ") +
+                        (r.prediction_exact ? "" : human_bytes(r.predicted_arena_bytes));
+  }
+  out << "Memory: arena " << human_bytes(arena) << " (" << planned << "), held "
       << human_bytes(static_cast<int64_t>(r.report.arena_capacity)) << ", body values "
       << human_bytes(static_cast<int64_t>(r.report.value_buffer_bytes)) << ", agent peak RSS "
       << human_bytes(r.report.peak_rss_bytes) << "\n";

@@ -8,6 +8,32 @@
 
 namespace sod2::pipeline {
 
+Expected<SweepValues> sweep_values(const std::string& symbol, int64_t range_lo, int64_t range_hi,
+                                   int64_t multiple, const SweepRequest& request) {
+  SweepValues out;
+  out.lo = request.lo.value_or(range_lo);
+  out.hi = request.hi.value_or(range_hi);
+  if (out.lo < range_lo || out.hi > range_hi || out.lo > out.hi) {
+    return invalid_argument(symbol + "=" + std::to_string(out.lo) + ":" + std::to_string(out.hi) +
+                            " is outside its range " + std::to_string(range_lo) + ":" +
+                            std::to_string(range_hi) + " (declare a wider one with --range)");
+  }
+  const int64_t m = std::max<int64_t>(multiple, 1);
+  const int64_t max_points = std::max<int64_t>(request.max_points, 2);
+  const bool whole_range = !request.lo && !request.hi;
+  out.step = request.step.value_or(
+      whole_range
+          ? std::max<int64_t>(m, (out.hi - out.lo + max_points - 2) / (max_points - 1) / m * m)
+          : m);
+  if (out.step < 1) return invalid_argument("the step must be at least 1");
+  constexpr int64_t kMaxPoints = 100000;
+  if ((out.hi - out.lo) / out.step + 1 > kMaxPoints) {
+    return invalid_argument(std::to_string((out.hi - out.lo) / out.step + 1) + " points; at most " +
+                            std::to_string(kMaxPoints) + " (use a larger step)");
+  }
+  return out;
+}
+
 Expected<PlanSweep> sweep_plan(const CompiledModel& compiled, const SweepRequest& request,
                                const std::atomic<bool>* cancel) {
   const RdpResult& rdp = compiled.rdp;
@@ -27,27 +53,11 @@ Expected<PlanSweep> sweep_plan(const CompiledModel& compiled, const SweepRequest
   const sym::SymbolRange range = rdp.ranges().get(*swept);
   PlanSweep out;
   out.symbol = request.symbol;
-  out.lo = request.lo.value_or(range.lo);
-  out.hi = request.hi.value_or(range.hi);
-  if (out.lo < range.lo || out.hi > range.hi || out.lo > out.hi) {
-    return invalid_argument(request.symbol + "=" + std::to_string(out.lo) + ":" +
-                            std::to_string(out.hi) + " is outside its range " +
-                            std::to_string(range.lo) + ":" + std::to_string(range.hi) +
-                            " (declare a wider one with --range)");
-  }
-  const int64_t m = std::max<int64_t>(range.multiple, 1);
-  const int64_t max_points = std::max<int64_t>(request.max_points, 2);
-  const bool whole_range = !request.lo && !request.hi;
-  out.step = request.step.value_or(
-      whole_range
-          ? std::max<int64_t>(m, (out.hi - out.lo + max_points - 2) / (max_points - 1) / m * m)
-          : m);
-  if (out.step < 1) return invalid_argument("the step must be at least 1");
-  constexpr int64_t kMaxPoints = 100000;
-  if ((out.hi - out.lo) / out.step + 1 > kMaxPoints) {
-    return invalid_argument(std::to_string((out.hi - out.lo) / out.step + 1) + " points; at most " +
-                            std::to_string(kMaxPoints) + " (use a larger step)");
-  }
+  SOD2_ASSIGN_OR_RETURN(const SweepValues visited,
+                        sweep_values(request.symbol, range.lo, range.hi, range.multiple, request));
+  out.lo = visited.lo;
+  out.hi = visited.hi;
+  out.step = visited.step;
   out.held = request.held;
   for (const SymbolInfo& info : rdp.symbols()) {
     if (info.kind != SymbolKind::kInput || info.symbol == *swept) continue;

@@ -53,6 +53,16 @@ struct PlanSweep {
   double sweep_ms = 0;
 };
 
+// The values a sweep of one symbol visits, lo, lo + step, ... <= hi (see SweepRequest for the
+// defaults), whether it is planned here or measured on a device (app/profiling/profile_sweep.h).
+struct SweepValues {
+  int64_t lo = 0, hi = 0, step = 1;
+};
+// `range_*`: the symbol's declared range and multiple. Errors: values outside the range (named,
+// with how to widen it), a step below 1, more than 100,000 points.
+Expected<SweepValues> sweep_values(const std::string& symbol, int64_t range_lo, int64_t range_hi,
+                                   int64_t multiple, const SweepRequest& request);
+
 // Errors: the symbol is not an input symbol of the model (the message lists them), the values
 // leave its range, both swept and held, more than 100,000 points, or `cancel` set. A point that
 // cannot be planned is part of the sweep, with its reason.

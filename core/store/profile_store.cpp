@@ -58,6 +58,24 @@ CREATE TABLE group_timings(
   avg_ms REAL NOT NULL, output_bytes INTEGER,
   PRIMARY KEY(run_id, group_index));
 )sql",
+    // 2: measured sweeps (one package run at each value of one symbol), the arena the plan
+    // predicted for each run, and each group's operations.
+    R"sql(
+CREATE TABLE sweeps(
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  symbol TEXT NOT NULL,
+  lo INTEGER NOT NULL, hi INTEGER NOT NULL, step INTEGER NOT NULL,
+  held TEXT NOT NULL);
+ALTER TABLE runs ADD COLUMN sweep_id INTEGER REFERENCES sweeps(id);
+ALTER TABLE runs ADD COLUMN sweep_value INTEGER;
+ALTER TABLE runs ADD COLUMN predicted_arena_bytes INTEGER;
+ALTER TABLE runs ADD COLUMN prediction_exact INTEGER;
+ALTER TABLE group_timings ADD COLUMN ops INTEGER;
+ALTER TABLE group_timings ADD COLUMN p50_ms REAL;
+ALTER TABLE group_timings ADD COLUMN p90_ms REAL;
+CREATE INDEX runs_by_sweep ON runs(sweep_id, sweep_value);
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -267,8 +285,9 @@ Expected<int64_t> ProfileStore::record_run(RunRecord r) {
     Stmt s(db_,
            "INSERT INTO runs(started_at, device_id, model_id, package_id, bindings, threads, runs, "
            "warmup, status, failure, host_software, agent_software, first_ms, warmup_avg_ms, "
-           "avg_ms, std_ms, min_ms, max_ms, arena_bytes, peak_rss_bytes, plan_version) "
-           "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+           "avg_ms, std_ms, min_ms, max_ms, arena_bytes, peak_rss_bytes, plan_version, sweep_id, "
+           "sweep_value, predicted_arena_bytes, prediction_exact) "
+           "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!s.ok()) return db_error(db_, "recording the run");
     s.bind(r.started_at).bind(device).bind(model);
     if (package)
@@ -295,6 +314,14 @@ Expected<int64_t> ProfileStore::record_run(RunRecord r) {
     } else {
       for (int i = 0; i < 9; ++i) s.bind_null();
     }
+    if (r.sweep_id > 0)
+      s.bind(r.sweep_id).bind(r.sweep_value);
+    else
+      s.bind_null().bind_null();
+    if (r.predicted_arena_bytes >= 0)
+      s.bind(r.predicted_arena_bytes).bind(int64_t{r.prediction_exact});
+    else
+      s.bind_null().bind_null();
     if (s.step() != SQLITE_DONE) return db_error(db_, "recording the run");
   }
   const int64_t run = sqlite3_last_insert_rowid(db_);
@@ -307,12 +334,18 @@ Expected<int64_t> ProfileStore::record_run(RunRecord r) {
                                  int64_t{l.warmup}, l.ms, l.arena_bytes, l.rss_bytes));
   }
   for (const GroupRecord& g : r.groups) {
-    SOD2_RETURN_IF_ERROR(
-        run_sql(db_,
-                "INSERT INTO group_timings(run_id, group_index, name, op_types, "
-                "nodes, shape, avg_ms, output_bytes) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
-                "recording the group timings", run, g.index, g.name, g.op_types, g.nodes, g.shape,
-                g.avg_ms, g.output_bytes));
+    Stmt s(db_,
+           "INSERT INTO group_timings(run_id, group_index, name, op_types, nodes, shape, avg_ms, "
+           "output_bytes, ops, p50_ms, p90_ms) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!s.ok()) return db_error(db_, "recording the group timings");
+    s.bind(run).bind(g.index).bind(g.name).bind(g.op_types).bind(g.nodes).bind(g.shape);
+    s.bind(g.avg_ms).bind(g.output_bytes);
+    if (g.ops >= 0)
+      s.bind(g.ops);
+    else
+      s.bind_null();
+    s.bind(g.p50_ms).bind(g.p90_ms);
+    if (s.step() != SQLITE_DONE) return db_error(db_, "recording the group timings");
   }
   SOD2_RETURN_IF_ERROR(tx.commit());
   return run;
@@ -325,7 +358,9 @@ constexpr const char* kRunColumns =
     "r.bindings, r.threads, r.runs, r.warmup, r.status, COALESCE(r.failure, ''), "
     "r.host_software, r.agent_software, COALESCE(r.first_ms, 0), COALESCE(r.warmup_avg_ms, 0), "
     "COALESCE(r.avg_ms, 0), COALESCE(r.std_ms, 0), COALESCE(r.min_ms, 0), COALESCE(r.max_ms, 0), "
-    "COALESCE(r.arena_bytes, 0), COALESCE(r.peak_rss_bytes, 0), COALESCE(r.plan_version, -1) "
+    "COALESCE(r.arena_bytes, 0), COALESCE(r.peak_rss_bytes, 0), COALESCE(r.plan_version, -1), "
+    "COALESCE(r.sweep_id, 0), COALESCE(r.sweep_value, 0), COALESCE(r.predicted_arena_bytes, -1), "
+    "COALESCE(r.prediction_exact, 0) "
     "FROM runs r JOIN devices d ON d.id = r.device_id JOIN models m ON m.id = r.model_id "
     "LEFT JOIN packages p ON p.id = r.package_id ";
 
@@ -364,9 +399,107 @@ RunRecord run_from(const Stmt& s) {
   r.arena_bytes = s.i(c++);
   r.peak_rss_bytes = s.i(c++);
   r.plan_version = s.i(c++);
+  r.sweep_id = s.i(c++);
+  r.sweep_value = s.i(c++);
+  r.predicted_arena_bytes = s.i(c++);
+  r.prediction_exact = s.i(c++) != 0;
   return r;
 }
+
+// The run's latencies and groups, which run_from leaves empty.
+Status read_run_details(sqlite3* db, RunRecord& r) {
+  Stmt l(db,
+         "SELECT warmup, latency_ms, arena_bytes, rss_bytes FROM run_latencies WHERE run_id = "
+         "? ORDER BY idx");
+  if (!l.ok()) return db_error(db, "reading latencies");
+  l.bind(r.id);
+  while (l.step() == SQLITE_ROW) r.latencies.push_back({l.i(0) != 0, l.d(1), l.i(2), l.i(3)});
+  Stmt g(db,
+         "SELECT group_index, name, op_types, nodes, shape, avg_ms, output_bytes, "
+         "COALESCE(ops, -1), COALESCE(p50_ms, avg_ms), COALESCE(p90_ms, avg_ms) FROM "
+         "group_timings WHERE run_id = ? ORDER BY group_index");
+  if (!g.ok()) return db_error(db, "reading group timings");
+  g.bind(r.id);
+  while (g.step() == SQLITE_ROW)
+    r.groups.push_back(
+        {g.i(0), g.t(1), g.t(2), g.t(3), g.t(4), g.d(5), g.i(6), g.i(7), g.d(8), g.d(9)});
+  return Status::ok_status();
+}
+
+constexpr const char* kSweepColumns =
+    "SELECT s.id, s.started_at, s.symbol, s.lo, s.hi, s.step, s.held, "
+    "COALESCE((SELECT m.name FROM runs r JOIN models m ON m.id = r.model_id WHERE r.sweep_id = "
+    "s.id ORDER BY r.id LIMIT 1), ''), "
+    "COALESCE((SELECT d.device_id FROM runs r JOIN devices d ON d.id = r.device_id WHERE "
+    "r.sweep_id = s.id ORDER BY r.id LIMIT 1), ''), "
+    "(SELECT COUNT(*) FROM runs r WHERE r.sweep_id = s.id), "
+    "(SELECT COUNT(*) FROM runs r WHERE r.sweep_id = s.id AND r.status = 'failed') FROM sweeps s ";
+
+SweepRecord sweep_from(const Stmt& s) {
+  SweepRecord w;
+  w.id = s.i(0);
+  w.started_at = s.t(1);
+  w.symbol = s.t(2);
+  w.lo = s.i(3);
+  w.hi = s.i(4);
+  w.step = s.i(5);
+  w.held = s.t(6);
+  w.model_name = s.t(7);
+  w.device_id = s.t(8);
+  w.points = s.i(9);
+  w.failed = s.i(10);
+  return w;
+}
 }  // namespace
+
+Expected<int64_t> ProfileStore::record_sweep(SweepRecord w) {
+  if (w.started_at.empty()) w.started_at = now_utc();
+  SOD2_RETURN_IF_ERROR(run_sql(
+      db_, "INSERT INTO sweeps(started_at, symbol, lo, hi, step, held) VALUES(?, ?, ?, ?, ?, ?)",
+      "recording the sweep", w.started_at, w.symbol, w.lo, w.hi, w.step, w.held));
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+}
+
+Expected<std::vector<SweepRecord>> ProfileStore::sweeps(const RunFilter& f) {
+  const std::string sql =
+      std::string(kSweepColumns) +
+      "WHERE (?1 = '' OR EXISTS(SELECT 1 FROM runs r JOIN models m ON m.id = r.model_id WHERE "
+      "r.sweep_id = s.id AND (m.name = ?1 OR m.path = ?1 OR m.sha256 LIKE ?1 || '%'))) "
+      "AND (?2 = '' OR EXISTS(SELECT 1 FROM runs r JOIN devices d ON d.id = r.device_id WHERE "
+      "r.sweep_id = s.id AND d.device_id = ?2)) ORDER BY s.id DESC LIMIT ?3";
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return db_error(db_, "listing sweeps");
+  s.bind(f.model).bind(f.device).bind(f.limit);
+  std::vector<SweepRecord> out;
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) out.push_back(sweep_from(s));
+  if (rc != SQLITE_DONE) return db_error(db_, "listing sweeps");
+  return out;
+}
+
+Expected<SweepRecord> ProfileStore::sweep(int64_t id) {
+  const std::string what = "reading sweep " + std::to_string(id);
+  const std::string sql = std::string(kSweepColumns) + "WHERE s.id = ?";
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return db_error(db_, what);
+  s.bind(id);
+  const int rc = s.step();
+  if (rc == SQLITE_DONE)
+    return not_found("no sweep " + std::to_string(id) + " in " + path_ +
+                     " (see `sod2 history --sweeps`)");
+  if (rc != SQLITE_ROW) return db_error(db_, what);
+  SweepRecord w = sweep_from(s);
+  const std::string runs_sql =
+      std::string(kRunColumns) + "WHERE r.sweep_id = ? ORDER BY r.sweep_value, r.id";
+  Stmt r(db_, runs_sql.c_str());
+  if (!r.ok()) return db_error(db_, what);
+  r.bind(id);
+  int step;
+  while ((step = r.step()) == SQLITE_ROW) w.runs.push_back(run_from(r));
+  if (step != SQLITE_DONE) return db_error(db_, what);
+  for (RunRecord& run : w.runs) SOD2_RETURN_IF_ERROR(read_run_details(db_, run));
+  return w;
+}
 
 Expected<std::vector<RunRecord>> ProfileStore::runs(const RunFilter& f) {
   const std::string sql =
@@ -393,19 +526,7 @@ Expected<RunRecord> ProfileStore::run(int64_t id) {
     return not_found("no run " + std::to_string(id) + " in " + path_ + " (see `sod2 history`)");
   if (rc != SQLITE_ROW) return db_error(db_, "reading run " + std::to_string(id));
   RunRecord r = run_from(s);
-  Stmt l(db_,
-         "SELECT warmup, latency_ms, arena_bytes, rss_bytes FROM run_latencies WHERE run_id = "
-         "? ORDER BY idx");
-  if (!l.ok()) return db_error(db_, "reading latencies");
-  l.bind(id);
-  while (l.step() == SQLITE_ROW) r.latencies.push_back({l.i(0) != 0, l.d(1), l.i(2), l.i(3)});
-  Stmt g(db_,
-         "SELECT group_index, name, op_types, nodes, shape, avg_ms, output_bytes FROM "
-         "group_timings WHERE run_id = ? ORDER BY group_index");
-  if (!g.ok()) return db_error(db_, "reading group timings");
-  g.bind(id);
-  while (g.step() == SQLITE_ROW)
-    r.groups.push_back({g.i(0), g.t(1), g.t(2), g.t(3), g.t(4), g.d(5), g.i(6)});
+  SOD2_RETURN_IF_ERROR(read_run_details(db_, r));
   return r;
 }
 

@@ -16,7 +16,7 @@ struct sqlite3;
 
 namespace sod2::store {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 struct DeviceRecord {
   std::string device_id;  // "local", "adb:SERIAL"
@@ -28,13 +28,15 @@ struct DeviceRecord {
 };
 
 struct GroupRecord {
-  int64_t index = 0;         // the compiled node's position in execution order
-  std::string name;          // the group's (anchor) node
-  std::string op_types;      // "Conv+Add+Relu"
-  std::string nodes;         // its graph nodes, comma-separated
-  std::string shape;         // its first output's shape in the run
-  double avg_ms = 0;         // over the measured runs
-  int64_t output_bytes = 0;  // its outputs in the arena
+  int64_t index = 0;              // the compiled node's position in execution order
+  std::string name;               // the group's (anchor) node
+  std::string op_types;           // "Conv+Add+Relu"
+  std::string nodes;              // its graph nodes, comma-separated
+  std::string shape;              // its first output's shape in the run
+  double avg_ms = 0;              // over the measured runs
+  int64_t output_bytes = 0;       // its outputs in the arena
+  int64_t ops = -1;               // its operations at the run's sizes; -1: not counted
+  double p50_ms = 0, p90_ms = 0;  // over the measured runs (before schema 2: the average)
 };
 
 struct LatencyRecord {
@@ -62,6 +64,25 @@ struct RunRecord {
   int64_t plan_version = -1;
   std::vector<LatencyRecord> latencies;  // warm-up runs first
   std::vector<GroupRecord> groups;
+  // A point of a measured sweep (0: not one), at this value of the sweep's symbol.
+  int64_t sweep_id = 0, sweep_value = 0;
+  // The arena the plan lays out at the run's sizes; -1: not predicted. Exact, or with execution
+  // symbols at their bounds (the most the run could take).
+  int64_t predicted_arena_bytes = -1;
+  bool prediction_exact = false;
+};
+
+// One package run at each value of one symbol (`sod2 profile --sweep`); its points are runs.
+struct SweepRecord {
+  int64_t id = 0;          // set by record_sweep
+  std::string started_at;  // ISO 8601 UTC; record_sweep fills it when empty
+  std::string symbol;      // the swept symbol
+  int64_t lo = 0, hi = 0, step = 1;
+  std::string held;  // the other symbols, "batch=4"
+  // Read back: the model and device of its first point, its points and how many failed.
+  std::string model_name, device_id;
+  int64_t points = 0, failed = 0;
+  std::vector<RunRecord> runs;  // by value, with latencies and groups (sweep() only)
 };
 
 struct RunFilter {
@@ -86,6 +107,12 @@ class ProfileStore {
   Expected<std::vector<RunRecord>> runs(const RunFilter& filter = {});
   // One run with its latencies and groups. Errors: no such run.
   Expected<RunRecord> run(int64_t id);
+  // A new sweep, before its first point; returns its id for the points' RunRecord::sweep_id.
+  Expected<int64_t> record_sweep(SweepRecord sweep);
+  // Newest first, without their runs; the filter matches any point's model and device.
+  Expected<std::vector<SweepRecord>> sweeps(const RunFilter& filter = {});
+  // One sweep with every point's run (latencies and groups). Errors: no such sweep.
+  Expected<SweepRecord> sweep(int64_t id);
 
   int schema_version() const { return version_; }
   const std::string& path() const { return path_; }

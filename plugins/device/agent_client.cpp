@@ -483,6 +483,15 @@ Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
                             std::to_string(w.plan_version()),
                         when);
       }
+      // A package names at most as many symbols as its bytes could hold; no symbol is negative.
+      if (static_cast<uint64_t>(w.symbol_values_size()) > package_bytes_ ||
+          std::any_of(w.symbol_values().begin(), w.symbol_values().end(),
+                      [](int64_t v) { return v < 0; })) {
+        return violated("run result " + std::to_string(next) + " reports " +
+                            std::to_string(w.symbol_values_size()) +
+                            " symbol values (some negative, or more than the package holds)",
+                        when);
+      }
       RunSample sample;
       sample.warmup = w.warmup();
       sample.latency_ms = w.latency_ms();
@@ -491,6 +500,7 @@ Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
       sample.arena_bytes = w.arena_bytes();
       sample.rss_bytes = w.rss_bytes();
       sample.plan_version = w.plan_version();
+      sample.symbol_values.assign(w.symbol_values().begin(), w.symbol_values().end());
       report.runs.push_back(std::move(sample));
       if (on_run) on_run(static_cast<int>(report.runs.size()), static_cast<int>(total));
       continue;

@@ -42,6 +42,9 @@ struct RunSample {
   int64_t arena_bytes = 0;
   int64_t rss_bytes = 0;
   int32_t plan_version = -1;
+  // Every symbol's value as the run's plan used it (the package's symbol order; execution
+  // symbols as the run bound them); empty from an agent that does not report them.
+  std::vector<int64_t> symbol_values;
 };
 
 struct RunReport {

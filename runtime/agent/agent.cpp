@@ -748,6 +748,8 @@ class Agent {
       res->set_arena_bytes(session_->arena_bytes());
       res->set_rss_bytes(rt::resident_bytes().current);
       res->set_plan_version(session_->plan_version());
+      for (size_t k = 0; k < session_->program().symbols.size(); ++k)
+        res->add_symbol_values(session_->symbol_value(k));
       SOD2_RETURN_IF_ERROR(send(m));
     }
     const rt::NodeTimes& t = session_->node_times();

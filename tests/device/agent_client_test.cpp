@@ -237,6 +237,21 @@ TEST(AgentClientTest, EveryMadeUpCountOfARunIsAViolationNamedInTheError) {
          return framed(m);
        },
        "resident set -1 bytes"},
+      {"a negative symbol value",
+       [] {
+         AgentMessage m = result(0, 2);
+         m.mutable_result()->add_symbol_values(4);
+         m.mutable_result()->add_symbol_values(-7);
+         return framed(m);
+       },
+       "reports 2 symbol values (some negative"},
+      {"more symbol values than the package could name",
+       [] {
+         AgentMessage m = result(0, 2);
+         for (int i = 0; i < 1000; ++i) m.mutable_result()->add_symbol_values(1);
+         return framed(m);
+       },
+       "reports 1000 symbol values"},
       {"done too early", [] { return framed(result(0, 2)) + framed(done(2)); },
        "finished after 1 of 3 runs"},
       {"too many shapes",

@@ -17,6 +17,8 @@
 #include "app/cli/symbol_args.h"
 #include "app/profiling/profile_job.h"
 #include "app/profiling/profile_report.h"
+#include "app/profiling/profile_sweep.h"
+#include "app/profiling/sweep_report.h"
 #include "core/package/package_writer.h"
 #include "core/pipeline/compiled_model.h"
 #include "core/store/profile_store.h"
@@ -363,6 +365,174 @@ TEST_F(ProfileTest, UnknownTransportAndMalformedDeviceIds) {
   res = profiling::profile(r);
   ASSERT_FALSE(res.ok());
   EXPECT_NE(res.status().message().find("empty serial"), std::string::npos);
+}
+
+// #24 item 2: one package, one agent, a run at each value; the arena the plan predicts at every
+// measured point is the arena the device reports, and each point is a run of the sweep.
+TEST_F(ProfileTest, ASweepRunsOnePackageAtEveryPointAndThePlanPredictsEachArena) {
+  profiling::SweepProfileRequest s;
+  s.profile = yolo_request();
+  s.profile.bind = {{"width", 96}};
+  s.symbol = "height";
+  s.lo = 64;
+  s.hi = 192;
+  s.step = 64;
+  std::vector<int64_t> seen;
+  auto sweep = profiling::profile_sweep(
+      s, {}, [&](const profiling::MeasuredPoint& p) { seen.push_back(p.value); });
+  ASSERT_TRUE(sweep.ok()) << sweep.status().message();
+  EXPECT_EQ(seen, (std::vector<int64_t>{64, 128, 192}));
+  ASSERT_EQ(sweep->points.size(), 3u);
+  EXPECT_EQ(sweep->failed, 0u);
+  EXPECT_EQ(sweep->arena_mismatches, 0u);
+  int64_t previous_arena = 0;
+  for (const profiling::MeasuredPoint& p : sweep->points) {
+    ASSERT_TRUE(p.result) << p.error;
+    EXPECT_GT(p.predicted_arena_bytes, previous_arena) << "the arena grows with the height";
+    EXPECT_EQ(p.predicted_arena_bytes, p.result->arena_bytes()) << "height=" << p.value;
+    EXPECT_EQ(p.result->bindings, "height=" + std::to_string(p.value) + ",width=96");
+    EXPECT_GT(p.result->stats.p90_ms, 0);
+    EXPECT_LE(p.result->stats.p50_ms, p.result->stats.p90_ms);
+    previous_arena = p.predicted_arena_bytes;
+  }
+  // One package: sent at the first point's agent, found by hash at no later one.
+  EXPECT_EQ(sweep->points[0].result->package_sha256, sweep->points[2].result->package_sha256);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM sweeps"), 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE sweep_id = 1 AND status = 'ok' AND "
+                  "predicted_arena_bytes = arena_bytes"),
+            3);
+  EXPECT_GT(count("SELECT COUNT(*) FROM group_timings WHERE ops > 0"), 10);
+
+  // The store gives the sweep back as it was printed.
+  std::ostringstream printed;
+  profiling::print_sweep_table(*sweep, printed);
+  ASSERT_EQ(cli(cli::run_history, {"--sweep", "1", "--db", db_}), 0) << err_.str();
+  const std::string recorded = out_.str();
+  for (const char* part :
+       {"Sweep of height = 64..192 step 64, 3 points, held width=96", "p50 ms", "plan arena",
+        "run arena", "prediction equals the device's at all 3 measured points",
+        "Groups by time at height=192", "work x", "Recorded as sweep 1"}) {
+    EXPECT_NE(recorded.find(part), std::string::npos) << part << "\n" << recorded;
+    EXPECT_NE(printed.str().find(part), std::string::npos) << part << "\n" << printed.str();
+  }
+  ASSERT_EQ(cli(cli::run_history, {"--sweeps", "--db", db_}), 0) << err_.str();
+  EXPECT_NE(out_.str().find("64..192 step 64"), std::string::npos) << out_.str();
+  ASSERT_EQ(cli(cli::run_history, {"--db", db_}), 0) << err_.str();
+  EXPECT_NE(out_.str().find("SWEEP"), std::string::npos) << out_.str();
+  ASSERT_EQ(cli(cli::run_history, {"--sweep", "1", "--json", "--db", db_}), 0) << err_.str();
+  const nlohmann::json j = nlohmann::json::parse(out_.str());
+  ASSERT_EQ(j["points"].size(), 3u);
+  EXPECT_EQ(j["points"][1]["value"], 128);
+  EXPECT_EQ(j["points"][1]["predicted_arena_bytes"], j["points"][1]["arena_bytes"]);
+  EXPECT_GT(j["points"][2]["ops"].get<int64_t>(), j["points"][0]["ops"].get<int64_t>());
+  EXPECT_FALSE(j["points"][0]["groups"].empty());
+  ASSERT_EQ(cli(cli::run_history, {"--sweep", "7", "--db", db_}), 1);
+  EXPECT_NE(err_.str().find("no sweep 7"), std::string::npos) << err_.str();
+}
+
+// Execution symbols (the experts' token counts come from TopK/NonZero at run time): the plan a
+// session lays out at each point is still the one the package view predicts there.
+TEST_F(ProfileTest, ASweepOfAModelWithExecutionSymbolsPredictsEveryArena) {
+  profiling::SweepProfileRequest s;
+  s.profile.model_path = kModels + "/moe_tiny/model.onnx";
+  s.profile.rdp = cli::rdp_options_from(ranges_of("moe_tiny"), std::nullopt);
+  s.profile.bind = {{"batch", 2}};
+  s.profile.settings = {2, 1, 1};
+  s.profile.db_path = "";
+  s.symbol = "seq";
+  s.lo = 8;
+  s.hi = 200;
+  s.step = 64;
+  auto sweep = profiling::profile_sweep(s);
+  ASSERT_TRUE(sweep.ok()) << sweep.status().message();
+  ASSERT_EQ(sweep->points.size(), 4u);
+  for (const profiling::MeasuredPoint& p : sweep->points) {
+    ASSERT_TRUE(p.result) << p.error;
+    // The agent reports the values its run bound the execution symbols to: the prediction is
+    // the plan at exactly those, not at their bounds (which the routing rarely reaches).
+    EXPECT_TRUE(p.result->prediction_exact) << "seq=" << p.value;
+    EXPECT_EQ(p.predicted_arena_bytes, p.result->arena_bytes()) << "seq=" << p.value;
+    EXPECT_GT(p.result->report.runs.back().symbol_values.size(), 2u)
+        << "batch, seq and the execution symbols";
+  }
+  EXPECT_EQ(sweep->arena_mismatches, 0u);
+  EXPECT_EQ(sweep->sweep_id, 0) << "recording was off";
+}
+
+// A point whose agent dies is a failed point with its reason; the sweep goes on with a new
+// agent, and the run is recorded as a failed point of the sweep.
+TEST_F(ProfileTest, ASweepPointWhoseAgentDiesFailsAndTheSweepGoesOn) {
+  profiling::SweepProfileRequest s;
+  s.profile = yolo_request();
+  s.profile.bind = {{"width", 64}};
+  s.profile.settings.runs = 50;
+  s.symbol = "height";
+  s.lo = 64;
+  s.hi = 192;
+  s.step = 64;
+  bool killed = false;
+  profiling::ProfileProgress progress;
+  progress.report = [&killed](const std::string& stage, double) {
+    if (killed || stage.rfind("height=128: run 2 of", 0) != 0) return;
+    for (pid_t pid : child_agents()) ::kill(pid, SIGKILL);
+    killed = true;
+  };
+  auto sweep = profiling::profile_sweep(s, progress);
+  ASSERT_TRUE(killed);
+  ASSERT_TRUE(sweep.ok()) << sweep.status().message();
+  ASSERT_EQ(sweep->points.size(), 3u);
+  EXPECT_TRUE(sweep->points[0].result);
+  EXPECT_FALSE(sweep->points[1].result);
+  EXPECT_NE(sweep->points[1].error.find("signal 9"), std::string::npos) << sweep->points[1].error;
+  ASSERT_TRUE(sweep->points[2].result) << sweep->points[2].error;
+  EXPECT_EQ(sweep->failed, 1u);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE sweep_id = 1 AND sweep_value = 128 AND "
+                  "status = 'failed'"),
+            1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE sweep_id = 1 AND status = 'ok'"), 2);
+  std::ostringstream printed;
+  profiling::print_sweep_table(*sweep, printed);
+  EXPECT_NE(printed.str().find("1 of 3 points failed"), std::string::npos) << printed.str();
+}
+
+TEST_F(ProfileTest, ASweepSaysWhatItNeeds) {
+  profiling::SweepProfileRequest s;
+  s.profile = yolo_request();
+  s.profile.bind = {};
+  s.symbol = "height";
+  auto unbound = profiling::profile_sweep(s);
+  ASSERT_FALSE(unbound.ok());
+  EXPECT_NE(unbound.status().message().find("--bind: width"), std::string::npos)
+      << unbound.status().message();
+  s.symbol = "depth";
+  s.profile.bind = {{"width", 64}};
+  auto unknown = profiling::profile_sweep(s);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("height, width"), std::string::npos)
+      << unknown.status().message();
+  s.symbol = "height";
+  s.lo = 16;
+  s.hi = 64;
+  auto outside = profiling::profile_sweep(s);
+  ASSERT_FALSE(outside.ok());
+  EXPECT_NE(outside.status().message().find("outside its range 32:1024"), std::string::npos)
+      << outside.status().message();
+  EXPECT_EQ(cli(cli::run_profile, {"m.onnx", "--points", "4"}), 1);
+  EXPECT_NE(err_.str().find("--points goes with --sweep"), std::string::npos) << err_.str();
+  EXPECT_EQ(cli(cli::run_profile, {"m.onnx", "--sweep", "h=1:x"}), 1);
+  EXPECT_NE(err_.str().find("--sweep: hi 'x' is not a whole number"), std::string::npos)
+      << err_.str();
+}
+
+TEST(LatencyStats, PercentilesAreNearestRankOverTheMeasuredRuns) {
+  std::vector<device::RunSample> runs;
+  runs.push_back({true, 100.0});  // a warm-up, not counted
+  for (double ms : {5.0, 1.0, 4.0, 2.0, 3.0, 10.0, 6.0, 7.0, 8.0, 9.0}) runs.push_back({false, ms});
+  const profiling::LatencyStats s = profiling::latency_stats(runs);
+  EXPECT_EQ(s.count, 10);
+  EXPECT_DOUBLE_EQ(s.p50_ms, 5.0);
+  EXPECT_DOUBLE_EQ(s.p90_ms, 9.0);
+  EXPECT_DOUBLE_EQ(s.min_ms, 1.0);
 }
 
 TEST_F(ProfileTest, DevicesListsThisMachine) {

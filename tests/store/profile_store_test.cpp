@@ -173,6 +173,143 @@ TEST_F(ProfileStoreTest, RefusesAFileThatIsNotADatabase) {
   EXPECT_NE(db.status().message().find(path_), std::string::npos) << db.status().message();
 }
 
+TEST_F(ProfileStoreTest, SweepsKeepTheirPointsWithPredictedArenasAndGroupOps) {
+  auto db = ProfileStore::open(path_);
+  ASSERT_TRUE(db.ok());
+  SweepRecord w;
+  w.symbol = "seq";
+  w.lo = 16;
+  w.hi = 48;
+  w.step = 16;
+  w.held = "batch=1";
+  auto id = (*db)->record_sweep(w);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  // Points recorded out of order read back by value; a failed one keeps its reason.
+  for (int64_t v : {48, 16, 32}) {
+    RunRecord r = sample_run();
+    r.sweep_id = *id;
+    r.sweep_value = v;
+    r.predicted_arena_bytes = v * 1000;
+    r.groups[0].ops = v * 10;
+    r.groups[0].p50_ms = 0.375;
+    r.groups[0].p90_ms = 0.625;
+    if (v == 32) {
+      r.ok = false;
+      r.failure = "out of memory";
+    }
+    ASSERT_TRUE((*db)->record_run(r).ok());
+  }
+  ASSERT_TRUE((*db)->record_run(sample_run()).ok());  // not a point of it
+  auto back = (*db)->sweep(*id);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->symbol, "seq");
+  EXPECT_EQ(back->held, "batch=1");
+  EXPECT_EQ(back->points, 3);
+  EXPECT_EQ(back->failed, 1);
+  EXPECT_EQ(back->model_name, "bert_tiny/model.onnx");
+  EXPECT_EQ(back->device_id, "local");
+  ASSERT_EQ(back->runs.size(), 3u);
+  EXPECT_EQ(back->runs[0].sweep_value, 16);
+  EXPECT_EQ(back->runs[0].predicted_arena_bytes, 16000);
+  ASSERT_EQ(back->runs[0].groups.size(), 2u);
+  EXPECT_EQ(back->runs[0].groups[0].ops, 160);
+  EXPECT_EQ(back->runs[0].groups[1].ops, -1);  // not counted
+  EXPECT_DOUBLE_EQ(back->runs[0].groups[0].p50_ms, 0.375);
+  EXPECT_DOUBLE_EQ(back->runs[0].groups[0].p90_ms, 0.625);
+  EXPECT_EQ(back->runs[0].latencies.size(), 3u);
+  EXPECT_FALSE(back->runs[1].ok);
+  EXPECT_EQ(back->runs[1].failure, "out of memory");
+  EXPECT_EQ(back->runs[2].sweep_value, 48);
+  auto listed = (*db)->sweeps();
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_TRUE((*listed)[0].runs.empty());
+  EXPECT_EQ((*db)->sweeps({"", "adb:X", 10})->size(), 0u);
+  EXPECT_EQ((*db)->sweeps({"bert_tiny/model.onnx", "", 10})->size(), 1u);
+  auto plain = (*db)->run(4);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->sweep_id, 0);
+  EXPECT_EQ(plain->predicted_arena_bytes, -1);
+  auto missing = (*db)->sweep(9);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+}
+
+// A database an older sod2 wrote (schema 1) opens, migrates and keeps its runs.
+TEST_F(ProfileStoreTest, ASchemaOneDatabaseMigratesAndKeepsItsRuns) {
+  fs::create_directories(fs::path(path_).parent_path());
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+  const char* v1 = R"sql(
+CREATE TABLE devices(
+  id INTEGER PRIMARY KEY,
+  device_id TEXT NOT NULL UNIQUE,
+  transport TEXT NOT NULL,
+  model TEXT, cpu TEXT, arch TEXT, os TEXT,
+  cores INTEGER, memory_bytes INTEGER,
+  first_seen TEXT NOT NULL, last_seen TEXT NOT NULL);
+CREATE TABLE models(
+  id INTEGER PRIMARY KEY,
+  sha256 TEXT NOT NULL UNIQUE,
+  name TEXT, path TEXT);
+CREATE TABLE packages(
+  id INTEGER PRIMARY KEY,
+  sha256 TEXT NOT NULL UNIQUE,
+  model_id INTEGER NOT NULL REFERENCES models(id),
+  bytes INTEGER NOT NULL);
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  model_id INTEGER NOT NULL REFERENCES models(id),
+  package_id INTEGER REFERENCES packages(id),
+  bindings TEXT NOT NULL, threads INTEGER, runs INTEGER, warmup INTEGER,
+  status TEXT NOT NULL CHECK(status IN ('ok', 'failed')),
+  failure TEXT,
+  host_software TEXT, agent_software TEXT,
+  first_ms REAL, warmup_avg_ms REAL, avg_ms REAL, std_ms REAL, min_ms REAL, max_ms REAL,
+  arena_bytes INTEGER, peak_rss_bytes INTEGER, plan_version INTEGER);
+CREATE INDEX runs_by_model ON runs(model_id, started_at);
+CREATE INDEX runs_by_device ON runs(device_id, started_at);
+CREATE TABLE run_latencies(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  warmup INTEGER NOT NULL,
+  latency_ms REAL NOT NULL,
+  arena_bytes INTEGER, rss_bytes INTEGER,
+  PRIMARY KEY(run_id, idx));
+CREATE TABLE group_timings(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  group_index INTEGER NOT NULL,
+  name TEXT, op_types TEXT, nodes TEXT, shape TEXT,
+  avg_ms REAL NOT NULL, output_bytes INTEGER,
+  PRIMARY KEY(run_id, group_index));
+)sql";
+  ASSERT_EQ(sqlite3_exec(raw, v1, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "INSERT INTO devices VALUES(1, 'local', 'local', '', '', '', '', 2, 0, "
+                         "'t', 't'); INSERT INTO models VALUES(1, 'ab', 'old', '/old'); "
+                         "INSERT INTO runs(id, started_at, device_id, model_id, bindings, status, "
+                         "avg_ms) VALUES(1, 't', 1, 1, 'seq=4', 'ok', 2.5); "
+                         "INSERT INTO group_timings VALUES(1, 0, 'g', 'Conv', 'g', '[1]', 2.5, 4); "
+                         "PRAGMA user_version = 1;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  auto db = ProfileStore::open(path_);
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  EXPECT_EQ((*db)->schema_version(), kSchemaVersion);
+  auto old = (*db)->run(1);
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_DOUBLE_EQ(old->avg_ms, 2.5);
+  EXPECT_EQ(old->sweep_id, 0);
+  ASSERT_EQ(old->groups.size(), 1u);
+  EXPECT_EQ(old->groups[0].ops, -1);
+  EXPECT_DOUBLE_EQ(old->groups[0].p50_ms, 2.5) << "the average stands in for what was not kept";
+  EXPECT_TRUE((*db)->record_sweep({}).ok());
+}
+
 TEST_F(ProfileStoreTest, UnknownRunIsNotFound) {
   auto db = ProfileStore::open(path_);
   ASSERT_TRUE(db.ok());

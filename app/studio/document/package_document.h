@@ -16,19 +16,12 @@
 #include "core/status/status.h"
 #include "runtime/program/plan_layout.h"
 #include "runtime/program/program.h"
+#include "runtime/program/program_plan_at.h"
 
 namespace sod2::studio {
 
-// The package's plan at one binding.
-struct PackagePlanAt {
-  std::map<std::string, int64_t> values;  // every symbol (execution symbols not given: at bound)
-  std::map<std::string, int64_t> bounds;  // each execution symbol's bound at these input sizes
-  // -1: the whole-range plan, else plan_versions[i], or a layout made at the binding
-  // (plan::laid_out_at_binding).
-  int32_t version = -1;
-  std::vector<int64_t> sizes, offsets;  // per arena tensor
-  int64_t arena_bytes = 0;
-};
+// The package's plan at one binding, as a session lays it out.
+using PackagePlanAt = plan::ProgramPlanAt;
 
 class PackageDocument {
  public:
@@ -71,7 +64,6 @@ class PackageDocument {
   // Per arena tensor: the first and last step it is live, and a value that lives there.
   std::vector<plan::Lifetime> lives_;     // per arena tensor, as the session derives them
   std::vector<int32_t> value_of_tensor_;  // per arena tensor: its main-graph value, or -1
-  bool binding_greedy_ = false;           // no execution symbols: a binding may run greedy
 };
 
 }  // namespace sod2::studio

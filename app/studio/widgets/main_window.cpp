@@ -140,6 +140,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 MainWindow::~MainWindow() {
   if (profile_cancel_) *profile_cancel_ = true;
   profile_watcher_.waitForFinished();
+  sweep_watcher_.waitForFinished();
   if (open_cancel_) *open_cancel_ = true;
   if (layout_cancel_) *layout_cancel_ = true;
   open_watcher_.waitForFinished();
@@ -219,6 +220,7 @@ void MainWindow::buildDocks() {
   connect(sweep_, &SweepView::valueChosen, this, [this](const QString& symbol, qint64 value) {
     bindings_->setValue(symbol.toStdString(), value);
   });
+  connect(sweep_, &SweepView::measureRequested, this, &MainWindow::measureSweep);
 
   summary_ = make_text_view(this);
   summary_dock_ = new QDockWidget(tr("Summary"), this);

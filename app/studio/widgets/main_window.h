@@ -17,6 +17,7 @@
 #include <set>
 
 #include "app/profiling/profile_job.h"
+#include "app/profiling/profile_sweep.h"
 #include "app/studio/document/package_document.h"
 #include "app/studio/document/studio_document.h"
 #include "app/studio/graph/display_graph.h"
@@ -109,6 +110,14 @@ class MainWindow : public QMainWindow {
   void exportAndProfile();
   // The same on the calling thread (tests, --screenshot); the error text on failure.
   std::optional<QString> profileNow(const QString& device, const device::RunSettings& settings);
+  // The Sweep view's "Measure on device": one package run at each of these values of `symbol`
+  // on the device panel's device, the other symbols at the current binding; in the background
+  // with progress and cancel, then drawn over the plan's curves and recorded in the history.
+  void measureSweep(const QString& symbol, qint64 lo, qint64 hi, qint64 step);
+  // The same on the calling thread (tests, --screenshot); the error text on failure.
+  std::optional<QString> measureSweepNow(const QString& symbol, qint64 lo, qint64 hi, qint64 step,
+                                         const QString& device,
+                                         const device::RunSettings& settings);
   // The profile store the studio records into ("" : the default one).
   void setProfileDatabase(const std::string& path);
   DevicePanel* devicePanel() const { return devices_; }
@@ -176,6 +185,10 @@ class MainWindow : public QMainWindow {
   Expected<profiling::ProfileRequest> profileRequest(const QString& device,
                                                      const device::RunSettings& settings) const;
   void adoptProfile(const Expected<profiling::ProfileResult>& result);
+  Expected<profiling::SweepProfileRequest> sweepRequest(const QString& symbol, qint64 lo, qint64 hi,
+                                                        qint64 step, const QString& device,
+                                                        const device::RunSettings& settings) const;
+  void adoptSweep(const Expected<profiling::ProfileSweep>& result);
   void buildDeviceDocks();
   // Selects in the graph the first of these nodes (by name) that it shows.
   void selectNodesNamed(const QStringList& names);
@@ -229,6 +242,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* backend_dock_ = nullptr;
   std::string profile_db_;  // "" : the store's default path
   QFutureWatcher<Expected<profiling::ProfileResult>> profile_watcher_;
+  QFutureWatcher<Expected<profiling::ProfileSweep>> sweep_watcher_;
   std::shared_ptr<std::atomic<bool>> profile_cancel_;
   QPointer<QProgressDialog> profile_progress_;  // while a profile runs
 

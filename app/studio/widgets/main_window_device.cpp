@@ -20,6 +20,7 @@
 #include "app/studio/ofa/variants_view.h"
 #include "app/studio/widgets/bindings_bar.h"
 #include "app/studio/widgets/progress_dialog.h"
+#include "app/studio/widgets/sweep_view.h"
 #include "core/ops/op_registry.h"
 #include "runtime/package/package_loader.h"
 
@@ -117,6 +118,7 @@ void MainWindow::setProfileDatabase(const std::string& path) {
   profile_db_ = path;
   history_view_->setDatabase(path);
   variants_view_->setDatabase(path);
+  sweep_->setDatabase(path);
 }
 
 Expected<profiling::ProfileRequest> MainWindow::profileRequest(
@@ -180,7 +182,7 @@ std::optional<QString> MainWindow::profileNow(const QString& device,
 }
 
 void MainWindow::exportAndProfile() {
-  if (profile_watcher_.isRunning()) {
+  if (profile_watcher_.isRunning() || sweep_watcher_.isRunning()) {
     status_->setText(tr("A profile is still running"));
     return;
   }
@@ -215,6 +217,92 @@ void MainWindow::exportAndProfile() {
     } catch (const std::exception& e) {
       return Expected<profiling::ProfileResult>(
           internal_error(std::string("Export & profile failed: ") + e.what()));
+    }
+  }));
+}
+
+Expected<profiling::SweepProfileRequest> MainWindow::sweepRequest(
+    const QString& symbol, qint64 lo, qint64 hi, qint64 step, const QString& device,
+    const device::RunSettings& settings) const {
+  SOD2_ASSIGN_OR_RETURN(profiling::ProfileRequest profile, profileRequest(device, settings));
+  profiling::SweepProfileRequest r;
+  r.symbol = symbol.toStdString();
+  profile.bind = sweep_->held();
+  r.profile = std::move(profile);
+  r.lo = lo;
+  r.hi = hi;
+  r.step = step;
+  return r;
+}
+
+void MainWindow::adoptSweep(const Expected<profiling::ProfileSweep>& result) {
+  history_view_->refresh();  // its points are runs, failed ones too
+  if (!result.ok()) {
+    if (result.status().code() == StatusCode::kCancelled) {
+      status_->setText(tr("Measuring the sweep cancelled"));
+      return;
+    }
+    showError(tr("Measure on device"), QString::fromStdString(result.status().message()));
+    return;
+  }
+  sweep_->setMeasured(std::make_shared<const profiling::ProfileSweep>(*result));
+  sweep_dock_->show();
+  sweep_dock_->raise();
+  status_->setText(tr("Measured %1 point(s) of %2 (%3 failed, arena equal to the plan's at %4)")
+                       .arg(result->points.size())
+                       .arg(QString::fromStdString(result->symbol))
+                       .arg(result->failed)
+                       .arg(result->points.size() - result->failed - result->arena_mismatches));
+}
+
+std::optional<QString> MainWindow::measureSweepNow(const QString& symbol, qint64 lo, qint64 hi,
+                                                   qint64 step, const QString& device,
+                                                   const device::RunSettings& settings) {
+  auto request = sweepRequest(symbol, lo, hi, step, device, settings);
+  if (!request.ok()) return QString::fromStdString(request.status().message());
+  Expected<profiling::ProfileSweep> result = profiling::profile_sweep(*request);
+  adoptSweep(result);
+  if (!result.ok()) return QString::fromStdString(result.status().message());
+  return std::nullopt;
+}
+
+void MainWindow::measureSweep(const QString& symbol, qint64 lo, qint64 hi, qint64 step) {
+  if (profile_watcher_.isRunning() || sweep_watcher_.isRunning()) {
+    status_->setText(tr("A profile is still running"));
+    return;
+  }
+  devices_dock_->show();
+  auto request =
+      sweepRequest(symbol, lo, hi, step, devices_->selectedDevice(), devices_->settings());
+  if (!request.ok()) {
+    showError(tr("Measure on device"), QString::fromStdString(request.status().message()));
+    return;
+  }
+  profile_cancel_ = std::make_shared<std::atomic<bool>>(false);
+  auto cancel = profile_cancel_;
+  profile_progress_ = start_progress_dialog(
+      this, tr("Measure on device"),
+      tr("Measuring %1 on %2").arg(symbol, QString::fromStdString(request->profile.device)), 0,
+      cancel);
+  profile_progress_->show();
+  QPointer<QProgressDialog> dialog = profile_progress_;
+  disconnect(&sweep_watcher_, nullptr, this, nullptr);
+  connect(&sweep_watcher_, &QFutureWatcher<Expected<profiling::ProfileSweep>>::finished, this,
+          [this, dialog] {
+            end_progress_dialog(dialog);
+            adoptSweep(sweep_watcher_.result());
+          });
+  sweep_watcher_.setFuture(QtConcurrent::run([r = *request, cancel, dialog]() {
+    profiling::ProfileProgress progress;
+    progress.cancel = cancel.get();
+    progress.report = [dialog](const std::string& stage, double f) {
+      report_progress(dialog, f, stage);
+    };
+    try {
+      return profiling::profile_sweep(r, progress);
+    } catch (const std::exception& e) {
+      return Expected<profiling::ProfileSweep>(
+          internal_error(std::string("Measuring the sweep failed: ") + e.what()));
     }
   }));
 }

@@ -6,9 +6,11 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QPushButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "core/opt/model_work.h"
 #include "core/status/byte_size.h"
@@ -17,6 +19,8 @@ namespace sod2::studio {
 namespace {
 
 const QColor kOpsColor(214, 120, 30);
+const QColor kMeasuredColor(40, 150, 70);
+const QColor kFailedColor(200, 40, 40);
 
 }  // namespace
 
@@ -113,8 +117,47 @@ class SweepPlot : public QWidget {
     p.drawPath(curve(false));
     p.setPen(QPen(pal.color(QPalette::Highlight), 2));
     p.drawPath(curve(true));
+    // The latency measured on a device (p50 per point), on its own scale below the operations':
+    // where it climbs faster than the work, a kernel falls off the roofline as the size grows.
+    if (const profiling::ProfileSweep* m = view_->measured()) {
+      double top_ms = 0;
+      for (const auto& pt : m->points)
+        if (pt.result) top_ms = std::max(top_ms, pt.result->stats.p50_ms);
+      QPainterPath ms;
+      bool open = false;
+      for (const auto& pt : m->points) {
+        if (pt.value < s->lo || pt.value > s->hi) continue;
+        const double x = x_of(pt.value, *s);
+        if (!pt.result || top_ms <= 0) {
+          // A point that failed on the device: a cross at the top, its reason in the caption.
+          p.setPen(QPen(kFailedColor, 2));
+          p.drawLine(QPointF(x - 4, a.top() + 2), QPointF(x + 4, a.top() + 10));
+          p.drawLine(QPointF(x - 4, a.top() + 10), QPointF(x + 4, a.top() + 2));
+          open = false;
+          continue;
+        }
+        const QPointF q(x, a.bottom() - pt.result->stats.p50_ms / top_ms * a.height());
+        if (open) {
+          ms.lineTo(q);
+        } else {
+          ms.moveTo(q);
+          open = true;
+        }
+        p.setPen(Qt::NoPen);
+        p.setBrush(kMeasuredColor);
+        p.drawEllipse(q, 3, 3);
+        p.setBrush(Qt::NoBrush);
+      }
+      if (top_ms > 0) {
+        p.setPen(QPen(kMeasuredColor, 1.5));
+        p.drawPath(ms);
+        p.drawText(
+            QRect(a.right() + 4, a.top() + p.fontMetrics().height(), 68, p.fontMetrics().height()),
+            Qt::AlignLeft, QString::number(top_ms, 'g', 3) + " ms");
+      }
+    }
     // Points that cannot be planned, on the axis.
-    p.setPen(QPen(QColor(200, 40, 40), 2));
+    p.setPen(QPen(kFailedColor, 2));
     for (const auto& pt : s->points) {
       if (pt.at) continue;
       const double x = x_of(pt.value, *s);
@@ -160,13 +203,30 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   caption_ = new QLabel(this);
   caption_->setWordWrap(true);
   row->addWidget(caption_, 1);
+  measure_button_ = new QPushButton(tr("Measure on device"), this);
+  measure_button_->setToolTip(
+      tr("Run the package on the device selected in the Devices dock at up to %1 of these "
+         "points (one package, one agent; each point is recorded in the history) and draw the "
+         "measured latency over the plan")
+          .arg(kMaxMeasuredPoints));
+  row->addWidget(measure_button_);
+  connect(measure_button_, &QPushButton::clicked, this, [this] {
+    if (!sweep_) return;
+    // The measured points are a subset of the drawn ones: the same lo, hi and a step on them.
+    const int64_t n = static_cast<int64_t>(sweep_->points.size());
+    const int64_t stride =
+        std::max<int64_t>(1, (n + kMaxMeasuredPoints - 2) / (kMaxMeasuredPoints - 1));
+    emit measureRequested(QString::fromStdString(sweep_->symbol), sweep_->lo, sweep_->hi,
+                          sweep_->step * stride);
+  });
   layout->addLayout(row);
   plot_ = new SweepPlot(this);
   plot_->setToolTip(
       tr("Arena (solid) and lower bound (dotted) of the plan that runs, against the swept "
          "symbol (left scale); the model's operations (dash-dot, right scale: a multiply-add "
-         "counts 2); dashed lines: the layout changes; crosses: sizes that cannot be planned. "
-         "Click to set the binding."));
+         "counts 2); the p50 latency measured on a device (green, its own scale; red crosses "
+         "at the top: points that failed there); dashed lines: the layout changes; crosses on "
+         "the axis: sizes that cannot be planned. Click to set the binding."));
   layout->addWidget(plot_, 1);
   connect(symbol_box_, &QComboBox::currentTextChanged, this, [this] {
     stale_ = true;
@@ -178,11 +238,46 @@ SweepView::~SweepView() = default;
 
 QWidget* SweepView::plot() const { return plot_; }
 
+void SweepView::setDatabase(const std::string& path) {
+  db_path_ = path;
+  stale_ = true;
+  resweep();
+}
+
+void SweepView::setMeasured(std::shared_ptr<const profiling::ProfileSweep> measured) {
+  measured_ = std::move(measured);
+  measured_error_.clear();
+  caption_->setText(caption());
+  plot_->update();
+}
+
+const profiling::ProfileSweep* SweepView::measured() const {
+  if (!measured_ || !sweep_ || measured_->symbol != sweep_->symbol) return nullptr;
+  if (measured_->held != held()) return nullptr;
+  return measured_.get();
+}
+
+void SweepView::loadMeasured() {
+  measured_.reset();
+  measured_error_.clear();
+  if (!doc_ || !sweep_) return;
+  const std::string path = db_path_.empty() ? store::ProfileStore::default_path() : db_path_;
+  // No store yet is no measurement, not an error (and opening would create the file).
+  if (!std::filesystem::exists(path)) return;
+  auto found = profiling::latest_recorded_sweep(path, doc_->path(), sweep_->symbol, held());
+  if (!found.ok()) {
+    measured_error_ = QString::fromStdString(found.status().message());
+  } else if (*found) {
+    measured_ = std::make_shared<const profiling::ProfileSweep>(std::move(**found));
+  }
+}
+
 void SweepView::setDocument(std::shared_ptr<const StudioDocument> doc,
                             const sym::Binding& binding) {
   doc_ = std::move(doc);
   binding_ = binding;
   sweep_.reset();
+  measured_.reset();
   swept_with_.clear();
   error_.clear();
   {
@@ -245,7 +340,9 @@ void SweepView::resweep() {
       sweep_.reset();
       error_ = QString::fromStdString(s.status().message());
     }
+    loadMeasured();
   }
+  measure_button_->setEnabled(sweep_.has_value());
   caption_->setText(caption());
   plot_->update();
 }
@@ -269,6 +366,41 @@ QString SweepView::caption() const {
   if (!s.changes.empty())
     text += tr("; layout changes %n time(s)", "", static_cast<int>(s.changes.size()));
   if (s.failed) text += tr("; %n point(s) cannot be planned", "", static_cast<int>(s.failed));
+  if (!measured_error_.isEmpty())
+    text += tr("; measured sweeps unreadable: %1").arg(measured_error_);
+  if (const profiling::ProfileSweep* m = measured()) {
+    double lo_ms = 0, hi_ms = 0;
+    bool any = false;
+    QString failures;
+    for (const auto& pt : m->points) {
+      if (!pt.result) {
+        failures += tr("; %1=%2 failed: %3")
+                        .arg(QString::fromStdString(m->symbol))
+                        .arg(pt.value)
+                        .arg(QString::fromStdString(pt.error));
+        continue;
+      }
+      const double v = pt.result->stats.p50_ms;
+      lo_ms = any ? std::min(lo_ms, v) : v;
+      hi_ms = any ? std::max(hi_ms, v) : v;
+      any = true;
+    }
+    const size_t measured_points = m->points.size() - m->failed;
+    text += tr("\nMeasured (sweep %1%2): p50 %3..%4 ms at %5 point(s)")
+                .arg(m->sweep_id)
+                .arg(m->points.empty() || !m->points.front().result
+                         ? QString()
+                         : tr(" on %1").arg(
+                               QString::fromStdString(m->points.front().result->device.id)))
+                .arg(lo_ms, 0, 'f', 3)
+                .arg(hi_ms, 0, 'f', 3)
+                .arg(measured_points);
+    text += m->arena_mismatches == 0
+                ? tr("; the device's arena is the plan's at every one")
+                : tr("; the device ran in another arena than the plan at %n point(s)", "",
+                     static_cast<int>(m->arena_mismatches));
+    text += failures;
+  }
   return text;
 }
 

@@ -8,12 +8,14 @@
 #include <QSignalSpy>
 #include <filesystem>
 
+#include "../../opt/corpus.h"
 #include "../test_home.h"
 #include "app/studio/device/device_panel.h"
 #include "app/studio/device/history_view.h"
 #include "app/studio/device/profile_view.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/widgets/main_window.h"
+#include "app/studio/widgets/sweep_view.h"
 #include "core/store/profile_store.h"
 
 namespace sod2::studio {
@@ -85,6 +87,68 @@ TEST_F(StudioProfileTest, ExportAndProfileFillsTheViewsAndFollowsTheGraph) {
   ASSERT_EQ(w.historyView()->model()->rowCount(), 2);
   ASSERT_TRUE(w.historyView()->compare(1, 2));
   EXPECT_EQ(w.historyView()->compareModel()->rowCount(), m->rowCount());
+}
+
+// #24 item 2 in the studio: "Measure on device" runs the Sweep view's symbol on the device and
+// draws the measured latency over the plan's curves; a window opened later finds the sweep in
+// the store for the same file, symbol and held values, and not for other held values.
+TEST_F(StudioProfileTest, AMeasuredSweepIsDrawnOverThePlanAndFoundAgainInTheStore) {
+  auto corpus = testing::find_corpus_model(SOD2_SHARED_DIR "/models", "yolo_tiny");
+  ASSERT_TRUE(corpus.ok()) << corpus.status().to_string();
+  const QString model = QString::fromStdString(corpus->file.string());
+  OpenOptions options;
+  options.rdp = corpus->options;
+  device::RunSettings s;
+  s.runs = 2;
+  s.warmup = 0;
+  s.threads = 1;
+  {
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.setProfileDatabase(db_);
+    ASSERT_FALSE(w.openModelNow(model, options).has_value());
+    w.showView(StudioView::kSweep);
+    ASSERT_TRUE(w.applyBinding({{"height", 64}, {"width", 96}}));
+    SweepView* view = w.sweepView();
+    view->setSymbol("height");
+    ASSERT_NE(view->sweep(), nullptr) << view->caption().toStdString();
+    EXPECT_EQ(view->measured(), nullptr);
+    auto err = w.measureSweepNow("height", 64, 192, 64, "local", s);
+    ASSERT_FALSE(err.has_value()) << err->toStdString();
+    const profiling::ProfileSweep* m = view->measured();
+    ASSERT_NE(m, nullptr);
+    ASSERT_EQ(m->points.size(), 3u);
+    EXPECT_EQ(m->held.at("width"), 96);
+    EXPECT_EQ(m->arena_mismatches, 0u);
+    // The device ran in the arena the plan curve shows at each measured point.
+    for (const profiling::MeasuredPoint& p : m->points) {
+      ASSERT_TRUE(p.result) << p.error;
+      for (const pipeline::SweepPoint& q : view->sweep()->points) {
+        if (q.value == p.value && q.at) {
+          EXPECT_EQ(q.at->arena_bytes, p.result->arena_bytes()) << "height=" << p.value;
+        }
+      }
+    }
+    EXPECT_TRUE(view->caption().contains("Measured (sweep 1 on local)"))
+        << view->caption().toStdString();
+    EXPECT_TRUE(view->caption().contains("the device's arena is the plan's at every one"))
+        << view->caption().toStdString();
+    w.historyView()->refresh();
+    EXPECT_EQ(w.historyView()->model()->rowCount(), 3);
+  }
+  MainWindow again;
+  again.resize(1200, 800);
+  again.show();
+  again.setProfileDatabase(db_);
+  ASSERT_FALSE(again.openModelNow(model, options).has_value());
+  again.showView(StudioView::kSweep);
+  ASSERT_TRUE(again.applyBinding({{"height", 64}, {"width", 96}}));
+  again.sweepView()->setSymbol("height");
+  ASSERT_NE(again.sweepView()->measured(), nullptr) << again.sweepView()->caption().toStdString();
+  EXPECT_EQ(again.sweepView()->measured()->sweep_id, 1);
+  ASSERT_TRUE(again.applyBinding({{"height", 64}, {"width", 128}}));
+  EXPECT_EQ(again.sweepView()->measured(), nullptr) << "measured at another width";
 }
 
 TEST_F(StudioProfileTest, TheDevicePanelCanSendNarrowerWeights) {
