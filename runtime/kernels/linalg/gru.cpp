@@ -8,6 +8,7 @@
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
+#include "runtime/kernels/linalg/rnn_cells.h"
 #include "runtime/kernels/linalg/rnn_common.h"
 
 namespace sod2::rt {
@@ -69,6 +70,7 @@ class GruKernel : public Kernel {
       const float clip = a_.clip;
       auto cl = [clip](float v) { return clip > 0.f ? std::clamp(v, -clip, clip) : v; };
       const float* Rd = R + d * G * H;
+      const bool default_cell = clip <= 0.f && f.fn == RnnFn::kSigmoid && g.fn == RnnFn::kTanh;
       for (int64_t step = 0; step < s.seq; ++step) {
         // Without linear_before_reset the h gate's GEMM waits for r.
         recurrent_gemm(ctx.pool(), s, h, Rd, lbr_ ? G : 2 * H, gh, G);
@@ -87,13 +89,17 @@ class GruKernel : public Kernel {
           const float* xg = gx + (t * B + b) * G;
           const float* rg = gh + b * G;
           float* hb = h + b * H;
-          for (int64_t j = 0; j < H; ++j) {
-            const float z = f(cl(xg[j] + rg[j]));
-            const float r = f(cl(xg[H + j] + rg[H + j]));
-            const float pre = lbr_ ? xg[2 * H + j] + r * (rg[2 * H + j] + rbh[j])
-                                   : xg[2 * H + j] + rg[2 * H + j] + rbh[j];
-            const float hh = g(cl(pre));
-            hb[j] = (1.f - z) * hh + z * hb[j];
+          if (default_cell) {
+            gru_cell_default(xg, rg, rbh, hb, H, lbr_);
+          } else {
+            for (int64_t j = 0; j < H; ++j) {
+              const float z = f(cl(xg[j] + rg[j]));
+              const float r = f(cl(xg[H + j] + rg[H + j]));
+              const float pre = lbr_ ? xg[2 * H + j] + r * (rg[2 * H + j] + rbh[j])
+                                     : xg[2 * H + j] + rg[2 * H + j] + rbh[j];
+              const float hh = g(cl(pre));
+              hb[j] = (1.f - z) * hh + z * hb[j];
+            }
           }
           if (y)
             std::memcpy(y->as<float>() + ((t * s.dirs + d) * B + b) * H, hb, H * sizeof(float));

@@ -8,6 +8,7 @@
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
+#include "runtime/kernels/linalg/rnn_cells.h"
 #include "runtime/kernels/linalg/rnn_common.h"
 
 namespace sod2::rt {
@@ -75,6 +76,8 @@ class LstmKernel : public Kernel {
       const RnnActivation& hf = a_.acts[d * 3 + 2];
       const float clip = a_.clip;
       auto cl = [clip](float v) { return clip > 0.f ? std::clamp(v, -clip, clip) : v; };
+      const bool default_cell = !pi && !input_forget_ && clip <= 0.f && f.fn == RnnFn::kSigmoid &&
+                                g.fn == RnnFn::kTanh && hf.fn == RnnFn::kTanh;
       for (int64_t step = 0; step < s.seq; ++step) {
         recurrent_gemm(ctx.pool(), s, h, R + d * G * H, G, gh, G);
         for (int64_t b = 0; b < B; ++b) {
@@ -84,17 +87,21 @@ class LstmKernel : public Kernel {
           const float* rg = gh + b * G;
           float* hb = h + b * H;
           float* cb = c + b * H;
-          for (int64_t j = 0; j < H; ++j) {
-            const float cp = cb[j];
-            const float i = f(cl(xg[j] + rg[j] + (pi ? pi[j] * cp : 0.f)));
-            const float fg = input_forget_
-                                 ? 1.f - i
-                                 : f(cl(xg[2 * H + j] + rg[2 * H + j] + (pf ? pf[j] * cp : 0.f)));
-            const float cc = g(cl(xg[3 * H + j] + rg[3 * H + j]));
-            const float cn = fg * cp + i * cc;
-            const float o = f(cl(xg[H + j] + rg[H + j] + (po ? po[j] * cn : 0.f)));
-            cb[j] = cn;
-            hb[j] = o * hf(cn);
+          if (default_cell) {
+            lstm_cell_default(xg, rg, cb, hb, H);
+          } else {
+            for (int64_t j = 0; j < H; ++j) {
+              const float cp = cb[j];
+              const float i = f(cl(xg[j] + rg[j] + (pi ? pi[j] * cp : 0.f)));
+              const float fg = input_forget_
+                                   ? 1.f - i
+                                   : f(cl(xg[2 * H + j] + rg[2 * H + j] + (pf ? pf[j] * cp : 0.f)));
+              const float cc = g(cl(xg[3 * H + j] + rg[3 * H + j]));
+              const float cn = fg * cp + i * cc;
+              const float o = f(cl(xg[H + j] + rg[H + j] + (po ? po[j] * cn : 0.f)));
+              cb[j] = cn;
+              hb[j] = o * hf(cn);
+            }
           }
           if (y)
             std::memcpy(y->as<float>() + ((t * s.dirs + d) * B + b) * H, hb, H * sizeof(float));

@@ -322,6 +322,26 @@ void recurrent_gemm(ThreadPool& pool, const RnnShape& s, const float* h, const f
   g.ldb = s.hidden;
   g.c = gh;
   g.ldc = ldc;
+  // Few rows (the batch) against all of R: the step is bound by reading R, which every step
+  // reads again. Split over the threads by R's rows, each thread's share of R stays in its core's
+  // cache from one step to the next, where one core would stream all of it from L3 per step.
+  const int64_t r_bytes = n * s.hidden * static_cast<int64_t>(sizeof(float));
+  const int64_t threads = pool.num_threads();
+  if (threads > 1 && s.batch <= 16 && r_bytes >= (int64_t{256} << 10)) {
+    const int64_t step = ((n + threads - 1) / threads + 15) / 16 * 16;
+    const int64_t parts = (n + step - 1) / step;
+    pool.parallel_for(parts, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t lo = p * step, hi = std::min(n, lo + step);
+        GemmArgs part = g;
+        part.n = hi - lo;
+        part.b = g.b + lo * g.ldb;
+        part.c = g.c + lo;
+        sgemm_serial(part);
+      }
+    });
+    return;
+  }
   sgemm(pool, g);
 }
 

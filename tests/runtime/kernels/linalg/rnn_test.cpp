@@ -197,5 +197,39 @@ TEST(GRU, BidirectionalBothResetModes) {
   EXPECT_EQ(got[0].shape().to_string(), "[3,1,0,4]");
 }
 
+// The default cells (Sigmoid, Tanh, Tanh; no clip or peepholes) run vectorised, and a recurrent
+// matrix of 256 KiB or more is split over the threads by rows: hidden sizes off the vector
+// widths and large enough for the split, against the double-precision reference, at 1 and 2
+// threads (run_both); a huge clip takes the scalar cell and must agree.
+TEST(LSTM, TheDefaultCellAndTheSplitRecurrentGemmMatchTheReference) {
+  RnnIn in = make_inputs(3, 2, 7, 130, 1, 4, {}, 51);
+  const RnnOut want = ref_lstm(in, false, false);
+  for (float clip : {0.f, 1e9f}) {
+    SCOPED_TRACE(clip > 0 ? "scalar cell (clip)" : "default cell");
+    A attrs;
+    attrs.i("hidden_size", 130);
+    if (clip > 0) attrs.f("clip", clip);
+    auto got = run_both("LSTM", 14, {&in.x, &in.w, &in.r, &in.b, nullptr, &in.h0, &in.c0}, 3,
+                        attrs);
+    ASSERT_EQ(got.size(), 3u);
+    expect_close(got[0], Shape{3, 1, 2, 130}, want.y, 1e-5);
+    expect_close(got[1], Shape{1, 2, 130}, want.yh, 1e-5);
+    expect_close(got[2], Shape{1, 2, 130}, want.yc, 1e-5);
+  }
+}
+
+TEST(GRU, TheDefaultCellAndTheSplitRecurrentGemmMatchTheReference) {
+  for (int lbr : {0, 1}) {
+    SCOPED_TRACE("linear_before_reset " + std::to_string(lbr));
+    RnnIn in = make_inputs(3, 2, 7, 150, 1, 3, {}, 61);
+    const RnnOut want = ref_gru(in, lbr);
+    auto got = run_both("GRU", 14, {&in.x, &in.w, &in.r, &in.b, nullptr, &in.h0}, 2,
+                        A().i("hidden_size", 150).i("linear_before_reset", lbr));
+    ASSERT_EQ(got.size(), 2u);
+    expect_close(got[0], Shape{3, 1, 2, 150}, want.y, 1e-5);
+    expect_close(got[1], Shape{1, 2, 150}, want.yh, 1e-5);
+  }
+}
+
 }  // namespace
 }  // namespace sod2::rt::linalg_test
