@@ -252,20 +252,34 @@ SOD2_SIMD_INLINE float pool_point_2d(PoolKind kind, bool include_pad, const floa
 // row, the columns whose window lies inside the row run on vectors (each tap a load, or for
 // stride 2 an even-lane deinterleave of two loads), combined over the row's valid input rows;
 // the border columns take pool_point_2d.
+// The interior columns [a, b) of an output row: ox*S - pl >= 0 and ox*S - pl + kw - 1 <= iw - 1.
+template <int S>
+SOD2_SIMD_INLINE std::pair<int64_t, int64_t> interior_columns(const Window3& g) {
+  const int64_t iw = g.in[2], ow = g.out[2], kw = g.k[2], pl = g.pad_begin[2];
+  const int64_t a = std::min<int64_t>(ow, (pl + S - 1) / S);
+  const int64_t b = std::clamp<int64_t>(iw - kw + pl < 0 ? 0 : (iw - kw + pl) / S + 1, a, ow);
+  return {a, b};
+}
+
+// Whether a row's interior holds a vector of VL outputs (see pool_plane_rows).
+template <int VL, int S>
+SOD2_SIMD_INLINE bool rows_fit_vectors(const Window3& g) {
+  const auto [a, b] = interior_columns<S>(g);
+  return b - a >= VL && (S == 1 || 2 * VL <= g.in[2]);
+}
+
 template <int VL, int S>
 SOD2_SIMD_INLINE void pool_plane_rows(PoolKind kind, bool include_pad, const float* x, float* y,
                                       const Window3& g) {
   using simd::Vec;
   const int64_t iw = g.in[2], ow = g.out[2], kw = g.k[2], pl = g.pad_begin[2];
-  // Interior columns [a, b): ox*S - pl >= 0 and ox*S - pl + kw - 1 <= iw - 1.
-  const int64_t a = std::min<int64_t>(ow, (pl + S - 1) / S);
-  const int64_t b = std::clamp<int64_t>(iw - kw + pl < 0 ? 0 : (iw - kw + pl) / S + 1, a, ow);
+  const auto [a, b] = interior_columns<S>(g);
   // Vector blocks: VL outputs from ox read input columns c .. c + S (VL - 1) + kw - 1 of the
   // row, c = ox S - pl >= 0 inside [a, b). Stride 2 deinterleaves two loads: the odd lanes of
   // loads from one float before each tap (so the last load ends on the last column read), or
   // at c + kx == 0 the even lanes from the tap, which reads columns up to 2 VL - 1 (inside the
   // row when 2 VL <= iw). The last block is shifted back to end at b.
-  const bool vec_ok = b - a >= VL && (S == 1 || 2 * VL <= iw);
+  const bool vec_ok = rows_fit_vectors<VL, S>(g);
   for (int64_t oy = 0; oy < g.out[1]; ++oy) {
     const AxisWindow wy = axis_window(g, 1, oy);
     float* yr = y + oy * ow;
@@ -306,6 +320,18 @@ SOD2_SIMD_INLINE void pool_plane_rows(PoolKind kind, bool include_pad, const flo
   }
 }
 
+// pool_plane_rows at the widest vector a row's interior holds, down to 4 lanes: a 13-wide output
+// row (SqueezeNet's last pools) runs on 8 lanes instead of one output at a time.
+template <int VL, int S>
+SOD2_SIMD_INLINE void pool_plane_rows_widest(PoolKind kind, bool include_pad, const float* x,
+                                             float* y, const Window3& g) {
+  if constexpr (VL > 4) {
+    if (!rows_fit_vectors<VL, S>(g))
+      return pool_plane_rows_widest<VL / 2, S>(kind, include_pad, x, y, g);
+  }
+  pool_plane_rows<VL, S>(kind, include_pad, x, y, g);
+}
+
 // Planes [p0, p1) of one pooling run.
 struct PoolJob {
   PoolKind kind;
@@ -325,9 +351,9 @@ SOD2_SIMD_INLINE void pool_planes(const PoolJob& j, int64_t p0, int64_t p1) {
     float* y = j.y + p * P;
     if (j.rows_path) {
       if (j.g.stride[2] == 1)
-        pool_plane_rows<VL, 1>(j.kind, j.include_pad, x, y, j.g);
+        pool_plane_rows_widest<VL, 1>(j.kind, j.include_pad, x, y, j.g);
       else
-        pool_plane_rows<VL, 2>(j.kind, j.include_pad, x, y, j.g);
+        pool_plane_rows_widest<VL, 2>(j.kind, j.include_pad, x, y, j.g);
     } else {
       pool_plane_generic(j.kind, j.include_pad, x, y, j.idx ? j.idx + p * P : nullptr, p * Pin,
                          j.g);

@@ -77,10 +77,14 @@ TEST(Pool, MaxPool) {
 }
 
 // The vectorised row path (2-D, horizontal stride 1 or 2) at every SIMD level: rows wide enough
-// for several vector blocks plus a tail, narrow rows, pads on each side, ceil_mode,
+// for several vector blocks plus a tail, rows for narrower vectors only, narrow rows, pads on each side, ceil_mode,
 // count_include_pad, vertical stride and dilation, against the reference.
 TEST(Pool, VectorRowPath) {
   const HostTensor wide = rand_tensor({2, 3, 13, 75}, 7), narrow = rand_tensor({1, 2, 9, 6}, 8);
+  // Rows too narrow for the widest vector take a narrower one (13 outputs of a 27-wide row at
+  // stride 2, as in SqueezeNet; 10 and 5 at stride 1).
+  const HostTensor mid = rand_tensor({1, 2, 9, 27}, 9), small = rand_tensor({1, 2, 7, 12}, 10),
+                   tiny = rand_tensor({1, 1, 5, 7}, 11);
   std::vector<PoolP> cases;
   for (int64_t k : {2, 3})
     for (int64_t s : {1, 2})
@@ -94,7 +98,7 @@ TEST(Pool, VectorRowPath) {
   cases.push_back(PoolP{{3, 5}, {2, 2}, {}, {1, 2}, {1, 2}});        // even left pad, stride 2
   for (int level : {2, 1, 0}) {
     simd::force_simd_level(level);
-    for (const HostTensor* x : {&wide, &narrow})
+    for (const HostTensor* x : {&wide, &narrow, &mid, &small, &tiny})
       for (const PoolP& base : cases)
         for (bool include : {false, true}) {
           PoolP p = base;
