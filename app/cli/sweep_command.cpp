@@ -12,9 +12,12 @@
 
 #include "app/cli/command_line.h"
 #include "app/cli/symbol_args.h"
+#include "core/opt/model_work.h"
 #include "core/opt/plan_text.h"
 #include "core/pipeline/compiled_model.h"
 #include "core/pipeline/plan_sweep.h"
+#include "core/status/byte_size.h"
+#include "core/text/text_table.h"
 #include "runtime/program/binding_layout.h"
 
 namespace sod2::cli {
@@ -41,6 +44,12 @@ CommandLine make_parser() {
       {"--greedy", false,
        "also place every point greedy by size, the yardstick `sod2 plan` prints (slower)", ""},
       {"--no-fusion", false, "plan one node per step, as an unfused runtime would", ""},
+      {"--groups", false,
+       "also each fused group's operations and bytes moved at every point (per-group curves: "
+       "in the JSON, per point; as text, the groups with the most operations at the last point, "
+       "with their growth and operations per byte at both ends)",
+       ""},
+      {"--top", true, "with --groups: groups in the text table (default 10)", "N"},
       {"--help", false, "show this help", ""},
   });
 }
@@ -57,6 +66,87 @@ std::string usage() {
          make_parser().flags_help();
 }
 
+// The groups the per-point arrays index: id, kind, nodes and op types.
+nlohmann::ordered_json groups_json(const pipeline::CompiledModel& compiled) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  const Graph& g = compiled.graph();
+  const auto& groups = compiled.plan.fusion.groups;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::array(),
+                           ops = nlohmann::ordered_json::array();
+    for (NodeId n : groups[i].nodes) {
+      nodes.push_back(g.node(n).name);
+      ops.push_back(g.node(n).op_type);
+    }
+    out.push_back({{"id", i}, {"kind", groups[i].kind}, {"nodes", nodes}, {"op_types", ops}});
+  }
+  return out;
+}
+
+// The groups with the most operations at the last planned point: their operations and bytes at
+// the first and last planned points, how each grew, and operations per byte at both ends (a
+// group whose bytes grow faster than its work slides towards the memory-bound side).
+void print_group_curves(const pipeline::CompiledModel& compiled, const pipeline::PlanSweep& sw,
+                        const std::string& symbol, int top, std::ostream& out) {
+  const pipeline::SweepPoint* first = nullptr;
+  const pipeline::SweepPoint* last = nullptr;
+  for (const pipeline::SweepPoint& p : sw.points) {
+    if (!p.at) continue;
+    if (!first) first = &p;
+    last = &p;
+  }
+  if (!first || last->group_ops.empty()) return;
+  const Graph& g = compiled.graph();
+  const auto& groups = compiled.plan.fusion.groups;
+  std::vector<size_t> order(groups.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return last->group_ops[a] > last->group_ops[b]; });
+  auto fixed = [](double v, int decimals) {
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(decimals) << v;
+    return o.str();
+  };
+  auto ratio = [&](int64_t a, int64_t b) {
+    return a > 0 && b >= 0 ? fixed(static_cast<double>(b) / static_cast<double>(a), 2) + "x"
+                           : std::string("-");
+  };
+  auto per_byte = [&](int64_t ops, int64_t bytes) {
+    return ops >= 0 && bytes > 0 ? fixed(static_cast<double>(ops) / static_cast<double>(bytes), 2)
+                                 : std::string("-");
+  };
+  text::TextTable table({{"group", text::Align::kRight},
+                         {"op types", text::Align::kLeft, 36},
+                         {"ops first", text::Align::kRight},
+                         {"ops last", text::Align::kRight},
+                         {"ops x", text::Align::kRight},
+                         {"bytes first", text::Align::kRight},
+                         {"bytes last", text::Align::kRight},
+                         {"bytes x", text::Align::kRight},
+                         {"ops/B first", text::Align::kRight},
+                         {"ops/B last", text::Align::kRight},
+                         {"name", text::Align::kLeft, 48}},
+                        "  ");
+  for (size_t r = 0; r < order.size() && r < static_cast<size_t>(std::max(top, 0)); ++r) {
+    const size_t i = order[r];
+    std::string types;
+    for (NodeId n : groups[i].nodes) types += (types.empty() ? "" : "+") + g.node(n).op_type;
+    auto ops_text = [](int64_t v) {
+      return v >= 0 ? opt::human_ops(static_cast<double>(v)) : std::string("-");
+    };
+    auto bytes_text = [](int64_t v) { return v >= 0 ? human_bytes(v) : std::string("-"); };
+    table.add_row(
+        {std::to_string(i), types, ops_text(first->group_ops[i]), ops_text(last->group_ops[i]),
+         ratio(first->group_ops[i], last->group_ops[i]), bytes_text(first->group_bytes[i]),
+         bytes_text(last->group_bytes[i]), ratio(first->group_bytes[i], last->group_bytes[i]),
+         per_byte(first->group_ops[i], first->group_bytes[i]),
+         per_byte(last->group_ops[i], last->group_bytes[i]), g.node(groups[i].nodes.front()).name});
+  }
+  out << "groups   by operations at " << symbol << "=" << last->value << ", from " << symbol << "="
+      << first->value << " (bytes: read from outside the group and materialised, once each)\n"
+      << table.str() << "\n";
+}
+
 }  // namespace
 
 int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -64,6 +154,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   RdpOptions options;
   std::map<std::string, int64_t> held;
   SweepSpec spec;
+  int top = 10;
   try {
     cl.parse(args);
     if (cl.has("--help")) {
@@ -75,6 +166,9 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     auto s = cl.value("--sym");
     if (!s) throw std::invalid_argument("--sym NAME[=lo:hi[:step]] is required");
     spec = parse_sweep_spec(*s, "--sym");
+    top = parse_count(cl.value("--top"), 10, "--top", 0);
+    if (cl.has("--top") && !cl.has("--groups"))
+      throw std::invalid_argument("--top goes with --groups");
   } catch (const std::invalid_argument& e) {
     err << "sod2 sweep: " << e.what() << "\n";
     return 1;
@@ -108,6 +202,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   request.step = spec.step;
   request.held = held;
   request.greedy_yardstick = greedy;
+  request.per_group = cl.has("--groups");
   Expected<pipeline::PlanSweep> swept = pipeline::sweep_plan(*compiled, request);
   if (!swept.ok()) {
     err << "sod2 sweep: --sym: " << swept.status().message() << "\n";
@@ -147,6 +242,11 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
         o["lower_bound_bytes"] = p.at->lower_bound_bytes;
         if (greedy) o["greedy_bytes"] = p.at->greedy_bytes;
         o["ops"] = p.ops ? nlohmann::ordered_json(*p.ops) : nlohmann::ordered_json(nullptr);
+        if (request.per_group) {
+          // By group id (top-level "groups"); -1 where a group is not countable there.
+          o["group_ops"] = p.group_ops;
+          o["group_bytes"] = p.group_bytes;
+        }
       }
       list.push_back(std::move(o));
     }
@@ -157,6 +257,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
                     {"from", plan::version_text(c.from, versions)},
                     {"to", plan::version_text(c.to, versions)}});
     j["version_changes"] = std::move(ch);
+    if (request.per_group) j["groups"] = groups_json(*compiled);
     j["summary"] = {{"points", points.size()},
                     {"failed", failed},
                     {"worst_arena_over_lower_bound", sw.worst_ratio},
@@ -198,6 +299,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
         << plan::version_text(c.to, versions) << " (was " << plan::version_text(c.from, versions)
         << ")\n";
   }
+  if (request.per_group) print_group_curves(*compiled, sw, spec.name, top, out);
   std::ostringstream summary;
   summary << std::fixed << std::setprecision(3);
   summary << "summary  " << points.size() - failed << " of " << points.size() << " points planned";

@@ -65,6 +65,18 @@ Expected<PlanSweep> sweep_plan(const CompiledModel& compiled, const SweepRequest
       out.held[info.symbol.name()] = opt::report_upper_bound(rdp, info.symbol);
   }
   const auto start = std::chrono::steady_clock::now();
+  // The groups' expressions once; each point only evaluates them.
+  std::vector<std::optional<sym::SymExpr>> group_ops, group_bytes;
+  if (request.per_group) {
+    for (const opt::FusionGroup& grp : compiled.plan.fusion.groups) {
+      group_ops.push_back(opt::group_ops(compiled.work, grp));
+      group_bytes.push_back(opt::group_bytes(compiled.graph(), rdp, grp));
+    }
+  }
+  auto at = [](const std::optional<sym::SymExpr>& e, const sym::Binding& b) -> int64_t {
+    if (!e) return -1;
+    return opt::ops_at(*e, b).value_or(-1);
+  };
   std::optional<int32_t> last;
   for (int64_t v = out.lo; v <= out.hi; v += out.step) {
     if (cancel && cancel->load(std::memory_order_relaxed))
@@ -83,6 +95,10 @@ Expected<PlanSweep> sweep_plan(const CompiledModel& compiled, const SweepRequest
     }
     if (p.at) {
       p.ops = opt::ops_at(compiled.work.total_ops, p.at->binding);
+      for (size_t k = 0; k < group_ops.size(); ++k) {
+        p.group_ops.push_back(at(group_ops[k], p.at->binding));
+        p.group_bytes.push_back(at(group_bytes[k], p.at->binding));
+      }
       if (last && *last != p.at->version) out.changes.push_back({v, *last, p.at->version});
       last = p.at->version;
       const double r = static_cast<double>(p.at->arena_bytes) /

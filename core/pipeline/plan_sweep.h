@@ -26,6 +26,9 @@ struct SweepRequest {
   // their range.
   std::map<std::string, int64_t> held;
   bool greedy_yardstick = false;  // also place each point greedy by size (greedy_bytes)
+  // Also each fused group's operations and bytes moved at every point (opt::group_ops,
+  // opt::group_bytes over compiled.plan.fusion.groups): per-group curves.
+  bool per_group = false;
 };
 
 struct SweepPoint {
@@ -35,6 +38,8 @@ struct SweepPoint {
   // The model's operations there (CompiledModel::work, execution symbols as `at` sizes them);
   // absent when not planned or not countable.
   std::optional<int64_t> ops;
+  // With SweepRequest::per_group, per group of compiled.plan.fusion (-1: not countable there).
+  std::vector<int64_t> group_ops, group_bytes;
 };
 
 struct PlanSweep {

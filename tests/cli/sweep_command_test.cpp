@@ -79,6 +79,51 @@ TEST(SweepCommand, WholeRangeByDefaultAndATextTable) {
   std::filesystem::remove(path);
 }
 
+// Per-group curves (#24 item 1): each group's operations and bytes at every point are what
+// `sod2 plan --bind --json` reports for that group there; the text names the groups with the
+// most work and how it grew.
+TEST(SweepCommand, PerGroupCurvesAreThePlansGroupCountsAtEachPoint) {
+  const std::string path = write_model(testing::residual_mlp_model(), "mlp_groups");
+  const CliRun s =
+      sweep({path, "--range", "n=1:1000", "--sym", "n=1:1000:333", "--groups", "--json"});
+  ASSERT_EQ(s.code, 0) << s.err;
+  const auto doc = nlohmann::json::parse(s.out);
+  ASSERT_GE(doc["groups"].size(), 2u);
+  ASSERT_EQ(doc["points"].size(), 4u);
+  for (const auto& p : doc["points"]) {
+    const int64_t n = p["value"].get<int64_t>();
+    const CliRun one =
+        plan({path, "--range", "n=1:1000", "--bind", "n=" + std::to_string(n), "--json"});
+    ASSERT_EQ(one.code, 0) << one.err;
+    const auto shown = nlohmann::json::parse(one.out);
+    ASSERT_EQ(p["group_ops"].size(), shown["groups"].size());
+    for (size_t i = 0; i < shown["groups"].size(); ++i) {
+      const auto& grp = shown["groups"][i];
+      EXPECT_EQ(p["group_ops"][i], grp["ops"].is_null() ? nlohmann::json(-1) : grp["ops"])
+          << "n=" << n << " group " << i;
+      EXPECT_EQ(p["group_bytes"][i],
+                grp["bytes_moved"].is_null() ? nlohmann::json(-1) : grp["bytes_moved"])
+          << "n=" << n << " group " << i;
+    }
+  }
+  // Linear in n: the last point's work is about 1000x the first's.
+  const auto& first = doc["points"][0]["group_ops"];
+  const auto& last = doc["points"][3]["group_ops"];
+  int64_t total_first = 0, total_last = 0;
+  for (size_t i = 0; i < first.size(); ++i) {
+    total_first += std::max<int64_t>(first[i].get<int64_t>(), 0);
+    total_last += std::max<int64_t>(last[i].get<int64_t>(), 0);
+  }
+  EXPECT_EQ(total_last, 1000 * total_first);
+  const CliRun text = sweep({path, "--range", "n=1:1000", "--sym", "n=1:1000:333", "--groups"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  for (const char* part : {"groups   by operations at n=1000, from n=1", "ops x", "1000.00x",
+                           "ops/B first", "ops/B last"})
+    EXPECT_NE(text.out.find(part), std::string::npos) << part << "\n" << text.out;
+  EXPECT_EQ(sweep({path, "--range", "n=1:1000", "--sym", "n", "--top", "3"}).code, 1);
+  std::filesystem::remove(path);
+}
+
 // gpt_tiny_kv over wide ranges: some bindings run their bucket's version, others a layout made
 // for their own sizes; the sweep says where the layout changes.
 TEST(SweepCommand, MarksWhereTheLayoutChanges) {
