@@ -57,7 +57,8 @@ int64_t parse_run_id(const std::string& s) {
     if (used == s.size() && v > 0) return v;
   } catch (const std::exception&) {
   }
-  throw std::invalid_argument("run ids are positive numbers (see sod2 history), got '" + s + "'");
+  throw std::invalid_argument(
+      "run and sweep ids are positive numbers (see sod2 history and --sweeps), got '" + s + "'");
 }
 
 void print_runs(const std::vector<store::RunRecord>& runs, std::ostream& out) {
@@ -150,6 +151,75 @@ int compare(store::ProfileStore& db, int64_t a_id, int64_t b_id, bool force, std
   return 0;
 }
 
+int compare_sweeps(store::ProfileStore& db, int64_t a_id, int64_t b_id, bool force,
+                   std::ostream& out, std::ostream& err) {
+  auto a = db.sweep(a_id);
+  auto b = db.sweep(b_id);
+  for (const auto* w : {&a, &b}) {
+    if (!w->ok()) {
+      err << "sod2 history: " << w->status().message() << "\n";
+      return 1;
+    }
+  }
+  if (a->symbol != b->symbol) {
+    err << "sod2 history: sweep " << a->id << " varies " << a->symbol << " and sweep " << b->id
+        << " varies " << b->symbol << ": their points are not the same sizes\n";
+    return 1;
+  }
+  const bool same_model = !a->runs.empty() && !b->runs.empty() &&
+                          (a->runs.front().model_sha256 == b->runs.front().model_sha256 ||
+                           a->model_name == b->model_name);
+  if (!same_model || a->held != b->held) {
+    if (!force) {
+      err << "sod2 history: sweep " << a->id << " is of " << a->model_name << " (held "
+          << (a->held.empty() ? "nothing" : a->held) << ") and sweep " << b->id << " of "
+          << b->model_name << " (held " << (b->held.empty() ? "nothing" : b->held)
+          << "): pass --force to compare them anyway\n";
+      return 1;
+    }
+    out << "warning: different models or held values; points pair by " << a->symbol << " only\n";
+  }
+  auto pct = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f%%", v);
+    return std::string(buf);
+  };
+  out << "A: sweep " << a->id << "  " << a->model_name << "  " << a->device_id << "  " << a->symbol
+      << " " << a->lo << ".." << a->hi << "  " << a->started_at << "\n";
+  out << "B: sweep " << b->id << "  " << b->model_name << "  " << b->device_id << "  " << b->symbol
+      << " " << b->lo << ".." << b->hi << "  " << b->started_at << "\n\n";
+  const std::vector<profiling::SweepPointDelta> rows = profiling::compare_sweeps(*a, *b);
+  TextTable table({{a->symbol, Align::kRight},
+                   {"A p50 ms", Align::kRight},
+                   {"B p50 ms", Align::kRight},
+                   {"delta", Align::kRight},
+                   {"A arena", Align::kRight},
+                   {"B arena", Align::kRight},
+                   {"runs", Align::kRight},
+                   {"note"}});
+  const profiling::SweepPointDelta* worst = nullptr;
+  for (const profiling::SweepPointDelta& r : rows) {
+    std::string note;
+    if (!r.a_failure.empty()) note = "A failed: " + r.a_failure;
+    if (!r.b_failure.empty()) note += (note.empty() ? "" : "; ") + ("B failed: " + r.b_failure);
+    if (r.in_both() && (!worst || r.delta_percent() > worst->delta_percent())) worst = &r;
+    table.add_row({std::to_string(r.value), r.a_p50_ms >= 0 ? ms(r.a_p50_ms) : "-",
+                   r.b_p50_ms >= 0 ? ms(r.b_p50_ms) : "-",
+                   r.in_both() ? pct(r.delta_percent()) : "-",
+                   r.a_arena >= 0 ? human_bytes(r.a_arena) : "-",
+                   r.b_arena >= 0 ? human_bytes(r.b_arena) : "-",
+                   r.in_both() ? std::to_string(r.a_run) + "," + std::to_string(r.b_run) : "",
+                   text::elide_middle(note, 100)});
+  }
+  out << table.str();
+  if (worst) {
+    out << "\nLargest slowdown at " << a->symbol << "=" << worst->value << " ("
+        << pct(worst->delta_percent()) << "): sod2 history --compare " << worst->a_run << " "
+        << worst->b_run << " shows it group by group.\n";
+  }
+  return 0;
+}
+
 void print_sweeps(const std::vector<store::SweepRecord>& sweeps, std::ostream& out) {
   if (sweeps.empty()) {
     out << "(no sweeps recorded yet: sod2 profile MODEL --sweep NAME=lo:hi:step records one)\n";
@@ -188,7 +258,12 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
         "refused",
         ""},
        {"--force", false,
-        "with --compare: compare runs of different models anyway (groups pair by name only)", ""},
+        "with --compare or --compare-sweeps: compare runs or sweeps of different models anyway",
+        ""},
+       {"--compare-sweeps", false,
+        "compare two measured sweeps of one symbol point by point: --compare-sweeps SWEEP_A "
+        "SWEEP_B",
+        ""},
        {"--sweeps", false, "list the measured sweeps (sod2 profile --sweep) instead of runs", ""},
        {"--sweep", true, "one measured sweep, point by point, as sod2 profile --sweep printed it",
         "ID"},
@@ -203,7 +278,8 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
     if (cl.has("--help")) {
       out << "usage: sod2 history [--model M] [--device D] [--limit N]\n"
              "       sod2 history --compare RUN_A RUN_B [--force]\n"
-             "       sod2 history --sweeps [--model M] [--device D] | --sweep ID [--json]\n\n"
+             "       sod2 history --sweeps [--model M] [--device D] | --sweep ID [--json]\n"
+             "       sod2 history --compare-sweeps SWEEP_A SWEEP_B [--force]\n\n"
              "Runs recorded by sod2 profile and the studio, newest first. --model matches the\n"
              "model's recorded name, path, file name, stem or folder (yolo_tiny for\n"
              ".../yolo_tiny/model.onnx). --compare shows per-group deltas between two runs of\n"
@@ -216,10 +292,14 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
     filter.model = cl.value("--model").value_or("");
     filter.device = cl.value("--device").value_or("");
     filter.limit = parse_count(cl.value("--limit"), 50, "--limit", 1);
-    if (cl.has("--compare") ? cl.positional().size() != 2 : !cl.positional().empty())
-      throw std::invalid_argument(cl.has("--compare")
-                                      ? "--compare takes two run ids"
-                                      : "unexpected argument '" + cl.positional()[0] + "'");
+    const bool pair = cl.has("--compare") || cl.has("--compare-sweeps");
+    if (cl.has("--compare") && cl.has("--compare-sweeps"))
+      throw std::invalid_argument("--compare and --compare-sweeps do not combine");
+    if (pair ? cl.positional().size() != 2 : !cl.positional().empty())
+      throw std::invalid_argument(pair ? std::string(cl.has("--compare")
+                                                         ? "--compare takes two run ids"
+                                                         : "--compare-sweeps takes two sweep ids")
+                                       : "unexpected argument '" + cl.positional()[0] + "'");
   } catch (const std::invalid_argument& e) {
     err << "sod2 history: " << e.what() << "\n";
     return 1;
@@ -262,6 +342,15 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     print_sweeps(*sweeps, out);
     return 0;
+  }
+  if (cl.has("--compare-sweeps")) {
+    try {
+      return compare_sweeps(**db, parse_run_id(cl.positional()[0]),
+                            parse_run_id(cl.positional()[1]), cl.has("--force"), out, err);
+    } catch (const std::invalid_argument& e) {
+      err << "sod2 history: --compare-sweeps: " << e.what() << "\n";
+      return 1;
+    }
   }
   if (cl.has("--compare")) {
     try {

@@ -1,5 +1,6 @@
-// Two recorded runs group by group (`sod2 history --compare`, the studio's history view). Groups
-// match by name — their anchor node — since recompiling may move them in the order.
+// Two recorded runs group by group (`sod2 history --compare`, the studio's history view), and two
+// recorded sweeps point by point (`sod2 history --compare-sweeps`). Groups match by name — their
+// anchor node — since recompiling may move them in the order; points match by value.
 #pragma once
 
 #include <string>
@@ -20,5 +21,23 @@ struct GroupDelta {
 
 // Largest absolute change first (a group in one run only counts its whole time).
 std::vector<GroupDelta> compare_groups(const store::RunRecord& a, const store::RunRecord& b);
+
+// One value of the swept symbol in two sweeps: each side's p50 over its measured runs and the
+// arena it ran in; -1 where that sweep has no successful run at the value.
+struct SweepPointDelta {
+  int64_t value = 0;
+  double a_p50_ms = -1, b_p50_ms = -1;
+  int64_t a_arena = -1, b_arena = -1;
+  int64_t a_run = 0, b_run = 0;      // the runs, for a group-by-group --compare
+  std::string a_failure, b_failure;  // why a side's point failed
+  bool in_both() const { return a_p50_ms >= 0 && b_p50_ms >= 0; }
+  double delta_percent() const {
+    return in_both() && a_p50_ms > 0 ? 100.0 * (b_p50_ms - a_p50_ms) / a_p50_ms : 0;
+  }
+};
+
+// By value, every value either sweep measured.
+std::vector<SweepPointDelta> compare_sweeps(const store::SweepRecord& a,
+                                            const store::SweepRecord& b);
 
 }  // namespace sod2::profiling

@@ -495,6 +495,36 @@ TEST_F(ProfileTest, ASweepPointWhoseAgentDiesFailsAndTheSweepGoesOn) {
   EXPECT_NE(printed.str().find("1 of 3 points failed"), std::string::npos) << printed.str();
 }
 
+// #24 item 4 (the CLI half): two sweeps of one symbol point by point, values either measured
+// paired, and the largest slowdown named with the command that compares its runs group by group.
+TEST_F(ProfileTest, TwoSweepsCompareThePointsTheyShare) {
+  profiling::SweepProfileRequest s;
+  s.profile = yolo_request();
+  s.profile.bind = {{"width", 64}};
+  s.symbol = "height";
+  s.lo = 64;
+  s.hi = 128;
+  s.step = 64;
+  ASSERT_TRUE(profiling::profile_sweep(s).ok());
+  s.hi = 192;
+  ASSERT_TRUE(profiling::profile_sweep(s).ok());
+  ASSERT_EQ(cli(cli::run_history, {"--compare-sweeps", "1", "2", "--db", db_}), 0) << err_.str();
+  const std::string table = out_.str();
+  for (const char* part : {"A: sweep 1", "B: sweep 2", "A p50 ms", "B p50 ms", "A arena",
+                           "Largest slowdown at height=", "sod2 history --compare "})
+    EXPECT_NE(table.find(part), std::string::npos) << part << "\n" << table;
+  // 192 is only in B: its A side is empty.
+  EXPECT_NE(table.find("192"), std::string::npos) << table;
+  s.profile.bind = {{"width", 96}};
+  ASSERT_TRUE(profiling::profile_sweep(s).ok());
+  EXPECT_EQ(cli(cli::run_history, {"--compare-sweeps", "1", "3", "--db", db_}), 1);
+  EXPECT_NE(err_.str().find("pass --force"), std::string::npos) << err_.str();
+  EXPECT_EQ(cli(cli::run_history, {"--compare-sweeps", "1", "3", "--force", "--db", db_}), 0)
+      << err_.str();
+  EXPECT_EQ(cli(cli::run_history, {"--compare-sweeps", "1", "--db", db_}), 1);
+  EXPECT_NE(err_.str().find("takes two sweep ids"), std::string::npos) << err_.str();
+}
+
 TEST_F(ProfileTest, ASweepSaysWhatItNeeds) {
   profiling::SweepProfileRequest s;
   s.profile = yolo_request();
