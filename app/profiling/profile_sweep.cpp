@@ -168,12 +168,17 @@ ProfileSweep sweep_from_record(const store::SweepRecord& record) {
   return s;
 }
 
-Expected<std::optional<ProfileSweep>> latest_recorded_sweep(
-    const std::string& db_path, const std::string& model_path, const std::string& symbol,
-    const std::map<std::string, int64_t>& held) {
+Expected<std::string> model_file_sha256(const std::string& model_path) {
   SOD2_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes,
                         read_input_file(model_path, kNoInputSizeLimit));
-  const std::string sha = rt::to_hex(rt::sha256(bytes));
+  return rt::to_hex(rt::sha256(bytes));
+}
+
+Expected<std::optional<ProfileSweep>> latest_recorded_sweep(
+    const std::string& db_path, const std::string& model_sha256, const std::string& symbol,
+    const std::map<std::string, int64_t>& held) {
+  const std::string& sha = model_sha256;
+  if (sha.size() != 64) return invalid_argument("not a SHA-256: '" + sha + "'");
   SOD2_ASSIGN_OR_RETURN(std::unique_ptr<store::ProfileStore> db,
                         store::ProfileStore::open(db_path));
   store::RunFilter filter;

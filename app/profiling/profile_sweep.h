@@ -60,11 +60,14 @@ Expected<ProfileSweep> profile_sweep(
 // studio's Sweep view.
 ProfileSweep sweep_from_record(const store::SweepRecord& record);
 
-// The newest sweep in the store at `db_path` of the model file at `model_path` (matched by its
-// content, so an edited file's old measurements are not shown as its own) over `symbol` with
-// exactly these held values; nullopt when there is none. Errors: the file or the store.
+// The hex SHA-256 of a model file, as the store keys models. Errors: the file cannot be read.
+Expected<std::string> model_file_sha256(const std::string& model_path);
+
+// The newest sweep in the store at `db_path` of the model with this content hash (so an edited
+// file's old measurements are not shown as its own) over `symbol` with exactly these held
+// values; nullopt when there is none. Errors: the store, a hash that is not one.
 Expected<std::optional<ProfileSweep>> latest_recorded_sweep(
-    const std::string& db_path, const std::string& model_path, const std::string& symbol,
+    const std::string& db_path, const std::string& model_sha256, const std::string& symbol,
     const std::map<std::string, int64_t>& held);
 
 }  // namespace sod2::profiling

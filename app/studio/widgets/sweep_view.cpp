@@ -264,7 +264,16 @@ void SweepView::loadMeasured() {
   const std::string path = db_path_.empty() ? store::ProfileStore::default_path() : db_path_;
   // No store yet is no measurement, not an error (and opening would create the file).
   if (!std::filesystem::exists(path)) return;
-  auto found = profiling::latest_recorded_sweep(path, doc_->path(), sweep_->symbol, held());
+  // The file's hash once per document: a binding change must not read a large model again.
+  if (model_sha256_.empty()) {
+    Expected<std::string> sha = profiling::model_file_sha256(doc_->path());
+    if (!sha.ok()) {
+      measured_error_ = QString::fromStdString(sha.status().message());
+      return;
+    }
+    model_sha256_ = *sha;
+  }
+  auto found = profiling::latest_recorded_sweep(path, model_sha256_, sweep_->symbol, held());
   if (!found.ok()) {
     measured_error_ = QString::fromStdString(found.status().message());
   } else if (*found) {
@@ -278,6 +287,7 @@ void SweepView::setDocument(std::shared_ptr<const StudioDocument> doc,
   binding_ = binding;
   sweep_.reset();
   measured_.reset();
+  model_sha256_.clear();
   swept_with_.clear();
   error_.clear();
   {

@@ -88,6 +88,7 @@ class SweepView : public QWidget {
 
   std::string db_path_;
   std::shared_ptr<const profiling::ProfileSweep> measured_;
+  std::string model_sha256_;  // of doc_'s file, read once
   QString measured_error_;
 
   QComboBox* symbol_box_ = nullptr;
