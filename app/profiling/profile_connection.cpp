@@ -250,12 +250,11 @@ Status ProfileConnection::restart(const ProfileProgress& progress) {
   return start_agent(progress, 0, 0, false);
 }
 
-Status ProfileConnection::failed(const Status& st, const std::string& bindings, const Point& point,
-                                 int64_t predicted_arena) {
-  if (!db_) return st;
+store::RunRecord ProfileConnection::run_record(const std::string& bindings,
+                                               const Point& point) const {
   store::RunRecord rec;
   rec.device = device_record(base_.device, base_.agent);
-  if (rec.device.device_id.empty()) {
+  if (rec.device.device_id.empty()) {  // the device was never reached
     rec.device.device_id = request_.device;
     rec.device.transport = device_transport_;
   }
@@ -268,12 +267,19 @@ Status ProfileConnection::failed(const Status& st, const std::string& bindings, 
   rec.threads = request_.settings.threads;
   rec.runs = request_.settings.runs;
   rec.warmup = request_.settings.warmup;
-  rec.ok = false;
-  rec.failure = st.message();
   rec.host_software = host_software();
   rec.agent_software = base_.agent.software;
   rec.sweep_id = point.sweep_id;
   rec.sweep_value = point.value;
+  return rec;
+}
+
+Status ProfileConnection::failed(const Status& st, const std::string& bindings, const Point& point,
+                                 int64_t predicted_arena) {
+  if (!db_) return st;
+  store::RunRecord rec = run_record(bindings, point);
+  rec.ok = false;
+  rec.failure = st.message();
   rec.predicted_arena_bytes = predicted_arena;
   Expected<int64_t> run = db_->record_run(std::move(rec));
   if (!run.ok())
@@ -341,19 +347,8 @@ Expected<ProfileResult> ProfileConnection::measure(const std::map<std::string, i
   res.ops_at_most = work && work->at_most;
 
   if (db_) {
-    store::RunRecord rec;
-    rec.device = device_record(res.device, res.agent);
-    rec.model_sha256 = res.model_sha256;
-    rec.model_name = res.model_name;
-    rec.model_path = std::filesystem::absolute(request_.model_path).string();
-    rec.package_sha256 = res.package_sha256;
-    rec.package_bytes = res.package_bytes;
-    rec.bindings = res.bindings;
-    rec.runs = request_.settings.runs;
-    rec.warmup = request_.settings.warmup;
+    store::RunRecord rec = run_record(res.bindings, point);
     rec.ok = true;
-    rec.host_software = host_software();
-    rec.agent_software = res.agent.software;
     const LatencyStats& s = res.stats;
     rec.first_ms = s.first_ms;
     rec.warmup_avg_ms = s.warmup_avg_ms;
@@ -367,8 +362,6 @@ Expected<ProfileResult> ProfileConnection::measure(const std::map<std::string, i
       rec.arena_bytes = res.report.runs.back().arena_bytes;
       rec.plan_version = res.report.runs.back().plan_version;
     }
-    rec.sweep_id = point.sweep_id;
-    rec.sweep_value = point.value;
     rec.predicted_arena_bytes = res.predicted_arena_bytes;
     rec.prediction_exact = res.prediction_exact;
     for (const device::RunSample& r : res.report.runs)

@@ -55,6 +55,8 @@ class ProfileConnection {
  private:
   ProfileConnection() = default;
   Status start_agent(const ProfileProgress& progress, double from, double to, bool record);
+  // What every run this connection records shares: device, model, package, settings, point.
+  store::RunRecord run_record(const std::string& bindings, const Point& point) const;
   // A failed run at `bind`, recorded unless recording is off; returns `st` naming the record.
   Status failed(const Status& st, const std::string& bindings, const Point& point,
                 int64_t predicted_arena);
