@@ -65,8 +65,18 @@ class Matcher {
     const Node& anchor = g_.node(grp.nodes.front());
     if (grp.outputs.size() != 1) return refuse(FusionRefusal::kSeveralOutputs, grp.nodes.front());
     const std::string& op = anchor.op_type;
-    if (!anchor.domain.empty() || (op != "Conv" && op != "MatMul" && op != "Gemm"))
+    // BatchNormalization at inference is a per-channel scale and shift: the same epilogue runs
+    // after it (DenseNet's and pre-activation nets' BatchNorm -> ReLU after a Concat).
+    const bool batch_norm = op == "BatchNormalization";
+    if (!anchor.domain.empty() || (op != "Conv" && op != "MatMul" && op != "Gemm" && !batch_norm))
       return refuse(FusionRefusal::kNoContractionAnchor, grp.nodes.front());
+    if (batch_norm) {
+      bool inference = anchor.inputs.size() == 5 && attr_int(anchor, "training_mode", 0) == 0 &&
+                       attr_int(anchor, "spatial", 1) == 1;
+      for (size_t i = 1; inference && i < 5; ++i)
+        inference = anchor.inputs[i] != kNoValue && is_constant_value(g_, anchor.inputs[i]);
+      if (!inference) return refuse(FusionRefusal::kBatchNormNotInference, grp.nodes.front());
+    }
     if (anchor.outputs.size() != 1)
       return refuse(FusionRefusal::kSeveralOutputs, grp.nodes.front());
     ValueId cur = anchor.outputs[0];
@@ -76,10 +86,13 @@ class Matcher {
     const DataType precision = out_fact.dtype;
     const bool floating = precision == DataType::kFloat || precision == DataType::kFloat16 ||
                           precision == DataType::kBFloat16;
-    if (!floating || !out_fact.dims || out_fact.dims->size() < 2)
+    // The fused BatchNormalization runs float32 only (no narrow-float wrapper).
+    if (!floating || !out_fact.dims || out_fact.dims->size() < 2 ||
+        (batch_norm && precision != DataType::kFloat))
       return refuse(FusionRefusal::kNotFloat32, grp.nodes.front());
-    // Output channels: dim 1 for Conv, the last dim for MatMul/Gemm.
-    const Dim& ch = op == "Conv" ? (*out_fact.dims)[1] : out_fact.dims->back();
+    // Output channels: dim 1 for Conv and BatchNormalization, the last dim for MatMul/Gemm.
+    const bool channel_dim1 = op == "Conv" || batch_norm;
+    const Dim& ch = channel_dim1 ? (*out_fact.dims)[1] : out_fact.dims->back();
     if (!ch || !ch->constant_value())
       return refuse(FusionRefusal::kSymbolicChannels, grp.nodes.front());
     const int64_t channels = *ch->constant_value();
@@ -143,7 +156,7 @@ class Matcher {
           for (int64_t d : *dims) numel *= d;
         const bool per_channel = dims && numel == channels && is_constant_value(g_, other) &&
                                  activation.empty() && bias < 0 && of.dtype == precision &&
-                                 fits_channel(*dims, op, out_fact.dims->size());
+                                 fits_channel(*dims, channel_dim1, out_fact.dims->size());
         if (per_channel) {
           bias = static_cast<int64_t>(k.inputs.size());
           k.inputs.push_back(other);
@@ -581,10 +594,9 @@ class Matcher {
 
   // A [C] bias, or [1,C,1,1]-like for Conv (ones around the channel axis, aligned to the output's
   // rank); [C] or [1,C] for MatMul/Gemm.
-  static bool fits_channel(const std::vector<int64_t>& dims, const std::string& op,
-                           size_t out_rank) {
+  static bool fits_channel(const std::vector<int64_t>& dims, bool channel_dim1, size_t out_rank) {
     if (dims.size() > out_rank) return false;
-    if (op != "Conv") {
+    if (!channel_dim1) {
       for (size_t i = 0; i + 1 < dims.size(); ++i)
         if (dims[i] != 1) return false;
       return true;
@@ -674,7 +686,11 @@ const char* fusion_refusal_text(FusionRefusal r) {
     case FusionRefusal::kNone: return "runs fused";
     case FusionRefusal::kSingleNode: return "a single node";
     case FusionRefusal::kNoContractionAnchor:
-      return "the group does not start with a Conv, MatMul or Gemm (the only fused kernels)";
+      return "the group does not start with a Conv, MatMul, Gemm or BatchNormalization (the only "
+             "fused kernels)";
+    case FusionRefusal::kBatchNormNotInference:
+      return "a BatchNormalization in training mode, per element (spatial = 0) or with statistics "
+             "that are not constants";
     case FusionRefusal::kSeveralOutputs: return "the group materialises more than one value";
     case FusionRefusal::kNotFloat32:
       return "the contraction's output is not float32, float16 or bfloat16 of rank >= 2";

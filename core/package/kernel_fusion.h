@@ -27,7 +27,8 @@ namespace sod2::package {
 
 // One fused kernel: the node that replaces a group's nodes.
 struct FusedKernel {
-  rt::NodeInfo info;            // domain "sod2", op FusedConv / FusedMatMul / FusedGemm
+  rt::NodeInfo
+      info;  // domain "sod2", op FusedConv / FusedMatMul / FusedGemm / FusedBatchNormalization
   std::vector<ValueId> inputs;  // the anchor's inputs, then bias and residual
   ValueId output = kNoValue;    // the group's one output
 };
@@ -35,9 +36,10 @@ struct FusedKernel {
 // Why the CPU has no fused kernel for a candidate group (typed, so that tools count and explain
 // refusals without parsing text).
 enum class FusionRefusal : uint8_t {
-  kNone,                 // it has one
-  kSingleNode,           // nothing to fuse
-  kNoContractionAnchor,  // not Conv/MatMul/Gemm first: elementwise and normalization groups
+  kNone,                   // it has one
+  kSingleNode,             // nothing to fuse
+  kNoContractionAnchor,    // not Conv/MatMul/Gemm/BatchNormalization first: elementwise groups...
+  kBatchNormNotInference,  // training mode, spatial = 0, or statistics that are not constants
   kSeveralOutputs,
   kNotFloat32,
   kSymbolicChannels,  // the bias/epilogue needs the channel count as a constant

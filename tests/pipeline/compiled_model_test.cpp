@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "../onnx/proto_builder.h"
 #include "core/onnx/onnx_import.h"
@@ -81,7 +82,8 @@ TEST(CompiledModel, FusesWhatTheCpuRunsFusedAndSplitsTheRestSayingWhy) {
   ASSERT_EQ(exp_alone.nodes.size(), 1u);
   ASSERT_EQ(exp_alone.not_fused.size(), 1u);
   EXPECT_NE(exp_alone.not_fused[0].find("runs alone"), std::string::npos) << exp_alone.not_fused[0];
-  EXPECT_NE(exp_alone.not_fused[0].find("Conv, MatMul or Gemm"), std::string::npos);
+  EXPECT_NE(exp_alone.not_fused[0].find("Conv, MatMul, Gemm or BatchNormalization"),
+            std::string::npos);
 
   // The value between Exp and Neg is planned (it is written); the one inside Conv+Relu is not.
   auto planned = [&](const std::string& value) {
@@ -270,6 +272,76 @@ TEST(CompiledModel, AResidualAddThenReluFusesIntoTheConvWhateverTheOperandOrder)
   const float* y = static_cast<const float*>((*out)[0].data);
   const float want[] = {0, 4, 1, 0, 0, 0};
   for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], want[i]) << i;
+}
+
+// DenseNet's BatchNorm -> ReLU (after a Concat, so nothing folds it into a Conv): one
+// sod2:FusedBatchNormalization, computing what the two ops compute; statistics that are not
+// constants keep the two nodes apart, with the typed reason.
+Model batch_norm_relu(bool constant_statistics) {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {2, 3, "h", "w"});
+  add_float_initializer(g, "scale", {3}, {1.5f, -2, 0.5f});
+  add_float_initializer(g, "bias", {3}, {0.25f, 1, -0.5f});
+  add_float_initializer(g, "mean", {3}, {0.5f, -1, 2});
+  if (constant_statistics) {
+    add_float_initializer(g, "var", {3}, {4, 0.25f, 1});
+  } else {
+    add_input(g, "var", {3});
+  }
+  add_node(g, "BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"n"}, "bn");
+  add_node(g, "Relu", {"n"}, {"y"}, "relu");
+  add_output(g, "y", {2, 3, "h", "w"});
+  const auto bytes = testing::serialize(m);
+  auto model = import_onnx_bytes(bytes, "", "batch norm relu");
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  return std::move(*model);
+}
+
+TEST(CompiledModel, BatchNormThenReluRunsAsOneKernelAsTheTwoOpsWould) {
+  auto c = pipeline::compile(batch_norm_relu(true), ranges());
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const rt::GraphDesc& main = c->program.graphs[0];
+  ASSERT_EQ(main.nodes.size(), 1u);
+  EXPECT_EQ(main.nodes[0].info.op_type, "FusedBatchNormalization");
+  EXPECT_EQ(main.nodes[0].fused_nodes, (std::vector<std::string>{"bn", "relu"}));
+  pipeline::CompileOptions unfused = ranges();
+  unfused.fuse = false;
+  auto separate = pipeline::compile(batch_norm_relu(true), unfused);
+  ASSERT_TRUE(separate.ok()) << separate.status().to_string();
+  ASSERT_EQ(separate->program.graphs[0].nodes.size(), 2u);
+
+  rt::HostTensor x(rt::DType::kFloat, rt::Shape{2, 3, 3, 5});
+  for (int64_t i = 0; i < x.shape().numel(); ++i)
+    x.data<float>()[i] = static_cast<float>((i * 37) % 23) / 4.f - 2.5f;
+  const rt::Tensor in[] = {x.view()};
+  auto fused_session = rt::Session::create(c->program, rt::KernelRegistry::standard(), {2});
+  auto separate_session =
+      rt::Session::create(separate->program, rt::KernelRegistry::standard(), {2});
+  ASSERT_TRUE(fused_session.ok()) << fused_session.status().to_string();
+  ASSERT_TRUE(separate_session.ok()) << separate_session.status().to_string();
+  auto a = (*fused_session)->run(in);
+  ASSERT_TRUE(a.ok()) << a.status().to_string();
+  std::vector<float> got(static_cast<const float*>((*a)[0].data),
+                         static_cast<const float*>((*a)[0].data) + x.shape().numel());
+  auto b = (*separate_session)->run(in);
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  const float* want = static_cast<const float*>((*b)[0].data);
+  int zeros = 0;
+  for (int64_t i = 0; i < x.shape().numel(); ++i) {
+    EXPECT_NEAR(got[static_cast<size_t>(i)], want[i], 1e-5f * (1.f + std::abs(want[i]))) << i;
+    zeros += got[static_cast<size_t>(i)] == 0.f;
+  }
+  EXPECT_GT(zeros, 0) << "the ReLU clipped something";
+
+  auto runtime_stats = pipeline::compile(batch_norm_relu(false), ranges());
+  ASSERT_TRUE(runtime_stats.ok()) << runtime_stats.status().to_string();
+  ASSERT_EQ(runtime_stats->decisions.size(), runtime_stats->candidates.groups.size());
+  bool refused = false;
+  for (const pipeline::GroupDecision& d : runtime_stats->decisions)
+    refused |= d.refusal == package::FusionRefusal::kBatchNormNotInference;
+  EXPECT_TRUE(refused);
+  EXPECT_EQ(runtime_stats->program.graphs[0].nodes.size(), 2u);
 }
 
 TEST(CompiledModel, AFloat16ConvNetRunsWithItsContractionsInFloat32) {

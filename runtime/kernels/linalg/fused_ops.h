@@ -4,14 +4,17 @@
 //
 // CONTRACT (what the fusion pass must produce; the factories check it when the model loads)
 //
-//   domain "sod2", op_type "FusedConv" | "FusedMatMul" | "FusedGemm", registered since opset 1
-//   of domain "sod2". NodeInfo::opset carries the ai.onnx opset of the node that was fused, and
-//   the op follows that opset's ONNX definition of Conv / MatMul / Gemm (as of the latest
-//   opset <= 17 at or below it): same attributes, same inputs, same output.
+//   domain "sod2", op_type "FusedConv" | "FusedMatMul" | "FusedGemm" |
+//   "FusedBatchNormalization", registered since opset 1 of domain "sod2". NodeInfo::opset carries
+//   the ai.onnx opset of the node that was fused, and the op follows that opset's ONNX definition
+//   of Conv / MatMul / Gemm (as of the latest opset <= 17 at or below it): same attributes, same
+//   inputs, same output.
 //
 //   Inputs: the ONNX op's own inputs first, in ONNX order (Conv X, W[, B]; MatMul A, B;
-//   Gemm A, B[, C]); an omitted optional input may be an empty (not present) slot or left out
-//   when nothing follows it. Then the epilogue's inputs, in any order, at the slots named by:
+//   Gemm A, B[, C]; BatchNormalization X, scale, B, mean, var, inference form only:
+//   training_mode 0, spatial 1, float32, epilogue slots >= 5); an omitted optional input may be an
+//   empty (not present) slot or left out when nothing follows it. Then the epilogue's inputs, in
+//   any order, at the slots named by:
 //
 //   Attributes: the ONNX op's own, except that FusedGemm carries Gemm's alpha and beta as
 //   `gemm_alpha` and `gemm_beta` (floats, default 1.0: "alpha"/"beta" below are the
@@ -31,8 +34,8 @@
 //                          other activations ignore alpha and beta.
 //     bias_input   int     input slot of a per-output-channel bias, -1 (default) for none.
 //                          numel must equal the channel count (any shape: [C], [1,C,1,1]...).
-//                          Channel = dim 1 of the output for FusedConv, the last dim for
-//                          FusedMatMul / FusedGemm.
+//                          Channel = dim 1 of the output for FusedConv and
+//                          FusedBatchNormalization, the last dim for FusedMatMul / FusedGemm.
 //     residual_input int   input slot of a tensor with exactly the output's shape (no
 //                          broadcasting), -1 (default) for none.
 //     residual_before_activation int 1 (default): y = act(op + bias + residual);
@@ -66,5 +69,6 @@ Expected<Epilogue> read_fused_epilogue(const NodeInfo& node, const char* op);
 Expected<std::unique_ptr<Kernel>> make_fused_conv(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_fused_matmul(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_fused_gemm(const NodeInfo& node);
+Expected<std::unique_ptr<Kernel>> make_fused_batch_norm(const NodeInfo& node);
 
 }  // namespace sod2::rt

@@ -35,6 +35,7 @@ void register_linalg_kernels(KernelRegistry& r) {
   r.add("sod2", "FusedConv", 1, make_fused_conv);
   r.add("sod2", "FusedMatMul", 1, make_fused_matmul);
   r.add("sod2", "FusedGemm", 1, make_fused_gemm);
+  r.add("sod2", "FusedBatchNormalization", 1, make_fused_batch_norm);
 }
 
 }  // namespace sod2::rt

@@ -288,6 +288,30 @@ TEST(FusedOps, SiluLargeMagnitudes) {
   simd::force_simd_level(-1);
 }
 
+// Inference BatchNormalization with every epilogue (bias, residual on either side of the
+// activation, every activation), against BatchNormalization then the ops one by one.
+TEST(FusedOps, BatchNormalizationMatchesSeparateOps) {
+  const HostTensor x = rand_tensor({2, 5, 7, 9}, 31), scale = rand_tensor({5}, 32),
+                   b = rand_tensor({5}, 33), mean = rand_tensor({5}, 34),
+                   var = rand_tensor({5}, 35, 0.1f, 2.f);
+  const HostTensor bias = rand_tensor({1, 5, 1, 1}, 36), res = rand_tensor({2, 5, 7, 9}, 37);
+  check_all("BatchNormalization", {&x, &scale, &b, &mean, &var}, A().f("epsilon", 1e-3f), bias,
+            res);
+  // Its epilogue slots follow the five statistics; only the inference form fuses.
+  const std::vector<const HostTensor*> in = {&x, &scale, &b, &mean, &var, &bias};
+  auto create = [&](const Attrs& a) {
+    NodeInfo node = testing::node_info("FusedBatchNormalization", 17, in, 1, a);
+    node.domain = "sod2";
+    return full_registry().create(node);
+  };
+  EXPECT_TRUE(create(A().i("bias_input", 5)).ok());
+  auto slot = create(A().i("bias_input", 2));
+  ASSERT_FALSE(slot.ok());
+  EXPECT_NE(slot.status().message().find("five BatchNormalization inputs"), std::string::npos)
+      << slot.status().message();
+  EXPECT_EQ(create(A().i("training_mode", 1)).status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(FusedOps, ContractErrors) {
   const HostTensor x = rand_tensor({1, 2, 5, 5}, 1), w = rand_tensor({3, 2, 3, 3}, 2);
   const HostTensor bias = rand_tensor({3}, 3);
