@@ -74,7 +74,8 @@ class Matcher {
       bool inference = anchor.inputs.size() == 5 && attr_int(anchor, "training_mode", 0) == 0 &&
                        attr_int(anchor, "spatial", 1) == 1;
       for (size_t i = 1; inference && i < 5; ++i)
-        inference = anchor.inputs[i] != kNoValue && is_constant_value(g_, anchor.inputs[i]);
+        inference = anchor.inputs[i] != kNoValue && is_constant_value(g_, anchor.inputs[i]) &&
+                    rdp_.fact(g_, anchor.inputs[i]).dtype == DataType::kFloat;
       if (!inference) return refuse(FusionRefusal::kBatchNormNotInference, grp.nodes.front());
     }
     if (anchor.outputs.size() != 1)
@@ -690,7 +691,7 @@ const char* fusion_refusal_text(FusionRefusal r) {
              "fused kernels)";
     case FusionRefusal::kBatchNormNotInference:
       return "a BatchNormalization in training mode, per element (spatial = 0) or with statistics "
-             "that are not constants";
+             "that are not float32 constants";
     case FusionRefusal::kSeveralOutputs: return "the group materialises more than one value";
     case FusionRefusal::kNotFloat32:
       return "the contraction's output is not float32, float16 or bfloat16 of rank >= 2";

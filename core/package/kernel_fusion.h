@@ -39,7 +39,7 @@ enum class FusionRefusal : uint8_t {
   kNone,                   // it has one
   kSingleNode,             // nothing to fuse
   kNoContractionAnchor,    // not Conv/MatMul/Gemm/BatchNormalization first: elementwise groups...
-  kBatchNormNotInference,  // training mode, spatial = 0, or statistics that are not constants
+  kBatchNormNotInference,  // training mode, spatial = 0, or statistics not float32 constants
   kSeveralOutputs,
   kNotFloat32,
   kSymbolicChannels,  // the bias/epilogue needs the channel count as a constant
