@@ -1,9 +1,7 @@
 #include "app/cli/plan_report.h"
 
 #include <algorithm>
-#include <iomanip>
 #include <map>
-#include <sstream>
 
 #include "core/opt/plan_text.h"
 #include "core/opt/report_binding.h"
@@ -12,6 +10,8 @@
 
 namespace sod2::cli {
 namespace {
+
+using text::fixed;
 
 using Json = nlohmann::ordered_json;
 
@@ -95,12 +95,6 @@ Json work_json(const PlanReportData& d) {
   j["at_most"] = w.involves_execution;
   j["uncounted"] = w.uncounted;
   return j;
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
 }
 
 // "work     3.64 GOP at this binding (= 2*batch*h*w*... ); 1 node not counted: ...".

@@ -7,7 +7,6 @@
 #include <fstream>
 #include <iomanip>
 #include <map>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -19,11 +18,7 @@
 namespace sod2::cli {
 namespace {
 
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
-}
+using text::fixed;
 
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());

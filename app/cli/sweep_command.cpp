@@ -23,6 +23,8 @@
 namespace sod2::cli {
 namespace {
 
+using text::fixed;
+
 CommandLine make_parser() {
   return CommandLine({
       {"--sym", true,
@@ -102,11 +104,6 @@ void print_group_curves(const pipeline::CompiledModel& compiled, const pipeline:
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return last->group_ops[a] > last->group_ops[b]; });
-  auto fixed = [](double v, int decimals) {
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(decimals) << v;
-    return o.str();
-  };
   auto ratio = [&](int64_t a, int64_t b) {
     return a > 0 && b >= 0 ? fixed(static_cast<double>(b) / static_cast<double>(a), 2) + "x"
                            : std::string("-");

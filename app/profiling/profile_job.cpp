@@ -14,6 +14,18 @@ std::string GroupProfile::op_label() const {
   return s;
 }
 
+int64_t ProfileResult::counted_ops(size_t* uncounted) const {
+  int64_t sum = 0;
+  size_t counted = 0;
+  for (const GroupProfile& g : groups) {
+    if (g.ops < 0) continue;
+    sum += g.ops;
+    ++counted;
+  }
+  if (uncounted) *uncounted = groups.size() - counted;
+  return counted > 0 ? sum : -1;
+}
+
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());

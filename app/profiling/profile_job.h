@@ -97,6 +97,12 @@ struct ProfileResult {
   int64_t arena_bytes() const {  // what the device reported for its last run
     return report.runs.empty() ? 0 : report.runs.back().arena_bytes;
   }
+  int32_t plan_version() const {  // the plan version of its last run; -1 without runs
+    return report.runs.empty() ? -1 : report.runs.back().plan_version;
+  }
+  // The counted groups' operations summed, -1 when none is counted; `uncounted` gets how many
+  // groups are left out.
+  int64_t counted_ops(size_t* uncounted = nullptr) const;
   int64_t run_id = 0;  // in the store; 0 when not recorded
   std::string db_path;
 };

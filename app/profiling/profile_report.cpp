@@ -13,13 +13,8 @@
 namespace sod2::profiling {
 namespace {
 
-std::string fixed(double v, int decimals = 3) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
 using text::Align;
+using text::fixed;
 using text::TextTable;
 
 std::string kib(int64_t bytes) { return fixed(static_cast<double>(bytes) / 1024.0, 1); }
@@ -87,7 +82,7 @@ void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
   out << "Model: " << r.model_name << " (sha256 " << r.model_sha256.substr(0, 12) << "), package "
       << human_bytes(r.package_bytes) << (r.package_cached ? " (cached on the device)" : " (sent)")
       << "\n";
-  const int32_t version = r.report.runs.empty() ? -1 : r.report.runs.back().plan_version;
+  const int32_t version = r.plan_version();
   out << "Binding: " << (r.bindings.empty() ? "(none)" : r.bindings) << ", threads "
       << r.report.threads << ", plan version " << plan::version_text(version) << "\n\n";
   const LatencyStats& s = r.stats;
@@ -95,15 +90,9 @@ void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
       << " warmup_avg=" << fixed(s.warmup_avg_ms) << " avg=" << fixed(s.avg_ms)
       << " std=" << fixed(s.std_ms) << " min=" << fixed(s.min_ms) << " max=" << fixed(s.max_ms)
       << " p50=" << fixed(s.p50_ms) << " p90=" << fixed(s.p90_ms) << "\n";
-  int64_t run_ops = 0;
-  int counted = 0;
-  for (const GroupProfile& g : r.groups) {
-    if (g.ops < 0) continue;
-    run_ops += g.ops;
-    ++counted;
-  }
-  if (counted > 0 && s.avg_ms > 0) {
-    const size_t left_out = r.groups.size() - static_cast<size_t>(counted);
+  size_t left_out = 0;
+  const int64_t run_ops = r.counted_ops(&left_out);
+  if (run_ops >= 0 && s.avg_ms > 0) {
     out << "Work: " << opt::human_ops(static_cast<double>(run_ops))
         << (r.ops_at_most ? " at most" : "") << " per run, "
         << fixed(static_cast<double>(run_ops) / (s.avg_ms * 1e6), 1)
@@ -111,7 +100,7 @@ void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
         << (left_out ? "; " + std::to_string(left_out) + " groups not counted" : std::string())
         << "\n";
   }
-  const int64_t arena = r.report.runs.empty() ? 0 : r.report.runs.back().arena_bytes;
+  const int64_t arena = r.arena_bytes();
   std::string planned = "planned for this binding";
   if (r.predicted_arena_bytes >= 0) {
     planned = r.arena_mismatch()

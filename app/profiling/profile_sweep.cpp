@@ -78,8 +78,6 @@ Expected<ProfileSweep> profile_sweep(const SweepProfileRequest& request,
     }
     MeasuredPoint p;
     p.value = v;
-    if (Expected<plan::ProgramPlanAt> at = connection->plan_at(bind); at.ok())
-      p.predicted_arena_bytes = at->arena_bytes;
     Expected<ProfileResult> r =
         connection->measure(bind, {out.sweep_id, v}, point_progress, from, to);
     if (r.ok()) {
@@ -90,6 +88,9 @@ Expected<ProfileSweep> profile_sweep(const SweepProfileRequest& request,
       if (r.status().code() == StatusCode::kCancelled) return r.status();
       p.error = r.status().message();
       ++out.failed;
+      // measure() evaluated the plan before the run; a failed point is given it here, once.
+      if (Expected<plan::ProgramPlanAt> at = connection->plan_at(bind); at.ok())
+        p.predicted_arena_bytes = at->arena_bytes;
       // The failure may have ended the agent (killed for its memory, a broken stream): the next
       // point gets a fresh one. If even that fails, the remaining points fail with its reason.
       if (Status st = connection->restart(point_progress); !st.ok())

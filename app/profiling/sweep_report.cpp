@@ -13,29 +13,8 @@ namespace sod2::profiling {
 namespace {
 
 using text::Align;
+using text::fixed;
 using text::TextTable;
-
-std::string fixed(double v, int decimals = 3) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-// Every group's operations summed, -1 when none is counted.
-int64_t total_ops(const ProfileResult& r) {
-  int64_t sum = 0;
-  bool any = false;
-  for (const GroupProfile& g : r.groups) {
-    if (g.ops < 0) continue;
-    sum += g.ops;
-    any = true;
-  }
-  return any ? sum : -1;
-}
-
-int32_t plan_version(const ProfileResult& r) {
-  return r.report.runs.empty() ? -1 : r.report.runs.back().plan_version;
-}
 
 constexpr double kWorseThanWork = 1.25;
 
@@ -116,7 +95,7 @@ void print_sweep_table(const ProfileSweep& sweep, std::ostream& out, int top) {
       continue;
     }
     const ProfileResult& r = *p.result;
-    const int64_t ops = total_ops(r);
+    const int64_t ops = r.counted_ops();
     const bool mismatch = r.arena_mismatch();
     table.add_row({std::to_string(p.value), fixed(r.stats.p50_ms), fixed(r.stats.p90_ms),
                    fixed(r.stats.min_ms), ops >= 0 ? opt::human_ops(static_cast<double>(ops)) : "-",
@@ -124,7 +103,7 @@ void print_sweep_table(const ProfileSweep& sweep, std::ostream& out, int top) {
                        ? fixed(static_cast<double>(ops) / (r.stats.p50_ms * 1e6), 1)
                        : "-",
                    predicted, human_bytes(r.arena_bytes()), mismatch ? "MISMATCH" : "",
-                   plan::version_text(plan_version(r)), human_bytes(r.report.peak_rss_bytes),
+                   plan::version_text(r.plan_version()), human_bytes(r.report.peak_rss_bytes),
                    r.run_id > 0 ? "#" + std::to_string(r.run_id) : "-"});
   }
   out << table.str();
@@ -225,9 +204,9 @@ nlohmann::json sweep_json(const ProfileSweep& sweep) {
     q["max_ms"] = s.max_ms;
     q["arena_bytes"] = r.arena_bytes();
     q["prediction_exact"] = r.prediction_exact;
-    q["plan_version"] = plan_version(r);
+    q["plan_version"] = r.plan_version();
     q["peak_rss_bytes"] = r.report.peak_rss_bytes;
-    const int64_t ops = total_ops(r);
+    const int64_t ops = r.counted_ops();
     if (ops >= 0) {
       q["ops"] = ops;
       q["ops_at_most"] = r.ops_at_most;

@@ -1,6 +1,7 @@
 #include "core/text/text_table.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace sod2::text {
 namespace {
@@ -17,6 +18,12 @@ size_t byte_of_code_point(std::string_view s, size_t n) {
 }
 
 }  // namespace
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
 
 size_t display_width(std::string_view s) {
   return static_cast<size_t>(std::count_if(s.begin(), s.end(), starts_code_point));

@@ -45,6 +45,9 @@ class TextTable {
   std::vector<Row> rows_;
 };
 
+// `v` with `decimals` digits after the point ("12.346"): how the reports print measured numbers.
+std::string fixed(double v, int decimals = 3);
+
 // Columns a terminal gives the text: UTF-8 code points ("…" and "∈" count one).
 size_t display_width(std::string_view s);
 
