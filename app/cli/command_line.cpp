@@ -1,5 +1,6 @@
 #include "app/cli/command_line.h"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace sod2::cli {
@@ -77,6 +78,26 @@ int parse_count(const std::optional<std::string>& v, int fallback, const char* f
   }
   throw std::invalid_argument(
       std::string(flag) + " takes a whole number >= " + std::to_string(min) + ", got '" + *v + "'");
+}
+
+double parse_duration_s(const std::optional<std::string>& v, double fallback, const char* flag,
+                        double max_s) {
+  if (!v) return fallback;
+  try {
+    size_t used = 0;
+    const double d = std::stod(*v, &used);
+    const std::string unit = v->substr(used);
+    const double scale = unit.empty() || unit == "s" ? 1
+                         : unit == "m"               ? 60
+                         : unit == "h"               ? 3600
+                                                     : 0;
+    // No "inf"/"nan": stod takes them, a duration cannot be them.
+    if (scale > 0 && std::isfinite(d) && d > 0 && d * scale <= max_s) return d * scale;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument(
+      std::string(flag) + " takes a positive time such as 90s, 10m or 1h, at most " +
+      std::to_string(static_cast<long long>(max_s)) + " s, got '" + *v + "'");
 }
 
 double parse_real(const std::optional<std::string>& v, double fallback, const char* flag,

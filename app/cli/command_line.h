@@ -44,4 +44,9 @@ int parse_count(const std::optional<std::string>& v, int fallback, const char* f
 double parse_real(const std::optional<std::string>& v, double fallback, const char* flag,
                   bool positive);
 
+// A length of time in seconds: "90", "90s", "10m", "1.5h"; positive and at most `max_s`, or
+// `fallback` when absent. Throws std::invalid_argument naming the flag.
+double parse_duration_s(const std::optional<std::string>& v, double fallback, const char* flag,
+                        double max_s);
+
 }  // namespace sod2::cli

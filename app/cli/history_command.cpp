@@ -7,6 +7,7 @@
 #include "app/cli/device_commands.h"
 #include "app/profiling/profile_report.h"
 #include "app/profiling/run_compare.h"
+#include "app/profiling/sustained_report.h"
 #include "app/profiling/sweep_report.h"
 #include "core/store/profile_store.h"
 #include "core/text/text_table.h"
@@ -74,6 +75,9 @@ void print_runs(const std::vector<store::RunRecord>& runs, std::ostream& out) {
                                        {"AVG MS", Align::kRight},     {"STD", Align::kRight},
                                        {"ARENA", Align::kRight},      {"PEAK RSS", Align::kRight}};
   if (sweeps) columns.push_back({"SWEEP", Align::kRight});
+  const bool sustained = std::any_of(runs.begin(), runs.end(),
+                                     [](const store::RunRecord& r) { return r.duration_s > 0; });
+  if (sustained) columns.push_back({"SUSTAINED", Align::kRight});
   columns.push_back({"STATUS"});
   TextTable table(std::move(columns));
   for (const store::RunRecord& r : runs) {
@@ -88,6 +92,7 @@ void print_runs(const std::vector<store::RunRecord>& runs, std::ostream& out) {
                                     r.ok ? human_bytes(r.arena_bytes) : "-",
                                     r.ok ? human_bytes(r.peak_rss_bytes) : "-"};
     if (sweeps) row.push_back(r.sweep_id > 0 ? "#" + std::to_string(r.sweep_id) : "");
+    if (sustained) row.push_back(r.duration_s > 0 ? text::fixed(r.duration_s, 0) + " s" : "");
     row.push_back(r.ok ? "ok" : "failed: " + r.failure);
     table.add_row(std::move(row));
   }
@@ -267,8 +272,11 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
        {"--sweeps", false, "list the measured sweeps (sod2 profile --sweep) instead of runs", ""},
        {"--sweep", true, "one measured sweep, point by point, as sod2 profile --sweep printed it",
         "ID"},
-       {"--json", false, "with --sweep: the sweep as JSON (sod2 profile --sweep --json's form)",
-        ""},
+       {"--windows", true,
+        "a sustained run (sod2 profile --duration) window by window, its cold start beside its "
+        "end",
+        "RUN"},
+       {"--json", false, "with --sweep or --windows: as JSON", ""},
        {"--top", true, "with --sweep: groups in the scaling section (default 10)", "N"},
        {"--db", true, "the profile store (default ~/.local/share/sod2/profiles.db)", "PATH"},
        {"--help", false, "show this help", ""}});
@@ -279,13 +287,16 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
       out << "usage: sod2 history [--model M] [--device D] [--limit N]\n"
              "       sod2 history --compare RUN_A RUN_B [--force]\n"
              "       sod2 history --sweeps [--model M] [--device D] | --sweep ID [--json]\n"
-             "       sod2 history --compare-sweeps SWEEP_A SWEEP_B [--force]\n\n"
+             "       sod2 history --compare-sweeps SWEEP_A SWEEP_B [--force]\n"
+             "       sod2 history --windows RUN [--json]\n\n"
              "Runs recorded by sod2 profile and the studio, newest first. --model matches the\n"
              "model's recorded name, path, file name, stem or folder (yolo_tiny for\n"
              ".../yolo_tiny/model.onnx). --compare shows per-group deltas between two runs of\n"
              "one model (the same file, or the same name or path); it refuses runs of two\n"
              "different models, whose groups are different nodes, unless --force. --sweeps lists\n"
-             "the measured sweeps; --sweep ID prints one (each point is also a run).\n\noptions:\n"
+             "the measured sweeps; --sweep ID prints one (each point is also a run). --windows\n"
+             "prints a sustained run (sod2 profile --duration) per window of time, and compares\n"
+             "its first window (the cold start) with its last.\n\noptions:\n"
           << cl.flags_help();
       return 0;
     }
@@ -331,6 +342,35 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
       out << profiling::sweep_json(shown).dump(2) << "\n";
     } else {
       profiling::print_sweep_table(shown, out, top);
+    }
+    return 0;
+  }
+  if (auto id = cl.value("--windows")) {
+    int64_t run_id = 0;
+    try {
+      run_id = parse_run_id(*id);
+    } catch (const std::invalid_argument& e) {
+      err << "sod2 history: --windows: " << e.what() << "\n";
+      return 1;
+    }
+    auto run = (*db)->run(run_id);
+    if (!run.ok()) {
+      err << "sod2 history: " << run.status().message() << "\n";
+      return 1;
+    }
+    if (run->duration_s <= 0) {
+      err << "sod2 history: run " << run_id
+          << " is not a sustained run (sod2 profile --duration records one); its SUSTAINED "
+             "column in sod2 history is empty\n";
+      return 1;
+    }
+    const profiling::SustainedRun shown = profiling::sustained_from(*run);
+    if (cl.has("--json")) {
+      out << profiling::sustained_json(shown).dump(2) << "\n";
+    } else {
+      out << "run " << run->id << "  " << run->model_name << "  " << run->device.device_id << "  "
+          << run->bindings << "  " << run->started_at << "\n";
+      profiling::print_sustained_table(shown, out);
     }
     return 0;
   }

@@ -15,6 +15,7 @@
 #include "app/profiling/profile_job.h"
 #include "app/profiling/profile_report.h"
 #include "app/profiling/profile_sweep.h"
+#include "app/profiling/sustained_report.h"
 #include "app/profiling/sweep_report.h"
 
 namespace sod2::cli {
@@ -47,6 +48,15 @@ CommandLine make_parser() {
        "run the package at each value of one input symbol (the others from --bind): its whole "
        "range, or lo:hi[:step]; each point is recorded",
        "NAME[=lo:hi[:step]]"},
+      {"--duration", true,
+       "after the runs, keep running this long (90s, 10m, 1h; at most 24h): latency p50/p90/p99, "
+       "the agent's memory, the device's temperatures and CPU frequencies per window; Ctrl-C "
+       "stops it and keeps what was measured",
+       "TIME"},
+      {"--window", true,
+       "with --duration: the window of time each line summarises (default a tenth of the "
+       "duration, from 1s to 60s)",
+       "TIME"},
       {"--points", true, "with --sweep over a whole range: at most N points (default 16)", "N"},
       {"--json", false, "with --sweep: print the measured sweep as JSON", ""},
       {"--family", false,
@@ -119,13 +129,19 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
              "[--runs N] [--warmup K] [--threads T] [--trace OUT.json]\n"
              "       sod2 profile MODEL --sweep NAME[=lo:hi[:step]] [--bind others] [--points N] "
              "[--json]\n"
+             "       sod2 profile MODEL --bind k=v,... --duration TIME [--window TIME]\n"
              "       sod2 profile --family FAMILY(.sod2|/variants.json) [same options]\n\n"
              "Compiles the model (unless it is a package), sends it to the device's agent, runs it "
              "and prints\nthe latency and where the time goes per fused group; the run is "
              "recorded in the profile store\n(see sod2 history). With --sweep, one package runs at "
              "each value of the symbol:\nlatency p50/p90, work and GOP/s, the arena the plan "
              "predicted beside the one the device\nreported, and the groups whose time grows "
-             "faster than their work.\n\noptions:\n"
+             "faster than their work.\nWith --duration, the package keeps running after the "
+             "measured runs: "
+             "each window of time\nprints its latency percentiles, the agent's memory and the "
+             "device's temperatures and\nCPU frequencies, then the first window (cold) beside the "
+             "last and the groups that slowed\nmost; what the device does not let the agent read "
+             "is said.\n\noptions:\n"
           << cl.flags_help();
       return 0;
     }
@@ -161,6 +177,18 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
                                   " goes with --sweep");
     }
     points = parse_count(cl.value("--points"), 16, "--points", 2);
+    if (auto d = cl.value("--duration")) {
+      if (sweep || cl.has("--family"))
+        throw std::invalid_argument(std::string("--duration does not combine with ") +
+                                    (sweep ? "--sweep" : "--family"));
+      req.settings.duration_s = parse_duration_s(d, 0, "--duration", 24 * 3600);
+      req.settings.window_s =
+          parse_duration_s(cl.value("--window"),
+                           std::clamp(req.settings.duration_s / 10, 1.0, 60.0), "--window", 60);
+      if (req.settings.window_s < 0.1) throw std::invalid_argument("--window takes at least 0.1s");
+    } else if (cl.has("--window")) {
+      throw std::invalid_argument("--window goes with --duration");
+    }
   } catch (const std::invalid_argument& e) {
     err << "sod2 profile: " << e.what() << " (see sod2 profile --help)\n";
     return 1;
@@ -214,6 +242,8 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
     return 1;
   }
   profiling::print_profile_table(*result, out, top);
+  if (req.settings.duration_s > 0)
+    profiling::print_sustained_table(profiling::sustained_from(*result), out);
   if (auto trace = cl.value("--trace")) {
     Status st = profiling::write_trace(*result, *trace);
     if (!st.ok()) {

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "app/profiling/run_inputs.h"
+#include "app/profiling/sustained_report.h"
 #include "core/package/package_writer.h"
 #include "core/pipeline/compiled_model.h"
 #include "core/status/input_file.h"
+#include "core/text/text_table.h"
 #include "core/version.h"
 #include "plugins/device/transport_registry.h"
 #include "runtime/package/package_loader.h"
@@ -322,11 +325,42 @@ Expected<ProfileResult> ProfileConnection::measure(const std::map<std::string, i
   }
 
   stage("running", 0);
-  Expected<device::RunReport> report =
-      client_->run(inputs, request_.settings, [&](int done, int of) {
-        stage("run " + std::to_string(done) + " of " + std::to_string(of),
-              static_cast<double>(done) / of);
-      });
+  const device::RunSettings& settings = request_.settings;
+  const bool sustained = settings.duration_s > 0;
+  // The first runs are a small share of a sustained run's time.
+  const double runs_share = sustained ? 0.05 : 1.0;
+  const auto on_run = [&](int done, int of) {
+    stage("run " + std::to_string(done) + " of " + std::to_string(of),
+          runs_share * static_cast<double>(done) / of);
+  };
+  const auto on_window = [&](const device::SustainedWindow& w) {
+    stage("sustained run: " + text::fixed(w.end_s, 0) + " of " +
+              text::fixed(settings.duration_s, 0) + " s, p50 " + text::fixed(w.p50_ms, 2) + " ms",
+          runs_share + (1 - runs_share) * std::min(1.0, w.end_s / settings.duration_s));
+    if (progress.window) progress.window(w);
+  };
+  Expected<device::RunReport> report = [&] {
+    if (!sustained || !progress.cancel) return client_->run(inputs, settings, on_run, on_window);
+    // Cancelling a sustained run keeps what it measured: the agent is asked to stop and the
+    // read goes on until it has (the stream's own cancel, which abandons the read, is off
+    // meanwhile; the stream's idle timeout still ends an agent that does not answer).
+    child_->set_cancel_flag(nullptr);
+    std::atomic<bool> over{false};
+    std::thread stopper([&] {
+      while (!over.load()) {
+        if (progress.cancel->load()) {
+          (void)client_->request_cancel();
+          return;
+        }
+        std::this_thread::sleep_for(50ms);
+      }
+    });
+    Expected<device::RunReport> r = client_->run(inputs, settings, on_run, on_window);
+    over = true;
+    stopper.join();
+    child_->set_cancel_flag(progress.cancel);
+    return r;
+  }();
   if (!report.ok()) return failed(report.status(), res.bindings, point, res.predicted_arena_bytes);
   res.report = std::move(*report);
   res.stats = latency_stats(res.report.runs);
@@ -369,6 +403,14 @@ Expected<ProfileResult> ProfileConnection::measure(const std::map<std::string, i
     for (const GroupProfile& g : res.groups) {
       rec.groups.push_back({g.index, g.name, g.op_label(), join(g.nodes, ","), g.shape, g.avg_ms,
                             g.output_bytes, g.ops, g.p50_ms, g.p90_ms});
+    }
+    if (sustained) {
+      rec.duration_s = settings.duration_s;
+      rec.window_s = settings.window_s;
+      rec.unreadable_sensors = res.report.unreadable_sensors;
+      rec.stopped_early = res.report.stopped_early;
+      for (const device::SustainedWindow& w : res.report.windows)
+        rec.windows.push_back(window_record(w));
     }
     Expected<int64_t> run = db_->record_run(std::move(rec));
     if (!run.ok()) return run.status().with_context("the profile was measured but not recorded");

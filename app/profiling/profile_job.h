@@ -109,6 +109,9 @@ struct ProfileResult {
 
 struct ProfileProgress {
   std::function<void(const std::string& stage, double fraction)> report;  // fraction in [0, 1]
+  // Each window of a sustained run as it arrives (RunSettings::duration_s).
+  std::function<void(const device::SustainedWindow&)> window;
+  // Set, it ends the job; a sustained run past its first runs ends with what it measured.
   const std::atomic<bool>* cancel = nullptr;
 };
 

@@ -76,6 +76,32 @@ ALTER TABLE group_timings ADD COLUMN p50_ms REAL;
 ALTER TABLE group_timings ADD COLUMN p90_ms REAL;
 CREATE INDEX runs_by_sweep ON runs(sweep_id, sweep_value);
 )sql",
+    // 3: sustained runs (latency, memory and the device's sensors per window of time).
+    R"sql(
+ALTER TABLE runs ADD COLUMN duration_s REAL;
+ALTER TABLE runs ADD COLUMN window_s REAL;
+ALTER TABLE runs ADD COLUMN unreadable_sensors TEXT;
+ALTER TABLE runs ADD COLUMN stopped_early INTEGER;
+CREATE TABLE run_windows(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  start_s REAL NOT NULL, end_s REAL NOT NULL, runs INTEGER NOT NULL,
+  min_ms REAL, p50_ms REAL, p90_ms REAL, p99_ms REAL, max_ms REAL, mean_ms REAL,
+  rss_bytes INTEGER,
+  PRIMARY KEY(run_id, idx));
+CREATE TABLE window_groups(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  group_index INTEGER NOT NULL,
+  mean_ms REAL NOT NULL,
+  PRIMARY KEY(run_id, idx, group_index));
+CREATE TABLE window_sensors(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  mean REAL NOT NULL, max REAL NOT NULL,
+  PRIMARY KEY(run_id, idx, name));
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -119,6 +145,12 @@ class Stmt {
   }
   // SQLITE_ROW, SQLITE_DONE or an error code.
   int step() { return sqlite3_step(s_); }
+  // For the next row of a statement executed many times: bind() starts at the first value again.
+  void reset() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+    n_ = 0;
+  }
   int64_t i(int c) const { return sqlite3_column_int64(s_, c); }
   double d(int c) const { return sqlite3_column_double(s_, c); }
   std::string t(int c) const {
@@ -178,6 +210,36 @@ class Transaction {
   sqlite3* db_;
   bool done_ = false;
 };
+
+Status record_windows(sqlite3* db, int64_t run, const std::vector<WindowRecord>& windows) {
+  // A long run has windows x groups rows: one statement serves them all.
+  Stmt group(db, "INSERT INTO window_groups(run_id, idx, group_index, mean_ms) VALUES(?, ?, ?, ?)");
+  if (!windows.empty() && !group.ok()) return db_error(db, "recording the windows' groups");
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const WindowRecord& w = windows[i];
+    const auto idx = static_cast<int64_t>(i);
+    SOD2_RETURN_IF_ERROR(run_sql(db,
+                                 "INSERT INTO run_windows(run_id, idx, start_s, end_s, runs, "
+                                 "min_ms, p50_ms, p90_ms, p99_ms, max_ms, mean_ms, rss_bytes) "
+                                 "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                 "recording the windows", run, idx, w.start_s, w.end_s, w.runs,
+                                 w.min_ms, w.p50_ms, w.p90_ms, w.p99_ms, w.max_ms, w.mean_ms,
+                                 w.rss_bytes));
+    for (size_t g = 0; g < w.group_mean_ms.size(); ++g) {
+      group.reset();
+      group.bind(run).bind(idx).bind(static_cast<int64_t>(g)).bind(w.group_mean_ms[g]);
+      if (group.step() != SQLITE_DONE) return db_error(db, "recording the windows' groups");
+    }
+    for (const SensorRecord& sensor : w.sensors) {
+      SOD2_RETURN_IF_ERROR(run_sql(db,
+                                   "INSERT INTO window_sensors(run_id, idx, name, mean, max) "
+                                   "VALUES(?, ?, ?, ?, ?)",
+                                   "recording the windows' sensors", run, idx, sensor.name,
+                                   sensor.mean, sensor.max));
+    }
+  }
+  return Status::ok_status();
+}
 
 }  // namespace
 
@@ -286,8 +348,9 @@ Expected<int64_t> ProfileStore::record_run(RunRecord r) {
            "INSERT INTO runs(started_at, device_id, model_id, package_id, bindings, threads, runs, "
            "warmup, status, failure, host_software, agent_software, first_ms, warmup_avg_ms, "
            "avg_ms, std_ms, min_ms, max_ms, arena_bytes, peak_rss_bytes, plan_version, sweep_id, "
-           "sweep_value, predicted_arena_bytes, prediction_exact) "
-           "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+           "sweep_value, predicted_arena_bytes, prediction_exact, duration_s, window_s, "
+           "unreadable_sensors, stopped_early) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+           "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!s.ok()) return db_error(db_, "recording the run");
     s.bind(r.started_at).bind(device).bind(model);
     if (package)
@@ -322,6 +385,13 @@ Expected<int64_t> ProfileStore::record_run(RunRecord r) {
       s.bind(r.predicted_arena_bytes).bind(int64_t{r.prediction_exact});
     else
       s.bind_null().bind_null();
+    if (r.duration_s > 0) {
+      std::string unreadable;
+      for (const std::string& u : r.unreadable_sensors) unreadable += u + "\n";
+      s.bind(r.duration_s).bind(r.window_s).bind(unreadable).bind(int64_t{r.stopped_early});
+    } else {
+      s.bind_null().bind_null().bind_null().bind_null();
+    }
     if (s.step() != SQLITE_DONE) return db_error(db_, "recording the run");
   }
   const int64_t run = sqlite3_last_insert_rowid(db_);
@@ -347,6 +417,7 @@ Expected<int64_t> ProfileStore::record_run(RunRecord r) {
     s.bind(g.p50_ms).bind(g.p90_ms);
     if (s.step() != SQLITE_DONE) return db_error(db_, "recording the group timings");
   }
+  SOD2_RETURN_IF_ERROR(record_windows(db_, run, r.windows));
   SOD2_RETURN_IF_ERROR(tx.commit());
   return run;
 }
@@ -360,7 +431,8 @@ constexpr const char* kRunColumns =
     "COALESCE(r.avg_ms, 0), COALESCE(r.std_ms, 0), COALESCE(r.min_ms, 0), COALESCE(r.max_ms, 0), "
     "COALESCE(r.arena_bytes, 0), COALESCE(r.peak_rss_bytes, 0), COALESCE(r.plan_version, -1), "
     "COALESCE(r.sweep_id, 0), COALESCE(r.sweep_value, 0), COALESCE(r.predicted_arena_bytes, -1), "
-    "COALESCE(r.prediction_exact, 0) "
+    "COALESCE(r.prediction_exact, 0), COALESCE(r.duration_s, 0), COALESCE(r.window_s, 0), "
+    "COALESCE(r.unreadable_sensors, ''), COALESCE(r.stopped_early, 0) "
     "FROM runs r JOIN devices d ON d.id = r.device_id JOIN models m ON m.id = r.model_id "
     "LEFT JOIN packages p ON p.id = r.package_id ";
 
@@ -403,6 +475,15 @@ RunRecord run_from(const Stmt& s) {
   r.sweep_value = s.i(c++);
   r.predicted_arena_bytes = s.i(c++);
   r.prediction_exact = s.i(c++) != 0;
+  r.duration_s = s.d(c++);
+  r.window_s = s.d(c++);
+  const std::string unreadable = s.t(c++);
+  for (size_t b = 0, e; b < unreadable.size(); b = e + 1) {
+    e = unreadable.find('\n', b);
+    if (e == std::string::npos) e = unreadable.size();
+    if (e > b) r.unreadable_sensors.push_back(unreadable.substr(b, e - b));
+  }
+  r.stopped_early = s.i(c++) != 0;
   return r;
 }
 
@@ -423,6 +504,49 @@ Status read_run_details(sqlite3* db, RunRecord& r) {
   while (g.step() == SQLITE_ROW)
     r.groups.push_back(
         {g.i(0), g.t(1), g.t(2), g.t(3), g.t(4), g.d(5), g.i(6), g.i(7), g.d(8), g.d(9)});
+  if (r.duration_s <= 0) return Status::ok_status();
+  Stmt w(db,
+         "SELECT start_s, end_s, runs, min_ms, p50_ms, p90_ms, p99_ms, max_ms, mean_ms, "
+         "rss_bytes FROM run_windows WHERE run_id = ? ORDER BY idx");
+  if (!w.ok()) return db_error(db, "reading windows");
+  w.bind(r.id);
+  while (w.step() == SQLITE_ROW) {
+    WindowRecord x;
+    x.start_s = w.d(0);
+    x.end_s = w.d(1);
+    x.runs = w.i(2);
+    x.min_ms = w.d(3);
+    x.p50_ms = w.d(4);
+    x.p90_ms = w.d(5);
+    x.p99_ms = w.d(6);
+    x.max_ms = w.d(7);
+    x.mean_ms = w.d(8);
+    x.rss_bytes = w.i(9);
+    r.windows.push_back(std::move(x));
+  }
+  Stmt wg(db,
+          "SELECT idx, group_index, mean_ms FROM window_groups WHERE run_id = ? ORDER BY idx, "
+          "group_index");
+  if (!wg.ok()) return db_error(db, "reading the windows' groups");
+  wg.bind(r.id);
+  while (wg.step() == SQLITE_ROW) {
+    const int64_t idx = wg.i(0), g = wg.i(1);
+    if (idx < 0 || idx >= static_cast<int64_t>(r.windows.size()) || g < 0 || g > (1 << 24))
+      continue;  // a row no run of ours wrote
+    std::vector<double>& means = r.windows[static_cast<size_t>(idx)].group_mean_ms;
+    if (means.size() <= static_cast<size_t>(g)) means.resize(static_cast<size_t>(g) + 1);
+    means[static_cast<size_t>(g)] = wg.d(2);
+  }
+  Stmt ws(db,
+          "SELECT idx, name, mean, max FROM window_sensors WHERE run_id = ? ORDER BY idx, "
+          "rowid");
+  if (!ws.ok()) return db_error(db, "reading the windows' sensors");
+  ws.bind(r.id);
+  while (ws.step() == SQLITE_ROW) {
+    const int64_t idx = ws.i(0);
+    if (idx < 0 || idx >= static_cast<int64_t>(r.windows.size())) continue;
+    r.windows[static_cast<size_t>(idx)].sensors.push_back({ws.t(1), ws.d(2), ws.d(3)});
+  }
   return Status::ok_status();
 }
 

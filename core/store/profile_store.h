@@ -16,7 +16,7 @@ struct sqlite3;
 
 namespace sod2::store {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct DeviceRecord {
   std::string device_id;  // "local", "adb:SERIAL"
@@ -46,6 +46,23 @@ struct LatencyRecord {
   int64_t rss_bytes = 0;
 };
 
+struct SensorRecord {
+  std::string name;  // "thermal:cpu-0-0" (degrees Celsius), "cpu0 MHz"
+  double mean = 0, max = 0;
+};
+
+// One window of a sustained run (`sod2 profile --duration`): seconds since its first measured
+// run, nearest-rank percentiles over the window's runs, each group's mean time, the agent's
+// resident set at its end and the device's sensors over it.
+struct WindowRecord {
+  double start_s = 0, end_s = 0;
+  int64_t runs = 0;
+  double min_ms = 0, p50_ms = 0, p90_ms = 0, p99_ms = 0, max_ms = 0, mean_ms = 0;
+  int64_t rss_bytes = 0;
+  std::vector<double> group_mean_ms;  // by group index; empty for a window without runs
+  std::vector<SensorRecord> sensors;
+};
+
 struct RunRecord {
   int64_t id = 0;          // set by record_run
   std::string started_at;  // ISO 8601 UTC; record_run fills it when empty
@@ -70,6 +87,12 @@ struct RunRecord {
   // symbols at their bounds (the most the run could take).
   int64_t predicted_arena_bytes = -1;
   bool prediction_exact = false;
+  // A sustained run: how long it was asked to run, in windows of window_s; its windows (run()
+  // only), the sensors the device could not read, and whether it was stopped before the end.
+  double duration_s = 0, window_s = 0;
+  std::vector<WindowRecord> windows;
+  std::vector<std::string> unreadable_sensors;
+  bool stopped_early = false;
 };
 
 // One package run at each value of one symbol (`sod2 profile --sweep`); its points are runs.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "runtime/agent/agent_protocol.pb.h"
 #include "runtime/agent/frame_io.h"
@@ -15,9 +16,13 @@ namespace {
 using agent::wire::AgentMessage;
 using agent::wire::HostMessage;
 
-// The most a device may claim: cores in its hello, variants in a family.
+// The most a device may claim: cores in its hello, variants in a family, sensors in a window
+// (the agent reads at most 64 zones and 64 CPUs), reasons it could not read one in a run.
 constexpr uint32_t kMaxDeviceCores = 1u << 16;
 constexpr int kMaxFamilyVariants = 4096;
+constexpr int kMaxWindowSensors = 256;
+constexpr size_t kMaxSensorName = 128;
+constexpr size_t kMaxUnreadableSensors = 256;
 
 agent::ReadFn reader_of(AgentStream& c) {
   return [&c](uint8_t* buf, size_t n) { return c.read(buf, n); };
@@ -81,6 +86,84 @@ Expected<std::string> frame_of(const HostMessage& m) {
         return Status::ok_status();
       },
       m));
+  return out;
+}
+
+// Sustained runs' windows are 0.1 to 60 s (the agent refuses others): at least one message a
+// minute keeps the host's idle timeout away.
+constexpr double kMinWindowS = 0.1;
+constexpr double kMaxWindowS = 60;
+
+// Windows a sustained run of `s` may send: one per window_s of its duration and one more for
+// rounding on the device's clock.
+uint64_t max_windows(const RunSettings& s) {
+  return s.duration_s > 0 ? static_cast<uint64_t>(std::ceil(s.duration_s / s.window_s)) + 1 : 0;
+}
+
+// A window from the device, or why it cannot be one. `previous_end_s`: where the last window
+// ended (windows follow each other on one timeline).
+std::string check_window(const agent::wire::SustainedWindow& w, uint32_t nodes,
+                         double previous_end_s) {
+  const auto finite = [](double v) { return std::isfinite(v); };
+  if (!time_ok(w.start_s()) || !time_ok(w.end_s()) || w.end_s() < w.start_s() ||
+      w.start_s() + 1e-6 < previous_end_s)
+    return "times " + std::to_string(w.start_s()) + " to " + std::to_string(w.end_s()) +
+           " s after a window that ended at " + std::to_string(previous_end_s) + " s";
+  if (w.rss_bytes() < 0) return "a resident set of " + std::to_string(w.rss_bytes()) + " bytes";
+  if (w.runs() == 0) {
+    if (w.group_mean_ms_size() != 0 || w.max_ms() != 0 || w.mean_ms() != 0)
+      return "timings without runs";
+  } else {
+    const double slack = 1e-9 * std::max(1.0, std::fabs(w.max_ms()));
+    const bool ordered = time_ok(w.min_ms()) && finite(w.max_ms()) && finite(w.p50_ms()) &&
+                         finite(w.p90_ms()) && finite(w.p99_ms()) && finite(w.mean_ms()) &&
+                         w.min_ms() <= w.p50_ms() && w.p50_ms() <= w.p90_ms() &&
+                         w.p90_ms() <= w.p99_ms() && w.p99_ms() <= w.max_ms() &&
+                         w.mean_ms() + slack >= w.min_ms() && w.mean_ms() <= w.max_ms() + slack;
+    if (!ordered)
+      return "latencies out of order (min " + std::to_string(w.min_ms()) + ", p50 " +
+             std::to_string(w.p50_ms()) + ", p90 " + std::to_string(w.p90_ms()) + ", p99 " +
+             std::to_string(w.p99_ms()) + ", max " + std::to_string(w.max_ms()) + ", mean " +
+             std::to_string(w.mean_ms()) + " ms)";
+    if (static_cast<uint32_t>(w.group_mean_ms_size()) != nodes)
+      return std::to_string(w.group_mean_ms_size()) + " group times for " + std::to_string(nodes) +
+             " groups";
+    for (double g : w.group_mean_ms())
+      if (!time_ok(g)) return "a group time of " + std::to_string(g) + " ms";
+  }
+  if (w.sensors_size() > kMaxWindowSensors)
+    return std::to_string(w.sensors_size()) + " sensors (at most " +
+           std::to_string(kMaxWindowSensors) + ")";
+  std::set<std::string> names;
+  for (const auto& r : w.sensors()) {
+    if (!names.insert(r.name()).second)
+      return "the sensor \"" + clipped(r.name().substr(0, kMaxSensorName)) + "\" twice";
+    if (r.name().empty() || r.name().size() > kMaxSensorName || !finite(r.mean()) ||
+        !finite(r.max()) || r.mean() > r.max() + 1e-9 * std::max(1.0, std::fabs(r.max())))
+      return "a sensor \"" + clipped(r.name().substr(0, kMaxSensorName)) + "\" reading mean " +
+             std::to_string(r.mean()) + ", max " + std::to_string(r.max());
+  }
+  for (const std::string& why : w.unreadable())
+    if (why.size() > kMaxDeviceText)
+      return "a sensor note of " + std::to_string(why.size()) + " characters";
+  return {};
+}
+
+SustainedWindow window_from(const agent::wire::SustainedWindow& w) {
+  SustainedWindow out;
+  out.index = w.index();
+  out.start_s = w.start_s();
+  out.end_s = w.end_s();
+  out.runs = w.runs();
+  out.min_ms = w.min_ms();
+  out.p50_ms = w.p50_ms();
+  out.p90_ms = w.p90_ms();
+  out.p99_ms = w.p99_ms();
+  out.max_ms = w.max_ms();
+  out.mean_ms = w.mean_ms();
+  out.group_mean_ms.assign(w.group_mean_ms().begin(), w.group_mean_ms().end());
+  out.rss_bytes = w.rss_bytes();
+  for (const auto& r : w.sensors()) out.sensors.push_back({r.name(), r.mean(), r.max()});
   return out;
 }
 
@@ -409,7 +492,8 @@ Status AgentClient::check_threads(uint32_t threads) const {
 
 Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
                                      const RunSettings& s,
-                                     const std::function<void(int, int)>& on_run) {
+                                     const std::function<void(int, int)>& on_run,
+                                     const std::function<void(const SustainedWindow&)>& on_window) {
   if (failed_) return *failed_;
   if (s.runs < 1 || s.warmup < 0 || s.threads < 0 || s.max_run_bytes < 0 ||
       s.max_loop_iterations < 0 || s.max_run_ms < 0) {
@@ -417,15 +501,30 @@ Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
         "run settings need runs >= 1 and no negative warm-up, threads or "
         "limits");
   }
+  if (!(s.duration_s >= 0 && s.duration_s <= 1e7) ||
+      (s.duration_s > 0 && !(s.window_s >= kMinWindowS && s.window_s <= kMaxWindowS))) {
+    return invalid_argument("a sustained run needs a duration from 0 s and windows from " +
+                            std::to_string(kMinWindowS) + " to " + std::to_string(kMaxWindowS) +
+                            " s (asked: " + std::to_string(s.duration_s) + " s in windows of " +
+                            std::to_string(s.window_s) + " s)");
+  }
   const uint64_t total = uint64_t(s.runs) + uint64_t(s.warmup);
   // What the report will hold if the device sends what it should: refused before asking.
   const uint64_t per_run = sizeof(RunSample) + 2 * sizeof(double) * uint64_t{nodes_};
-  if (total > UINT32_MAX || total * per_run > s.max_report_bytes) {
-    return resource_exhausted("a report of " + std::to_string(total) + " runs of a package with " +
-                              std::to_string(nodes_) + " nodes would take " +
-                              size_text(total > UINT32_MAX ? UINT64_MAX : total * per_run) +
-                              " on the host (at most " + size_text(s.max_report_bytes) +
-                              ", RunSettings::max_report_bytes): ask for fewer runs");
+  const uint64_t windows = max_windows(s);
+  const uint64_t per_window = sizeof(SustainedWindow) + sizeof(double) * uint64_t{nodes_} +
+                              kMaxWindowSensors * (sizeof(SensorStat) + kMaxSensorName);
+  const uint64_t need = total > UINT32_MAX || windows > UINT32_MAX
+                            ? UINT64_MAX
+                            : total * per_run + windows * per_window;
+  if (need > s.max_report_bytes) {
+    return resource_exhausted(
+        "a report of " + std::to_string(total) + " runs" +
+        (windows ? " and " + std::to_string(windows) + " windows" : std::string()) +
+        " of a package with " + std::to_string(nodes_) + " nodes would take " + size_text(need) +
+        " on the host (at most " + size_text(s.max_report_bytes) +
+        ", RunSettings::max_report_bytes): ask for fewer runs" +
+        (windows ? ", a shorter duration or longer windows" : ""));
   }
   HostMessage req;
   agent::wire::RunRequest* r = req.mutable_run();
@@ -436,13 +535,19 @@ Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
   r->set_max_bytes(static_cast<uint64_t>(s.max_run_bytes));
   r->set_max_loop_iterations(static_cast<uint64_t>(s.max_loop_iterations));
   r->set_max_run_ms(static_cast<uint64_t>(s.max_run_ms));
+  if (s.duration_s > 0) {
+    r->set_duration_s(s.duration_s);
+    r->set_window_s(s.window_s);
+  }
   SOD2_ASSIGN_OR_RETURN(const std::string frame, frame_of(req));
   if (Status st = send_host(frame); !st.ok()) return broken(st, "sending the run request");
   RunReport report;
   for (;;) {
     AgentMessage m;
-    const std::string when = "mid-run, after " + std::to_string(report.runs.size()) + " of " +
-                             std::to_string(total) + " runs";
+    const std::string when =
+        "mid-run, after " + std::to_string(report.runs.size()) + " of " + std::to_string(total) +
+        " runs" +
+        (windows ? " and " + std::to_string(report.windows.size()) + " windows" : std::string());
     SOD2_RETURN_IF_ERROR(read_message(&m, when));
     if (m.body_case() == AgentMessage::kError) return agent_error(m.error());
     if (m.body_case() == AgentMessage::kResult) {
@@ -505,8 +610,46 @@ Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
       if (on_run) on_run(static_cast<int>(report.runs.size()), static_cast<int>(total));
       continue;
     }
+    if (m.body_case() == AgentMessage::kWindow) {
+      const auto& w = m.window();
+      if (report.windows.size() >= windows) {
+        return violated(windows ? "it sent more than the " + std::to_string(windows) +
+                                      " windows a sustained run of " +
+                                      std::to_string(s.duration_s) + " s can have"
+                                : "it sent a sustained window for a run without a duration",
+                        when);
+      }
+      if (w.index() != report.windows.size()) {
+        return violated("it sent window " + std::to_string(w.index()) + " where window " +
+                            std::to_string(report.windows.size()) + " was next",
+                        when);
+      }
+      const double previous_end = report.windows.empty() ? 0 : report.windows.back().end_s;
+      if (std::string why = check_window(w, nodes_, previous_end); !why.empty())
+        return violated("window " + std::to_string(w.index()) + " has " + why, when);
+      if (report.unreadable_sensors.size() + static_cast<size_t>(w.unreadable_size()) >
+          kMaxUnreadableSensors) {
+        return violated("it reported more than " + std::to_string(kMaxUnreadableSensors) +
+                            " unreadable sensors",
+                        when);
+      }
+      report.unreadable_sensors.insert(report.unreadable_sensors.end(), w.unreadable().begin(),
+                                       w.unreadable().end());
+      report.windows.push_back(window_from(w));
+      if (on_window) on_window(report.windows.back());
+      continue;
+    }
     if (m.body_case() == AgentMessage::kDone) {
       const auto& d = m.done();
+      if (windows > 0 && report.windows.empty()) {
+        // Not a violation: an agent from before sustained runs ignores the duration.
+        return unsupported(
+            "the agent on the device ran " + std::to_string(total) +
+            " runs but no sustained run: it is older than this sod2 (it ignores a run's "
+            "duration); reinstall it with this version of sod2");
+      }
+      if (d.stopped_early() && windows == 0)
+        return violated("it says a run without a duration stopped early", "at the end of the runs");
       if (report.runs.size() != total) {
         return violated("it finished after " + std::to_string(report.runs.size()) + " of " +
                             std::to_string(total) + " runs",
@@ -542,6 +685,7 @@ Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
       report.arena_capacity = d.arena_capacity();
       report.value_buffer_bytes = d.value_buffer_bytes();
       report.threads = d.threads();
+      report.stopped_early = d.stopped_early();
       return report;
     }
     return violated("an unexpected message during the runs", when);

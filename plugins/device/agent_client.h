@@ -47,6 +47,25 @@ struct RunSample {
   std::vector<int64_t> symbol_values;
 };
 
+// A sensor over one window of a sustained run: degrees Celsius for "thermal:..." zones, MHz for
+// "cpuN MHz" frequencies.
+struct SensorStat {
+  std::string name;
+  double mean = 0, max = 0;
+};
+
+// One window of a sustained run (PROTOCOL.md §Sustained runs). Times are seconds since the
+// first measured run; percentiles are nearest-rank over the window's runs.
+struct SustainedWindow {
+  uint32_t index = 0;
+  double start_s = 0, end_s = 0;
+  uint64_t runs = 0;  // 0: a run longer than the window spanned it
+  double min_ms = 0, p50_ms = 0, p90_ms = 0, p99_ms = 0, max_ms = 0, mean_ms = 0;
+  std::vector<double> group_mean_ms;  // per group; empty when the window had no runs
+  int64_t rss_bytes = 0;              // the agent's resident set at the window's end
+  std::vector<SensorStat> sensors;
+};
+
 struct RunReport {
   std::vector<RunSample> runs;            // warm-up runs first
   std::vector<std::string> group_shapes;  // per group, its first output's shape
@@ -55,6 +74,11 @@ struct RunReport {
   uint64_t arena_capacity = 0;
   uint64_t value_buffer_bytes = 0;
   uint32_t threads = 0;
+  // A sustained run's windows in order (RunSettings::duration_s), the sensors the device could
+  // not read (and why), and whether the host stopped it before its duration.
+  std::vector<SustainedWindow> windows;
+  std::vector<std::string> unreadable_sensors;
+  bool stopped_early = false;
 };
 
 // A family package's run on the device (the Dynamic-OFA demo, PROTOCOL.md §Families).
@@ -90,6 +114,11 @@ struct RunSettings {
   int64_t max_run_bytes = 0;
   int64_t max_loop_iterations = 0;
   int64_t max_run_ms = 0;
+  // A sustained run: after the runs above, the package keeps running until duration_s has
+  // passed since the first measured run, reported per window of window_s seconds (0.1 to 60).
+  // 0: none.
+  double duration_s = 0;
+  double window_s = 60;
   // The most the report may take on the host (runs × nodes × timings); a request that would
   // need more is refused before it is sent.
   uint64_t max_report_bytes = uint64_t{1} << 30;
@@ -136,9 +165,12 @@ class AgentClient {
   // damaged in transit, rejected by the runtime).
   Expected<bool> send_package(std::span<const uint8_t> bytes,
                               const std::function<void(double)>& progress = {});
-  // `on_run(i, total)` after each run arrives.
+  // `on_run(i, total)` after each run arrives, `on_window` after each window of a sustained run.
+  // A sustained run the host cancels (request_cancel) ends with the windows measured so far and
+  // RunReport::stopped_early.
   Expected<RunReport> run(const std::vector<rt::HostTensor>& inputs, const RunSettings& settings,
-                          const std::function<void(int, int)>& on_run = {});
+                          const std::function<void(int, int)>& on_run = {},
+                          const std::function<void(const SustainedWindow&)>& on_window = {});
 
   // Runs the family package sent last; `on_point` sees each run as it arrives. Errors: the
   // agent's (not a family, bad settings, a failed run) or a broken stream.

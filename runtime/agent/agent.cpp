@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +24,7 @@
 
 #include "runtime/agent/agent_protocol.pb.h"
 #include "runtime/agent/device_info.h"
+#include "runtime/agent/sustained_window.h"
 #include "runtime/exec/process_info.h"
 #include "runtime/exec/session.h"
 #include "runtime/family/family_demo.h"
@@ -72,6 +74,11 @@ wire::Error::Code wire_code(const Status& st, wire::Error::Code otherwise) {
     default: return otherwise;
   }
 }
+
+// A sustained run's windows: short enough that the host hears from the agent well within its
+// idle timeout, long enough that a window holds more than a few runs of a real model.
+constexpr double kMinWindowS = 0.1;
+constexpr double kMaxWindowS = 60;
 
 // A limit of the agent's and one a request asked for: the request may only lower it.
 int64_t lower_limit(int64_t agent, uint64_t requested) {
@@ -692,6 +699,19 @@ class Agent {
                     "a run request for " + std::to_string(uint64_t{r.runs()} + r.warmup()) +
                         " runs (at most " + std::to_string(options_.max_runs_per_request) + ")");
     }
+    const bool sustained = r.duration_s() > 0;
+    if (std::isnan(r.duration_s()) || r.duration_s() < 0 ||
+        r.duration_s() > options_.max_sustained_s) {
+      return report(wire::Error::BAD_MESSAGE, "a sustained run of " +
+                                                  std::to_string(r.duration_s()) + " s (at most " +
+                                                  std::to_string(options_.max_sustained_s) + ")");
+    }
+    if (sustained && !(r.window_s() >= kMinWindowS && r.window_s() <= kMaxWindowS)) {
+      return report(wire::Error::BAD_MESSAGE, "a sustained run with windows of " +
+                                                  std::to_string(r.window_s()) + " s (from " +
+                                                  std::to_string(kMinWindowS) + " to " +
+                                                  std::to_string(kMaxWindowS) + " s)");
+    }
     if (Status st = check_threads(r.threads(), "run request"); !st.ok())
       return report(wire::Error::RESOURCE_EXHAUSTED, st.message());
     Expected<std::vector<rt::HostTensor>> inputs = inputs_of(r.inputs());
@@ -719,38 +739,86 @@ class Agent {
     std::vector<rt::Tensor> views;
     for (const rt::HostTensor& h : *inputs) views.push_back(h.view());
     const uint32_t total = r.warmup() + r.runs();
-    for (uint32_t i = 0; i < total; ++i) {
-      if (cancel.load())
+    // A sustained run's timeline starts at the first measured run; its windows are
+    // [k * window_s, (k + 1) * window_s) on it, the last one ending with the last run.
+    std::optional<DeviceSensors> sensors;
+    std::optional<SustainedWindowBuilder> window;
+    if (sustained) {
+      sensors.emplace(options_.sysfs_root);
+      window.emplace(program_->graphs[0].nodes.size(), &*sensors);
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    const auto since_t0 = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    uint32_t next_window = 0;
+    bool stopped_early = false;
+    for (uint64_t i = 0;; ++i) {
+      const bool detailed = i < total;
+      if (!detailed) {
+        if (!sustained || since_t0() >= r.duration_s()) break;
+        if (cancel.load()) {
+          stopped_early = true;
+          break;
+        }
+      } else if (cancel.load()) {
         return report(wire::Error::CANCELLED,
                       "cancelled by the host after " + std::to_string(i) + " runs");
-      const auto t0 = std::chrono::steady_clock::now();
+      }
+      const bool measured = i >= r.warmup();
+      if (i == r.warmup()) t0 = std::chrono::steady_clock::now();
+      if (window && measured) window->sample_sensors(since_t0());
+      const auto run_start = std::chrono::steady_clock::now();
       auto out = session_->run(views, &cancel);
       const double ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - run_start)
+              .count();
       if (!out.ok()) {
+        const std::string which =
+            detailed ? "run " + std::to_string(i + 1) + " of " + std::to_string(total)
+                     : "run " + std::to_string(i + 1) + " (sustained)";
         if (out.status().code() == StatusCode::kCancelled || cancel.load()) {
-          return report(wire::Error::CANCELLED, "cancelled by the host during run " +
-                                                    std::to_string(i + 1) + " of " +
-                                                    std::to_string(total));
+          if (!detailed) {  // what the sustained run measured so far is kept
+            stopped_early = true;
+            break;
+          }
+          return report(wire::Error::CANCELLED, "cancelled by the host during " + which);
         }
         return report(wire_code(out.status(), wire::Error::RUN_FAILED),
-                      "run " + std::to_string(i + 1) + " of " + std::to_string(total) + ": " +
-                          out.status().message());
+                      which + ": " + out.status().message());
       }
       const rt::NodeTimes& t = session_->node_times();
-      AgentMessage m;
-      wire::RunResult* res = m.mutable_result();
-      res->set_index(i);
-      res->set_warmup(i < r.warmup());
-      res->set_latency_ms(ms);
-      for (double s : t.last_start_ms) res->add_group_start_ms(s);
-      for (double s : t.last_ms) res->add_group_ms(s);
-      res->set_arena_bytes(session_->arena_bytes());
-      res->set_rss_bytes(rt::resident_bytes().current);
-      res->set_plan_version(session_->plan_version());
-      for (size_t k = 0; k < session_->program().symbols.size(); ++k)
-        res->add_symbol_values(session_->symbol_value(k));
-      SOD2_RETURN_IF_ERROR(send(m));
+      if (detailed) {
+        AgentMessage m;
+        wire::RunResult* res = m.mutable_result();
+        res->set_index(static_cast<uint32_t>(i));
+        res->set_warmup(i < r.warmup());
+        res->set_latency_ms(ms);
+        for (double s : t.last_start_ms) res->add_group_start_ms(s);
+        for (double s : t.last_ms) res->add_group_ms(s);
+        res->set_arena_bytes(session_->arena_bytes());
+        res->set_rss_bytes(rt::resident_bytes().current);
+        res->set_plan_version(session_->plan_version());
+        for (size_t k = 0; k < session_->program().symbols.size(); ++k)
+          res->add_symbol_values(session_->symbol_value(k));
+        SOD2_RETURN_IF_ERROR(send(m));
+      }
+      if (!window || !measured) continue;
+      window->add_run(ms, t.last_ms);
+      const double now_s = since_t0();
+      const double w = r.window_s();
+      // Windows that end before the duration close as their time passes (empty ones too: a run
+      // longer than a window); the last one closes with the last run.
+      while ((next_window + 1) * w <= now_s && (next_window + 1) * w < r.duration_s()) {
+        SOD2_RETURN_IF_ERROR(send_window(window->close(
+            next_window, next_window * w, (next_window + 1) * w, rt::resident_bytes().current)));
+        ++next_window;
+      }
+    }
+    if (window && (window->runs() > 0 || next_window == 0)) {
+      const double start = next_window * r.window_s();
+      SOD2_RETURN_IF_ERROR(send_window(window->close(
+          next_window, start, std::max(since_t0(), start), rt::resident_bytes().current)));
     }
     const rt::NodeTimes& t = session_->node_times();
     AgentMessage m;
@@ -761,6 +829,13 @@ class Agent {
     done->set_arena_capacity(session_->arena_capacity());
     done->set_value_buffer_bytes(session_->value_buffer_capacity());
     done->set_threads(static_cast<uint32_t>(session_->threads()));
+    done->set_stopped_early(stopped_early);
+    return send(m);
+  }
+
+  Status send_window(wire::SustainedWindow w) {
+    AgentMessage m;
+    *m.mutable_window() = std::move(w);
     return send(m);
   }
 

@@ -20,6 +20,10 @@ struct AgentOptions {
   uint32_t max_runs_per_request = 1000000;
   // The longest family run (Dynamic-OFA demo) one request may ask for, in seconds.
   double max_family_run_s = 3600;
+  // The longest sustained run (RunRequest.duration_s) one request may ask for, in seconds.
+  double max_sustained_s = 24 * 3600;
+  // Where a sustained run reads the device's thermal zones and CPU frequencies.
+  std::string sysfs_root = "/sys";
   // Busy processes a family run may start on the device (its stand-in load).
   uint32_t max_load_processes = 1024;
   // Worker threads one request may ask for; 0: rt::kMaxThreadsPerCore per hardware thread.

@@ -357,5 +357,174 @@ TEST(AgentClientTest, TheDevicesErrorsAreClippedAndKeepTheirKind) {
   EXPECT_LT(r.status().message().size(), 2 * kMaxDeviceText);
 }
 
+// ---- Sustained runs (issue 24 item 3): windows of time after the measured runs ----
+
+AgentMessage window(uint32_t index, double start, double end, uint32_t nodes = 2) {
+  AgentMessage m;
+  auto* w = m.mutable_window();
+  w->set_index(index);
+  w->set_start_s(start);
+  w->set_end_s(end);
+  w->set_runs(10);
+  w->set_min_ms(1);
+  w->set_p50_ms(1.5);
+  w->set_p90_ms(2);
+  w->set_p99_ms(3);
+  w->set_max_ms(4);
+  w->set_mean_ms(1.6);
+  for (uint32_t i = 0; i < nodes; ++i) w->add_group_mean_ms(0.5);
+  w->set_rss_bytes(1 << 20);
+  auto* t = w->add_sensors();
+  t->set_name("thermal:cpu");
+  t->set_mean(40);
+  t->set_max(42);
+  return m;
+}
+
+RunSettings sustained(double duration_s, double window_s) {
+  RunSettings s = three_runs();
+  s.duration_s = duration_s;
+  s.window_s = window_s;
+  return s;
+}
+
+TEST(AgentClientTest, ASustainedRunsWindowsAreReportedInOrder) {
+  AgentMessage first = window(0, 0, 1);
+  first.mutable_window()->add_unreadable("thermal_zone1 (battery): Permission denied");
+  AgentMessage last_done = done(2);
+  last_done.mutable_done()->set_stopped_early(true);
+  Conversation c(framed(result(0, 2)) + framed(first) + framed(result(1, 2)) +
+                 framed(result(2, 2)) + framed(window(1, 1, 1.4)) + framed(last_done));
+  ASSERT_TRUE(c.start());
+  std::vector<uint32_t> seen;
+  auto r = c.client.run({}, sustained(2, 1), {},
+                        [&](const SustainedWindow& w) { seen.push_back(w.index); });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(seen, (std::vector<uint32_t>{0, 1}));
+  ASSERT_EQ(r->windows.size(), 2u);
+  EXPECT_DOUBLE_EQ(r->windows[1].end_s, 1.4);
+  EXPECT_EQ(r->windows[0].group_mean_ms.size(), 2u);
+  ASSERT_EQ(r->windows[0].sensors.size(), 1u);
+  EXPECT_EQ(r->windows[0].sensors[0].name, "thermal:cpu");
+  EXPECT_EQ(r->unreadable_sensors,
+            (std::vector<std::string>{"thermal_zone1 (battery): Permission denied"}));
+  EXPECT_TRUE(r->stopped_early);
+}
+
+// An agent from before sustained runs ignores the duration: the host says so (not a violation:
+// the agent still serves ordinary runs).
+TEST(AgentClientTest, AnAgentThatIgnoresTheDurationIsNamedAsOlder) {
+  Conversation c(framed(result(0, 2)) + framed(result(1, 2)) + framed(result(2, 2)) +
+                 framed(done(2)));
+  ASSERT_TRUE(c.start());
+  auto r = c.client.run({}, sustained(60, 10));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(r.status().message().find("older than this sod2"), std::string::npos)
+      << r.status().message();
+  EXPECT_FALSE(c.device.killed());
+}
+
+TEST(AgentClientTest, EndlessWindowsStopAtWhatTheDurationAllows) {
+  Conversation c(framed(result(0, 2)) + framed(result(1, 2)) + framed(result(2, 2)));
+  c.device.endless = [](uint64_t i) {
+    return window(static_cast<uint32_t>(i), static_cast<double>(i), static_cast<double>(i + 1));
+  };
+  ASSERT_TRUE(c.start());
+  auto r = c.client.run({}, sustained(10, 1));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("more than the 11 windows"), std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(c.device.produced(), 12u);
+  EXPECT_TRUE(c.device.killed());
+}
+
+TEST(AgentClientTest, EveryMadeUpFigureOfAWindowIsAViolationNamedInTheError) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto with = [](std::function<void(agent::wire::SustainedWindow*)> change) {
+    AgentMessage m = window(0, 0, 1);
+    change(m.mutable_window());
+    return framed(m);
+  };
+  const std::vector<Violation> cases = {
+      {"index gap", [&] { return with([](auto* w) { w->set_index(3); }); },
+       "sent window 3 where window 0"},
+      {"ends before it starts", [&] { return with([](auto* w) { w->set_end_s(-1); }); },
+       "times 0.000000 to -1.000000"},
+      {"percentiles out of order", [&] { return with([](auto* w) { w->set_p90_ms(0.5); }); },
+       "latencies out of order"},
+      {"NaN p99", [&] { return with([&](auto* w) { w->set_p99_ms(nan); }); },
+       "latencies out of order"},
+      {"mean above max", [&] { return with([](auto* w) { w->set_mean_ms(9); }); },
+       "latencies out of order"},
+      {"group count", [&] { return with([](auto* w) { w->add_group_mean_ms(1); }); },
+       "3 group times for 2 groups"},
+      {"negative group time", [&] { return with([](auto* w) { w->set_group_mean_ms(0, -1); }); },
+       "a group time of -1"},
+      {"timings without runs", [&] { return with([](auto* w) { w->set_runs(0); }); },
+       "timings without runs"},
+      {"negative RSS", [&] { return with([](auto* w) { w->set_rss_bytes(-5); }); },
+       "resident set of -5"},
+      {"sensor twice", [&] { return with([](auto* w) { *w->add_sensors() = w->sensors(0); }); },
+       "the sensor \"thermal:cpu\" twice"},
+      {"sensor mean above max",
+       [&] { return with([](auto* w) { w->mutable_sensors(0)->set_mean(99); }); },
+       "reading mean 99"},
+      {"sensor without a name",
+       [&] { return with([](auto* w) { w->mutable_sensors(0)->set_name(""); }); }, "a sensor \"\""},
+      {"too many sensors",
+       [&] {
+         return with([](auto* w) {
+           for (int i = 0; i < 300; ++i) {
+             auto* t = w->add_sensors();
+             t->set_name("cpu" + std::to_string(i) + " MHz");
+           }
+         });
+       },
+       "301 sensors"},
+      {"a huge note",
+       [&] { return with([](auto* w) { w->add_unreadable(std::string(1 << 16, 'x')); }); },
+       "a sensor note of 65536"},
+  };
+  for (const Violation& v : cases) {
+    SCOPED_TRACE(v.name);
+    Conversation c(v.script());
+    ASSERT_TRUE(c.start());
+    auto r = c.client.run({}, sustained(5, 1));
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find(v.expected), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("broke the agent protocol"), std::string::npos);
+    EXPECT_TRUE(c.device.killed());
+  }
+}
+
+TEST(AgentClientTest, AWindowForARunWithoutADurationIsAViolation) {
+  Conversation c(framed(window(0, 0, 1)));
+  ASSERT_TRUE(c.start());
+  auto r = c.client.run({}, three_runs());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("a sustained window for a run without a duration"),
+            std::string::npos)
+      << r.status().message();
+}
+
+TEST(AgentClientTest, SustainedSettingsOutsideTheProtocolAreRefusedBeforeAsking) {
+  Conversation c("");
+  ASSERT_TRUE(c.start());
+  for (const auto& [duration, window_s] :
+       std::vector<std::pair<double, double>>{{10, 0.01}, {10, 61}, {-1, 1}, {NAN, 1}}) {
+    auto r = c.client.run({}, sustained(duration, window_s));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().message();
+  }
+  RunSettings huge = sustained(1e6, 0.1);
+  huge.max_report_bytes = 64 << 20;
+  auto r = c.client.run({}, huge);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("a shorter duration or longer windows"), std::string::npos)
+      << r.status().message();
+  EXPECT_FALSE(c.device.killed());
+}
+
 }  // namespace
 }  // namespace sod2::device

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -524,6 +525,112 @@ TEST_F(AgentTest, ARequestsRunLimitsEndItsRunWithResourceExhausted) {
   send(run);
   EXPECT_EQ(receive().body_case(), AgentMessage::kResult);
   EXPECT_EQ(receive().body_case(), AgentMessage::kDone);
+}
+
+// Issue 24: a sustained run keeps the package running after its measured runs and reports a
+// window of time at a time, with the device's sensors (a fake sysfs tree here).
+class AgentSustainedTest : public AgentTest {
+  void configure(AgentOptions& o) override {
+    const fs::path sys = dir_ / "sys";
+    fs::create_directories(sys / "class/thermal/thermal_zone0");
+    std::ofstream(sys / "class/thermal/thermal_zone0/type") << "cpu-thermal\n";
+    std::ofstream(sys / "class/thermal/thermal_zone0/temp") << "45000\n";
+    o.sysfs_root = sys.string();
+  }
+
+ protected:
+  HostMessage sustained_request(double duration_s, double window_s) {
+    HostMessage run;
+    run.mutable_run()->set_runs(2);
+    run.mutable_run()->set_warmup(1);
+    run.mutable_run()->set_threads(1);
+    run.mutable_run()->set_duration_s(duration_s);
+    run.mutable_run()->set_window_s(window_s);
+    *run.mutable_run()->add_inputs() = sample_input(64, 64);
+    return run;
+  }
+};
+
+TEST_F(AgentSustainedTest, RunsForItsDurationAndReportsEachWindow) {
+  greet();
+  const std::string pkg = sample_package();
+  AgentMessage loaded = offer_and_send(pkg, pkg);
+  ASSERT_EQ(loaded.body_case(), AgentMessage::kLoaded);
+  send(sustained_request(0.6, 0.2));
+  int results = 0;
+  std::vector<wire::SustainedWindow> windows;
+  AgentMessage m;
+  for (m = receive(); m.body_case() != AgentMessage::kDone; m = receive()) {
+    ASSERT_NE(m.body_case(), AgentMessage::kError) << m.error().message();
+    if (m.body_case() == AgentMessage::kResult) ++results;
+    if (m.body_case() == AgentMessage::kWindow) windows.push_back(m.window());
+  }
+  EXPECT_EQ(results, 3);  // warm-up and measured runs in full, as without a duration
+  EXPECT_FALSE(m.done().stopped_early());
+  ASSERT_GE(windows.size(), 1u);
+  EXPECT_LE(windows.size(), 4u);
+  uint64_t runs = 0;
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const wire::SustainedWindow& w = windows[i];
+    EXPECT_EQ(w.index(), i);
+    EXPECT_NEAR(w.start_s(), 0.2 * static_cast<double>(i), 1e-9);
+    runs += w.runs();
+    if (w.runs() > 0) {
+      EXPECT_LE(w.min_ms(), w.p50_ms());
+      EXPECT_LE(w.p99_ms(), w.max_ms());
+      EXPECT_EQ(w.group_mean_ms_size(), static_cast<int>(loaded.loaded().nodes()));
+    }
+    ASSERT_GE(w.sensors_size(), 1);
+    EXPECT_EQ(w.sensors(0).name(), "thermal:cpu-thermal");
+    EXPECT_DOUBLE_EQ(w.sensors(0).max(), 45);
+    EXPECT_GT(w.rss_bytes(), 0);
+  }
+  EXPECT_GE(windows.back().end_s(), 0.6);
+  EXPECT_GT(runs, 2u);  // it ran on after the measured runs (which count in window 0)
+  // No cpufreq in the fake tree: said once, in the first window.
+  ASSERT_EQ(windows[0].unreadable_size(), 1);
+  EXPECT_NE(windows[0].unreadable(0).find("CPU frequencies"), std::string::npos);
+  for (size_t i = 1; i < windows.size(); ++i) EXPECT_EQ(windows[i].unreadable_size(), 0);
+}
+
+TEST_F(AgentSustainedTest, ACancelEndsItWithWhatItMeasured) {
+  greet();
+  const std::string pkg = sample_package();
+  ASSERT_EQ(offer_and_send(pkg, pkg).body_case(), AgentMessage::kLoaded);
+  send(sustained_request(600, 0.1));
+  AgentMessage m = receive();
+  for (int windows = 0; windows < 2; m = receive()) {
+    ASSERT_NE(m.body_case(), AgentMessage::kError) << m.error().message();
+    if (m.body_case() == AgentMessage::kWindow) ++windows;
+  }
+  HostMessage cancel;
+  cancel.mutable_cancel();
+  send(cancel);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (; m.body_case() != AgentMessage::kDone; m = receive())
+    ASSERT_NE(m.body_case(), AgentMessage::kError) << m.error().message();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+  EXPECT_TRUE(m.done().stopped_early());
+  // It serves on.
+  HostMessage run = sustained_request(0, 0);
+  send(run);
+  for (m = receive(); m.body_case() == AgentMessage::kResult; m = receive()) {
+  }
+  EXPECT_EQ(m.body_case(), AgentMessage::kDone);
+}
+
+TEST_F(AgentSustainedTest, DurationsAndWindowsOutsideTheProtocolAreRefused) {
+  greet();
+  const std::string pkg = sample_package();
+  ASSERT_EQ(offer_and_send(pkg, pkg).body_case(), AgentMessage::kLoaded);
+  for (const auto& [duration, window_s] : std::vector<std::pair<double, double>>{
+           {10, 0.01}, {10, 61}, {10, NAN}, {-1, 1}, {NAN, 1}, {1e9, 60}}) {
+    send(sustained_request(duration, window_s));
+    AgentMessage m = receive();
+    ASSERT_EQ(m.body_case(), AgentMessage::kError) << duration << " s in " << window_s << " s";
+    EXPECT_EQ(m.error().code(), wire::Error::BAD_MESSAGE);
+    EXPECT_NE(m.error().message().find("sustained run"), std::string::npos) << m.error().message();
+  }
 }
 
 // Issue 22: messages sent ahead of a request in progress were bounded by count (64) only, with

@@ -307,7 +307,61 @@ CREATE TABLE group_timings(
   ASSERT_EQ(old->groups.size(), 1u);
   EXPECT_EQ(old->groups[0].ops, -1);
   EXPECT_DOUBLE_EQ(old->groups[0].p50_ms, 2.5) << "the average stands in for what was not kept";
+  EXPECT_EQ(old->duration_s, 0);  // not a sustained run (schema 3)
+  EXPECT_TRUE(old->windows.empty());
   EXPECT_TRUE((*db)->record_sweep({}).ok());
+  RunRecord sustained = sample_run();
+  sustained.duration_s = 1;
+  sustained.window_s = 1;
+  sustained.windows.push_back({});
+  EXPECT_TRUE((*db)->record_run(sustained).ok());
+}
+
+// Issue 24: a sustained run's windows, each group's mean time per window and the device's
+// sensors come back as recorded; a run without a duration has none.
+TEST_F(ProfileStoreTest, ASustainedRunKeepsItsWindowsGroupsAndSensors) {
+  auto db = ProfileStore::open(path_);
+  ASSERT_TRUE(db.ok());
+  RunRecord r = sample_run();
+  r.duration_s = 120;
+  r.window_s = 60;
+  r.stopped_early = true;
+  r.unreadable_sensors = {"thermal_zone3 (battery): Permission denied", "cpu7 frequency: x"};
+  WindowRecord cold{0, 60, 1000, 1.0, 1.2, 1.5, 2.0, 3.0, 1.25, 20 << 20, {0.5, 0.25}, {}};
+  cold.sensors = {{"thermal:cpu", 41.5, 44}, {"cpu0 MHz", 2400, 2400}};
+  WindowRecord hot{60, 95.5, 500, 1.5, 1.9, 2.5, 3.0, 4.0, 2.0, 21 << 20, {0.8, 0.3}, {}};
+  hot.sensors = {{"thermal:cpu", 70, 72.5}, {"cpu0 MHz", 1200, 1800}};
+  r.windows = {cold, hot};
+  auto id = (*db)->record_run(r);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  auto back = (*db)->run(*id);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_DOUBLE_EQ(back->duration_s, 120);
+  EXPECT_DOUBLE_EQ(back->window_s, 60);
+  EXPECT_TRUE(back->stopped_early);
+  EXPECT_EQ(back->unreadable_sensors, r.unreadable_sensors);
+  ASSERT_EQ(back->windows.size(), 2u);
+  const WindowRecord& w = back->windows[1];
+  EXPECT_DOUBLE_EQ(w.start_s, 60);
+  EXPECT_DOUBLE_EQ(w.end_s, 95.5);
+  EXPECT_EQ(w.runs, 500);
+  EXPECT_DOUBLE_EQ(w.p99_ms, 3.0);
+  EXPECT_DOUBLE_EQ(w.mean_ms, 2.0);
+  EXPECT_EQ(w.rss_bytes, 21 << 20);
+  EXPECT_EQ(w.group_mean_ms, (std::vector<double>{0.8, 0.3}));
+  ASSERT_EQ(w.sensors.size(), 2u);
+  EXPECT_EQ(w.sensors[0].name, "thermal:cpu");
+  EXPECT_DOUBLE_EQ(w.sensors[0].max, 72.5);
+  EXPECT_DOUBLE_EQ(w.sensors[1].mean, 1200);
+  // The list shows it as sustained without reading its windows.
+  auto listed = (*db)->runs();
+  ASSERT_TRUE(listed.ok());
+  EXPECT_DOUBLE_EQ(listed->front().duration_s, 120);
+  EXPECT_TRUE(listed->front().windows.empty());
+  auto plain = (*db)->record_run(sample_run());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ((*db)->run(*plain)->duration_s, 0);
+  EXPECT_TRUE((*db)->run(*plain)->windows.empty());
 }
 
 TEST_F(ProfileStoreTest, UnknownRunIsNotFound) {
