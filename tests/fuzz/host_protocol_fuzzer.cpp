@@ -61,6 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   // mode bit 0: a family run (else runs); bits 1-2: runs - 1; bit 3: one warm-up run;
   // bits 4-5: threads; bit 6: cancel after the first result; bit 7: a second request after it.
+  // Bits 0 and 6 together: runs followed by a sustained run of 2 s in windows of 0.5 s.
   const uint8_t mode = data[0];
   DeviceBytes device(data + 1, size - 1);
   AgentClient client(device);
@@ -72,8 +73,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sod2::rt::HostTensor input(sod2::rt::DType::kFloat, sod2::rt::Shape{1, 4});
   const std::vector<sod2::rt::HostTensor> inputs{input};
   const int requests = (mode & 0x80) ? 2 : 1;
+  const bool sustained = (mode & 0x41) == 0x41;
   for (int q = 0; q < requests; ++q) {
-    if (mode & 1) {
+    if ((mode & 1) && !sustained) {
       sod2::device::FamilyRunSettings s;
       s.budget_ms = 5;
       s.duration_s = 1;
@@ -96,10 +98,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       s.warmup = (mode >> 3) & 1;
       s.threads = (mode >> 4) & 3;
       s.max_report_bytes = 16 << 20;
+      if (sustained) {
+        s.duration_s = 2;
+        s.window_s = 0.5;
+      }
       auto r = client.run(inputs, s, [&](int done, int) {
-        if ((mode & 0x40) && done == 1) (void)client.request_cancel();
+        if ((mode & 0x40) && !sustained && done == 1) (void)client.request_cancel();
       });
       if (!r.ok()) continue;
+      if (!sustained && (!r->windows.empty() || r->stopped_early))
+        finding("windows kept for a run without a duration");
+      if (sustained && (r->windows.empty() || r->windows.size() > 5))
+        finding("a sustained run with no windows, or more than its duration allows");
+      double end = 0;
+      for (size_t i = 0; i < r->windows.size(); ++i) {
+        const sod2::device::SustainedWindow& w = r->windows[i];
+        if (w.index != i) finding("a window out of order kept");
+        if (!time_ok(w.start_s) || w.end_s < w.start_s || w.start_s + 1e-6 < end)
+          finding("a window with bad times kept");
+        end = w.end_s;
+        if (w.runs > 0 && (w.group_mean_ms.size() != client.nodes() || !(w.min_ms <= w.p50_ms) ||
+                           !(w.p50_ms <= w.p90_ms) || !(w.p90_ms <= w.p99_ms) ||
+                           !(w.p99_ms <= w.max_ms)))
+          finding("a window with inconsistent timings kept");
+        if (w.sensors.size() > 256) finding("a window with more sensors than allowed kept");
+      }
       if (r->runs.size() != static_cast<size_t>(s.runs + s.warmup))
         finding("a report with another number of runs than asked for");
       for (size_t i = 0; i < r->runs.size(); ++i) {

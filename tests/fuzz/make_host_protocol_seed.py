@@ -65,6 +65,21 @@ def point(t, variant, switched=False):
 
 family_done = frame(9, field(1, 0, 3))
 
+def window(i, start, end, runs=10):
+    body = field(1, 0, i) + double(2, start) + double(3, end) + field(4, 0, runs)
+    if runs:
+        body += double(5, 1.0) + double(6, 1.2) + double(7, 1.5) + double(8, 2.0) + double(9, 3.0) \
+            + double(10, 1.3) + packed_doubles(11, [0.4, 0.4, 0.4])
+    body += field(12, 0, 50 << 20) + field(13, 2, field(1, 2, b"thermal:cpu") + double(2, 41.0)
+                                           + double(3, 43.5))
+    if i == 0:
+        body += field(14, 2, b"cpu0 frequency: Permission denied")
+    return frame(10, body)
+
+stopped_done = frame(5, b"".join(field(1, 2, b"[1,4]") for _ in range(NODES))
+                     + field(2, 2, b"".join(varint(16) for _ in range(NODES)))
+                     + field(3, 0, 60 << 20) + field(4, 0, 8192) + field(6, 0, 1) + field(7, 0, 1))
+
 def mode(family=False, runs=1, warmup=False, threads=0, cancel=False, twice=False):
     return bytes([(1 if family else 0) | ((runs - 1) << 1) | (8 if warmup else 0) | (threads << 4)
                   | (0x40 if cancel else 0) | (0x80 if twice else 0)])
@@ -85,6 +100,13 @@ seeds = {
         + error(7, b"node 3 (Conv): bad input"),
     "resource_exhausted.bin": mode(runs=1, threads=3) + PREAMBLE + hello + cached + loaded
         + error(10, b"a run request for 3 threads: this device takes at most 2"),
+    "sustained.bin": mode(family=True, cancel=True, runs=2) + PREAMBLE + hello + cached + loaded
+        + result(0) + window(0, 0.0, 0.5) + result(1) + window(1, 0.5, 1.0, runs=0)
+        + window(2, 1.0, 1.7) + done,
+    "sustained_stopped.bin": mode(family=True, cancel=True) + PREAMBLE + hello + cached + loaded
+        + result(0) + window(0, 0.0, 0.3) + stopped_done,
+    "sustained_from_old_agent.bin": mode(family=True, cancel=True) + PREAMBLE + hello + cached
+        + loaded + result(0) + done,
     "disk_full.bin": mode() + PREAMBLE + hello + not_cached + error(4, b"no room on the device"),
     "old_version.bin": mode() + PREAMBLE + old_hello,
     "not_an_agent.bin": mode() + b"/system/bin/sh: sod2-agent: not found\n",

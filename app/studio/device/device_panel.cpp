@@ -10,6 +10,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QtConcurrent>
+#include <algorithm>
 
 namespace sod2::studio {
 
@@ -41,6 +42,21 @@ DevicePanel::DevicePanel(QWidget* parent) : QWidget(parent) {
   form->addRow(tr("Runs"), runs_);
   form->addRow(tr("Warm-up runs"), warmup_);
   form->addRow(tr("Threads"), threads_);
+  duration_ = new QSpinBox(this);
+  duration_->setRange(0, 24 * 3600);
+  duration_->setSuffix(tr(" s"));
+  duration_->setSpecialValueText(tr("off"));
+  duration_->setToolTip(
+      tr("After the runs, keep the model running this long and chart each window of time: "
+         "latency p50/p99, the agent's memory, the device's temperatures and CPU frequencies "
+         "(sod2 profile --duration). Cancel stops it and keeps what was measured."));
+  window_ = new QSpinBox(this);
+  window_->setRange(0, 60);
+  window_->setSuffix(tr(" s"));
+  window_->setSpecialValueText(tr("auto (a tenth)"));
+  window_->setToolTip(tr("The time each point of the sustained run summarises (1 to 60 s)"));
+  form->addRow(tr("Keep running"), duration_);
+  form->addRow(tr("Window"), window_);
   weights_ = new QComboBox(this);
   weights_->addItem(tr("float32"), static_cast<int>(package::WeightStorage::kAsIs));
   weights_->addItem(tr("float16 (about half the package)"),
@@ -117,7 +133,16 @@ device::RunSettings DevicePanel::settings() const {
   s.runs = runs_->value();
   s.warmup = warmup_->value();
   s.threads = threads_->value();
+  if (duration_->value() > 0) {
+    s.duration_s = duration_->value();
+    s.window_s = window_->value() > 0 ? window_->value() : std::clamp(s.duration_s / 10, 1.0, 60.0);
+  }
   return s;
+}
+
+void DevicePanel::setSustained(int duration_s, int window_s) {
+  duration_->setValue(duration_s);
+  window_->setValue(window_s);
 }
 
 }  // namespace sod2::studio

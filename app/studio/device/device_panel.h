@@ -31,6 +31,8 @@ class DevicePanel : public QWidget {
   // How the model's float32 weights are sent (sod2 compile --weights): float32, float16 or int8.
   package::WeightStorage weightStorage() const;
   void setWeightStorage(package::WeightStorage storage);
+  // The sustained run settings() asks for, in seconds (0: none / a tenth of the duration).
+  void setSustained(int duration_s, int window_s);
   DeviceListModel* model() { return &model_; }
   // Lists devices on this thread (tests, screenshots).
   void refreshNow();
@@ -51,6 +53,9 @@ class DevicePanel : public QWidget {
   QSpinBox* runs_ = nullptr;
   QSpinBox* warmup_ = nullptr;
   QSpinBox* threads_ = nullptr;
+  QSpinBox* duration_ = nullptr;  // seconds of sustained running; 0: none
+  QSpinBox* window_ = nullptr;    // seconds a window; 0: a tenth of the duration
+
   QComboBox* weights_ = nullptr;
   QFutureWatcher<DeviceListing> watcher_;
 };

@@ -10,6 +10,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include "app/studio/device/sustained_chart.h"
 #include "core/status/byte_size.h"
 
 namespace sod2::studio {
@@ -112,6 +113,8 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   timeline_ = new RunTimeline(this);
   timeline_->set(&model_);
   layout->addWidget(timeline_);
+  sustained_ = new SustainedChart(this);
+  layout->addWidget(sustained_);
   proxy_ = new QSortFilterProxyModel(this);
   proxy_->setSourceModel(&model_);
   proxy_->setSortRole(Qt::UserRole);
@@ -140,6 +143,10 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
 
 void ProfileView::setResult(std::shared_ptr<const profiling::ProfileResult> result,
                             std::function<QColor(const profiling::GroupProfile&)> color_of) {
+  if (result && !result->report.windows.empty())
+    sustained_->setRun(profiling::sustained_from(*result));
+  else
+    sustained_->setRun(std::nullopt);
   model_.setResult(std::move(result), std::move(color_of));
   table_->resizeColumnToContents(ProfileTableModel::kIndex);
   summary_->setText(summaryText());

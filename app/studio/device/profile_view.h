@@ -1,7 +1,7 @@
 // The profile dock (DESIGN §8): a profile's latency and memory figures, a timeline of one
-// measured run (each fused group a block in time, coloured by operator class), and the groups
-// as a table with a bar per row. Selecting a group selects its node in the graph and the graph's
-// selection selects the group.
+// measured run (each fused group a block in time, coloured by operator class), a sustained run's
+// windows over time, and the groups as a table with a bar per row. Selecting a group selects its
+// node in the graph and the graph's selection selects the group.
 #pragma once
 
 #include <QWidget>
@@ -16,6 +16,7 @@ class QTableView;
 namespace sod2::studio {
 
 class RunTimeline;
+class SustainedChart;
 
 class ProfileView : public QWidget {
   Q_OBJECT
@@ -29,6 +30,8 @@ class ProfileView : public QWidget {
   // Selects the group holding this graph node (from the graph's selection); false if none.
   bool selectNode(const std::string& node_name);
   QString summaryText() const;
+  // A sustained run's windows over time; hidden for a run without a duration.
+  const SustainedChart* sustainedChart() const { return sustained_; }
 
  signals:
   // The user picked a group: its anchor node, to select in the graph.
@@ -39,6 +42,7 @@ class ProfileView : public QWidget {
   QSortFilterProxyModel* proxy_ = nullptr;
   QLabel* summary_ = nullptr;
   RunTimeline* timeline_ = nullptr;
+  SustainedChart* sustained_ = nullptr;
   QTableView* table_ = nullptr;
   bool selecting_ = false;
 };

@@ -165,10 +165,17 @@ void MainWindow::adoptProfile(const Expected<profiling::ProfileResult>& result) 
   });
   profile_dock_->show();
   profile_dock_->raise();
-  status_->setText(tr("Profiled on %1: %2 ms average over %3 runs")
-                       .arg(QString::fromStdString(result->device.id))
-                       .arg(result->stats.avg_ms, 0, 'f', 3)
-                       .arg(result->stats.count));
+  QString text = tr("Profiled on %1: %2 ms average over %3 runs")
+                     .arg(QString::fromStdString(result->device.id))
+                     .arg(result->stats.avg_ms, 0, 'f', 3)
+                     .arg(result->stats.count);
+  if (!result->report.windows.empty()) {
+    text += tr(", then %1 s sustained in %2 windows%3")
+                .arg(result->report.windows.back().end_s, 0, 'f', 1)
+                .arg(result->report.windows.size())
+                .arg(result->report.stopped_early ? tr(" (stopped early)") : QString());
+  }
+  status_->setText(text);
 }
 
 std::optional<QString> MainWindow::profileNow(const QString& device,

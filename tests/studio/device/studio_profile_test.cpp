@@ -13,6 +13,7 @@
 #include "app/studio/device/device_panel.h"
 #include "app/studio/device/history_view.h"
 #include "app/studio/device/profile_view.h"
+#include "app/studio/device/sustained_chart.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/widgets/main_window.h"
 #include "app/studio/widgets/sweep_view.h"
@@ -170,6 +171,47 @@ TEST_F(StudioProfileTest, TheDevicePanelCanSendNarrowerWeights) {
   w.devicePanel()->setWeightStorage(package::WeightStorage::kInt8);
   ASSERT_FALSE(w.profileNow("local", s).has_value());
   EXPECT_LT(w.profileView()->model()->result()->package_bytes, half);
+}
+
+// #24 item 3 in the studio: the Devices dock's "Keep running" makes the profile a sustained run,
+// whose windows the profile view charts over time with the cold window beside the last.
+TEST_F(StudioProfileTest, ASustainedRunIsChartedWindowByWindow) {
+  MainWindow w;
+  w.setProfileDatabase(db_);
+  ASSERT_FALSE(
+      w.openModelNow(SOD2_SOURCE_DIR "/resources/models/sample_yolo_tiny.onnx").has_value());
+  ASSERT_TRUE(w.applyBinding({{"height", 64}, {"width", 64}}));
+  w.devicePanel()->setSustained(30, 0);
+  EXPECT_DOUBLE_EQ(w.devicePanel()->settings().duration_s, 30);
+  EXPECT_DOUBLE_EQ(w.devicePanel()->settings().window_s, 3) << "auto: a tenth of the duration";
+  w.devicePanel()->setSustained(0, 0);
+  EXPECT_EQ(w.devicePanel()->settings().duration_s, 0);
+
+  device::RunSettings s;
+  s.runs = 2;
+  s.warmup = 1;
+  s.threads = 1;
+  ASSERT_FALSE(w.profileNow("local", s).has_value());
+  EXPECT_TRUE(w.profileView()->sustainedChart()->isHidden()) << "a run without a duration";
+
+  s.duration_s = 1;
+  s.window_s = 0.25;
+  auto err = w.profileNow("local", s);
+  ASSERT_FALSE(err.has_value()) << err->toStdString();
+  const SustainedChart* chart = w.profileView()->sustainedChart();
+  EXPECT_FALSE(chart->isHidden());
+  ASSERT_TRUE(chart->run().has_value());
+  EXPECT_GE(chart->run()->windows.size(), 3u);
+  EXPECT_TRUE(chart->captionText().contains("Sustained run")) << chart->captionText().toStdString();
+  EXPECT_TRUE(chart->captionText().contains("cold → last window")) << chart->captionText().toStdString();
+  EXPECT_TRUE(chart->windowText(0).contains("window 0")) << chart->windowText(0).toStdString();
+  EXPECT_TRUE(chart->windowText(0).contains("p99")) << chart->windowText(0).toStdString();
+  // The store has it with its windows, as `sod2 history --windows` reads it.
+  auto db = store::ProfileStore::open(db_);
+  ASSERT_TRUE(db.ok());
+  auto run = (*db)->run(2);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->windows.size(), chart->run()->windows.size());
 }
 
 TEST_F(StudioProfileTest, AFailureIsShownAndRecorded) {
