@@ -44,6 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.software = "sod2 fuzz";
   options.max_runs_per_request = 4;  // a seed's package runs; more only costs time
   options.max_family_run_s = 0.02;   // likewise a family's demo
+  options.max_sustained_s = 0.2;     // and a sustained run (its windows are at least 0.1 s)
+  options.sysfs_root = work_dir() + "/no-sysfs";  // the same sensors (none) for every input
   options.max_load_processes = 0;    // no forking inside the fuzzer
   // Reads never block (the end of the input is the end of the stream), and everything the input
   // asks for is done before the agent sees that end: what is fuzzed does not depend on timing.

@@ -42,9 +42,13 @@ fam_chunk = frame(3, field(1, 0, 0) + field(2, 2, fam))
 fam_tensor = field(1, 0, 1) + field(2, 2, varint(2) + varint(4)) + field(3, 2, struct.pack("<8f", 1, -2, 3, -4, 5, -6, 7, -8))
 family_run = frame(7, field(1, 2, fam_tensor) + double(2, 5.0) + double(3, 0.01) + field(4, 0, 1)
                    + field(5, 0, 1) + field(6, 2, struct.pack("<2d", 1.0, 2.0)))
+# A sustained run: the runs above, then 0.15 s in windows of 0.1 s (the fuzzer's agent allows 0.2).
+sustained_run = frame(5, field(1, 2, tensor) + field(2, 0, 2) + field(3, 0, 1) + field(4, 0, 1)
+                      + double(8, 0.15) + double(9, 0.1))
 out = "tests/fuzz/seeds/agent_stream"
 os.makedirs(out, exist_ok=True)
 open(f"{out}/full_conversation.bin", "wb").write(hello + offer + chunk + end + run + offer + end + run)
+open(f"{out}/sustained_run.bin", "wb").write(hello + offer + chunk + end + sustained_run + run)
 open(f"{out}/cancel_during_run.bin", "wb").write(hello + offer + chunk + end + run + cancel)
 open(f"{out}/hello_only.bin", "wb").write(hello)
 open(f"{out}/wrong_version.bin", "wb").write(frame(1, field(1, 0, 99)))
