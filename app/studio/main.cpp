@@ -3,7 +3,7 @@
 //             window|graph|inspector|shapes|memory|compare|sweep|summary|
 //             devices|profile|history|variants|backend] [--compare nofusion|k=v,...]
 //             [--theme system|light|dark] [--open TEXT] [--select TEXT] [--profile-on DEVICE]
-//             [--compare-runs A,B]]
+//             [--compare-runs A,B] [--colour-by class|time|bytes|change]]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -102,6 +102,10 @@ int main(int argc, char** argv) {
   QCommandLineOption compare_runs(QStringLiteral("compare-runs"),
                                   "with --screenshot: the history view compares these two runs",
                                   "RUN_A,RUN_B");
+  QCommandLineOption colour_by(QStringLiteral("colour-by"),
+                               "with --screenshot: colour the graph's nodes by class, time or "
+                               "bytes (of --profile-on's run) or change (of --compare-runs)",
+                               "class|time|bytes|change");
   QCommandLineOption family(QStringLiteral("family"),
                             "open a Dynamic-OFA family (package or variants.json) in the "
                             "Variants dock",
@@ -116,7 +120,8 @@ int main(int argc, char** argv) {
                               "optional load T0:T1[:THREADS])",
                               "B:S[:T0:T1[:N]]");
   parser.addOptions({ranges, range, bind, shot, view, select, compare, theme, open_bodies, size, db,
-                     profile_on, compare_runs, family, family_bind, ofa_measure, ofa_demo});
+                     profile_on, compare_runs, colour_by, family, family_bind, ofa_measure,
+                     ofa_demo});
   // --help and --version print and exit: they need no display, so no QApplication either.
   if (asks_for_help_or_version(argc, argv)) {
     QCoreApplication text_only(argc, argv);
@@ -292,6 +297,16 @@ int main(int argc, char** argv) {
       if (!window.historyView()->compare(a, b))
         return fail("--compare-runs: run " + ab.value(0) + " or " + ab.value(1) +
                     " cannot be compared (see the history)");
+    }
+    if (parser.isSet(colour_by)) {
+      using C = sod2::studio::MainWindow::NodeColouring;
+      const std::map<QString, C> kColourings = {{"class", C::kClass},
+                                                {"time", C::kMeasuredTime},
+                                                {"bytes", C::kOutputBytes},
+                                                {"change", C::kRunChange}};
+      const auto c = kColourings.find(parser.value(colour_by));
+      if (c == kColourings.end()) return fail("--colour-by must be class, time, bytes or change");
+      if (!window.setNodeColouring(c->second)) return fail("--colour-by: " + window.statusText());
     }
     // Rendered at the requested size, whatever the view (the graph was a strip under the docks).
     const QImage image = window.grabView(which, shot_size);

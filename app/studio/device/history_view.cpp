@@ -18,8 +18,14 @@ HistoryView::HistoryView(QWidget* parent) : QWidget(parent) {
   auto* refresh = new QPushButton(tr("Refresh"), this);
   compare_button_ = new QPushButton(tr("Compare selected"), this);
   compare_button_->setToolTip(tr("Select two runs (Ctrl+click) to compare them group by group"));
+  show_button_ = new QPushButton(tr("Show on graph"), this);
+  show_button_->setToolTip(
+      tr("Colour the graph's nodes by how much their group's time changed from run A to run B "
+         "(red slower, blue faster)"));
+  show_button_->setEnabled(false);
   top->addWidget(state_, 1);
   top->addWidget(compare_button_);
+  top->addWidget(show_button_);
   top->addWidget(refresh);
   layout->addLayout(top);
   auto* split = new QSplitter(Qt::Vertical, this);
@@ -38,6 +44,7 @@ HistoryView::HistoryView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(split, 1);
   connect(refresh, &QPushButton::clicked, this, &HistoryView::refresh);
   connect(compare_button_, &QPushButton::clicked, this, &HistoryView::compareSelected);
+  connect(show_button_, &QPushButton::clicked, this, &HistoryView::showChangeOnGraph);
 }
 
 void HistoryView::setDatabase(const std::string& path) {
@@ -97,6 +104,8 @@ bool HistoryView::compare(int64_t a, int64_t b) {
     }
   }
   compare_.setRows(profiling::compare_groups(*ra, *rb));
+  compared_.emplace(*ra, *rb);
+  show_button_->setEnabled(true);
   const double pct = ra->avg_ms > 0 ? 100.0 * (rb->avg_ms - ra->avg_ms) / ra->avg_ms : 0;
   state_->setText(
       tr("A: run %1 (%2, %3, %4)  B: run %5 (%6, %7, %8)  latency %9 → %10 ms (%11%)")

@@ -1,9 +1,11 @@
 // The history dock: runs from the profile store, newest first; pick two and compare them group
-// by group (the same comparison as `sod2 history --compare`).
+// by group (the same comparison as `sod2 history --compare`), and show the change on the graph.
 #pragma once
 
 #include <QWidget>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "app/studio/device/history_model.h"
 
@@ -26,6 +28,14 @@ class HistoryView : public QWidget {
   const RunCompareModel* compareModel() const { return &compare_; }
   // Compares two runs by id; false (and the reason shown) when one cannot be.
   bool compare(int64_t a, int64_t b);
+  // The two runs compared last (A, B), with their groups; empty before a comparison.
+  const std::optional<std::pair<store::RunRecord, store::RunRecord>>& compared() const {
+    return compared_;
+  }
+
+ signals:
+  // "Show on graph": colour the graph by the change from A to B of the last comparison.
+  void showChangeOnGraph();
 
  public slots:
   void refresh();
@@ -40,6 +50,8 @@ class HistoryView : public QWidget {
   QTableView* runs_view_ = nullptr;
   QTableView* compare_view_ = nullptr;
   QPushButton* compare_button_ = nullptr;
+  QPushButton* show_button_ = nullptr;
+  std::optional<std::pair<store::RunRecord, store::RunRecord>> compared_;
 };
 
 }  // namespace sod2::studio

@@ -35,6 +35,7 @@ NodeItem::NodeItem(const DisplayNode& node, const NodeBox& box, const GraphPaint
       group_box_(node.is_group_box),
       rect_(-box.w / 2, -box.h / 2, box.w, box.h),
       fill_(node_fill(node)),
+      class_fill_(fill_),
       settings_(settings) {
   setPos(box.x, box.y);
   setFlag(ItemIsSelectable);
@@ -67,7 +68,20 @@ NodeItem::NodeItem(const DisplayNode& node, const NodeBox& box, const GraphPaint
                .arg(node.members.size());
   if (node.has_subgraphs)
     tip += QStringLiteral("\n%1 nodes in its bodies").arg(node.subgraph_nodes);
+  tip_ = tip;
   setToolTip(tip);
+}
+
+void NodeItem::setOverlay(const QColor& fill, const QString& line) {
+  fill_ = fill;
+  setToolTip(line.isEmpty() ? tip_ : tip_ + QLatin1Char('\n') + line);
+  update();
+}
+
+void NodeItem::clearOverlay() {
+  fill_ = class_fill_;
+  setToolTip(tip_);
+  update();
 }
 
 QRectF NodeItem::boundingRect() const { return rect_.adjusted(-2, -2, 2, 2); }

@@ -36,13 +36,18 @@ class NodeItem : public QGraphicsItem {
   bool isGroupBox() const { return group_box_; }
   // What search matches: the node's name (or box label) and op, lower-cased.
   const QString& searchText() const { return search_text_; }
+  // An overlay's colour and tooltip line in place of the class colour (empty line: none).
+  void setOverlay(const QColor& fill, const QString& line);
+  void clearOverlay();
+  const QColor& fill() const { return fill_; }
 
  private:
   int id_;
   int group_;
   bool group_box_;
   QRectF rect_;
-  QColor fill_;
+  QColor fill_, class_fill_;
+  QString tip_;                       // the node's own tooltip, without an overlay's line
   QString first_line_, second_line_;  // elided to the box
   QString search_text_;
   const GraphPaintSettings* settings_;

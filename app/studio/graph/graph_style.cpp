@@ -1,5 +1,8 @@
 #include "app/studio/graph/graph_style.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace sod2::studio {
 
 QColor class_fill(OpClass c) {
@@ -24,6 +27,28 @@ QColor node_fill(const DisplayNode& node) {
   }
   return class_fill(node.op_class);
 }
+
+namespace {
+QColor mix(const QColor& a, const QColor& b, double t) {
+  t = std::clamp(t, 0.0, 1.0);
+  return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
+                          static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
+                          static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
+}
+}  // namespace
+
+QColor overlay_fill(double value, double max_abs, bool diverging) {
+  // Dark ends stay light enough for the dark node text to read on them.
+  const QColor white(0xf7, 0xf7, 0xf7), red(0xe0, 0x4a, 0x3a), blue(0x4f, 0x8f, 0xd0);
+  if (!(max_abs > 0) || !std::isfinite(value)) return diverging ? white : QColor(0xff, 0xf5, 0xc8);
+  const double t = std::clamp(value / max_abs, -1.0, 1.0);
+  if (diverging) return t >= 0 ? mix(white, red, t) : mix(white, blue, -t);
+  // Sequential through amber: a heat map where the hottest groups stand out.
+  const QColor cold(0xff, 0xf5, 0xc8), warm(0xfd, 0xae, 0x61);
+  return t < 0.5 ? mix(cold, warm, t * 2) : mix(warm, red, (t - 0.5) * 2);
+}
+
+QColor overlay_missing_fill() { return QColor(0xe4, 0xe4, 0xe4); }
 
 QColor node_text_color() { return QColor(0x1a, 0x1a, 0x1a); }
 QColor selection_color() { return QColor(0x1f, 0x6f, 0xeb); }

@@ -21,6 +21,12 @@ QColor selection_color();
 // Edges and their labels: a mid grey that shows on white and on near-black backgrounds.
 QColor edge_color();
 
+// An overlay's fill for `value` on a scale ending at `max_abs`: light yellow to deep red for a
+// quantity (a heat map), blue through white to red for a change (faster to slower).
+QColor overlay_fill(double value, double max_abs, bool diverging);
+// A node the overlay has no value for.
+QColor overlay_missing_fill();
+
 // (name, fill) for every colour the view uses, in the legend's order.
 QList<QPair<QString, QColor>> graph_legend_entries();
 

@@ -70,6 +70,33 @@ QList<QPair<QString, QColor>> GraphView::legend() { return graph_legend_entries(
 
 void GraphView::setLegendVisible(bool visible) { legend_->setVisible(visible); }
 
+void GraphView::setOverlay(std::shared_ptr<const NodeOverlay> overlay) {
+  overlay_ = std::move(overlay);
+  legend_->setOverlay(overlay_);
+  for (NodeItem* item : nodes_) applyOverlay(item);
+}
+
+void GraphView::applyOverlay(NodeItem* item) const {
+  if (!overlay_) return item->clearOverlay();
+  const DisplayNode& node = graph_.nodes[static_cast<size_t>(item->nodeId())];
+  if (node.kind == DisplayNodeKind::kGraphInput || node.kind == DisplayNodeKind::kGraphOutput)
+    return item->clearOverlay();
+  const std::optional<double> v = overlay_->value_of(node);
+  item->setOverlay(
+      v ? overlay_fill(*v, overlay_->max_abs(), overlay_->diverging) : overlay_missing_fill(),
+      QString::fromStdString(overlay_->describe(node)));
+}
+
+QColor GraphView::nodeFill(int id) const {
+  if (id < 0 || static_cast<size_t>(id) >= nodes_.size()) return {};
+  return nodes_[static_cast<size_t>(id)]->fill();
+}
+
+QString GraphView::nodeToolTip(int id) const {
+  if (id < 0 || static_cast<size_t>(id) >= nodes_.size()) return {};
+  return nodes_[static_cast<size_t>(id)]->toolTip();
+}
+
 void GraphView::setGraph(const DisplayGraph* graph, const GraphLayout* layout) {
   populate_timer_->stop();
   {
@@ -123,6 +150,7 @@ bool GraphView::populateSlice(double budget_ms) {
   for (; next_node_ < n; ++next_node_) {
     if (over(next_node_)) return false;
     auto* item = new NodeItem(graph_.nodes[next_node_], layout_.nodes[next_node_], &settings_);
+    if (overlay_) applyOverlay(item);
     scene()->addItem(item);
     nodes_.push_back(item);
   }

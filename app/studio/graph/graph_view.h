@@ -15,6 +15,7 @@
 #include "app/studio/graph/display_graph.h"
 #include "app/studio/graph/graph_items.h"
 #include "app/studio/graph/graph_layout.h"
+#include "app/studio/graph/node_overlay.h"
 
 namespace sod2::studio {
 
@@ -55,6 +56,13 @@ class GraphView : public QGraphicsView {
   // The colours nodes take, by class, in the legend's order.
   static QList<QPair<QString, QColor>> legend();
   void setLegendVisible(bool visible);
+  // Colours nodes by the overlay's values instead of their class (nullptr: by class again); it
+  // stays across setGraph, so expanding a group keeps the colouring.
+  void setOverlay(std::shared_ptr<const NodeOverlay> overlay);
+  const NodeOverlay* overlay() const { return overlay_.get(); }
+  // A node's fill as drawn now, and its tooltip (tests; -1 or an unknown id: invalid / empty).
+  QColor nodeFill(int id) const;
+  QString nodeToolTip(int id) const;
 
  public slots:
   void fitAll();
@@ -90,6 +98,7 @@ class GraphView : public QGraphicsView {
   void addGroupFrames(const DisplayGraph& graph, const GraphLayout& layout);
   // Adds items for about `budget_ms`; true when the graph is complete.
   bool populateSlice(double budget_ms);
+  void applyOverlay(NodeItem* item) const;
 
   GraphPaintSettings settings_;
   DisplayGraph graph_;  // what setGraph was given, while and after it populates
@@ -101,6 +110,7 @@ class GraphView : public QGraphicsView {
   std::vector<std::vector<int>> preds_, succs_;
   std::set<int> framed_groups_;  // expanded groups with a frame: Enter on a member collapses
   GraphLegend* legend_ = nullptr;
+  std::shared_ptr<const NodeOverlay> overlay_;
   int last_emitted_ = -1;
   bool start_view_ = false;
 };

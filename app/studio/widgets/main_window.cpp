@@ -262,6 +262,20 @@ void MainWindow::buildMenus() {
   labels->setCheckable(true);
   labels->setChecked(true);
   connect(labels, &QAction::toggled, graph_view_, &GraphView::setEdgeLabelsVisible);
+  QMenu* colour_menu = view->addMenu(tr("&Colour nodes by"));
+  auto* colourings = new QActionGroup(this);
+  for (const auto& [c, label] :
+       {std::pair{NodeColouring::kClass, tr("&Class (SoD\u00b2)")},
+        std::pair{NodeColouring::kMeasuredTime, tr("&Measured time (last profile)")},
+        std::pair{NodeColouring::kOutputBytes, tr("&Output bytes (last profile)")},
+        std::pair{NodeColouring::kRunChange, tr("Change between compared &runs (History)")}}) {
+    QAction* a = colour_menu->addAction(label);
+    a->setCheckable(true);
+    a->setChecked(c == colouring_);
+    colourings->addAction(a);
+    colouring_actions_[c] = a;
+    connect(a, &QAction::triggered, this, [this, colouring = c] { setNodeColouring(colouring); });
+  }
   QMenu* theme_menu = view->addMenu(tr("&Theme"));
   auto* themes = new QActionGroup(this);
   for (const auto& [theme, label] :
@@ -417,6 +431,9 @@ void MainWindow::forgetOpened() {
   pkg_at_.reset();
   expanded_groups_.clear();
   expanded_bodies_.clear();
+  // Runs of the old model name its nodes, not the new one's.
+  last_profile_.reset();
+  if (colouring_ != NodeColouring::kClass) setNodeColouring(NodeColouring::kClass);
 }
 
 void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_ptr<Views> views) {

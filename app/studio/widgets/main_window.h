@@ -12,6 +12,7 @@
 #include <QStringList>
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -125,6 +126,16 @@ class MainWindow : public QMainWindow {
   HistoryView* historyView() const { return history_view_; }
   VariantsView* variantsView() const { return variants_view_; }
   BackendView* backendView() const { return backend_view_; }
+
+  // What the graph's nodes are coloured by (View ▸ Colour nodes by): their class, or a run's
+  // figures per fused group — the last profile's measured time or output bytes, or the change
+  // in time between the two runs the History dock compared last.
+  enum class NodeColouring { kClass, kMeasuredTime, kOutputBytes, kRunChange };
+  // False, with the class colours kept and the reason in the status bar, when there is nothing
+  // to show: no model open, no profile of it yet, no comparison.
+  bool setNodeColouring(NodeColouring colouring);
+  NodeColouring nodeColouring() const { return colouring_; }
+  QString statusText() const;
 
  signals:
   // After openModel's background work: the document is shown (ok), or why not (error text, also
@@ -241,6 +252,10 @@ class MainWindow : public QMainWindow {
   BackendView* backend_view_ = nullptr;
   QDockWidget* backend_dock_ = nullptr;
   std::string profile_db_;  // "" : the store's default path
+  NodeColouring colouring_ = NodeColouring::kClass;
+  std::map<NodeColouring, QAction*> colouring_actions_;
+  // The last profile of the open model: what the time and bytes colourings draw.
+  std::shared_ptr<const profiling::ProfileResult> last_profile_;
   QFutureWatcher<Expected<profiling::ProfileResult>> profile_watcher_;
   QFutureWatcher<Expected<profiling::ProfileSweep>> sweep_watcher_;
   std::shared_ptr<std::atomic<bool>> profile_cancel_;

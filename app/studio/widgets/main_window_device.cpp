@@ -15,6 +15,7 @@
 #include "app/studio/device/device_panel.h"
 #include "app/studio/device/history_view.h"
 #include "app/studio/device/profile_view.h"
+#include "app/studio/device/run_overlays.h"
 #include "app/studio/graph/graph_style.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/ofa/variants_view.h"
@@ -58,6 +59,8 @@ void MainWindow::buildDeviceDocks() {
   history_dock_->setWidget(history_view_);
   addDockWidget(Qt::BottomDockWidgetArea, history_dock_);
   tabifyDockWidget(profile_dock_, history_dock_);
+  connect(history_view_, &HistoryView::showChangeOnGraph, this,
+          [this] { setNodeColouring(NodeColouring::kRunChange); });
 
   // Dynamic-OFA: a family of its own (not the open model), measured on the selected device.
   variants_view_ = new VariantsView(this);
@@ -81,6 +84,52 @@ void MainWindow::buildDeviceDocks() {
     devices_->refresh();
     if (history_view_->database().empty()) history_view_->setDatabase(profile_db_);
   });
+}
+
+QString MainWindow::statusText() const { return status_->text(); }
+
+bool MainWindow::setNodeColouring(NodeColouring colouring) {
+  std::shared_ptr<const NodeOverlay> overlay;
+  QString why;
+  if (colouring != NodeColouring::kClass && !doc_) {
+    why = tr("Open an ONNX model first: runs are drawn on its nodes");
+  } else if (colouring == NodeColouring::kMeasuredTime ||
+             colouring == NodeColouring::kOutputBytes) {
+    if (!last_profile_) {
+      why = tr("Export & profile the model first (Ctrl+P): its measured groups colour the graph");
+    } else {
+      overlay = std::make_shared<const NodeOverlay>(
+          colouring == NodeColouring::kMeasuredTime
+              ? measured_time_overlay(*last_profile_, doc_->graph())
+              : output_bytes_overlay(*last_profile_, doc_->graph()));
+    }
+  } else if (colouring == NodeColouring::kRunChange) {
+    const auto& pair = history_view_->compared();
+    if (!pair) {
+      why = tr("Compare two runs in the History dock first (select two, Compare selected)");
+    } else {
+      overlay = std::make_shared<const NodeOverlay>(
+          run_delta_overlay(pair->first, pair->second, doc_->graph()));
+    }
+  }
+  const bool ok = why.isEmpty();
+  if (ok) {
+    colouring_ = colouring;
+    graph_view_->setOverlay(overlay);
+    if (overlay) {
+      size_t coloured = 0;
+      for (int g : overlay->group_of_node) coloured += g >= 0;
+      status_->setText(tr("Nodes coloured by %1: %2 of %3 nodes ran in the run's groups")
+                           .arg(QString::fromStdString(overlay->title))
+                           .arg(coloured)
+                           .arg(overlay->group_of_node.size()));
+    }
+  } else {
+    status_->setText(why);
+  }
+  // The menu shows what is drawn, whichever way it was asked for.
+  for (auto& [c, action] : colouring_actions_) action->setChecked(c == colouring_);
+  return ok;
 }
 
 void MainWindow::selectNodesNamed(const QStringList& names) {
@@ -151,6 +200,12 @@ void MainWindow::adoptProfile(const Expected<profiling::ProfileResult>& result) 
     return;
   }
   auto shared = std::make_shared<const profiling::ProfileResult>(*result);
+  if (doc_) {
+    last_profile_ = shared;
+    // A colouring by the last profile follows the new one.
+    if (colouring_ == NodeColouring::kMeasuredTime || colouring_ == NodeColouring::kOutputBytes)
+      setNodeColouring(colouring_);
+  }
   // Bars take the colour of the anchor node's operator class, as in the graph.
   std::shared_ptr<const StudioDocument> doc = doc_;
   std::map<std::string, NodeId> by_name;

@@ -6,6 +6,7 @@
 #include "app/studio/device/device_list_model.h"
 #include "app/studio/device/history_model.h"
 #include "app/studio/device/profile_table_model.h"
+#include "app/studio/device/run_overlays.h"
 
 namespace sod2::studio {
 namespace {
@@ -112,6 +113,71 @@ TEST(DeviceListModel, ShowsStatesAndIds) {
   EXPECT_TRUE(m.data(m.index(1, DeviceListModel::kState), Qt::ToolTipRole)
                   .toString()
                   .contains("USB debugging"));
+}
+
+// ---- Overlays: runs drawn on the graph (#23 item 2, #24 item 4) ----
+
+// The four nodes of two_groups(), and one no run has.
+std::unique_ptr<Graph> four_nodes() {
+  auto g = std::make_unique<Graph>("main");
+  for (const char* name : {"/conv", "/add", "/relu", "/softmax", "/never"}) {
+    Node n;
+    n.name = name;
+    n.op_type = "Op";
+    g->add_node(std::move(n));
+  }
+  return g;
+}
+
+DisplayNode drawn(std::vector<NodeId> members) {
+  DisplayNode n;
+  n.members = std::move(members);
+  return n;
+}
+
+TEST(RunOverlays, MeasuredTimeColoursEachNodeByItsGroupAndABoxBySumOfItsGroups) {
+  const std::unique_ptr<Graph> g = four_nodes();
+  const NodeOverlay o = measured_time_overlay(*two_groups(), *g);
+  EXPECT_FALSE(o.diverging);
+  EXPECT_EQ(o.unit, "ms");
+  EXPECT_EQ(o.group_of_node, (std::vector<int>{0, 0, 0, 1, -1}));
+  EXPECT_DOUBLE_EQ(o.max_abs(), 3.0);
+  // A node of a fused group shows the group's time, not a share of it.
+  EXPECT_DOUBLE_EQ(*o.value_of(drawn({1})), 3.0);
+  // A box over the fused group counts it once; one spanning two groups adds them.
+  EXPECT_DOUBLE_EQ(*o.value_of(drawn({0, 1, 2})), 3.0);
+  EXPECT_DOUBLE_EQ(*o.value_of(drawn({2, 3})), 4.0);
+  EXPECT_FALSE(o.value_of(drawn({4})).has_value());
+  EXPECT_EQ(o.describe(drawn({4})), "measured time: not in this run");
+  EXPECT_EQ(o.describe(drawn({3})), "measured time: 1.000 ms (Softmax /softmax)");
+  EXPECT_EQ(o.describe(drawn({2, 3})), "measured time: 4.000 ms over 2 groups");
+  // Nodes inside an open If/Loop body are not the main graph's: no value.
+  DisplayNode body = drawn({0});
+  Node control;
+  body.body_of = &control;
+  EXPECT_FALSE(o.value_of(body).has_value());
+
+  const NodeOverlay bytes = output_bytes_overlay(*two_groups(), *g);
+  EXPECT_EQ(bytes.describe(drawn({0})), "output bytes: 2.0 KiB (Conv+Add+Relu /conv)");
+}
+
+TEST(RunOverlays, TheChangeBetweenTwoRunsIsSignedAndGroupsInOneRunCountWhole) {
+  store::RunRecord a, b;
+  a.id = 3;
+  b.id = 7;
+  a.groups = {{0, "/conv", "Conv+Add+Relu", "/conv,/add,/relu", "", 3.0, 0},
+              {1, "/softmax", "Softmax", "/softmax", "", 1.0, 0}};
+  b.groups = {{0, "/conv", "Conv+Add+Relu", "/conv,/add,/relu", "", 2.5, 0},
+              {1, "/never", "Op", "/never", "", 0.5, 0}};
+  const NodeOverlay o = run_delta_overlay(a, b, *four_nodes());
+  EXPECT_TRUE(o.diverging);
+  EXPECT_EQ(o.title, "change in time, run 3 -> 7");
+  EXPECT_DOUBLE_EQ(*o.value_of(drawn({0})), -0.5);  // faster in B
+  EXPECT_DOUBLE_EQ(*o.value_of(drawn({3})), -1.0);  // gone in B: its whole time saved
+  EXPECT_DOUBLE_EQ(*o.value_of(drawn({4})), 0.5);   // new in B
+  EXPECT_EQ(o.describe(drawn({4})),
+            "change in time, run 3 -> 7: +0.500 ms (Op /never (only in run 7))");
+  EXPECT_DOUBLE_EQ(o.max_abs(), 1.0);
 }
 
 }  // namespace

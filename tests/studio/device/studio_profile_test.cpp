@@ -14,6 +14,7 @@
 #include "app/studio/device/history_view.h"
 #include "app/studio/device/profile_view.h"
 #include "app/studio/device/sustained_chart.h"
+#include "app/studio/graph/graph_style.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/widgets/main_window.h"
 #include "app/studio/widgets/sweep_view.h"
@@ -203,7 +204,8 @@ TEST_F(StudioProfileTest, ASustainedRunIsChartedWindowByWindow) {
   ASSERT_TRUE(chart->run().has_value());
   EXPECT_GE(chart->run()->windows.size(), 3u);
   EXPECT_TRUE(chart->captionText().contains("Sustained run")) << chart->captionText().toStdString();
-  EXPECT_TRUE(chart->captionText().contains("cold → last window")) << chart->captionText().toStdString();
+  EXPECT_TRUE(chart->captionText().contains("cold → last window"))
+      << chart->captionText().toStdString();
   EXPECT_TRUE(chart->windowText(0).contains("window 0")) << chart->windowText(0).toStdString();
   EXPECT_TRUE(chart->windowText(0).contains("p99")) << chart->windowText(0).toStdString();
   // The store has it with its windows, as `sod2 history --windows` reads it.
@@ -212,6 +214,73 @@ TEST_F(StudioProfileTest, ASustainedRunIsChartedWindowByWindow) {
   auto run = (*db)->run(2);
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_EQ(run->windows.size(), chart->run()->windows.size());
+}
+
+// #23 item 2 / #24 item 4: a profile's measured time, and the change between two compared runs,
+// colour the graph's nodes; every drawn node's fill is the overlay's colour for its value.
+TEST_F(StudioProfileTest, RunsColourTheGraphNodeByNode) {
+  MainWindow w;
+  w.setProfileDatabase(db_);
+  ASSERT_FALSE(
+      w.openModelNow(SOD2_SOURCE_DIR "/resources/models/sample_yolo_tiny.onnx").has_value());
+  ASSERT_TRUE(w.applyBinding({{"height", 64}, {"width", 96}}));
+  using C = MainWindow::NodeColouring;
+  EXPECT_FALSE(w.setNodeColouring(C::kMeasuredTime));
+  EXPECT_TRUE(w.statusText().contains("Export & profile the model first"))
+      << w.statusText().toStdString();
+  EXPECT_FALSE(w.setNodeColouring(C::kRunChange));
+  EXPECT_EQ(w.nodeColouring(), C::kClass);
+
+  device::RunSettings s;
+  s.runs = 2;
+  s.warmup = 1;
+  s.threads = 1;
+  ASSERT_FALSE(w.profileNow("local", s).has_value());
+  ASSERT_TRUE(w.setNodeColouring(C::kMeasuredTime));
+  GraphView* view = w.graphView();
+  view->finishPopulating();
+  const NodeOverlay* overlay = view->overlay();
+  ASSERT_NE(overlay, nullptr);
+  EXPECT_TRUE(w.statusText().contains("Nodes coloured by measured time"))
+      << w.statusText().toStdString();
+  const DisplayGraph& shown = *w.displayGraph();
+  int coloured = 0, hottest = 0;
+  for (const DisplayNode& n : shown.nodes) {
+    const QColor fill = view->nodeFill(n.id);
+    if (n.kind == DisplayNodeKind::kGraphInput || n.kind == DisplayNodeKind::kGraphOutput) {
+      EXPECT_EQ(fill, io_fill());
+      continue;
+    }
+    const std::optional<double> v = overlay->value_of(n);
+    EXPECT_EQ(fill, v ? overlay_fill(*v, overlay->max_abs(), false) : overlay_missing_fill())
+        << n.label;
+    if (v) {
+      ++coloured;
+      EXPECT_TRUE(view->nodeToolTip(n.id).contains("measured time")) << n.label;
+      if (*v >= overlay->max_abs()) ++hottest;
+    }
+  }
+  EXPECT_GT(coloured, static_cast<int>(shown.nodes.size()) / 2);
+  EXPECT_GE(hottest, 1);
+
+  // Back to classes: the class colours again.
+  ASSERT_TRUE(w.setNodeColouring(C::kClass));
+  EXPECT_EQ(view->overlay(), nullptr);
+  for (const DisplayNode& n : shown.nodes) EXPECT_EQ(view->nodeFill(n.id), node_fill(n)) << n.label;
+
+  // Two runs compared in the History dock: "Show on graph" colours the change.
+  ASSERT_TRUE(w.applyBinding({{"height", 128}, {"width", 96}}));
+  ASSERT_FALSE(w.profileNow("local", s).has_value());
+  w.historyView()->refresh();
+  ASSERT_TRUE(w.historyView()->compare(1, 2));
+  emit w.historyView()->showChangeOnGraph();
+  EXPECT_EQ(w.nodeColouring(), C::kRunChange);
+  ASSERT_NE(view->overlay(), nullptr);
+  EXPECT_TRUE(view->overlay()->diverging);
+  bool described = false;
+  for (const DisplayNode& n : shown.nodes)
+    described |= view->nodeToolTip(n.id).contains("change in time, run 1 -> 2");
+  EXPECT_TRUE(described);
 }
 
 TEST_F(StudioProfileTest, AFailureIsShownAndRecorded) {
