@@ -100,4 +100,96 @@ QVariant RunCompareModel::headerData(int section, Qt::Orientation o, int role) c
   return section >= 0 && section < kColumns ? tr(names[section]) : QVariant();
 }
 
+void SweepListModel::setSweeps(std::vector<store::SweepRecord> sweeps) {
+  beginResetModel();
+  sweeps_ = std::move(sweeps);
+  endResetModel();
+}
+
+int64_t SweepListModel::sweepIdAt(int row) const {
+  return row >= 0 && row < static_cast<int>(sweeps_.size()) ? sweeps_[static_cast<size_t>(row)].id
+                                                            : 0;
+}
+
+int SweepListModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(sweeps_.size());
+}
+int SweepListModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kColumns;
+}
+
+QVariant SweepListModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount() || role != Qt::DisplayRole) return {};
+  const store::SweepRecord& w = sweeps_[static_cast<size_t>(index.row())];
+  switch (index.column()) {
+    case kSweep: return static_cast<qlonglong>(w.id);
+    case kWhen: return QString::fromStdString(w.started_at);
+    case kDevice: return QString::fromStdString(w.device_id);
+    case kModel: return QString::fromStdString(w.model_name);
+    case kSymbol: return QString::fromStdString(w.symbol);
+    case kValues: return tr("%1..%2 step %3").arg(w.lo).arg(w.hi).arg(w.step);
+    case kHeld: return QString::fromStdString(w.held);
+    case kPoints: return static_cast<qlonglong>(w.points);
+    case kFailed: return static_cast<qlonglong>(w.failed);
+  }
+  return {};
+}
+
+QVariant SweepListModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* names[] = {"Sweep",  "When (UTC)", "Device", "Model", "Symbol",
+                                "Values", "Held",       "Points", "Failed"};
+  return section >= 0 && section < kColumns ? tr(names[section]) : QVariant();
+}
+
+void SweepCompareModel::setRows(std::string symbol, std::vector<profiling::SweepPointDelta> rows) {
+  beginResetModel();
+  symbol_ = std::move(symbol);
+  rows_ = std::move(rows);
+  endResetModel();
+}
+
+int SweepCompareModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+int SweepCompareModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kColumns;
+}
+
+QVariant SweepCompareModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const profiling::SweepPointDelta& d = rows_[static_cast<size_t>(index.row())];
+  const QString dash = QStringLiteral("-");
+  if (role == Qt::DisplayRole) {
+    switch (index.column()) {
+      case kValue: return static_cast<qlonglong>(d.value);
+      case kA: return d.a_p50_ms < 0 ? dash : ms(d.a_p50_ms);
+      case kB: return d.b_p50_ms < 0 ? dash : ms(d.b_p50_ms);
+      case kDelta: return d.in_both() ? QString::asprintf("%+.1f%%", d.delta_percent()) : dash;
+      case kArenaA: return d.a_arena < 0 ? dash : QString::fromStdString(human_bytes(d.a_arena));
+      case kArenaB: return d.b_arena < 0 ? dash : QString::fromStdString(human_bytes(d.b_arena));
+      case kNote: {
+        QStringList notes;
+        if (!d.a_failure.empty())
+          notes << tr("A failed: %1").arg(QString::fromStdString(d.a_failure));
+        if (!d.b_failure.empty())
+          notes << tr("B failed: %1").arg(QString::fromStdString(d.b_failure));
+        if (d.in_both())
+          notes << tr("runs %1, %2 (double-click: group by group)").arg(d.a_run).arg(d.b_run);
+        return notes.join("; ");
+      }
+    }
+  }
+  if (role == Qt::ForegroundRole && d.in_both() && index.column() == kDelta)
+    return QBrush(d.delta_percent() > 0 ? QColor(0xc0, 0x39, 0x2b) : QColor(0x27, 0x8e, 0x4b));
+  return {};
+}
+
+QVariant SweepCompareModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  if (section == kValue) return QString::fromStdString(symbol_);
+  static const char* names[] = {"", "A p50 ms", "B p50 ms", "Delta", "A arena", "B arena", "Note"};
+  return section > 0 && section < kColumns ? tr(names[section]) : QVariant();
+}
+
 }  // namespace sod2::studio

@@ -63,4 +63,58 @@ class RunCompareModel : public QAbstractTableModel {
   std::vector<profiling::GroupDelta> rows_;
 };
 
+// The store's measured sweeps (`sod2 history --sweeps`), newest first.
+class SweepListModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column {
+    kSweep,
+    kWhen,
+    kDevice,
+    kModel,
+    kSymbol,
+    kValues,
+    kHeld,
+    kPoints,
+    kFailed,
+    kColumns
+  };
+  using QAbstractTableModel::QAbstractTableModel;
+
+  void setSweeps(std::vector<store::SweepRecord> sweeps);
+  const std::vector<store::SweepRecord>& sweeps() const { return sweeps_; }
+  int64_t sweepIdAt(int row) const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+ private:
+  std::vector<store::SweepRecord> sweeps_;
+};
+
+// Two sweeps of one symbol point by point (`sod2 history --compare-sweeps`): each side's p50 and
+// arena at every value either measured, the change, and why a side's point failed.
+class SweepCompareModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { kValue, kA, kB, kDelta, kArenaA, kArenaB, kNote, kColumns };
+  using QAbstractTableModel::QAbstractTableModel;
+
+  void setRows(std::string symbol, std::vector<profiling::SweepPointDelta> rows);
+  const std::vector<profiling::SweepPointDelta>& rows() const { return rows_; }
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+ private:
+  std::string symbol_ = "value";
+  std::vector<profiling::SweepPointDelta> rows_;
+};
+
 }  // namespace sod2::studio

@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -17,7 +18,9 @@ HistoryView::HistoryView(QWidget* parent) : QWidget(parent) {
   state_->setWordWrap(true);
   auto* refresh = new QPushButton(tr("Refresh"), this);
   compare_button_ = new QPushButton(tr("Compare selected"), this);
-  compare_button_->setToolTip(tr("Select two runs (Ctrl+click) to compare them group by group"));
+  compare_button_->setToolTip(
+      tr("Select two runs (Ctrl+click) to compare them group by group, or two sweeps of one "
+         "symbol (Sweeps tab) to compare them point by point"));
   show_button_ = new QPushButton(tr("Show on graph"), this);
   show_button_->setToolTip(
       tr("Colour the graph's nodes by how much their group's time changed from run A to run B "
@@ -28,22 +31,38 @@ HistoryView::HistoryView(QWidget* parent) : QWidget(parent) {
   top->addWidget(show_button_);
   top->addWidget(refresh);
   layout->addLayout(top);
-  auto* split = new QSplitter(Qt::Vertical, this);
-  runs_view_ = new QTableView(split);
-  runs_view_->setModel(&runs_);
+  tabs_ = new QTabWidget(this);
+  const auto table = [this](QWidget* parent, QAbstractItemModel* model) {
+    auto* t = new QTableView(parent);
+    t->setModel(model);
+    t->horizontalHeader()->setStretchLastSection(true);
+    t->verticalHeader()->hide();
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
+    return t;
+  };
+  auto* split = new QSplitter(Qt::Vertical, tabs_);
+  runs_view_ = table(split, &runs_);
   runs_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
   runs_view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-  runs_view_->horizontalHeader()->setStretchLastSection(true);
-  runs_view_->verticalHeader()->hide();
-  runs_view_->verticalHeader()->setDefaultSectionSize(runs_view_->fontMetrics().height() + 6);
-  compare_view_ = new QTableView(split);
-  compare_view_->setModel(&compare_);
-  compare_view_->horizontalHeader()->setStretchLastSection(true);
-  compare_view_->verticalHeader()->hide();
-  compare_view_->verticalHeader()->setDefaultSectionSize(compare_view_->fontMetrics().height() + 6);
-  layout->addWidget(split, 1);
+  compare_view_ = table(split, &compare_);
+  tabs_->addTab(split, tr("Runs"));
+  auto* sweep_split = new QSplitter(Qt::Vertical, tabs_);
+  sweeps_view_ = table(sweep_split, &sweeps_);
+  sweeps_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  sweeps_view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  sweep_compare_view_ = table(sweep_split, &sweep_compare_);
+  sweep_compare_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  tabs_->addTab(sweep_split, tr("Sweeps"));
+  layout->addWidget(tabs_, 1);
+  connect(sweep_compare_view_, &QTableView::doubleClicked, this,
+          [this](const QModelIndex& at) { compareSweepPoint(at.row()); });
   connect(refresh, &QPushButton::clicked, this, &HistoryView::refresh);
-  connect(compare_button_, &QPushButton::clicked, this, &HistoryView::compareSelected);
+  connect(compare_button_, &QPushButton::clicked, this, [this] {
+    if (tabs_->currentIndex() == 1)
+      compareSelectedSweeps();
+    else
+      compareSelected();
+  });
   connect(show_button_, &QPushButton::clicked, this, &HistoryView::showChangeOnGraph);
 }
 
@@ -65,10 +84,85 @@ void HistoryView::refresh() {
     state_->setText(QString::fromStdString(runs.status().message()));
     return;
   }
-  state_->setText(tr("%n run(s) in %1", nullptr, static_cast<int>(runs->size()))
+  auto sweeps = (*db)->sweeps({"", "", 500});
+  if (!sweeps.ok()) {
+    state_->setText(QString::fromStdString(sweeps.status().message()));
+    return;
+  }
+  state_->setText(tr("%n run(s)", nullptr, static_cast<int>(runs->size())) + tr(" and ") +
+                  tr("%n sweep(s) in %1", nullptr, static_cast<int>(sweeps->size()))
                       .arg(QString::fromStdString(db_path_)));
   runs_.setRuns(std::move(*runs));
   runs_view_->resizeColumnsToContents();
+  sweeps_.setSweeps(std::move(*sweeps));
+  sweeps_view_->resizeColumnsToContents();
+}
+
+void HistoryView::compareSelectedSweeps() {
+  const QModelIndexList rows = sweeps_view_->selectionModel()->selectedRows();
+  if (rows.size() != 2) {
+    state_->setText(tr("Select exactly two sweeps to compare (Ctrl+click)."));
+    return;
+  }
+  int64_t a = sweeps_.sweepIdAt(rows[0].row()), b = sweeps_.sweepIdAt(rows[1].row());
+  if (a > b) std::swap(a, b);
+  compareSweeps(a, b);
+}
+
+bool HistoryView::compareSweeps(int64_t a, int64_t b) {
+  auto db = store::ProfileStore::open(db_path_);
+  if (!db.ok()) {
+    state_->setText(QString::fromStdString(db.status().message()));
+    return false;
+  }
+  auto wa = (*db)->sweep(a);
+  auto wb = (*db)->sweep(b);
+  for (const auto* w : {&wa, &wb}) {
+    if (!w->ok()) {
+      state_->setText(QString::fromStdString(w->status().message()));
+      return false;
+    }
+  }
+  if (wa->symbol != wb->symbol) {
+    state_->setText(tr("Sweep %1 varies %2 and sweep %3 varies %4: their points are not the same "
+                       "sizes.")
+                        .arg(a)
+                        .arg(QString::fromStdString(wa->symbol))
+                        .arg(b)
+                        .arg(QString::fromStdString(wb->symbol)));
+    return false;
+  }
+  sweep_compare_.setRows(wa->symbol, profiling::compare_sweeps(*wa, *wb));
+  sweep_compare_view_->resizeColumnsToContents();
+  tabs_->setCurrentIndex(1);
+  QString text =
+      tr("A: sweep %1 (%2, %3, held %4)  B: sweep %5 (%6, %7, held %8)")
+          .arg(a)
+          .arg(QString::fromStdString(wa->model_name), QString::fromStdString(wa->device_id),
+               QString::fromStdString(wa->held.empty() ? "nothing" : wa->held))
+          .arg(b)
+          .arg(QString::fromStdString(wb->model_name), QString::fromStdString(wb->device_id),
+               QString::fromStdString(wb->held.empty() ? "nothing" : wb->held));
+  // Unlike the CLI (which wants --force), the studio compares them and says so.
+  if (wa->model_name != wb->model_name || wa->held != wb->held)
+    text += tr("; different models or held values: points pair by %1 only")
+                .arg(QString::fromStdString(wa->symbol));
+  state_->setText(text);
+  return true;
+}
+
+bool HistoryView::compareSweepPoint(int row) {
+  if (row < 0 || row >= sweep_compare_.rowCount()) return false;
+  const profiling::SweepPointDelta& d = sweep_compare_.rows()[static_cast<size_t>(row)];
+  if (!d.in_both()) {
+    state_->setText(tr("At %1 the point did not succeed in both sweeps: nothing to compare group "
+                       "by group.")
+                        .arg(d.value));
+    return false;
+  }
+  if (!compare(d.a_run, d.b_run)) return false;
+  tabs_->setCurrentIndex(0);
+  return true;
 }
 
 void HistoryView::compareSelected() {

@@ -151,6 +151,29 @@ TEST_F(StudioProfileTest, AMeasuredSweepIsDrawnOverThePlanAndFoundAgainInTheStor
   EXPECT_EQ(again.sweepView()->measured()->sweep_id, 1);
   ASSERT_TRUE(again.applyBinding({{"height", 64}, {"width", 128}}));
   EXPECT_EQ(again.sweepView()->measured(), nullptr) << "measured at another width";
+
+  // #24 item 4: the History dock's Sweeps tab compares two sweeps point by point, and a point's
+  // two runs group by group.
+  ASSERT_FALSE(again.measureSweepNow("height", 128, 256, 128, "local", s).has_value());
+  HistoryView* history = again.historyView();
+  history->refresh();
+  ASSERT_EQ(history->sweepsModel()->rowCount(), 2);
+  EXPECT_EQ(history->sweepsModel()->sweepIdAt(0), 2) << "newest first";
+  ASSERT_TRUE(history->compareSweeps(1, 2));
+  const SweepCompareModel* points = history->sweepCompareModel();
+  ASSERT_EQ(points->rowCount(), 4);  // 64, 128, 192 in A; 128, 256 in B
+  int both = -1;
+  for (int r = 0; r < points->rowCount(); ++r)
+    if (points->rows()[static_cast<size_t>(r)].in_both()) both = r;
+  ASSERT_GE(both, 0);
+  EXPECT_EQ(points->rows()[static_cast<size_t>(both)].value, 128);
+  EXPECT_EQ(points->headerData(SweepCompareModel::kValue, Qt::Horizontal, Qt::DisplayRole),
+            "height");
+  EXPECT_FALSE(history->compareSweepPoint(0)) << "64 is only in A";
+  ASSERT_TRUE(history->compareSweepPoint(both));
+  EXPECT_GT(history->compareModel()->rowCount(), 10);
+  ASSERT_TRUE(history->compared().has_value());
+  EXPECT_EQ(history->compared()->first.sweep_value, 128);
 }
 
 TEST_F(StudioProfileTest, TheDevicePanelCanSendNarrowerWeights) {
