@@ -266,7 +266,9 @@ Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& r
   values[2 * n] = inst.arena_bytes();
   at.version_arena_bytes = inst.arena_bytes();
   if (!version && binding_greedy_applies(plan, rdp)) {
-    plan::GreedyLayout greedy;
+    // Its buffers and the lifetimes' overlaps carry over to the next binding of the same plan
+    // (a sweep evaluates hundreds); what it places depends only on its arguments.
+    thread_local plan::GreedyLayout greedy;
     std::vector<int64_t> scratch;
     if (plan::use_greedy_if_smaller(values, plan.lives, &greedy, &scratch))
       at.version = plan::kBindingGreedyVersion;

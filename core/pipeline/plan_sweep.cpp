@@ -1,7 +1,9 @@
 #include "core/pipeline/plan_sweep.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <thread>
 
 #include "core/opt/report_binding.h"
 #include "core/rdp/binding.h"
@@ -77,40 +79,66 @@ Expected<PlanSweep> sweep_plan(const CompiledModel& compiled, const SweepRequest
     if (!e) return -1;
     return opt::ops_at(*e, b).value_or(-1);
   };
+  // Each point is planned on its own (the plan, RDP and the symbol table are shared read-only;
+  // each thread keeps its own greedy workspace), so points are spread over the cores; what they
+  // say is then read in order.
+  const size_t count = static_cast<size_t>((out.hi - out.lo) / out.step + 1);
+  out.points.resize(count);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> stopped{false};
+  const auto plan_points = [&] {
+    for (size_t i = next++; i < count; i = next++) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) {
+        stopped = true;
+        return;
+      }
+      SweepPoint& p = out.points[i];
+      p.value = out.lo + static_cast<int64_t>(i) * out.step;
+      try {
+        std::map<std::string, int64_t> values = out.held;
+        values[out.symbol] = p.value;
+        Expected<sym::Binding> b = make_binding(rdp, values);
+        if (!b.ok()) {
+          p.error = b.status().message();
+        } else if (auto at = plan_at(compiled, *b, request.greedy_yardstick); !at.ok()) {
+          p.error = at.status().message();
+        } else {
+          p.at = std::move(*at);
+        }
+        if (p.at) {
+          p.ops = opt::ops_at(compiled.work.total_ops, p.at->binding);
+          for (size_t k = 0; k < group_ops.size(); ++k) {
+            p.group_ops.push_back(at(group_ops[k], p.at->binding));
+            p.group_bytes.push_back(at(group_bytes[k], p.at->binding));
+          }
+        }
+      } catch (const std::exception& e) {  // no memory for this point: the others go on
+        p.at.reset();
+        p.error = std::string("planning this point failed: ") + e.what();
+      }
+    }
+  };
+  const size_t threads = std::min<size_t>(
+      {std::max(1u, std::thread::hardware_concurrency()), size_t{8}, (count + 31) / 32});
+  std::vector<std::thread> workers;
+  for (size_t t = 1; t < threads; ++t) workers.emplace_back(plan_points);
+  plan_points();
+  for (std::thread& w : workers) w.join();
+  if (stopped) return cancelled("the sweep was cancelled");
   std::optional<int32_t> last;
-  for (int64_t v = out.lo; v <= out.hi; v += out.step) {
-    if (cancel && cancel->load(std::memory_order_relaxed))
-      return cancelled("the sweep was cancelled");
-    SweepPoint p;
-    p.value = v;
-    std::map<std::string, int64_t> values = out.held;
-    values[out.symbol] = v;
-    Expected<sym::Binding> b = make_binding(rdp, values);
-    if (!b.ok()) {
-      p.error = b.status().message();
-    } else if (auto at = plan_at(compiled, *b, request.greedy_yardstick); !at.ok()) {
-      p.error = at.status().message();
-    } else {
-      p.at = std::move(*at);
-    }
-    if (p.at) {
-      p.ops = opt::ops_at(compiled.work.total_ops, p.at->binding);
-      for (size_t k = 0; k < group_ops.size(); ++k) {
-        p.group_ops.push_back(at(group_ops[k], p.at->binding));
-        p.group_bytes.push_back(at(group_bytes[k], p.at->binding));
-      }
-      if (last && *last != p.at->version) out.changes.push_back({v, *last, p.at->version});
-      last = p.at->version;
-      const double r = static_cast<double>(p.at->arena_bytes) /
-                       static_cast<double>(std::max<int64_t>(p.at->lower_bound_bytes, 1));
-      if (r > out.worst_ratio) {
-        out.worst_ratio = r;
-        out.worst_at = v;
-      }
-    } else {
+  for (const SweepPoint& p : out.points) {
+    if (!p.at) {
       ++out.failed;
+      continue;
     }
-    out.points.push_back(std::move(p));
+    if (last && *last != p.at->version) out.changes.push_back({p.value, *last, p.at->version});
+    last = p.at->version;
+    const double r = static_cast<double>(p.at->arena_bytes) /
+                     static_cast<double>(std::max<int64_t>(p.at->lower_bound_bytes, 1));
+    if (r > out.worst_ratio) {
+      out.worst_ratio = r;
+      out.worst_at = p.value;
+    }
   }
   out.sweep_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

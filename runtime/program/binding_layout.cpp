@@ -23,8 +23,50 @@ int64_t execution_point(const rt::SymbolDesc& s, int64_t bound, int point) {
 int64_t GreedyLayout::place(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
                             std::span<int64_t> offsets) {
   sort_by_size(sizes, lives);
+  find_overlaps(lives);
   order_ = by_size_;
   return place_in_order(sizes, lives, offsets);
+}
+
+void GreedyLayout::find_overlaps(std::span<const Lifetime> lives) {
+  if (overlaps_known_ &&
+      std::equal(lives.begin(), lives.end(), overlaps_of_.begin(), overlaps_of_.end()))
+    return;
+  overlaps_of_.assign(lives.begin(), lives.end());
+  overlaps_known_ = true;
+  const size_t n = lives.size();
+  neighbour_begin_.clear();
+  neighbours_.clear();
+  // By first step: the tensors still live when one starts are exactly those it overlaps among
+  // the ones started before it (a sweep over the steps).
+  std::vector<int32_t>& by_first = active_;
+  by_first.resize(n);
+  std::iota(by_first.begin(), by_first.end(), 0);
+  std::stable_sort(by_first.begin(), by_first.end(),
+                   [&](int32_t a, int32_t b) { return lives[a].first_step < lives[b].first_step; });
+  std::vector<int32_t> degree(n, 0), live;
+  std::vector<std::pair<int32_t, int32_t>> pairs;
+  // Beyond this many overlaps per tensor on average, the filtered search sorts about as much as
+  // the full scan reads: keep the full scan.
+  const size_t limit = 48 * n;
+  for (int32_t t : by_first) {
+    std::erase_if(live, [&](int32_t p) { return lives[p].last_step < lives[t].first_step; });
+    if (pairs.size() + live.size() > limit) return;
+    for (int32_t p : live) {
+      pairs.emplace_back(p, t);
+      ++degree[static_cast<size_t>(p)];
+      ++degree[static_cast<size_t>(t)];
+    }
+    live.push_back(t);
+  }
+  neighbour_begin_.assign(n + 1, 0);
+  for (size_t t = 0; t < n; ++t) neighbour_begin_[t + 1] = neighbour_begin_[t] + degree[t];
+  neighbours_.resize(static_cast<size_t>(neighbour_begin_[n]));
+  std::vector<int32_t> fill(neighbour_begin_.begin(), neighbour_begin_.end() - 1);
+  for (const auto& [a, b] : pairs) {
+    neighbours_[static_cast<size_t>(fill[static_cast<size_t>(a)]++)] = b;
+    neighbours_[static_cast<size_t>(fill[static_cast<size_t>(b)]++)] = a;
+  }
 }
 
 void GreedyLayout::sort_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives) {
@@ -40,27 +82,54 @@ void GreedyLayout::sort_by_size(std::span<const int64_t> sizes, std::span<const 
 
 int64_t GreedyLayout::place_in_order(std::span<const int64_t> sizes,
                                      std::span<const Lifetime> lives, std::span<int64_t> offsets) {
-  placed_.clear();
   int64_t arena = 0;
-  for (int32_t t : order_) {
-    const int64_t size = sizes[t];
-    int64_t prev_end = 0;
-    int64_t best_offset = -1;
-    int64_t best_gap = INT64_MAX;
-    for (int32_t p : placed_) {
-      if (!lives[p].overlaps(lives[t])) continue;
-      const int64_t gap = offsets[p] - prev_end;
+  // The smallest gap between overlapping tensors placed before, in offset order (ties: placed
+  // first), that holds the tensor; else on top of them.
+  const auto search = [](const auto& overlapping, int64_t size) {
+    int64_t prev_end = 0, best_offset = -1, best_gap = INT64_MAX;
+    for (const auto& p : overlapping) {
+      const int64_t gap = p.offset - prev_end;
       if (gap >= size && gap < best_gap) {
         best_gap = gap;
         best_offset = prev_end;
       }
-      prev_end = std::max(prev_end, saturating_add(offsets[p], sizes[p]));
+      prev_end = std::max(prev_end, p.end);
     }
-    offsets[t] = best_offset >= 0 ? best_offset : prev_end;
-    arena = std::max(arena, saturating_add(offsets[t], size));
-    auto at = std::upper_bound(placed_.begin(), placed_.end(), offsets[t],
-                               [&](int64_t off, int32_t p) { return off < offsets[p]; });
-    placed_.insert(at, t);
+    return best_offset >= 0 ? best_offset : prev_end;
+  };
+  if (!neighbour_begin_.empty()) {
+    placed_at_.assign(sizes.size(), -1);
+    int64_t seq = 0;
+    for (int32_t t : order_) {
+      near_.clear();
+      const auto ts = static_cast<size_t>(t);
+      for (int32_t k = neighbour_begin_[ts]; k < neighbour_begin_[ts + 1]; ++k) {
+        const int32_t p = neighbours_[static_cast<size_t>(k)];
+        const int64_t at = placed_at_[static_cast<size_t>(p)];
+        if (at >= 0) near_.push_back({offsets[p], saturating_add(offsets[p], sizes[p]), at});
+      }
+      std::sort(near_.begin(), near_.end(), [](const Candidate& a, const Candidate& b) {
+        return a.offset != b.offset ? a.offset < b.offset : a.seq < b.seq;
+      });
+      offsets[t] = search(near_, sizes[t]);
+      arena = std::max(arena, saturating_add(offsets[t], sizes[t]));
+      placed_at_[ts] = seq++;
+    }
+    return arena;
+  }
+  placed_.clear();
+  for (int32_t t : order_) {
+    const int32_t first = lives[t].first_step, last = lives[t].last_step;
+    near_.clear();
+    for (const Placed& p : placed_)
+      if (p.first_step <= last && first <= p.last_step) near_.push_back({p.offset, p.end, 0});
+    const int64_t offset = search(near_, sizes[t]);
+    offsets[t] = offset;
+    const int64_t end = saturating_add(offset, sizes[t]);
+    arena = std::max(arena, end);
+    auto at = std::upper_bound(placed_.begin(), placed_.end(), offset,
+                               [](int64_t off, const Placed& p) { return off < p.offset; });
+    placed_.insert(at, Placed{offset, end, first, last});
   }
   return arena;
 }
@@ -127,23 +196,6 @@ std::string version_text(int32_t version, size_t num_versions) {
          (num_versions > 0 ? " of " + std::to_string(num_versions) : std::string());
 }
 
-int64_t GreedyLayout::peak_live(std::span<const int64_t> sizes, std::span<const Lifetime> lives) {
-  // A tensor's bytes come at its first step and go after its last: at one step, ends first.
-  events_.clear();
-  for (size_t t = 0; t < sizes.size(); ++t) {
-    events_.push_back({static_cast<int64_t>(lives[t].first_step), sizes[t]});
-    events_.push_back({static_cast<int64_t>(lives[t].last_step) + 1, -sizes[t]});
-  }
-  std::sort(events_.begin(), events_.end());
-  int64_t live = 0, peak = 0;
-  for (const auto& [step, delta] : events_) {
-    // delta may be negative, so not saturating_add; sizes are checked against overflow anyway.
-    if (__builtin_add_overflow(live, delta, &live)) live = INT64_MAX;
-    peak = std::max(peak, live);
-  }
-  return peak;
-}
-
 bool binding_layout_applies(const rt::ProgramDesc& program) {
   return std::none_of(program.symbols.begin(), program.symbols.end(),
                       [](const rt::SymbolDesc& s) { return s.execution; });
@@ -161,7 +213,7 @@ bool use_greedy_if_smaller(std::span<int64_t> values, std::span<const Lifetime> 
     if (l.first_step < 0 || l.last_step < l.first_step) return false;
   // Cheap first: a layout within 1% of the peak of live bytes is not worth a search per binding.
   const int64_t arena = values[2 * n];
-  const int64_t peak = greedy->peak_live(sizes, lives);
+  const int64_t peak = peak_live_bytes(sizes, lives);
   if (arena <= peak + peak / 100) return false;
   scratch->resize(n);
   const int64_t greedy_arena = greedy->place_best(sizes, lives, *scratch, peak);

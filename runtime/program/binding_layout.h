@@ -52,18 +52,36 @@ class GreedyLayout {
   // kPromotionCandidates + 1 greedy passes.
   int64_t place_best(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
                      std::span<int64_t> offsets, int64_t peak);
-  // The most bytes live at one step: no layout needs less.
-  int64_t peak_live(std::span<const int64_t> sizes, std::span<const Lifetime> lives);
 
  private:
   void sort_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives);
+  // Which tensors' lifetimes overlap each one's (neighbours_), when that is far fewer than all:
+  // a tensor's gap search then reads only those placed among them.
+  void find_overlaps(std::span<const Lifetime> lives);
   // Places in order_.
   int64_t place_in_order(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
                          std::span<int64_t> offsets);
 
-  std::vector<std::pair<int64_t, int64_t>> events_;  // (step, bytes in or out)
   std::vector<int32_t> by_size_, order_;
-  std::vector<int32_t> placed_;               // by offset, then by placement
+  // The tensors placed so far, by offset then by placement, with what the gap search reads of
+  // each kept together: one pass over contiguous memory per tensor placed.
+  struct Placed {
+    int64_t offset, end;
+    int32_t first_step, last_step;
+  };
+  std::vector<Placed> placed_;
+  // Per tensor, its lifetime-overlapping tensors (CSR: neighbours_[first_[t]..first_[t + 1]));
+  // empty when scanning every placed tensor is as cheap.
+  std::vector<int32_t> neighbour_begin_, neighbours_, active_;
+  // The lifetimes neighbours_ was found for: a session's bindings, and a sweep's points, all
+  // share theirs, so it is found once.
+  std::vector<Lifetime> overlaps_of_;
+  bool overlaps_known_ = false;
+  std::vector<int64_t> placed_at_;  // per tensor: its place in order (-1: not yet), this pass
+  struct Candidate {
+    int64_t offset, end, seq;
+  };
+  std::vector<Candidate> near_;
   std::vector<int32_t> prefix_, candidates_;  // place_best's chosen tensors; a round's tries
   std::vector<int64_t> trial_, round_best_;
   std::vector<char> promoted_;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@
 #include "core/opt/plan_text.h"
 #include "core/opt/report_binding.h"
 #include "core/pipeline/compiled_model.h"
+#include "core/pipeline/plan_sweep.h"
 #include "core/rdp/binding.h"
 #include "corpus.h"
 #include "runtime/program/binding_layout.h"
@@ -391,6 +393,69 @@ int synthetic_table(nlohmann::json* out) {
   return 0;
 }
 
+// Issue 24's target: a predicted curve of 512 points over a 1,000-node model in under 50 ms,
+// instantiating the compiled plan at each point (no recompiling). On the synthetic graphs: seq
+// from 1 to 512 at batch 4, the median of 5 sweeps.
+int sweep_table(nlohmann::json* out) {
+  std::cout << "\n## Predicted curves: 512 points of seq at batch 4 (pipeline::sweep_plan)\n\n"
+            << "| nodes | tensors | compile ms | sweep ms (median of 5) | ms per point | layouts "
+               "| target |\n"
+            << "|---:|---:|---:|---:|---:|---|---|\n";
+  for (int64_t n : {1000, 3000}) {
+    const std::string bytes = bench::transformer_like(n).SerializeAsString();
+    auto model = import_onnx_bytes(
+        std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), "", "synthetic");
+    if (!model.ok()) {
+      std::cerr << model.status().message() << "\n";
+      return 1;
+    }
+    const int64_t nodes = model->graph->num_nodes();
+    pipeline::CompileOptions options;
+    options.rdp.ranges["batch"] = {1, 64, 1};
+    options.rdp.ranges["seq"] = {1, 4096, 1};
+    const auto t0 = Clock::now();
+    auto compiled = pipeline::compile(std::move(*model), options);
+    const double compile_ms = ms_since(t0);
+    if (!compiled.ok()) {
+      std::cerr << "sweep: " << compiled.status().message() << "\n";
+      return 1;
+    }
+    pipeline::SweepRequest request;
+    request.symbol = "seq";
+    request.lo = 1;
+    request.hi = 512;
+    request.step = 1;
+    request.held["batch"] = 4;
+    std::vector<double> times;
+    std::set<std::string> layouts;
+    for (int i = 0; i < 5; ++i) {
+      auto sweep = pipeline::sweep_plan(*compiled, request);
+      if (!sweep.ok() || sweep->failed > 0) {
+        std::cerr << "sweep: " << (sweep.ok() ? "a point failed" : sweep.status().message())
+                  << "\n";
+        return 1;
+      }
+      times.push_back(sweep->sweep_ms);
+      for (const pipeline::SweepPoint& p : sweep->points)
+        layouts.insert(plan::version_text(p.at->version));
+    }
+    std::sort(times.begin(), times.end());
+    const double median = times[times.size() / 2];
+    std::string which;
+    for (const std::string& l : layouts) which += (which.empty() ? "" : ", ") + l;
+    std::cout << "| " << nodes << " | " << compiled->program.num_arena_tensors << " | "
+              << std::fixed << std::setprecision(1) << compile_ms << " | " << median << " | "
+              << std::setprecision(3) << median / 512 << " | " << which << " | "
+              << (n == 1000 ? (median < 50 ? "under 50 ms" : "ABOVE 50 ms") : "-") << " |\n";
+    (*out)["sweep"].push_back({{"nodes", nodes},
+                               {"points", 512},
+                               {"compile_ms", compile_ms},
+                               {"sweep_ms", median},
+                               {"layouts", which}});
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -401,6 +466,7 @@ int main(int argc, char** argv) {
   // A model that failed still leaves the others' numbers in the JSON; the exit status says so.
   const int corpus_rc = corpus_table(models, &doc);
   if (int rc = synthetic_table(&doc)) return rc;
+  if (int rc = sweep_table(&doc)) return rc;
   std::filesystem::create_directories(out_dir);
   std::ofstream(out_dir / "plan.json") << doc.dump(1) << "\n";
   std::cout << "\nwrote " << (out_dir / "plan.json").string() << "\n";

@@ -1,6 +1,7 @@
 // A binding's layout: greedy by size replaces the plan's offsets only where it needs a smaller
 // arena, its layouts are sound, and malformed plan values are left alone.
 #include "runtime/program/binding_layout.h"
+#include "runtime/program/memory_stats.h"
 
 #include <gtest/gtest.h>
 
@@ -77,7 +78,7 @@ TEST(BindingLayout, SearchReachesThePeakWhereGreedyBySizeDoesNot) {
                                     {21, 21}, {23, 24}, {24, 25}, {25, 26}, {26, 26}};
   GreedyLayout greedy;
   std::vector<int64_t> offsets(sizes.size());
-  const int64_t peak = greedy.peak_live(sizes, lives);
+  const int64_t peak = peak_live_bytes(sizes, lives);
   EXPECT_EQ(peak, 36864);
   EXPECT_EQ(greedy.place(sizes, lives, offsets), 39936);
   const int64_t best = greedy.place_best(sizes, lives, offsets, peak);
