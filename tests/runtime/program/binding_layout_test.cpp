@@ -1,11 +1,14 @@
 // A binding's layout: greedy by size replaces the plan's offsets only where it needs a smaller
 // arena, its layouts are sound, and malformed plan values are left alone.
 #include "runtime/program/binding_layout.h"
-#include "runtime/program/memory_stats.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <random>
+
+#include "runtime/program/memory_stats.h"
 
 namespace sod2::plan {
 namespace {
@@ -15,6 +18,70 @@ std::vector<PlacedTensor> placed(std::span<const int64_t> values, std::span<cons
   std::vector<PlacedTensor> out(n);
   for (size_t t = 0; t < n; ++t) out[t] = {values[t], values[n + t], lives[t]};
   return out;
+}
+
+// Greedy by size as first written: every placed tensor scanned in offset order for each one
+// placed. GreedyLayout searches only the tensors whose lifetimes overlap; it must place exactly
+// as this does.
+int64_t reference_greedy(std::span<const int64_t> sizes, std::span<const Lifetime> lives,
+                         std::vector<int64_t>& offsets) {
+  std::vector<int32_t> order(sizes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    if (sizes[a] != sizes[b]) return sizes[a] > sizes[b];
+    if (lives[a].first_step != lives[b].first_step)
+      return lives[a].first_step < lives[b].first_step;
+    return a < b;
+  });
+  offsets.assign(sizes.size(), 0);
+  std::vector<int32_t> placed_by_offset;
+  int64_t arena = 0;
+  for (int32_t t : order) {
+    int64_t prev_end = 0, best_offset = -1, best_gap = INT64_MAX;
+    for (int32_t p : placed_by_offset) {
+      if (!lives[p].overlaps(lives[t])) continue;
+      const int64_t gap = offsets[p] - prev_end;
+      if (gap >= sizes[t] && gap < best_gap) {
+        best_gap = gap;
+        best_offset = prev_end;
+      }
+      prev_end = std::max(prev_end, offsets[p] + sizes[p]);
+    }
+    offsets[t] = best_offset >= 0 ? best_offset : prev_end;
+    arena = std::max(arena, offsets[t] + sizes[t]);
+    auto at = std::upper_bound(placed_by_offset.begin(), placed_by_offset.end(), offsets[t],
+                               [&](int64_t off, int32_t p) { return off < offsets[p]; });
+    placed_by_offset.insert(at, t);
+  }
+  return arena;
+}
+
+// Short lifetimes (the overlap search) and long ones (dense: the full scan), on one
+// GreedyLayout in turn, so that overlaps found for one set of lifetimes are never used for another.
+TEST(GreedyLayout, PlacesExactlyAsTheFullScanWhateverTheOverlaps) {
+  std::mt19937 rng(11);
+  GreedyLayout greedy;
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = 1 + rng() % 300;
+    const int32_t span = round % 3 == 0 ? 400 : 4;  // how long tensors live
+    std::vector<Lifetime> lives(n);
+    std::vector<int64_t> sizes(n);
+    for (size_t t = 0; t < n; ++t) {
+      const int32_t first = static_cast<int32_t>(rng() % 200);
+      lives[t] = {first, first + static_cast<int32_t>(rng() % static_cast<uint32_t>(span))};
+      // Few distinct sizes: ties in size and in offset are common.
+      sizes[t] = 64 * static_cast<int64_t>(rng() % 6);
+    }
+    std::vector<int64_t> expected, got(n);
+    const int64_t arena = reference_greedy(sizes, lives, expected);
+    ASSERT_EQ(greedy.place(sizes, lives, got), arena) << "round " << round;
+    ASSERT_EQ(got, expected) << "round " << round;
+    // The same lifetimes again with other sizes (a sweep's next point) reuse the overlaps.
+    for (int64_t& size : sizes) size = 32 * static_cast<int64_t>(rng() % 9);
+    const int64_t again = reference_greedy(sizes, lives, expected);
+    ASSERT_EQ(greedy.place(sizes, lives, got), again) << "round " << round;
+    ASSERT_EQ(got, expected) << "round " << round;
+  }
 }
 
 TEST(BindingLayout, KeepsALayoutAtThePeakOfLiveBytes) {
