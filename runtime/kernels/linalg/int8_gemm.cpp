@@ -5,6 +5,9 @@
 #if defined(SOD2_GEMM_ONEDNN)
 #include <dnnl.h>
 #include <omp.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #endif
 
 namespace sod2::rt::quant {
@@ -36,11 +39,19 @@ void igemm_portable(int64_t m, int64_t n, int64_t k, const int8_t* w, int64_t ld
 
 #if defined(SOD2_GEMM_ONEDNN)
 bool has_vnni() {
+#if !defined(__x86_64__) && !defined(__i386__)
+  return false;  // VNNI is x86's; elsewhere the portable loops run
+#else
   static const bool yes = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512vnni") || __builtin_cpu_supports("avxvnni");
+    if (__builtin_cpu_supports("avx512vnni")) return true;
+    // AVX-VNNI (CPUID leaf 7, sub-leaf 1, EAX bit 4) read directly: clang before 15 does not
+    // know the name "avxvnni" and refuses to build (the fuzz and ASan presets).
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 4)) != 0;
   }();
   return yes;
+#endif
 }
 
 // oneDNN threads with OpenMP: pin each of our threads' team to 1 (as gemm.cpp does for sgemm).
