@@ -35,7 +35,26 @@ opt::FusionPlan runnable_groups(const Graph& graph, const opt::FusionPlan& candi
   return opt::restrict_fusion(graph, candidates, split_because);
 }
 
+// How the plan is made for `options` (fusion apart, which compile() decides).
+opt::MemoryPlanOptions memory_plan_options(const CompileOptions& options) {
+  opt::MemoryPlanOptions plan_options;
+  plan_options.fuse = options.fuse;
+  plan_options.reorder = options.reorder;
+  plan_options.versions = options.plan_versions;
+  plan_options.check_bindings = options.check_bindings;
+  return plan_options;
+}
+
 }  // namespace
+
+Expected<opt::MemoryPlan> plan_unfused(const CompiledModel& compiled) {
+  if (!compiled.options.plan)
+    return invalid_argument(
+        "the model was compiled up to RDP only (CompileOptions::plan): no plan");
+  CompileOptions options = compiled.options;
+  options.fuse = false;
+  return opt::plan_memory(compiled.graph(), compiled.rdp, memory_plan_options(options));
+}
 
 int CompiledModel::fused_groups() const {
   int n = 0;
@@ -65,11 +84,7 @@ Expected<CompiledModel> compile(Model model, const CompileOptions& options) {
   if (!options.plan) return c;
   const Graph& graph = c.graph();
 
-  opt::MemoryPlanOptions plan_options;
-  plan_options.fuse = options.fuse;
-  plan_options.reorder = options.reorder;
-  plan_options.versions = options.plan_versions;
-  plan_options.check_bindings = options.check_bindings;
+  opt::MemoryPlanOptions plan_options = memory_plan_options(options);
   // Fusion is decided here, once: what RDP allows, then what the target runs fused. The plan is
   // made over exactly those groups, and the program runs exactly those kernels.
   opt::FusionPlan runnable;

@@ -86,6 +86,10 @@ struct CompiledModel {
 Expected<CompiledModel> compile(Model model, const CompileOptions& options = {});
 // compile, keeping only the program (for what runs a model and needs no view of it).
 Expected<rt::ProgramDesc> compile_program(Model model, const CompileOptions& options = {});
+// The plan `compiled` would have with fuse = false, everything else as it was compiled (one node
+// per step, every value in the arena): what fusion saves, made from the same RDP without
+// importing or propagating again.
+Expected<opt::MemoryPlan> plan_unfused(const CompiledModel& compiled);
 // import_onnx_file with options.import, then compile.
 Expected<CompiledModel> compile_file(const std::string& path, const CompileOptions& options = {});
 

@@ -247,9 +247,7 @@ Expected<opt::PlanAtBinding> StudioDocument::instantiate(const sym::Binding& bin
 }
 
 Expected<std::unique_ptr<opt::MemoryPlan>> StudioDocument::plan_without_fusion() const {
-  opt::MemoryPlanOptions options;
-  options.fuse = false;
-  Expected<opt::MemoryPlan> plan = opt::plan_memory(graph(), rdp(), options);
+  Expected<opt::MemoryPlan> plan = pipeline::plan_unfused(compiled());
   if (!plan.ok()) return plan.status().with_context(path_ + ": planning without fusion");
   return std::make_unique<opt::MemoryPlan>(std::move(*plan));
 }
