@@ -83,7 +83,14 @@ case "$mode" in
     echo "$out" | grep -q 'Latency (ms): count=2 ' || fail "no latency line for 2 runs"
     [ -s "$work/trace.json" ] || fail "no trace written"
     [ -f "$work/device/packages/"*.sod2 ] || fail "the package was not stored on the device side"
-    echo "PASS: an x86-64 host profiled through the arm64 agent"
+    # A sustained run: windows of time with the device's sensors (or why they cannot be read).
+    out=$(SOD2_AGENT="$work/agent.sh" SOD2_AGENT_DIR="$work/device" "$sod2" profile "$model" \
+      --device local --range "$ranges" --bind "$bind" --runs 1 --warmup 0 --threads 1 \
+      --duration 1s --window 0.5s --db "$work/profiles.db" 2>&1) ||
+      { echo "$out"; fail "sod2 profile --duration with the arm64 agent"; }
+    echo "$out" | grep -A4 '^Sustained run'
+    echo "$out" | grep -q '^Sustained run: ran ' || fail "no sustained run from the arm64 agent"
+    echo "PASS: an x86-64 host profiled through the arm64 agent, once and sustained"
     ;;
   agent_version)
     agent="$dir/bin/sod2-agent"

@@ -352,15 +352,19 @@ int corpus_table(const std::filesystem::path& models, nlohmann::json* out) {
   return failed.empty() ? 0 : 1;
 }
 
+Expected<Model> synthetic_model(int64_t nodes) {
+  const std::string bytes = bench::transformer_like(nodes).SerializeAsString();
+  return import_onnx_bytes(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
+                           "", "synthetic");
+}
+
 int synthetic_table(nlohmann::json* out) {
   std::cout << "\n## Plan instantiation on synthetic transformer-like graphs\n\n"
             << "| nodes | tensors | program instructions | plan ms | instantiate µs (median of "
                "1001) | arena/LB at upper bound |\n"
             << "|---:|---:|---:|---:|---:|---:|\n";
   for (int64_t n : {1000, 10000}) {
-    const std::string bytes = bench::transformer_like(n).SerializeAsString();
-    auto model = import_onnx_bytes(
-        std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), "", "synthetic");
+    auto model = synthetic_model(n);
     if (!model.ok()) {
       std::cerr << model.status().message() << "\n";
       return 1;
@@ -402,9 +406,7 @@ int sweep_table(nlohmann::json* out) {
                "| target |\n"
             << "|---:|---:|---:|---:|---:|---|---|\n";
   for (int64_t n : {1000, 3000}) {
-    const std::string bytes = bench::transformer_like(n).SerializeAsString();
-    auto model = import_onnx_bytes(
-        std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), "", "synthetic");
+    auto model = synthetic_model(n);
     if (!model.ok()) {
       std::cerr << model.status().message() << "\n";
       return 1;
