@@ -3,16 +3,19 @@
 // --dump-plan` writes): same version, arena, steps, and every tensor's size and offset. On every
 // shared model at its three bindings, fused and unfused, on the CPU, at its smallest binding
 // with the Vulkan backend (where a Vulkan device exists), and on every model of ONNX's backend test
-// suite the runtime runs: those with dynamic input dims, and the many whose execution symbols
-// (NonZero, TopK, Unique, NMS, Loop) make the plan depend on data.
+// suite the runtime runs (tensor, sequence and optional test data alike): those with dynamic input
+// dims, and the many whose execution symbols (NonZero, TopK, Unique, NMS, Loop) make the plan
+// depend on data.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <map>
 #include <random>
+#include <sstream>
 
 #include "../opt/corpus.h"
 #include "app/backend/backend_placement.h"
+#include "app/cli/test_data_run.h"
 #include "app/profiling/run_inputs.h"
 #include "core/onnx/onnx_import.h"
 #include "core/ops/constant_nodes.h"
@@ -210,7 +213,7 @@ TEST(PlanShownIsRunOnOnnxBackendSuite, EveryModelTheRuntimeRuns) {
   const fs::path root = "/usr/share/libonnx-testdata/data";
   if (!fs::is_directory(root)) GTEST_SKIP() << "libonnx-testdata is not installed (make deps)";
   int compared = 0, dynamic = 0, dynamic_compared = 0, with_execution_symbols = 0;
-  std::vector<std::string> mismatches;
+  std::vector<std::string> mismatches, dynamic_not_run;
   for (const auto& suite : fs::directory_iterator(root)) {
     if (!suite.is_directory()) continue;
     for (const auto& kase : fs::directory_iterator(suite.path())) {
@@ -221,18 +224,25 @@ TEST(PlanShownIsRunOnOnnxBackendSuite, EveryModelTheRuntimeRuns) {
       if (!model.ok()) continue;
       const bool is_dynamic = has_dynamic_input(*model);
       dynamic += is_dynamic;
+      if (is_dynamic) dynamic_not_run.push_back(kase.path().filename().string());
       // Models the runtime cannot compile or run are the conformance suite's business.
       auto c = pipeline::compile(std::move(*model));
       if (!c.ok()) continue;
       auto session = rt::Session::create(c->program, rt::KernelRegistry::standard(), {1});
       if (!session.ok()) continue;
-      auto inputs = testing::read_test_data(data, "input_");
-      if (!inputs.ok()) continue;
-      std::vector<rt::Tensor> views;
-      for (const auto& h : *inputs) views.push_back(h.view());
-      if (!(*session)->run(views).ok()) continue;
+      if (auto inputs = testing::read_test_data(data, "input_"); inputs.ok()) {
+        std::vector<rt::Tensor> views;
+        for (const auto& h : *inputs) views.push_back(h.view());
+        if (!(*session)->run(views).ok()) continue;
+      } else {
+        // Sequences and optionals (the suite's dynamic-input models): as `sod2 run --test-data`
+        // reads and runs them.
+        std::ostringstream quiet;
+        if (cli::run_test_data(**session, data, 1e-3, 1e-3, 0, quiet, quiet) != 0) continue;
+      }
       ++compared;
       dynamic_compared += is_dynamic;
+      if (is_dynamic) dynamic_not_run.pop_back();
       for (const SymbolInfo& info : c->rdp.symbols()) {
         if (info.kind == SymbolKind::kExecution) {
           ++with_execution_symbols;
@@ -243,12 +253,17 @@ TEST(PlanShownIsRunOnOnnxBackendSuite, EveryModelTheRuntimeRuns) {
       if (!diff.empty()) mismatches.push_back(kase.path().filename().string() + ": " + diff);
     }
   }
-  // The suite's few models with dynamic inputs are sequence and string models the runtime cannot
-  // run yet (README, "ONNX coverage"); each that runs is compared.
+  // The suite's few models with dynamic inputs are sequence models, run from their sequence
+  // test data; each that runs is compared.
   std::cout << compared << " models compiled and run (" << with_execution_symbols
             << " with execution symbols; " << dynamic_compared << " of " << dynamic
             << " with dynamic inputs)\n";
   EXPECT_GT(dynamic, 0);
+  // test_sequence_model8 feeds a dim of 0, below every symbol's default range (1..65536): it
+  // fails in `make conformance` too. Any other dynamic-input model must run and be compared.
+  std::erase(dynamic_not_run, "test_sequence_model8");
+  EXPECT_TRUE(dynamic_not_run.empty())
+      << "dynamic-input models not compared: " << dynamic_not_run.front();
   EXPECT_GT(compared, 900);
   EXPECT_GT(with_execution_symbols, 20);
   EXPECT_TRUE(mismatches.empty()) << mismatches.size() << " differ, the first: " << mismatches[0];
