@@ -89,10 +89,8 @@ Expected<std::string> frame_of(const HostMessage& m) {
   return out;
 }
 
-// Sustained runs' windows are 0.1 to 60 s (the agent refuses others): at least one message a
-// minute keeps the host's idle timeout away.
-constexpr double kMinWindowS = 0.1;
-constexpr double kMaxWindowS = 60;
+using agent::kMaxWindowS;
+using agent::kMinWindowS;
 
 // Windows a sustained run of `s` may send: one per window_s of its duration and one more for
 // rounding on the device's clock.

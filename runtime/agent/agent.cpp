@@ -75,11 +75,6 @@ wire::Error::Code wire_code(const Status& st, wire::Error::Code otherwise) {
   }
 }
 
-// A sustained run's windows: short enough that the host hears from the agent well within its
-// idle timeout, long enough that a window holds more than a few runs of a real model.
-constexpr double kMinWindowS = 0.1;
-constexpr double kMaxWindowS = 60;
-
 // A limit of the agent's and one a request asked for: the request may only lower it.
 int64_t lower_limit(int64_t agent, uint64_t requested) {
   if (requested == 0) return agent;

@@ -28,6 +28,10 @@ inline constexpr std::string_view kPreamble = "SOD2AGT\n";
 // A frame is at most this large; a length above it means a corrupt stream, not a big message.
 inline constexpr uint32_t kMaxFrameBytes = 256u << 20;
 inline constexpr size_t kChunkBytes = 1u << 20;  // package bytes per PackageChunk
+// A sustained run's windows (RunRequest.window_s), in seconds: short enough that the host hears
+// from the agent well within its idle timeout, long enough to hold more than a few runs.
+inline constexpr double kMinWindowS = 0.1;
+inline constexpr double kMaxWindowS = 60;
 
 // Reads up to `n` bytes into `buf`: the count read (0 = end of stream) or an error.
 using ReadFn = std::function<Expected<size_t>(uint8_t* buf, size_t n)>;
