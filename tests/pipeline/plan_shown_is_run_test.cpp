@@ -3,11 +3,12 @@
 // --dump-plan` writes): same version, arena, steps, and every tensor's size and offset. On every
 // shared model at its three bindings, fused and unfused, on the CPU, at its smallest binding
 // with the Vulkan backend (where a Vulkan device exists), and on every model of ONNX's backend test
-// suite the runtime runs (tensor, sequence and optional test data alike): those with dynamic input
-// dims, and the many whose execution symbols (NonZero, TopK, Unique, NMS, Loop) make the plan
-// depend on data.
+// suite the runtime runs (tensor, sequence and optional test data alike), on the CPU and on the
+// Vulkan target: those with dynamic input dims, and the many whose execution symbols (NonZero,
+// TopK, Unique, NMS, Loop) make the plan depend on data.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -209,11 +210,16 @@ bool has_dynamic_input(const Model& model) {
   return false;
 }
 
-TEST(PlanShownIsRunOnOnnxBackendSuite, EveryModelTheRuntimeRuns) {
-  const fs::path root = "/usr/share/libonnx-testdata/data";
-  if (!fs::is_directory(root)) GTEST_SKIP() << "libonnx-testdata is not installed (make deps)";
+struct SuiteComparison {
   int compared = 0, dynamic = 0, dynamic_compared = 0, with_execution_symbols = 0;
+  int on_device = 0;  // models with a node the device ran
   std::vector<std::string> mismatches, dynamic_not_run;
+};
+
+// Every model of ONNX's backend suite the runtime compiles and runs, on the CPU or (with
+// `device`) placed on it as the Vulkan target, its plan compared with the one shown.
+SuiteComparison compare_suite(const fs::path& root, std::shared_ptr<rt::DeviceBackend> device) {
+  SuiteComparison r;
   for (const auto& suite : fs::directory_iterator(root)) {
     if (!suite.is_directory()) continue;
     for (const auto& kase : fs::directory_iterator(suite.path())) {
@@ -223,12 +229,18 @@ TEST(PlanShownIsRunOnOnnxBackendSuite, EveryModelTheRuntimeRuns) {
       auto model = import_onnx_file(file.string());
       if (!model.ok()) continue;
       const bool is_dynamic = has_dynamic_input(*model);
-      dynamic += is_dynamic;
-      if (is_dynamic) dynamic_not_run.push_back(kase.path().filename().string());
+      r.dynamic += is_dynamic;
+      if (is_dynamic) r.dynamic_not_run.push_back(kase.path().filename().string());
       // Models the runtime cannot compile or run are the conformance suite's business.
-      auto c = pipeline::compile(std::move(*model));
+      pipeline::CompileOptions options;
+      if (device) options.target = pipeline::Target::kVulkan;
+      auto c = pipeline::compile(std::move(*model), options);
       if (!c.ok()) continue;
-      auto session = rt::Session::create(c->program, rt::KernelRegistry::standard(), {1});
+      rt::SessionOptions session_options;
+      session_options.threads = 1;
+      session_options.backend = device;
+      auto session =
+          rt::Session::create(c->program, rt::KernelRegistry::standard(), session_options);
       if (!session.ok()) continue;
       if (auto inputs = testing::read_test_data(data, "input_"); inputs.ok()) {
         std::vector<rt::Tensor> views;
@@ -240,33 +252,61 @@ TEST(PlanShownIsRunOnOnnxBackendSuite, EveryModelTheRuntimeRuns) {
         std::ostringstream quiet;
         if (cli::run_test_data(**session, data, 1e-3, 1e-3, 0, quiet, quiet) != 0) continue;
       }
-      ++compared;
-      dynamic_compared += is_dynamic;
-      if (is_dynamic) dynamic_not_run.pop_back();
+      ++r.compared;
+      const auto placed = (*session)->node_backends();
+      r.on_device += std::any_of(placed.begin(), placed.end(),
+                                 [](const rt::NodeBackend& b) { return b.device; });
+      if (is_dynamic) {
+        ++r.dynamic_compared;
+        r.dynamic_not_run.pop_back();
+      }
       for (const SymbolInfo& info : c->rdp.symbols()) {
         if (info.kind == SymbolKind::kExecution) {
-          ++with_execution_symbols;
+          ++r.with_execution_symbols;
           break;
         }
       }
-      const std::string diff = compare(*c, **session);
-      if (!diff.empty()) mismatches.push_back(kase.path().filename().string() + ": " + diff);
+      const std::string diff = compare(*c, **session, device != nullptr);
+      if (!diff.empty()) r.mismatches.push_back(kase.path().filename().string() + ": " + diff);
     }
   }
-  // The suite's few models with dynamic inputs are sequence models, run from their sequence
-  // test data; each that runs is compared.
-  std::cout << compared << " models compiled and run (" << with_execution_symbols
-            << " with execution symbols; " << dynamic_compared << " of " << dynamic
-            << " with dynamic inputs)\n";
-  EXPECT_GT(dynamic, 0);
   // test_sequence_model8 feeds a dim of 0, below every symbol's default range (1..65536): it
   // fails in `make conformance` too. Any other dynamic-input model must run and be compared.
-  std::erase(dynamic_not_run, "test_sequence_model8");
-  EXPECT_TRUE(dynamic_not_run.empty())
-      << "dynamic-input models not compared: " << dynamic_not_run.front();
-  EXPECT_GT(compared, 900);
-  EXPECT_GT(with_execution_symbols, 20);
-  EXPECT_TRUE(mismatches.empty()) << mismatches.size() << " differ, the first: " << mismatches[0];
+  std::erase(r.dynamic_not_run, "test_sequence_model8");
+  return r;
+}
+
+TEST(PlanShownIsRunOnOnnxBackendSuite, EveryModelTheRuntimeRuns) {
+  const fs::path root = "/usr/share/libonnx-testdata/data";
+  if (!fs::is_directory(root)) GTEST_SKIP() << "libonnx-testdata is not installed (make deps)";
+  const SuiteComparison r = compare_suite(root, nullptr);
+  std::cout << r.compared << " models compiled and run (" << r.with_execution_symbols
+            << " with execution symbols; " << r.dynamic_compared << " of " << r.dynamic
+            << " with dynamic inputs)\n";
+  EXPECT_GT(r.dynamic, 0);
+  EXPECT_TRUE(r.dynamic_not_run.empty())
+      << "dynamic-input models not compared: " << r.dynamic_not_run.front();
+  EXPECT_GT(r.compared, 900);
+  EXPECT_GT(r.with_execution_symbols, 20);
+  EXPECT_TRUE(r.mismatches.empty())
+      << r.mismatches.size() << " differ, the first: " << r.mismatches[0];
+}
+
+// The same on the Vulkan target, each node the device runs placed there (lavapipe where there is
+// no GPU): the arena the device addresses is laid out by the plan shown.
+TEST(PlanShownIsRunOnOnnxBackendSuite, EveryModelTheRuntimeRunsOnVulkan) {
+  const fs::path root = "/usr/share/libonnx-testdata/data";
+  if (!fs::is_directory(root)) GTEST_SKIP() << "libonnx-testdata is not installed (make deps)";
+  auto device = backend::make_backend(backend::BackendChoice{.vulkan = true});
+  if (!device.ok()) GTEST_SKIP() << "no Vulkan device: " << device.status().message();
+  const SuiteComparison r = compare_suite(root, *device);
+  std::cout << r.compared << " models compiled and run on Vulkan (" << r.on_device
+            << " with nodes on the device, " << r.with_execution_symbols
+            << " with execution symbols)\n";
+  EXPECT_GT(r.compared, 900);
+  EXPECT_GT(r.on_device, 300);
+  EXPECT_TRUE(r.mismatches.empty())
+      << r.mismatches.size() << " differ, the first: " << r.mismatches[0];
 }
 
 }  // namespace
