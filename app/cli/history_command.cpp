@@ -130,16 +130,10 @@ int compare(store::ProfileStore& db, int64_t a_id, int64_t b_id, bool force, std
       << a->bindings << "  " << a->started_at << "\n";
   out << "B: run " << b->id << "  " << b->model_name << "  " << b->device.device_id << "  "
       << b->bindings << "  " << b->started_at << "\n";
-  auto pct = [](double from, double to) {
-    if (from <= 0) return std::string("-");
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * (to - from) / from);
-    return std::string(buf);
-  };
   out << "latency avg: " << ms(a->avg_ms) << " -> " << ms(b->avg_ms) << " ms ("
-      << pct(a->avg_ms, b->avg_ms) << "), arena " << human_bytes(a->arena_bytes) << " -> "
-      << human_bytes(b->arena_bytes) << ", peak RSS " << human_bytes(a->peak_rss_bytes) << " -> "
-      << human_bytes(b->peak_rss_bytes) << "\n\n";
+      << text::percent_change(a->avg_ms, b->avg_ms) << "), arena " << human_bytes(a->arena_bytes)
+      << " -> " << human_bytes(b->arena_bytes) << ", peak RSS " << human_bytes(a->peak_rss_bytes)
+      << " -> " << human_bytes(b->peak_rss_bytes) << "\n\n";
   const std::vector<profiling::GroupDelta> rows = profiling::compare_groups(*a, *b);
   TextTable table({{"op types", Align::kLeft, 32},
                    {"A ms", Align::kRight},
@@ -148,9 +142,11 @@ int compare(store::ProfileStore& db, int64_t a_id, int64_t b_id, bool force, std
                    {"delta", Align::kRight},
                    {"group"}});
   for (const profiling::GroupDelta& r : rows) {
-    table.add_row({r.op_types, r.a_ms < 0 ? "-" : ms(r.a_ms), r.b_ms < 0 ? "-" : ms(r.b_ms),
-                   r.in_both() ? ms(r.delta_ms()) : "-",
-                   r.in_both() ? pct(r.a_ms, r.b_ms) : (r.a_ms < 0 ? "only B" : "only A"), r.name});
+    table.add_row(
+        {r.op_types, r.a_ms < 0 ? "-" : ms(r.a_ms), r.b_ms < 0 ? "-" : ms(r.b_ms),
+         r.in_both() ? ms(r.delta_ms()) : "-",
+         r.in_both() ? text::percent_change(r.a_ms, r.b_ms) : (r.a_ms < 0 ? "only B" : "only A"),
+         r.name});
   }
   out << table.str();
   return 0;
@@ -184,11 +180,6 @@ int compare_sweeps(store::ProfileStore& db, int64_t a_id, int64_t b_id, bool for
     }
     out << "warning: different models or held values; points pair by " << a->symbol << " only\n";
   }
-  auto pct = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%+.1f%%", v);
-    return std::string(buf);
-  };
   out << "A: sweep " << a->id << "  " << a->model_name << "  " << a->device_id << "  " << a->symbol
       << " " << a->lo << ".." << a->hi << "  " << a->started_at << "\n";
   out << "B: sweep " << b->id << "  " << b->model_name << "  " << b->device_id << "  " << b->symbol
@@ -210,7 +201,7 @@ int compare_sweeps(store::ProfileStore& db, int64_t a_id, int64_t b_id, bool for
     if (r.in_both() && (!worst || r.delta_percent() > worst->delta_percent())) worst = &r;
     table.add_row({std::to_string(r.value), r.a_p50_ms >= 0 ? ms(r.a_p50_ms) : "-",
                    r.b_p50_ms >= 0 ? ms(r.b_p50_ms) : "-",
-                   r.in_both() ? pct(r.delta_percent()) : "-",
+                   r.in_both() ? text::signed_percent(r.delta_percent()) : "-",
                    r.a_arena >= 0 ? human_bytes(r.a_arena) : "-",
                    r.b_arena >= 0 ? human_bytes(r.b_arena) : "-",
                    r.in_both() ? std::to_string(r.a_run) + "," + std::to_string(r.b_run) : "",
@@ -219,8 +210,8 @@ int compare_sweeps(store::ProfileStore& db, int64_t a_id, int64_t b_id, bool for
   out << table.str();
   if (worst) {
     out << "\nLargest slowdown at " << a->symbol << "=" << worst->value << " ("
-        << pct(worst->delta_percent()) << "): sod2 history --compare " << worst->a_run << " "
-        << worst->b_run << " shows it group by group.\n";
+        << text::signed_percent(worst->delta_percent()) << "): sod2 history --compare "
+        << worst->a_run << " " << worst->b_run << " shows it group by group.\n";
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 
 #include "app/profiling/profile_connection.h"
 #include "app/profiling/run_inputs.h"
+#include "runtime/exec/nearest_rank.h"
 
 namespace sod2::profiling {
 
@@ -29,9 +30,7 @@ int64_t ProfileResult::counted_ops(size_t* uncounted) const {
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  // Nearest rank: the smallest value with at least the fraction q of the values at or below it.
-  const size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(values.size())));
-  return values[std::clamp<size_t>(k, 1, values.size()) - 1];
+  return rt::nearest_rank<double>(values, q);
 }
 
 LatencyStats latency_stats(const std::vector<device::RunSample>& runs) {

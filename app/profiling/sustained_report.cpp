@@ -14,18 +14,20 @@ bool is_cpu_frequency(const store::SensorRecord& s) {
   return s.name.size() > 4 && s.name.compare(s.name.size() - 4, 4, " MHz") == 0;
 }
 
-std::string percent_change(double from, double to) {
-  if (from <= 0) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * (to - from) / from);
-  return buf;
+std::string seconds(double s) { return text::fixed(s, s < 10 ? 1 : 0); }
+
+}  // namespace
+
+int64_t SustainedRun::total_runs() const {
+  int64_t runs = 0;
+  for (const store::WindowRecord& w : windows) runs += w.runs;
+  return runs;
 }
 
-// The first and last windows that ran anything: the cold start and where the run ended up.
-std::pair<const store::WindowRecord*, const store::WindowRecord*> first_and_last(
-    const SustainedRun& run) {
+std::pair<const store::WindowRecord*, const store::WindowRecord*> SustainedRun::cold_and_last()
+    const {
   const store::WindowRecord *first = nullptr, *last = nullptr;
-  for (const store::WindowRecord& w : run.windows) {
+  for (const store::WindowRecord& w : windows) {
     if (w.runs == 0) continue;
     if (!first) first = &w;
     last = &w;
@@ -33,10 +35,6 @@ std::pair<const store::WindowRecord*, const store::WindowRecord*> first_and_last
   if (first == last) return {nullptr, nullptr};
   return {first, last};
 }
-
-std::string seconds(double s) { return text::fixed(s, s < 10 ? 1 : 0); }
-
-}  // namespace
 
 store::WindowRecord window_record(const device::SustainedWindow& w) {
   store::WindowRecord x;
@@ -106,7 +104,7 @@ WindowSensors window_sensors(const store::WindowRecord& w) {
 }
 
 std::vector<GroupDrift> group_drift(const SustainedRun& run) {
-  const auto [first, last] = first_and_last(run);
+  const auto [first, last] = run.cold_and_last();
   std::vector<GroupDrift> out;
   if (!first) return out;
   const size_t n = std::min(first->group_mean_ms.size(), last->group_mean_ms.size());
@@ -125,12 +123,10 @@ std::vector<GroupDrift> group_drift(const SustainedRun& run) {
 }
 
 void print_sustained_table(const SustainedRun& run, std::ostream& out, int top) {
-  int64_t runs = 0;
-  for (const store::WindowRecord& w : run.windows) runs += w.runs;
   const double ran = run.windows.empty() ? 0 : run.windows.back().end_s;
   out << "\nSustained run: ran " << seconds(ran) << " s of the " << seconds(run.duration_s)
       << " s asked, " << run.windows.size() << " windows of " << seconds(run.window_s) << " s, "
-      << runs << " runs" << (run.stopped_early ? " (stopped early)" : "") << "\n";
+      << run.total_runs() << " runs" << (run.stopped_early ? " (stopped early)" : "") << "\n";
   const bool thermal = std::any_of(run.windows.begin(), run.windows.end(), [](const auto& w) {
     return !window_sensors(w).hottest.empty();
   });
@@ -171,16 +167,16 @@ void print_sustained_table(const SustainedRun& run, std::ostream& out, int top) 
     table.add_row(std::move(row));
   }
   out << table.str();
-  const auto [first, last] = first_and_last(run);
+  const auto [first, last] = run.cold_and_last();
   if (first) {
     const size_t a = static_cast<size_t>(first - run.windows.data());
     const size_t b = static_cast<size_t>(last - run.windows.data());
     out << "\nWindow " << a << " (cold) -> window " << b << ": p50 "
         << text::fixed(first->p50_ms, 2) << " -> " << text::fixed(last->p50_ms, 2) << " ms ("
-        << percent_change(first->p50_ms, last->p50_ms) << "), p99 " << text::fixed(first->p99_ms, 2)
-        << " -> " << text::fixed(last->p99_ms, 2) << " ms ("
-        << percent_change(first->p99_ms, last->p99_ms) << "), RSS " << human_bytes(first->rss_bytes)
-        << " -> " << human_bytes(last->rss_bytes);
+        << text::percent_change(first->p50_ms, last->p50_ms) << "), p99 "
+        << text::fixed(first->p99_ms, 2) << " -> " << text::fixed(last->p99_ms, 2) << " ms ("
+        << text::percent_change(first->p99_ms, last->p99_ms) << "), RSS "
+        << human_bytes(first->rss_bytes) << " -> " << human_bytes(last->rss_bytes);
     const WindowSensors sa = window_sensors(*first), sb = window_sensors(*last);
     if (!sa.hottest.empty() && !sb.hottest.empty())
       out << ", hottest " << text::fixed(sa.hottest_max_c, 1) << " -> "
@@ -197,7 +193,7 @@ void print_sustained_table(const SustainedRun& run, std::ostream& out, int top) 
         out << "Groups that slowed most (mean ms, window " << a << " -> " << b << "):\n";
       out << "  #" << d.index << " " << text::elide_middle(d.label, 60) << "  "
           << text::fixed(d.first_ms, 3) << " -> " << text::fixed(d.last_ms, 3) << " ("
-          << percent_change(d.first_ms, d.last_ms) << ")\n";
+          << text::percent_change(d.first_ms, d.last_ms) << ")\n";
     }
   }
   if (!run.unreadable_sensors.empty()) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/profiling/profile_job.h"
@@ -21,6 +22,11 @@ struct SustainedRun {
   std::vector<store::WindowRecord> windows;
   std::vector<std::string> unreadable_sensors;
   std::vector<std::string> group_labels;  // by group index: "Conv+Relu /layer1/conv"
+
+  int64_t total_runs() const;
+  // The first and the last window that ran anything: the cold start and where the run ended up;
+  // both null with fewer than two such windows.
+  std::pair<const store::WindowRecord*, const store::WindowRecord*> cold_and_last() const;
 };
 
 store::WindowRecord window_record(const device::SustainedWindow& w);

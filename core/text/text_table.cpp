@@ -25,6 +25,16 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+std::string signed_percent(double percent) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", percent);
+  return buf;
+}
+
+std::string percent_change(double from, double to) {
+  return from > 0 ? signed_percent(100.0 * (to - from) / from) : "-";
+}
+
 size_t display_width(std::string_view s) {
   return static_cast<size_t>(std::count_if(s.begin(), s.end(), starts_code_point));
 }

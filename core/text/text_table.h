@@ -47,6 +47,10 @@ class TextTable {
 
 // `v` with `decimals` digits after the point ("12.346"): how the reports print measured numbers.
 std::string fixed(double v, int decimals = 3);
+// A change in percent with its sign and one decimal: "+12.3%", "-4.0%".
+std::string signed_percent(double percent);
+// The change from `from` to `to` as signed_percent; "-" when `from` is not positive.
+std::string percent_change(double from, double to);
 
 // Columns a terminal gives the text: UTF-8 code points ("…" and "∈" count one).
 size_t display_width(std::string_view s);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/exec/nearest_rank.h"
+
 namespace sod2::agent {
 
 SustainedWindowBuilder::SustainedWindowBuilder(size_t nodes, const DeviceSensors* sensors)
@@ -53,8 +55,7 @@ wire::SustainedWindow SustainedWindowBuilder::close(uint32_t index, double start
   if (runs_ > 0) {
     std::sort(kept_.begin(), kept_.end());
     const auto at = [&](double q) {
-      const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(kept_.size())));
-      return static_cast<double>(kept_[std::clamp<size_t>(rank, 1, kept_.size()) - 1]);
+      return static_cast<double>(rt::nearest_rank<float>(kept_, q));
     };
     // The sample's percentiles, kept inside the exact extremes (a float rounds).
     const auto inside = [&](double v) { return std::clamp(v, min_ms_, max_ms_); };

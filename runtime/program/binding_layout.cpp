@@ -39,17 +39,16 @@ void GreedyLayout::find_overlaps(std::span<const Lifetime> lives) {
   neighbours_.clear();
   // By first step: the tensors still live when one starts are exactly those it overlaps among
   // the ones started before it (a sweep over the steps).
-  std::vector<int32_t>& by_first = active_;
-  by_first.resize(n);
-  std::iota(by_first.begin(), by_first.end(), 0);
-  std::stable_sort(by_first.begin(), by_first.end(),
+  by_first_.resize(n);
+  std::iota(by_first_.begin(), by_first_.end(), 0);
+  std::stable_sort(by_first_.begin(), by_first_.end(),
                    [&](int32_t a, int32_t b) { return lives[a].first_step < lives[b].first_step; });
   std::vector<int32_t> degree(n, 0), live;
   std::vector<std::pair<int32_t, int32_t>> pairs;
   // Beyond this many overlaps per tensor on average, the filtered search sorts about as much as
   // the full scan reads: keep the full scan.
   const size_t limit = 48 * n;
-  for (int32_t t : by_first) {
+  for (int32_t t : by_first_) {
     std::erase_if(live, [&](int32_t p) { return lives[p].last_step < lives[t].first_step; });
     if (pairs.size() + live.size() > limit) return;
     for (int32_t p : live) {

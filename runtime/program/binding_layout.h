@@ -70,9 +70,11 @@ class GreedyLayout {
     int32_t first_step, last_step;
   };
   std::vector<Placed> placed_;
-  // Per tensor, its lifetime-overlapping tensors (CSR: neighbours_[first_[t]..first_[t + 1]));
-  // empty when scanning every placed tensor is as cheap.
-  std::vector<int32_t> neighbour_begin_, neighbours_, active_;
+  // Per tensor, its lifetime-overlapping tensors (CSR:
+  // neighbours_[neighbour_begin_[t]..neighbour_begin_[t + 1]]); empty when scanning every placed
+  // tensor is as cheap.
+  std::vector<int32_t> neighbour_begin_, neighbours_;
+  std::vector<int32_t> by_first_;  // find_overlaps' tensors by first step
   // The lifetimes neighbours_ was found for: a session's bindings, and a sweep's points, all
   // share theirs, so it is found once.
   std::vector<Lifetime> overlaps_of_;

@@ -4,6 +4,7 @@
 #include <QColor>
 
 #include "core/status/byte_size.h"
+#include "core/text/text_table.h"
 
 namespace sod2::studio {
 namespace {
@@ -165,7 +166,8 @@ QVariant SweepCompareModel::data(const QModelIndex& index, int role) const {
       case kValue: return static_cast<qlonglong>(d.value);
       case kA: return d.a_p50_ms < 0 ? dash : ms(d.a_p50_ms);
       case kB: return d.b_p50_ms < 0 ? dash : ms(d.b_p50_ms);
-      case kDelta: return d.in_both() ? QString::asprintf("%+.1f%%", d.delta_percent()) : dash;
+      case kDelta:
+        return d.in_both() ? QString::fromStdString(text::signed_percent(d.delta_percent())) : dash;
       case kArenaA: return d.a_arena < 0 ? dash : QString::fromStdString(human_bytes(d.a_arena));
       case kArenaB: return d.b_arena < 0 ? dash : QString::fromStdString(human_bytes(d.b_arena));
       case kNote: {

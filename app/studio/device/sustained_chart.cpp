@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "core/status/byte_size.h"
+#include "core/text/text_table.h"
 
 namespace sod2::studio {
 namespace {
@@ -28,9 +29,8 @@ double tick_step(double hi) {
   return 10 * mag;
 }
 
-QString percent(double from, double to) {
-  if (from <= 0) return QStringLiteral("-");
-  return QString::asprintf("%+.1f%%", 100.0 * (to - from) / from);
+QString percent_text(double from, double to) {
+  return QString::fromStdString(text::percent_change(from, to));
 }
 
 }  // namespace
@@ -228,28 +228,21 @@ QString SustainedChart::windowText(size_t index) const {
 
 QString SustainedChart::captionText() const {
   if (!run_ || run_->windows.empty()) return {};
-  int64_t runs = 0;
-  for (const store::WindowRecord& w : run_->windows) runs += w.runs;
   QString s = tr("<b>Sustained run</b>: %1 s of %2 s, %3 windows, %4 runs%5")
                   .arg(run_->windows.back().end_s, 0, 'f', 1)
                   .arg(run_->duration_s, 0, 'f', 1)
                   .arg(run_->windows.size())
-                  .arg(runs)
+                  .arg(run_->total_runs())
                   .arg(run_->stopped_early ? tr(" (stopped early)") : QString());
-  const store::WindowRecord *first = nullptr, *last = nullptr;
-  for (const store::WindowRecord& w : run_->windows) {
-    if (w.runs == 0) continue;
-    if (!first) first = &w;
-    last = &w;
-  }
-  if (first && last != first) {
+  const auto [first, last] = run_->cold_and_last();
+  if (first) {
     s += tr("<br>cold → last window: p50 %1 → %2 ms (%3), p99 %4 → %5 ms (%6)")
              .arg(first->p50_ms, 0, 'f', 3)
              .arg(last->p50_ms, 0, 'f', 3)
-             .arg(percent(first->p50_ms, last->p50_ms))
+             .arg(percent_text(first->p50_ms, last->p50_ms))
              .arg(first->p99_ms, 0, 'f', 3)
              .arg(last->p99_ms, 0, 'f', 3)
-             .arg(percent(first->p99_ms, last->p99_ms));
+             .arg(percent_text(first->p99_ms, last->p99_ms));
     const profiling::WindowSensors a = profiling::window_sensors(*first);
     const profiling::WindowSensors b = profiling::window_sensors(*last);
     if (!a.hottest.empty() && !b.hottest.empty())
@@ -262,7 +255,7 @@ QString SustainedChart::captionText() const {
     if (!drift.empty() && drift.front().delta_ms() > 0)
       s += tr("; slowed most: %1 (%2)")
                .arg(QString::fromStdString(drift.front().label).toHtmlEscaped())
-               .arg(percent(drift.front().first_ms, drift.front().last_ms));
+               .arg(percent_text(drift.front().first_ms, drift.front().last_ms));
   }
   if (!run_->unreadable_sensors.empty()) {
     QStringList notes;
