@@ -1,6 +1,7 @@
 #include "core/codegen/elementwise_shader.h"
 
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -11,7 +12,7 @@ namespace sod2::codegen {
 namespace {
 
 // The generated ops with two or more operands (they fold left to right); which ops the
-// generator takes at all is the per-op table's `generated_shader`.
+// generator takes at all is the per-op table's `fused_elementwise`.
 const std::set<std::string>& binary_ops() {
   static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div",  "Pow",
                                             "Max", "Min", "Sum", "PRelu"};
@@ -66,37 +67,47 @@ constexpr const char* kTanh = R"(float sod2_tanh(float x) {
 
 bool is_elementwise_op(const std::string& op) {
   const OpSupport* row = find_op_support(op);
-  return row && row->generated_shader;
+  return row && row->fused_elementwise;
 }
 
 Expected<std::string> generate_elementwise_glsl(const ElementwiseShader& s) {
-  const int K = s.num_inputs, R = s.rank;
-  if (R > rt::kMaxGpuRank || K > rt::kMaxGpuKernelInputs ||
+  const int R = s.rank;
+  // Binding of each tensor input.
+  std::vector<int> binding(s.literals.size(), -1);
+  int K = 0;
+  for (size_t i = 0; i < s.literals.size(); ++i)
+    if (!s.literals[i]) binding[i] = K++;
+  if (R < 0 || R > rt::kMaxGpuRank || K > rt::kMaxGpuKernelInputs ||
       rt::gpu_group_push_words(static_cast<uint32_t>(K), static_cast<uint32_t>(R)) > 32)
     return internal_error("an elementwise group beyond the push constants' room");
+  if (s.program.steps.empty()) return internal_error("an elementwise group without steps");
   std::string body;
   bool need_erf = false, need_pow = false, need_sigmoid = false, need_tanh = false;
-  auto operand = [&](const Operand& o) -> std::string {
-    switch (o.kind) {
-      case Operand::kInput: return "x" + std::to_string(o.index);
-      case Operand::kTemp: return "t" + std::to_string(o.index);
-      case Operand::kLiteral: return literal(o.literal);
-      default: return "0.0";
+  std::string bad;
+  auto operand = [&](size_t j, const rt::EwOperand& o) -> std::string {
+    if (o.temp) {
+      if (o.index < 0 || static_cast<size_t>(o.index) >= j) bad = "a step reads a later one";
+      return "t" + std::to_string(o.index);
     }
+    if (o.index < 0 || static_cast<size_t>(o.index) >= s.literals.size()) {
+      bad = "an input index out of range";
+      return "0.0";
+    }
+    const auto i = static_cast<size_t>(o.index);
+    return s.literals[i] ? literal(*s.literals[i]) : "x" + std::to_string(binding[i]);
   };
-  for (size_t j = 0; j < s.ops.size(); ++j) {
-    const ShaderOp& op = s.ops[j];
-    const std::string& t = op.op_type;
-    auto in = [&](size_t i) { return i < op.inputs.size() ? operand(op.inputs[i]) : "0.0"; };
-    auto attr = [&](const char* name, float fallback) -> Expected<float> {
-      return op.attrs ? op.attrs->get_float(name, fallback) : Expected<float>(fallback);
-    };
+  for (size_t j = 0; j < s.program.steps.size(); ++j) {
+    const rt::EwStep& op = s.program.steps[j];
+    if (op.args.empty()) return internal_error("an elementwise step without operands");
+    const std::string t(rt::ew_op_name(op.op));
+    auto in = [&](size_t i) { return operand(j, op.args[i]); };
     const std::string a = in(0);
+    const std::string alpha = literal(op.alpha), beta = literal(op.beta);
     std::string e;
     if (binary_ops().count(t)) {
       // Variadic Max/Min/Sum fold left to right.
       std::string acc = a;
-      for (size_t i = 1; i < op.inputs.size(); ++i) {
+      for (size_t i = 1; i < op.args.size(); ++i) {
         const std::string b = in(i);
         if (t == "Add" || t == "Sum")
           acc = "(" + acc + " + " + b + ")";
@@ -156,42 +167,27 @@ Expected<std::string> generate_elementwise_glsl(const ElementwiseShader& s) {
       e = "cos(" + a + ")";
     else if (t == "Identity")
       e = a;
-    else if (t == "LeakyRelu") {
-      SOD2_ASSIGN_OR_RETURN(float alpha, attr("alpha", 0.01f));
-      e = "(" + a + " < 0.0 ? " + literal(alpha) + " * " + a + " : " + a + ")";
-    } else if (t == "Elu") {
-      SOD2_ASSIGN_OR_RETURN(float alpha, attr("alpha", 1.0f));
-      e = "(" + a + " < 0.0 ? " + literal(alpha) + " * (exp(" + a + ") - 1.0) : " + a + ")";
-    } else if (t == "Selu") {
-      SOD2_ASSIGN_OR_RETURN(float alpha, attr("alpha", 1.67326319217681884765625f));
-      SOD2_ASSIGN_OR_RETURN(float gamma, attr("gamma", 1.05070102214813232421875f));
-      e = "(" + literal(gamma) + " * (" + a + " <= 0.0 ? " + literal(alpha) + " * (exp(" + a +
-          ") - 1.0) : " + a + "))";
-    } else if (t == "HardSigmoid") {
-      SOD2_ASSIGN_OR_RETURN(float alpha, attr("alpha", 0.2f));
-      SOD2_ASSIGN_OR_RETURN(float beta, attr("beta", 0.5f));
-      e = "clamp(" + literal(alpha) + " * " + a + " + " + literal(beta) + ", 0.0, 1.0)";
-    } else if (t == "HardSwish") {
+    else if (t == "LeakyRelu")
+      e = "(" + a + " < 0.0 ? " + alpha + " * " + a + " : " + a + ")";
+    else if (t == "Elu")
+      e = "(" + a + " < 0.0 ? " + alpha + " * (exp(" + a + ") - 1.0) : " + a + ")";
+    else if (t == "Selu")
+      e = "(" + beta + " * (" + a + " <= 0.0 ? " + alpha + " * (exp(" + a + ") - 1.0) : " + a +
+          "))";
+    else if (t == "HardSigmoid")
+      e = "clamp(" + alpha + " * " + a + " + " + beta + ", 0.0, 1.0)";
+    else if (t == "HardSwish")
       e = "(" + a + " * clamp(" + a + " / 6.0 + 0.5, 0.0, 1.0))";
-    } else if (t == "Clip") {
-      // Before opset 11 the bounds are attributes; after, optional inputs (inlined scalars).
-      std::string lo, hi;
-      if (op.opset < 11) {
-        SOD2_ASSIGN_OR_RETURN(float mn, attr("min", -3.402823466e38f));
-        SOD2_ASSIGN_OR_RETURN(float mx, attr("max", 3.402823466e38f));
-        lo = literal(mn);
-        hi = literal(mx);
-      } else {
-        if (op.inputs.size() > 1 && op.inputs[1].kind != Operand::kAbsent) lo = in(1);
-        if (op.inputs.size() > 2 && op.inputs[2].kind != Operand::kAbsent) hi = in(2);
-      }
+    else if (t == "Clip") {
+      // An infinite bound clips nothing (and has no GLSL literal).
       e = a;
-      if (!lo.empty()) e = "max(" + e + ", " + lo + ")";
-      if (!hi.empty()) e = "min(" + e + ", " + hi + ")";
+      if (std::isfinite(op.alpha)) e = "max(" + e + ", " + alpha + ")";
+      if (std::isfinite(op.beta)) e = "min(" + e + ", " + beta + ")";
     } else {
       return unsupported("the shader generator does not know " + t);
     }
-    body += "  float t" + std::to_string(j) + " = " + e + ";  // " + op.node + " (" + t + ")\n";
+    if (!bad.empty()) return internal_error("an elementwise program with " + bad);
+    body += "  float t" + std::to_string(j) + " = " + e + ";  // " + t + "\n";
   }
   std::string g = "#version 450\n// Generated by sod2: one fused elementwise group.\n";
   g += "layout(local_size_x = " + std::to_string(rt::kGpuGroupLocalSize) + ") in;\n";
@@ -233,7 +229,7 @@ Expected<std::string> generate_elementwise_glsl(const ElementwiseShader& s) {
          std::to_string(k) + "];\n";
   }
   g += body;
-  g += "  out0.d[pc.out_off + i] = t" + std::to_string(s.ops.size() - 1) + ";\n}\n";
+  g += "  out0.d[pc.out_off + i] = t" + std::to_string(s.program.steps.size() - 1) + ";\n}\n";
   return g;
 }
 

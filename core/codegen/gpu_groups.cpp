@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/codegen/elementwise_shader.h"
@@ -29,30 +30,65 @@ bool scalar_constant(const ProgramDesc& p, int32_t v, float* value) {
   return true;
 }
 
-// Whether the node is one the generator takes: a known op, float32 in and out, one output used.
-bool shader_node(const ProgramDesc& p, const NodeDesc& n) {
-  if (!n.info.domain.empty() || !is_elementwise_op(n.info.op_type)) return false;
-  if (n.outputs.empty() || n.outputs[0] < 0) return false;
+// The one-step program of a lone ai.onnx elementwise node the generator takes (float32 in and
+// out, one output, Clip's bounds scalar constants), with a literal per scalar constant input;
+// nullopt for any other node.
+std::optional<ElementwiseShader> lone_node_shader(const ProgramDesc& p, const NodeDesc& n) {
+  if (!n.info.domain.empty() || !is_elementwise_op(n.info.op_type)) return std::nullopt;
+  if (n.outputs.empty() || n.outputs[0] < 0) return std::nullopt;
   for (size_t o = 1; o < n.outputs.size(); ++o)
-    if (n.outputs[o] >= 0) return false;
-  if (n.info.output_dtypes.empty() || n.info.output_dtypes[0] != DType::kFloat) return false;
-  const std::string& op = n.info.op_type;
+    if (n.outputs[o] >= 0) return std::nullopt;
+  if (n.info.output_dtypes.empty() || n.info.output_dtypes[0] != DType::kFloat) return std::nullopt;
+  const bool clip = n.info.op_type == "Clip";
+  ElementwiseShader s;
+  std::vector<rt::EwOperand> args;
+  std::optional<float> bounds[2];
   for (size_t i = 0; i < n.inputs.size(); ++i) {
-    if (n.inputs[i] < 0) continue;
-    if (i >= n.info.input_dtypes.size() || n.info.input_dtypes[i] != DType::kFloat) return false;
-    float unused;
-    // Clip's bounds are literals or nothing.
-    if (op == "Clip" && i > 0 && !scalar_constant(p, n.inputs[i], &unused)) return false;
+    if (n.inputs[i] < 0) {
+      if (clip && i > 0) continue;
+      return std::nullopt;
+    }
+    if (i >= n.info.input_dtypes.size() || n.info.input_dtypes[i] != DType::kFloat)
+      return std::nullopt;
+    float value;
+    const bool scalar = scalar_constant(p, n.inputs[i], &value);
+    if (clip && i > 0) {
+      if (!scalar) return std::nullopt;
+      bounds[i - 1] = value;
+      continue;
+    }
+    args.push_back({false, static_cast<int32_t>(s.literals.size())});
+    s.literals.push_back(scalar ? std::optional<float>(value) : std::nullopt);
   }
-  const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Pow", "PRelu"};
-  if (binary.count(op) && n.inputs.size() != 2) return false;
-  return !n.inputs.empty() && n.inputs[0] >= 0;
+  auto attr = [&](const char* name) -> std::optional<float> {
+    const Expected<float> v = n.info.attrs.get_float(name, 0.f);
+    if (!n.info.attrs.has(name) || !v.ok()) return std::nullopt;
+    return *v;
+  };
+  Expected<rt::EwStep> step = rt::elementwise_step(n.info.op_type, n.info.opset, std::move(args),
+                                                   attr, bounds[0], bounds[1]);
+  if (!step.ok()) return std::nullopt;
+  s.program.steps.push_back(std::move(*step));
+  return s;
 }
 
-struct Group {
-  std::vector<int32_t> nodes;
-  std::vector<int32_t> inputs;  // external, in binding order
-};
+// A sod2:FusedElementwise node's program, with a literal per scalar constant input. Errors: a
+// program that does not decode (a package is hostile input).
+Expected<ElementwiseShader> fused_node_shader(const ProgramDesc& p, const NodeDesc& n) {
+  ElementwiseShader s;
+  SOD2_ASSIGN_OR_RETURN(s.program, rt::elementwise_program_from(n.info.attrs, n.inputs.size()));
+  for (int32_t v : n.inputs) {
+    float value;
+    if (v < 0) return invalid_model("FusedElementwise '" + n.info.name + "' has an absent input");
+    s.literals.push_back(scalar_constant(p, v, &value) ? std::optional<float>(value)
+                                                       : std::nullopt);
+  }
+  return s;
+}
+
+bool is_fused_elementwise(const NodeDesc& n) {
+  return n.info.domain == "sod2" && n.info.op_type == "FusedElementwise";
+}
 
 }  // namespace
 
@@ -62,151 +98,42 @@ Status add_gpu_kernels(ProgramDesc& p, const std::function<int(const std::string
   p.gpu_kernels.clear();
   if (p.graphs.empty()) return Status::ok_status();
   const GraphDesc& g = p.graphs[0];
-  const size_t nv = g.values.size();
-  // Readers of each value; values that escape the main graph's nodes count one reader more.
-  std::vector<int> readers(nv, 0);
-  std::vector<int32_t> producer(nv, -1);
-  for (size_t n = 0; n < g.nodes.size(); ++n) {
-    for (int32_t v : g.nodes[n].inputs)
-      if (v >= 0 && static_cast<size_t>(v) < nv) ++readers[static_cast<size_t>(v)];
-    for (int32_t v : g.nodes[n].outputs)
-      if (v >= 0 && static_cast<size_t>(v) < nv) producer[static_cast<size_t>(v)] = int32_t(n);
-  }
-  for (int32_t v : g.outputs)
-    if (v >= 0 && static_cast<size_t>(v) < nv) readers[static_cast<size_t>(v)] += 1 << 20;
-  for (size_t b = 1; b < p.graphs.size(); ++b)
-    for (const rt::ValueDesc& d : p.graphs[b].values)
-      if (d.storage == ValueStorage::kOuterScope && d.outer_value >= 0 &&
-          static_cast<size_t>(d.outer_value) < nv)
-        readers[static_cast<size_t>(d.outer_value)] += 1 << 20;
-
-  std::vector<Group> groups;
-  Group cur;
-  int cur_rank = -1;
-  // Reads of values produced inside `cur` by the group's nodes, per value.
-  std::map<int32_t, int> inside_reads;
-  auto close = [&] {
-    if (!cur.nodes.empty()) groups.push_back(cur);
-    cur = Group();
-    inside_reads.clear();
-    cur_rank = -1;
-  };
-  auto external_inputs = [&](const Group& grp, const NodeDesc& n) {
-    std::vector<int32_t> ins = grp.inputs;
-    for (int32_t v : n.inputs) {
-      float unused;
-      if (v < 0 || scalar_constant(p, v, &unused)) continue;
-      const int32_t prod = producer[static_cast<size_t>(v)];
-      const bool inside =
-          prod >= 0 && std::find(grp.nodes.begin(), grp.nodes.end(), prod) != grp.nodes.end();
-      if (!inside && std::find(ins.begin(), ins.end(), v) == ins.end()) ins.push_back(v);
-    }
-    return ins;
-  };
+  std::map<std::string, std::vector<uint32_t>> compiled;  // by source
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
     const NodeDesc& n = g.nodes[ni];
-    if (!shader_node(p, n)) {
-      close();
+    std::optional<ElementwiseShader> shader;
+    if (is_fused_elementwise(n)) {
+      SOD2_ASSIGN_OR_RETURN(shader, fused_node_shader(p, n));
+    } else {
+      shader = lone_node_shader(p, n);
+    }
+    if (!shader || n.outputs.empty() || n.outputs[0] < 0 ||
+        static_cast<size_t>(n.outputs[0]) >= g.values.size())
       continue;
-    }
-    const int rank = rank_of(g.values[static_cast<size_t>(n.outputs[0])].name);
-    if (rank < 0 || rank > rt::kMaxGpuRank) {
-      close();
+    shader->rank = rank_of(g.values[static_cast<size_t>(n.outputs[0])].name);
+    int tensors = 0;
+    for (const auto& l : shader->literals) tensors += !l.has_value();
+    // Beyond a shader's push constants (a program compiled for the CPU, whose groups may be
+    // larger): the CPU runs the node.
+    if (shader->rank < 0 || shader->rank > rt::kMaxGpuRank || tensors > rt::kMaxGpuKernelInputs ||
+        rt::gpu_group_push_words(uint32_t(tensors), uint32_t(shader->rank)) > 32)
       continue;
-    }
-    bool joins = !cur.nodes.empty();
-    if (joins) {
-      // It must read a value of the group, and after it every value the group produced must
-      // have had all its readers inside.
-      bool reads_inside = false;
-      std::map<int32_t, int> reads = inside_reads;
-      for (int32_t v : n.inputs) {
-        if (v < 0) continue;
-        const int32_t prod = producer[static_cast<size_t>(v)];
-        if (prod >= 0 && std::find(cur.nodes.begin(), cur.nodes.end(), prod) != cur.nodes.end()) {
-          reads_inside = true;
-          ++reads[v];
-        }
-      }
-      bool closed = reads_inside;
-      for (int32_t m : cur.nodes) {
-        const int32_t v = g.nodes[static_cast<size_t>(m)].outputs[0];
-        if (reads[v] != readers[static_cast<size_t>(v)]) closed = false;
-      }
-      const auto ins = external_inputs(cur, n);
-      const int r = std::max(rank, cur_rank);
-      joins = closed && rank >= cur_rank && ins.size() <= rt::kMaxGpuKernelInputs &&
-              rt::gpu_group_push_words(uint32_t(ins.size()), uint32_t(r)) <= 32;
-      if (joins) {
-        inside_reads = reads;
-        cur.inputs = ins;
-      }
-    }
-    if (!joins) {
-      close();
-      const auto ins = external_inputs(cur, n);
-      if (ins.size() > rt::kMaxGpuKernelInputs ||
-          rt::gpu_group_push_words(uint32_t(ins.size()), uint32_t(rank)) > 32) {
-        continue;
-      }
-      cur.inputs = ins;
-    }
-    cur.nodes.push_back(static_cast<int32_t>(ni));
-    cur_rank = rank;
-  }
-  close();
-
-  std::map<std::string, std::vector<uint32_t>> compiled;  // by source
-  for (const Group& grp : groups) {
-    ElementwiseShader shader;
-    shader.num_inputs = static_cast<int>(grp.inputs.size());
-    const NodeDesc& last = g.nodes[static_cast<size_t>(grp.nodes.back())];
-    shader.rank = rank_of(g.values[static_cast<size_t>(last.outputs[0])].name);
-    for (int32_t m : grp.nodes) {
-      const NodeDesc& n = g.nodes[static_cast<size_t>(m)];
-      ShaderOp op;
-      op.op_type = n.info.op_type;
-      op.opset = n.info.opset;
-      op.attrs = &n.info.attrs;
-      op.node = n.info.name;
-      for (int32_t v : n.inputs) {
-        Operand o;
-        float value;
-        if (v < 0) {
-          o.kind = Operand::kAbsent;
-        } else if (scalar_constant(p, v, &value)) {
-          o.kind = Operand::kLiteral;
-          o.literal = value;
-        } else {
-          const auto in = std::find(grp.inputs.begin(), grp.inputs.end(), v);
-          if (in != grp.inputs.end()) {
-            o.kind = Operand::kInput;
-            o.index = static_cast<int>(in - grp.inputs.begin());
-          } else {
-            const auto at =
-                std::find(grp.nodes.begin(), grp.nodes.end(), producer[static_cast<size_t>(v)]);
-            o.kind = Operand::kTemp;
-            o.index = static_cast<int>(at - grp.nodes.begin());
-          }
-        }
-        op.inputs.push_back(o);
-      }
-      shader.ops.push_back(std::move(op));
-    }
     rt::GpuKernelDesc k;
     k.name = "ew" + std::to_string(p.gpu_kernels.size());
-    SOD2_ASSIGN_OR_RETURN(k.source, generate_elementwise_glsl(shader));
+    SOD2_ASSIGN_OR_RETURN(k.source, generate_elementwise_glsl(*shader));
     auto it = compiled.find(k.source);
     if (it == compiled.end()) {
       SOD2_ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, compile_compute_shader(k.source, k.name));
       it = compiled.emplace(k.source, std::move(spirv)).first;
     }
     k.spirv = it->second;
-    k.nodes = grp.nodes;
-    k.inputs = grp.inputs;
-    k.output = last.outputs[0];
-    k.rank = shader.rank;
-    if (stats) stats->grouped_nodes += static_cast<int>(k.nodes.size());
+    k.nodes = {static_cast<int32_t>(ni)};
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      if (!shader->literals[i]) k.inputs.push_back(n.inputs[i]);
+    k.output = n.outputs[0];
+    k.rank = shader->rank;
+    if (stats)
+      stats->grouped_nodes += is_fused_elementwise(n) ? static_cast<int>(n.fused_nodes.size()) : 1;
     p.gpu_kernels.push_back(std::move(k));
   }
   if (stats) {

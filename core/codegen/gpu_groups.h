@@ -1,14 +1,11 @@
-// Finds the fused elementwise groups of a program's main graph and compiles a compute shader
-// for each (ProgramDesc::gpu_kernels; DESIGN §5). The CPU runs a group's nodes one by one as
-// before; a Vulkan session runs the group as one dispatch.
-//
-// A group is a run of consecutive main-graph nodes, each a float32 elementwise op the generator
-// knows, where every value produced inside is read only inside (never a graph output, never
-// read by a control-flow body) and each node after the first reads one of them. Consecutive,
-// because the memory plan was made for the nodes' own order: an outside node between two of
-// them could reuse the bytes of an input the group still reads. Scalar float constants become
+// Compiles a compute shader (ProgramDesc::gpu_kernels; DESIGN §5) for each main-graph node a
+// Vulkan session can run as one generated dispatch: every sod2:FusedElementwise node (the
+// elementwise groups fusion decided, core/package/elementwise_fusion.h) and every lone float32
+// elementwise node the generator knows. Fusion is not decided here: the groups are the ones the
+// memory plan was made for, so what the plan holds is what runs. Scalar float constants become
 // literals in the shader; other inputs are bindings, at most kMaxGpuKernelInputs and as many as
-// the push constants have room for at the output's rank.
+// the push constants have room for at the output's rank (a node beyond that, in a program
+// compiled for the CPU, stays on the CPU).
 #pragma once
 
 #include <functional>
@@ -21,7 +18,7 @@ namespace sod2::codegen {
 
 struct GpuCodegenStats {
   int groups = 0;         // gpu_kernels added
-  int grouped_nodes = 0;  // nodes they cover
+  int grouped_nodes = 0;  // model nodes they cover (a fused node counts its members)
   int shaders = 0;        // distinct shaders compiled (identical sources are compiled once)
   double compile_ms = 0;
 };

@@ -14,7 +14,7 @@ constexpr FusionRole kOpq = FusionRole::kOpaque;
 constexpr FusionRole kQnt = FusionRole::kQuantization;
 constexpr bool y = true, n = false;
 
-// op, role, epilogue activation, generated shader, Vulkan shader. Sorted by op type (a test
+// op, role, epilogue activation, fused elementwise, Vulkan shader. Sorted by op type (a test
 // checks), so lookups are binary searches.
 constexpr std::array kTable = {
     OpSupport{"Abs", kEw, n, y, n},

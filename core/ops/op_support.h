@@ -1,6 +1,7 @@
 // What each standard op is to fusion and which backends run it, one row per op: the single place
 // these facts live. Fusion reads the role, the CPU fused-kernel matcher reads which ops its
-// epilogue applies, the shader generator and the capability reports read what a GPU runs; a test
+// epilogue applies and which ops a fused elementwise group evaluates, the capability reports
+// read what a GPU runs; a test
 // (tests/ops/op_support_test.cpp) checks every row against the kernels and shaders that exist, so
 // the table cannot claim what no kernel does nor miss what one does.
 #pragma once
@@ -31,9 +32,11 @@ struct OpSupport {
   // The fused Conv/MatMul/Gemm kernels (CPU and Vulkan) apply it as their one epilogue
   // activation (runtime/kernels/linalg/fused_ops.h).
   bool epilogue_activation = false;
-  // A fused elementwise group containing it can become one generated compute shader
-  // (core/codegen/elementwise_shader.cpp).
-  bool generated_shader = false;
+  // A fused elementwise group may hold it (float32): one sod2:FusedElementwise node, which the
+  // CPU evaluates a chunk at a time (runtime/kernels/math/fused_elementwise.cpp) and Vulkan as
+  // one generated compute shader (core/codegen/elementwise_shader.cpp); a lone node of it gets a
+  // generated shader too. rt::EwOp lists the same ops.
+  bool fused_elementwise = false;
   // The Vulkan backend has a hand-written shader for it (runtime/vulkan/kernels); it may still
   // decline a node for its dtype, attributes or shapes, and says why.
   bool vulkan_shader = false;

@@ -395,4 +395,56 @@ FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
   return out;
 }
 
+FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
+                        std::span<const std::string> peel_because) {
+  FusionPlan out;
+  out.kernels_unfused = plan.kernels_unfused;
+  out.group_of.assign(graph.num_nodes(), -1);
+  for (size_t i = 0; i < plan.groups.size(); ++i) {
+    const FusionGroup& grp = plan.groups[i];
+    if (grp.nodes.size() == 1 || i >= peel_because.size() || peel_because[i].empty()) {
+      out.groups.push_back(grp);
+      continue;
+    }
+    // The contraction: the group's one node that is not elementwise (an elementwise node of its
+    // epilogue that reads only outside values may come first in the order).
+    const auto first = std::find_if(grp.nodes.begin(), grp.nodes.end(), [&](NodeId n) {
+      return fusion_role(graph.node(n)) != FusionRole::kElementwise;
+    });
+    const NodeId a = first == grp.nodes.end() ? grp.nodes.front() : *first;
+    FusionGroup anchor;
+    anchor.nodes = {a};
+    anchor.kind = "single";
+    anchor.not_fused.push_back("'" + graph.node(a).name + "' runs alone: " + peel_because[i]);
+    out.groups.push_back(std::move(anchor));
+    std::vector<NodeId> rest;
+    for (NodeId n : grp.nodes)
+      if (n != a) rest.push_back(n);
+    const bool elementwise = std::all_of(rest.begin(), rest.end(), [&](NodeId n) {
+      return fusion_role(graph.node(n)) == FusionRole::kElementwise;
+    });
+    if (elementwise && rest.size() > 1) {
+      FusionGroup tail;
+      tail.nodes = rest;
+      tail.kind = "elementwise";
+      tail.not_fused = grp.not_fused;
+      out.groups.push_back(std::move(tail));
+      continue;
+    }
+    for (NodeId n : rest) {
+      FusionGroup single;
+      single.nodes = {n};
+      single.kind = "single";
+      if (!elementwise)
+        single.not_fused.push_back("'" + graph.node(n).name + "' runs alone: " + peel_because[i]);
+      out.groups.push_back(std::move(single));
+    }
+  }
+  for (size_t i = 0; i < out.groups.size(); ++i)
+    for (NodeId n : out.groups[i].nodes)
+      out.group_of[static_cast<size_t>(n)] = static_cast<int32_t>(i);
+  fill_group_io(graph, &out);
+  return out;
+}
+
 }  // namespace sod2::opt

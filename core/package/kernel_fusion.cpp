@@ -7,6 +7,7 @@
 #include "core/ops/constant_nodes.h"
 #include "core/ops/op_support.h"
 #include "core/opt/fusion_rules.h"
+#include "core/package/elementwise_fusion.h"
 #include "core/package/program_builder.h"
 #include "core/sym/prover.h"
 
@@ -31,20 +32,6 @@ float attr_float(const Node& n, const char* name, float fallback) {
 int64_t attr_int(const Node& n, const char* name, int64_t fallback) {
   const Attribute* a = n.attribute(name);
   return a ? a->i : fallback;
-}
-
-// A scalar float held by a constant value (Clip's min/max inputs).
-std::optional<float> constant_scalar(const Graph& g, const RdpResult& rdp, ValueId v) {
-  if (v == kNoValue) return std::nullopt;
-  const TensorFact& f = rdp.fact(g, v);
-  const Tensor* t = g.initializer_of(v);
-  if (!t && g.value(v).producer != kNoNode) {
-    const Attribute* a = g.node(g.value(v).producer).attribute("value");
-    if (a) t = &a->t;
-  }
-  if (!t || t->numel() != 1 || f.dtype != DataType::kFloat) return std::nullopt;
-  const auto d = t->double_at(0);
-  return d ? std::optional<float>(static_cast<float>(*d)) : std::nullopt;
 }
 
 class Matcher {
@@ -193,7 +180,7 @@ class Matcher {
           } else {
             for (size_t j = 1; j < n.inputs.size() && j < 3; ++j) {
               if (n.inputs[j] == kNoValue) continue;
-              const auto v = constant_scalar(g_, rdp_, n.inputs[j]);
+              const auto v = constant_float_scalar(g_, rdp_, n.inputs[j]);
               if (!v) return refuse(FusionRefusal::kUnsupportedEpilogueOp, at);
               (j == 1 ? alpha : beta) = *v;
             }
@@ -288,7 +275,7 @@ class Matcher {
         } else {
           for (size_t j = 1; j < act.inputs.size() && j < 3; ++j) {
             if (act.inputs[j] == kNoValue) continue;
-            const auto v = constant_scalar(g_, rdp_, act.inputs[j]);
+            const auto v = constant_float_scalar(g_, rdp_, act.inputs[j]);
             if (!v) return false;
             (j == 1 ? t->lo : t->hi) = *v;
           }
@@ -682,13 +669,26 @@ class Matcher {
 
 }  // namespace
 
+std::optional<float> constant_float_scalar(const Graph& g, const RdpResult& rdp, ValueId v) {
+  if (v == kNoValue) return std::nullopt;
+  const TensorFact& f = rdp.fact(g, v);
+  const Tensor* t = g.initializer_of(v);
+  if (!t && g.value(v).producer != kNoNode) {
+    const Attribute* a = g.node(g.value(v).producer).attribute("value");
+    if (a) t = &a->t;
+  }
+  if (!t || t->numel() != 1 || f.dtype != DataType::kFloat) return std::nullopt;
+  const auto d = t->double_at(0);
+  return d ? std::optional<float>(static_cast<float>(*d)) : std::nullopt;
+}
+
 const char* fusion_refusal_text(FusionRefusal r) {
   switch (r) {
     case FusionRefusal::kNone: return "runs fused";
     case FusionRefusal::kSingleNode: return "a single node";
     case FusionRefusal::kNoContractionAnchor:
-      return "the group does not start with a Conv, MatMul, Gemm or BatchNormalization (the only "
-             "fused kernels)";
+      return "a normalization or reduction group (fused kernels start with a Conv, MatMul, Gemm "
+             "or BatchNormalization, or hold elementwise ops alone)";
     case FusionRefusal::kBatchNormNotInference:
       return "a BatchNormalization in training mode, per element (spatial = 0) or with statistics "
              "that are not float32 constants";
@@ -708,6 +708,17 @@ const char* fusion_refusal_text(FusionRefusal r) {
              "DequantizeLinear x2 -> Add of one shape (+ Relu or constant Clip) -> "
              "QuantizeLinear)";
     case FusionRefusal::kSecondActivation: return "a second activation";
+    case FusionRefusal::kNotInFusedElementwise: {
+      static const std::string text = [] {
+        std::string t = "an op a fused elementwise kernel does not evaluate (it evaluates ";
+        for (const OpSupport& row : op_support_table())
+          if (row.fused_elementwise) t += std::string(row.op_type) + ", ";
+        return t + "float32, from opset 7, Clip only with constant bounds)";
+      }();
+      return text.c_str();
+    }
+    case FusionRefusal::kShaderLimits:
+      return "more tensor inputs (4) or a higher rank (6) than a generated Vulkan shader takes";
     case FusionRefusal::kUnsupportedEpilogueOp: {
       // Named from the per-op table, so the text lists what the matcher accepts.
       static const std::string text = [] {
@@ -723,11 +734,17 @@ const char* fusion_refusal_text(FusionRefusal r) {
 }
 
 std::vector<FusionVerdict> match_fused_kernels(const Graph& graph, const RdpResult& rdp,
-                                               const opt::FusionPlan& plan) {
+                                               const opt::FusionPlan& plan, Target target) {
   Matcher m(graph, rdp);
   std::vector<FusionVerdict> out;
   out.reserve(plan.groups.size());
-  for (const opt::FusionGroup& grp : plan.groups) out.push_back(m.match(grp));
+  for (const opt::FusionGroup& grp : plan.groups) {
+    const bool elementwise =
+        grp.nodes.size() > 1 && std::all_of(grp.nodes.begin(), grp.nodes.end(), [&](NodeId n) {
+          return opt::fusion_role(graph.node(n)) == FusionRole::kElementwise;
+        });
+    out.push_back(elementwise ? match_elementwise_group(graph, rdp, grp, target) : m.match(grp));
+  }
   return out;
 }
 

@@ -9,6 +9,8 @@
 //   - DequantizeLinear ×2 → Add (+ Relu/Clip) → QuantizeLinear, as one sod2:QAdd;
 //   - DequantizeLinear → MaxPool → QuantizeLinear of equal parameters, as MaxPool on the 8-bit
 //     values.
+// and a group of elementwise ops alone, as one sod2:FusedElementwise (elementwise_fusion.h), which
+// the CPU evaluates a chunk at a time and Vulkan as one generated shader.
 // Any other group is split into its nodes (opt::restrict_fusion), so only groups that really run
 // fused keep their values out of the arena.
 #pragma once
@@ -24,6 +26,11 @@
 #include "runtime/kernels/kernel.h"
 
 namespace sod2::package {
+
+// The backend a program is compiled for. What it runs fused decides the groups, so the memory
+// plan is the plan of what runs there: both run the same fused kernels, but a generated shader
+// takes fewer inputs and a lower rank than the CPU's fused elementwise kernel.
+enum class Target : uint8_t { kCpu, kVulkan };
 
 // One fused kernel: the node that replaces a group's nodes.
 struct FusedKernel {
@@ -50,6 +57,11 @@ enum class FusionRefusal : uint8_t {
   // A QDQ group (DequantizeLinear/QuantizeLinear around a contraction) the int8 kernel does not
   // run as written: its nodes then run one by one, in float between them
   kUnsupportedQuantization,
+  // An elementwise group with an op (or a Clip bound that is not a constant, or an opset before
+  // 7's legacy broadcast) that a fused elementwise kernel does not evaluate
+  kNotInFusedElementwise,
+  // Vulkan: more tensor inputs, or a higher rank, than a generated shader's push constants hold
+  kShaderLimits,
 };
 const char* fusion_refusal_text(FusionRefusal r);
 
@@ -61,8 +73,12 @@ struct FusionVerdict {
   std::string at_node;
 };
 
-// Per group of `plan`, its verdict.
+// Per group of `plan`, its verdict on `target`.
 std::vector<FusionVerdict> match_fused_kernels(const Graph& graph, const RdpResult& rdp,
-                                               const opt::FusionPlan& plan);
+                                               const opt::FusionPlan& plan,
+                                               Target target = Target::kCpu);
+
+// A scalar float held by a constant value (an initializer or a Constant node's output).
+std::optional<float> constant_float_scalar(const Graph& g, const RdpResult& rdp, ValueId v);
 
 }  // namespace sod2::package

@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "core/codegen/gpu_groups.h"
+#include "core/ops/op_support.h"
+#include "core/opt/fusion_rules.h"
 #include "core/package/program_builder.h"
 #include "runtime/program/binding_layout.h"
 #include "runtime/program/program_dataflow.h"
@@ -21,17 +23,52 @@ Status add_shaders(const CompiledModel& c, rt::ProgramDesc& program) {
   return codegen::add_gpu_kernels(program, rank_of);
 }
 
+// Why a refused candidate's nodes do not run as one kernel on `target`.
+std::string refused_because(Target target, const opt::FusionGroup& group,
+                            const package::FusionVerdict& verdict) {
+  return std::string(target == Target::kVulkan ? "Vulkan" : "the CPU") +
+         " has no fused kernel for its " + group.kind +
+         " group: " + package::fusion_refusal_text(verdict.refusal) + " (at '" + verdict.at_node +
+         "')";
+}
+
+// The candidates and their verdicts on `target`. A contraction the target does not run with its
+// epilogue leaves the epilogue, which it may still run fused as an elementwise group: such a
+// contraction is peeled off and the rest asked again.
+std::vector<package::FusionVerdict> decide_fusion(const Graph& graph, const RdpResult& rdp,
+                                                  Target target, opt::FusionPlan* candidates) {
+  std::vector<package::FusionVerdict> verdicts =
+      package::match_fused_kernels(graph, rdp, *candidates, target);
+  std::vector<std::string> peel(verdicts.size());
+  bool any = false;
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    const opt::FusionGroup& g = candidates->groups[i];
+    if (verdicts[i].kernel || g.nodes.size() < 3) continue;
+    // One contraction and elementwise ops (a QDQ group's quantization nodes stay with it).
+    int contractions = 0, others = 0;
+    for (NodeId n : g.nodes) {
+      const FusionRole r = opt::fusion_role(graph.node(n));
+      contractions += r == FusionRole::kContraction;
+      others += r != FusionRole::kContraction && r != FusionRole::kElementwise;
+    }
+    if (contractions != 1 || others != 0) continue;
+    peel[i] = refused_because(target, g, verdicts[i]);
+    any = true;
+  }
+  if (!any) return verdicts;
+  *candidates = opt::peel_anchors(graph, *candidates, peel);
+  return package::match_fused_kernels(graph, rdp, *candidates, target);
+}
+
 // The plan's groups from the candidates and the verdicts: a refused candidate is split into one
 // group per node, each saying why it runs alone.
 opt::FusionPlan runnable_groups(const Graph& graph, const opt::FusionPlan& candidates,
-                                const std::vector<package::FusionVerdict>& verdicts) {
+                                const std::vector<package::FusionVerdict>& verdicts,
+                                Target target) {
   std::vector<std::string> split_because(verdicts.size());
-  for (size_t i = 0; i < verdicts.size() && i < candidates.groups.size(); ++i) {
-    if (verdicts[i].kernel) continue;
-    split_because[i] = "the CPU has no fused kernel for its " + candidates.groups[i].kind +
-                       " group: " + package::fusion_refusal_text(verdicts[i].refusal) + " (at '" +
-                       verdicts[i].at_node + "')";
-  }
+  for (size_t i = 0; i < verdicts.size() && i < candidates.groups.size(); ++i)
+    if (!verdicts[i].kernel)
+      split_because[i] = refused_because(target, candidates.groups[i], verdicts[i]);
   return opt::restrict_fusion(graph, candidates, split_because);
 }
 
@@ -93,9 +130,9 @@ Expected<CompiledModel> compile(Model model, const CompileOptions& options) {
     SOD2_RETURN_IF_ERROR(stage(0.45, "deciding fusion"));
     SOD2_ASSIGN_OR_RETURN(c.candidates, opt::fuse(graph, c.rdp));
     std::vector<package::FusionVerdict> verdicts =
-        package::match_fused_kernels(graph, c.rdp, c.candidates);
+        decide_fusion(graph, c.rdp, options.target, &c.candidates);
     for (const package::FusionVerdict& v : verdicts) c.decisions.push_back({v.refusal, v.at_node});
-    runnable = runnable_groups(graph, c.candidates, verdicts);
+    runnable = runnable_groups(graph, c.candidates, verdicts, options.target);
     // Per runnable group, its kernel: a kept candidate keeps its place among the groups in order.
     kernels.resize(runnable.groups.size());
     for (size_t i = 0; i < c.candidates.groups.size(); ++i) {

@@ -22,11 +22,11 @@
 
 namespace sod2::pipeline {
 
-// Which backend the program is compiled for. Both run the same fused kernels (the Vulkan backend
-// runs FusedConv/FusedMatMul/FusedGemm nodes itself or leaves them to the CPU), so the memory plan
-// is the same; Vulkan adds a compute shader per fused elementwise run of nodes
-// (core/codegen/gpu_groups.h), which reads and writes values the plan already holds.
-enum class Target : uint8_t { kCpu, kVulkan };
+// Which backend the program is compiled for (package::Target): fusion is decided by what it runs
+// fused, so the memory plan is the plan of what runs there. Both run the same fused kernels;
+// Vulkan also compiles a shader per fused elementwise group and per lone elementwise node
+// (core/codegen/gpu_groups.h), and splits the elementwise groups beyond a shader's inputs.
+using Target = package::Target;
 
 struct CompileOptions {
   RdpOptions rdp;

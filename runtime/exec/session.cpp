@@ -259,11 +259,13 @@ Status Session::create_main_kernels(const KernelRegistry& registry) {
       const NodeDesc& last = main.nodes[static_cast<size_t>(gk.nodes.back())];
       valid = !last.outputs.empty() && last.outputs[0] == gk.output;
     }
-    // The nodes it replaces must be plain ops whose values only the group reads: anything else
-    // would vanish with them.
+    // The nodes it replaces must be plain ops (or fused elementwise groups of them) whose values
+    // only the group reads: anything else would vanish with them.
     for (size_t j = 0; valid && j < gk.nodes.size(); ++j) {
       const NodeDesc& n = main.nodes[static_cast<size_t>(gk.nodes[j])];
-      valid = n.info.domain.empty() && n.subgraphs.empty();
+      const bool fused_elementwise =
+          n.info.domain == "sod2" && n.info.op_type == "FusedElementwise";
+      valid = (n.info.domain.empty() || fused_elementwise) && n.subgraphs.empty();
       for (size_t o = 0; valid && o < n.outputs.size(); ++o) {
         const int32_t v = n.outputs[o];
         if (v < 0 || (j + 1 == gk.nodes.size() && o == 0)) continue;
@@ -298,8 +300,16 @@ Status Session::create_main_kernels(const KernelRegistry& registry) {
       fused.info.domain = "sod2";
       fused.inputs = gk.inputs;
       fused.outputs = {gk.output};
+      // The model's nodes it runs (a fused node's own members), so profiles name them.
       for (int32_t m : gk.nodes) {
         const NodeDesc& inner = main.nodes[static_cast<size_t>(m)];
+        if (!inner.fused_nodes.empty() && inner.fused_nodes.size() == inner.fused_op_types.size()) {
+          fused.fused_nodes.insert(fused.fused_nodes.end(), inner.fused_nodes.begin(),
+                                   inner.fused_nodes.end());
+          fused.fused_op_types.insert(fused.fused_op_types.end(), inner.fused_op_types.begin(),
+                                      inner.fused_op_types.end());
+          continue;
+        }
         fused.fused_nodes.push_back(inner.info.name);
         fused.fused_op_types.push_back(inner.info.op_type);
       }

@@ -2,6 +2,7 @@
 // epilogue's activations, the shader generator and the Vulkan backend's hand-written shaders.
 // A row that claims what no kernel does, or a kernel the table does not know, fails here.
 #include "core/ops/op_support.h"
+#include "runtime/kernels/elementwise_program.h"
 
 #include <gtest/gtest.h>
 
@@ -52,36 +53,39 @@ TEST(OpSupport, EpilogueActivationsAreExactlyThoseTheFusedKernelsRun) {
   }
 }
 
-TEST(OpSupport, GeneratedShaderOpsCompileToSpirv) {
+// The table's fused_elementwise ops are exactly those a FusedElementwise program evaluates
+// (rt::EwOp, which the CPU kernel and the shader generator both switch over), and each compiles
+// to SPIR-V as a one-step group.
+TEST(OpSupport, FusedElementwiseOpsAreThoseTheProgramEvaluatesAndCompileToSpirv) {
+  int listed = 0;
   for (const OpSupport& row : op_support_table()) {
     const std::string op(row.op_type);
-    EXPECT_EQ(codegen::is_elementwise_op(op), row.generated_shader) << op;
-    if (!row.generated_shader) continue;
+    EXPECT_EQ(codegen::is_elementwise_op(op), row.fused_elementwise) << op;
+    EXPECT_EQ(rt::ew_op_from_name(op).has_value(), row.fused_elementwise) << op;
+    if (!row.fused_elementwise) continue;
+    ++listed;
     EXPECT_EQ(row.role, FusionRole::kElementwise) << op;
-    // One op over two inputs (unary ops read the first): what a one-node group generates.
+    const bool two = op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" ||
+                     op == "PRelu" || op == "Max" || op == "Min" || op == "Sum";
+    std::vector<rt::EwOperand> args = {{false, 0}};
+    if (two) args.push_back({false, 1});
+    auto step = rt::elementwise_step(op, 23, args, [](const char*) { return std::nullopt; });
+    ASSERT_TRUE(step.ok()) << op << ": " << step.status().message();
     codegen::ElementwiseShader s;
-    s.num_inputs = 2;
+    s.program.steps.push_back(*step);
+    s.literals = {std::nullopt, std::nullopt};
     s.rank = 1;
-    codegen::ShaderOp o;
-    o.op_type = op;
-    o.node = "n";
-    o.inputs = {{codegen::Operand::kInput, 0, 0.f}, {codegen::Operand::kInput, 1, 0.f}};
-    s.ops.push_back(o);
     Expected<std::string> glsl = codegen::generate_elementwise_glsl(s);
     ASSERT_TRUE(glsl.ok()) << op << ": " << glsl.status().message();
     Expected<std::vector<uint32_t>> spirv = codegen::compile_compute_shader(*glsl, op);
     EXPECT_TRUE(spirv.ok()) << op << ": " << (spirv.ok() ? "" : spirv.status().message());
   }
-  // And the generator refuses an op the table does not give it.
-  codegen::ElementwiseShader s;
-  s.num_inputs = 1;
-  s.rank = 1;
-  codegen::ShaderOp o;
-  o.op_type = "Gelu";
-  o.inputs = {{codegen::Operand::kInput, 0, 0.f}};
-  s.ops.push_back(o);
-  ASSERT_FALSE(find_op_support("Gelu")->generated_shader);
-  EXPECT_FALSE(codegen::generate_elementwise_glsl(s).ok());
+  EXPECT_EQ(listed, rt::kNumEwOps);
+  // And a program never takes an op the table does not give it.
+  ASSERT_FALSE(find_op_support("Gelu")->fused_elementwise);
+  EXPECT_FALSE(rt::elementwise_step("Gelu", 23, {{false, 0}}, [](const char*) {
+                 return std::nullopt;
+               }).ok());
 }
 
 TEST(OpSupport, VulkanShadersAreExactlyThoseTheBackendHas) {

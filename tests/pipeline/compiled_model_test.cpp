@@ -21,9 +21,10 @@ using testing::add_input;
 using testing::add_node;
 using testing::add_output;
 
-// x -> Conv -> Relu -> r (a graph output) -> Exp -> Neg -> y. RDP allows two groups: Conv+Relu
-// (a contraction with an epilogue) and Exp+Neg (elementwise). The CPU fuses only the first.
-Model conv_relu_then_elementwise() {
+// x -> Conv -> Relu -> r (a graph output) -> `op` -> Neg -> y. RDP allows two groups: Conv+Relu
+// (a contraction with an epilogue) and op+Neg (elementwise), which the CPU runs as one
+// FusedElementwise when it evaluates `op` (Exp), and splits when not (Celu).
+Model conv_relu_then_elementwise(const char* op = "Celu") {
   onnx::ModelProto m = testing::make_model(17);
   auto* g = m.mutable_graph();
   add_input(g, "x", {1, 2, "h", "w"});
@@ -31,7 +32,7 @@ Model conv_relu_then_elementwise() {
   add_float_initializer(g, "B", {3}, {0.5f, -0.5f, 0});
   add_node(g, "Conv", {"x", "W", "B"}, {"c"}, "conv");
   add_node(g, "Relu", {"c"}, {"r"}, "relu");
-  add_node(g, "Exp", {"r"}, {"e"}, "exp");
+  add_node(g, op, {"r"}, {"e"}, "exp");
   add_node(g, "Neg", {"e"}, {"y"}, "neg");
   add_output(g, "r", {1, 3, "h", "w"});
   add_output(g, "y", {1, 3, "h", "w"});
@@ -69,7 +70,7 @@ TEST(CompiledModel, FusesWhatTheCpuRunsFusedAndSplitsTheRestSayingWhy) {
   EXPECT_EQ(c->candidates.groups[conv].nodes.size(), 2u);
   EXPECT_EQ(c->candidates.groups[exp].nodes.size(), 2u);
   EXPECT_EQ(c->decisions[conv].refusal, package::FusionRefusal::kNone);
-  EXPECT_EQ(c->decisions[exp].refusal, package::FusionRefusal::kNoContractionAnchor);
+  EXPECT_EQ(c->decisions[exp].refusal, package::FusionRefusal::kNotInFusedElementwise);
   EXPECT_EQ(c->decisions[exp].at_node, "exp");
   EXPECT_EQ(c->fused_groups(), 1);
   EXPECT_EQ(c->refused_groups(), 1);
@@ -82,8 +83,9 @@ TEST(CompiledModel, FusesWhatTheCpuRunsFusedAndSplitsTheRestSayingWhy) {
   ASSERT_EQ(exp_alone.nodes.size(), 1u);
   ASSERT_EQ(exp_alone.not_fused.size(), 1u);
   EXPECT_NE(exp_alone.not_fused[0].find("runs alone"), std::string::npos) << exp_alone.not_fused[0];
-  EXPECT_NE(exp_alone.not_fused[0].find("Conv, MatMul, Gemm or BatchNormalization"),
-            std::string::npos);
+  EXPECT_NE(exp_alone.not_fused[0].find("an op a fused elementwise kernel does not evaluate"),
+            std::string::npos)
+      << exp_alone.not_fused[0];
 
   // The value between Exp and Neg is planned (it is written); the one inside Conv+Relu is not.
   auto planned = [&](const std::string& value) {
@@ -100,6 +102,41 @@ TEST(CompiledModel, FusesWhatTheCpuRunsFusedAndSplitsTheRestSayingWhy) {
   EXPECT_EQ(main.nodes[0].fused_nodes, (std::vector<std::string>{"conv", "relu"}));
   EXPECT_EQ(main.nodes[1].info.name, "exp");
   EXPECT_EQ(main.nodes[2].info.name, "neg");
+}
+
+// With an op it evaluates, the CPU runs the elementwise group as one FusedElementwise: the value
+// between its ops is never written, so the plan does not hold it, and the run gives what the ops
+// give one by one.
+TEST(CompiledModel, AnElementwiseGroupRunsAsOneKernelWithItsInsideOutOfThePlan) {
+  pipeline::CompileOptions fused = ranges();
+  auto c = pipeline::compile(conv_relu_then_elementwise("Exp"), fused);
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const size_t exp = candidate_of(*c, "exp");
+  EXPECT_EQ(c->decisions[exp].refusal, package::FusionRefusal::kNone);
+  EXPECT_EQ(c->fused_groups(), 2);
+  const auto& ts = c->plan.tensors.tensors;
+  EXPECT_FALSE(std::any_of(ts.begin(), ts.end(), [](const auto& t) { return t.name == "e"; }));
+  const rt::GraphDesc& main = c->program.graphs[0];
+  ASSERT_EQ(main.nodes.size(), 2u);
+  EXPECT_EQ(main.nodes[1].info.op_type, "FusedElementwise");
+  EXPECT_EQ(main.nodes[1].fused_nodes, (std::vector<std::string>{"exp", "neg"}));
+
+  pipeline::CompileOptions unfused = ranges();
+  unfused.fuse = false;
+  auto u = pipeline::compile(conv_relu_then_elementwise("Exp"), unfused);
+  ASSERT_TRUE(u.ok()) << u.status().to_string();
+  rt::HostTensor x(rt::DType::kFloat, rt::Shape{1, 2, 5, 7});
+  for (int i = 0; i < 70; ++i) x.data<float>()[i] = 0.1f * static_cast<float>(i % 13) - 0.6f;
+  const rt::Tensor in[] = {x.view()};
+  auto a = rt::Session::create(c->program, rt::KernelRegistry::standard(), {2});
+  auto b = rt::Session::create(u->program, rt::KernelRegistry::standard(), {2});
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto got = (*a)->run(in);
+  auto want = (*b)->run(in);
+  ASSERT_TRUE(got.ok() && want.ok());
+  for (size_t o = 0; o < 2; ++o)
+    for (int i = 0; i < 105; ++i)
+      EXPECT_EQ((*got)[o].as<float>()[i], (*want)[o].as<float>()[i]) << o << " " << i;
 }
 
 TEST(CompiledModel, WithoutFusionEveryNodeIsAStepAndNothingIsACandidate) {
@@ -188,7 +225,8 @@ TEST(CompiledModel, IdentityOfAConstantIsAConstant) {
 
   EXPECT_EQ(opt::count_kernels(c->graph()), 2);  // Add and the Identity of data
   const rt::GraphDesc& main = c->program.graphs[0];
-  EXPECT_EQ(main.nodes.size(), 2u);
+  ASSERT_EQ(main.nodes.size(), 1u);  // the two, fused
+  EXPECT_EQ(main.nodes[0].fused_nodes, (std::vector<std::string>{"add", "id_of_data"}));
   auto value_named = [&](const std::string& name) -> const rt::ValueDesc& {
     for (const rt::ValueDesc& d : main.values)
       if (d.name == name) return d;

@@ -34,10 +34,11 @@ class HeapAllocator : public OutputAllocator {
 // A NodeInfo for `op_type` at `opset` with these inputs (nullptr = omitted) and attributes.
 inline NodeInfo node_info(const std::string& op_type, int opset,
                           const std::vector<const HostTensor*>& inputs, size_t num_outputs,
-                          Attrs attrs = {}) {
+                          Attrs attrs = {}, const std::string& domain = "") {
   NodeInfo n;
   n.name = op_type + "_test";
   n.op_type = op_type;
+  n.domain = domain;
   n.opset = opset;
   n.attrs = std::move(attrs);
   for (const HostTensor* t : inputs) {
@@ -55,8 +56,9 @@ inline Expected<std::vector<HostTensor>> run_kernel(const KernelRegistry& regist
                                                     const std::string& op_type, int opset,
                                                     const std::vector<const HostTensor*>& inputs,
                                                     size_t num_outputs, Attrs attrs = {},
-                                                    int threads = 1) {
-  const NodeInfo info = node_info(op_type, opset, inputs, num_outputs, std::move(attrs));
+                                                    int threads = 1,
+                                                    const std::string& domain = "") {
+  const NodeInfo info = node_info(op_type, opset, inputs, num_outputs, std::move(attrs), domain);
   SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, registry.create(info));
   std::vector<Tensor> views;
   for (const HostTensor* t : inputs) views.push_back(t ? t->view() : Tensor{});

@@ -1,4 +1,4 @@
-// Generated shaders for hand-made elementwise groups: which nodes the generator groups (and
+// Generated shaders for hand-made elementwise groups: which nodes fusion groups for Vulkan (and
 // where it must split), and that a Vulkan session running each group as one dispatch gives the
 // CPU kernels' shapes exactly and their values within rtol 1e-3 / atol 1e-4, at several
 // bindings of the same shader, with no validation error.
@@ -75,9 +75,19 @@ void expect_same_on_vulkan(const rt::ProgramDesc& program, const std::vector<rt:
       << testing::validation_report(*vk.context);
 }
 
+// The model's nodes a generated kernel runs: a FusedElementwise node counts its members.
+int model_nodes(const rt::ProgramDesc& p, const rt::GpuKernelDesc& k) {
+  int n = 0;
+  for (int32_t i : k.nodes) {
+    const rt::NodeDesc& node = p.graphs[0].nodes[static_cast<size_t>(i)];
+    n += node.fused_nodes.empty() ? 1 : static_cast<int>(node.fused_nodes.size());
+  }
+  return n;
+}
+
 int grouped_nodes(const rt::ProgramDesc& p) {
   int n = 0;
-  for (const auto& k : p.gpu_kernels) n += static_cast<int>(k.nodes.size());
+  for (const auto& k : p.gpu_kernels) n += model_nodes(p, k);
   return n;
 }
 
@@ -98,8 +108,8 @@ TEST(ElementwiseGroups, ChainWithScalarAndBiasIsOneShaderWithTwoInputs) {
   ASSERT_TRUE(p.ok()) << p.status().to_string();
   ASSERT_EQ(p->gpu_kernels.size(), 1u);
   const rt::GpuKernelDesc& k = p->gpu_kernels[0];
-  EXPECT_EQ(k.nodes.size(), 4u);
-  EXPECT_EQ(k.inputs.size(), 2u);  // x and b; 0.5 is a literal
+  EXPECT_EQ(model_nodes(*p, k), 4);  // one FusedElementwise node
+  EXPECT_EQ(k.inputs.size(), 2u);    // x and b; 0.5 is a literal
   EXPECT_EQ(k.rank, 2);
   EXPECT_NE(k.source.find("uintBitsToFloat(0x3f000000u)"), std::string::npos) << k.source;
   ASSERT_FALSE(k.spirv.empty());
@@ -134,7 +144,7 @@ TEST(ElementwiseGroups, SwishReadsItsInputTwice) {
   ASSERT_TRUE(p.ok()) << p.status().to_string();
   ASSERT_EQ(p->gpu_kernels.size(), 1u);
   EXPECT_EQ(p->gpu_kernels[0].inputs.size(), 1u);
-  EXPECT_EQ(p->gpu_kernels[0].nodes.size(), 2u);
+  EXPECT_EQ(model_nodes(*p, p->gpu_kernels[0]), 2);
   expect_same_on_vulkan(*p, {rt::Shape{2, 3, 5, 5}}, -8.f, 8.f);
 }
 
@@ -193,8 +203,8 @@ TEST(ElementwiseGroups, EveryOpTheGeneratorKnows) {
   add_output(g, "y");
   auto p = compile(m);
   ASSERT_TRUE(p.ok()) << p.status().to_string();
-  // Two graph inputs and the slope: all of it fits one shader.
-  EXPECT_EQ(grouped_nodes(*p), static_cast<int>(p->graphs[0].nodes.size()));
+  // Two graph inputs and the slope: all of it is one FusedElementwise and fits one shader.
+  EXPECT_EQ(p->graphs[0].nodes.size(), 1u);
   EXPECT_EQ(p->gpu_kernels.size(), 1u);
   expect_same_on_vulkan(*p, {rt::Shape{4, 33}, rt::Shape{4, 33}});
 }

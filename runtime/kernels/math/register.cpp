@@ -25,6 +25,7 @@ void register_math_kernels(KernelRegistry& r) {
   math::register_bitwise(r);
   math::register_dft20(r);
   math::register_random(r);
+  math::register_fused_elementwise(r);
 }
 
 }  // namespace sod2::rt

@@ -1,0 +1,20 @@
+// Whether a target runs a group of elementwise ops (opt::fuse's "elementwise" groups) as one
+// sod2:FusedElementwise node, and that node. The group must be float32, made of ops the per-op
+// table marks fused_elementwise (from opset 7: earlier binary ops broadcast the legacy way), with
+// Clip's bounds constant, and materialise one value that every node of it feeds. On Vulkan the
+// node also becomes one generated shader, so its tensor inputs (scalar constants are inlined)
+// and its rank must fit the shader's push constants (program.h); a group beyond them is split,
+// so the plan made for Vulkan holds the values its nodes then write.
+#pragma once
+
+#include "core/ir/graph.h"
+#include "core/opt/fusion.h"
+#include "core/package/kernel_fusion.h"
+#include "core/rdp/rdp.h"
+
+namespace sod2::package {
+
+FusionVerdict match_elementwise_group(const Graph& graph, const RdpResult& rdp,
+                                      const opt::FusionGroup& group, Target target);
+
+}  // namespace sod2::package

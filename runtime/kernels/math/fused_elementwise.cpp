@@ -1,0 +1,291 @@
+// sod2:FusedElementwise on the CPU: a fused elementwise group (elementwise_program.h) evaluated
+// a chunk of output elements at a time, every step's result for the chunk in a small buffer that
+// stays in L1, so the group's inside values never reach the arena (the memory plan holds only
+// its inputs and output). Each step computes what the op's own kernel computes, with the same
+// vector loops where that kernel has one, so fusing changes no result.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <span>
+#include <vector>
+
+#include "runtime/kernels/elementwise_program.h"
+#include "runtime/kernels/kernel_registry.h"
+#include "runtime/kernels/math/broadcast.h"
+#include "runtime/kernels/math/math_common.h"
+#include "runtime/kernels/math/vec_kernels.h"
+
+namespace sod2::rt::math {
+namespace {
+
+constexpr int64_t kChunk = 256;
+
+// The output walked as rows of its innermost (collapsed) dim, each input's offset per output
+// index and its step along a row (1, or 0 where it broadcasts).
+struct Walk {
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};
+  std::vector<std::array<int64_t, kMaxRank>> strides;  // per input
+};
+
+// Into `w` (its storage kept between runs: a run allocates nothing), with `st` as scratch.
+void plan_walk(const Shape& out, std::span<const Tensor* const> inputs,
+               std::vector<std::array<int64_t, kMaxRank>>& st, Walk& w) {
+  const int r = out.rank();
+  st.resize(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const Shape& s = inputs[k]->shape;
+    int64_t stride = 1;
+    st[k].fill(0);
+    for (int d = r - 1, e = s.rank() - 1; d >= 0; --d, --e) {
+      if (e < 0) break;
+      st[k][static_cast<size_t>(d)] = s[e] == 1 ? 0 : stride;
+      stride *= s[e];
+    }
+  }
+  // Drop dims of 1, and merge a dim into the one before it where every input walks the two as
+  // one (contiguous there, or broadcast along both).
+  w.rank = 0;
+  w.strides.resize(inputs.size());
+  for (auto& s : w.strides) s.fill(0);
+  for (int d = 0; d < r; ++d) {
+    if (out[d] == 1) continue;
+    const auto at = static_cast<size_t>(d);
+    bool merge = w.rank > 0;
+    for (size_t k = 0; merge && k < inputs.size(); ++k)
+      merge = w.strides[k][static_cast<size_t>(w.rank - 1)] == st[k][at] * out[d];
+    const int to = merge ? w.rank - 1 : w.rank++;
+    w.dims[to] = merge ? w.dims[to] * out[d] : out[d];
+    for (size_t k = 0; k < inputs.size(); ++k) w.strides[k][static_cast<size_t>(to)] = st[k][at];
+  }
+  if (w.rank == 0) {
+    w.rank = 1;
+    w.dims[0] = 1;
+    for (auto& s : w.strides) s[0] = 0;
+  }
+}
+
+// An operand of a step over one chunk: `n` values at p[i * step].
+struct Arg {
+  const float* p;
+  int64_t step;
+};
+
+float fold_max(float a, float b) {
+  if (a != a) return a;  // NaN propagates, as Max's own kernel does
+  return b > a || b != b ? b : a;
+}
+float fold_min(float a, float b) {
+  if (a != a) return a;
+  return b < a || b != b ? b : a;
+}
+
+template <class F>
+void map1(const Arg& a, float* y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) y[i] = f(a.p[i * a.step]);
+}
+template <class F>
+void map2(const Arg& a, const Arg& b, float* y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) y[i] = f(a.p[i * a.step], b.p[i * b.step]);
+}
+
+// y[0..n) = the step over its operands. `spread` holds n floats for a broadcast operand the
+// vector loops need as a row.
+void eval_step(const EwStep& s, std::span<const Arg> args, float* y, int64_t n, float* spread) {
+  auto row = [&](const Arg& a) -> const float* {
+    if (a.step == 1) return a.p;
+    std::fill(spread, spread + n, *a.p);
+    return spread;
+  };
+  auto unary = [&](UnaryF32 op) { unary_f32(op, row(args[0]), y, n, s.alpha, s.beta); };
+  auto binary = [&](BinaryF32 op) {
+    binary_rows_f32(op, y, args[0].p, 0, args[0].step, args[1].p, 0, args[1].step, 1, n);
+  };
+  const Arg& x = args[0];
+  const float alpha = s.alpha, beta = s.beta;
+  switch (s.op) {
+    case EwOp::kRelu: return unary(UnaryF32::kRelu);
+    case EwOp::kLeakyRelu: return unary(UnaryF32::kLeakyRelu);
+    case EwOp::kSigmoid: return unary(UnaryF32::kSigmoid);
+    case EwOp::kHardSigmoid: return unary(UnaryF32::kHardSigmoid);
+    case EwOp::kHardSwish: return unary(UnaryF32::kHardSwish);
+    case EwOp::kTanh: return unary(UnaryF32::kTanh);
+    case EwOp::kErf: return unary(UnaryF32::kErf);
+    case EwOp::kExp: return unary(UnaryF32::kExp);
+    case EwOp::kSqrt: return unary(UnaryF32::kSqrt);
+    case EwOp::kReciprocal: return unary(UnaryF32::kReciprocal);
+    case EwOp::kNeg: return unary(UnaryF32::kNeg);
+    case EwOp::kAbs: return unary(UnaryF32::kAbs);
+    case EwOp::kFloor: return unary(UnaryF32::kFloor);
+    case EwOp::kCeil: return unary(UnaryF32::kCeil);
+    case EwOp::kRound: return unary(UnaryF32::kRound);
+    case EwOp::kSoftsign: return unary(UnaryF32::kSoftsign);
+    case EwOp::kAdd: return binary(BinaryF32::kAdd);
+    case EwOp::kSub: return binary(BinaryF32::kSub);
+    case EwOp::kMul: return binary(BinaryF32::kMul);
+    case EwOp::kDiv: return binary(BinaryF32::kDiv);
+    case EwOp::kIdentity: return map1(x, y, n, [](float v) { return v; });
+    case EwOp::kLog: return map1(x, y, n, [](float v) { return std::log(v); });
+    case EwOp::kSin: return map1(x, y, n, [](float v) { return std::sin(v); });
+    case EwOp::kCos: return map1(x, y, n, [](float v) { return std::cos(v); });
+    case EwOp::kSoftplus:
+      return map1(x, y, n,
+                  [](float v) { return std::max(v, 0.f) + std::log1p(std::exp(-std::abs(v))); });
+    case EwOp::kElu:
+      return map1(x, y, n, [alpha](float v) { return v < 0 ? alpha * std::expm1(v) : v; });
+    case EwOp::kSelu:
+      return map1(x, y, n,
+                  [alpha, beta](float v) { return beta * (v <= 0 ? alpha * std::expm1(v) : v); });
+    case EwOp::kClip:
+      return map1(x, y, n, [alpha, beta](float v) {
+        const float a = v < alpha ? alpha : v;
+        return a > beta ? beta : a;
+      });
+    case EwOp::kPow: return map2(x, args[1], y, n, [](float a, float b) { return std::pow(a, b); });
+    case EwOp::kPRelu:
+      return map2(x, args[1], y, n, [](float a, float slope) { return a < 0 ? a * slope : a; });
+    case EwOp::kMax:
+    case EwOp::kMin:
+    case EwOp::kSum: {
+      map1(x, y, n, [](float v) { return v; });
+      for (size_t k = 1; k < args.size(); ++k) {
+        const Arg& b = args[k];
+        const Arg acc{y, 1};
+        if (s.op == EwOp::kMax)
+          map2(acc, b, y, n, fold_max);
+        else if (s.op == EwOp::kMin)
+          map2(acc, b, y, n, fold_min);
+        else
+          map2(acc, b, y, n, [](float u, float v) { return u + v; });
+      }
+      return;
+    }
+  }
+}
+
+class FusedElementwiseKernel final : public Kernel {
+ public:
+  explicit FusedElementwiseKernel(ElementwiseProgram program) : program_(std::move(program)) {
+    for (const EwStep& s : program_.steps) max_args_ = std::max(max_args_, s.args.size());
+  }
+
+  Status run(KernelContext& ctx) override {
+    const size_t k = ctx.num_inputs();
+    std::vector<const Shape*>& shapes = shapes_;
+    shapes.clear();
+    for (size_t i = 0; i < k; ++i) {
+      const Tensor* t = ctx.input(i);
+      if (!t)
+        return invalid_argument("FusedElementwise: input " + std::to_string(i) + " is missing");
+      if (t->dtype != DType::kFloat) return unsupported_dtype("FusedElementwise", t->dtype);
+      shapes.push_back(&t->shape);
+    }
+    Shape out_shape;
+    SOD2_RETURN_IF_ERROR(
+        broadcast_shapes("FusedElementwise", shapes.data(), static_cast<int>(k), &out_shape));
+    SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, DType::kFloat, out_shape));
+    const int64_t numel = out_shape.numel();
+    if (numel == 0) return Status::ok_status();
+    inputs_.assign(k, nullptr);
+    for (size_t i = 0; i < k; ++i) inputs_[i] = ctx.input(i);
+    plan_walk(out_shape, inputs_, st_, walk_);
+    const Walk& w = walk_;
+    float* y = out->as<float>();
+    const size_t steps = program_.steps.size();
+    // One slice of the output per thread, each with its own buffers from the scratch: a buffer
+    // per step and one for a broadcast operand, then the operands and the inputs' offsets.
+    const int64_t slices =
+        std::clamp<int64_t>(numel / kTranscendentalGrain, 1, ctx.pool().num_threads());
+    const size_t floats = (steps + 1) * static_cast<size_t>(kChunk);
+    const size_t per_slice = floats * sizeof(float) + max_args_ * sizeof(Arg) + k * sizeof(int64_t);
+    const size_t slice_bytes = (per_slice + 63) / 64 * 64;
+    SOD2_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(slice_bytes * static_cast<size_t>(slices)));
+    ctx.pool().parallel_for(slices, 1, [&](int64_t first, int64_t last_slice) {
+      for (int64_t sl = first; sl < last_slice; ++sl) {
+        auto* base = static_cast<uint8_t*>(scratch) + static_cast<size_t>(sl) * slice_bytes;
+        float* temps = reinterpret_cast<float*>(base);
+        Arg* args = reinterpret_cast<Arg*>(base + floats * sizeof(float));
+        int64_t* offsets =
+            reinterpret_cast<int64_t*>(base + floats * sizeof(float) + max_args_ * sizeof(Arg));
+        run_slice(w, numel * sl / slices, numel * (sl + 1) / slices, temps, args, offsets, y);
+      }
+    });
+    return Status::ok_status();
+  }
+
+ private:
+  // Output elements [begin, end), row piece by row piece, a chunk at a time.
+  void run_slice(const Walk& w, int64_t begin, int64_t end, float* temps, Arg* args,
+                 int64_t* offsets, float* y) const {
+    const size_t k = inputs_.size(), steps = program_.steps.size();
+    const int last = w.rank - 1;
+    int64_t idx[kMaxRank];
+    int64_t rem = begin;
+    for (int d = last; d >= 0; --d) {
+      idx[d] = rem % w.dims[d];
+      rem /= w.dims[d];
+    }
+    for (int64_t pos = begin; pos < end;) {
+      for (size_t i = 0; i < k; ++i) {
+        int64_t off = 0;
+        for (int d = 0; d <= last; ++d) off += idx[d] * w.strides[i][static_cast<size_t>(d)];
+        offsets[i] = off;
+      }
+      const int64_t count = std::min(w.dims[last] - idx[last], end - pos);
+      for (int64_t c = 0; c < count; c += kChunk) {
+        const int64_t n = std::min(kChunk, count - c);
+        for (size_t j = 0; j < steps; ++j) {
+          const EwStep& s = program_.steps[j];
+          for (size_t a = 0; a < s.args.size(); ++a) {
+            const EwOperand& o = s.args[a];
+            if (o.temp) {
+              args[a] = {temps + static_cast<size_t>(o.index) * kChunk, 1};
+            } else {
+              const auto in = static_cast<size_t>(o.index);
+              const int64_t step = w.strides[in][static_cast<size_t>(last)] == 0 ? 0 : 1;
+              args[a] = {inputs_[in]->as<const float>() + offsets[in] + c * step, step};
+            }
+          }
+          float* dst = j + 1 == steps ? y + pos + c : temps + j * kChunk;
+          eval_step(s, std::span<const Arg>(args, s.args.size()), dst, n, temps + steps * kChunk);
+        }
+      }
+      pos += count;
+      idx[last] += count;
+      for (int d = last; d > 0 && idx[d] >= w.dims[d]; --d) {
+        idx[d] = 0;
+        ++idx[d - 1];
+      }
+    }
+  }
+
+  ElementwiseProgram program_;
+  size_t max_args_ = 0;
+  // Kept between runs, so a run allocates nothing once they have grown.
+  std::vector<const Shape*> shapes_;
+  std::vector<const Tensor*> inputs_;
+  std::vector<std::array<int64_t, kMaxRank>> st_;
+  Walk walk_;
+};
+
+Expected<std::unique_ptr<Kernel>> fused_elementwise_factory(const NodeInfo& node) {
+  if (node.num_outputs != 1) return invalid_model("FusedElementwise: needs exactly one output");
+  for (size_t i = 0; i < node.input_dtypes.size(); ++i) {
+    const bool present = i >= node.input_present.size() || node.input_present[i];
+    if (!present)
+      return invalid_model("FusedElementwise: input " + std::to_string(i) + " is absent");
+    if (node.input_dtypes[i] != DType::kFloat && node.input_dtypes[i] != DType::kUndefined)
+      return unsupported_dtype("FusedElementwise", node.input_dtypes[i]);
+  }
+  SOD2_ASSIGN_OR_RETURN(ElementwiseProgram p,
+                        elementwise_program_from(node.attrs, node.input_dtypes.size()));
+  return std::unique_ptr<Kernel>(new FusedElementwiseKernel(std::move(p)));
+}
+
+}  // namespace
+
+void register_fused_elementwise(KernelRegistry& r) {
+  r.add("sod2", "FusedElementwise", 1, &fused_elementwise_factory);
+}
+
+}  // namespace sod2::rt::math

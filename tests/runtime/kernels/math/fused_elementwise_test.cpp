@@ -1,0 +1,245 @@
+// sod2:FusedElementwise computes what the ops' own kernels compute one after the other, bit for
+// bit, at one and two threads, across broadcasts and chunk edges; and a program from a package
+// that does not add up is refused when the kernel is made, naming what is wrong.
+#include <cstring>
+#include <limits>
+
+#include "math_test_util.h"
+#include "runtime/kernels/elementwise_program.h"
+
+namespace sod2::rt::math_test {
+namespace {
+
+HostTensor random_tensor(Shape shape, uint32_t seed, float lo = -3.f, float hi = 3.f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  HostTensor t(DType::kFloat, shape);
+  float* p = t.view().as<float>();
+  for (int64_t i = 0; i < t.view().numel(); ++i) p[i] = d(rng);
+  return t;
+}
+
+HostTensor scalar(float v) { return make_tensor<float>(DType::kFloat, Shape{}, {v}); }
+
+// Bitwise equal, any NaN equal to any NaN.
+std::string differs(const HostTensor& a, const HostTensor& b) {
+  if (!(a.view().shape == b.view().shape))
+    return "shapes " + a.view().shape.to_string() + " vs " + b.view().shape.to_string();
+  const float* x = a.view().as<const float>();
+  const float* y = b.view().as<const float>();
+  for (int64_t i = 0; i < a.view().numel(); ++i) {
+    if (std::isnan(x[i]) && std::isnan(y[i])) continue;
+    if (std::memcmp(&x[i], &y[i], sizeof(float)) != 0)
+      return "element " + std::to_string(i) + ": " + std::to_string(x[i]) + " vs " +
+             std::to_string(y[i]);
+  }
+  return "";
+}
+
+Expected<HostTensor> run_fused(const ElementwiseProgram& p,
+                               const std::vector<const HostTensor*>& inputs, int threads) {
+  SOD2_ASSIGN_OR_RETURN(auto out, testing::run_kernel(registry(), "FusedElementwise", 1, inputs, 1,
+                                                      to_attrs(p), threads, "sod2"));
+  return std::move(out[0]);
+}
+
+std::optional<float> no_attr(const char*) { return std::nullopt; }
+
+bool is_variadic_or_binary(EwOp op) {
+  switch (op) {
+    case EwOp::kAdd:
+    case EwOp::kSub:
+    case EwOp::kMul:
+    case EwOp::kDiv:
+    case EwOp::kPow:
+    case EwOp::kPRelu:
+    case EwOp::kMax:
+    case EwOp::kMin:
+    case EwOp::kSum: return true;
+    default: return false;
+  }
+}
+
+// Each op as a one-step program against its own kernel: x [2,3,257] (more than a chunk per row),
+// and for two-operand ops y [3,1] (broadcast inside a row) then y [257] (a row) then a scalar.
+TEST(FusedElementwise, EveryOpEqualsItsOwnKernel) {
+  const HostTensor x = random_tensor(Shape{2, 3, 257}, 1);
+  const std::vector<HostTensor> others = {random_tensor(Shape{3, 1}, 2),
+                                          random_tensor(Shape{257}, 3, 0.5f, 2.f), scalar(1.5f)};
+  for (int k = 0; k < kNumEwOps; ++k) {
+    const auto op = static_cast<EwOp>(k);
+    const std::string name(ew_op_name(op));
+    Attrs own;
+    std::function<std::optional<float>(const char*)> attr = no_attr;
+    if (op == EwOp::kLeakyRelu || op == EwOp::kElu || op == EwOp::kHardSigmoid ||
+        op == EwOp::kSelu) {
+      own.set("alpha", attr_float(0.3f));
+      attr = [](const char* n) -> std::optional<float> {
+        return std::string(n) == "alpha" ? std::optional<float>(0.3f) : std::nullopt;
+      };
+    }
+    for (const HostTensor& y : others) {
+      const bool two = is_variadic_or_binary(op);
+      std::vector<const HostTensor*> inputs = {&x};
+      std::vector<EwOperand> args = {{false, 0}};
+      if (two) {
+        inputs.push_back(&y);
+        args.push_back({false, 1});
+      }
+      auto step = elementwise_step(name, 17, args, attr);
+      ASSERT_TRUE(step.ok()) << name << ": " << step.status().message();
+      std::vector<const HostTensor*> own_inputs = inputs;
+      HostTensor lo = scalar(-0.5f), hi = scalar(0.75f);
+      if (op == EwOp::kClip) {
+        step = elementwise_step(name, 17, args, attr, -0.5f, 0.75f);
+        own_inputs = {&x, &lo, &hi};
+      }
+      auto want = testing::run_kernel(registry(), name, 17, own_inputs, 1, own);
+      ASSERT_TRUE(want.ok()) << name << ": " << want.status().message();
+      ElementwiseProgram p;
+      p.steps.push_back(*step);
+      for (int threads : {1, 2}) {
+        auto got = run_fused(p, inputs, threads);
+        ASSERT_TRUE(got.ok()) << name << ": " << got.status().message();
+        EXPECT_EQ(differs(*got, (*want)[0]), "")
+            << name << " with " << y.view().shape.to_string() << " at " << threads << " threads";
+      }
+      if (!two) break;
+    }
+  }
+}
+
+// GELU as exporters write it, with a bias broadcast along the channels: seven ops, one kernel.
+TEST(FusedElementwise, AChainEqualsItsOpsOneByOne) {
+  const HostTensor x = random_tensor(Shape{3, 7, 1000}, 4);
+  const HostTensor bias = random_tensor(Shape{1000}, 5);
+  const HostTensor sqrt2 = scalar(1.41421356f), one = scalar(1.f), half = scalar(0.5f);
+  auto run = [&](const char* op, std::vector<const HostTensor*> in) {
+    auto r = testing::run_kernel(registry(), op, 17, in, 1);
+    EXPECT_TRUE(r.ok()) << op;
+    return std::move((*r)[0]);
+  };
+  const HostTensor b = run("Add", {&x, &bias});
+  const HostTensor d = run("Div", {&b, &sqrt2});
+  const HostTensor e = run("Erf", {&d});
+  const HostTensor a = run("Add", {&e, &one});
+  const HostTensor m = run("Mul", {&b, &a});
+  const HostTensor want = run("Mul", {&m, &half});
+
+  // Inputs: x, bias, sqrt2, one, half.
+  auto step = [](const char* op, std::vector<EwOperand> args) {
+    return *elementwise_step(op, 17, std::move(args), no_attr);
+  };
+  ElementwiseProgram p;
+  p.steps = {step("Add", {{false, 0}, {false, 1}}),
+             step("Div", {{true, 0}, {false, 2}}),
+             step("Erf", {{true, 1}}),
+             step("Add", {{true, 2}, {false, 3}}),
+             step("Mul", {{true, 0}, {true, 3}}),
+             step("Mul", {{true, 4}, {false, 4}})};
+  for (int threads : {1, 2}) {
+    auto got = run_fused(p, {&x, &bias, &sqrt2, &one, &half}, threads);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(differs(*got, want), "") << threads << " threads";
+  }
+}
+
+// Broadcasts on both sides of the output ([4,1,6] with [5,1]), a dim of 1 inside, a scalar
+// output and an empty one.
+TEST(FusedElementwise, BroadcastShapesAndEdgeCases) {
+  const HostTensor a = random_tensor(Shape{4, 1, 6}, 6), b = random_tensor(Shape{5, 1}, 7);
+  auto want = testing::run_kernel(registry(), "Mul", 17, {&a, &b}, 1);
+  ASSERT_TRUE(want.ok());
+  ElementwiseProgram p;
+  p.steps = {*elementwise_step("Mul", 17, {{false, 0}, {false, 1}}, no_attr)};
+  auto got = run_fused(p, {&a, &b}, 2);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ((*got).view().shape, (Shape{4, 5, 6}));
+  EXPECT_EQ(differs(*got, (*want)[0]), "");
+
+  const HostTensor s = scalar(-2.f);
+  auto one = run_fused(p, {&s, &s}, 1);
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ((*one).view().as<const float>()[0], 4.f);
+
+  const HostTensor empty(DType::kFloat, Shape{0, 3});
+  auto none = run_fused(p, {&empty, &s}, 1);
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ((*none).view().numel(), 0);
+
+  const HostTensor c = random_tensor(Shape{3}, 8), d = random_tensor(Shape{4}, 9);
+  auto bad = run_fused(p, {&c, &d}, 1);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("FusedElementwise"), std::string::npos);
+}
+
+AttrValue strings(std::vector<std::string> v) {
+  AttrValue a{.kind = AttrValue::Kind::kStrings};
+  a.strings = std::move(v);
+  return a;
+}
+AttrValue ints(std::vector<int64_t> v) {
+  AttrValue a{.kind = AttrValue::Kind::kInts};
+  a.ints = std::move(v);
+  return a;
+}
+AttrValue floats(std::vector<float> v) {
+  AttrValue a{.kind = AttrValue::Kind::kFloats};
+  a.floats = std::move(v);
+  return a;
+}
+
+// A package's program is data: each inconsistency is an error when the kernel is made.
+TEST(FusedElementwise, AProgramThatDoesNotAddUpIsRefused) {
+  struct Case {
+    const char* what;
+    Attrs attrs;
+    const char* says;
+  };
+  auto program = [](std::vector<std::string> steps, std::vector<int64_t> arity,
+                    std::vector<int64_t> args) {
+    Attrs a;
+    const size_t n = steps.size();
+    a.set("steps", strings(std::move(steps)));
+    a.set("arity", ints(std::move(arity)));
+    a.set("args", ints(std::move(args)));
+    a.set("alpha", floats(std::vector<float>(n, 0.f)));
+    a.set("beta", floats(std::vector<float>(n, 0.f)));
+    return a;
+  };
+  Attrs missing_alpha = program({"Relu"}, {1}, {0});
+  missing_alpha.set("alpha", floats({}));
+  const std::vector<Case> cases = {
+      {"no steps", Attrs{}, "steps"},
+      {"an unknown op", program({"Gelu"}, {1}, {0}), "Gelu"},
+      {"a binary op with one operand", program({"Add"}, {1}, {0}), "operands"},
+      {"more operands than args", program({"Add"}, {2}, {0}), "operands"},
+      {"an input out of range", program({"Relu"}, {1}, {2}), "input 2"},
+      {"a step reading itself", program({"Relu"}, {1}, {-1}), "not an earlier step"},
+      {"a step reading a later one", program({"Relu", "Neg"}, {1, 1}, {-2, 0}),
+       "not an earlier step"},
+      {"args left over", program({"Relu"}, {1}, {0, 0}), "more than the steps take"},
+      {"a negative arity", program({"Relu"}, {-1}, {0}), "operands"},
+      {"alpha per step missing", missing_alpha, "one entry per step"},
+      {"too many steps",
+       program(std::vector<std::string>(kMaxEwSteps + 1, "Relu"),
+               std::vector<int64_t>(kMaxEwSteps + 1, 1), std::vector<int64_t>(kMaxEwSteps + 1, 0)),
+       "steps"},
+  };
+  const HostTensor x = random_tensor(Shape{4}, 10), y = random_tensor(Shape{4}, 11);
+  for (const Case& c : cases) {
+    const NodeInfo info = testing::node_info("FusedElementwise", 1, {&x, &y}, 1, c.attrs, "sod2");
+    auto k = registry().create(info);
+    ASSERT_FALSE(k.ok()) << c.what;
+    EXPECT_NE(k.status().message().find(c.says), std::string::npos)
+        << c.what << ": " << k.status().message();
+  }
+  // And a float16 input is not silently read as float32.
+  const HostTensor h(DType::kFloat16, Shape{4});
+  Attrs ok = program({"Relu"}, {1}, {0});
+  EXPECT_FALSE(
+      registry().create(testing::node_info("FusedElementwise", 1, {&h}, 1, ok, "sod2")).ok());
+}
+
+}  // namespace
+}  // namespace sod2::rt::math_test
