@@ -82,6 +82,7 @@ bench: build
 	@./build/bin/plan_bench ../shared/models build/bench
 	@./build/bin/studio_open_bench 10000 build/bench
 	@./build/bin/family_bench ../shared/models build/bench
+	@./build/bin/elementwise_fusion_bench build/bench
 	@./build/bin/vulkan_bench ../shared/models build/bench $(BENCH_THREADS)
 	@scripts/install-bench-deps.sh
 	@NODE_PATH=$$(../shared/bench/install-ort.sh | tail -1) \

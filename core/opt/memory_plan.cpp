@@ -119,12 +119,8 @@ sym::Binding typical_binding(const RdpResult& rdp) {
 Expected<MemoryPlan> plan_memory(const Graph& graph, const RdpResult& rdp,
                                  const MemoryPlanOptions& options) {
   MemoryPlan plan;
-  if (options.fuse) {
-    if (options.fusion) {
-      plan.fusion = *options.fusion;
-    } else {
-      SOD2_ASSIGN_OR_RETURN(plan.fusion, fuse(graph, rdp));
-    }
+  if (options.fusion) {
+    plan.fusion = *options.fusion;
     plan.units = units_of_fusion(graph, plan.fusion);
     plan.tensors = arena_tensors(graph, rdp, &plan.fusion);
   } else {

@@ -28,10 +28,9 @@ struct MemoryPlanOptions {
   // say); execution symbols they leave out take their upper bound.
   std::vector<sym::Binding> check_bindings;
   bool reorder = true;  // false: keep the source order
-  // true: plan fused groups (fusion.h) as the steps and keep the values inside a group out of
-  // the arena, as the runtime executes them; false: one node per step, every value materialised.
-  bool fuse = true;
-  // With fuse: these groups instead of fuse()'s own (a backend's restriction of them).
+  // The groups each step runs, the values inside a group kept out of the arena: the ones the
+  // target runs fused, which pipeline::compile decides once (fuse()'s candidates as the backend
+  // takes them); nullptr: one node per step, every value materialised.
   const FusionPlan* fusion = nullptr;
   // true: add size-bucketed versions (plan_versions.h) where a bucket gets closer to the bound.
   bool versions = true;

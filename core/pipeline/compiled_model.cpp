@@ -75,7 +75,6 @@ opt::FusionPlan runnable_groups(const Graph& graph, const opt::FusionPlan& candi
 // How the plan is made for `options` (fusion apart, which compile() decides).
 opt::MemoryPlanOptions memory_plan_options(const CompileOptions& options) {
   opt::MemoryPlanOptions plan_options;
-  plan_options.fuse = options.fuse;
   plan_options.reorder = options.reorder;
   plan_options.versions = options.plan_versions;
   plan_options.check_bindings = options.check_bindings;

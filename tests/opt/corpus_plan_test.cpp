@@ -85,8 +85,13 @@ TEST_P(CorpusPlan, VerifiedAtBenchmarkAndRandomBindings) {
     ASSERT_TRUE(binding.ok()) << binding.status().to_string();
     bench.push_back(*binding);
   }
+  // Over fusion's candidates (every group RDP allows): the planner's rules, whatever a backend
+  // then runs fused.
+  auto groups = fuse(graph, *rdp);
+  ASSERT_TRUE(groups.ok()) << groups.status().to_string();
   MemoryPlanOptions options;
   options.check_bindings = bench;
+  options.fusion = &*groups;
   auto plan = plan_memory(graph, *rdp, options);
   ASSERT_TRUE(plan.ok()) << plan.status().to_string();
   EXPECT_TRUE(plan->tensors.off_arena.empty()) << plan->tensors.off_arena[0].name;

@@ -15,9 +15,11 @@ namespace {
 using namespace sod2::testing;
 
 // The hand-worked layouts count one node per step, every value materialised.
-MemoryPlan plan_of(const Analysed& a, bool fuse = false) {
+MemoryPlan plan_of(const Analysed& a, bool fused = false) {
   MemoryPlanOptions options;
-  options.fuse = fuse;
+  auto groups = fuse(a.graph(), a.rdp);
+  EXPECT_TRUE(groups.ok()) << groups.status().to_string();
+  if (fused) options.fusion = &*groups;
   auto plan = plan_memory(a.graph(), a.rdp, options);
   EXPECT_TRUE(plan.ok()) << plan.status().to_string();
   return std::move(*plan);

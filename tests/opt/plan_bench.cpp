@@ -375,7 +375,11 @@ int synthetic_table(nlohmann::json* out) {
     auto rdp = run_rdp(*model, options);
     if (!rdp.ok()) return 1;
     const auto t0 = Clock::now();
-    auto plan = opt::plan_memory(*model->graph, *rdp);
+    auto groups = opt::fuse(*model->graph, *rdp);
+    if (!groups.ok()) return 1;
+    opt::MemoryPlanOptions fused;
+    fused.fusion = &*groups;
+    auto plan = opt::plan_memory(*model->graph, *rdp, fused);
     const double plan_ms = ms_since(t0);
     if (!plan.ok()) {
       std::cerr << "synthetic: " << plan.status().message() << "\n";

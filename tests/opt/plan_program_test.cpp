@@ -13,7 +13,11 @@ using namespace sod2::testing;
 
 TEST(PlanProgram, InstantiationMatchesEvaluatingEachExpression) {
   Analysed a = analyse(nonzero_model(), range_of("n", 1, 100));
-  auto plan = plan_memory(a.graph(), a.rdp);
+  auto groups = fuse(a.graph(), a.rdp);
+  ASSERT_TRUE(groups.ok());
+  MemoryPlanOptions fused;
+  fused.fusion = &*groups;
+  auto plan = plan_memory(a.graph(), a.rdp, fused);
   ASSERT_TRUE(plan.ok());
   const PlanProgram& program = plan->program;
   ASSERT_EQ(program.symbols().size(), 2u);
@@ -41,7 +45,6 @@ TEST(PlanProgram, InstantiationMatchesEvaluatingEachExpression) {
 TEST(PlanProgram, InstantiateAllocatesNothing) {
   Analysed a = analyse(residual_mlp_model(), range_of("n", 1, 64));
   MemoryPlanOptions unfused;
-  unfused.fuse = false;
   auto plan = plan_memory(a.graph(), a.rdp, unfused);
   ASSERT_TRUE(plan.ok());
   PlanInstance inst = plan->program.make_instance();

@@ -18,7 +18,13 @@
 namespace sod2::rt::math {
 namespace {
 
-constexpr int64_t kChunk = 256;
+// Floats per step's buffer: the buffers of every step and the spread one together stay within
+// about 16 KiB, in L1 beside the input and output streams (a long group takes shorter chunks),
+// and a chunk holds several short rows (one call per step for all of them).
+int64_t chunk_floats(size_t steps) {
+  const auto budget = static_cast<int64_t>(4096 / (steps + 1)) / 64 * 64;
+  return std::clamp<int64_t>(budget, 256, 1024);
+}
 
 // The output walked as rows of its innermost (collapsed) dim, each input's offset per output
 // index and its step along a row (1, or 0 where it broadcasts).
@@ -65,10 +71,11 @@ void plan_walk(const Shape& out, std::span<const Tensor* const> inputs,
   }
 }
 
-// An operand of a step over one chunk: `n` values at p[i * step].
+// An operand of a step over one chunk of `rows` rows of n elements: element (r, i) at
+// p[r * row + i * step]; step is 1, or 0 where it broadcasts along the row.
 struct Arg {
   const float* p;
-  int64_t step;
+  int64_t row, step;
 };
 
 float fold_max(float a, float b) {
@@ -80,26 +87,53 @@ float fold_min(float a, float b) {
   return b < a || b != b ? b : a;
 }
 
+// y (rows x n, contiguous) = f over the operands, element by element.
 template <class F>
-void map1(const Arg& a, float* y, int64_t n, F f) {
-  for (int64_t i = 0; i < n; ++i) y[i] = f(a.p[i * a.step]);
+void map1(const Arg& a, float* y, int64_t rows, int64_t n, F f) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = a.p + r * a.row;
+    float* out = y + r * n;
+    if (a.step == 1) {
+      for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+    } else {
+      const float v = f(*x);
+      for (int64_t i = 0; i < n; ++i) out[i] = v;
+    }
+  }
 }
 template <class F>
-void map2(const Arg& a, const Arg& b, float* y, int64_t n, F f) {
-  for (int64_t i = 0; i < n; ++i) y[i] = f(a.p[i * a.step], b.p[i * b.step]);
+void map2(const Arg& a, const Arg& b, float* y, int64_t rows, int64_t n, F f) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = a.p + r * a.row;
+    const float* z = b.p + r * b.row;
+    float* out = y + r * n;
+    for (int64_t i = 0; i < n; ++i) out[i] = f(x[i * a.step], z[i * b.step]);
+  }
 }
 
-// y[0..n) = the step over its operands. `spread` holds n floats for a broadcast operand the
-// vector loops need as a row.
-void eval_step(const EwStep& s, std::span<const Arg> args, float* y, int64_t n, float* spread) {
-  auto row = [&](const Arg& a) -> const float* {
-    if (a.step == 1) return a.p;
-    std::fill(spread, spread + n, *a.p);
+// y (rows x n, contiguous) = the step over its operands. `spread` holds rows x n floats, for an
+// operand the vector loops need contiguous.
+void eval_step(const EwStep& s, std::span<const Arg> args, float* y, int64_t rows, int64_t n,
+               float* spread) {
+  const int64_t total = rows * n;
+  auto flat = [&](const Arg& a) -> const float* {
+    if (a.step == 1 && (a.row == n || rows == 1)) return a.p;
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* x = a.p + r * a.row;
+      float* out = spread + r * n;
+      if (a.step == 1) {
+        std::copy(x, x + n, out);
+      } else {
+        std::fill(out, out + n, *x);
+      }
+    }
     return spread;
   };
-  auto unary = [&](UnaryF32 op) { unary_f32(op, row(args[0]), y, n, s.alpha, s.beta); };
+  auto unary = [&](UnaryF32 op) { unary_f32(op, flat(args[0]), y, total, s.alpha, s.beta); };
   auto binary = [&](BinaryF32 op) {
-    binary_rows_f32(op, y, args[0].p, 0, args[0].step, args[1].p, 0, args[1].step, 1, n);
+    const Arg& a = args[0];
+    const Arg& b = args[1];
+    binary_rows_f32(op, y, a.p, a.row, a.step, b.p, b.row, b.step, rows, n);
   };
   const Arg& x = args[0];
   const float alpha = s.alpha, beta = s.beta;
@@ -124,39 +158,43 @@ void eval_step(const EwStep& s, std::span<const Arg> args, float* y, int64_t n, 
     case EwOp::kSub: return binary(BinaryF32::kSub);
     case EwOp::kMul: return binary(BinaryF32::kMul);
     case EwOp::kDiv: return binary(BinaryF32::kDiv);
-    case EwOp::kIdentity: return map1(x, y, n, [](float v) { return v; });
-    case EwOp::kLog: return map1(x, y, n, [](float v) { return std::log(v); });
-    case EwOp::kSin: return map1(x, y, n, [](float v) { return std::sin(v); });
-    case EwOp::kCos: return map1(x, y, n, [](float v) { return std::cos(v); });
+    case EwOp::kIdentity: return map1(x, y, rows, n, [](float v) { return v; });
+    case EwOp::kLog: return map1(x, y, rows, n, [](float v) { return std::log(v); });
+    case EwOp::kSin: return map1(x, y, rows, n, [](float v) { return std::sin(v); });
+    case EwOp::kCos: return map1(x, y, rows, n, [](float v) { return std::cos(v); });
     case EwOp::kSoftplus:
-      return map1(x, y, n,
+      return map1(x, y, rows, n,
                   [](float v) { return std::max(v, 0.f) + std::log1p(std::exp(-std::abs(v))); });
     case EwOp::kElu:
-      return map1(x, y, n, [alpha](float v) { return v < 0 ? alpha * std::expm1(v) : v; });
+      return map1(x, y, rows, n, [alpha](float v) { return v < 0 ? alpha * std::expm1(v) : v; });
     case EwOp::kSelu:
-      return map1(x, y, n,
+      return map1(x, y, rows, n,
                   [alpha, beta](float v) { return beta * (v <= 0 ? alpha * std::expm1(v) : v); });
     case EwOp::kClip:
-      return map1(x, y, n, [alpha, beta](float v) {
+      return map1(x, y, rows, n, [alpha, beta](float v) {
         const float a = v < alpha ? alpha : v;
         return a > beta ? beta : a;
       });
-    case EwOp::kPow: return map2(x, args[1], y, n, [](float a, float b) { return std::pow(a, b); });
+    case EwOp::kPow:
+      return map2(x, args[1], y, rows, n, [](float a, float b) { return std::pow(a, b); });
     case EwOp::kPRelu:
-      return map2(x, args[1], y, n, [](float a, float slope) { return a < 0 ? a * slope : a; });
+      return map2(x, args[1], y, rows, n,
+                  [](float a, float slope) { return a < 0 ? a * slope : a; });
     case EwOp::kMax:
     case EwOp::kMin:
     case EwOp::kSum: {
-      map1(x, y, n, [](float v) { return v; });
+      // Left to right, as the variadic kernel folds; y may be read as the accumulator since
+      // no operand is y (temps and the output are distinct buffers).
+      map1(x, y, rows, n, [](float v) { return v; });
+      const Arg acc{y, n, 1};
       for (size_t k = 1; k < args.size(); ++k) {
-        const Arg& b = args[k];
-        const Arg acc{y, 1};
-        if (s.op == EwOp::kMax)
-          map2(acc, b, y, n, fold_max);
-        else if (s.op == EwOp::kMin)
-          map2(acc, b, y, n, fold_min);
-        else
-          map2(acc, b, y, n, [](float u, float v) { return u + v; });
+        if (s.op == EwOp::kMax) {
+          map2(acc, args[k], y, rows, n, fold_max);
+        } else if (s.op == EwOp::kMin) {
+          map2(acc, args[k], y, rows, n, fold_min);
+        } else {
+          map2(acc, args[k], y, rows, n, [](float u, float v) { return u + v; });
+        }
       }
       return;
     }
@@ -167,6 +205,7 @@ class FusedElementwiseKernel final : public Kernel {
  public:
   explicit FusedElementwiseKernel(ElementwiseProgram program) : program_(std::move(program)) {
     for (const EwStep& s : program_.steps) max_args_ = std::max(max_args_, s.args.size());
+    chunk_ = chunk_floats(program_.steps.size());
   }
 
   Status run(KernelContext& ctx) override {
@@ -195,8 +234,8 @@ class FusedElementwiseKernel final : public Kernel {
     // One slice of the output per thread, each with its own buffers from the scratch: a buffer
     // per step and one for a broadcast operand, then the operands and the inputs' offsets.
     const int64_t slices =
-        std::clamp<int64_t>(numel / kTranscendentalGrain, 1, ctx.pool().num_threads());
-    const size_t floats = (steps + 1) * static_cast<size_t>(kChunk);
+        std::clamp<int64_t>(numel / kElementwiseGrain, 1, 4 * ctx.pool().num_threads());
+    const size_t floats = (steps + 1) * static_cast<size_t>(chunk_);
     const size_t per_slice = floats * sizeof(float) + max_args_ * sizeof(Arg) + k * sizeof(int64_t);
     const size_t slice_bytes = (per_slice + 63) / 64 * 64;
     SOD2_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(slice_bytes * static_cast<size_t>(slices)));
@@ -214,11 +253,14 @@ class FusedElementwiseKernel final : public Kernel {
   }
 
  private:
-  // Output elements [begin, end), row piece by row piece, a chunk at a time.
+  // Output elements [begin, end), a chunk at a time: a piece of one row, or as many whole
+  // rows of the innermost dim as fit in a chunk (a short row costs one call per step, not one
+  // per row).
   void run_slice(const Walk& w, int64_t begin, int64_t end, float* temps, Arg* args,
                  int64_t* offsets, float* y) const {
     const size_t k = inputs_.size(), steps = program_.steps.size();
     const int last = w.rank - 1;
+    const int64_t n_row = w.dims[last];
     int64_t idx[kMaxRank];
     int64_t rem = begin;
     for (int d = last; d >= 0; --d) {
@@ -231,28 +273,37 @@ class FusedElementwiseKernel final : public Kernel {
         for (int d = 0; d <= last; ++d) off += idx[d] * w.strides[i][static_cast<size_t>(d)];
         offsets[i] = off;
       }
-      const int64_t count = std::min(w.dims[last] - idx[last], end - pos);
-      for (int64_t c = 0; c < count; c += kChunk) {
-        const int64_t n = std::min(kChunk, count - c);
+      // Whole rows from here, inside this slice and the dim above: rows x n_row.
+      int64_t rows = 1, n = std::min(n_row - idx[last], end - pos);
+      if (last > 0 && idx[last] == 0 && n_row <= chunk_) {
+        rows = std::min({chunk_ / n_row, w.dims[last - 1] - idx[last - 1], (end - pos) / n_row});
+        rows = std::max<int64_t>(rows, 1);
+        n = rows > 1 ? n_row : n;
+      }
+      for (int64_t c = 0; c < n; c += chunk_) {
+        const int64_t len = std::min(chunk_, n - c);
         for (size_t j = 0; j < steps; ++j) {
           const EwStep& s = program_.steps[j];
           for (size_t a = 0; a < s.args.size(); ++a) {
             const EwOperand& o = s.args[a];
             if (o.temp) {
-              args[a] = {temps + static_cast<size_t>(o.index) * kChunk, 1};
+              args[a] = {temps + static_cast<size_t>(o.index) * chunk_, len, 1};
             } else {
               const auto in = static_cast<size_t>(o.index);
               const int64_t step = w.strides[in][static_cast<size_t>(last)] == 0 ? 0 : 1;
-              args[a] = {inputs_[in]->as<const float>() + offsets[in] + c * step, step};
+              const int64_t row = last > 0 ? w.strides[in][static_cast<size_t>(last - 1)] : 0;
+              args[a] = {inputs_[in]->as<const float>() + offsets[in] + c * step, row, step};
             }
           }
-          float* dst = j + 1 == steps ? y + pos + c : temps + j * kChunk;
-          eval_step(s, std::span<const Arg>(args, s.args.size()), dst, n, temps + steps * kChunk);
+          float* dst = j + 1 == steps ? y + pos + c : temps + j * chunk_;
+          eval_step(s, std::span<const Arg>(args, s.args.size()), dst, rows, len,
+                    temps + steps * chunk_);
         }
       }
-      pos += count;
-      idx[last] += count;
-      for (int d = last; d > 0 && idx[d] >= w.dims[d]; --d) {
+      pos += rows * n;
+      const int moved = rows > 1 ? last - 1 : last;
+      idx[moved] += rows > 1 ? rows : n;
+      for (int d = moved; d > 0 && idx[d] >= w.dims[d]; --d) {
         idx[d] = 0;
         ++idx[d - 1];
       }
@@ -261,6 +312,7 @@ class FusedElementwiseKernel final : public Kernel {
 
   ElementwiseProgram program_;
   size_t max_args_ = 0;
+  int64_t chunk_ = 256;
   // Kept between runs, so a run allocates nothing once they have grown.
   std::vector<const Shape*> shapes_;
   std::vector<const Tensor*> inputs_;
