@@ -94,11 +94,10 @@ Expected<EwStep> elementwise_step(std::string_view op_type, int opset, std::vect
 }
 
 Attrs to_attrs(const ElementwiseProgram& program) {
-  AttrValue steps{.kind = AttrValue::Kind::kStrings};
-  AttrValue arity{.kind = AttrValue::Kind::kInts};
-  AttrValue args{.kind = AttrValue::Kind::kInts};
-  AttrValue alpha{.kind = AttrValue::Kind::kFloats};
-  AttrValue beta{.kind = AttrValue::Kind::kFloats};
+  AttrValue steps, arity, args, alpha, beta;
+  steps.kind = AttrValue::Kind::kStrings;
+  arity.kind = args.kind = AttrValue::Kind::kInts;
+  alpha.kind = beta.kind = AttrValue::Kind::kFloats;
   for (const EwStep& s : program.steps) {
     steps.strings.emplace_back(ew_op_name(s.op));
     arity.ints.push_back(static_cast<int64_t>(s.args.size()));

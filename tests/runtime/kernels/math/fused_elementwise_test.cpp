@@ -174,17 +174,20 @@ TEST(FusedElementwise, BroadcastShapesAndEdgeCases) {
 }
 
 AttrValue strings(std::vector<std::string> v) {
-  AttrValue a{.kind = AttrValue::Kind::kStrings};
+  AttrValue a;
+  a.kind = AttrValue::Kind::kStrings;
   a.strings = std::move(v);
   return a;
 }
 AttrValue ints(std::vector<int64_t> v) {
-  AttrValue a{.kind = AttrValue::Kind::kInts};
+  AttrValue a;
+  a.kind = AttrValue::Kind::kInts;
   a.ints = std::move(v);
   return a;
 }
 AttrValue floats(std::vector<float> v) {
-  AttrValue a{.kind = AttrValue::Kind::kFloats};
+  AttrValue a;
+  a.kind = AttrValue::Kind::kFloats;
   a.floats = std::move(v);
   return a;
 }
