@@ -367,27 +367,21 @@ Expected<FusionPlan> fuse(const Graph& graph, const RdpResult& rdp) {
   return Fuser(graph, rdp).run();
 }
 
-FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
-                           std::span<const std::string> split_because) {
-  FusionPlan out;
-  out.kernels_unfused = plan.kernels_unfused;
+namespace {
+
+// A node alone, saying why when `because` is not empty.
+FusionGroup alone(const Graph& graph, NodeId n, const std::string& because) {
+  FusionGroup single;
+  single.nodes = {n};
+  single.kind = "single";
+  if (!because.empty())
+    single.not_fused.push_back("'" + graph.node(n).name + "' runs alone: " + because);
+  return single;
+}
+
+// `out.groups` made into a plan: each node's group and each group's inputs and outputs.
+FusionPlan finish(const Graph& graph, FusionPlan out) {
   out.group_of.assign(graph.num_nodes(), -1);
-  for (size_t i = 0; i < plan.groups.size(); ++i) {
-    const FusionGroup& grp = plan.groups[i];
-    if (grp.nodes.size() == 1 || i >= split_because.size() || split_because[i].empty()) {
-      out.groups.push_back(grp);
-    } else {
-      // Split in place, in the group's own (topological) node order: the group order stays
-      // topological.
-      for (NodeId n : grp.nodes) {
-        FusionGroup single;
-        single.nodes = {n};
-        single.kind = "single";
-        single.not_fused.push_back("'" + graph.node(n).name + "' runs alone: " + split_because[i]);
-        out.groups.push_back(std::move(single));
-      }
-    }
-  }
   for (size_t i = 0; i < out.groups.size(); ++i)
     for (NodeId n : out.groups[i].nodes)
       out.group_of[static_cast<size_t>(n)] = static_cast<int32_t>(i);
@@ -395,11 +389,29 @@ FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
   return out;
 }
 
+}  // namespace
+
+FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
+                           std::span<const std::string> split_because) {
+  FusionPlan out;
+  out.kernels_unfused = plan.kernels_unfused;
+  for (size_t i = 0; i < plan.groups.size(); ++i) {
+    const FusionGroup& grp = plan.groups[i];
+    if (grp.nodes.size() == 1 || i >= split_because.size() || split_because[i].empty()) {
+      out.groups.push_back(grp);
+    } else {
+      // Split in place, in the group's own (topological) node order: the group order stays
+      // topological.
+      for (NodeId n : grp.nodes) out.groups.push_back(alone(graph, n, split_because[i]));
+    }
+  }
+  return finish(graph, std::move(out));
+}
+
 FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
                         std::span<const std::string> peel_because) {
   FusionPlan out;
   out.kernels_unfused = plan.kernels_unfused;
-  out.group_of.assign(graph.num_nodes(), -1);
   for (size_t i = 0; i < plan.groups.size(); ++i) {
     const FusionGroup& grp = plan.groups[i];
     if (grp.nodes.size() == 1 || i >= peel_because.size() || peel_because[i].empty()) {
@@ -412,11 +424,7 @@ FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
       return fusion_role(graph.node(n)) != FusionRole::kElementwise;
     });
     const NodeId a = first == grp.nodes.end() ? grp.nodes.front() : *first;
-    FusionGroup anchor;
-    anchor.nodes = {a};
-    anchor.kind = "single";
-    anchor.not_fused.push_back("'" + graph.node(a).name + "' runs alone: " + peel_because[i]);
-    out.groups.push_back(std::move(anchor));
+    out.groups.push_back(alone(graph, a, peel_because[i]));
     std::vector<NodeId> rest;
     for (NodeId n : grp.nodes)
       if (n != a) rest.push_back(n);
@@ -431,20 +439,9 @@ FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
       out.groups.push_back(std::move(tail));
       continue;
     }
-    for (NodeId n : rest) {
-      FusionGroup single;
-      single.nodes = {n};
-      single.kind = "single";
-      if (!elementwise)
-        single.not_fused.push_back("'" + graph.node(n).name + "' runs alone: " + peel_because[i]);
-      out.groups.push_back(std::move(single));
-    }
+    for (NodeId n : rest) out.groups.push_back(alone(graph, n, elementwise ? "" : peel_because[i]));
   }
-  for (size_t i = 0; i < out.groups.size(); ++i)
-    for (NodeId n : out.groups[i].nodes)
-      out.group_of[static_cast<size_t>(n)] = static_cast<int32_t>(i);
-  fill_group_io(graph, &out);
-  return out;
+  return finish(graph, std::move(out));
 }
 
 }  // namespace sod2::opt

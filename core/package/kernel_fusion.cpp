@@ -10,6 +10,7 @@
 #include "core/package/elementwise_fusion.h"
 #include "core/package/program_builder.h"
 #include "core/sym/prover.h"
+#include "runtime/program/program.h"
 
 namespace sod2::package {
 namespace {
@@ -717,8 +718,14 @@ const char* fusion_refusal_text(FusionRefusal r) {
       }();
       return text.c_str();
     }
-    case FusionRefusal::kShaderLimits:
-      return "more tensor inputs (4) or a higher rank (6) than a generated Vulkan shader takes";
+    case FusionRefusal::kShaderLimits: {
+      static const std::string text =
+          "more tensor inputs (" + std::to_string(rt::kMaxGpuKernelInputs) +
+          ") or a higher rank (" + std::to_string(rt::kMaxGpuRank) +
+          ") than a generated Vulkan shader takes (fewer at a high rank: the push constants hold "
+          "32 words)";
+      return text.c_str();
+    }
     case FusionRefusal::kUnsupportedEpilogueOp: {
       // Named from the per-op table, so the text lists what the matcher accepts.
       static const std::string text = [] {

@@ -40,12 +40,12 @@ struct FusedKernel {
   ValueId output = kNoValue;    // the group's one output
 };
 
-// Why the CPU has no fused kernel for a candidate group (typed, so that tools count and explain
+// Why the target has no fused kernel for a candidate group (typed, so that tools count and explain
 // refusals without parsing text).
 enum class FusionRefusal : uint8_t {
   kNone,                   // it has one
   kSingleNode,             // nothing to fuse
-  kNoContractionAnchor,    // not Conv/MatMul/Gemm/BatchNormalization first: elementwise groups...
+  kNoContractionAnchor,    // a normalization or reduction group without a fused kernel
   kBatchNormNotInference,  // training mode, spatial = 0, or statistics not float32 constants
   kSeveralOutputs,
   kNotFloat32,

@@ -14,11 +14,13 @@ constexpr std::array<std::string_view, kNumEwOps> kNames = {
     "Reciprocal", "Relu", "Round", "Selu",        "Sigmoid",   "Sin",      "Softplus",
     "Softsign",   "Sqrt", "Sub",   "Sum",         "Tanh"};
 
-// Operands an op takes: exactly `lo` when lo == hi, else lo..hi (variadic Max/Min/Sum).
-struct Arity {
-  size_t lo, hi;
-};
-Arity arity_of(EwOp op) {
+std::string step_text(size_t j, EwOp op) {
+  return "step " + std::to_string(j) + " (" + std::string(kNames[static_cast<size_t>(op)]) + ")";
+}
+
+}  // namespace
+
+EwArity ew_op_arity(EwOp op) {
   switch (op) {
     case EwOp::kAdd:
     case EwOp::kSub:
@@ -32,12 +34,6 @@ Arity arity_of(EwOp op) {
     default: return {1, 1};
   }
 }
-
-std::string step_text(size_t j, EwOp op) {
-  return "step " + std::to_string(j) + " (" + std::string(ew_op_name(op)) + ")";
-}
-
-}  // namespace
 
 std::string_view ew_op_name(EwOp op) { return kNames[static_cast<size_t>(op)]; }
 
@@ -86,7 +82,7 @@ Expected<EwStep> elementwise_step(std::string_view op_type, int opset, std::vect
     }
     default: break;
   }
-  const Arity a = arity_of(*op);
+  const EwArity a = ew_op_arity(*op);
   if (args.size() < a.lo || args.size() > a.hi)
     return unsupported(std::string(op_type) + " with " + std::to_string(args.size()) + " operands");
   s.args = std::move(args);
@@ -140,7 +136,7 @@ Expected<ElementwiseProgram> elementwise_program_from(const Attrs& attrs, size_t
     s.op = *op;
     s.alpha = alpha[j];
     s.beta = beta[j];
-    const Arity a = arity_of(*op);
+    const EwArity a = ew_op_arity(*op);
     const int64_t k = arity[j];
     if (k < static_cast<int64_t>(a.lo) || k > static_cast<int64_t>(a.hi) ||
         static_cast<size_t>(k) > args.size() - at)

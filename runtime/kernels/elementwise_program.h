@@ -64,6 +64,13 @@ inline constexpr int kNumEwOps = static_cast<int>(EwOp::kTanh) + 1;
 std::string_view ew_op_name(EwOp op);
 std::optional<EwOp> ew_op_from_name(std::string_view op_type);
 
+// The operands a step of `op` takes: lo to hi (two for the binary ops, one or more for the
+// variadic Max/Min/Sum, one for the rest: Clip's bounds are parameters).
+struct EwArity {
+  size_t lo, hi;
+};
+EwArity ew_op_arity(EwOp op);
+
 // One step's operand: the node's input `index`, or the result of step `index`.
 struct EwOperand {
   bool temp = false;

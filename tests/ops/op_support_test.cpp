@@ -65,8 +65,7 @@ TEST(OpSupport, FusedElementwiseOpsAreThoseTheProgramEvaluatesAndCompileToSpirv)
     if (!row.fused_elementwise) continue;
     ++listed;
     EXPECT_EQ(row.role, FusionRole::kElementwise) << op;
-    const bool two = op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" ||
-                     op == "PRelu" || op == "Max" || op == "Min" || op == "Sum";
+    const bool two = rt::ew_op_arity(*rt::ew_op_from_name(op)).hi > 1;
     std::vector<rt::EwOperand> args = {{false, 0}};
     if (two) args.push_back({false, 1});
     auto step = rt::elementwise_step(op, 23, args, [](const char*) { return std::nullopt; });

@@ -45,21 +45,6 @@ Expected<HostTensor> run_fused(const ElementwiseProgram& p,
 
 std::optional<float> no_attr(const char*) { return std::nullopt; }
 
-bool is_variadic_or_binary(EwOp op) {
-  switch (op) {
-    case EwOp::kAdd:
-    case EwOp::kSub:
-    case EwOp::kMul:
-    case EwOp::kDiv:
-    case EwOp::kPow:
-    case EwOp::kPRelu:
-    case EwOp::kMax:
-    case EwOp::kMin:
-    case EwOp::kSum: return true;
-    default: return false;
-  }
-}
-
 // Each op as a one-step program against its own kernel: x [2,3,257] (more than a chunk per row),
 // and for two-operand ops y [3,1] (broadcast inside a row) then y [257] (a row) then a scalar.
 TEST(FusedElementwise, EveryOpEqualsItsOwnKernel) {
@@ -79,7 +64,7 @@ TEST(FusedElementwise, EveryOpEqualsItsOwnKernel) {
       };
     }
     for (const HostTensor& y : others) {
-      const bool two = is_variadic_or_binary(op);
+      const bool two = ew_op_arity(op).hi > 1;
       std::vector<const HostTensor*> inputs = {&x};
       std::vector<EwOperand> args = {{false, 0}};
       if (two) {
