@@ -412,34 +412,58 @@ FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
                         std::span<const std::string> peel_because) {
   FusionPlan out;
   out.kernels_unfused = plan.kernels_unfused;
+  // Nodes of one side of the anchor: one "elementwise" group when they all are and there are
+  // two or more, else each alone (saying why when it is not elementwise).
+  auto add_side = [&](const FusionGroup& grp, std::vector<NodeId> side, const std::string& why) {
+    const bool elementwise = std::all_of(side.begin(), side.end(), [&](NodeId n) {
+      return fusion_role(graph.node(n)) == FusionRole::kElementwise;
+    });
+    if (elementwise && side.size() > 1) {
+      FusionGroup g;
+      g.nodes = std::move(side);
+      g.kind = "elementwise";
+      g.not_fused = grp.not_fused;
+      out.groups.push_back(std::move(g));
+      return;
+    }
+    for (NodeId n : side) out.groups.push_back(alone(graph, n, elementwise ? "" : why));
+  };
   for (size_t i = 0; i < plan.groups.size(); ++i) {
     const FusionGroup& grp = plan.groups[i];
     if (grp.nodes.size() == 1 || i >= peel_because.size() || peel_because[i].empty()) {
       out.groups.push_back(grp);
       continue;
     }
-    // The contraction: the group's one node that is not elementwise (an elementwise node of its
+    // The anchor: the group's one node that is not elementwise (an elementwise node of its
     // epilogue that reads only outside values may come first in the order).
     const auto first = std::find_if(grp.nodes.begin(), grp.nodes.end(), [&](NodeId n) {
       return fusion_role(graph.node(n)) != FusionRole::kElementwise;
     });
     const NodeId a = first == grp.nodes.end() ? grp.nodes.front() : *first;
-    out.groups.push_back(alone(graph, a, peel_because[i]));
-    std::vector<NodeId> rest;
-    for (NodeId n : grp.nodes)
-      if (n != a) rest.push_back(n);
-    const bool elementwise = std::all_of(rest.begin(), rest.end(), [&](NodeId n) {
-      return fusion_role(graph.node(n)) == FusionRole::kElementwise;
-    });
-    if (elementwise && rest.size() > 1) {
-      FusionGroup tail;
-      tail.nodes = rest;
-      tail.kind = "elementwise";
-      tail.not_fused = grp.not_fused;
-      out.groups.push_back(std::move(tail));
-      continue;
+    // Its prologue: the group's nodes it reads, directly or through others of them.
+    std::vector<bool> feeds(graph.num_nodes(), false);
+    std::vector<NodeId> stack{a};
+    while (!stack.empty()) {
+      const NodeId n = stack.back();
+      stack.pop_back();
+      for (ValueId v : graph.node(n).inputs) {
+        if (v == kNoValue) continue;
+        const NodeId p = graph.value(v).producer;
+        if (p == kNoNode || feeds[static_cast<size_t>(p)] ||
+            plan.group_of[static_cast<size_t>(p)] != static_cast<int32_t>(i))
+          continue;
+        feeds[static_cast<size_t>(p)] = true;
+        stack.push_back(p);
+      }
     }
-    for (NodeId n : rest) out.groups.push_back(alone(graph, n, elementwise ? "" : peel_because[i]));
+    std::vector<NodeId> prologue, epilogue;
+    for (NodeId n : grp.nodes) {
+      if (n == a) continue;
+      (feeds[static_cast<size_t>(n)] ? prologue : epilogue).push_back(n);
+    }
+    add_side(grp, std::move(prologue), peel_because[i]);
+    out.groups.push_back(alone(graph, a, peel_because[i]));
+    add_side(grp, std::move(epilogue), peel_because[i]);
   }
   return finish(graph, std::move(out));
 }

@@ -56,13 +56,14 @@ Expected<FusionPlan> fuse(const Graph& graph, const RdpResult& rdp);
 FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
                            std::span<const std::string> split_because);
 
-// `plan` with each group whose `peel_because` entry is not empty split in two: its first node
-// (a contraction, which has no prologue) alone, and the rest, when they are all elementwise, as
-// one "elementwise" group (a node alone when one is left; every node alone otherwise). A
-// backend without a fused kernel for the contraction with its epilogue may still run the
-// epilogue fused. The rest stays convex: a path out of it and back would have run through the
-// contraction, which then had a prologue. The contraction's not_fused says "'node' runs alone: "
-// and the reason. Group inputs and outputs are recomputed.
+// `plan` with each group whose `peel_because` entry is not empty split around its anchor (its
+// one node that is not elementwise: a contraction, normalization or reduction): the prologue (the
+// group's nodes the anchor reads, directly or not), the anchor alone, and the rest; each side, when
+// all elementwise, one "elementwise" group (a node alone when one is left; every node alone
+// otherwise). A backend without a fused kernel for the anchor with its neighbours may still run
+// them fused. Each side stays convex: a path out of one and back would run through the anchor,
+// making a prologue node its reader or an epilogue node its source. The anchor's not_fused says
+// "'node' runs alone: " and the reason. Group inputs and outputs are recomputed.
 FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
                         std::span<const std::string> peel_because);
 

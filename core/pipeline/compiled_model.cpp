@@ -32,9 +32,9 @@ std::string refused_because(Target target, const opt::FusionGroup& group,
          "')";
 }
 
-// The candidates and their verdicts on `target`. A contraction the target does not run with its
-// epilogue leaves the epilogue, which it may still run fused as an elementwise group: such a
-// contraction is peeled off and the rest asked again.
+// The candidates and their verdicts on `target`. A contraction, normalization or reduction the
+// target does not run with its neighbours leaves them, which it may still run fused as
+// elementwise groups: such an anchor is peeled off and the sides asked again.
 std::vector<package::FusionVerdict> decide_fusion(const Graph& graph, const RdpResult& rdp,
                                                   Target target, opt::FusionPlan* candidates) {
   std::vector<package::FusionVerdict> verdicts =
@@ -44,14 +44,16 @@ std::vector<package::FusionVerdict> decide_fusion(const Graph& graph, const RdpR
   for (size_t i = 0; i < verdicts.size(); ++i) {
     const opt::FusionGroup& g = candidates->groups[i];
     if (verdicts[i].kernel || g.nodes.size() < 3) continue;
-    // One contraction and elementwise ops (a QDQ group's quantization nodes stay with it).
-    int contractions = 0, others = 0;
+    // One anchor and elementwise ops (a QDQ group's quantization nodes stay with it).
+    int anchors = 0, others = 0;
     for (NodeId n : g.nodes) {
       const FusionRole r = opt::fusion_role(graph.node(n));
-      contractions += r == FusionRole::kContraction;
-      others += r != FusionRole::kContraction && r != FusionRole::kElementwise;
+      const bool anchor = r == FusionRole::kContraction || r == FusionRole::kNormalization ||
+                          r == FusionRole::kReduction;
+      anchors += anchor;
+      others += !anchor && r != FusionRole::kElementwise;
     }
-    if (contractions != 1 || others != 0) continue;
+    if (anchors != 1 || others != 0) continue;
     peel[i] = refused_because(target, g, verdicts[i]);
     any = true;
   }

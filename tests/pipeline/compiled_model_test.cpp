@@ -139,6 +139,74 @@ TEST(CompiledModel, AnElementwiseGroupRunsAsOneKernelWithItsInsideOutOfThePlan) 
       EXPECT_EQ((*got)[o].as<float>()[i], (*want)[o].as<float>()[i]) << o << " " << i;
 }
 
+// The program's kernels in order, as "domain:op" for sod2 ops.
+std::vector<std::string> kernel_ops(const pipeline::CompiledModel& c) {
+  std::vector<std::string> ops;
+  for (const rt::NodeDesc& n : c.program.graphs[0].nodes)
+    ops.push_back(n.info.domain.empty() ? n.info.op_type : n.info.domain + ":" + n.info.op_type);
+  return ops;
+}
+
+// A contraction or normalization the CPU does not run with its neighbours is peeled off: it runs
+// alone, saying why, and its elementwise epilogue still runs as one FusedElementwise.
+TEST(CompiledModel, ARefusedAnchorIsPeeledAndItsEpilogueStillFuses) {
+  // MatMul with symbolic output channels (no fused kernel), then Exp and Neg.
+  {
+    onnx::ModelProto m = testing::make_model(17);
+    auto* g = m.mutable_graph();
+    add_input(g, "a", {2, "k"});
+    add_input(g, "b", {"k", "m"});
+    add_node(g, "MatMul", {"a", "b"}, {"z"}, "matmul");
+    add_node(g, "Exp", {"z"}, {"e"}, "exp");
+    add_node(g, "Neg", {"e"}, {"y"}, "neg");
+    add_output(g, "y", {2, "m"});
+    auto model = import_onnx_bytes(testing::serialize(m), "", "peel matmul");
+    ASSERT_TRUE(model.ok()) << model.status().to_string();
+    pipeline::CompileOptions o;
+    o.rdp.ranges["k"] = {1, 16, 1};
+    o.rdp.ranges["m"] = {1, 16, 1};
+    auto c = pipeline::compile(std::move(*model), o);
+    ASSERT_TRUE(c.ok()) << c.status().to_string();
+    EXPECT_EQ(kernel_ops(*c), (std::vector<std::string>{"MatMul", "sod2:FusedElementwise"}));
+    const opt::FusionPlan& steps = c->plan.fusion;
+    const auto& mm = steps.groups[static_cast<size_t>(
+        steps.group_of[static_cast<size_t>(node_called(c->graph(), "matmul"))])];
+    ASSERT_EQ(mm.not_fused.size(), 1u);
+    EXPECT_NE(mm.not_fused[0].find("output channels are not a constant"), std::string::npos)
+        << mm.not_fused[0];
+    const auto& ts = c->plan.tensors.tensors;
+    EXPECT_FALSE(std::any_of(ts.begin(), ts.end(), [](const auto& t) { return t.name == "e"; }));
+  }
+  // Softmax then a scale and a shift: a normalization group the CPU has no kernel for.
+  {
+    onnx::ModelProto m = testing::make_model(17);
+    auto* g = m.mutable_graph();
+    add_input(g, "x", {"n", 8});
+    add_float_initializer(g, "s", {8}, {1, 2, 3, 4, 5, 6, 7, 8});
+    add_float_initializer(g, "t", {8}, {0, 1, 0, 1, 0, 1, 0, 1});
+    add_node(g, "Softmax", {"x"}, {"p"}, "softmax");
+    add_node(g, "Mul", {"p", "s"}, {"q"}, "scale");
+    add_node(g, "Add", {"q", "t"}, {"y"}, "shift");
+    add_output(g, "y", {"n", 8});
+    auto model = import_onnx_bytes(testing::serialize(m), "", "peel softmax");
+    ASSERT_TRUE(model.ok()) << model.status().to_string();
+    pipeline::CompileOptions o;
+    o.rdp.ranges["n"] = {1, 16, 1};
+    auto c = pipeline::compile(std::move(*model), o);
+    ASSERT_TRUE(c.ok()) << c.status().to_string();
+    EXPECT_EQ(kernel_ops(*c), (std::vector<std::string>{"Softmax", "sod2:FusedElementwise"}));
+    auto session = rt::Session::create(c->program, rt::KernelRegistry::standard(), {1});
+    ASSERT_TRUE(session.ok()) << session.status().to_string();
+    rt::HostTensor x(rt::DType::kFloat, rt::Shape{1, 8});
+    for (int i = 0; i < 8; ++i) x.data<float>()[i] = 0.f;  // softmax = 1/8 each
+    const rt::Tensor in[] = {x.view()};
+    auto out = (*session)->run(in);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    for (int i = 0; i < 8; ++i)
+      EXPECT_FLOAT_EQ((*out)[0].as<float>()[i], (i + 1) / 8.f + (i % 2)) << i;
+  }
+}
+
 TEST(CompiledModel, WithoutFusionEveryNodeIsAStepAndNothingIsACandidate) {
   pipeline::CompileOptions o = ranges();
   o.fuse = false;
