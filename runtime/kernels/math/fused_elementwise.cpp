@@ -203,13 +203,18 @@ void eval_step(const EwStep& s, std::span<const Arg> args, float* y, int64_t row
 
 class FusedElementwiseKernel final : public Kernel {
  public:
-  explicit FusedElementwiseKernel(ElementwiseProgram program) : program_(std::move(program)) {
+  FusedElementwiseKernel(ElementwiseProgram program, size_t num_inputs)
+      : program_(std::move(program)), num_inputs_(num_inputs) {
     for (const EwStep& s : program_.steps) max_args_ = std::max(max_args_, s.args.size());
     chunk_ = chunk_floats(program_.steps.size());
   }
 
   Status run(KernelContext& ctx) override {
     const size_t k = ctx.num_inputs();
+    // The program's input indices were checked against the node's inputs when it was made.
+    if (k != num_inputs_)
+      return invalid_argument("FusedElementwise: " + std::to_string(k) + " inputs, made for " +
+                              std::to_string(num_inputs_));
     std::vector<const Shape*>& shapes = shapes_;
     shapes.clear();
     for (size_t i = 0; i < k; ++i) {
@@ -311,6 +316,7 @@ class FusedElementwiseKernel final : public Kernel {
   }
 
   ElementwiseProgram program_;
+  size_t num_inputs_ = 0;
   size_t max_args_ = 0;
   int64_t chunk_ = 256;
   // Kept between runs, so a run allocates nothing once they have grown.
@@ -331,7 +337,8 @@ Expected<std::unique_ptr<Kernel>> fused_elementwise_factory(const NodeInfo& node
   }
   SOD2_ASSIGN_OR_RETURN(ElementwiseProgram p,
                         elementwise_program_from(node.attrs, node.input_dtypes.size()));
-  return std::unique_ptr<Kernel>(new FusedElementwiseKernel(std::move(p)));
+  return std::unique_ptr<Kernel>(
+      new FusedElementwiseKernel(std::move(p), node.input_dtypes.size()));
 }
 
 }  // namespace
