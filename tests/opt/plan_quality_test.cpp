@@ -1,7 +1,8 @@
 // How good the symbolic plan is, against the per-binding yardsticks (issue #18 item 6): on every
 // model of ../shared/models, at its three declared bindings and at 50 seeded random bindings
 // inside its ranges (multiples respected, execution symbols bound explicitly inside their
-// bounds), the version a binding runs with must need
+// bounds), the layout a binding runs with (pipeline::plan_at: its plan version, or the layout
+// a session makes at that binding) must need
 //   arena <= 1.02 x greedy-by-size at that binding (same order), and
 //   arena <= 1.05 x the lower bound (peak live bytes in the plan's order)
 // where greedy itself is within 1.05 x the lower bound. Where greedy is above that, the

@@ -99,10 +99,8 @@ void register_signal(KernelRegistry& r);  // DFT, STFT, windows, MelWeightMatrix
 void register_tfidf(KernelRegistry& r);
 void register_gelu_rms(KernelRegistry& r);  // Gelu, Mish, Group/RMSNormalization
 void register_bitwise(KernelRegistry& r);
-void register_dft20(KernelRegistry& r);  // DFT-20 over the DFT-17 kernel
-void register_random(KernelRegistry& r);
-void register_fused_elementwise(
-    KernelRegistry&
-        r);  // sod2:FusedElementwise  // RandomUniform/Normal(Like), Bernoulli, Multinomial
+void register_dft20(KernelRegistry& r);   // DFT-20 over the DFT-17 kernel
+void register_random(KernelRegistry& r);  // RandomUniform/Normal(Like), Bernoulli, Multinomial
+void register_fused_elementwise(KernelRegistry& r);  // sod2:FusedElementwise
 
 }  // namespace sod2::rt::math
