@@ -5,6 +5,7 @@
 // with evaluating the expressions, and no offset waits for a symbol known only later.
 #include <gtest/gtest.h>
 
+#include "candidate_plan.h"
 #include "core/onnx/onnx_import.h"
 #include "core/ops/constant_nodes.h"
 #include "core/ops/op_registry.h"
@@ -85,14 +86,9 @@ TEST_P(CorpusPlan, VerifiedAtBenchmarkAndRandomBindings) {
     ASSERT_TRUE(binding.ok()) << binding.status().to_string();
     bench.push_back(*binding);
   }
-  // Over fusion's candidates (every group RDP allows): the planner's rules, whatever a backend
-  // then runs fused.
-  auto groups = fuse(graph, *rdp);
-  ASSERT_TRUE(groups.ok()) << groups.status().to_string();
   MemoryPlanOptions options;
   options.check_bindings = bench;
-  options.fusion = &*groups;
-  auto plan = plan_memory(graph, *rdp, options);
+  auto plan = testing::plan_over_candidates(graph, *rdp, options);
   ASSERT_TRUE(plan.ok()) << plan.status().to_string();
   EXPECT_TRUE(plan->tensors.off_arena.empty()) << plan->tensors.off_arena[0].name;
   std::vector<int32_t> step_of(graph.num_nodes(), -1);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "candidate_plan.h"
 #include "core/opt/memory_plan.h"
 #include "core/opt/report_binding.h"
 #include "core/rdp/binding.h"
@@ -236,11 +237,7 @@ TEST(ExecutionBounds, SsdLikeChainIsSizedAtTheBinding) {
   EXPECT_FALSE(
       make_binding(a.rdp, {{"n", 2000}, {"nonzero.out0.d1", 10}, {"topk.out0.d0", 11}}).ok());
 
-  auto groups = fuse(a.graph(), a.rdp);
-  ASSERT_TRUE(groups.ok()) << groups.status().to_string();
-  MemoryPlanOptions fused;
-  fused.fusion = &*groups;
-  auto plan = plan_memory(a.graph(), a.rdp, fused);
+  auto plan = plan_over_candidates(a.graph(), a.rdp);
   ASSERT_TRUE(plan.ok()) << plan.status().to_string();
   auto at = make_binding(a.rdp, {{"n", 1000}});
   ASSERT_TRUE(at.ok());

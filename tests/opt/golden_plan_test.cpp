@@ -3,6 +3,7 @@
 // out by hand in the comments.
 #include <gtest/gtest.h>
 
+#include "candidate_plan.h"
 #include "core/opt/memory_plan.h"
 #include "core/opt/plan_text.h"
 #include "core/opt/plan_verifier.h"
@@ -16,11 +17,7 @@ using namespace sod2::testing;
 
 // The hand-worked layouts count one node per step, every value materialised.
 MemoryPlan plan_of(const Analysed& a, bool fused = false) {
-  MemoryPlanOptions options;
-  auto groups = fuse(a.graph(), a.rdp);
-  EXPECT_TRUE(groups.ok()) << groups.status().to_string();
-  if (fused) options.fusion = &*groups;
-  auto plan = plan_memory(a.graph(), a.rdp, options);
+  auto plan = fused ? plan_over_candidates(a.graph(), a.rdp) : plan_memory(a.graph(), a.rdp);
   EXPECT_TRUE(plan.ok()) << plan.status().to_string();
   return std::move(*plan);
 }

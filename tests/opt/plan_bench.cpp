@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../bench/synthetic_models.h"
+#include "candidate_plan.h"
 #include "core/onnx/onnx_import.h"
 #include "core/opt/fusion.h"
 #include "core/opt/memory_plan.h"
@@ -375,11 +376,7 @@ int synthetic_table(nlohmann::json* out) {
     auto rdp = run_rdp(*model, options);
     if (!rdp.ok()) return 1;
     const auto t0 = Clock::now();
-    auto groups = opt::fuse(*model->graph, *rdp);
-    if (!groups.ok()) return 1;
-    opt::MemoryPlanOptions fused;
-    fused.fusion = &*groups;
-    auto plan = opt::plan_memory(*model->graph, *rdp, fused);
+    auto plan = testing::plan_over_candidates(*model->graph, *rdp);
     const double plan_ms = ms_since(t0);
     if (!plan.ok()) {
       std::cerr << "synthetic: " << plan.status().message() << "\n";

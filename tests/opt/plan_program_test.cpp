@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../common/allocation_counter.h"
+#include "candidate_plan.h"
 #include "core/opt/memory_plan.h"
 #include "golden_models.h"
 
@@ -13,11 +14,7 @@ using namespace sod2::testing;
 
 TEST(PlanProgram, InstantiationMatchesEvaluatingEachExpression) {
   Analysed a = analyse(nonzero_model(), range_of("n", 1, 100));
-  auto groups = fuse(a.graph(), a.rdp);
-  ASSERT_TRUE(groups.ok());
-  MemoryPlanOptions fused;
-  fused.fusion = &*groups;
-  auto plan = plan_memory(a.graph(), a.rdp, fused);
+  auto plan = plan_over_candidates(a.graph(), a.rdp);
   ASSERT_TRUE(plan.ok());
   const PlanProgram& program = plan->program;
   ASSERT_EQ(program.symbols().size(), 2u);
