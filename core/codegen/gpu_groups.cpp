@@ -87,7 +87,7 @@ Expected<ElementwiseShader> fused_node_shader(const ProgramDesc& p, const NodeDe
 }
 
 bool is_fused_elementwise(const NodeDesc& n) {
-  return n.info.domain == "sod2" && n.info.op_type == "FusedElementwise";
+  return rt::is_fused_elementwise(n.info.domain, n.info.op_type);
 }
 
 }  // namespace

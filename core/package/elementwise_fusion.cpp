@@ -8,20 +8,10 @@
 #include "runtime/program/program.h"
 
 namespace sod2::package {
-namespace {
-
-FusionVerdict refuse(const Graph& g, FusionRefusal why, NodeId at) {
-  FusionVerdict v;
-  v.refusal = why;
-  v.at_node = g.node(at).name;
-  return v;
-}
-
-}  // namespace
 
 FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
                                       const opt::FusionGroup& grp, Target target) {
-  if (grp.nodes.size() < 2) return refuse(g, FusionRefusal::kSingleNode, grp.nodes.front());
+  if (grp.nodes.size() < 2) return refused(g, FusionRefusal::kSingleNode, grp.nodes.front());
   auto is_float = [&](ValueId v) { return rdp.fact(g, v).dtype == DataType::kFloat; };
   std::map<ValueId, int32_t> step_of;  // values the group computes
   std::vector<bool> read(grp.nodes.size(), false);
@@ -31,8 +21,8 @@ FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
     const NodeId id = grp.nodes[j];
     const Node& n = g.node(id);
     if (!n.domain.empty() || n.outputs.size() != 1 || n.outputs[0] == kNoValue)
-      return refuse(g, FusionRefusal::kNotInFusedElementwise, id);
-    if (!is_float(n.outputs[0])) return refuse(g, FusionRefusal::kNotFloat32, id);
+      return refused(g, FusionRefusal::kNotInFusedElementwise, id);
+    if (!is_float(n.outputs[0])) return refused(g, FusionRefusal::kNotFloat32, id);
     const bool clip = n.op_type == "Clip";
     std::optional<float> lo, hi;
     std::vector<rt::EwOperand> args;
@@ -40,12 +30,12 @@ FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
       const ValueId v = n.inputs[i];
       if (v == kNoValue) {
         if (clip && i > 0) continue;  // an absent bound
-        return refuse(g, FusionRefusal::kNotInFusedElementwise, id);
+        return refused(g, FusionRefusal::kNotInFusedElementwise, id);
       }
-      if (!is_float(v)) return refuse(g, FusionRefusal::kNotFloat32, id);
+      if (!is_float(v)) return refused(g, FusionRefusal::kNotFloat32, id);
       if (clip && i > 0) {
         const std::optional<float> bound = constant_float_scalar(g, rdp, v);
-        if (!bound || n.opset < 11) return refuse(g, FusionRefusal::kNotInFusedElementwise, id);
+        if (!bound || n.opset < 11) return refused(g, FusionRefusal::kNotInFusedElementwise, id);
         (i == 1 ? lo : hi) = bound;
         continue;
       }
@@ -67,7 +57,7 @@ FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
     };
     Expected<rt::EwStep> step =
         rt::elementwise_step(n.op_type, static_cast<int>(n.opset), std::move(args), attr, lo, hi);
-    if (!step.ok()) return refuse(g, FusionRefusal::kNotInFusedElementwise, id);
+    if (!step.ok()) return refused(g, FusionRefusal::kNotInFusedElementwise, id);
     program.steps.push_back(std::move(*step));
     step_of[n.outputs[0]] = static_cast<int32_t>(j);
   }
@@ -75,21 +65,21 @@ FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
   // whose shape is the broadcast of the group's inputs.
   const ValueId out = g.node(grp.nodes.back()).outputs[0];
   if (grp.outputs.size() != 1 || grp.outputs[0] != out)
-    return refuse(g, FusionRefusal::kSeveralOutputs, grp.nodes.front());
+    return refused(g, FusionRefusal::kSeveralOutputs, grp.nodes.front());
   for (size_t j = 0; j + 1 < grp.nodes.size(); ++j)
-    if (!read[j]) return refuse(g, FusionRefusal::kNotAChain, grp.nodes[j]);
+    if (!read[j]) return refused(g, FusionRefusal::kNotAChain, grp.nodes[j]);
   if (target == Target::kVulkan) {
     uint32_t tensors = 0;
     for (ValueId v : k.inputs) tensors += !constant_float_scalar(g, rdp, v).has_value();
     const int64_t rank = rdp.fact(g, out).rank();
     if (rank < 0 || rank > rt::kMaxGpuRank || tensors > rt::kMaxGpuKernelInputs ||
         rt::gpu_group_push_words(tensors, static_cast<uint32_t>(rank)) > 32)
-      return refuse(g, FusionRefusal::kShaderLimits, grp.nodes.front());
+      return refused(g, FusionRefusal::kShaderLimits, grp.nodes.front());
   }
   const Node& first = g.node(grp.nodes.front());
   k.info.name = first.name;
-  k.info.op_type = "FusedElementwise";
-  k.info.domain = "sod2";
+  k.info.op_type = rt::kFusedElementwiseOp;
+  k.info.domain = rt::kFusedElementwiseDomain;
   k.info.opset = 1;
   k.info.attrs = rt::to_attrs(program);
   k.info.input_present.assign(k.inputs.size(), true);

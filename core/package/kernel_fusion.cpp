@@ -612,12 +612,7 @@ class Matcher {
     v.kernel = std::move(k);
     return v;
   }
-  FusionVerdict refuse(FusionRefusal why, NodeId at) const {
-    FusionVerdict v;
-    v.refusal = why;
-    v.at_node = g_.node(at).name;
-    return v;
-  }
+  FusionVerdict refuse(FusionRefusal why, NodeId at) const { return refused(g_, why, at); }
   static void set_string(rt::Attrs* a, const char* name, const std::string& v) {
     rt::AttrValue x;
     x.kind = rt::AttrValue::Kind::kString;
@@ -669,6 +664,13 @@ class Matcher {
 };
 
 }  // namespace
+
+FusionVerdict refused(const Graph& graph, FusionRefusal why, NodeId at) {
+  FusionVerdict v;
+  v.refusal = why;
+  v.at_node = graph.node(at).name;
+  return v;
+}
 
 std::optional<float> constant_float_scalar(const Graph& g, const RdpResult& rdp, ValueId v) {
   if (v == kNoValue) return std::nullopt;

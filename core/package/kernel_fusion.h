@@ -73,6 +73,9 @@ struct FusionVerdict {
   std::string at_node;
 };
 
+// The verdict that refuses a group `why`, matching having stopped at node `at`.
+FusionVerdict refused(const Graph& graph, FusionRefusal why, NodeId at);
+
 // Per group of `plan`, its verdict on `target`.
 std::vector<FusionVerdict> match_fused_kernels(const Graph& graph, const RdpResult& rdp,
                                                const opt::FusionPlan& plan,

@@ -10,6 +10,7 @@
 #include "runtime/exec/frame.h"
 #include "runtime/exec/node_outputs.h"
 #include "runtime/exec/process_info.h"
+#include "runtime/kernels/elementwise_program.h"
 #include "runtime/program/program_dataflow.h"
 #include "runtime/tensor/sequence.h"
 
@@ -263,9 +264,8 @@ Status Session::create_main_kernels(const KernelRegistry& registry) {
     // only the group reads: anything else would vanish with them.
     for (size_t j = 0; valid && j < gk.nodes.size(); ++j) {
       const NodeDesc& n = main.nodes[static_cast<size_t>(gk.nodes[j])];
-      const bool fused_elementwise =
-          n.info.domain == "sod2" && n.info.op_type == "FusedElementwise";
-      valid = (n.info.domain.empty() || fused_elementwise) && n.subgraphs.empty();
+      valid = (n.info.domain.empty() || is_fused_elementwise(n.info.domain, n.info.op_type)) &&
+              n.subgraphs.empty();
       for (size_t o = 0; valid && o < n.outputs.size(); ++o) {
         const int32_t v = n.outputs[o];
         if (v < 0 || (j + 1 == gk.nodes.size() && o == 0)) continue;

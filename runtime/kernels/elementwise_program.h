@@ -89,6 +89,13 @@ struct ElementwiseProgram {
   std::vector<EwStep> steps;
 };
 
+// The node that holds a program: op FusedElementwise of the sod2 domain, opset 1.
+inline constexpr const char* kFusedElementwiseDomain = "sod2";
+inline constexpr const char* kFusedElementwiseOp = "FusedElementwise";
+inline bool is_fused_elementwise(std::string_view domain, std::string_view op_type) {
+  return domain == kFusedElementwiseDomain && op_type == kFusedElementwiseOp;
+}
+
 // The largest program a node may hold (far more than any group fusion makes).
 inline constexpr size_t kMaxEwSteps = 4096;
 

@@ -48,4 +48,25 @@ void run_unary(ThreadPool& pool, int64_t n, const TI* in, TO* out, const F& f,
   });
 }
 
+// One step of Max, Min, Sum or Mean over n inputs (Mean divides at the end): the variadic kernels
+// and the fused elementwise kernel fold with it, so they agree on every value.
+enum class Fold { kMax, kMin, kSum, kMean };
+
+template <Fold F, class T>
+T fold_step(T a, T b) {
+  if constexpr (F == Fold::kMax || F == Fold::kMin) {
+    // NaN in either operand propagates, as numpy.maximum / minimum do.
+    if constexpr (kIsFloat<T>) {
+      if (a != a) return a;
+    }
+    if constexpr (F == Fold::kMax) {
+      return b > a || b != b ? b : a;
+    } else {
+      return b < a || b != b ? b : a;
+    }
+  } else {
+    return static_cast<T>(a + b);
+  }
+}
+
 }  // namespace sod2::rt::math

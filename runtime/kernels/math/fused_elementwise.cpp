@@ -12,6 +12,7 @@
 #include "runtime/kernels/elementwise_program.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/kernels/math/broadcast.h"
+#include "runtime/kernels/math/elementwise.h"
 #include "runtime/kernels/math/math_common.h"
 #include "runtime/kernels/math/vec_kernels.h"
 
@@ -77,15 +78,6 @@ struct Arg {
   const float* p;
   int64_t row, step;
 };
-
-float fold_max(float a, float b) {
-  if (a != a) return a;  // NaN propagates, as Max's own kernel does
-  return b > a || b != b ? b : a;
-}
-float fold_min(float a, float b) {
-  if (a != a) return a;
-  return b < a || b != b ? b : a;
-}
 
 // y (rows x n, contiguous) = f over the operands, element by element.
 template <class F>
@@ -189,11 +181,11 @@ void eval_step(const EwStep& s, std::span<const Arg> args, float* y, int64_t row
       const Arg acc{y, n, 1};
       for (size_t k = 1; k < args.size(); ++k) {
         if (s.op == EwOp::kMax) {
-          map2(acc, args[k], y, rows, n, fold_max);
+          map2(acc, args[k], y, rows, n, fold_step<Fold::kMax, float>);
         } else if (s.op == EwOp::kMin) {
-          map2(acc, args[k], y, rows, n, fold_min);
+          map2(acc, args[k], y, rows, n, fold_step<Fold::kMin, float>);
         } else {
-          map2(acc, args[k], y, rows, n, [](float u, float v) { return u + v; });
+          map2(acc, args[k], y, rows, n, fold_step<Fold::kSum, float>);
         }
       }
       return;
@@ -344,7 +336,7 @@ Expected<std::unique_ptr<Kernel>> fused_elementwise_factory(const NodeInfo& node
 }  // namespace
 
 void register_fused_elementwise(KernelRegistry& r) {
-  r.add("sod2", "FusedElementwise", 1, &fused_elementwise_factory);
+  r.add(kFusedElementwiseDomain, kFusedElementwiseOp, 1, &fused_elementwise_factory);
 }
 
 }  // namespace sod2::rt::math

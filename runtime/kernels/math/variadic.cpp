@@ -13,8 +13,6 @@
 namespace sod2::rt::math {
 namespace {
 
-enum class Fold { kMax, kMin, kSum, kMean };
-
 const char* fold_name(Fold f) {
   switch (f) {
     case Fold::kMax: return "Max";
@@ -27,23 +25,6 @@ const char* fold_name(Fold f) {
 
 template <class T>
 inline constexpr bool kVariadicType = kIsFloat<T> || kIsInt<T> || kIsNarrowFloat<T>;
-
-template <Fold F, class T>
-T fold_step(T a, T b) {
-  if constexpr (F == Fold::kMax || F == Fold::kMin) {
-    // NaN in either operand propagates, as numpy.maximum / minimum do.
-    if constexpr (kIsFloat<T>) {
-      if (a != a) return a;
-    }
-    if constexpr (F == Fold::kMax) {
-      return b > a || b != b ? b : a;
-    } else {
-      return b < a || b != b ? b : a;
-    }
-  } else {
-    return static_cast<T>(a + b);
-  }
-}
 
 // fold_step on any supported type, float16/bfloat16 through float.
 template <Fold F, class T>
