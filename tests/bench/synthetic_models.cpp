@@ -9,11 +9,12 @@ namespace {
 struct Builder {
   onnx::GraphProto* g;
   int64_t counter = 0;
+  std::string scope;  // "/encoder/layers.3/attention/", as torch's exporter names nodes
 
   std::string node(const std::string& op, std::vector<std::string> in, int n_out = 1) {
     auto* n = g->add_node();
     n->set_op_type(op);
-    n->set_name(op + "_" + std::to_string(counter));
+    n->set_name(scope + op + "_" + std::to_string(counter));
     for (auto& i : in) n->add_input(i);
     std::string first;
     for (int k = 0; k < n_out; ++k) {
@@ -83,7 +84,9 @@ onnx::ModelProto transformer_like(int64_t nodes) {
   const std::string heads = b.init_i64("heads", {4}), hd = b.init_i64("hd", {16});
   const std::string flat = b.init_i64("flat", {64});
   std::string x = "x";
-  while (b.counter < nodes) {
+  for (int64_t layer = 0; b.counter < nodes; ++layer) {
+    const std::string prefix = "/encoder/layers." + std::to_string(layer) + "/";
+    b.scope = prefix + "attention/";
     // Shape arithmetic exporters emit for every view change.
     const std::string shape = b.node("Shape", {x});
     const std::string d0 = b.node("Unsqueeze", {b.node("Gather", {shape, i0}), ax0});
@@ -102,6 +105,7 @@ onnx::ModelProto transformer_like(int64_t nodes) {
     const std::string back = b.node("Concat", {d0, d1, flat});
     b.attr_i("axis", 0);
     const std::string merged = b.node("Reshape", {ctx, back});
+    b.scope = prefix + "norm/";
     x = b.node("LayerNormalization", {b.node("Add", {merged, x}), gamma});
     b.attr_i("axis", -1);
   }

@@ -67,6 +67,37 @@ class EdgeSet {
   std::unordered_set<uint64_t> seen_;
 };
 
+// A frame around one thing says nothing: a frame holding fewer than 2 items (nodes or kept
+// inner frames) is dropped and what it held belongs to its parent.
+void drop_lone_frames(DisplayGraph& out) {
+  const size_t frames = out.open_scopes.size();
+  if (frames == 0) return;
+  std::vector<int> items(frames, 0);
+  for (const DisplayNode& n : out.nodes)
+    if (n.in_scope >= 0) ++items[static_cast<size_t>(n.in_scope)];
+  std::vector<bool> kept(frames, false);
+  for (size_t f = frames; f-- > 0;) {  // children come after their parent
+    kept[f] = items[f] >= 2;
+    const int parent = out.open_scopes[f].parent;
+    if (parent >= 0) items[static_cast<size_t>(parent)] += kept[f] ? 1 : items[f];
+  }
+  std::vector<int> index(frames, -1);
+  std::vector<DisplayScopeFrame> compact;
+  for (size_t f = 0; f < frames; ++f) {
+    const int parent = out.open_scopes[f].parent;
+    const int new_parent = parent >= 0 ? index[static_cast<size_t>(parent)] : -1;
+    if (!kept[f]) {
+      index[f] = new_parent;
+      continue;
+    }
+    index[f] = static_cast<int>(compact.size());
+    compact.push_back({out.open_scopes[f].scope, new_parent, out.open_scopes[f].title});
+  }
+  for (DisplayNode& n : out.nodes)
+    if (n.in_scope >= 0) n.in_scope = index[static_cast<size_t>(n.in_scope)];
+  out.open_scopes = std::move(compact);
+}
+
 }  // namespace
 
 int DisplayGraph::display_node_of(NodeId node) const {
@@ -90,15 +121,33 @@ const char* display_class_name(const DisplayNode& node) {
     case DisplayNodeKind::kGraphInput: return "input";
     case DisplayNodeKind::kGraphOutput: return "output";
     case DisplayNodeKind::kOp:
-    case DisplayNodeKind::kGroup: break;
+    case DisplayNodeKind::kGroup:
+    case DisplayNodeKind::kScope:
+    case DisplayNodeKind::kShapes: break;
   }
   return op_class_name(node.op_class);
+}
+
+bool is_box(const DisplayNode& node) {
+  return node.kind == DisplayNodeKind::kGroup || node.kind == DisplayNodeKind::kScope ||
+         node.kind == DisplayNodeKind::kShapes;
 }
 
 DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
                                  const opt::FusionPlan* groups,
                                  const std::set<int>& expanded_groups,
                                  const std::set<const Node*>& expanded_bodies) {
+  DisplayState state;
+  state.expanded_groups = expanded_groups;
+  state.expanded_bodies = expanded_bodies;
+  return build_display_graph(model, rdp, groups, nullptr, state);
+}
+
+DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
+                                 const opt::FusionPlan* groups, const GraphHierarchy* hierarchy,
+                                 const DisplayState& state) {
+  const std::set<int>& expanded_groups = state.expanded_groups;
+  const std::set<const Node*>& expanded_bodies = state.expanded_bodies;
   DisplayGraph out;
   const Graph& graph = *model.graph;
   const size_t num_nodes = graph.num_nodes();
@@ -134,11 +183,61 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
            !expanded_groups.count(g);
   };
 
+  // A hierarchy made for another graph is not used rather than read out of range.
+  if (hierarchy && (hierarchy->scope_of_node.size() != num_nodes ||
+                    hierarchy->shape_cluster_of.size() != num_nodes ||
+                    hierarchy->folded_constant.size() != num_nodes))
+    hierarchy = nullptr;
+  auto folded = [&](size_t i) { return hierarchy && hierarchy->folded_constant[i]; };
+  // Scope and shape boxes, by scope / cluster id: created at their first node.
+  std::unordered_map<int, int> scope_box, shape_box;
+  auto add_to_box = [&](std::unordered_map<int, int>& boxes, int key, size_t i,
+                        const std::function<DisplayNode()>& make) {
+    auto it = boxes.find(key);
+    if (it == boxes.end()) it = boxes.emplace(key, add_node(make())).first;
+    DisplayNode& box = out.nodes[static_cast<size_t>(it->second)];
+    const Node& member = graph.node(static_cast<NodeId>(i));
+    const OpClass c = op_class_of(member);
+    if (box.members.empty() || dynamism(c) > dynamism(box.op_class)) box.op_class = c;
+    box.members.push_back(static_cast<NodeId>(i));
+    box.subgraph_nodes += nested_nodes(member);
+    box.has_subgraphs = box.has_subgraphs || !member.subgraphs().empty();
+    out.display_of_node[i] = it->second;
+  };
+
   // Node order: a box takes the place of its first member in the file's order.
   for (size_t i = 0; i < num_nodes; ++i) {
     const NodeId id = static_cast<NodeId>(i);
-    if (out.display_of_node[i] >= 0) continue;  // a member of a box already placed
+    if (out.display_of_node[i] >= 0 || folded(i)) continue;  // in a box already placed
     const Node& node = graph.node(id);
+    if (hierarchy) {
+      const int scope =
+          hierarchy->closed_ancestor(hierarchy->scope_of_node[i], state.expanded_scopes);
+      if (scope >= 0) {
+        add_to_box(scope_box, scope, i, [&] {
+          const NameScope& s = hierarchy->scopes[static_cast<size_t>(scope)];
+          DisplayNode box;
+          box.kind = DisplayNodeKind::kScope;
+          box.label = s.label;
+          box.op = "scope, " + std::to_string(s.nodes) + " nodes";
+          box.scope = scope;
+          return box;
+        });
+        continue;
+      }
+      const int cluster = hierarchy->shape_cluster_of[i];
+      if (cluster >= 0 && !state.expanded_shapes.count(cluster)) {
+        add_to_box(shape_box, cluster, i, [&] {
+          DisplayNode box;
+          box.kind = DisplayNodeKind::kShapes;
+          box.label = "shape computation";
+          box.op = group_label(graph, hierarchy->shape_clusters[static_cast<size_t>(cluster)]);
+          box.shape_cluster = cluster;
+          return box;
+        });
+        continue;
+      }
+    }
     const int g = group_of(id);
     if (collapsed(g)) {
       const opt::FusionGroup& fg = groups->groups[static_cast<size_t>(g)];
@@ -174,13 +273,53 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
     n.graph = &graph;
     n.node = &node;
     n.node_id = id;
+    if (hierarchy) n.shape_cluster = hierarchy->shape_cluster_of[i];
     out.display_of_node[i] = add_node(std::move(n));
+  }
+  // Open scopes with 2 or more nodes get a frame; a node is framed by its innermost one.
+  std::unordered_map<int, int> frame_of_scope;
+  std::function<int(int)> frame_of = [&](int scope) -> int {
+    if (!hierarchy || scope <= 0) return -1;
+    if (auto it = frame_of_scope.find(scope); it != frame_of_scope.end()) return it->second;
+    const NameScope& s = hierarchy->scopes[static_cast<size_t>(scope)];
+    const int parent = frame_of(s.parent);
+    int frame = parent;
+    if (s.nodes >= 2) {
+      frame = static_cast<int>(out.open_scopes.size());
+      out.open_scopes.push_back({scope, parent, s.path});
+    }
+    frame_of_scope[scope] = frame;
+    return frame;
+  };
+  if (hierarchy)
+    for (DisplayNode& n : out.nodes) {
+      if (n.kind == DisplayNodeKind::kScope)
+        n.in_scope = frame_of(hierarchy->scopes[static_cast<size_t>(n.scope)].parent);
+      else if (!n.members.empty())
+        n.in_scope = frame_of(hierarchy->scope_of_node[static_cast<size_t>(n.members.front())]);
+    }
+  drop_lone_frames(out);
+
+  // A folded Constant is found on its first reader.
+  for (size_t i = 0; i < num_nodes; ++i) {
+    if (!folded(i)) continue;
+    for (ValueId v : graph.node(static_cast<NodeId>(i)).outputs) {
+      if (v == kNoValue || out.display_of_node[i] >= 0) continue;
+      for (NodeId c : graph.value(v).consumers) {
+        if (c < 0 || static_cast<size_t>(c) >= num_nodes) continue;
+        out.display_of_node[i] = out.display_of_node[static_cast<size_t>(c)];
+        break;
+      }
+    }
   }
 
   // Display ids of the nodes of every graph drawn node by node: the main graph and the bodies
   // expanded (recursively: a body's own If/Loop can be open too).
   std::unordered_map<const Graph*, std::vector<int>> shown;
   shown[&graph] = out.display_of_node;
+  // A folded Constant's values come from nowhere drawn, as an initializer's do.
+  for (size_t i = 0; i < num_nodes; ++i)
+    if (folded(i)) shown[&graph][i] = -1;
   struct OpenBody {
     const Graph* body;
     int control;  // display id of the If/Loop/Scan
@@ -212,6 +351,7 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
         n.node_id = static_cast<NodeId>(j);
         n.body_of = cf;
         n.body = body->name();
+        n.in_scope = out.nodes[static_cast<size_t>(control)].in_scope;
         const int id = add_node(std::move(n));
         ids[j] = id;
         if (out.nodes[static_cast<size_t>(id)].has_subgraphs && expanded_bodies.count(&bn))

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/studio/graph/graph_hierarchy.h"
 #include "core/ir/model.h"
 #include "core/ops/op_class.h"
 #include "core/opt/fusion.h"
@@ -18,6 +19,8 @@ namespace sod2::studio {
 enum class DisplayNodeKind {
   kOp,           // one main-graph node (possibly a member of an expanded group)
   kGroup,        // a collapsed fused group of >= 2 nodes
+  kScope,        // a closed name scope ("/encoder/layers.3"): every node drawn inside it
+  kShapes,       // a collapsed cluster of shape arithmetic (GraphHierarchy::shape_clusters)
   kGraphInput,   // a graph input (initializers are weights and are not drawn)
   kGraphOutput,  // a graph output
 };
@@ -32,6 +35,8 @@ struct DisplayNode {
   int group = -1;               // fusion group id (FusionPlan::groups index), -1 for none
   std::vector<NodeId> members;  // core node ids of the main graph, in topological order
   bool is_group_box = false;    // kind == kGroup
+  int scope = -1;               // kScope: its GraphHierarchy scope
+  int shape_cluster = -1;       // kShapes, and a node of an expanded cluster: its cluster
   bool has_subgraphs = false;   // an If/Loop/Scan (or a box holding one)
   int subgraph_nodes = 0;       // nodes inside those bodies, at every depth
   // kOp: the node drawn and the graph holding it (the main graph, or an expanded body).
@@ -42,6 +47,16 @@ struct DisplayNode {
   const Node* body_of = nullptr;
   std::string body;
   bool body_expanded = false;  // an If/Loop/Scan drawn with its bodies open
+  // The innermost open name scope it is drawn in (index into DisplayGraph::open_scopes), -1 for
+  // none.
+  int in_scope = -1;
+};
+
+// An open name scope, drawn as a frame around what is drawn inside it.
+struct DisplayScopeFrame {
+  int scope = -1;     // GraphHierarchy scope id
+  int parent = -1;    // the enclosing open scope (index into DisplayGraph::open_scopes), or -1
+  std::string title;  // its path, "/encoder/layers.3"
 };
 
 struct DisplayEdge {
@@ -55,10 +70,23 @@ struct DisplayGraph {
   std::vector<DisplayNode> nodes;
   std::vector<DisplayEdge> edges;    // no duplicates (one per from/to pair), no self-edges
   std::vector<int> display_of_node;  // per core NodeId of the main graph: its display node id
+  std::vector<DisplayScopeFrame> open_scopes;  // a parent before its children
 
-  // The display node that shows core node `node`; -1 when out of range.
+  // The display node that shows core node `node` (a folded Constant: its first reader's); -1
+  // when out of range.
   int display_node_of(NodeId node) const;
 };
+
+// What the user opened: the boxes drawn node by node.
+struct DisplayState {
+  std::set<int> expanded_groups;
+  std::set<const Node*> expanded_bodies;
+  std::set<int> expanded_scopes;  // with a hierarchy: the name scopes drawn open
+  std::set<int> expanded_shapes;  // with a hierarchy: shape clusters drawn node by node
+};
+
+// Whether a display node stands for several nodes the user can open (a double border).
+bool is_box(const DisplayNode& node);
 
 // One display node per main-graph node, except that a fused group of >= 2 nodes not in
 // `expanded_groups` becomes one box. Members of an expanded group keep their `group` so the
@@ -72,6 +100,14 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
                                  const opt::FusionPlan* groups,
                                  const std::set<int>& expanded_groups,
                                  const std::set<const Node*>& expanded_bodies = {});
+
+// The same with a hierarchy (null: as above): a node whose scope has a closed ancestor
+// (GraphHierarchy::closed_ancestor) is drawn inside that scope's box, then a node of a shape
+// cluster not in `expanded_shapes` inside the cluster's box; folded Constants are not drawn (their
+// values, like initializers', have no edges). Boxes take the place of their first node.
+DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
+                                 const opt::FusionPlan* groups, const GraphHierarchy* hierarchy,
+                                 const DisplayState& state);
 
 // "[batch,seq,128]"; "?" for an unknown dim, "rank ?" when the rank is unknown.
 std::string dims_label(const TensorFact& fact);

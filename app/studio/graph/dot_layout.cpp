@@ -4,6 +4,7 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -92,17 +93,35 @@ Expected<GraphLayout> dot_layout(const DisplayGraph& graph, const std::atomic<bo
   std::map<int, int> shown_per_group;
   for (const DisplayNode& n : graph.nodes)
     if (n.group >= 0 && !n.is_group_box) ++shown_per_group[n.group];
-  std::map<int, Agraph_t*> clusters;
+  std::map<int, Agraph_t*> clusters, shape_clusters;
+  // Open name scopes are nested clusters, so that dot keeps each one a rectangle of its own
+  // (the view frames them); fused groups and shape computations go inside their scope's.
+  std::vector<Agraph_t*> scope_clusters(graph.open_scopes.size(), nullptr);
+  std::function<Agraph_t*(int)> scope_graph = [&](int f) -> Agraph_t* {
+    if (f < 0 || static_cast<size_t>(f) >= scope_clusters.size()) return g;
+    Agraph_t*& c = scope_clusters[static_cast<size_t>(f)];
+    if (!c) {
+      // Parents come first in open_scopes: a parent index below f ends the recursion.
+      const int parent = graph.open_scopes[static_cast<size_t>(f)].parent;
+      c = agsubg(parent < f ? scope_graph(parent) : g,
+                 cstr(("cluster_s" + std::to_string(f)).c_str()), 1);
+    }
+    return c;
+  };
 
   GraphLayout out;
   out.used_dot = true;
   out.nodes.resize(graph.nodes.size());
   std::vector<Agnode_t*> nodes(graph.nodes.size());
   for (const DisplayNode& n : graph.nodes) {
-    Agraph_t* parent = g;
+    Agraph_t* parent = n.body_of ? g : scope_graph(n.in_scope);
     if (n.group >= 0 && !n.is_group_box && shown_per_group[n.group] >= 2) {
       Agraph_t*& c = clusters[n.group];
-      if (!c) c = agsubg(g, cstr(("cluster_" + std::to_string(n.group)).c_str()), 1);
+      if (!c) c = agsubg(parent, cstr(("cluster_" + std::to_string(n.group)).c_str()), 1);
+      parent = c;
+    } else if (n.kind == DisplayNodeKind::kOp && n.shape_cluster >= 0 && !n.body_of) {
+      Agraph_t*& c = shape_clusters[n.shape_cluster];
+      if (!c) c = agsubg(parent, cstr(("cluster_c" + std::to_string(n.shape_cluster)).c_str()), 1);
       parent = c;
     }
     const NodeBox size = node_size(n);

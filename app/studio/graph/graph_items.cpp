@@ -32,7 +32,7 @@ QString NodeItem::searchTextOf(const DisplayNode& node) {
 NodeItem::NodeItem(const DisplayNode& node, const NodeBox& box, const GraphPaintSettings* settings)
     : id_(node.id),
       group_(node.group),
-      group_box_(node.is_group_box),
+      group_box_(is_box(node)),
       rect_(-box.w / 2, -box.h / 2, box.w, box.h),
       fill_(node_fill(node)),
       class_fill_(fill_),
@@ -47,6 +47,8 @@ NodeItem::NodeItem(const DisplayNode& node, const NodeBox& box, const GraphPaint
     case DisplayNodeKind::kGraphInput:
     case DisplayNodeKind::kGraphOutput: first = qs(node.label); break;
     case DisplayNodeKind::kGroup:
+    case DisplayNodeKind::kScope:
+    case DisplayNodeKind::kShapes:
       first = qs(node.label);
       second = qs(node.op);
       break;
@@ -65,6 +67,13 @@ NodeItem::NodeItem(const DisplayNode& node, const NodeBox& box, const GraphPaint
   if (node.is_group_box)
     tip += QStringLiteral("\nfused group %1, %2 nodes; double-click to expand")
                .arg(node.group)
+               .arg(node.members.size());
+  if (node.kind == DisplayNodeKind::kScope)
+    tip += QStringLiteral("\nname scope, %1 nodes; double-click to open").arg(node.members.size());
+  if (node.kind == DisplayNodeKind::kShapes)
+    tip += QStringLiteral(
+               "\n%1 nodes computing shapes from shapes and constants; double-click "
+               "to open")
                .arg(node.members.size());
   if (node.has_subgraphs)
     tip += QStringLiteral("\n%1 nodes in its bodies").arg(node.subgraph_nodes);
@@ -173,33 +182,59 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
   }
 }
 
-GroupFrameItem::GroupFrameItem(int group, const QString& title, const QRectF& members_rect,
-                               const GraphPaintSettings* settings, int body_control)
-    : group_(group),
-      body_control_(body_control),
+GroupFrameItem::GroupFrameItem(Kind kind, int target, const QString& title,
+                               const QRectF& members_rect, const GraphPaintSettings* settings)
+    : kind_(kind),
+      target_(target),
       title_(title),
-      rect_(members_rect.adjusted(-8, -18, 8, 8)),
+      rect_(frameRect(members_rect)),
       settings_(settings) {
-  setZValue(body_control >= 0 ? -2 : -1);
-  setToolTip(
-      body_control >= 0
-          ? QStringLiteral("%1; double-click to close").arg(title)
-          : QStringLiteral("fused group %1 (%2); double-click to collapse").arg(group).arg(title));
+  // Under nodes and edges; bodies and fused groups over the scopes that hold them.
+  switch (kind) {
+    case Kind::kFusedGroup:
+      setZValue(-1);
+      setToolTip(
+          QStringLiteral("fused group %1 (%2); double-click to collapse").arg(target).arg(title));
+      break;
+    case Kind::kShapes:
+      setZValue(-1);
+      setToolTip(QStringLiteral("%1; double-click to fold it again").arg(title));
+      break;
+    case Kind::kBody:
+      setZValue(-2);
+      setToolTip(QStringLiteral("%1; double-click to close").arg(title));
+      break;
+    case Kind::kScope:
+      setZValue(-3);
+      setToolTip(QStringLiteral("name scope %1; double-click to close").arg(title));
+      break;
+  }
 }
 
 void GroupFrameItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
-  // Bodies in amber (control flow), fused groups in the selection blue.
-  QColor frame = body_control_ >= 0 ? QColor(0xd0, 0x8a, 0x1c) : selection_color();
+  // Bodies in amber (control flow), fused groups in the selection blue, shape arithmetic in its
+  // class's blue, scopes in a quiet grey that nests without noise.
+  QColor frame;
+  switch (kind_) {
+    case Kind::kFusedGroup: frame = selection_color(); break;
+    case Kind::kBody: frame = QColor(0xd0, 0x8a, 0x1c); break;
+    case Kind::kShapes: frame = class_fill(OpClass::kISDO).darker(150); break;
+    case Kind::kScope: frame = QColor(0x80, 0x80, 0x80); break;
+  }
   QColor back = frame;
-  back.setAlpha(18);
+  back.setAlpha(kind_ == Kind::kScope ? 10 : 18);
   p->setBrush(back);
-  p->setPen(QPen(frame, 1, Qt::DashLine));
+  p->setPen(QPen(frame, 1, kind_ == Kind::kScope ? Qt::SolidLine : Qt::DashLine));
   p->drawRoundedRect(rect_, 6, 6);
   if (detail(option, p) < kTextDetail) return;
   p->setFont(settings_->edge_font);
-  p->setPen(frame);
+  p->setPen(frame.darker(kind_ == Kind::kScope ? 130 : 100));
+  const QString text =
+      kind_ == Kind::kFusedGroup ? QStringLiteral("group %1: %2").arg(target_).arg(title_) : title_;
+  // Long scope paths keep their end, where the layer is named.
+  const QFontMetricsF fm(settings_->edge_font);
   p->drawText(rect_.adjusted(6, 2, -6, 0), Qt::AlignLeft | Qt::AlignTop,
-              body_control_ >= 0 ? title_ : QStringLiteral("group %1: %2").arg(group_).arg(title_));
+              fm.elidedText(text, Qt::ElideLeft, rect_.width() - 12));
 }
 
 }  // namespace sod2::studio

@@ -71,24 +71,32 @@ class EdgeItem : public QGraphicsItem {
   const GraphPaintSettings* settings_;
 };
 
-// The dashed frame around the members of an expanded fused group; double-click collapses it.
+// The dashed frame around what an open box drew node by node: an expanded fused group, an open
+// If/Loop/Scan body, an open name scope or shape computation. Double-click closes it.
 class GroupFrameItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 3 };
-  // A fused group's frame, or (body_control >= 0) the frame of an open If/Loop/Scan body whose
-  // control-flow node is display node `body_control`.
-  GroupFrameItem(int group, const QString& title, const QRectF& members_rect,
-                 const GraphPaintSettings* settings, int body_control = -1);
+  enum class Kind { kFusedGroup, kBody, kScope, kShapes };
+  // `target`: the fused group, the control-flow node's display id, the scope (GraphHierarchy)
+  // or the shape cluster.
+  GroupFrameItem(Kind kind, int target, const QString& title, const QRectF& members_rect,
+                 const GraphPaintSettings* settings);
 
   int type() const override { return Type; }
   QRectF boundingRect() const override { return rect_.adjusted(-1, -1, 1, 1); }
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
-  int group() const { return group_; }
-  int bodyControl() const { return body_control_; }
+  Kind kind() const { return kind_; }
+  int target() const { return target_; }
+  int group() const { return kind_ == Kind::kFusedGroup ? target_ : -1; }
+  int bodyControl() const { return kind_ == Kind::kBody ? target_ : -1; }
+  // The frame drawn around `members_rect`: what an enclosing frame must hold.
+  static QRectF frameRect(const QRectF& members_rect) {
+    return members_rect.adjusted(-8, -18, 8, 8);
+  }
 
  private:
-  int group_;
-  int body_control_;
+  Kind kind_;
+  int target_;
   QString title_;
   QRectF rect_;
   const GraphPaintSettings* settings_;

@@ -25,9 +25,11 @@ NodeBox node_size(const DisplayNode& node) {
       break;
     case DisplayNodeKind::kOp:
     case DisplayNodeKind::kGroup:
+    case DisplayNodeKind::kScope:
+    case DisplayNodeKind::kShapes:
       // Two lines: the op (or the box's ops) and the name (or the box's kind).
       b.w = std::clamp(std::max(text_width(node.op), text_width(node.label)) + 20, 64.0, 220.0);
-      b.h = node.is_group_box ? 40 : 36;
+      b.h = is_box(node) ? 40 : 36;
       break;
   }
   return b;

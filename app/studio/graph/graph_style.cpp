@@ -23,7 +23,9 @@ QColor node_fill(const DisplayNode& node) {
     case DisplayNodeKind::kGraphInput:
     case DisplayNodeKind::kGraphOutput: return io_fill();
     case DisplayNodeKind::kOp:
-    case DisplayNodeKind::kGroup: break;
+    case DisplayNodeKind::kGroup:
+    case DisplayNodeKind::kScope:
+    case DisplayNodeKind::kShapes: break;
   }
   return class_fill(node.op_class);
 }

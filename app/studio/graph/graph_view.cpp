@@ -192,7 +192,46 @@ void GraphView::addGroupFrames(const DisplayGraph& graph, const GraphLayout& lay
   for (const auto& [group, f] : frames) {
     if (f.members < 2) continue;
     framed_groups_.insert(group);
-    scene()->addItem(new GroupFrameItem(group, QString::fromStdString(f.kind), f.rect, &settings_));
+    scene()->addItem(new GroupFrameItem(GroupFrameItem::Kind::kFusedGroup, group,
+                                        QString::fromStdString(f.kind), f.rect, &settings_));
+  }
+  // Open shape computations: one frame around each cluster's nodes.
+  std::map<int, QRectF> shapes;
+  for (const DisplayNode& node : graph.nodes) {
+    if (node.kind != DisplayNodeKind::kOp || node.shape_cluster < 0 || node.body_of) continue;
+    const NodeBox& b = layout.nodes[static_cast<size_t>(node.id)];
+    const QRectF r(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h);
+    QRectF& f = shapes[node.shape_cluster];
+    f = f.isNull() ? r : f.united(r);
+  }
+  for (const auto& [cluster, rect] : shapes)
+    scene()->addItem(new GroupFrameItem(GroupFrameItem::Kind::kShapes, cluster,
+                                        QStringLiteral("shape computation"), rect, &settings_));
+  // Open name scopes: a frame holds its nodes and its inner scopes' frames, so children are
+  // measured first (they come after their parent in open_scopes).
+  std::vector<QRectF> scope_rects(graph.open_scopes.size());
+  for (const DisplayNode& node : graph.nodes) {
+    if (node.in_scope < 0 || static_cast<size_t>(node.in_scope) >= scope_rects.size()) continue;
+    const NodeBox& b = layout.nodes[static_cast<size_t>(node.id)];
+    const QRectF r(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h);
+    QRectF& f = scope_rects[static_cast<size_t>(node.in_scope)];
+    f = f.isNull() ? r : f.united(r);
+  }
+  for (size_t i = scope_rects.size(); i-- > 0;) {
+    if (scope_rects[i].isNull()) continue;
+    const int parent = graph.open_scopes[i].parent;
+    if (parent < 0 || static_cast<size_t>(parent) >= i) continue;
+    QRectF& p = scope_rects[static_cast<size_t>(parent)];
+    const QRectF framed = GroupFrameItem::frameRect(scope_rects[i]);
+    p = p.isNull() ? framed : p.united(framed);
+  }
+  for (size_t i = 0; i < scope_rects.size(); ++i) {
+    if (scope_rects[i].isNull()) continue;
+    auto* frame = new GroupFrameItem(GroupFrameItem::Kind::kScope, graph.open_scopes[i].scope,
+                                     QString::fromStdString(graph.open_scopes[i].title),
+                                     scope_rects[i], &settings_);
+    frame->setZValue(frame->zValue() + 0.001 * static_cast<double>(i));  // inner over outer
+    scene()->addItem(frame);
   }
   // Open bodies: one frame per body around its nodes (nested bodies inside their parent's).
   std::map<const Node*, int> control_id;
@@ -215,9 +254,9 @@ void GraphView::addGroupFrames(const DisplayGraph& graph, const GraphLayout& lay
     auto it = control_id.find(key.first);
     if (it == control_id.end()) continue;
     const DisplayNode& control = graph.nodes[static_cast<size_t>(it->second)];
-    scene()->addItem(new GroupFrameItem(-1,
+    scene()->addItem(new GroupFrameItem(GroupFrameItem::Kind::kBody, it->second,
                                         QString::fromStdString(key.second + " of " + control.label),
-                                        rect, &settings_, it->second));
+                                        rect, &settings_));
   }
 }
 
@@ -365,14 +404,7 @@ void GraphView::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_Escape: selectNode(-1, false); return;
     case Qt::Key_Return:
     case Qt::Key_Enter:
-      if (selected >= 0) {
-        const NodeItem* node = nodes_[static_cast<size_t>(selected)];
-        const DisplayNode& d = graph_.nodes[static_cast<size_t>(selected)];
-        if (!node->isGroupBox() && d.has_subgraphs)
-          emit bodyActivated(d.id);
-        else if (node->isGroupBox() || framed_groups_.count(node->group()))
-          emit groupActivated(node->group());
-      }
+      if (selected >= 0) activate(selected, /*or_enclosing=*/true);
       return;
     case Qt::Key_Up:
     case Qt::Key_Down:
@@ -398,26 +430,69 @@ void GraphView::keyPressEvent(QKeyEvent* e) {
 void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
   for (QGraphicsItem* item : items(e->pos())) {
     if (item->type() == NodeItem::Type) {
-      const auto* node = static_cast<NodeItem*>(item);
-      const DisplayNode& d = graph_.nodes[static_cast<size_t>(node->nodeId())];
-      if (node->isGroupBox())
-        emit groupActivated(node->group());
-      else if (d.has_subgraphs)
-        emit bodyActivated(d.id);
+      activate(static_cast<NodeItem*>(item)->nodeId(), /*or_enclosing=*/false);
       e->accept();
       return;
     }
     if (item->type() == GroupFrameItem::Type) {
-      const auto* frame = static_cast<GroupFrameItem*>(item);
-      if (frame->bodyControl() >= 0)
-        emit bodyActivated(frame->bodyControl());
-      else
-        emit groupActivated(frame->group());
+      activateFrame(*static_cast<GroupFrameItem*>(item));
       e->accept();
       return;
     }
   }
   QGraphicsView::mouseDoubleClickEvent(e);
+}
+
+void GraphView::activate(int id, bool or_enclosing) {
+  if (id < 0 || static_cast<size_t>(id) >= graph_.nodes.size()) return;
+  const DisplayNode& d = graph_.nodes[static_cast<size_t>(id)];
+  switch (d.kind) {
+    case DisplayNodeKind::kGroup: emit groupActivated(d.group); return;
+    case DisplayNodeKind::kScope: emit scopeActivated(d.scope); return;
+    case DisplayNodeKind::kShapes: emit shapesActivated(d.shape_cluster); return;
+    case DisplayNodeKind::kGraphInput:
+    case DisplayNodeKind::kGraphOutput: return;
+    case DisplayNodeKind::kOp: break;
+  }
+  if (d.has_subgraphs) {
+    emit bodyActivated(d.id);
+    return;
+  }
+  if (!or_enclosing) return;
+  // Enter on a node of an open box closes the box: the innermost first.
+  if (d.group >= 0 && framed_groups_.count(d.group))
+    emit groupActivated(d.group);
+  else if (d.shape_cluster >= 0)
+    emit shapesActivated(d.shape_cluster);
+}
+
+void GraphView::activateFrame(const GroupFrameItem& frame) {
+  switch (frame.kind()) {
+    case GroupFrameItem::Kind::kFusedGroup: emit groupActivated(frame.target()); return;
+    case GroupFrameItem::Kind::kBody: emit bodyActivated(frame.target()); return;
+    case GroupFrameItem::Kind::kScope: emit scopeActivated(frame.target()); return;
+    case GroupFrameItem::Kind::kShapes: emit shapesActivated(frame.target()); return;
+  }
+}
+
+std::optional<QPointF> GraphView::viewPositionOf(NodeId node) const {
+  const int id = graph_.display_node_of(node);
+  if (id < 0 || static_cast<size_t>(id) >= layout_.nodes.size()) return std::nullopt;
+  const NodeBox& b = layout_.nodes[static_cast<size_t>(id)];
+  return mapFromScene(QPointF(b.x, b.y));
+}
+
+bool GraphView::placeAt(NodeId node, const QPointF& view_pos) {
+  const int id = graph_.display_node_of(node);
+  if (id < 0 || static_cast<size_t>(id) >= layout_.nodes.size()) return false;
+  const NodeBox& b = layout_.nodes[static_cast<size_t>(id)];
+  start_view_ = false;
+  // Centring c puts it mid-viewport: shift c so the node lands at view_pos instead.
+  const QPointF mid(viewport()->width() / 2.0, viewport()->height() / 2.0);
+  const double zoom = zoomFactor();
+  if (!(zoom > 0)) return false;
+  centerOn(QPointF(b.x, b.y) + (mid - view_pos) / zoom);
+  return true;
 }
 
 void GraphView::changeEvent(QEvent* e) {

@@ -1,14 +1,17 @@
 // The graph in the studio's centre (DESIGN §8): a DisplayGraph drawn at a GraphLayout's
-// positions. Nodes are coloured by SoD² class (legend top-left), collapsed fused groups have a
-// double border and expand on double-click (groupActivated: the owner rebuilds the DisplayGraph
-// and lays it out again on a worker), expanded ones are framed; If/Loop/Scan nodes open their
-// bodies the same way (bodyActivated), drawn in amber frames. Ctrl+wheel or +/- zoom, drag
-// pans, 0 or F fits, arrows walk to neighbours, Enter toggles a group, Escape clears.
+// positions. Nodes are coloured by SoD² class (legend top-left). Boxes — collapsed fused groups,
+// closed name scopes, folded shape computations — have a double border and open on double-click
+// (groupActivated, scopeActivated, shapesActivated: the owner rebuilds the DisplayGraph and lays
+// it out again on a worker); open ones are framed, and double-clicking the frame closes them.
+// If/Loop/Scan nodes open their bodies the same way (bodyActivated), drawn in amber frames.
+// Ctrl+wheel or +/- zoom, drag pans, 0 or F fits, arrows walk to neighbours, Enter toggles a group,
+// Escape clears.
 #pragma once
 
 #include <QGraphicsView>
 #include <QList>
 #include <QPair>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -59,6 +62,11 @@ class GraphView : public QGraphicsView {
   // Colours nodes by the overlay's values instead of their class (nullptr: by class again); it
   // stays across setGraph, so expanding a group keeps the colouring.
   void setOverlay(std::shared_ptr<const NodeOverlay> overlay);
+  // Where the display node holding main-graph node `node` is now, in viewport coordinates; and
+  // scrolling (at the current zoom) so that it is at `view_pos`: what keeps the drawing still
+  // when a box opens or closes and the graph is laid out again. false: not drawn.
+  std::optional<QPointF> viewPositionOf(NodeId node) const;
+  bool placeAt(NodeId node, const QPointF& view_pos);
   const NodeOverlay* overlay() const { return overlay_.get(); }
   // A node's fill as drawn now, and its tooltip (tests; -1 or an unknown id: invalid / empty).
   QColor nodeFill(int id) const;
@@ -81,6 +89,10 @@ class GraphView : public QGraphicsView {
   // the owner toggles that node's bodies and lays the graph out again. `id` is the control-flow
   // node's display id.
   void bodyActivated(int id);
+  // Double-click or Enter on a name scope's box or frame (GraphHierarchy scope id), and on a
+  // shape computation's box or frame, or Enter on one of its nodes.
+  void scopeActivated(int scope);
+  void shapesActivated(int cluster);
 
  protected:
   void wheelEvent(QWheelEvent* e) override;
@@ -96,6 +108,10 @@ class GraphView : public QGraphicsView {
   // The neighbour an arrow key leads to from `id`; -1 when there is none.
   int neighbourTowards(int id, int key) const;
   void addGroupFrames(const DisplayGraph& graph, const GraphLayout& layout);
+  // Emits what opening or closing display node `id` means: its box, its bodies, or (with
+  // `or_enclosing`, for Enter) the open fused group or shape computation it is drawn in.
+  void activate(int id, bool or_enclosing);
+  void activateFrame(const GroupFrameItem& frame);
   // Adds items for about `budget_ms`; true when the graph is complete.
   bool populateSlice(double budget_ms);
   void applyOverlay(NodeItem* item) const;

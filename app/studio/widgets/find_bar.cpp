@@ -60,7 +60,7 @@ GraphFindIndex::GraphFindIndex(const DisplayGraph& graph) {
         n.kind == DisplayNodeKind::kGraphInput || n.kind == DisplayNodeKind::kGraphOutput;
     if (!io) add(n.id, FindMatchKind::kOp, n.op);
     if (n.kind == DisplayNodeKind::kOp && n.node && n.graph) add_outputs(n.id, *n.graph, *n.node);
-    if (n.is_group_box && main) {
+    if (is_box(n) && main) {
       // A box is labelled by its ops; its members' own names and ops are still found, on it.
       for (NodeId m : n.members) {
         const Node& member = main->node(m);

@@ -29,6 +29,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 
 #include "app/studio/backend/backend_view.h"
 #include "app/studio/device/device_panel.h"
@@ -106,13 +107,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           [this] { applyBinding(bindings_->values()); });
   connect(graph_view_, &GraphView::nodeSelected, this, &MainWindow::showDisplayNode);
   connect(graph_view_, &GraphView::groupActivated, this, [this](int group) {
-    if (!expanded_groups_.erase(group)) expanded_groups_.insert(group);
-    startLayout();
+    NodeId anchor = kNoNode;
+    if (doc_ && group >= 0 && static_cast<size_t>(group) < doc_->fusion().groups.size() &&
+        !doc_->fusion().groups[static_cast<size_t>(group)].nodes.empty())
+      anchor = doc_->fusion().groups[static_cast<size_t>(group)].nodes.front();
+    changeDisplay(
+        [group](DisplayState& s) {
+          if (!s.expanded_groups.erase(group)) s.expanded_groups.insert(group);
+        },
+        anchor, false);
   });
   connect(graph_view_, &GraphView::bodyActivated, this, [this](int id) {
     if (display_ && id >= 0 && static_cast<size_t>(id) < display_->nodes.size())
       toggleBodies(display_->nodes[static_cast<size_t>(id)].node);
   });
+  connect(graph_view_, &GraphView::scopeActivated, this, [this](int scope) { toggleScope(scope); });
+  connect(graph_view_, &GraphView::shapesActivated, this,
+          [this](int cluster) { toggleShapes(cluster); });
   connect(timeline_view_, &TimelineView::tensorClicked, this, &MainWindow::showTensor);
   connect(&open_watcher_, &QFutureWatcher<OpenResult>::finished, this, [this] {
     end_progress_dialog(progress_);
@@ -393,7 +404,7 @@ std::optional<QString> MainWindow::openModelNow(const QString& path, const OpenO
   if (!doc.ok()) return qs(doc.status().message());
   auto shared = std::shared_ptr<StudioDocument>(std::move(*doc));
   adoptDocument(shared, prepareViews(*shared, thread()));
-  adoptLayout(computeLayout(doc_, expanded_groups_, expanded_bodies_, nullptr));
+  adoptLayout(computeLayout(doc_, hierarchy_, display_state_, nullptr));
   graph_view_->finishPopulating();
   return std::nullopt;
 }
@@ -416,6 +427,8 @@ std::shared_ptr<MainWindow::Views> MainWindow::prepareViews(const StudioDocument
     v->summary = tr("The plan cannot be instantiated at the initial binding: %1")
                      .arg(qs(at.status().message()));
   }
+  v->hierarchy = std::make_shared<const GraphHierarchy>(
+      build_hierarchy(doc.graph(), doc.rdp(), &doc.fusion()));
   return v;
 }
 
@@ -429,8 +442,9 @@ void MainWindow::forgetOpened() {
   doc_.reset();
   pkg_.reset();
   pkg_at_.reset();
-  expanded_groups_.clear();
-  expanded_bodies_.clear();
+  display_state_ = DisplayState{};
+  hierarchy_.reset();
+  anchor_.reset();
   // Runs of the old model name its nodes, not the new one's.
   last_profile_.reset();
   if (colouring_ != NodeColouring::kClass) setNodeColouring(NodeColouring::kClass);
@@ -445,6 +459,8 @@ void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_
     bindings_->setSymbols(doc_->symbols(), doc_->initial_values(), execution_upper_of(doc_));
   }
   binding_ = views->binding;
+  hierarchy_ = views->hierarchy;
+  if (hierarchy_) display_state_.expanded_scopes = hierarchy_->default_expanded;
   const QString note = at_bound_note(doc_->executions_at_bound(binding_));
   memory_dock_->setWindowTitle(note.isEmpty() ? tr("Memory plan")
                                               : tr("Memory plan (%1)").arg(note));
@@ -509,9 +525,103 @@ MainWindow::LayoutResult MainWindow::computePackageLayout(std::shared_ptr<Packag
 
 void MainWindow::toggleBodies(const Node* control, bool now) {
   if (!doc_ || !control) return;
-  if (!expanded_bodies_.erase(control)) expanded_bodies_.insert(control);
+  // The control-flow node stays where it was (a body's own node when it is in one).
+  NodeId anchor = kNoNode;
+  if (display_)
+    for (const DisplayNode& n : display_->nodes)
+      if (n.node == control) anchor = anchorOf(n.id);
+  changeDisplay(
+      [control](DisplayState& s) {
+        if (!s.expanded_bodies.erase(control)) s.expanded_bodies.insert(control);
+      },
+      anchor, now);
+}
+
+void MainWindow::toggleScope(int scope, bool now) {
+  if (!doc_ || !hierarchy_ || scope <= 0 || static_cast<size_t>(scope) >= hierarchy_->scopes.size())
+    return;
+  // The scope's first node (in the file's order) stays where the box or frame was.
+  NodeId anchor = kNoNode;
+  for (size_t i = 0; i < hierarchy_->scope_of_node.size() && anchor == kNoNode; ++i)
+    for (int s = hierarchy_->scope_of_node[i]; s > 0 && anchor == kNoNode;
+         s = hierarchy_->scopes[static_cast<size_t>(s)].parent)
+      if (s == scope && !hierarchy_->folded_constant[i]) anchor = static_cast<NodeId>(i);
+  changeDisplay(
+      [scope](DisplayState& s) {
+        if (!s.expanded_scopes.erase(scope)) s.expanded_scopes.insert(scope);
+      },
+      anchor, now);
+}
+
+void MainWindow::toggleShapes(int cluster, bool now) {
+  if (!doc_ || !hierarchy_ || cluster < 0 ||
+      static_cast<size_t>(cluster) >= hierarchy_->shape_clusters.size())
+    return;
+  changeDisplay(
+      [cluster](DisplayState& s) {
+        if (!s.expanded_shapes.erase(cluster)) s.expanded_shapes.insert(cluster);
+      },
+      hierarchy_->shape_clusters[static_cast<size_t>(cluster)].front(), now);
+}
+
+void MainWindow::revealCoreNode(NodeId node, bool now) {
+  if (!doc_ || node < 0 || static_cast<size_t>(node) >= doc_->graph().num_nodes()) return;
+  bool closed = false;
+  if (hierarchy_) {
+    const size_t i = static_cast<size_t>(node);
+    closed = hierarchy_->closed_ancestor(hierarchy_->scope_of_node[i],
+                                         display_state_.expanded_scopes) >= 0 ||
+             (hierarchy_->shape_cluster_of[i] >= 0 &&
+              !display_state_.expanded_shapes.count(hierarchy_->shape_cluster_of[i]));
+  }
+  if (!closed) {
+    selectCoreNode(node);
+    return;
+  }
+  const GraphHierarchy& h = *hierarchy_;
+  changeDisplay(
+      [&h, node](DisplayState& s) {
+        for (int sc = h.scope_of_node[static_cast<size_t>(node)]; sc > 0;
+             sc = h.scopes[static_cast<size_t>(sc)].parent)
+          s.expanded_scopes.insert(sc);
+        if (const int c = h.shape_cluster_of[static_cast<size_t>(node)]; c >= 0)
+          s.expanded_shapes.insert(c);
+      },
+      node, now);
+  pending_reveal_ = node;
   if (now) {
-    adoptLayout(computeLayout(doc_, expanded_groups_, expanded_bodies_, nullptr));
+    selectCoreNode(node);
+    pending_reveal_ = kNoNode;
+  }
+}
+
+NodeId MainWindow::anchorOf(int display_id) const {
+  if (!display_ || display_id < 0 || static_cast<size_t>(display_id) >= display_->nodes.size())
+    return kNoNode;
+  const DisplayNode& n = display_->nodes[static_cast<size_t>(display_id)];
+  if (!n.members.empty()) return n.members.front();
+  // A node of an open body: the main-graph node holding the body, at any depth.
+  const Node* control = n.body_of;
+  for (int guard = 0; control && guard < 64; ++guard) {
+    for (const DisplayNode& d : display_->nodes) {
+      if (d.node != control) continue;
+      if (!d.members.empty()) return d.members.front();
+      control = d.body_of;
+      break;
+    }
+  }
+  return kNoNode;
+}
+
+void MainWindow::changeDisplay(const std::function<void(DisplayState&)>& change, NodeId anchor,
+                               bool now) {
+  if (!doc_) return;
+  anchor_.reset();
+  if (anchor != kNoNode)
+    if (const auto at = graph_view_->viewPositionOf(anchor)) anchor_ = Anchor{anchor, *at};
+  change(display_state_);
+  if (now) {
+    adoptLayout(computeLayout(doc_, hierarchy_, display_state_, nullptr));
     graph_view_->finishPopulating();
   } else {
     startLayout();
@@ -519,15 +629,16 @@ void MainWindow::toggleBodies(const Node* control, bool now) {
 }
 
 MainWindow::LayoutResult MainWindow::computeLayout(std::shared_ptr<StudioDocument> doc,
-                                                   std::set<int> expanded,
-                                                   std::set<const Node*> bodies,
+                                                   std::shared_ptr<const GraphHierarchy> hierarchy,
+                                                   const DisplayState& state,
                                                    const std::atomic<bool>* cancel) {
   LayoutResult r;
   r.doc = doc;
   layOut(
       &r,
       [&] {
-        return build_display_graph(doc->model(), doc->rdp(), &doc->fusion(), expanded, bodies);
+        return build_display_graph(doc->model(), doc->rdp(), &doc->fusion(), hierarchy.get(),
+                                   state);
       },
       cancel);
   return r;
@@ -564,10 +675,10 @@ void MainWindow::startLayout() {
     return;
   }
   auto doc = doc_;
-  auto expanded = expanded_groups_;
-  auto bodies = expanded_bodies_;
-  layout_watcher_.setFuture(QtConcurrent::run([doc, expanded, bodies, cancel] {
-    return computeLayout(doc, expanded, bodies, cancel.get());
+  auto hierarchy = hierarchy_;
+  auto state = display_state_;
+  layout_watcher_.setFuture(QtConcurrent::run([doc, hierarchy, state, cancel] {
+    return computeLayout(doc, hierarchy, state, cancel.get());
   }));
 }
 
@@ -580,7 +691,13 @@ void MainWindow::adoptLayout(const LayoutResult& r) {
   display_ = r.graph;
   layout_ = r.layout;
   graph_view_->setGraph(display_.get(), layout_.get());
-  graph_view_->showStart();
+  // An open or a close keeps the node it was done on still; a new model starts at its top.
+  if (!anchor_ || !graph_view_->placeAt(anchor_->node, anchor_->view_pos)) graph_view_->showStart();
+  anchor_.reset();
+  if (pending_reveal_ != kNoNode) {
+    selectCoreNode(pending_reveal_);
+    pending_reveal_ = kNoNode;
+  }
   find_bar_->setGraph(display_);
   status_->setText(tr("%1 nodes shown (%2 layout)")
                        .arg(display_->nodes.size())
@@ -671,7 +788,10 @@ void MainWindow::showDisplayNode(int id) {
     return;
   }
   QString text;
-  for (NodeId m : n.members) text += qs(doc_->node_report(m, binding_)) + "\n";
+  if (n.kind == DisplayNodeKind::kScope || n.kind == DisplayNodeKind::kShapes)
+    text = boxSummary(n);
+  else
+    for (NodeId m : n.members) text += qs(doc_->node_report(m, binding_)) + "\n";
   if (n.members.empty() && n.graph && n.node_id != kNoNode)
     text = qs(doc_->node_report(*n.graph, n.node_id, binding_));
   else if (n.members.empty())
@@ -709,6 +829,45 @@ void MainWindow::showDisplayNode(int id) {
       }
     }
   }
+}
+
+QString MainWindow::boxSummary(const DisplayNode& n) const {
+  const Graph& g = doc_->graph();
+  QString text;
+  if (n.kind == DisplayNodeKind::kScope && hierarchy_ && n.scope > 0 &&
+      static_cast<size_t>(n.scope) < hierarchy_->scopes.size()) {
+    const NameScope& s = hierarchy_->scopes[static_cast<size_t>(n.scope)];
+    text = tr("name scope %1\n%2 nodes, %3 inner scopes (double-click or Enter opens it)\n")
+               .arg(qs(s.path))
+               .arg(n.members.size())
+               .arg(s.children.size());
+  } else {
+    text = tr("shape computation\n%1 nodes computing small integer tensors (dims, shapes, "
+              "indices) from tensor shapes and constants, never from a tensor's contents "
+              "(double-click or Enter opens it)\n")
+               .arg(n.members.size());
+  }
+  std::map<std::string, int> ops, classes;
+  for (NodeId m : n.members) {
+    ++ops[g.node(m).op_type];
+    ++classes[op_class_name(op_class_of(g.node(m)))];
+  }
+  std::vector<std::pair<int, std::string>> by_count;
+  for (const auto& [op, count] : ops) by_count.push_back({-count, op});
+  std::sort(by_count.begin(), by_count.end());
+  text += tr("ops     ");
+  for (const auto& [count, op] : by_count)
+    text += QStringLiteral(" %1 x%2").arg(qs(op)).arg(-count);
+  text += tr("\nclasses ");
+  for (const auto& [cls, count] : classes) text += QStringLiteral(" %1 %2").arg(qs(cls)).arg(count);
+  text += tr("\nnodes\n");
+  constexpr size_t kListed = 40;
+  for (size_t i = 0; i < n.members.size() && i < kListed; ++i) {
+    const Node& node = g.node(n.members[i]);
+    text += QStringLiteral("  %1  (%2)\n").arg(qs(node.name), qs(node.op_type));
+  }
+  if (n.members.size() > kListed) text += tr("  ... and %1 more\n").arg(n.members.size() - kListed);
+  return text;
 }
 
 void MainWindow::showTensor(int tensor, NodeId producer) {

@@ -8,6 +8,7 @@
 #include <QFutureWatcher>
 #include <QImage>
 #include <QMainWindow>
+#include <QPointF>
 #include <QPointer>
 #include <QStringList>
 #include <atomic>
@@ -104,6 +105,14 @@ class MainWindow : public QMainWindow {
   // Opens or closes the bodies of an If/Loop/Scan (any depth) and lays the graph out again; with
   // `now`, on the calling thread (tests, screenshots).
   void toggleBodies(const Node* control, bool now = false);
+  // Opens or closes a name scope (GraphHierarchy id) or a shape computation the same way.
+  void toggleScope(int scope, bool now = false);
+  void toggleShapes(int cluster, bool now = false);
+  // Opens every closed scope and shape computation holding main-graph node `node`, then
+  // selects and centres it (laid out on the calling thread with `now`).
+  void revealCoreNode(NodeId node, bool now = false);
+  const GraphHierarchy* graphHierarchy() const { return hierarchy_.get(); }
+  const DisplayState& displayState() const { return display_state_; }
   const DisplayGraph* displayGraph() const { return display_.get(); }
 
   // Export & profile: compiles what is open, runs it on the device panel's device and shows the
@@ -155,6 +164,7 @@ class MainWindow : public QMainWindow {
     std::unique_ptr<ShapesTableModel> shapes;
     std::unique_ptr<TimelineModel> timeline;
     QString summary;
+    std::shared_ptr<const GraphHierarchy> hierarchy;
   };
   struct OpenResult {
     std::shared_ptr<StudioDocument> doc;
@@ -188,6 +198,8 @@ class MainWindow : public QMainWindow {
   void startLayout();
   void adoptLayout(const LayoutResult& r);
   void showDisplayNode(int id);
+  // The inspector's text for a name scope's or a shape computation's box.
+  QString boxSummary(const DisplayNode& n) const;
   void showTensor(int tensor, NodeId producer);
   void rememberRecent(const QString& path);
   void refreshRecentMenu();
@@ -203,8 +215,14 @@ class MainWindow : public QMainWindow {
   void buildDeviceDocks();
   // Selects in the graph the first of these nodes (by name) that it shows.
   void selectNodesNamed(const QStringList& names);
-  static LayoutResult computeLayout(std::shared_ptr<StudioDocument> doc, std::set<int> expanded,
-                                    std::set<const Node*> bodies, const std::atomic<bool>* cancel);
+  static LayoutResult computeLayout(std::shared_ptr<StudioDocument> doc,
+                                    std::shared_ptr<const GraphHierarchy> hierarchy,
+                                    const DisplayState& state, const std::atomic<bool>* cancel);
+  // Changes what is open, keeping main-graph node `anchor` where it is on screen once the
+  // graph is laid out again (on the calling thread with `now`).
+  void changeDisplay(const std::function<void(DisplayState&)>& change, NodeId anchor, bool now);
+  // The first main-graph node a box or node stands for (its anchor); kNoNode for none.
+  NodeId anchorOf(int display_id) const;
   // The display graph `make_graph` builds, laid out into `r` (or `r->error`), on any thread.
   static void layOut(LayoutResult* r, const std::function<DisplayGraph()>& make_graph,
                      const std::atomic<bool>* cancel);
@@ -216,8 +234,17 @@ class MainWindow : public QMainWindow {
   sym::Binding binding_;
   std::shared_ptr<DisplayGraph> display_;
   std::shared_ptr<GraphLayout> layout_;
-  std::set<int> expanded_groups_;
-  std::set<const Node*> expanded_bodies_;  // If/Loop/Scan nodes of doc_ drawn with open bodies
+  // What is open: fused groups, If/Loop/Scan bodies (nodes of doc_), name scopes and shape
+  // computations of hierarchy_.
+  DisplayState display_state_;
+  std::shared_ptr<const GraphHierarchy> hierarchy_;
+  // Where the node the user opened or closed was on screen: the next layout keeps it there.
+  struct Anchor {
+    NodeId node = kNoNode;
+    QPointF view_pos;
+  };
+  std::optional<Anchor> anchor_;
+  NodeId pending_reveal_ = kNoNode;  // selected once the layout revealing it is shown
 
   GraphView* graph_view_ = nullptr;
   FindBar* find_bar_ = nullptr;
