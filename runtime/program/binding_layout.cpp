@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "runtime/program/lifetime_overlaps.h"
 #include "runtime/program/memory_stats.h"
 #include "runtime/program/program.h"
 
@@ -34,38 +35,7 @@ void GreedyLayout::find_overlaps(std::span<const Lifetime> lives) {
     return;
   overlaps_of_.assign(lives.begin(), lives.end());
   overlaps_known_ = true;
-  const size_t n = lives.size();
-  neighbour_begin_.clear();
-  neighbours_.clear();
-  // By first step: the tensors still live when one starts are exactly those it overlaps among
-  // the ones started before it (a sweep over the steps).
-  by_first_.resize(n);
-  std::iota(by_first_.begin(), by_first_.end(), 0);
-  std::stable_sort(by_first_.begin(), by_first_.end(),
-                   [&](int32_t a, int32_t b) { return lives[a].first_step < lives[b].first_step; });
-  std::vector<int32_t> degree(n, 0), live;
-  std::vector<std::pair<int32_t, int32_t>> pairs;
-  // Beyond this many overlaps per tensor on average, the filtered search sorts about as much as
-  // the full scan reads: keep the full scan.
-  const size_t limit = 48 * n;
-  for (int32_t t : by_first_) {
-    std::erase_if(live, [&](int32_t p) { return lives[p].last_step < lives[t].first_step; });
-    if (pairs.size() + live.size() > limit) return;
-    for (int32_t p : live) {
-      pairs.emplace_back(p, t);
-      ++degree[static_cast<size_t>(p)];
-      ++degree[static_cast<size_t>(t)];
-    }
-    live.push_back(t);
-  }
-  neighbour_begin_.assign(n + 1, 0);
-  for (size_t t = 0; t < n; ++t) neighbour_begin_[t + 1] = neighbour_begin_[t] + degree[t];
-  neighbours_.resize(static_cast<size_t>(neighbour_begin_[n]));
-  std::vector<int32_t> fill(neighbour_begin_.begin(), neighbour_begin_.end() - 1);
-  for (const auto& [a, b] : pairs) {
-    neighbours_[static_cast<size_t>(fill[static_cast<size_t>(a)]++)] = b;
-    neighbours_[static_cast<size_t>(fill[static_cast<size_t>(b)]++)] = a;
-  }
+  overlaps_listed_ = find_overlap_lists(lives, overlap_pairs_limit(lives.size()), &overlaps_);
 }
 
 void GreedyLayout::sort_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives) {
@@ -96,14 +66,13 @@ int64_t GreedyLayout::place_in_order(std::span<const int64_t> sizes,
     }
     return best_offset >= 0 ? best_offset : prev_end;
   };
-  if (!neighbour_begin_.empty()) {
+  if (overlaps_listed_) {
     placed_at_.assign(sizes.size(), -1);
     int64_t seq = 0;
     for (int32_t t : order_) {
       near_.clear();
       const auto ts = static_cast<size_t>(t);
-      for (int32_t k = neighbour_begin_[ts]; k < neighbour_begin_[ts + 1]; ++k) {
-        const int32_t p = neighbours_[static_cast<size_t>(k)];
+      for (int32_t p : overlaps_.of(t)) {
         const int64_t at = placed_at_[static_cast<size_t>(p)];
         if (at >= 0) near_.push_back({offsets[p], saturating_add(offsets[p], sizes[p]), at});
       }

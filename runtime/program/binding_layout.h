@@ -14,6 +14,7 @@
 #include "core/status/status.h"
 #include "runtime/program/execution_bounds.h"
 #include "runtime/program/layering.h"
+#include "runtime/program/lifetime_overlaps.h"
 #include "runtime/program/plan_layout.h"
 
 namespace sod2::rt {
@@ -55,7 +56,7 @@ class GreedyLayout {
 
  private:
   void sort_by_size(std::span<const int64_t> sizes, std::span<const Lifetime> lives);
-  // Which tensors' lifetimes overlap each one's (neighbours_), when that is far fewer than all:
+  // Which tensors' lifetimes overlap each one's (overlaps_), when that is far fewer than all:
   // a tensor's gap search then reads only those placed among them.
   void find_overlaps(std::span<const Lifetime> lives);
   // Places in order_.
@@ -70,12 +71,11 @@ class GreedyLayout {
     int32_t first_step, last_step;
   };
   std::vector<Placed> placed_;
-  // Per tensor, its lifetime-overlapping tensors (CSR:
-  // neighbours_[neighbour_begin_[t]..neighbour_begin_[t + 1]]); empty when scanning every placed
-  // tensor is as cheap.
-  std::vector<int32_t> neighbour_begin_, neighbours_;
-  std::vector<int32_t> by_first_;  // find_overlaps' tensors by first step
-  // The lifetimes neighbours_ was found for: a session's bindings, and a sweep's points, all
+  // Per tensor, its lifetime-overlapping tensors; unused (overlaps_listed_ false) when scanning
+  // every placed tensor is as cheap.
+  OverlapLists overlaps_;
+  bool overlaps_listed_ = false;
+  // The lifetimes overlaps_ was found for: a session's bindings, and a sweep's points, all
   // share theirs, so it is found once.
   std::vector<Lifetime> overlaps_of_;
   bool overlaps_known_ = false;

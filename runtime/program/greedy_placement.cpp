@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "runtime/program/binding_layout.h"
+#include "runtime/program/lifetime_overlaps.h"
 #include "runtime/program/memory_stats.h"
 
 namespace sod2::plan {
@@ -83,9 +84,51 @@ GreedyPlan plan_greedy_by_size(std::span<const int64_t> sizes, std::span<const L
     plan.arena_bytes = greedy.place(sizes, lives, plan.offsets);
     return plan;
   }
+  const std::vector<int32_t> order = placement_order(sizes, lives, segments, rule);
+  // A tensor's offset depends only on the placed tensors its lifetime overlaps, taken by offset
+  // then by placement (the order `placed` below keeps): with overlap lists, gather those alone.
+  OverlapLists overlaps;
+  if (find_overlap_lists(lives, overlap_pairs_limit(sizes.size()), &overlaps)) {
+    struct Near {
+      int64_t offset, end, seq;
+      bool lower_segment;
+    };
+    std::vector<Near> near;
+    std::vector<int64_t> placed_at(sizes.size(), -1);  // place in `order`, -1: not yet
+    int64_t seq = 0;
+    for (int32_t t : order) {
+      near.clear();
+      for (int32_t p : overlaps.of(t)) {
+        const int64_t at = placed_at[static_cast<size_t>(p)];
+        if (at < 0) continue;
+        near.push_back({plan.offsets[p], saturating_add(plan.offsets[p], sizes[p]), at,
+                        !segments.empty() && segments[p] < segments[t]});
+      }
+      std::sort(near.begin(), near.end(), [](const Near& a, const Near& b) {
+        return a.offset != b.offset ? a.offset < b.offset : a.seq < b.seq;
+      });
+      int64_t prev_end = 0;
+      for (const Near& p : near)
+        if (p.lower_segment) prev_end = std::max(prev_end, p.end);
+      int64_t best_offset = -1;
+      int64_t best_gap = INT64_MAX;
+      for (const Near& p : near) {
+        const int64_t gap = p.offset - prev_end;
+        if (gap >= sizes[t] && gap < best_gap) {
+          best_gap = gap;
+          best_offset = prev_end;
+        }
+        prev_end = std::max(prev_end, p.end);
+      }
+      plan.offsets[t] = best_offset >= 0 ? best_offset : prev_end;
+      plan.arena_bytes = std::max(plan.arena_bytes, saturating_add(plan.offsets[t], sizes[t]));
+      placed_at[static_cast<size_t>(t)] = seq++;
+    }
+    return plan;
+  }
   std::vector<int32_t> placed;  // sorted by offset, then by placement
   placed.reserve(sizes.size());
-  for (int32_t t : placement_order(sizes, lives, segments, rule)) {
+  for (int32_t t : order) {
     const int64_t size = sizes[t];
     // The floor: the top of every overlapping tensor of a lower segment (all placed already).
     int64_t prev_end = 0;
@@ -141,14 +184,29 @@ std::optional<GreedyPlan> plan_greedy_known_steps(std::span<const int64_t> sizes
   };
   std::vector<int32_t> placed, overlapping, stack;
   std::vector<int32_t> below_max, above_min;  // over overlapping[0..k) and overlapping[k..)
-  placed.reserve(n);
+  // Only placed tensors overlapping the one at hand matter, to its gap search and to the
+  // propagation (whose result does not depend on the order it visits them in): found from
+  // overlap lists, else by scanning every placed tensor (kept sorted by key_less).
+  OverlapLists overlaps;
+  const bool listed = find_overlap_lists(lives, overlap_pairs_limit(n), &overlaps);
+  std::vector<char> is_placed(n, 0);
+  auto for_each_placed_overlapping = [&](int32_t x, auto&& f) {
+    if (listed) {
+      for (int32_t y : overlaps.of(x))
+        if (is_placed[static_cast<size_t>(y)]) f(y);
+    } else {
+      for (int32_t y : placed)
+        if (y != x && lives[y].overlaps(lives[x])) f(y);
+    }
+  };
+  if (!listed) placed.reserve(n);
   // Earlier segments first: a tensor then only meets placed tensors known no later than itself,
   // so the top of them is always allowed.
   for (int32_t t : placement_order(sizes, lives, segments, rule)) {
     const int64_t size = sizes[t];
     overlapping.clear();
-    for (int32_t p : placed)
-      if (lives[p].overlaps(lives[t])) overlapping.push_back(p);
+    for_each_placed_overlapping(t, [&](int32_t p) { overlapping.push_back(p); });
+    std::sort(overlapping.begin(), overlapping.end(), key_less);
     const size_t m = overlapping.size();
     below_max.assign(m + 1, 0);
     above_min.assign(m + 1, max_known);
@@ -185,7 +243,8 @@ std::optional<GreedyPlan> plan_greedy_known_steps(std::span<const int64_t> sizes
     anc[t] = std::max(own_anc, below_max[split]);
     desc[t] = std::min(own_desc, above_min[split]);
     plan.arena_bytes = std::max(plan.arena_bytes, saturating_add(plan.offsets[t], size));
-    placed.insert(std::lower_bound(placed.begin(), placed.end(), t, key_less), t);
+    is_placed[static_cast<size_t>(t)] = 1;
+    if (!listed) placed.insert(std::lower_bound(placed.begin(), placed.end(), t, key_less), t);
     // Tensors above t now also wait for what t waits for; tensors below it must be known by
     // the first step of everything above t.
     if (anc[t] > 0) {
@@ -193,22 +252,22 @@ std::optional<GreedyPlan> plan_greedy_known_steps(std::span<const int64_t> sizes
       while (!stack.empty()) {
         const int32_t x = stack.back();
         stack.pop_back();
-        for (int32_t y : placed) {
-          if (anc[y] >= anc[x] || !lives[y].overlaps(lives[x]) || !key_less(x, y)) continue;
+        for_each_placed_overlapping(x, [&](int32_t y) {
+          if (anc[y] >= anc[x] || !key_less(x, y)) return;
           anc[y] = anc[x];
           stack.push_back(y);
-        }
+        });
       }
     }
     stack.assign(1, t);
     while (!stack.empty()) {
       const int32_t x = stack.back();
       stack.pop_back();
-      for (int32_t y : placed) {
-        if (desc[y] <= desc[x] || !lives[y].overlaps(lives[x]) || !key_less(y, x)) continue;
+      for_each_placed_overlapping(x, [&](int32_t y) {
+        if (desc[y] <= desc[x] || !key_less(y, x)) return;
         desc[y] = desc[x];
         stack.push_back(y);
-      }
+      });
     }
   }
   return plan;

@@ -5,23 +5,31 @@
 #include <numeric>
 
 #include "runtime/program/greedy_placement.h"
+#include "runtime/program/lifetime_overlaps.h"
 #include "runtime/program/memory_stats.h"
 
 namespace sod2::plan {
 namespace {
 
-// A set of tensor indices as bits: the ancestors of each tensor in the below-DAG.
-class BitSet {
+// The latest last step among the lifetimes added so far whose first step is among the first k
+// of a sorted list of first steps (a Fenwick tree over max): whether an added lifetime overlaps
+// a given one, in O(log) for each.
+class LatestEnds {
  public:
-  explicit BitSet(size_t n = 0) : words_((n + 63) / 64, 0) {}
-  void set(size_t i) { words_[i / 64] |= uint64_t{1} << (i % 64); }
-  bool test(size_t i) const { return (words_[i / 64] >> (i % 64)) & 1; }
-  void merge(const BitSet& o) {
-    for (size_t w = 0; w < words_.size(); ++w) words_[w] |= o.words_[w];
+  void reset(size_t firsts) { tree_.assign(firsts + 1, std::numeric_limits<int32_t>::min()); }
+  // Adds a last step at index `k` of the first steps.
+  void add(size_t k, int32_t last) {
+    for (size_t i = k + 1; i < tree_.size(); i += i & (~i + 1)) tree_[i] = std::max(tree_[i], last);
+  }
+  // The latest last step among those added at indices below `k`.
+  int32_t latest_before(size_t k) const {
+    int32_t latest = std::numeric_limits<int32_t>::min();
+    for (size_t i = k; i > 0; i -= i & (~i + 1)) latest = std::max(latest, tree_[i]);
+    return latest;
   }
 
  private:
-  std::vector<uint64_t> words_;
+  std::vector<int32_t> tree_;
 };
 
 const char* placement_name(PlacementOrder rule) {
@@ -49,24 +57,51 @@ Layering make_layering(std::span<const int64_t> offsets, std::span<const int64_t
     return sizes[a] < sizes[b];  // an empty tensor at the same offset goes first
   });
   layering.below.assign(n, {});
-  std::vector<BitSet> ancestors(n);
-  std::vector<int32_t> candidates;
+  // Unreduced, t sits on every earlier tensor in order that overlaps it (a candidate); reduced,
+  // a candidate u is left out when some later candidate sits on u transitively. That holds
+  // exactly when some later candidate y overlaps u directly: a chain from u up to a candidate
+  // runs through earlier positions only, and any run of it outside t's lifetime lies on one side
+  // of it, so the tensors before and after the run both overlap t's edge step and each other and
+  // the run can be skipped; the chain's first link is then a later candidate overlapping u. So
+  // each tensor needs only its own candidates, not every tensor's ancestors.
+  std::vector<int32_t> position(n);
+  for (size_t pos = 0; pos < n; ++pos)
+    position[static_cast<size_t>(layering.order[pos])] = static_cast<int32_t>(pos);
+  OverlapLists overlaps;
+  const bool listed = find_overlap_lists(lives, overlap_pairs_limit(n), &overlaps);
+  std::vector<int32_t> candidates, firsts;
+  LatestEnds seen;  // the candidates looked at so far
   for (size_t pos = 0; pos < n; ++pos) {
     const int32_t t = layering.order[pos];
-    // Earlier tensors live at the same time, latest first: a candidate already under a kept one
-    // is implied by it.
     candidates.clear();
-    for (size_t q = pos; q-- > 0;) {
-      if (lives[layering.order[q]].overlaps(lives[t])) candidates.push_back(layering.order[q]);
+    if (listed) {
+      for (int32_t u : overlaps.of(t))
+        if (position[static_cast<size_t>(u)] < static_cast<int32_t>(pos)) candidates.push_back(u);
+      std::sort(candidates.begin(), candidates.end(), [&](int32_t a, int32_t b) {
+        return position[static_cast<size_t>(a)] > position[static_cast<size_t>(b)];
+      });
+    } else {
+      for (size_t q = pos; q-- > 0;)
+        if (lives[layering.order[q]].overlaps(lives[t])) candidates.push_back(layering.order[q]);
     }
-    BitSet covered(n);
+    // Latest first, each kept unless one looked at before it starts by its last step and ends
+    // at or after its first.
+    firsts.clear();
+    for (int32_t u : candidates) firsts.push_back(lives[u].first_step);
+    std::sort(firsts.begin(), firsts.end());
+    firsts.erase(std::unique(firsts.begin(), firsts.end()), firsts.end());
+    seen.reset(firsts.size());
+    auto index_of = [&](int32_t step, bool after) {
+      const auto it = after ? std::upper_bound(firsts.begin(), firsts.end(), step)
+                            : std::lower_bound(firsts.begin(), firsts.end(), step);
+      return static_cast<size_t>(it - firsts.begin());
+    };
     for (int32_t u : candidates) {
-      if (covered.test(static_cast<size_t>(u))) continue;
-      covered.set(static_cast<size_t>(u));
-      covered.merge(ancestors[static_cast<size_t>(u)]);
-      layering.below[t].push_back(u);
+      const Lifetime& life = lives[u];
+      if (seen.latest_before(index_of(life.last_step, true)) < life.first_step)
+        layering.below[t].push_back(u);
+      seen.add(index_of(life.first_step, false), life.last_step);
     }
-    ancestors[static_cast<size_t>(t)] = std::move(covered);
     std::sort(layering.below[t].begin(), layering.below[t].end());
   }
   return layering;

@@ -22,6 +22,7 @@ struct Layering {
 // The layering of a concrete plan: tensors by offset (segment first), each below every later
 // lifetime-overlapping one. The below sets are reduced: u is left out of below(t) when another
 // member of below(t) already sits on u (transitively), since that member's end bounds u's end.
+// Reads only lifetime-overlapping pairs: O(n log n) where few tensors are live at a time.
 Layering make_layering(std::span<const int64_t> offsets, std::span<const int64_t> sizes,
                        std::span<const Lifetime> lives, std::span<const int32_t> segments);
 
