@@ -235,16 +235,33 @@ int main(int argc, char** argv) {
       std::vector<const sod2::Node*> controls;
       for (int id : window.graphView()->findNodes(parser.value(open_bodies))) {
         const auto& n = window.displayGraph()->nodes[static_cast<size_t>(id)];
-        if (n.has_subgraphs && !n.is_group_box && n.node) controls.push_back(n.node);
+        if (n.has_subgraphs && n.kind == sod2::studio::DisplayNodeKind::kOp && n.node)
+          controls.push_back(n.node);
+      }
+      // Main-graph ones inside a closed scope are revealed first.
+      if (controls.empty() && window.document()) {
+        const sod2::Graph& g = window.document()->graph();
+        for (sod2::NodeId id : window.coreNodesMatching(parser.value(open_bodies))) {
+          if (g.node(id).subgraphs().empty()) continue;
+          window.revealCoreNode(id, true);
+          controls.push_back(&g.node(id));
+        }
       }
       if (controls.empty())
         return fail("--open: no If/Loop/Scan matches \"" + parser.value(open_bodies) + "\"");
       for (const sod2::Node* c : controls) window.toggleBodies(c, true);
     }
     if (parser.isSet(select)) {
+      // A main-graph node by its own name or op, revealed if a closed scope or shape
+      // computation holds it; else whatever is drawn (an input, a body's node).
+      const QList<sod2::NodeId> core = window.coreNodesMatching(parser.value(select));
       const QList<int> hits = window.graphView()->findNodes(parser.value(select));
-      if (hits.isEmpty()) return fail("--select: no node matches \"" + parser.value(select) + "\"");
-      window.graphView()->selectNode(hits.front(), true);
+      if (!core.isEmpty())
+        window.revealCoreNode(core.front(), true);
+      else if (!hits.isEmpty())
+        window.graphView()->selectNode(hits.front(), true);
+      else
+        return fail("--select: no node matches \"" + parser.value(select) + "\"");
     }
     if (parser.isSet(compare)) {
       const QString c = parser.value(compare);

@@ -1,8 +1,12 @@
 #include "app/studio/graph/graph_view.h"
 
+#include <QClipboard>
+#include <QContextMenuEvent>
 #include <QElapsedTimer>
 #include <QGraphicsScene>
+#include <QGuiApplication>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QTimer>
@@ -11,6 +15,7 @@
 #include <limits>
 #include <map>
 
+#include "app/studio/graph/graph_export.h"
 #include "app/studio/graph/graph_legend.h"
 #include "app/studio/graph/graph_style.h"
 
@@ -479,7 +484,8 @@ std::optional<QPointF> GraphView::viewPositionOf(NodeId node) const {
   const int id = graph_.display_node_of(node);
   if (id < 0 || static_cast<size_t>(id) >= layout_.nodes.size()) return std::nullopt;
   const NodeBox& b = layout_.nodes[static_cast<size_t>(id)];
-  return mapFromScene(QPointF(b.x, b.y));
+  // The top-left corner: a box that opens grows right and down from where it was.
+  return mapFromScene(QPointF(b.x - b.w / 2, b.y - b.h / 2));
 }
 
 bool GraphView::placeAt(NodeId node, const QPointF& view_pos) {
@@ -491,8 +497,109 @@ bool GraphView::placeAt(NodeId node, const QPointF& view_pos) {
   const QPointF mid(viewport()->width() / 2.0, viewport()->height() / 2.0);
   const double zoom = zoomFactor();
   if (!(zoom > 0)) return false;
-  centerOn(QPointF(b.x, b.y) + (mid - view_pos) / zoom);
+  const QPointF centre = QPointF(b.x - b.w / 2, b.y - b.h / 2) + (mid - view_pos) / zoom;
+  // A drawing smaller than the window would be re-centred by the view: the scene grows so that
+  // the place asked for can be scrolled to.
+  const QSizeF half(viewport()->width() / 2.0 / zoom, viewport()->height() / 2.0 / zoom);
+  scene()->setSceneRect(
+      scene()->sceneRect().united(QRectF(centre - QPointF(half.width(), half.height()), 2 * half)));
+  centerOn(centre);
   return true;
+}
+
+int GraphView::nodeNearestViewCentre() const {
+  const QPointF centre = mapToScene(viewport()->rect().center());
+  int best = -1;
+  double best_d = 0;
+  for (size_t i = 0; i < layout_.nodes.size(); ++i) {
+    const double dx = layout_.nodes[i].x - centre.x(), dy = layout_.nodes[i].y - centre.y();
+    const double d = dx * dx + dy * dy;
+    if (best < 0 || d < best_d) best = static_cast<int>(i), best_d = d;
+  }
+  return best;
+}
+
+std::optional<QString> GraphView::exportImage(const QString& path, bool whole) {
+  finishPopulating();
+  const QRectF area = whole ? scene()->itemsBoundingRect().adjusted(-10, -10, 10, 10)
+                            : mapToScene(viewport()->rect()).boundingRect();
+  // A picture of the graph, not of this session's selection.
+  const QList<QGraphicsItem*> selected = scene()->selectedItems();
+  {
+    const QSignalBlocker block(scene());
+    scene()->clearSelection();
+  }
+  auto error = export_scene(*scene(), area, path, palette().color(QPalette::Base));
+  {
+    const QSignalBlocker block(scene());
+    for (QGraphicsItem* item : selected) item->setSelected(true);
+  }
+  return error;
+}
+
+QMenu* GraphView::contextMenuAt(const QPoint& view_pos) {
+  finishPopulating();
+  const NodeItem* node = nullptr;
+  const GroupFrameItem* frame = nullptr;
+  for (QGraphicsItem* item : items(view_pos)) {
+    if (item->type() == NodeItem::Type) {
+      node = static_cast<NodeItem*>(item);
+      break;
+    }
+    if (!frame && item->type() == GroupFrameItem::Type) frame = static_cast<GroupFrameItem*>(item);
+  }
+  if (!node && !frame) return nullptr;
+  auto* menu = new QMenu(this);
+  if (!node) {
+    menu->addAction(tr("Close"), this,
+                    [this, frame_kind = frame->kind(), target = frame->target()] {
+                      switch (frame_kind) {
+                        case GroupFrameItem::Kind::kFusedGroup: emit groupActivated(target); break;
+                        case GroupFrameItem::Kind::kBody: emit bodyActivated(target); break;
+                        case GroupFrameItem::Kind::kScope: emit scopeActivated(target); break;
+                        case GroupFrameItem::Kind::kShapes: emit shapesActivated(target); break;
+                      }
+                    });
+    return menu;
+  }
+  const int id = node->nodeId();
+  selectNode(id, false);
+  const DisplayNode& d = graph_.nodes[static_cast<size_t>(id)];
+  if (is_box(d))
+    menu->addAction(tr("Open"), this, [this, id] { activate(id, false); });
+  else if (d.has_subgraphs)
+    menu->addAction(d.body_expanded ? tr("Close bodies") : tr("Open bodies"), this,
+                    [this, id] { activate(id, false); });
+  if (d.kind == DisplayNodeKind::kOp && d.group >= 0 && framed_groups_.count(d.group))
+    menu->addAction(tr("Collapse fused group %1").arg(d.group), this,
+                    [this, g = d.group] { emit groupActivated(g); });
+  if (d.kind == DisplayNodeKind::kOp && d.shape_cluster >= 0 && !d.body_of)
+    menu->addAction(tr("Fold shape computation"), this,
+                    [this, c = d.shape_cluster] { emit shapesActivated(c); });
+  if (d.in_scope >= 0 && static_cast<size_t>(d.in_scope) < graph_.open_scopes.size()) {
+    const DisplayScopeFrame& f = graph_.open_scopes[static_cast<size_t>(d.in_scope)];
+    menu->addAction(tr("Close scope %1").arg(QString::fromStdString(f.title)), this,
+                    [this, scope = f.scope] { emit scopeActivated(scope); });
+  }
+  if (!menu->isEmpty()) menu->addSeparator();
+  menu->addAction(tr("Copy name"), this, [label = d.label] {
+    QGuiApplication::clipboard()->setText(QString::fromStdString(label));
+  });
+  if (d.kind != DisplayNodeKind::kGraphInput && d.kind != DisplayNodeKind::kGraphOutput) {
+    menu->addAction(tr("Show in shapes table"), this,
+                    [this, id] { emit showInShapesRequested(id); });
+    menu->addAction(tr("Show in memory timeline"), this,
+                    [this, id] { emit showInTimelineRequested(id); });
+  }
+  return menu;
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* e) {
+  QMenu* menu = contextMenuAt(e->pos());
+  if (!menu) return QGraphicsView::contextMenuEvent(e);
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  menu->popup(e->globalPos());
+  e->accept();
 }
 
 void GraphView::changeEvent(QEvent* e) {

@@ -25,6 +25,7 @@ namespace sod2::studio {
 class GraphLegend;
 }  // namespace sod2::studio
 
+class QMenu;
 class QTimer;
 
 namespace sod2::studio {
@@ -62,11 +63,21 @@ class GraphView : public QGraphicsView {
   // Colours nodes by the overlay's values instead of their class (nullptr: by class again); it
   // stays across setGraph, so expanding a group keeps the colouring.
   void setOverlay(std::shared_ptr<const NodeOverlay> overlay);
-  // Where the display node holding main-graph node `node` is now, in viewport coordinates; and
+  // Where the display node holding main-graph node `node` is now (its top-left corner), in
+  // viewport coordinates; and
   // scrolling (at the current zoom) so that it is at `view_pos`: what keeps the drawing still
   // when a box opens or closes and the graph is laid out again. false: not drawn.
   std::optional<QPointF> viewPositionOf(NodeId node) const;
   bool placeAt(NodeId node, const QPointF& view_pos);
+  // The display node nearest the middle of the viewport; -1 when nothing is drawn.
+  int nodeNearestViewCentre() const;
+  // Writes the whole drawing, or the part in view, to `path` (.svg or .png); the error, or
+  // nullopt. The selection is not drawn.
+  std::optional<QString> exportImage(const QString& path, bool whole);
+  // The context menu for what is at `view_pos` (a node, box or frame): open/close, close the
+  // enclosing scope, copy the name, show in the shapes table or the memory timeline; null over
+  // empty space. Owned by the caller.
+  QMenu* contextMenuAt(const QPoint& view_pos);
   const NodeOverlay* overlay() const { return overlay_.get(); }
   // A node's fill as drawn now, and its tooltip (tests; -1 or an unknown id: invalid / empty).
   QColor nodeFill(int id) const;
@@ -93,12 +104,17 @@ class GraphView : public QGraphicsView {
   // shape computation's box or frame, or Enter on one of its nodes.
   void scopeActivated(int scope);
   void shapesActivated(int cluster);
+  // The context menu's "Show in shapes table" / "Show in memory timeline" on display node `id`
+  // (already selected).
+  void showInShapesRequested(int id);
+  void showInTimelineRequested(int id);
 
  protected:
   void wheelEvent(QWheelEvent* e) override;
   void keyPressEvent(QKeyEvent* e) override;
   void mouseDoubleClickEvent(QMouseEvent* e) override;
   void mousePressEvent(QMouseEvent* e) override;
+  void contextMenuEvent(QContextMenuEvent* e) override;
   void resizeEvent(QResizeEvent* e) override;
   void changeEvent(QEvent* e) override;
 

@@ -122,6 +122,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       toggleBodies(display_->nodes[static_cast<size_t>(id)].node);
   });
   connect(graph_view_, &GraphView::scopeActivated, this, [this](int scope) { toggleScope(scope); });
+  connect(graph_view_, &GraphView::showInShapesRequested, this, [this] {
+    shapes_dock_->show();
+    shapes_dock_->raise();
+  });
+  connect(graph_view_, &GraphView::showInTimelineRequested, this, [this] {
+    memory_dock_->show();
+    memory_dock_->raise();
+  });
   connect(graph_view_, &GraphView::shapesActivated, this,
           [this](int cluster) { toggleShapes(cluster); });
   connect(timeline_view_, &TimelineView::tensorClicked, this, &MainWindow::showTensor);
@@ -256,8 +264,7 @@ void MainWindow::buildMenus() {
   open->setShortcut(QKeySequence::Open);
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   file->addSeparator();
-  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-  quit->setShortcut(QKeySequence::Quit);
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   // Find: the non-modal bar over the graph; F3 steps through its matches from anywhere.
@@ -330,6 +337,10 @@ void MainWindow::buildMenus() {
   });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  addGraphActions(file, edit, help);
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
   help->addAction(tr("&About SoD2 Studio"), this, [this] {
     QMessageBox::about(this, tr("About SoD2 Studio"),
                        tr("SoD2 Studio shows how a dynamic model's shapes, fused groups and "
@@ -445,6 +456,9 @@ void MainWindow::forgetOpened() {
   display_state_ = DisplayState{};
   hierarchy_.reset();
   anchor_.reset();
+  undo_states_.clear();
+  redo_states_.clear();
+  updateUndoActions();
   // Runs of the old model name its nodes, not the new one's.
   last_profile_.reset();
   if (colouring_ != NodeColouring::kClass) setNodeColouring(NodeColouring::kClass);
@@ -521,111 +535,6 @@ MainWindow::LayoutResult MainWindow::computePackageLayout(std::shared_ptr<Packag
   layOut(
       &r, [&] { return pkg->display_graph(); }, cancel);
   return r;
-}
-
-void MainWindow::toggleBodies(const Node* control, bool now) {
-  if (!doc_ || !control) return;
-  // The control-flow node stays where it was (a body's own node when it is in one).
-  NodeId anchor = kNoNode;
-  if (display_)
-    for (const DisplayNode& n : display_->nodes)
-      if (n.node == control) anchor = anchorOf(n.id);
-  changeDisplay(
-      [control](DisplayState& s) {
-        if (!s.expanded_bodies.erase(control)) s.expanded_bodies.insert(control);
-      },
-      anchor, now);
-}
-
-void MainWindow::toggleScope(int scope, bool now) {
-  if (!doc_ || !hierarchy_ || scope <= 0 || static_cast<size_t>(scope) >= hierarchy_->scopes.size())
-    return;
-  // The scope's first node (in the file's order) stays where the box or frame was.
-  NodeId anchor = kNoNode;
-  for (size_t i = 0; i < hierarchy_->scope_of_node.size() && anchor == kNoNode; ++i)
-    for (int s = hierarchy_->scope_of_node[i]; s > 0 && anchor == kNoNode;
-         s = hierarchy_->scopes[static_cast<size_t>(s)].parent)
-      if (s == scope && !hierarchy_->folded_constant[i]) anchor = static_cast<NodeId>(i);
-  changeDisplay(
-      [scope](DisplayState& s) {
-        if (!s.expanded_scopes.erase(scope)) s.expanded_scopes.insert(scope);
-      },
-      anchor, now);
-}
-
-void MainWindow::toggleShapes(int cluster, bool now) {
-  if (!doc_ || !hierarchy_ || cluster < 0 ||
-      static_cast<size_t>(cluster) >= hierarchy_->shape_clusters.size())
-    return;
-  changeDisplay(
-      [cluster](DisplayState& s) {
-        if (!s.expanded_shapes.erase(cluster)) s.expanded_shapes.insert(cluster);
-      },
-      hierarchy_->shape_clusters[static_cast<size_t>(cluster)].front(), now);
-}
-
-void MainWindow::revealCoreNode(NodeId node, bool now) {
-  if (!doc_ || node < 0 || static_cast<size_t>(node) >= doc_->graph().num_nodes()) return;
-  bool closed = false;
-  if (hierarchy_) {
-    const size_t i = static_cast<size_t>(node);
-    closed = hierarchy_->closed_ancestor(hierarchy_->scope_of_node[i],
-                                         display_state_.expanded_scopes) >= 0 ||
-             (hierarchy_->shape_cluster_of[i] >= 0 &&
-              !display_state_.expanded_shapes.count(hierarchy_->shape_cluster_of[i]));
-  }
-  if (!closed) {
-    selectCoreNode(node);
-    return;
-  }
-  const GraphHierarchy& h = *hierarchy_;
-  changeDisplay(
-      [&h, node](DisplayState& s) {
-        for (int sc = h.scope_of_node[static_cast<size_t>(node)]; sc > 0;
-             sc = h.scopes[static_cast<size_t>(sc)].parent)
-          s.expanded_scopes.insert(sc);
-        if (const int c = h.shape_cluster_of[static_cast<size_t>(node)]; c >= 0)
-          s.expanded_shapes.insert(c);
-      },
-      node, now);
-  pending_reveal_ = node;
-  if (now) {
-    selectCoreNode(node);
-    pending_reveal_ = kNoNode;
-  }
-}
-
-NodeId MainWindow::anchorOf(int display_id) const {
-  if (!display_ || display_id < 0 || static_cast<size_t>(display_id) >= display_->nodes.size())
-    return kNoNode;
-  const DisplayNode& n = display_->nodes[static_cast<size_t>(display_id)];
-  if (!n.members.empty()) return n.members.front();
-  // A node of an open body: the main-graph node holding the body, at any depth.
-  const Node* control = n.body_of;
-  for (int guard = 0; control && guard < 64; ++guard) {
-    for (const DisplayNode& d : display_->nodes) {
-      if (d.node != control) continue;
-      if (!d.members.empty()) return d.members.front();
-      control = d.body_of;
-      break;
-    }
-  }
-  return kNoNode;
-}
-
-void MainWindow::changeDisplay(const std::function<void(DisplayState&)>& change, NodeId anchor,
-                               bool now) {
-  if (!doc_) return;
-  anchor_.reset();
-  if (anchor != kNoNode)
-    if (const auto at = graph_view_->viewPositionOf(anchor)) anchor_ = Anchor{anchor, *at};
-  change(display_state_);
-  if (now) {
-    adoptLayout(computeLayout(doc_, hierarchy_, display_state_, nullptr));
-    graph_view_->finishPopulating();
-  } else {
-    startLayout();
-  }
 }
 
 MainWindow::LayoutResult MainWindow::computeLayout(std::shared_ptr<StudioDocument> doc,
@@ -829,45 +738,6 @@ void MainWindow::showDisplayNode(int id) {
       }
     }
   }
-}
-
-QString MainWindow::boxSummary(const DisplayNode& n) const {
-  const Graph& g = doc_->graph();
-  QString text;
-  if (n.kind == DisplayNodeKind::kScope && hierarchy_ && n.scope > 0 &&
-      static_cast<size_t>(n.scope) < hierarchy_->scopes.size()) {
-    const NameScope& s = hierarchy_->scopes[static_cast<size_t>(n.scope)];
-    text = tr("name scope %1\n%2 nodes, %3 inner scopes (double-click or Enter opens it)\n")
-               .arg(qs(s.path))
-               .arg(n.members.size())
-               .arg(s.children.size());
-  } else {
-    text = tr("shape computation\n%1 nodes computing small integer tensors (dims, shapes, "
-              "indices) from tensor shapes and constants, never from a tensor's contents "
-              "(double-click or Enter opens it)\n")
-               .arg(n.members.size());
-  }
-  std::map<std::string, int> ops, classes;
-  for (NodeId m : n.members) {
-    ++ops[g.node(m).op_type];
-    ++classes[op_class_name(op_class_of(g.node(m)))];
-  }
-  std::vector<std::pair<int, std::string>> by_count;
-  for (const auto& [op, count] : ops) by_count.push_back({-count, op});
-  std::sort(by_count.begin(), by_count.end());
-  text += tr("ops     ");
-  for (const auto& [count, op] : by_count)
-    text += QStringLiteral(" %1 x%2").arg(qs(op)).arg(-count);
-  text += tr("\nclasses ");
-  for (const auto& [cls, count] : classes) text += QStringLiteral(" %1 %2").arg(qs(cls)).arg(count);
-  text += tr("\nnodes\n");
-  constexpr size_t kListed = 40;
-  for (size_t i = 0; i < n.members.size() && i < kListed; ++i) {
-    const Node& node = g.node(n.members[i]);
-    text += QStringLiteral("  %1  (%2)\n").arg(qs(node.name), qs(node.op_type));
-  }
-  if (n.members.size() > kListed) text += tr("  ... and %1 more\n").arg(n.members.size() - kListed);
-  return text;
 }
 
 void MainWindow::showTensor(int tensor, NodeId producer) {

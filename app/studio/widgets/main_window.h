@@ -112,6 +112,15 @@ class MainWindow : public QMainWindow {
   // selects and centres it (laid out on the calling thread with `now`).
   void revealCoreNode(NodeId node, bool now = false);
   const GraphHierarchy* graphHierarchy() const { return hierarchy_.get(); }
+  // Undo and redo opening and closing boxes, bodies and scopes (Edit menu, Ctrl+Z).
+  void undoView(bool now = false);
+  void redoView(bool now = false);
+  // Writes the whole graph or the part in view as SVG or PNG (by suffix); the error or nullopt.
+  std::optional<QString> exportGraph(const QString& path, bool whole);
+  // Help > Keyboard shortcuts, as an HTML table.
+  static QString keyboardShortcutsHtml();
+  // Main-graph nodes whose name or op contains `text` (case-insensitive), in node order.
+  QList<NodeId> coreNodesMatching(const QString& text) const;
   const DisplayState& displayState() const { return display_state_; }
   const DisplayGraph* displayGraph() const { return display_.get(); }
 
@@ -221,6 +230,11 @@ class MainWindow : public QMainWindow {
   // Changes what is open, keeping main-graph node `anchor` where it is on screen once the
   // graph is laid out again (on the calling thread with `now`).
   void changeDisplay(const std::function<void(DisplayState&)>& change, NodeId anchor, bool now);
+  // Lays out display_state_ again keeping `anchor` (kNoNode: the node mid-view) still.
+  void relayoutKeeping(NodeId anchor, bool now);
+  void updateUndoActions();
+  // File > Export, Edit > Undo/Redo, Help > Keyboard shortcuts (main_window_graph.cpp).
+  void addGraphActions(QMenu* file, QMenu* edit, QMenu* help);
   // The first main-graph node a box or node stands for (its anchor); kNoNode for none.
   NodeId anchorOf(int display_id) const;
   // The display graph `make_graph` builds, laid out into `r` (or `r->error`), on any thread.
@@ -245,6 +259,10 @@ class MainWindow : public QMainWindow {
   };
   std::optional<Anchor> anchor_;
   NodeId pending_reveal_ = kNoNode;  // selected once the layout revealing it is shown
+  static constexpr size_t kMaxUndo = 200;
+  std::vector<DisplayState> undo_states_, redo_states_;
+  QAction* undo_action_ = nullptr;
+  QAction* redo_action_ = nullptr;
 
   GraphView* graph_view_ = nullptr;
   FindBar* find_bar_ = nullptr;

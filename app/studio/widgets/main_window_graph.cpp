@@ -1,0 +1,282 @@
+// MainWindow's graph navigation: what is open (fused groups, bodies, name scopes, shape
+// computations) with undo and redo, revealing a node hidden in a box, the inspector's text for a
+// box, and exporting the drawing.
+#include <QAction>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QStatusBar>
+#include <algorithm>
+#include <map>
+
+#include "app/studio/graph/graph_view.h"
+#include "app/studio/widgets/main_window.h"
+#include "core/ops/op_registry.h"
+
+namespace sod2::studio {
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+}  // namespace
+
+void MainWindow::toggleBodies(const Node* control, bool now) {
+  if (!doc_ || !control) return;
+  // The control-flow node stays where it was (a body's own node when it is in one).
+  NodeId anchor = kNoNode;
+  if (display_)
+    for (const DisplayNode& n : display_->nodes)
+      if (n.node == control) anchor = anchorOf(n.id);
+  changeDisplay(
+      [control](DisplayState& s) {
+        if (!s.expanded_bodies.erase(control)) s.expanded_bodies.insert(control);
+      },
+      anchor, now);
+}
+
+void MainWindow::toggleScope(int scope, bool now) {
+  if (!doc_ || !hierarchy_ || scope <= 0 || static_cast<size_t>(scope) >= hierarchy_->scopes.size())
+    return;
+  // The scope's first node (in the file's order) stays where the box or frame was.
+  NodeId anchor = kNoNode;
+  for (size_t i = 0; i < hierarchy_->scope_of_node.size() && anchor == kNoNode; ++i)
+    for (int s = hierarchy_->scope_of_node[i]; s > 0 && anchor == kNoNode;
+         s = hierarchy_->scopes[static_cast<size_t>(s)].parent)
+      if (s == scope && !hierarchy_->folded_constant[i]) anchor = static_cast<NodeId>(i);
+  changeDisplay(
+      [scope](DisplayState& s) {
+        if (!s.expanded_scopes.erase(scope)) s.expanded_scopes.insert(scope);
+      },
+      anchor, now);
+}
+
+void MainWindow::toggleShapes(int cluster, bool now) {
+  if (!doc_ || !hierarchy_ || cluster < 0 ||
+      static_cast<size_t>(cluster) >= hierarchy_->shape_clusters.size())
+    return;
+  changeDisplay(
+      [cluster](DisplayState& s) {
+        if (!s.expanded_shapes.erase(cluster)) s.expanded_shapes.insert(cluster);
+      },
+      hierarchy_->shape_clusters[static_cast<size_t>(cluster)].front(), now);
+}
+
+void MainWindow::revealCoreNode(NodeId node, bool now) {
+  if (!doc_ || node < 0 || static_cast<size_t>(node) >= doc_->graph().num_nodes()) return;
+  bool closed = false;
+  if (hierarchy_) {
+    const size_t i = static_cast<size_t>(node);
+    closed = hierarchy_->closed_ancestor(hierarchy_->scope_of_node[i],
+                                         display_state_.expanded_scopes) >= 0 ||
+             (hierarchy_->shape_cluster_of[i] >= 0 &&
+              !display_state_.expanded_shapes.count(hierarchy_->shape_cluster_of[i]));
+  }
+  if (!closed) {
+    selectCoreNode(node);
+    return;
+  }
+  const GraphHierarchy& h = *hierarchy_;
+  changeDisplay(
+      [&h, node](DisplayState& s) {
+        for (int sc = h.scope_of_node[static_cast<size_t>(node)]; sc > 0;
+             sc = h.scopes[static_cast<size_t>(sc)].parent)
+          s.expanded_scopes.insert(sc);
+        if (const int c = h.shape_cluster_of[static_cast<size_t>(node)]; c >= 0)
+          s.expanded_shapes.insert(c);
+      },
+      node, now);
+  pending_reveal_ = node;
+  if (now) {
+    selectCoreNode(node);
+    pending_reveal_ = kNoNode;
+  }
+}
+
+QList<NodeId> MainWindow::coreNodesMatching(const QString& text) const {
+  QList<NodeId> out;
+  const QString needle = text.trimmed();
+  if (!doc_ || needle.isEmpty()) return out;
+  const Graph& g = doc_->graph();
+  for (size_t i = 0; i < g.num_nodes(); ++i) {
+    const Node& n = g.node(static_cast<NodeId>(i));
+    if (qs(n.name).contains(needle, Qt::CaseInsensitive) ||
+        qs(n.op_type).contains(needle, Qt::CaseInsensitive))
+      out.append(static_cast<NodeId>(i));
+  }
+  return out;
+}
+
+NodeId MainWindow::anchorOf(int display_id) const {
+  if (!display_ || display_id < 0 || static_cast<size_t>(display_id) >= display_->nodes.size())
+    return kNoNode;
+  const DisplayNode& n = display_->nodes[static_cast<size_t>(display_id)];
+  if (!n.members.empty()) return n.members.front();
+  // A node of an open body: the main-graph node holding the body, at any depth.
+  const Node* control = n.body_of;
+  for (int guard = 0; control && guard < 64; ++guard) {
+    for (const DisplayNode& d : display_->nodes) {
+      if (d.node != control) continue;
+      if (!d.members.empty()) return d.members.front();
+      control = d.body_of;
+      break;
+    }
+  }
+  return kNoNode;
+}
+
+void MainWindow::changeDisplay(const std::function<void(DisplayState&)>& change, NodeId anchor,
+                               bool now) {
+  if (!doc_) return;
+  undo_states_.push_back(display_state_);
+  if (undo_states_.size() > kMaxUndo) undo_states_.erase(undo_states_.begin());
+  redo_states_.clear();
+  change(display_state_);
+  relayoutKeeping(anchor, now);
+}
+
+void MainWindow::relayoutKeeping(NodeId anchor, bool now) {
+  updateUndoActions();
+  anchor_.reset();
+  if (anchor == kNoNode) anchor = anchorOf(graph_view_->nodeNearestViewCentre());
+  if (anchor != kNoNode)
+    if (const auto at = graph_view_->viewPositionOf(anchor)) anchor_ = Anchor{anchor, *at};
+  if (now) {
+    adoptLayout(computeLayout(doc_, hierarchy_, display_state_, nullptr));
+    graph_view_->finishPopulating();
+  } else {
+    startLayout();
+  }
+}
+
+QString MainWindow::boxSummary(const DisplayNode& n) const {
+  const Graph& g = doc_->graph();
+  QString text;
+  if (n.kind == DisplayNodeKind::kScope && hierarchy_ && n.scope > 0 &&
+      static_cast<size_t>(n.scope) < hierarchy_->scopes.size()) {
+    const NameScope& s = hierarchy_->scopes[static_cast<size_t>(n.scope)];
+    text = tr("name scope %1\n%2 nodes, %3 inner scopes (double-click or Enter opens it)\n")
+               .arg(qs(s.path))
+               .arg(n.members.size())
+               .arg(s.children.size());
+  } else {
+    text = tr("shape computation\n%1 nodes computing small integer tensors (dims, shapes, "
+              "indices) from tensor shapes and constants, never from a tensor's contents "
+              "(double-click or Enter opens it)\n")
+               .arg(n.members.size());
+  }
+  std::map<std::string, int> ops, classes;
+  for (NodeId m : n.members) {
+    ++ops[g.node(m).op_type];
+    ++classes[op_class_name(op_class_of(g.node(m)))];
+  }
+  std::vector<std::pair<int, std::string>> by_count;
+  for (const auto& [op, count] : ops) by_count.push_back({-count, op});
+  std::sort(by_count.begin(), by_count.end());
+  text += tr("ops     ");
+  for (const auto& [count, op] : by_count)
+    text += QStringLiteral(" %1 x%2").arg(qs(op)).arg(-count);
+  text += tr("\nclasses ");
+  for (const auto& [cls, count] : classes) text += QStringLiteral(" %1 %2").arg(qs(cls)).arg(count);
+  text += tr("\nnodes\n");
+  constexpr size_t kListed = 40;
+  for (size_t i = 0; i < n.members.size() && i < kListed; ++i) {
+    const Node& node = g.node(n.members[i]);
+    text += QStringLiteral("  %1  (%2)\n").arg(qs(node.name), qs(node.op_type));
+  }
+  if (n.members.size() > kListed) text += tr("  ... and %1 more\n").arg(n.members.size() - kListed);
+  return text;
+}
+
+void MainWindow::undoView(bool now) {
+  if (!doc_ || undo_states_.empty()) return;
+  redo_states_.push_back(display_state_);
+  display_state_ = std::move(undo_states_.back());
+  undo_states_.pop_back();
+  relayoutKeeping(kNoNode, now);
+}
+
+void MainWindow::redoView(bool now) {
+  if (!doc_ || redo_states_.empty()) return;
+  undo_states_.push_back(display_state_);
+  display_state_ = std::move(redo_states_.back());
+  redo_states_.pop_back();
+  relayoutKeeping(kNoNode, now);
+}
+
+void MainWindow::updateUndoActions() {
+  if (undo_action_) undo_action_->setEnabled(!undo_states_.empty());
+  if (redo_action_) redo_action_->setEnabled(!redo_states_.empty());
+}
+
+std::optional<QString> MainWindow::exportGraph(const QString& path, bool whole) {
+  if (!display_) return tr("nothing to export: no graph is shown");
+  return graph_view_->exportImage(path, whole);
+}
+
+void MainWindow::addGraphActions(QMenu* file, QMenu* edit, QMenu* help) {
+  auto export_dialog = [this](bool whole) {
+    if (!display_) return;
+    QSettings settings;
+    const QString base =
+        doc_ ? QFileInfo(qs(doc_->path())).completeBaseName()
+             : (pkg_ ? QFileInfo(qs(pkg_->path())).completeBaseName() : QStringLiteral("graph"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, whole ? tr("Export the whole graph") : tr("Export the graph in view"),
+        QFileInfo(settings.value("files/last_dir").toString(), base + ".svg").filePath(),
+        tr("SVG (*.svg);;PNG (*.png)"));
+    if (path.isEmpty()) return;
+    if (auto error = exportGraph(path, whole))
+      showError(tr("Cannot export the graph"), *error);
+    else
+      status_->setText(tr("Wrote %1").arg(path));
+  };
+  QAction* whole = file->addAction(tr("&Export graph as SVG or PNG..."), this,
+                                   [export_dialog] { export_dialog(true); });
+  whole->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  file->addAction(tr("Export the graph in &view..."), this,
+                  [export_dialog] { export_dialog(false); });
+
+  undo_action_ = edit->addAction(tr("&Undo view change"), this, [this] { undoView(); });
+  undo_action_->setShortcut(QKeySequence::Undo);
+  redo_action_ = edit->addAction(tr("&Redo view change"), this, [this] { redoView(); });
+  redo_action_->setShortcut(QKeySequence::Redo);
+  updateUndoActions();
+
+  QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+    QMessageBox box(this);
+    box.setWindowTitle(tr("Keyboard shortcuts"));
+    box.setTextFormat(Qt::RichText);
+    box.setText(keyboardShortcutsHtml());
+    box.exec();
+  });
+  keys->setShortcut(QKeySequence::HelpContents);
+}
+
+QString MainWindow::keyboardShortcutsHtml() {
+  const std::pair<const char*, const char*> rows[] = {
+      {"Ctrl+O", "open a model or package"},
+      {"Ctrl+E", "export the whole graph as SVG or PNG"},
+      {"Ctrl+F", "find a node, op, tensor or shape"},
+      {"F3 / Shift+F3", "next / previous match"},
+      {"Enter", "open or close the selected box, body or the box it is in"},
+      {"double-click", "open a box (fused group, scope, shape computation); on a frame: close it"},
+      {"right-click", "open, close, copy the name, show in the shapes table or timeline"},
+      {"Ctrl+Z / Ctrl+Shift+Z", "undo / redo opening and closing"},
+      {"arrows", "walk to the neighbouring node"},
+      {"+ / - / Ctrl+wheel", "zoom"},
+      {"0, F, Ctrl+0", "fit the graph"},
+      {"Escape", "clear the selection, close the find bar"},
+      {"Ctrl+P", "export and profile on the chosen device"},
+  };
+  QString html = QStringLiteral("<table cellspacing='4'>");
+  for (const auto& [key, what] : rows)
+    html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                .arg(QString::fromLatin1(key).toHtmlEscaped(), tr(what));
+  return html + QStringLiteral("</table>");
+}
+
+}  // namespace sod2::studio

@@ -1,0 +1,176 @@
+// The studio window on an exporter-style scoped transformer, offscreen: it opens with its
+// layers closed, opening a layer keeps that layer where it was on screen, undo and redo walk
+// back and forth, a node hidden in a closed scope is revealed and selected, the context menu
+// opens and closes boxes, and the graph exports as SVG and PNG.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QFile>
+#include <QImage>
+#include <QMenu>
+#include <QSignalSpy>
+#include <filesystem>
+#include <fstream>
+
+#include "../test_home.h"
+#include "app/studio/graph/graph_view.h"
+#include "app/studio/widgets/main_window.h"
+#include "tests/bench/synthetic_models.h"
+
+namespace sod2::studio {
+namespace {
+
+QApplication& app() {
+  static int argc = 1;
+  static char name[] = "studio_hierarchy_test";
+  static char* argv[] = {name, nullptr};
+  static QApplication* a = (sod2::testing::use_test_home(), new QApplication(argc, argv));
+  return *a;
+}
+
+class StudioHierarchyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    app();
+    dir_ = std::filesystem::temp_directory_path() / "sod2_studio_hierarchy_test";
+    std::filesystem::create_directories(dir_);
+    model_ = (dir_ / "scoped_transformer.onnx").string();
+    std::ofstream(model_, std::ios::binary) << bench::transformer_like(1500).SerializeAsString();
+    owned_ = std::make_unique<MainWindow>();  // after the QApplication
+    owned_->resize(1400, 900);
+    owned_->show();
+    const auto error = window().openModelNow(QString::fromStdString(model_), {});
+    ASSERT_FALSE(error) << error->toStdString();
+    ASSERT_NE(window().graphHierarchy(), nullptr);
+  }
+
+  // The display node drawing main-graph node `node`.
+  const DisplayNode& shown(NodeId node) const {
+    const DisplayGraph& d = *window().displayGraph();
+    return d.nodes[static_cast<size_t>(d.display_node_of(node))];
+  }
+  int scope_of_layer(int layer) const {
+    const GraphHierarchy& h = *window().graphHierarchy();
+    for (int child : h.scopes[1].children)
+      if (h.scopes[static_cast<size_t>(child)].label == "layers." + std::to_string(layer))
+        return child;
+    return -1;
+  }
+
+  std::filesystem::path dir_;
+  std::string model_;
+  MainWindow& window() const { return *owned_; }
+
+  std::unique_ptr<MainWindow> owned_;
+};
+
+TEST_F(StudioHierarchyTest, OpensWithLayersClosedAndOpensOneWithoutMovingIt) {
+  const DisplayGraph& d = *window().displayGraph();
+  EXPECT_LE(d.nodes.size(), GraphHierarchy::kDefaultItems + 2);
+  EXPECT_EQ(shown(0).kind, DisplayNodeKind::kScope);
+  EXPECT_EQ(shown(0).label, "layers.0");
+
+  // Layer 3's first node: on screen before, at the same place after its scope opens.
+  const int layer3 = scope_of_layer(3);
+  ASSERT_GT(layer3, 0);
+  NodeId first = kNoNode;
+  const GraphHierarchy& h = *window().graphHierarchy();
+  for (size_t i = 0; i < h.scope_of_node.size() && first == kNoNode; ++i)
+    if (h.scopes[static_cast<size_t>(h.scope_of_node[i])].parent == layer3)
+      first = static_cast<NodeId>(i);
+  ASSERT_NE(first, kNoNode);
+  window().graphView()->selectNode(window().displayGraph()->display_node_of(first), true);
+  const auto before = window().graphView()->viewPositionOf(first);
+  ASSERT_TRUE(before);
+  const size_t closed_count = window().displayGraph()->nodes.size();
+  window().toggleScope(layer3, /*now=*/true);
+  EXPECT_GT(window().displayGraph()->nodes.size(), closed_count);
+  // Now drawn in the layer's attention scope's box (the layer's frame holds it).
+  EXPECT_EQ(shown(first).kind, DisplayNodeKind::kScope);
+  EXPECT_EQ(h.scopes[static_cast<size_t>(shown(first).scope)].parent, layer3);
+  const auto after = window().graphView()->viewPositionOf(first);
+  ASSERT_TRUE(after);
+  EXPECT_NEAR(after->x(), before->x(), 2.0);
+  EXPECT_NEAR(after->y(), before->y(), 2.0);
+
+  // Undo closes it again, redo opens it.
+  window().undoView(/*now=*/true);
+  EXPECT_EQ(window().displayGraph()->nodes.size(), closed_count);
+  window().redoView(/*now=*/true);
+  EXPECT_GT(window().displayGraph()->nodes.size(), closed_count);
+  window().undoView(true);
+  window().undoView(true);  // nothing more to undo: no change
+  EXPECT_EQ(window().displayGraph()->nodes.size(), closed_count);
+}
+
+TEST_F(StudioHierarchyTest, RevealsAndSelectsANodeInAClosedScope) {
+  const QList<NodeId> hits = window().coreNodesMatching(QStringLiteral("/encoder/layers.5/norm/"));
+  ASSERT_FALSE(hits.isEmpty());
+  const NodeId target = hits.back();  // the layer's LayerNormalization
+  EXPECT_EQ(shown(target).kind, DisplayNodeKind::kScope);
+  window().revealCoreNode(target, /*now=*/true);
+  const int selected = window().graphView()->selectedNode();
+  ASSERT_GE(selected, 0);
+  const DisplayNode& n = window().displayGraph()->nodes[static_cast<size_t>(selected)];
+  EXPECT_NE(n.kind, DisplayNodeKind::kScope);
+  EXPECT_NE(std::find(n.members.begin(), n.members.end(), target), n.members.end());
+  EXPECT_NE(window().inspectorText().indexOf(QStringLiteral("LayerNormalization")), -1);
+}
+
+TEST_F(StudioHierarchyTest, ContextMenuOpensAScopeAndCloseItAgain) {
+  GraphView* view = window().graphView();
+  view->finishPopulating();
+  const int box = window().displayGraph()->display_node_of(0);
+  const auto at = view->viewPositionOf(0);
+  ASSERT_TRUE(at);
+  view->selectNode(box, true);
+  const auto centred = view->viewPositionOf(0);
+  std::unique_ptr<QMenu> menu(view->contextMenuAt(centred->toPoint()));
+  ASSERT_TRUE(menu);
+  QAction* open = nullptr;
+  QStringList texts;
+  for (QAction* a : menu->actions()) {
+    texts << a->text();
+    if (a->text() == QStringLiteral("Open")) open = a;
+  }
+  EXPECT_TRUE(texts.contains(QStringLiteral("Copy name"))) << texts.join(',').toStdString();
+  EXPECT_TRUE(texts.contains(QStringLiteral("Show in shapes table")));
+  ASSERT_TRUE(open) << texts.join(',').toStdString();
+  QSignalSpy spy(view, &GraphView::scopeActivated);
+  open->trigger();
+  ASSERT_EQ(spy.count(), 1);
+  EXPECT_EQ(spy.front().front().toInt(), window().displayGraph()->nodes[box].scope);
+  EXPECT_EQ(view->contextMenuAt(QPoint(-50, -50)), nullptr) << "empty space has no menu";
+}
+
+TEST_F(StudioHierarchyTest, ExportsTheGraphAsSvgAndPng) {
+  const QString svg = QString::fromStdString((dir_ / "graph.svg").string());
+  const QString png = QString::fromStdString((dir_ / "graph.png").string());
+  ASSERT_FALSE(window().exportGraph(svg, /*whole=*/true));
+  QFile f(svg);
+  ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+  const QByteArray text = f.readAll();
+  EXPECT_TRUE(text.contains("<svg"));
+  EXPECT_TRUE(text.contains("layers.0")) << "text stays text";
+  ASSERT_FALSE(window().exportGraph(png, /*whole=*/false));
+  const QImage image(png);
+  EXPECT_FALSE(image.isNull());
+  EXPECT_GT(image.width(), 100);
+  // A name it cannot write, or a format it does not know: an error, no file.
+  const auto bad_suffix =
+      window().exportGraph(QString::fromStdString((dir_ / "g.bmp").string()), true);
+  ASSERT_TRUE(bad_suffix);
+  EXPECT_NE(bad_suffix->indexOf(QStringLiteral(".svg or .png")), -1);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "g.bmp"));
+  EXPECT_TRUE(
+      window().exportGraph(QString::fromStdString((dir_ / "no/such/dir/g.svg").string()), true));
+}
+
+TEST(StudioShortcuts, HelpListsTheKeys) {
+  const QString html = MainWindow::keyboardShortcutsHtml();
+  for (const char* key : {"Ctrl+F", "F3 / Shift+F3", "Ctrl+Z / Ctrl+Shift+Z", "Ctrl+E"})
+    EXPECT_NE(html.indexOf(QString::fromLatin1(key)), -1) << key;
+}
+
+}  // namespace
+}  // namespace sod2::studio
