@@ -122,6 +122,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       toggleBodies(display_->nodes[static_cast<size_t>(id)].node);
   });
   connect(graph_view_, &GraphView::scopeActivated, this, [this](int scope) { toggleScope(scope); });
+  // Views tabbed behind others do their work when their tab is raised, after the layout has
+  // given them their place on screen.
+  connect(compare_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (visible) QTimer::singleShot(0, compare_, &PlanCompare::refreshIfStale);
+  });
+  connect(sweep_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (visible) QTimer::singleShot(0, sweep_, &SweepView::refreshIfStale);
+  });
   connect(graph_view_, &GraphView::showInShapesRequested, this, [this] {
     shapes_dock_->show();
     shapes_dock_->raise();

@@ -9,6 +9,7 @@
 
 #include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/bindings_bar.h"
+#include "app/studio/widgets/on_screen.h"
 
 namespace sod2::studio {
 namespace {
@@ -152,11 +153,34 @@ bool PlanCompare::setOtherBinding(const std::map<std::string, int64_t>& values, 
   return right_error_.isEmpty();
 }
 
-void PlanCompare::refreshRight() {
+const TimelineModel* PlanCompare::rightModel() {
+  if (right_stale_) refreshRight(/*now=*/true);
+  // Without fusion: the plan is on its way; its arrival asks for the model again.
+  if (unfused_watcher_.isRunning()) finishPlanning();
+  if (right_stale_) refreshRight(/*now=*/true);
+  return right_model_.get();
+}
+
+void PlanCompare::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  refreshIfStale();
+}
+
+void PlanCompare::refreshIfStale() {
+  if (right_stale_ && on_screen(*this)) refreshRight();
+}
+
+void PlanCompare::refreshRight(bool now) {
   right_->setModel(nullptr);
   right_model_.reset();
   right_error_.clear();
+  right_stale_ = false;
   if (!doc_) {
+    refreshCaptions();
+    return;
+  }
+  if (!now && !on_screen(*this)) {
+    right_stale_ = true;
     refreshCaptions();
     return;
   }
@@ -221,7 +245,10 @@ void PlanCompare::shareScale() {
   right_->setFitBytes(bytes);
 }
 
-QString PlanCompare::rightCaption() const { return right_caption_->text(); }
+QString PlanCompare::rightCaption() {
+  if (right_stale_) refreshRight(/*now=*/true);
+  return right_caption_->text();
+}
 
 void PlanCompare::refreshCaptions() {
   const std::vector<SymbolControl> none;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "app/studio/widgets/on_screen.h"
 #include "core/opt/model_work.h"
 #include "core/status/byte_size.h"
 
@@ -324,6 +325,10 @@ std::map<std::string, int64_t> SweepView::held() const {
   return out;
 }
 
+void SweepView::refreshIfStale() {
+  if (stale_) resweep();
+}
+
 void SweepView::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
   resweep();
@@ -335,7 +340,7 @@ void SweepView::resweep() {
   for (const auto& [s, v] : binding_)
     if (s.name() == swept) cursor_ = v;
   // Sweeping costs a plan instantiation per point: only for a view someone can see.
-  if (stale_ && doc_ && !swept.empty() && isVisible()) {
+  if (stale_ && doc_ && !swept.empty() && on_screen(*this)) {
     pipeline::SweepRequest request;
     request.symbol = swept;
     request.max_points = kMaxPoints;

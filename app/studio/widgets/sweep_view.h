@@ -40,6 +40,8 @@ class SweepView : public QWidget {
   // the cursor moves to the swept symbol's value.
   void setBinding(const sym::Binding& binding);
   void setSymbol(const QString& name);
+  // Sweeps now if a sweep was due while the view was not on screen (its dock's tab was raised).
+  void refreshIfStale();
   QString symbol() const;
 
   // The last sweep (nullptr before the first, or when it failed: caption() says why).
