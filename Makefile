@@ -81,6 +81,7 @@ bench: build
 	@./build/bin/rdp_bench ../shared/models build/bench
 	@./build/bin/plan_bench ../shared/models build/bench
 	@./build/bin/studio_open_bench 10000 build/bench
+	@./build/bin/studio_open_bench 50000 build/bench
 	@./build/bin/family_bench ../shared/models build/bench
 	@./build/bin/elementwise_fusion_bench build/bench
 	@./build/bin/vulkan_bench ../shared/models build/bench $(BENCH_THREADS)

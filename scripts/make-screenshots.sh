@@ -46,6 +46,7 @@ YOLO_RANGE=height=32:1024:32,width=32:1024:32
 UNET_RANGE=batch=1:4:1,height=8:512:8,width=8:512:8
 SKIPNET_RANGE=height=32:640:1,width=32:640:1
 DOFA_RANGE=batch=1:8:1,height=32:320:1,width=32:320:1
+CONFORMER_RANGE=batch=1:8:1,time=7:2048:1
 
 # One studio screenshot: NAME.png at SIZE, the other arguments passed on. A fresh home per run.
 shot() {
@@ -82,6 +83,9 @@ shot compare_fusion_moe 1400x600 --view compare --compare nofusion --range "$MOE
 shot compare_bindings_yolo 1400x600 --view compare --compare height=640,width=640 \
   --range "$YOLO_RANGE" --bind height=320,width=320 "$MODELS/yolo_tiny/model.onnx"
 
+# Name scopes: conformer_tiny's blocks as frames, its first block's attention open.
+shot graph_scopes_conformer 1400x800 --view graph --range "$CONFORMER_RANGE" \
+  --bind batch=1,time=100 --select blocks.0/att/qkv/MatMul "$MODELS/conformer_tiny/model.onnx"
 # The dark theme: the whole window on the bundled sample with a Concat selected.
 shot window_dark_yolo 1400x900 --view window --theme dark --select Concat "$SAMPLE"
 

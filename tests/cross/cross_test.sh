@@ -79,8 +79,8 @@ case "$mode" in
       --db "$work/profiles.db" --trace "$work/trace.json" 2>&1) ||
       { echo "$out"; fail "sod2 profile with the arm64 agent (an arm64 build older than this tree? make cross-arm64)"; }
     echo "$out" | head -12
-    echo "$out" | grep -q '^Device: local.*, aarch64, ' || fail "the agent did not report an aarch64 device"
-    echo "$out" | grep -q 'Latency (ms): count=2 ' || fail "no latency line for 2 runs"
+    grep -q '^Device: local.*, aarch64, ' <<<"$out" || fail "the agent did not report an aarch64 device"
+    grep -q 'Latency (ms): count=2 ' <<<"$out" || fail "no latency line for 2 runs"
     [ -s "$work/trace.json" ] || fail "no trace written"
     [ -f "$work/device/packages/"*.sod2 ] || fail "the package was not stored on the device side"
     # A sustained run: windows of time with the device's sensors (or why they cannot be read).
@@ -89,7 +89,7 @@ case "$mode" in
       --duration 1s --window 0.5s --db "$work/profiles.db" 2>&1) ||
       { echo "$out"; fail "sod2 profile --duration with the arm64 agent"; }
     echo "$out" | grep -A4 '^Sustained run'
-    echo "$out" | grep -q '^Sustained run: ran ' || fail "no sustained run from the arm64 agent"
+    grep -q '^Sustained run: ran ' <<<"$out" || fail "no sustained run from the arm64 agent"
     echo "PASS: an x86-64 host profiled through the arm64 agent, once and sustained"
     ;;
   agent_version)

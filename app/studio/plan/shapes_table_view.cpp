@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "app/studio/plan/shapes_table_model.h"
+#include "app/studio/widgets/on_screen.h"
 
 namespace sod2::studio {
 namespace {
@@ -44,13 +45,21 @@ void ShapesTableView::setModel(QAbstractItemModel* model) {
   // A proxy given a new source resets: a new document, fitted afresh.
   refit_on_reset_ = connect(model, &QAbstractItemModel::modelReset, this, [this] {
     user_sized_ = false;
-    fitColumns();
+    if (on_screen(*this))
+      fitColumns();
+    else
+      fit_pending_ = true;
   });
   user_sized_ = false;
   fitColumns();
 }
 
+void ShapesTableView::fitColumnsIfPending() {
+  if (fit_pending_) fitColumns();
+}
+
 void ShapesTableView::fitColumns() {
+  fit_pending_ = false;
   if (!model()) return;
   fitting_ = true;
   const int columns = model()->columnCount();
@@ -78,7 +87,7 @@ void ShapesTableView::fitColumns() {
 
 void ShapesTableView::resizeEvent(QResizeEvent* event) {
   QTableView::resizeEvent(event);
-  if (!user_sized_) fitColumns();
+  if (!user_sized_ && on_screen(*this)) fitColumns();
 }
 
 }  // namespace sod2::studio

@@ -19,6 +19,9 @@ class ShapesTableView : public QTableView {
   // Fits the columns to the view's width: done for each new model and on every resize until the
   // user resizes a column by hand.
   void fitColumns();
+  // Fits now if a new model arrived while the table was not on screen (fitting samples a
+  // thousand rows' text: ~30 ms, left until the table's tab is raised).
+  void fitColumnsIfPending();
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -27,6 +30,7 @@ class ShapesTableView : public QTableView {
   QMetaObject::Connection refit_on_reset_;
   bool user_sized_ = false;
   bool fitting_ = false;
+  bool fit_pending_ = false;
 };
 
 }  // namespace sod2::studio

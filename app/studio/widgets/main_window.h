@@ -30,7 +30,6 @@ class QLineEdit;
 class QPlainTextEdit;
 class QProgressDialog;
 class QSortFilterProxyModel;
-class QTableView;
 class QThread;
 
 namespace sod2::studio {
@@ -45,6 +44,7 @@ class ProfileView;
 class PlanCompare;
 class SweepView;
 class ShapesTableModel;
+class ShapesTableView;
 class TimelineModel;
 class TimelineView;
 class VariantsView;
@@ -269,7 +269,7 @@ class MainWindow : public QMainWindow {
   BindingsBar* bindings_ = nullptr;
   QPlainTextEdit* inspector_ = nullptr;
   QPlainTextEdit* summary_ = nullptr;
-  QTableView* shapes_view_ = nullptr;
+  ShapesTableView* shapes_view_ = nullptr;
   QLineEdit* shapes_filter_ = nullptr;
   QSortFilterProxyModel* shapes_proxy_ = nullptr;
   std::unique_ptr<ShapesTableModel> shapes_;

@@ -2,8 +2,10 @@
 // window). Writes a synthetic transformer stack as ONNX, opens it in the real MainWindow through
 // the asynchronous path a user takes (File > Open), and measures on the GUI thread:
 //   - the longest gap between ticks of a 5 ms timer (a stall: the window could not repaint),
-//   - the time until the document is shown (docks filled) and until the graph has a picture.
-// A benchmark, not a test: `make bench` runs it; it prints a table and writes JSON.
+//   - the time until the document is shown (docks filled) and until the graph has a picture,
+//   - then opening the top name scope, one layer in its middle, and closing that layer again.
+// A benchmark, not a test: `make bench` runs it at 10,000 and 50,000 nodes; it prints a table
+// and writes OUT_DIR/studio_open_NODES.json.
 //
 //   studio_open_bench [NODES=10000] [OUT_DIR=build/bench]
 #include <QApplication>
@@ -187,7 +189,7 @@ int main(int argc, char** argv) {
   for (const Toggle& t : toggles)
     std::printf("%s: %.1f ms (then %zu display nodes)\n", t.what.c_str(), t.ms, t.shown);
   for (const auto& e : app.slow) std::printf("slow event: %.0f ms in %s\n", e.ms, e.what.c_str());
-  std::ofstream json(out_dir / "studio_open.json");
+  std::ofstream json(out_dir / ("studio_open_" + std::to_string(target_nodes) + ".json"));
   json << "{\"nodes\": " << m.nodes << ", \"shown_nodes\": " << shown_at_open
        << ", \"document_ms\": " << m.document_ms << ", \"picture_ms\": " << m.picture_ms
        << ", \"complete_ms\": " << m.complete_ms << ", \"longest_stall_ms\": " << m.longest_stall_ms
