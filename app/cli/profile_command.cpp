@@ -12,6 +12,7 @@
 #include "app/cli/symbol_args.h"
 #include "app/ofa/family_profile.h"
 #include "app/ofa/family_source.h"
+#include "app/profiling/int_input_ranges.h"
 #include "app/profiling/profile_job.h"
 #include "app/profiling/profile_report.h"
 #include "app/profiling/profile_sweep.h"
@@ -36,7 +37,10 @@ CommandLine make_parser() {
        "PATH"},
       {"--range", true, "symbol ranges for an .onnx model, e.g. seq=1:512", "k=lo:hi[:m],..."},
       {"--ranges", true, "symbol ranges from a JSON file (a models.json entry works)", "FILE"},
-      {"--int-range", true, "value range of integer inputs, e.g. input_ids=0:1000", "name=lo:hi"},
+      {"--int-range", true,
+       "values of integer inputs, [lo, hi) or one value, bounds may use symbols at --bind: "
+       "input_ids=0:1000,lengths=time",
+       "name=lo:hi|value,..."},
       {"--seed", true, "seed of the random inputs (default 1)", "S"},
       {"--no-fusion", false, "compile without fused kernels", ""},
       {"--weights", true,
@@ -161,11 +165,10 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
     if (!storage.ok()) throw std::invalid_argument(storage.status().message());
     req.weights = *storage;
     if (auto r = cl.value("--int-range")) {
-      for (const auto& [name, range] : parse_ranges(*r)) {
-        if (range.hi <= range.lo)
-          throw std::invalid_argument("--int-range " + name + " needs lo < hi");
-        req.int_ranges[name] = {range.lo, range.hi};
-      }
+      // Bounds may name the model's symbols (lengths=seq), valued at --bind.
+      auto ranges = profiling::int_input_ranges_from(*r, req.bind);
+      if (!ranges.ok()) throw std::invalid_argument("--int-range: " + ranges.status().message());
+      req.int_ranges = std::move(*ranges);
     }
     if (auto db = cl.value("--db")) req.db_path = *db;
     if (auto s = cl.value("--sweep")) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/symbol_args.h"
+#include "app/profiling/int_input_ranges.h"
 #include "app/profiling/run_inputs.h"
 #include "core/text/text_table.h"
 #include "runtime/program/step_work.h"
@@ -108,11 +109,10 @@ BenchmarkOptions benchmark_options_from(const CommandLine& cl) {
   o.json = cl.has("--json");
   o.profile = cl.has("--profile");
   if (auto r = cl.value("--int-range")) {
-    for (const auto& [name, range] : parse_ranges(*r)) {
-      if (range.hi <= range.lo)
-        throw std::invalid_argument("--int-range " + name + " needs lo < hi");
-      o.int_ranges[name] = {range.lo, range.hi};
-    }
+    // Bounds may name the model's symbols (lengths=seq), valued at --bind.
+    auto ranges = profiling::int_input_ranges_from(*r, o.bind);
+    if (!ranges.ok()) throw std::invalid_argument("--int-range: " + ranges.status().message());
+    o.int_ranges = std::move(*ranges);
   }
   return o;
 }

@@ -29,8 +29,10 @@ CommandLine make_parser() {
        "DIR"},
       {"--runs", true, "timed runs when benchmarking (default 20)", "N"},
       {"--warmup", true, "untimed runs before them, the first included (default 3)", "K"},
-      {"--int-range", true, "integer inputs' values for random inputs, [lo, hi) (default 0:2)",
-       "name=lo:hi,..."},
+      {"--int-range", true,
+       "integer inputs' values for random inputs, [lo, hi) or one value; bounds may use "
+       "symbols at --bind (default 0:2)",
+       "name=lo:hi|value,..."},
       {"--seed", true, "random inputs' seed (default 1)", "S"},
       {"--json", false, "benchmark results as one JSON line", ""},
       {"--profile", false, "with a benchmark: time per op type and the slowest nodes", ""},

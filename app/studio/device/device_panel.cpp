@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableView>
@@ -68,6 +69,15 @@ DevicePanel::DevicePanel(QWidget* parent) : QWidget(parent) {
          "`sod2 compile --weights` does; they are widened back on the device, so the output "
          "changes by the rounding"));
   form->addRow(tr("Weights"), weights_);
+  int_inputs_ = new QLineEdit(this);
+  int_inputs_->setObjectName("int_inputs");
+  int_inputs_->setPlaceholderText(tr("e.g. lengths=time, input_ids=0:30000"));
+  int_inputs_->setClearButtonEnabled(true);
+  int_inputs_->setToolTip(
+      tr("Values of integer inputs: name=lo:hi draws from [lo, hi), name=value uses one value; "
+         "bounds may name the model's symbols (lengths=time follows the time slider). "
+         "Remembered per model. Empty: 0 or 1, as sod2 profile does."));
+  form->addRow(tr("Integer inputs"), int_inputs_);
   layout->addLayout(form);
   auto* go = new QPushButton(tr("Export && profile"), this);
   go->setToolTip(
@@ -119,6 +129,10 @@ void DevicePanel::selectDevice(const QString& id) {
   }
   if (model_.rowCount() > 0) table_->selectRow(0);
 }
+
+QString DevicePanel::intInputRanges() const { return int_inputs_->text(); }
+
+void DevicePanel::setIntInputRanges(const QString& text) { int_inputs_->setText(text); }
 
 package::WeightStorage DevicePanel::weightStorage() const {
   return static_cast<package::WeightStorage>(weights_->currentData().toInt());

@@ -12,6 +12,7 @@
 
 class QComboBox;
 class QLabel;
+class QLineEdit;
 class QPushButton;
 class QSpinBox;
 class QTableView;
@@ -31,6 +32,10 @@ class DevicePanel : public QWidget {
   // How the model's float32 weights are sent (sod2 compile --weights): float32, float16 or int8.
   package::WeightStorage weightStorage() const;
   void setWeightStorage(package::WeightStorage storage);
+  // The integer inputs' values as typed ("lengths=time, input_ids=0:30000";
+  // profiling/int_input_ranges.h reads it).
+  QString intInputRanges() const;
+  void setIntInputRanges(const QString& text);
   // The sustained run settings() asks for, in seconds (0: none / a tenth of the duration).
   void setSustained(int duration_s, int window_s);
   DeviceListModel* model() { return &model_; }
@@ -57,6 +62,7 @@ class DevicePanel : public QWidget {
   QSpinBox* window_ = nullptr;    // seconds a window; 0: a tenth of the duration
 
   QComboBox* weights_ = nullptr;
+  QLineEdit* int_inputs_ = nullptr;
   QFutureWatcher<DeviceListing> watcher_;
 };
 

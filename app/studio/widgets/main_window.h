@@ -217,6 +217,11 @@ class MainWindow : public QMainWindow {
   Expected<profiling::ProfileRequest> profileRequest(const QString& device,
                                                      const device::RunSettings& settings) const;
   void adoptProfile(const Expected<profiling::ProfileResult>& result);
+  // The open model's or package's absolute path ("" when none).
+  QString openPath() const;
+  // The Devices dock's integer inputs, remembered per model in QSettings.
+  void rememberIntInputs(const QString& text) const;  // QSettings only
+  void restoreIntInputs();
   Expected<profiling::SweepProfileRequest> sweepRequest(const QString& symbol, qint64 lo, qint64 hi,
                                                         qint64 step, const QString& device,
                                                         const device::RunSettings& settings) const;

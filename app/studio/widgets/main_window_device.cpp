@@ -3,14 +3,18 @@
 #include "app/studio/widgets/main_window.h"
 
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPointer>
 #include <QProgressDialog>
+#include <QSettings>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <map>
+#include <set>
 
+#include "app/profiling/int_input_ranges.h"
 #include "app/studio/backend/backend_view.h"
 #include "app/studio/device/device_panel.h"
 #include "app/studio/device/history_view.h"
@@ -186,7 +190,50 @@ Expected<profiling::ProfileRequest> MainWindow::profileRequest(
   if (doc_) r.compiled = std::shared_ptr<const rt::ProgramDesc>(doc_, &doc_->compiled().program);
   r.settings = settings;
   r.db_path = profile_db_.empty() ? store::ProfileStore::default_path() : profile_db_;
+  if (devices_) {
+    // Remembered per model, valued at the current sliders.
+    const QString text = devices_->intInputRanges();
+    rememberIntInputs(text);
+    auto ranges = profiling::int_input_ranges_from(text.toStdString(), r.bind);
+    if (!ranges.ok()) return ranges.status();
+    std::set<std::string> inputs;
+    if (doc_)
+      for (ValueId v : doc_->graph().inputs()) inputs.insert(doc_->graph().value(v).name);
+    for (const auto& [name, range] : *ranges)
+      if (doc_ && !inputs.count(name))
+        return invalid_argument("integer input " + name + ": the model has no input of that name");
+    r.int_ranges = std::move(*ranges);
+  }
   return r;
+}
+
+namespace {
+// QSettings key of the integer inputs typed per model: a map from the model's absolute path.
+constexpr const char* kIntInputsKey = "profile/int_inputs";
+}  // namespace
+
+QString MainWindow::openPath() const {
+  const std::string path = doc_ ? doc_->path() : (pkg_ ? pkg_->path() : std::string());
+  return path.empty() ? QString() : QFileInfo(QString::fromStdString(path)).absoluteFilePath();
+}
+
+void MainWindow::rememberIntInputs(const QString& text) const {
+  const QString path = openPath();
+  if (path.isEmpty()) return;
+  QSettings settings;
+  QVariantMap saved = settings.value(kIntInputsKey).toMap();
+  if (text.trimmed().isEmpty())
+    saved.remove(path);
+  else
+    saved[path] = text;
+  settings.setValue(kIntInputsKey, saved);
+}
+
+void MainWindow::restoreIntInputs() {
+  if (!devices_) return;
+  const QString path = openPath();
+  devices_->setIntInputRanges(
+      path.isEmpty() ? QString() : QSettings().value(kIntInputsKey).toMap().value(path).toString());
 }
 
 void MainWindow::adoptProfile(const Expected<profiling::ProfileResult>& result) {

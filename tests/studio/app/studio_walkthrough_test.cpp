@@ -1,7 +1,8 @@
 // A person's first minutes with the studio, on a real X server (ctest runs it under xvfb-run):
 // open a scoped transformer through the asynchronous File > Open path, find a node with Ctrl+F
 // and step through the matches with F3 / Shift+F3, double-click a closed layer to open it, undo
-// that with Ctrl+Z, drag an input-size slider, and export the drawing as SVG. Input goes through
+// that with Ctrl+Z, drag an input-size slider, and export the drawing as SVG; then profile a
+// model with integer inputs typed into the Devices dock (Ctrl+P). Input goes through
 // Qt's event delivery to the widgets (QTest key and mouse events), not through the methods those
 // events call.
 #include <gtest/gtest.h>
@@ -12,10 +13,14 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTest>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "../test_home.h"
+#include "app/studio/device/device_panel.h"
+#include "app/studio/device/profile_table_model.h"
+#include "app/studio/device/profile_view.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/widgets/bindings_bar.h"
 #include "app/studio/widgets/find_bar.h"
@@ -124,6 +129,44 @@ TEST(StudioWalkthrough, OpenFindOpenALayerUndoDragASliderExport) {
   QFile f(svg);
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
   EXPECT_TRUE(f.readAll().contains("layers.0"));
+}
+
+// Export & profile with integer inputs typed into the Devices dock: bert_tiny's token ids follow
+// the seq slider ("input_ids=0:seq"), Ctrl+P runs it on this machine's agent, and the profile
+// view shows the run.
+TEST(StudioWalkthrough, ProfileWithIntegerInputRanges) {
+  app();
+  ASSERT_NE(QApplication::platformName(), QStringLiteral("offscreen"));
+  const auto dir = std::filesystem::temp_directory_path() / "sod2_studio_walkthrough_profile";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  ::setenv("SOD2_PLUGIN_DIR", SOD2_BINARY_DIR "/lib/sod2/plugins", 1);
+  ::setenv("SOD2_AGENT", SOD2_BINARY_DIR "/bin/sod2-agent", 1);
+  ::setenv("SOD2_AGENT_DIR", (dir / "agent").c_str(), 1);
+
+  MainWindow w;
+  w.setProfileDatabase((dir / "profiles.db").string());
+  w.resize(1400, 900);
+  w.show();
+  w.activateWindow();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  OpenOptions options;
+  options.rdp.ranges["batch"] = {1, 16, 1};
+  options.rdp.ranges["seq"] = {1, 512, 1};
+  QSignalSpy opened(&w, &MainWindow::openFinished);
+  w.openModel(QStringLiteral(SOD2_SHARED_DIR "/models/bert_tiny/model.onnx"), options);
+  ASSERT_TRUE(opened.wait(60000));
+  ASSERT_TRUE(opened.front().front().toBool());
+  ASSERT_TRUE(w.applyBinding({{"batch", 1}, {"seq", 16}}));
+
+  auto* ints = w.devicePanel()->findChild<QLineEdit*>(QStringLiteral("int_inputs"));
+  ASSERT_NE(ints, nullptr);
+  ints->clear();
+  QTest::keyClicks(ints, QStringLiteral("input_ids=0:seq, attention_mask=1"));
+  EXPECT_EQ(w.devicePanel()->intInputRanges(), QStringLiteral("input_ids=0:seq, attention_mask=1"));
+  QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier);
+  QTRY_VERIFY_WITH_TIMEOUT(w.profileView()->model()->result() != nullptr, 120000);
+  EXPECT_EQ(w.profileView()->model()->result()->bindings, "batch=1,seq=16");
 }
 
 }  // namespace

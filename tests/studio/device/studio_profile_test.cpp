@@ -91,6 +91,46 @@ TEST_F(StudioProfileTest, ExportAndProfileFillsTheViewsAndFollowsTheGraph) {
   EXPECT_EQ(w.historyView()->compareModel()->rowCount(), m->rowCount());
 }
 
+// #23 item 5: the Devices dock's integer inputs reach the device (an id past bert's vocabulary
+// fails the run in its embedding Gather), follow the sliders through symbol bounds, are checked
+// before anything is sent, and come back when the model is opened again.
+TEST_F(StudioProfileTest, IntegerInputsAreTheTypedRangesRememberedPerModel) {
+  auto corpus = testing::find_corpus_model(SOD2_SHARED_DIR "/models", "bert_tiny");
+  ASSERT_TRUE(corpus.ok()) << corpus.status().to_string();
+  const QString model = QString::fromStdString(corpus->file.string());
+  OpenOptions options;
+  options.rdp = corpus->options;
+  device::RunSettings s;
+  s.runs = 1;
+  s.warmup = 0;
+  s.threads = 1;
+  {
+    MainWindow w;
+    w.setProfileDatabase(db_);
+    ASSERT_FALSE(w.openModelNow(model, options).has_value());
+    ASSERT_TRUE(w.applyBinding({{"batch", 1}, {"seq", 8}}));
+    w.devicePanel()->setIntInputRanges("input_ids=1000000, attention_mask=1");
+    const auto past_vocabulary = w.profileNow("local", s);
+    ASSERT_TRUE(past_vocabulary.has_value()) << "ids past the vocabulary ran";
+    EXPECT_NE(past_vocabulary->indexOf("index 1000000 is out of range"), -1)
+        << past_vocabulary->toStdString();
+    w.devicePanel()->setIntInputRanges("input_ids=5:2");
+    const auto empty = w.profileNow("local", s);
+    ASSERT_TRUE(empty.has_value());
+    EXPECT_NE(empty->indexOf("input_ids: the range 5:2 is empty"), -1) << empty->toStdString();
+    w.devicePanel()->setIntInputRanges("lengths=seq");
+    const auto unknown = w.profileNow("local", s);
+    ASSERT_TRUE(unknown.has_value());
+    EXPECT_NE(unknown->indexOf("lengths: the model has no input"), -1) << unknown->toStdString();
+    w.devicePanel()->setIntInputRanges("input_ids=0:seq, attention_mask=1");
+    const auto good = w.profileNow("local", s);
+    ASSERT_FALSE(good.has_value()) << good->toStdString();
+  }
+  MainWindow again;
+  ASSERT_FALSE(again.openModelNow(model, options).has_value());
+  EXPECT_EQ(again.devicePanel()->intInputRanges(), "input_ids=0:seq, attention_mask=1");
+}
+
 // #24 item 2 in the studio: "Measure on device" runs the Sweep view's symbol on the device and
 // draws the measured latency over the plan's curves; a window opened later finds the sweep in
 // the store for the same file, symbol and held values, and not for other held values.
