@@ -17,6 +17,7 @@
 
 #include "app/studio/graph/graph_export.h"
 #include "app/studio/graph/graph_legend.h"
+#include "app/studio/graph/graph_minimap.h"
 #include "app/studio/graph/graph_style.h"
 
 namespace sod2::studio {
@@ -58,6 +59,13 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   settings_.edge_font.setPointSizeF(7.5);
   legend_ = new GraphLegend(this);
   legend_->move(viewport()->geometry().topLeft() + QPoint(8, 8));
+  minimap_ = new GraphMinimap(this);
+  connect(minimap_, &GraphMinimap::centreRequested, this, [this](QPointF scene) {
+    start_view_ = false;
+    centerOn(scene);
+  });
+  connect(horizontalScrollBar(), &QScrollBar::valueChanged, this, [this] { updateMinimap(); });
+  connect(verticalScrollBar(), &QScrollBar::valueChanged, this, [this] { updateMinimap(); });
   connect(scene, &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
   populate_timer_ = new QTimer(this);
   populate_timer_->setInterval(0);
@@ -74,6 +82,25 @@ GraphView::~GraphView() {
 QList<QPair<QString, QColor>> GraphView::legend() { return graph_legend_entries(); }
 
 void GraphView::setLegendVisible(bool visible) { legend_->setVisible(visible); }
+
+void GraphView::setMinimapEnabled(bool enabled) {
+  minimap_enabled_ = enabled;
+  updateMinimap();
+}
+
+bool GraphView::minimapShown() const { return minimap_->isVisible(); }
+
+void GraphView::updateMinimap() {
+  const QRectF in_view = mapToScene(viewport()->rect()).boundingRect();
+  const QRectF drawing(0, 0, layout_.width, layout_.height);
+  const bool show = minimap_enabled_ && minimap_->hasGraph() && !in_view.contains(drawing);
+  minimap_->setVisible(show);
+  if (!show) return;
+  minimap_->setVisibleArea(in_view);
+  minimap_->move(viewport()->geometry().bottomRight() -
+                 QPoint(minimap_->width() + 8, minimap_->height() + 8));
+  minimap_->raise();
+}
 
 void GraphView::setOverlay(std::shared_ptr<const NodeOverlay> overlay) {
   overlay_ = std::move(overlay);
@@ -121,10 +148,13 @@ void GraphView::setGraph(const DisplayGraph* graph, const GraphLayout* layout) {
   }
   if (!graph || !layout || layout->nodes.size() != graph->nodes.size()) {
     scene()->setSceneRect(QRectF());
+    minimap_->setGraph(graph_, layout_, [](const DisplayNode& n) { return node_fill(n); });
+    updateMinimap();
     return;
   }
   graph_ = *graph;
   layout_ = *layout;
+  minimap_->setGraph(graph_, layout_, [](const DisplayNode& n) { return node_fill(n); });
   const size_t n = graph_.nodes.size();
   nodes_.reserve(n);
   preds_.assign(n, {});
@@ -312,6 +342,7 @@ void GraphView::zoomBy(double factor) {
   const double target = std::clamp(zoomFactor() * factor, kMinZoom, kMaxZoom);
   const double f = target / zoomFactor();
   if (std::isfinite(f) && f > 0) scale(f, f);
+  updateMinimap();
 }
 
 void GraphView::zoomIn() {
@@ -329,6 +360,7 @@ void GraphView::fitAll() {
   fitInView(r.adjusted(-10, -10, 10, 10), Qt::KeepAspectRatio);
   if (zoomFactor() > kFitMaxZoom) zoomBy(kFitMaxZoom / zoomFactor());
   if (zoomFactor() < kMinZoom) zoomBy(kMinZoom / zoomFactor());
+  updateMinimap();
 }
 
 void GraphView::showStart() {
@@ -617,6 +649,7 @@ void GraphView::resizeEvent(QResizeEvent* e) {
   if (start_view_) showStart();
   legend_->move(viewport()->geometry().topLeft() + QPoint(8, 8));
   legend_->raise();
+  updateMinimap();
 }
 
 }  // namespace sod2::studio

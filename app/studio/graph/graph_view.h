@@ -23,6 +23,7 @@
 namespace sod2::studio {
 
 class GraphLegend;
+class GraphMinimap;
 }  // namespace sod2::studio
 
 class QMenu;
@@ -60,6 +61,11 @@ class GraphView : public QGraphicsView {
   // The colours nodes take, by class, in the legend's order.
   static QList<QPair<QString, QColor>> legend();
   void setLegendVisible(bool visible);
+  // The minimap (bottom right) is shown while the drawing is larger than the view, unless
+  // turned off here (View > Minimap).
+  void setMinimapEnabled(bool enabled);
+  bool minimapShown() const;
+  GraphMinimap* minimap() const { return minimap_; }
   // Colours nodes by the overlay's values instead of their class (nullptr: by class again); it
   // stays across setGraph, so expanding a group keeps the colouring.
   void setOverlay(std::shared_ptr<const NodeOverlay> overlay);
@@ -131,6 +137,8 @@ class GraphView : public QGraphicsView {
   // Adds items for about `budget_ms`; true when the graph is complete.
   bool populateSlice(double budget_ms);
   void applyOverlay(NodeItem* item) const;
+  // Outlines the part in view on the minimap, shows or hides it and keeps it in its corner.
+  void updateMinimap();
 
   GraphPaintSettings settings_;
   DisplayGraph graph_;  // what setGraph was given, while and after it populates
@@ -142,6 +150,8 @@ class GraphView : public QGraphicsView {
   std::vector<std::vector<int>> preds_, succs_;
   std::set<int> framed_groups_;  // expanded groups with a frame: Enter on a member collapses
   GraphLegend* legend_ = nullptr;
+  GraphMinimap* minimap_ = nullptr;
+  bool minimap_enabled_ = true;
   std::shared_ptr<const NodeOverlay> overlay_;
   int last_emitted_ = -1;
   bool start_view_ = false;

@@ -294,6 +294,10 @@ void MainWindow::buildMenus() {
   find_previous->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
   QAction* fit = view->addAction(tr("&Fit graph"), graph_view_, &GraphView::fitAll);
   fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+  QAction* minimap = view->addAction(tr("&Minimap"));
+  minimap->setCheckable(true);
+  minimap->setChecked(true);
+  connect(minimap, &QAction::toggled, graph_view_, &GraphView::setMinimapEnabled);
   QAction* labels = view->addAction(tr("Edge &labels (shapes)"));
   labels->setCheckable(true);
   labels->setChecked(true);

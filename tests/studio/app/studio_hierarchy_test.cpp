@@ -9,10 +9,12 @@
 #include <QImage>
 #include <QMenu>
 #include <QSignalSpy>
+#include <QTest>
 #include <filesystem>
 #include <fstream>
 
 #include "../test_home.h"
+#include "app/studio/graph/graph_minimap.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/widgets/main_window.h"
 #include "tests/bench/synthetic_models.h"
@@ -164,6 +166,26 @@ TEST_F(StudioHierarchyTest, ExportsTheGraphAsSvgAndPng) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "g.bmp"));
   EXPECT_TRUE(
       window().exportGraph(QString::fromStdString((dir_ / "no/such/dir/g.svg").string()), true));
+}
+
+TEST_F(StudioHierarchyTest, TheMinimapShowsTheWholeDrawingAndMovesTheView) {
+  GraphView* view = window().graphView();
+  view->finishPopulating();
+  ASSERT_TRUE(view->minimapShown()) << "a chain of ~75 layer boxes is taller than the window";
+  // A click on a layer in the middle of the map centres the view on it.
+  const auto at = view->viewPositionOf(window().coreNodesMatching("/encoder/layers.40/").front());
+  ASSERT_TRUE(at);
+  const QPointF target = view->mapToScene(at->toPoint()) + QPointF(20, 10);
+  GraphMinimap* map = view->minimap();
+  QTest::mouseClick(map, Qt::LeftButton, {}, map->toMap(target).toPoint());
+  const QPointF centre = view->mapToScene(view->viewport()->rect().center());
+  // A map pixel is several scene units: near, not exact.
+  const double unit = 1.0 / (map->toMap(QPointF(1, 0)).x() - map->toMap(QPointF(0, 0)).x());
+  EXPECT_NEAR(centre.y(), target.y(), 2 * unit);
+  view->setMinimapEnabled(false);
+  EXPECT_FALSE(view->minimapShown());
+  view->setMinimapEnabled(true);
+  EXPECT_TRUE(view->minimapShown());
 }
 
 TEST(StudioShortcuts, HelpListsTheKeys) {
