@@ -29,7 +29,6 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
-#include <algorithm>
 
 #include "app/studio/backend/backend_view.h"
 #include "app/studio/device/device_panel.h"
@@ -501,7 +500,7 @@ void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_
   memory_dock_->setWindowTitle(note.isEmpty() ? tr("Memory plan")
                                               : tr("Memory plan (%1)").arg(note));
   // Views first let go of the old models, then the models are replaced. A table no one sees is
-  // not sorted (sorting 50,000 rows took ~40 ms of this): its tab's raising sorts it.
+  // neither sorted nor fitted to its contents here: raising its tab does both.
   if (!on_screen(*shapes_view_)) shapes_proxy_->sort(-1);
   shapes_proxy_->setSourceModel(views->shapes.get());
   shapes_ = std::move(views->shapes);
