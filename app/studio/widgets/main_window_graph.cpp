@@ -1,19 +1,29 @@
-// MainWindow's graph navigation: what is open (fused groups, bodies, name scopes, shape
-// computations) with undo and redo, revealing a node hidden in a box, the inspector's text for a
-// box, and exporting the drawing.
+// MainWindow's graph navigation: what a selected node shows in the other docks, what is open
+// (fused groups, bodies, name scopes, shape computations) with undo and redo, revealing a node
+// hidden in a box, the inspector's text for a box, and exporting the drawing.
 #include <QAction>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QModelIndex>
 #include <QPlainTextEdit>
 #include <QSettings>
+#include <QSignalBlocker>
+#include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <algorithm>
 #include <map>
 
+#include "app/studio/backend/backend_view.h"
+#include "app/studio/device/profile_view.h"
 #include "app/studio/graph/graph_view.h"
+#include "app/studio/plan/shapes_table_model.h"
+#include "app/studio/plan/shapes_table_view.h"
+#include "app/studio/plan/timeline_model.h"
+#include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/main_window.h"
 #include "core/ops/op_registry.h"
 
@@ -23,6 +33,72 @@ namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
+
+void MainWindow::showDisplayNode(int id) {
+  if ((!doc_ && !pkg_) || !display_ || id < 0 || static_cast<size_t>(id) >= display_->nodes.size())
+    return;
+  const DisplayNode& n = display_->nodes[static_cast<size_t>(id)];
+  if (pkg_) {
+    inspector_->setPlainText(pkg_at_ && !n.members.empty()
+                                 ? qs(pkg_->node_report(n.members.front(), *pkg_at_))
+                                 : qs(n.label));
+    inspector_dock_->raise();
+    return;
+  }
+  QString text;
+  if (n.kind == DisplayNodeKind::kScope || n.kind == DisplayNodeKind::kShapes)
+    text = boxSummary(n);
+  else
+    for (NodeId m : n.members) text += qs(doc_->node_report(m, binding_)) + "\n";
+  if (n.members.empty() && n.graph && n.node_id != kNoNode)
+    text = qs(doc_->node_report(*n.graph, n.node_id, binding_));
+  else if (n.members.empty())
+    text = qs(n.label);
+  if (n.has_subgraphs && !n.is_group_box)
+    text += n.body_expanded
+                ? tr("\n(double-click or Enter closes its bodies)\n")
+                : tr("\n(double-click or Enter opens its %1 body nodes)\n").arg(n.subgraph_nodes);
+  inspector_->setPlainText(text);
+  inspector_dock_->raise();
+  // The profile and backend views follow: the group that ran this node, the row that runs it.
+  for (NodeId m : n.members)
+    if (profile_view_->selectNode(doc_->graph().node(m).name)) break;
+  for (NodeId m : n.members)
+    if (backend_view_->selectNode(doc_->graph().node(m).name)) break;
+  // The shapes table follows: the row of the node's (the box's last member's) first output.
+  if (shapes_ && !n.members.empty()) {
+    const Node& core = doc_->graph().node(n.members.back());
+    const int row = core.outputs.empty() ? -1 : shapes_->row_of_value(core.outputs.front());
+    if (row >= 0) {
+      const QModelIndex index = shapes_proxy_->mapFromSource(shapes_->index(row, 0));
+      if (index.isValid()) {
+        const QSignalBlocker block(shapes_view_);
+        shapes_view_->selectRow(index.row());
+        shapes_view_->scrollTo(index);
+      }
+    }
+  }
+  if (timeline_ && !n.members.empty()) {
+    const NodeId last = n.members.back();
+    for (size_t r = 0; r < timeline_->rects().size(); ++r) {
+      if (timeline_->rects()[r].producer == last) {
+        timeline_view_->highlightTensor(static_cast<int>(r));
+        break;
+      }
+    }
+  }
+}
+
+void MainWindow::showTensor(int tensor, NodeId producer) {
+  if (producer != kNoNode) selectCoreNode(producer);
+  (void)tensor;
+}
+
+void MainWindow::selectCoreNode(NodeId node) {
+  if (!display_) return;
+  const int id = display_->display_node_of(node);
+  if (id >= 0) graph_view_->selectNode(id, true);
+}
 
 void MainWindow::toggleBodies(const Node* control, bool now) {
   if (!doc_ || !control) return;
