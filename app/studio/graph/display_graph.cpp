@@ -28,6 +28,15 @@ int nested_nodes(const Node& node) {
   return total;
 }
 
+// What a box takes from each member: it is as dynamic as its most dynamic member and holds its
+// members' bodies.
+void absorb(DisplayNode& box, const Node& member, bool first) {
+  const OpClass c = op_class_of(member);
+  if (first || dynamism(c) > dynamism(box.op_class)) box.op_class = c;
+  box.subgraph_nodes += nested_nodes(member);
+  box.has_subgraphs = box.has_subgraphs || !member.subgraphs().empty();
+}
+
 // "Conv+Relu (2)": the distinct op types in order, at most three, then the member count.
 std::string group_label(const Graph& graph, const std::vector<NodeId>& members) {
   constexpr size_t kMaxOps = 3;
@@ -196,12 +205,8 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
     auto it = boxes.find(key);
     if (it == boxes.end()) it = boxes.emplace(key, add_node(make())).first;
     DisplayNode& box = out.nodes[static_cast<size_t>(it->second)];
-    const Node& member = graph.node(static_cast<NodeId>(i));
-    const OpClass c = op_class_of(member);
-    if (box.members.empty() || dynamism(c) > dynamism(box.op_class)) box.op_class = c;
+    absorb(box, graph.node(static_cast<NodeId>(i)), box.members.empty());
     box.members.push_back(static_cast<NodeId>(i));
-    box.subgraph_nodes += nested_nodes(member);
-    box.has_subgraphs = box.has_subgraphs || !member.subgraphs().empty();
     out.display_of_node[i] = it->second;
   };
 
@@ -247,14 +252,7 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
       box.op = fg.kind;
       box.group = g;
       box.members = fg.nodes;
-      box.op_class = op_class_of(graph.node(fg.nodes.front()));
-      for (NodeId m : fg.nodes) {
-        const Node& member = graph.node(m);
-        const OpClass c = op_class_of(member);
-        if (dynamism(c) > dynamism(box.op_class)) box.op_class = c;
-        box.subgraph_nodes += nested_nodes(member);
-        box.has_subgraphs = box.has_subgraphs || !member.subgraphs().empty();
-      }
+      for (size_t k = 0; k < fg.nodes.size(); ++k) absorb(box, graph.node(fg.nodes[k]), k == 0);
       const int box_id = add_node(std::move(box));
       for (NodeId m : out.nodes[static_cast<size_t>(box_id)].members)
         if (m >= 0 && static_cast<size_t>(m) < num_nodes)

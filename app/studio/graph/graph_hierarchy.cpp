@@ -52,6 +52,16 @@ int common_scope(const std::vector<NameScope>& scopes, int a, int b) {
   return a;
 }
 
+// The fused group of 2 or more nodes that node `i` belongs to (drawn as one unit), or -1.
+int multi_node_group(const opt::FusionPlan* groups, size_t i) {
+  if (!groups || i >= groups->group_of.size()) return -1;
+  const int g = groups->group_of[i];
+  return g >= 0 && static_cast<size_t>(g) < groups->groups.size() &&
+                 groups->groups[static_cast<size_t>(g)].nodes.size() >= 2
+             ? g
+             : -1;
+}
+
 std::vector<NodeId> node_order(const Graph& graph) {
   auto topo = graph.topological_order();
   if (topo.ok()) return std::move(*topo);
@@ -92,9 +102,8 @@ size_t GraphHierarchy::items_when(const std::set<int>& expanded,
       boxes.insert(box);
     } else if (shape_cluster_of[i] >= 0) {
       clusters.insert(shape_cluster_of[i]);
-    } else if (groups && i < groups->group_of.size() && groups->group_of[i] >= 0 &&
-               groups->groups[static_cast<size_t>(groups->group_of[i])].nodes.size() >= 2) {
-      fused.insert(groups->group_of[i]);
+    } else if (const int g = multi_node_group(groups, i); g >= 0) {
+      fused.insert(g);
     } else {
       ++singles;
     }
@@ -133,19 +142,10 @@ GraphHierarchy build_hierarchy(const Graph& graph, const RdpResult& rdp,
     h.scope_of_node[i] = scope;
   }
 
-  auto fused_group = [&](size_t i) -> int {
-    if (!groups || i >= groups->group_of.size()) return -1;
-    const int g = groups->group_of[i];
-    return g >= 0 && static_cast<size_t>(g) < groups->groups.size() &&
-                   groups->groups[static_cast<size_t>(g)].nodes.size() >= 2
-               ? g
-               : -1;
-  };
-
   std::unordered_set<ValueId> graph_outputs(graph.outputs().begin(), graph.outputs().end());
   for (size_t i = 0; i < n; ++i) {
     const Node& node = graph.node(static_cast<NodeId>(i));
-    if (!is_constant_node(node) || fused_group(i) >= 0) continue;
+    if (!is_constant_node(node) || multi_node_group(groups, i) >= 0) continue;
     bool read_only = !node.outputs.empty();
     for (ValueId v : node.outputs)
       read_only = read_only && v != kNoValue && !graph_outputs.count(v) &&
@@ -175,7 +175,7 @@ GraphHierarchy build_hierarchy(const Graph& graph, const RdpResult& rdp,
   for (NodeId id : order) {
     const Node& node = graph.node(id);
     const size_t i = static_cast<size_t>(id);
-    if (fused_group(i) >= 0 || !node.subgraphs().empty()) continue;
+    if (multi_node_group(groups, i) >= 0 || !node.subgraphs().empty()) continue;
     if (is_constant_node(node)) {
       set_outputs(node, Origin::kStatic);
       continue;

@@ -35,6 +35,9 @@ constexpr double kSliceMs = 25;
 constexpr double kStartMinZoom = 0.6;  // below this node labels are unreadable: showStart zooms in
 constexpr double kStartZoom = 0.9;
 
+// A node's box in scene coordinates (NodeBox holds its centre).
+QRectF box_rect(const NodeBox& b) { return QRectF(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h); }
+
 }  // namespace
 
 GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
@@ -215,9 +218,8 @@ void GraphView::addGroupFrames(const DisplayGraph& graph, const GraphLayout& lay
   std::map<int, Frame> frames;
   for (const DisplayNode& node : graph.nodes) {
     if (node.group < 0 || node.is_group_box) continue;
-    const NodeBox& b = layout.nodes[static_cast<size_t>(node.id)];
     Frame& f = frames[node.group];
-    const QRectF r(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h);
+    const QRectF r = box_rect(layout.nodes[static_cast<size_t>(node.id)]);
     f.rect = f.members++ ? f.rect.united(r) : r;
     if (f.kind.empty())
       f.kind = node.op;
@@ -234,8 +236,7 @@ void GraphView::addGroupFrames(const DisplayGraph& graph, const GraphLayout& lay
   std::map<int, QRectF> shapes;
   for (const DisplayNode& node : graph.nodes) {
     if (node.kind != DisplayNodeKind::kOp || node.shape_cluster < 0 || node.body_of) continue;
-    const NodeBox& b = layout.nodes[static_cast<size_t>(node.id)];
-    const QRectF r(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h);
+    const QRectF r = box_rect(layout.nodes[static_cast<size_t>(node.id)]);
     QRectF& f = shapes[node.shape_cluster];
     f = f.isNull() ? r : f.united(r);
   }
@@ -247,8 +248,7 @@ void GraphView::addGroupFrames(const DisplayGraph& graph, const GraphLayout& lay
   std::vector<QRectF> scope_rects(graph.open_scopes.size());
   for (const DisplayNode& node : graph.nodes) {
     if (node.in_scope < 0 || static_cast<size_t>(node.in_scope) >= scope_rects.size()) continue;
-    const NodeBox& b = layout.nodes[static_cast<size_t>(node.id)];
-    const QRectF r(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h);
+    const QRectF r = box_rect(layout.nodes[static_cast<size_t>(node.id)]);
     QRectF& f = scope_rects[static_cast<size_t>(node.in_scope)];
     f = f.isNull() ? r : f.united(r);
   }
@@ -280,8 +280,7 @@ void GraphView::addGroupFrames(const DisplayGraph& graph, const GraphLayout& lay
     if (node.body_expanded && node.body_of) parent_body[node.node] = node.body_of;
   for (const DisplayNode& node : graph.nodes) {
     if (!node.body_of) continue;
-    const NodeBox& b = layout.nodes[static_cast<size_t>(node.id)];
-    const QRectF r(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h);
+    const QRectF r = box_rect(layout.nodes[static_cast<size_t>(node.id)]);
     QRectF& f = bodies[{node.body_of, node.body}];
     f = f.isNull() ? r : f.united(r);
   }
@@ -472,7 +471,8 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
       return;
     }
     if (item->type() == GroupFrameItem::Type) {
-      activateFrame(*static_cast<GroupFrameItem*>(item));
+      const auto* frame = static_cast<GroupFrameItem*>(item);
+      activateFrame(frame->kind(), frame->target());
       e->accept();
       return;
     }
@@ -503,33 +503,32 @@ void GraphView::activate(int id, bool or_enclosing) {
     emit shapesActivated(d.shape_cluster);
 }
 
-void GraphView::activateFrame(const GroupFrameItem& frame) {
-  switch (frame.kind()) {
-    case GroupFrameItem::Kind::kFusedGroup: emit groupActivated(frame.target()); return;
-    case GroupFrameItem::Kind::kBody: emit bodyActivated(frame.target()); return;
-    case GroupFrameItem::Kind::kScope: emit scopeActivated(frame.target()); return;
-    case GroupFrameItem::Kind::kShapes: emit shapesActivated(frame.target()); return;
+void GraphView::activateFrame(GroupFrameItem::Kind kind, int target) {
+  switch (kind) {
+    case GroupFrameItem::Kind::kFusedGroup: emit groupActivated(target); return;
+    case GroupFrameItem::Kind::kBody: emit bodyActivated(target); return;
+    case GroupFrameItem::Kind::kScope: emit scopeActivated(target); return;
+    case GroupFrameItem::Kind::kShapes: emit shapesActivated(target); return;
   }
 }
 
 std::optional<QPointF> GraphView::viewPositionOf(NodeId node) const {
   const int id = graph_.display_node_of(node);
   if (id < 0 || static_cast<size_t>(id) >= layout_.nodes.size()) return std::nullopt;
-  const NodeBox& b = layout_.nodes[static_cast<size_t>(id)];
   // The top-left corner: a box that opens grows right and down from where it was.
-  return mapFromScene(QPointF(b.x - b.w / 2, b.y - b.h / 2));
+  return mapFromScene(box_rect(layout_.nodes[static_cast<size_t>(id)]).topLeft());
 }
 
 bool GraphView::placeAt(NodeId node, const QPointF& view_pos) {
   const int id = graph_.display_node_of(node);
   if (id < 0 || static_cast<size_t>(id) >= layout_.nodes.size()) return false;
-  const NodeBox& b = layout_.nodes[static_cast<size_t>(id)];
   start_view_ = false;
   // Centring c puts it mid-viewport: shift c so the node lands at view_pos instead.
   const QPointF mid(viewport()->width() / 2.0, viewport()->height() / 2.0);
   const double zoom = zoomFactor();
   if (!(zoom > 0)) return false;
-  const QPointF centre = QPointF(b.x - b.w / 2, b.y - b.h / 2) + (mid - view_pos) / zoom;
+  const QPointF centre =
+      box_rect(layout_.nodes[static_cast<size_t>(id)]).topLeft() + (mid - view_pos) / zoom;
   // A drawing smaller than the window would be re-centred by the view: the scene grows so that
   // the place asked for can be scrolled to.
   const QSizeF half(viewport()->width() / 2.0 / zoom, viewport()->height() / 2.0 / zoom);
@@ -583,15 +582,10 @@ QMenu* GraphView::contextMenuAt(const QPoint& view_pos) {
   if (!node && !frame) return nullptr;
   auto* menu = new QMenu(this);
   if (!node) {
-    menu->addAction(tr("Close"), this,
-                    [this, frame_kind = frame->kind(), target = frame->target()] {
-                      switch (frame_kind) {
-                        case GroupFrameItem::Kind::kFusedGroup: emit groupActivated(target); break;
-                        case GroupFrameItem::Kind::kBody: emit bodyActivated(target); break;
-                        case GroupFrameItem::Kind::kScope: emit scopeActivated(target); break;
-                        case GroupFrameItem::Kind::kShapes: emit shapesActivated(target); break;
-                      }
-                    });
+    // The frame may be gone by the time the action runs: its kind and target are kept.
+    menu->addAction(tr("Close"), this, [this, kind = frame->kind(), target = frame->target()] {
+      activateFrame(kind, target);
+    });
     return menu;
   }
   const int id = node->nodeId();

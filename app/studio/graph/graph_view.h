@@ -133,7 +133,8 @@ class GraphView : public QGraphicsView {
   // Emits what opening or closing display node `id` means: its box, its bodies, or (with
   // `or_enclosing`, for Enter) the open fused group or shape computation it is drawn in.
   void activate(int id, bool or_enclosing);
-  void activateFrame(const GroupFrameItem& frame);
+  // What double-clicking a frame of this kind around `target` means (GroupFrameItem::target).
+  void activateFrame(GroupFrameItem::Kind kind, int target);
   // Adds items for about `budget_ms`; true when the graph is complete.
   bool populateSlice(double budget_ms);
   void applyOverlay(NodeItem* item) const;
