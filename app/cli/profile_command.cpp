@@ -12,7 +12,6 @@
 #include "app/cli/symbol_args.h"
 #include "app/ofa/family_profile.h"
 #include "app/ofa/family_source.h"
-#include "app/profiling/int_input_ranges.h"
 #include "app/profiling/profile_job.h"
 #include "app/profiling/profile_report.h"
 #include "app/profiling/profile_sweep.h"
@@ -164,12 +163,8 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
     const auto storage = package::parse_weight_storage(weights);
     if (!storage.ok()) throw std::invalid_argument(storage.status().message());
     req.weights = *storage;
-    if (auto r = cl.value("--int-range")) {
-      // Bounds may name the model's symbols (lengths=seq), valued at --bind.
-      auto ranges = profiling::int_input_ranges_from(*r, req.bind);
-      if (!ranges.ok()) throw std::invalid_argument("--int-range: " + ranges.status().message());
-      req.int_ranges = std::move(*ranges);
-    }
+    // Bounds may name the model's symbols (lengths=seq), valued at --bind.
+    if (auto r = cl.value("--int-range")) req.int_ranges = parse_int_ranges(*r, req.bind);
     if (auto db = cl.value("--db")) req.db_path = *db;
     if (auto s = cl.value("--sweep")) {
       sweep = parse_sweep_spec(*s, "--sweep");

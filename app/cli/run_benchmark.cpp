@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/symbol_args.h"
-#include "app/profiling/int_input_ranges.h"
 #include "app/profiling/run_inputs.h"
 #include "core/text/text_table.h"
 #include "runtime/program/step_work.h"
@@ -108,12 +107,8 @@ BenchmarkOptions benchmark_options_from(const CommandLine& cl) {
   o.seed = static_cast<uint32_t>(parse_count(cl.value("--seed"), 1, "--seed", 0));
   o.json = cl.has("--json");
   o.profile = cl.has("--profile");
-  if (auto r = cl.value("--int-range")) {
-    // Bounds may name the model's symbols (lengths=seq), valued at --bind.
-    auto ranges = profiling::int_input_ranges_from(*r, o.bind);
-    if (!ranges.ok()) throw std::invalid_argument("--int-range: " + ranges.status().message());
-    o.int_ranges = std::move(*ranges);
-  }
+  // Bounds may name the model's symbols (lengths=seq), valued at --bind.
+  if (auto r = cl.value("--int-range")) o.int_ranges = parse_int_ranges(*r, o.bind);
   return o;
 }
 

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "app/profiling/int_input_ranges.h"
+
 namespace sod2::cli {
 namespace {
 
@@ -21,6 +23,13 @@ std::map<std::string, int64_t> parse_bindings(const std::string& text) {
 
 SymbolRanges parse_ranges(const std::string& text) {
   return value_or_throw(sod2::parse_ranges(text));
+}
+
+std::map<std::string, std::pair<int64_t, int64_t>> parse_int_ranges(
+    const std::string& text, const std::map<std::string, int64_t>& bind) {
+  auto ranges = profiling::int_input_ranges_from(text, bind);
+  if (!ranges.ok()) throw std::invalid_argument("--int-range: " + ranges.status().message());
+  return std::move(*ranges);
 }
 
 SymbolRanges read_ranges_file(const std::string& path) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "core/rdp/symbol_text.h"
 
@@ -21,6 +22,10 @@ struct SweepSpec {
   std::optional<int64_t> lo, hi, step;
 };
 SweepSpec parse_sweep_spec(const std::string& text, const std::string& flag);
+
+// --int-range: integer inputs' values (profiling/int_input_ranges.h), bounds valued at `bind`.
+std::map<std::string, std::pair<int64_t, int64_t>> parse_int_ranges(
+    const std::string& text, const std::map<std::string, int64_t>& bind);
 
 RdpOptions rdp_options_from(const std::optional<std::string>& ranges_file,
                             const std::optional<std::string>& range_spec);
