@@ -33,6 +33,12 @@ void Session::reset_node_times() {
   times_.last_ms.assign(nodes, 0.0);
   times_.last_output_shape.assign(nodes, Shape());
   times_.last_output_bytes.assign(nodes, 0);
+  times_.body_total_ms.resize(program_.graphs.size());
+  times_.body_calls.resize(program_.graphs.size());
+  for (size_t g = 1; g < program_.graphs.size(); ++g) {
+    times_.body_total_ms[g].assign(program_.graphs[g].nodes.size(), 0.0);
+    times_.body_calls[g].assign(program_.graphs[g].nodes.size(), 0);
+  }
   times_.runs = 0;
 }
 
@@ -539,16 +545,23 @@ bool Session::cpu_kernel_conflicts(const Frame& frame, const NodeDesc& node,
 
 Status Session::run_graph(Frame& frame) {
   const GraphDesc& g = *frame.graph;
-  const bool timed = profile_ && &frame == main_.get();
-  const auto& releases = releases_after_[static_cast<size_t>(frame.graph - program_.graphs.data())];
+  const size_t gi = static_cast<size_t>(frame.graph - program_.graphs.data());
+  const bool timed = profile_ && gi == 0;
+  const bool body_timed = profile_ && gi != 0;
+  const auto& releases = releases_after_[gi];
+  using Ms = std::chrono::duration<double, std::milli>;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const auto t0 =
-        timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+        profile_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     SOD2_RETURN_IF_ERROR(check_run_alive());
     SOD2_RETURN_IF_ERROR(run_node(frame, g.nodes[n], n));
     for (int32_t v : releases[n]) release_value(frame, static_cast<size_t>(v));
+    if (body_timed) {
+      // A nested body's node counts in its own graph and in every enclosing node's time.
+      times_.body_total_ms[gi][n] += Ms(std::chrono::steady_clock::now() - t0).count();
+      ++times_.body_calls[gi][n];
+    }
     if (timed) {
-      using Ms = std::chrono::duration<double, std::milli>;
       const double ms = Ms(std::chrono::steady_clock::now() - t0).count();
       times_.total_ms[n] += ms;
       times_.last_start_ms[n] = Ms(t0 - run_start_).count();

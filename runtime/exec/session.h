@@ -45,7 +45,7 @@ inline constexpr int kMaxThreadsPerCore = 4;
 
 struct SessionOptions {
   int threads = 0;       // 0: one per hardware thread; at most kMaxThreadsPerCore per core
-  bool profile = false;  // time every main-graph node (NodeTimes)
+  bool profile = false;  // time every node, main graph and bodies (NodeTimes)
   // For sessions that never run at the same time (a family's variants): one arena, grown to the
   // largest plan among them, and one set of worker threads (then `threads` is ignored). A run's
   // outputs are then valid until any of them runs. Null: the session's own.
@@ -65,8 +65,8 @@ struct NodeBackend {
   std::string why_cpu;  // the specifics ("Conv: only float32 is on Vulkan")
 };
 
-// Time spent per main-graph node over the runs since the last reset, for `sod2 run --profile`.
-// A control-flow node's time includes its bodies.
+// Time spent per node over the runs since the last reset, for `sod2 run --profile` and the
+// agent. A main-graph control-flow node's time includes its bodies.
 struct NodeTimes {
   std::vector<double> total_ms;  // per main-graph node, in execution order
   int64_t runs = 0;
@@ -75,6 +75,11 @@ struct NodeTimes {
   std::vector<double> last_start_ms, last_ms;
   std::vector<Shape> last_output_shape;
   std::vector<int64_t> last_output_bytes;
+  // Per body graph g (ProgramDesc::graphs[g] for g >= 1: If branches, Loop, Scan and SequenceMap
+  // bodies, nested ones too; [0] stays empty), per node: its time and how often it ran. Calls,
+  // not runs, count a body node: it runs once per iteration, or never in an untaken branch.
+  std::vector<std::vector<double>> body_total_ms;
+  std::vector<std::vector<int64_t>> body_calls;
 };
 
 class Frame;

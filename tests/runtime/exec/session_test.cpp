@@ -188,6 +188,100 @@ TEST(Session, RunsIfAndLoopBodies) {
   }
 }
 
+// out = If(c, then: x -> Double -> Double -> Inc, else: Inc(x)); loop = Loop(M=3, cond=true,
+// v=x) with body v + 1. Graphs: 1 then, 2 else, 3 the loop's body.
+ProgramDesc if_and_loop_program() {
+  ProgramDesc p;
+  p.inputs = {{"c", DType::kBool, 0}, {"x", DType::kFloat, 1}};
+  p.input_dims.push_back({1, 0, 4, -1});
+  GraphDesc main;
+  main.values = {value("c", ValueStorage::kGraphInput), value("x", ValueStorage::kGraphInput),
+                 value("out", ValueStorage::kHeap),     value("m", ValueStorage::kConstant),
+                 value("t", ValueStorage::kConstant),   value("loop", ValueStorage::kHeap)};
+  main.values[0].dtype = DType::kBool;
+  main.values[3].dtype = DType::kInt64;
+  main.values[3].constant = 0;
+  main.values[4].dtype = DType::kBool;
+  main.values[4].constant = 1;
+  main.inputs = {0, 1};
+  main.outputs = {2, 5};
+  NodeDesc iff = node("If", {0}, {2});
+  iff.subgraphs = {1, 2};
+  NodeDesc loop = node("Loop", {3, 4, 1}, {5});
+  loop.subgraphs = {3};
+  main.nodes = {iff, loop};
+  GraphDesc then_branch;
+  then_branch.name = "then";
+  then_branch.values = {value("x", ValueStorage::kOuterScope), value("a", ValueStorage::kHeap),
+                        value("b", ValueStorage::kHeap), value("r", ValueStorage::kHeap)};
+  then_branch.values[0].outer_value = 1;
+  then_branch.outputs = {3};
+  then_branch.nodes = {node("Double", {0}, {1}), node("Double", {1}, {2}), node("Inc", {2}, {3})};
+  GraphDesc else_branch;
+  else_branch.name = "else";
+  else_branch.values = {value("x", ValueStorage::kOuterScope), value("r", ValueStorage::kHeap)};
+  else_branch.values[0].outer_value = 1;
+  else_branch.outputs = {1};
+  else_branch.nodes = {node("Inc", {0}, {1})};
+  p.graphs = {main, then_branch, else_branch, testing::inc_loop_body()};
+  HostTensor m(DType::kInt64, Shape{}), t(DType::kBool, Shape{});
+  *m.data<int64_t>() = 3;
+  *t.data<bool>() = true;
+  p.constants = {m, t};
+  return p;
+}
+
+TEST(Session, ProfilingTimesEveryBodyNodeWithinItsParentAndCountsItsCalls) {
+  SessionOptions options;
+  options.threads = 1;
+  options.profile = true;
+  auto s = Session::create(if_and_loop_program(), test_registry(), options);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  HostTensor c(DType::kBool, Shape{}), x(DType::kFloat, Shape{4});
+  *c.data<bool>() = true;
+  for (int i = 0; i < 4; ++i) x.data<float>()[i] = static_cast<float>(i);
+  const Tensor in[] = {c.view(), x.view()};
+  for (int r = 0; r < 2; ++r) ASSERT_TRUE((*s)->run(in).ok());
+  const NodeTimes& t = (*s)->node_times();
+  EXPECT_EQ(t.runs, 2);
+  ASSERT_EQ(t.body_calls.size(), 4u);
+  EXPECT_TRUE(t.body_calls[0].empty());  // the main graph's times are total_ms
+  EXPECT_EQ(t.body_calls[1], (std::vector<int64_t>{2, 2, 2}));  // once per run
+  EXPECT_EQ(t.body_calls[2], (std::vector<int64_t>{0}));        // the branch not taken
+  EXPECT_EQ(t.body_calls[3], (std::vector<int64_t>{6}));        // three iterations per run
+  // A control-flow node's time still includes its bodies', so theirs fit inside it.
+  double then_ms = 0;
+  for (double ms : t.body_total_ms[1]) {
+    EXPECT_GT(ms, 0);
+    then_ms += ms;
+  }
+  EXPECT_LE(then_ms, t.total_ms[0]);
+  EXPECT_EQ(t.body_total_ms[2][0], 0);
+  EXPECT_GT(t.body_total_ms[3][0], 0);
+  EXPECT_LE(t.body_total_ms[3][0], t.total_ms[1]);
+
+  (*s)->reset_node_times();
+  EXPECT_EQ((*s)->node_times().body_calls[1], (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ((*s)->node_times().body_total_ms[3][0], 0);
+  *c.data<bool>() = false;
+  ASSERT_TRUE((*s)->run(in).ok());
+  EXPECT_EQ((*s)->node_times().body_calls[1], (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ((*s)->node_times().body_calls[2], (std::vector<int64_t>{1}));
+}
+
+TEST(Session, WithoutProfilingNoBodyNodeIsTimed) {
+  auto s = Session::create(if_and_loop_program(), test_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  HostTensor c(DType::kBool, Shape{}), x(DType::kFloat, Shape{4});
+  *c.data<bool>() = true;
+  const Tensor in[] = {c.view(), x.view()};
+  ASSERT_TRUE((*s)->run(in).ok());
+  const NodeTimes& t = (*s)->node_times();
+  EXPECT_EQ(t.runs, 0);
+  EXPECT_EQ(t.body_calls[1], (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(t.body_calls[3], (std::vector<int64_t>{0}));
+}
+
 TEST(Session, BodyValuesReuseTheValueBufferAndAllocateNothingOnceWarm) {
   // out = If(c, then: x -> Double -> Double -> Double -> Double -> Double, else: Inc(x)).
   // Five body values of 4000 bytes each, but at most two are live at once (plus the If's own
