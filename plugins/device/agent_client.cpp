@@ -60,6 +60,50 @@ std::string size_text(uint64_t bytes) {
   return std::to_string(up(20)) + " MiB";
 }
 
+// The body-node times of a RunDone, or why they cannot be the package's: each names a node that
+// exists (against `graph_nodes`, the package's node count per graph, when the host gave them;
+// else no index or count beyond what `package_bytes` could hold), once and in order, with a
+// finite non-negative time and at least one call.
+std::string check_body_nodes(
+    const google::protobuf::RepeatedPtrField<agent::wire::BodyNodeTime>& body,
+    const std::vector<uint32_t>& graph_nodes, uint64_t package_bytes) {
+  uint64_t most = package_bytes;
+  if (!graph_nodes.empty()) {
+    most = 0;
+    for (size_t g = 1; g < graph_nodes.size(); ++g) most += graph_nodes[g];
+  }
+  if (static_cast<uint64_t>(body.size()) > most)
+    return std::to_string(body.size()) + " body-node times for a package with " +
+           std::to_string(most) + (graph_nodes.empty() ? " bytes" : " nodes in its bodies");
+  for (int i = 0; i < body.size(); ++i) {
+    const agent::wire::BodyNodeTime& b = body[i];
+    const std::string which =
+        "body node " + std::to_string(b.node()) + " of graph " + std::to_string(b.graph());
+    if (b.graph() == 0)
+      return "a body-node time for node " + std::to_string(b.node()) +
+             " of graph 0, the main graph (its times are the groups')";
+    if (!graph_nodes.empty() && b.graph() >= graph_nodes.size())
+      return "a time for " + which + ", but the package has " + std::to_string(graph_nodes.size()) +
+             " graphs";
+    if (!graph_nodes.empty() && b.node() >= graph_nodes[b.graph()])
+      return "a time for " + which + ", which has " + std::to_string(graph_nodes[b.graph()]) +
+             " nodes";
+    if (graph_nodes.empty() && (b.graph() > package_bytes || b.node() > package_bytes))
+      return "a time for " + which + ", beyond what the package's " +
+             std::to_string(package_bytes) + " bytes could hold";
+    if (i > 0 &&
+        std::pair(b.graph(), b.node()) <= std::pair(body[i - 1].graph(), body[i - 1].node()))
+      return "a time for " + which + " out of order or repeated";
+    if (b.name().size() > kMaxDeviceText || b.op_type().size() > kMaxDeviceText)
+      return "a name of " + std::to_string(b.name().size()) + " characters for " + which;
+    if (!time_ok(b.total_ms()))
+      return "a negative or non-finite time (" + std::to_string(b.total_ms()) + " ms) for " +
+             which + " '" + b.name() + "'";
+    if (b.calls() == 0) return "a time for " + which + " '" + b.name() + "', which never ran";
+  }
+  return "";
+}
+
 Status agent_error(const agent::wire::Error& e) {
   using E = agent::wire::Error;
   const std::string m = clipped(e.message());
@@ -674,6 +718,9 @@ Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
                         "at the end of the runs");
       if (Status st = check_threads(d.threads()); !st.ok())
         return violated(st.message(), "at the end of the runs");
+      if (std::string why = check_body_nodes(d.body_nodes(), graph_nodes_, package_bytes_);
+          !why.empty())
+        return violated("it sent " + why, "at the end of the runs");
       report.group_shapes.assign(d.group_shapes().begin(), d.group_shapes().end());
       report.group_output_bytes.assign(d.group_output_bytes().begin(),
                                        d.group_output_bytes().end());
@@ -684,6 +731,9 @@ Expected<RunReport> AgentClient::run(const std::vector<rt::HostTensor>& inputs,
       report.value_buffer_bytes = d.value_buffer_bytes();
       report.threads = d.threads();
       report.stopped_early = d.stopped_early();
+      for (const agent::wire::BodyNodeTime& b : d.body_nodes())
+        report.body_nodes.push_back(
+            {b.graph(), b.node(), b.name(), b.op_type(), b.total_ms(), b.calls()});
       return report;
     }
     return violated("an unexpected message during the runs", when);

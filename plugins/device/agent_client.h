@@ -66,6 +66,16 @@ struct SustainedWindow {
   std::vector<SensorStat> sensors;
 };
 
+// A node inside a control-flow body (If branch, Loop/Scan body, nested ones too), summed over a
+// request's measured runs.
+struct BodyNodeTime {
+  uint32_t graph = 0;  // the package's graph index, 1 and up
+  uint32_t node = 0;   // in that graph's execution order
+  std::string name, op_type;
+  double total_ms = 0;
+  uint64_t calls = 0;  // at least 1
+};
+
 struct RunReport {
   std::vector<RunSample> runs;            // warm-up runs first
   std::vector<std::string> group_shapes;  // per group, its first output's shape
@@ -79,6 +89,9 @@ struct RunReport {
   std::vector<SustainedWindow> windows;
   std::vector<std::string> unreadable_sensors;
   bool stopped_early = false;
+  // Every body node that ran in the measured runs, in (graph, node) order; empty from an agent
+  // older than body times, or for a package without control flow.
+  std::vector<BodyNodeTime> body_nodes;
 };
 
 // A family package's run on the device (the Dynamic-OFA demo, PROTOCOL.md §Families).
@@ -186,6 +199,12 @@ class AgentClient {
   Status request_cancel();
 
   uint32_t nodes() const { return nodes_; }
+  // The node count of each graph of the package sent next or last (0: the main graph), from the
+  // program the host has: the body-node times a run reports are checked against it. Unset, they
+  // are checked against the package's size only.
+  void expect_graphs(std::vector<uint32_t> nodes_per_graph) {
+    graph_nodes_ = std::move(nodes_per_graph);
+  }
   // The variants of the family package sent last, small to large (empty for a single model).
   const std::vector<FamilyVariantInfo>& variants() const { return variants_; }
 
@@ -209,6 +228,7 @@ class AgentClient {
   uint32_t nodes_ = 0;
   uint32_t device_cores_ = 0;
   uint64_t package_bytes_ = 0;
+  std::vector<uint32_t> graph_nodes_;  // expect_graphs()
   std::vector<FamilyVariantInfo> variants_;
 };
 

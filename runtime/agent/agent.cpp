@@ -83,6 +83,25 @@ int64_t lower_limit(int64_t agent, uint64_t requested) {
   return agent > 0 ? std::min(agent, r) : r;
 }
 
+// Every body node that ran since the session's times were last reset, in (graph, node) order.
+std::vector<wire::BodyNodeTime> body_node_times(const rt::ProgramDesc& p, const rt::NodeTimes& t) {
+  std::vector<wire::BodyNodeTime> out;
+  for (size_t g = 1; g < t.body_calls.size() && g < p.graphs.size(); ++g) {
+    for (size_t n = 0; n < t.body_calls[g].size(); ++n) {
+      if (t.body_calls[g][n] == 0) continue;
+      const rt::NodeDesc& node = p.graphs[g].nodes[n];
+      wire::BodyNodeTime& b = out.emplace_back();
+      b.set_graph(static_cast<uint32_t>(g));
+      b.set_node(static_cast<uint32_t>(n));
+      b.set_name(node.info.name);
+      b.set_op_type(node.info.op_type);
+      b.set_total_ms(t.body_total_ms[g][n]);
+      b.set_calls(static_cast<uint64_t>(t.body_calls[g][n]));
+    }
+  }
+  return out;
+}
+
 class Agent {
  public:
   Agent(const ReadFn& read, const WriteFn& write, const AgentOptions& options)
@@ -748,6 +767,8 @@ class Agent {
     };
     uint32_t next_window = 0;
     bool stopped_early = false;
+    // Body-node times of the measured runs, kept before a sustained run adds its own.
+    std::vector<wire::BodyNodeTime> body_nodes;
     for (uint64_t i = 0;; ++i) {
       const bool detailed = i < total;
       if (!detailed) {
@@ -761,7 +782,10 @@ class Agent {
                       "cancelled by the host after " + std::to_string(i) + " runs");
       }
       const bool measured = i >= r.warmup();
-      if (i == r.warmup()) t0 = std::chrono::steady_clock::now();
+      if (i == r.warmup()) {
+        t0 = std::chrono::steady_clock::now();
+        session_->reset_node_times();  // body times are summed over the measured runs only
+      }
       if (window && measured) window->sample_sensors(since_t0());
       const auto run_start = std::chrono::steady_clock::now();
       auto out = session_->run(views, &cancel);
@@ -797,6 +821,7 @@ class Agent {
         for (size_t k = 0; k < session_->program().symbols.size(); ++k)
           res->add_symbol_values(session_->symbol_value(k));
         SOD2_RETURN_IF_ERROR(send(m));
+        if (i + 1 == total) body_nodes = body_node_times(session_->program(), t);
       }
       if (!window || !measured) continue;
       window->add_run(ms, t.last_ms);
@@ -825,6 +850,7 @@ class Agent {
     done->set_value_buffer_bytes(session_->value_buffer_capacity());
     done->set_threads(static_cast<uint32_t>(session_->threads()));
     done->set_stopped_early(stopped_early);
+    for (wire::BodyNodeTime& b : body_nodes) *done->add_body_nodes() = std::move(b);
     return send(m);
   }
 

@@ -290,6 +290,89 @@ TEST(AgentClientTest, EveryMadeUpCountOfARunIsAViolationNamedInTheError) {
   }
 }
 
+AgentMessage body_node(uint32_t graph, uint32_t node, double total_ms, uint64_t calls) {
+  AgentMessage m;
+  auto* b = m.mutable_done()->add_body_nodes();
+  b->set_graph(graph);
+  b->set_node(node);
+  b->set_name("n" + std::to_string(node));
+  b->set_op_type("Conv");
+  b->set_total_ms(total_ms);
+  b->set_calls(calls);
+  return m;
+}
+
+// Three runs, then a RunDone with these body-node times.
+std::string three_runs_then(const std::vector<AgentMessage>& body) {
+  AgentMessage d = done(2);
+  for (const AgentMessage& b : body) d.MergeFrom(b);
+  return framed(result(0, 2)) + framed(result(1, 2)) + framed(result(2, 2)) + framed(d);
+}
+
+TEST(AgentClientTest, BodyNodeTimesAreKeptInOrder) {
+  Conversation c(three_runs_then(
+      {body_node(1, 0, 3.0, 3), body_node(1, 2, 1.5, 3), body_node(3, 0, 9.0, 12)}));
+  ASSERT_TRUE(c.start());
+  c.client.expect_graphs({2, 3, 1, 1});
+  auto r = c.client.run({}, three_runs());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->body_nodes.size(), 3u);
+  EXPECT_EQ(r->body_nodes[1].graph, 1u);
+  EXPECT_EQ(r->body_nodes[1].node, 2u);
+  EXPECT_EQ(r->body_nodes[1].name, "n2");
+  EXPECT_EQ(r->body_nodes[1].op_type, "Conv");
+  EXPECT_DOUBLE_EQ(r->body_nodes[1].total_ms, 1.5);
+  EXPECT_EQ(r->body_nodes[2].calls, 12u);
+}
+
+TEST(AgentClientTest, EveryMadeUpBodyNodeTimeIsAViolationNamedInTheError) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case {
+    const char* name;
+    std::vector<AgentMessage> body;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {"a node past its graph's",
+       {body_node(1, 3, 1, 1)},
+       "a time for body node 3 of graph 1, which has 3 nodes"},
+      {"a graph past the package's",
+       {body_node(4, 0, 1, 1)},
+       "a time for body node 0 of graph 4, but the package has 4 graphs"},
+      {"the main graph", {body_node(0, 1, 1, 1)}, "of graph 0, the main graph"},
+      {"a negative time",
+       {body_node(1, 1, -2, 1)},
+       "a negative or non-finite time (-2.000000 ms) for body node 1 of graph 1 'n1'"},
+      {"a NaN time", {body_node(1, 1, nan, 1)}, "non-finite time"},
+      {"no calls", {body_node(3, 0, 1, 0)}, "body node 0 of graph 3 'n0', which never ran"},
+      {"a repeat", {body_node(1, 1, 1, 1), body_node(1, 1, 1, 1)}, "out of order or repeated"},
+      {"out of order", {body_node(3, 0, 1, 1), body_node(1, 1, 1, 1)}, "out of order"},
+      {"more than the bodies hold",
+       {body_node(1, 0, 1, 1), body_node(1, 1, 1, 1), body_node(1, 2, 1, 1), body_node(2, 0, 1, 1),
+        body_node(3, 0, 1, 1), body_node(3, 1, 1, 1)},
+       "6 body-node times for a package with 5 nodes in its bodies"},
+  };
+  for (const Case& v : cases) {
+    SCOPED_TRACE(v.name);
+    Conversation c(three_runs_then(v.body));
+    ASSERT_TRUE(c.start());
+    c.client.expect_graphs({2, 3, 1, 1});
+    auto r = c.client.run({}, three_runs());
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find(v.expected), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("broke the agent protocol"), std::string::npos);
+    EXPECT_TRUE(c.device.killed());
+  }
+  // Without the package's graphs, indices are bounded by what its bytes could hold.
+  Conversation c(three_runs_then({body_node(1, 100000, 1, 1)}));
+  ASSERT_TRUE(c.start());
+  auto r = c.client.run({}, three_runs());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("beyond what the package's 256 bytes could hold"),
+            std::string::npos)
+      << r.status().message();
+}
+
 TEST(AgentClientTest, MadeUpSizesInHelloAndPackageAreViolations) {
   {
     AgentMessage h = hello();
