@@ -92,8 +92,9 @@ std::optional<plan::StepWork> work_at_bind(const rt::ProgramDesc& program,
   return work.ok() ? std::optional(std::move(*work)) : std::nullopt;
 }
 
-std::vector<GroupProfile> groups_of(const rt::ProgramDesc& program, const device::RunReport& rep,
-                                    const std::optional<plan::StepWork>& work) {
+Expected<std::vector<GroupProfile>> groups_of(const rt::ProgramDesc& program,
+                                              const device::RunReport& rep,
+                                              const std::optional<plan::StepWork>& work) {
   const rt::GraphDesc& g = program.graphs[0];
   std::vector<GroupProfile> out(g.nodes.size());
   int measured = 0;
@@ -134,6 +135,13 @@ std::vector<GroupProfile> groups_of(const rt::ProgramDesc& program, const device
     cum += p.percent;
     p.cumulative_percent = cum;
   }
+  // The device sums body nodes over the measured runs; each group's share is of its own time.
+  SOD2_ASSIGN_OR_RETURN(const BodyTimes body, body_times_of(program, rep.body_nodes));
+  std::vector<double> group_ms(out.size());
+  for (size_t i = 0; i < out.size(); ++i) group_ms[i] = out[i].avg_ms;
+  std::vector<std::vector<BodyNodeProfile>> rows =
+      body_profiles(program, body, measured, group_ms);
+  for (size_t i = 0; i < out.size(); ++i) out[i].body = std::move(rows[i]);
   return out;
 }
 
@@ -235,6 +243,10 @@ Status ProfileConnection::start_agent(const ProfileProgress& progress, double fr
   child_->set_cancel_flag(progress.cancel);
   child_->set_idle_timeout(120s);
   client_ = std::make_unique<device::AgentClient>(*child_);
+  std::vector<uint32_t> graph_nodes;
+  for (const rt::GraphDesc& g : program_->graphs)
+    graph_nodes.push_back(static_cast<uint32_t>(g.nodes.size()));
+  client_->expect_graphs(std::move(graph_nodes));
   Expected<device::AgentHello> hello = client_->hello(host_software());
   if (!hello.ok()) return fail(hello.status());
   base_.agent = *hello;
@@ -377,7 +389,9 @@ Expected<ProfileResult> ProfileConnection::measure(const std::map<std::string, i
     }
   }
   const std::optional<plan::StepWork> work = work_at_bind(program, bind);
-  res.groups = groups_of(program, res.report, work);
+  Expected<std::vector<GroupProfile>> groups = groups_of(program, res.report, work);
+  if (!groups.ok()) return failed(groups.status(), res.bindings, point, res.predicted_arena_bytes);
+  res.groups = std::move(*groups);
   res.ops_at_most = work && work->at_most;
 
   if (db_) {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/profiling/body_profile.h"
 #include "core/package/package_writer.h"
 #include "core/rdp/rdp.h"
 #include "core/status/status.h"
@@ -66,6 +67,9 @@ struct GroupProfile {
   double gops_per_s() const {
     return ops >= 0 && avg_ms > 0 ? static_cast<double>(ops) / (avg_ms * 1e6) : -1;
   }
+  // An If/Loop/Scan group's body nodes that ran, depth first (body_profile.h); empty for other
+  // groups and from an agent that does not report body times.
+  std::vector<BodyNodeProfile> body;
 };
 
 struct ProfileResult {

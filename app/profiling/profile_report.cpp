@@ -1,6 +1,7 @@
 #include "app/profiling/profile_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -19,13 +20,20 @@ using text::TextTable;
 
 std::string kib(int64_t bytes) { return fixed(static_cast<double>(bytes) / 1024.0, 1); }
 
+// Calls per run: whole for a body that runs a fixed number of times, else two decimals.
+std::string calls_text(double calls) {
+  return calls == std::floor(calls) ? fixed(calls, 0) : fixed(calls, 2);
+}
+
 // A group's achieved GOP/s, "-" where its operations are not counted.
 std::string gops(const GroupProfile& g) {
   const double v = g.gops_per_s();
   return v < 0 ? "-" : fixed(v, 1);
 }
 
-// In execution order: cum % is how much of the groups' time has passed when the group ends.
+// In execution order: cum % is how much of the groups' time has passed when the group ends. An
+// If/Loop/Scan group's body nodes follow it, indented by depth, where % is of the node holding
+// them and `nodes` is how often one ran per run.
 std::string execution_order_table(const std::vector<GroupProfile>& groups) {
   TextTable table({{"#", Align::kRight},
                    {"op types", Align::kLeft, 40},
@@ -41,6 +49,12 @@ std::string execution_order_table(const std::vector<GroupProfile>& groups) {
     table.add_row({std::to_string(g.index), g.op_label(), std::to_string(g.nodes.size()),
                    fixed(g.avg_ms), fixed(g.percent, 2), fixed(g.cumulative_percent, 2), gops(g),
                    kib(g.output_bytes), g.shape, g.name});
+    for (const BodyNodeProfile& b : g.body) {
+      table.add_row(
+          {"", std::string(2 * static_cast<size_t>(b.depth), ' ') + b.body + ": " + b.op_label(),
+           "x" + calls_text(b.calls_per_run), fixed(b.avg_ms), fixed(b.percent_of_parent, 2), "",
+           "-", "", "", b.name});
+    }
   }
   return table.str();
 }
@@ -165,7 +179,43 @@ void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
   out << by_op.str();
   out << "\nGroups: " << r.groups.size() << ", sum of group averages " << fixed(total) << " ms of "
       << fixed(s.avg_ms) << " ms per run\n";
+  size_t control_flow = 0, body_nodes = 0;
+  for (const GroupProfile& g : r.groups) {
+    control_flow += !g.body.empty();
+    body_nodes += g.body.size();
+  }
+  if (control_flow > 0) {
+    out << "Bodies: " << body_nodes << " nodes ran inside " << control_flow
+        << " control-flow groups (indented above: % of the node holding them, x calls per run)\n";
+  }
 }
+
+namespace {
+
+// Body nodes are summed over the runs, not timed per run, so they are listed beside the
+// timeline (per control-flow group) rather than drawn on it.
+nlohmann::json bodies_json(const std::vector<GroupProfile>& groups) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const GroupProfile& g : groups) {
+    if (g.body.empty()) continue;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const BodyNodeProfile& b : g.body) {
+      rows.push_back({{"depth", b.depth},
+                      {"body", b.body},
+                      {"graph", b.graph},
+                      {"node", b.node},
+                      {"name", b.name},
+                      {"op_types", b.op_types},
+                      {"avg_ms", b.avg_ms},
+                      {"calls_per_run", b.calls_per_run},
+                      {"percent_of_parent", b.percent_of_parent}});
+    }
+    out.push_back({{"group", g.index}, {"name", g.name}, {"nodes", rows}});
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string trace_json(const ProfileResult& r) {
   using nlohmann::json;
@@ -227,7 +277,8 @@ std::string trace_json(const ProfileResult& r) {
                 {"bindings", r.bindings},
                 {"threads", r.report.threads},
                 {"avg_ms", r.stats.avg_ms},
-                {"run_id", r.run_id}}}};
+                {"run_id", r.run_id},
+                {"bodies", bodies_json(r.groups)}}}};
   return doc.dump();
 }
 

@@ -18,7 +18,8 @@ void print_profile_table(const ProfileResult& result, std::ostream& out, int top
 // Chrome trace format (JSON object form): per measured and warm-up run, one complete ("X")
 // event for the run and one per group, laid end to end on one timeline, each group's args
 // naming its graph nodes, op types and shapes; a counter track of the arena's and the agent's
-// resident bytes per run.
+// resident bytes per run. Control-flow groups' body nodes are summed over the runs, so they are
+// listed in otherData.bodies rather than drawn inside their group's events.
 std::string trace_json(const ProfileResult& result);
 Status write_trace(const ProfileResult& result, const std::string& path);
 
