@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/symbol_args.h"
+#include "app/profiling/body_profile.h"
 #include "app/profiling/run_inputs.h"
 #include "core/text/text_table.h"
 #include "runtime/program/step_work.h"
@@ -38,6 +40,37 @@ Expected<plan::StepWork> run_work(const rt::Session& session) {
     bound[k] = session.symbol_bound(k) ? 1 : 0;
   }
   return plan::step_work_at(p, values, bound);
+}
+
+// Inside each control-flow node, the body nodes that ran, depth first and indented: ms per run,
+// % of the node holding them, calls per run.
+void print_bodies(const rt::Session& session, std::ostream& out) {
+  const rt::NodeTimes& t = session.node_times();
+  const auto& nodes = session.program().graphs[0].nodes;
+  std::vector<double> node_ms(nodes.size());
+  for (size_t n = 0; n < nodes.size(); ++n)
+    node_ms[n] = t.total_ms[n] / static_cast<double>(t.runs);
+  const auto rows =
+      profiling::body_profiles(session.program(), {t.body_total_ms, t.body_calls}, t.runs, node_ms);
+  constexpr size_t kMaxRows = 40;  // per node: a large loop body is summarised
+  bool header = false;
+  for (size_t n = 0; n < rows.size(); ++n) {
+    if (rows[n].empty()) continue;
+    if (!header)
+      out << "inside control flow (ms per run, % of the node holding it, calls per run):\n";
+    header = true;
+    out << "  " << nodes[n].info.op_type << " '" << nodes[n].info.name << "' "
+        << fixed(node_ms[n], 3) << " ms\n";
+    for (size_t k = 0; k < rows[n].size() && k < kMaxRows; ++k) {
+      const profiling::BodyNodeProfile& b = rows[n][k];
+      out << std::string(2 + 2 * static_cast<size_t>(b.depth), ' ') << std::setw(9)
+          << fixed(b.avg_ms, 3) << " ms " << std::setw(6) << fixed(b.percent_of_parent, 1) << "% x"
+          << fixed(b.calls_per_run, b.calls_per_run == std::floor(b.calls_per_run) ? 0 : 2) << "  "
+          << b.body << ": " << b.op_label() << " '" << b.name << "'\n";
+    }
+    if (rows[n].size() > kMaxRows)
+      out << "    (" << rows[n].size() - kMaxRows << " more body nodes)\n";
+  }
 }
 
 // Per op type and the ten slowest nodes, in ms per run, with the GOP/s they reach where their
@@ -94,6 +127,7 @@ void print_profile(const rt::Session& session, std::ostream& out) {
     out << "  " << std::setw(9) << ms << " ms  " << std::setw(7) << gops(ops_of(idx[k]), ms)
         << " GOP/s  " << n.info.op_type << " '" << n.info.name << "'\n";
   }
+  print_bodies(session, out);
 }
 
 }  // namespace
