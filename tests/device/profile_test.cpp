@@ -7,9 +7,11 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -790,6 +792,76 @@ TEST_F(ProfileTest, RealAdbWithNoDeviceSaysSo) {
   ASSERT_FALSE(res.ok());
   EXPECT_NE(res.status().message().find("no Android device attached"), std::string::npos)
       << res.status().message();
+}
+
+// The agent times every node inside If and Loop bodies over the measured runs; the host hangs
+// them under their group with the names of its own program (#23 item 2).
+TEST_F(ProfileTest, ControlFlowGroupsAreBrokenDownIntoTheirBodies) {
+  const std::vector<std::pair<std::string, std::map<std::string, int64_t>>> models = {
+      {"skipnet", {{"height", 64}, {"width", 64}}}, {"lstm_greedy", {{"src_len", 12}}}};
+  for (const auto& [model, bind] : models) {
+    SCOPED_TRACE(model);
+    profiling::ProfileRequest r;
+    r.model_path = kModels + "/" + model + "/model.onnx";
+    r.bind = bind;
+    r.rdp = cli::rdp_options_from(ranges_of(model), std::nullopt);
+    r.settings = {3, 2, 1};
+    r.db_path = "";
+    auto res = profiling::profile(r);
+    ASSERT_TRUE(res.ok()) << res.status().message();
+    const std::string parent = model == "skipnet" ? "If" : "Loop";
+    size_t broken_down = 0;
+    for (const profiling::GroupProfile& g : res->groups) {
+      if (g.op_label() != parent) {
+        EXPECT_TRUE(g.body.empty()) << g.name;
+        continue;
+      }
+      ASSERT_FALSE(g.body.empty()) << g.name;  // every branch and body holds a node
+      ++broken_down;
+      double direct_ms = 0;
+      for (const profiling::BodyNodeProfile& b : g.body) {
+        SCOPED_TRACE(b.name);
+        EXPECT_GE(b.avg_ms, 0);
+        EXPECT_LE(b.avg_ms, g.avg_ms);
+        if (b.depth != 1) continue;
+        direct_ms += b.avg_ms;
+        if (parent == "If") {
+          EXPECT_TRUE(b.body == "then_branch" || b.body == "else_branch") << b.body;
+          // Once per measured run: the warm-up runs are not counted.
+          EXPECT_DOUBLE_EQ(b.calls_per_run, 1.0);
+        } else {
+          EXPECT_EQ(b.body, "body");
+          // Every node of the loop's body runs once per iteration.
+          EXPECT_DOUBLE_EQ(b.calls_per_run, g.body[0].calls_per_run);
+          EXPECT_GE(b.calls_per_run, 1.0);
+        }
+        // The host names the node from its program as the device did from the package.
+        const auto sent = std::find_if(res->report.body_nodes.begin(), res->report.body_nodes.end(),
+                                       [&](const auto& d) {
+                                         return d.graph == static_cast<uint32_t>(b.graph) &&
+                                                d.node == static_cast<uint32_t>(b.node);
+                                       });
+        ASSERT_NE(sent, res->report.body_nodes.end());
+        EXPECT_EQ(sent->name, b.name);
+        EXPECT_EQ(sent->op_type, b.op_types[0]);
+      }
+      // The group's time includes its bodies'.
+      EXPECT_LE(direct_ms, g.avg_ms * (1 + 1e-9)) << g.name;
+    }
+    EXPECT_GT(broken_down, 0u);
+    if (parent == "Loop") {  // lstm_greedy's loop body holds Ifs: their branches one level down
+      const auto& body = std::find_if(res->groups.begin(), res->groups.end(), [](const auto& g) {
+                           return g.op_label() == "Loop";
+                         })->body;
+      EXPECT_TRUE(std::any_of(body.begin(), body.end(), [](const auto& b) {
+        return b.depth == 2 && (b.body == "then_branch" || b.body == "else_branch");
+      }));
+    }
+    std::ostringstream table;
+    profiling::print_profile_table(*res, table);
+    EXPECT_NE(table.str().find(parent == "If" ? "_branch: " : "  body: "), std::string::npos)
+        << table.str();
+  }
 }
 
 }  // namespace
