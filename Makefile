@@ -26,7 +26,7 @@ help:
 	@echo "make soak   the agent runs SOAK_MODEL (moe_tiny) SOAK_RUNS (100000) times with varying bindings and cancels; fails if its RSS grows after warm-up (curve: build/bench/soak.json)"
 	@echo "make screenshots  regenerate README's studio screenshots (resources/screenshots) from SHARED (../shared) models"
 	@echo "make asan   build and test with AddressSanitizer + UBSan"
-	@echo "make fuzz   run FUZZ_TARGET (onnx_import_fuzzer | rdp_fuzzer | package_load_fuzzer | package_run_fuzzer | agent_stream_fuzzer | host_protocol_fuzzer) for FUZZ_SECONDS (1800)"
+	@echo "make fuzz   run FUZZ_TARGET (onnx_import_fuzzer | rdp_fuzzer | package_load_fuzzer | package_run_fuzzer | agent_stream_fuzzer | host_protocol_fuzzer | fused_elementwise_fuzzer | npy_fuzzer) for FUZZ_SECONDS (1800)"
 	@echo "make cross-arm64  cross-build the runtime and agent for arm64 Linux (static, build-arm64/; ctest -L cross)"
 
 setup:

@@ -37,9 +37,13 @@ CommandLine make_parser() {
       {"--range", true, "symbol ranges for an .onnx model, e.g. seq=1:512", "k=lo:hi[:m],..."},
       {"--ranges", true, "symbol ranges from a JSON file (a models.json entry works)", "FILE"},
       {"--int-range", true,
-       "values of integer inputs, [lo, hi) or one value, bounds may use symbols at --bind: "
+       "values of integer inputs, [lo, hi) or one value, bounds may use the model's symbols: "
        "input_ids=0:1000,lengths=time",
        "name=lo:hi|value,..."},
+      {"--input", true,
+       "inputs read from files instead of random values: NumPy .npy or ONNX TensorProto .pb; "
+       "their dims bind the symbols --bind leaves out",
+       "name=FILE,..."},
       {"--seed", true, "seed of the random inputs (default 1)", "S"},
       {"--no-fusion", false, "compile without fused kernels", ""},
       {"--weights", true,
@@ -163,8 +167,9 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
     const auto storage = package::parse_weight_storage(weights);
     if (!storage.ok()) throw std::invalid_argument(storage.status().message());
     req.weights = *storage;
-    // Bounds may name the model's symbols (lengths=seq), valued at --bind.
-    if (auto r = cl.value("--int-range")) req.int_ranges = parse_int_ranges(*r, req.bind);
+    // Bounds may name the model's symbols (lengths=seq), valued at each run's sizes.
+    if (auto r = cl.value("--int-range")) req.int_ranges = parse_int_ranges(*r);
+    if (auto f = cl.value("--input")) req.input_files = parse_input_files(*f);
     if (auto db = cl.value("--db")) req.db_path = *db;
     if (auto s = cl.value("--sweep")) {
       sweep = parse_sweep_spec(*s, "--sweep");

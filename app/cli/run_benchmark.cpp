@@ -13,6 +13,7 @@
 
 #include "app/cli/symbol_args.h"
 #include "app/profiling/body_profile.h"
+#include "app/profiling/input_files.h"
 #include "app/profiling/run_inputs.h"
 #include "core/text/text_table.h"
 #include "runtime/program/step_work.h"
@@ -142,7 +143,8 @@ BenchmarkOptions benchmark_options_from(const CommandLine& cl) {
   o.json = cl.has("--json");
   o.profile = cl.has("--profile");
   // Bounds may name the model's symbols (lengths=seq), valued at --bind.
-  if (auto r = cl.value("--int-range")) o.int_ranges = parse_int_ranges(*r, o.bind);
+  if (auto r = cl.value("--int-range")) o.int_ranges = parse_int_ranges(*r);
+  if (auto f = cl.value("--input")) o.input_files = parse_input_files(*f);
   return o;
 }
 
@@ -160,9 +162,17 @@ int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream&
     if (!read.ok()) return fail(read.status());
     inputs = std::move(*read);
   } else {
-    auto shapes = profiling::bound_input_shapes(session.program(), o.bind);
+    const rt::ProgramDesc& program = session.program();
+    auto files = profiling::load_input_files(program, o.input_files);
+    if (!files.ok()) return fail(files.status());
+    auto bind = profiling::bind_with_input_files(program, *files, o.bind);
+    if (!bind.ok()) return fail(bind.status());
+    auto shapes = profiling::bound_input_shapes(program, *bind);
     if (!shapes.ok()) return fail(shapes.status());
-    inputs = profiling::random_inputs(session.program(), *shapes, o.int_ranges, o.seed);
+    auto ranges = profiling::int_input_ranges_at(o.int_ranges, *bind);
+    if (!ranges.ok()) return fail(ranges.status());
+    inputs = profiling::random_inputs(program, *shapes, *ranges, o.seed);
+    if (Status st = profiling::use_input_files(*files, inputs); !st.ok()) return fail(st);
   }
   std::vector<rt::Tensor> views;
   for (const rt::HostTensor& h : inputs) views.push_back(h.view());

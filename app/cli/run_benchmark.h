@@ -9,8 +9,10 @@
 #include <ostream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "app/cli/command_line.h"
+#include "app/profiling/int_input_ranges.h"
 #include "runtime/exec/session.h"
 
 namespace sod2::cli {
@@ -18,7 +20,8 @@ namespace sod2::cli {
 struct BenchmarkOptions {
   std::map<std::string, int64_t> bind;
   std::optional<std::string> inputs_dir;
-  std::map<std::string, std::pair<int64_t, int64_t>> int_ranges;
+  std::vector<profiling::IntInputRange> int_ranges;  // valued at `bind`
+  std::map<std::string, std::string> input_files;    // input -> .npy or TensorProto
   uint32_t seed = 1;
   int runs = 20;
   int warmup = 3;

@@ -27,11 +27,15 @@ CommandLine make_parser() {
       {"--inputs", true,
        "benchmark on the exact inputs ort_bench.js --save-inputs DIR wrote (inputs.json + .bin)",
        "DIR"},
+      {"--input", true,
+       "benchmark with these inputs read from files (NumPy .npy or ONNX TensorProto .pb), the "
+       "rest random; their dims bind the symbols --bind leaves out",
+       "name=FILE,..."},
       {"--runs", true, "timed runs when benchmarking (default 20)", "N"},
       {"--warmup", true, "untimed runs before them, the first included (default 3)", "K"},
       {"--int-range", true,
        "integer inputs' values for random inputs, [lo, hi) or one value; bounds may use "
-       "symbols at --bind (default 0:2)",
+       "the model's symbols (default 0:2)",
        "name=lo:hi|value,..."},
       {"--seed", true, "random inputs' seed (default 1)", "S"},
       {"--json", false, "benchmark results as one JSON line", ""},
@@ -57,14 +61,16 @@ CommandLine make_parser() {
 
 std::string usage() {
   return "usage: sod2 run MODEL.onnx|MODEL.sod2 --test-data DIR [options]\n"
-         "       sod2 run MODEL.onnx|MODEL.sod2 (--bind k=v,... | --inputs DIR) [--runs N] "
-         "[--json]\n\n"
+         "       sod2 run MODEL.onnx|MODEL.sod2 (--bind k=v,... | --input name=FILE,... | --inputs "
+         "DIR)\n"
+         "                [--runs N] [--json]\n\n"
          "Compiles the model in memory (RDP, memory plan) and runs it with the CPU runtime, or\n"
          "with --backend vulkan on a Vulkan device (the CPU runs what the device cannot).\n"
          "With --test-data: runs on the inputs in DIR and compares every output with the\n"
          "reference; prints the largest absolute and relative error per output and exits 1 if\n"
          "any element is outside atol + rtol * |reference|.\n"
-         "With --bind or --inputs: benchmarks; prints median_ms, p90_ms, min_ms, first_run_ms,\n"
+         "With --bind, --input or --inputs: benchmarks; prints median_ms, p90_ms, min_ms, "
+         "first_run_ms,\n"
          "load_ms, arena_bytes, peak_rss_bytes, rss_after_load_bytes.\n\n"
          "options:\n" +
          make_parser().flags_help();
@@ -130,10 +136,11 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << "sod2 run: expected exactly one MODEL.onnx (see sod2 run --help)\n";
     return 1;
   }
-  const int modes = cl.has("--test-data") + (cl.has("--bind") || cl.has("--inputs"));
-  if (modes != 1 || (cl.has("--bind") && cl.has("--inputs"))) {
-    err << "sod2 run: give one of --test-data DIR, --bind k=v,... or --inputs DIR (see sod2 run "
-           "--help)\n";
+  const bool random = cl.has("--bind") || cl.has("--input");
+  const int modes = cl.has("--test-data") + (random || cl.has("--inputs"));
+  if (modes != 1 || (random && cl.has("--inputs"))) {
+    err << "sod2 run: give one of --test-data DIR, --bind k=v,... (with --input name=FILE,...) "
+           "or --inputs DIR (see sod2 run --help)\n";
     return 1;
   }
   auto fail = [&](const Status& st) {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "app/profiling/input_files.h"
 #include "app/profiling/int_input_ranges.h"
 
 namespace sod2::cli {
@@ -25,11 +26,16 @@ SymbolRanges parse_ranges(const std::string& text) {
   return value_or_throw(sod2::parse_ranges(text));
 }
 
-std::map<std::string, std::pair<int64_t, int64_t>> parse_int_ranges(
-    const std::string& text, const std::map<std::string, int64_t>& bind) {
-  auto ranges = profiling::int_input_ranges_from(text, bind);
+std::vector<profiling::IntInputRange> parse_int_ranges(const std::string& text) {
+  auto ranges = profiling::parse_int_input_ranges(text);
   if (!ranges.ok()) throw std::invalid_argument("--int-range: " + ranges.status().message());
   return std::move(*ranges);
+}
+
+std::map<std::string, std::string> parse_input_files(const std::string& text) {
+  auto files = profiling::parse_input_files(text);
+  if (!files.ok()) throw std::invalid_argument("--input: " + files.status().message());
+  return std::move(*files);
 }
 
 SymbolRanges read_ranges_file(const std::string& path) {

@@ -7,7 +7,9 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "app/profiling/int_input_ranges.h"
 #include "core/rdp/symbol_text.h"
 
 namespace sod2::cli {
@@ -23,9 +25,10 @@ struct SweepSpec {
 };
 SweepSpec parse_sweep_spec(const std::string& text, const std::string& flag);
 
-// --int-range: integer inputs' values (profiling/int_input_ranges.h), bounds valued at `bind`.
-std::map<std::string, std::pair<int64_t, int64_t>> parse_int_ranges(
-    const std::string& text, const std::map<std::string, int64_t>& bind);
+// --int-range: integer inputs' values (profiling/int_input_ranges.h), bounds valued per run.
+std::vector<profiling::IntInputRange> parse_int_ranges(const std::string& text);
+// --input: inputs read from files (profiling/input_files.h), input name -> path.
+std::map<std::string, std::string> parse_input_files(const std::string& text);
 
 RdpOptions rdp_options_from(const std::optional<std::string>& ranges_file,
                             const std::optional<std::string>& range_spec);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "app/profiling/input_files.h"
 #include "app/profiling/run_inputs.h"
 #include "app/profiling/sustained_report.h"
 #include "core/package/package_writer.h"
@@ -139,8 +140,7 @@ Expected<std::vector<GroupProfile>> groups_of(const rt::ProgramDesc& program,
   SOD2_ASSIGN_OR_RETURN(const BodyTimes body, body_times_of(program, rep.body_nodes));
   std::vector<double> group_ms(out.size());
   for (size_t i = 0; i < out.size(); ++i) group_ms[i] = out[i].avg_ms;
-  std::vector<std::vector<BodyNodeProfile>> rows =
-      body_profiles(program, body, measured, group_ms);
+  std::vector<std::vector<BodyNodeProfile>> rows = body_profiles(program, body, measured, group_ms);
   for (size_t i = 0; i < out.size(); ++i) out[i].body = std::move(rows[i]);
   return out;
 }
@@ -210,8 +210,19 @@ Expected<std::unique_ptr<ProfileConnection>> ProfileConnection::open(
   res.package_bytes = static_cast<int64_t>(compiled->package.size());
   c->program_ = compiled->program;
   c->package_ = std::move(compiled->package);
+  // Named inputs must exist, and the files are read and checked once, before the device.
+  for (const IntInputRange& range : r.int_ranges) {
+    if (std::none_of(c->program_->inputs.begin(), c->program_->inputs.end(),
+                     [&](const rt::InputSignature& s) { return s.name == range.input; }))
+      return invalid_argument("integer input " + range.input +
+                              ": the model has no input of that name");
+  }
+  SOD2_ASSIGN_OR_RETURN(c->input_files_, load_input_files(*c->program_, r.input_files));
+  SOD2_ASSIGN_OR_RETURN(c->request_.bind,
+                        bind_with_input_files(*c->program_, c->input_files_, r.bind));
   // A binding that cannot run is refused before the device is involved.
-  if (bind_is_complete) SOD2_RETURN_IF_ERROR(bound_input_shapes(*c->program_, r.bind).status());
+  if (bind_is_complete)
+    SOD2_RETURN_IF_ERROR(bound_input_shapes(*c->program_, c->request_.bind).status());
   // The session derives the same lifetimes before it lays out a binding; a program it would
   // refuse is refused here, before the device.
   SOD2_ASSIGN_OR_RETURN(rt::ArenaLifetimes lives, rt::check_program_dataflow(*c->program_));
@@ -326,8 +337,9 @@ Expected<ProfileResult> ProfileConnection::measure(const std::map<std::string, i
     res.prediction_exact = std::none_of(program.symbols.begin(), program.symbols.end(),
                                         [](const rt::SymbolDesc& s) { return s.execution; });
   }
-  const std::vector<rt::HostTensor> inputs =
-      random_inputs(program, shapes, request_.int_ranges, request_.seed);
+  SOD2_ASSIGN_OR_RETURN(const auto int_ranges, int_input_ranges_at(request_.int_ranges, bind));
+  std::vector<rt::HostTensor> inputs = random_inputs(program, shapes, int_ranges, request_.seed);
+  SOD2_RETURN_IF_ERROR(use_input_files(input_files_, inputs));
   if (progress.cancel && progress.cancel->load())
     return failed(cancelled("cancelled before the run"), res.bindings, point,
                   res.predicted_arena_bytes);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/profiling/input_files.h"
 #include "app/profiling/profile_job.h"
 #include "core/status/status.h"
 #include "core/store/profile_store.h"
@@ -33,6 +34,8 @@ class ProfileConnection {
   ~ProfileConnection();
 
   const rt::ProgramDesc& program() const { return *program_; }
+  // The request's binding with the symbols its input files' dims give.
+  const std::map<std::string, int64_t>& bind() const { return request_.bind; }
   // The plan the runtime lays out at `bind` (every input symbol; execution symbols at their
   // bounds there): what the studio's plan view shows.
   Expected<plan::ProgramPlanAt> plan_at(const std::map<std::string, int64_t>& bind) const;
@@ -65,6 +68,7 @@ class ProfileConnection {
   ProfileResult base_;  // what every result shares: device, agent, model, package
   std::shared_ptr<const rt::ProgramDesc> program_;
   std::vector<uint8_t> package_;
+  InputFileTensors input_files_;       // per program input
   std::vector<plan::Lifetime> lives_;  // per arena tensor, as a session derives them
   std::unique_ptr<store::ProfileStore> db_;
   std::string device_transport_, device_serial_;

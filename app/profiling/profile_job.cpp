@@ -67,7 +67,8 @@ LatencyStats latency_stats(const std::vector<device::RunSample>& runs) {
 Expected<ProfileResult> profile(const ProfileRequest& r, const ProfileProgress& progress) {
   SOD2_ASSIGN_OR_RETURN(std::unique_ptr<ProfileConnection> connection,
                         ProfileConnection::open(r, true, progress, 0, 0.35));
-  SOD2_ASSIGN_OR_RETURN(ProfileResult res, connection->measure(r.bind, {}, progress, 0.35, 0.97));
+  SOD2_ASSIGN_OR_RETURN(ProfileResult res,
+                        connection->measure(connection->bind(), {}, progress, 0.35, 0.97));
   if (progress.report) progress.report("done", 1.0);
   return res;
 }

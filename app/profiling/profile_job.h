@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/profiling/body_profile.h"
+#include "app/profiling/int_input_ranges.h"
 #include "core/package/package_writer.h"
 #include "core/rdp/rdp.h"
 #include "core/status/status.h"
@@ -27,9 +28,14 @@ namespace sod2::profiling {
 struct ProfileRequest {
   std::string model_path;  // .onnx (compiled here) or .sod2 (told by its magic bytes)
   std::string device = "local";
-  std::map<std::string, int64_t> bind;                            // symbol -> size
-  std::map<std::string, std::pair<int64_t, int64_t>> int_ranges;  // input -> [lo, hi)
-  RdpOptions rdp;                                                 // ranges, for an .onnx model
+  std::map<std::string, int64_t> bind;  // symbol -> size
+  // Integer inputs' random values, their bounds evaluated at each run's binding (a sweep's
+  // `lengths=seq` follows the swept seq).
+  std::vector<IntInputRange> int_ranges;
+  // Inputs read from files (input name -> .npy or TensorProto path) instead of random values;
+  // their dims bind the symbols --bind leaves out (input_files.h).
+  std::map<std::string, std::string> input_files;
+  RdpOptions rdp;  // ranges, for an .onnx model
   bool fuse = true;
   // How an .onnx model's float32 weights are sent (`sod2 compile --weights`): narrower is a
   // smaller transfer, widened on the device. A .sod2 keeps the weights it was compiled with.

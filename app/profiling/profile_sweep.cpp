@@ -20,6 +20,9 @@ Expected<ProfileSweep> profile_sweep(const SweepProfileRequest& request,
   SOD2_ASSIGN_OR_RETURN(std::unique_ptr<ProfileConnection> connection,
                         ProfileConnection::open(request.profile, false, progress, 0, 0.1));
   const rt::ProgramDesc& program = connection->program();
+  if (connection->bind().count(request.symbol))
+    return invalid_argument("'" + request.symbol +
+                            "' is bound by an input file's dims; it cannot be swept");
 
   const rt::SymbolDesc* swept = nullptr;
   std::string names, unbound;
@@ -28,7 +31,7 @@ Expected<ProfileSweep> profile_sweep(const SweepProfileRequest& request,
     names += (names.empty() ? "" : ", ") + s.name;
     if (s.name == request.symbol) {
       swept = &s;
-    } else if (!request.profile.bind.count(s.name)) {
+    } else if (!connection->bind().count(s.name)) {
       unbound += (unbound.empty() ? "" : ", ") + s.name;
     }
   }
@@ -49,7 +52,7 @@ Expected<ProfileSweep> profile_sweep(const SweepProfileRequest& request,
   out.lo = values.lo;
   out.hi = values.hi;
   out.step = values.step;
-  out.held = request.profile.bind;
+  out.held = connection->bind();
   const int64_t count = (out.hi - out.lo) / out.step + 1;
 
   if (store::ProfileStore* db = connection->store()) {

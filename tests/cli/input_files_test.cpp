@@ -136,6 +136,63 @@ TEST_F(RunInputFiles, SavedInputsThatAreAFifoOrDevZeroAreRefusedByName) {
   EXPECT_NE(result.find(json.string() + ": is a FIFO"), std::string::npos) << result;
 }
 
+// --input name=FILE (issue #23 item 5): a .npy or a TensorProto runs as given; a FIFO, /dev/zero
+// or a file that does not fit the input is a one-line error naming the file.
+TEST_F(RunInputFiles, InputFilesRunAsGivenAndBadOnesAreRefusedByName) {
+  const fs::path pb = dir_ / "x.pb";
+  write_tensor(pb, {0, 1, 2, 3});
+  const std::vector<std::string> base = {model_, "--runs", "1", "--warmup", "1", "--input"};
+  auto with = [&](const std::string& spec) {
+    std::vector<std::string> args = base;
+    args.push_back(spec);
+    return run(args);
+  };
+  auto [finished, result] = with("x=" + pb.string());
+  ASSERT_TRUE(finished) << result;
+  EXPECT_EQ(result.substr(0, 2), "0|") << result;
+
+  // float32 [4] as numpy.save writes it.
+  const fs::path npy = dir_ / "x.npy";
+  {
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }";
+    while ((10 + header.size() + 1) % 64) header += ' ';
+    header += '\n';
+    std::ofstream f(npy, std::ios::binary);
+    f.write("\x93NUMPY\x01\x00", 8);
+    f.put(static_cast<char>(header.size()));
+    f.put(0);
+    f << header;
+    const float v[4] = {1, 2, 3, 4};
+    f.write(reinterpret_cast<const char*>(v), sizeof v);
+  }
+  std::tie(finished, result) = with(npy.string());  // the stem names the input
+  ASSERT_TRUE(finished) << result;
+  EXPECT_EQ(result.substr(0, 2), "0|") << result;
+
+  const fs::path wrong = dir_ / "wrong.pb";
+  write_tensor(wrong, {0, 1, 2});
+  std::tie(finished, result) = with("x=" + wrong.string());
+  ASSERT_TRUE(finished) << result;
+  EXPECT_NE(
+      result.find("input file " + wrong.string() + " has dims [3], input 'x' dim 0 must be 4"),
+      std::string::npos)
+      << result;
+  std::tie(finished, result) = with("y=" + pb.string());
+  ASSERT_TRUE(finished) << result;
+  EXPECT_NE(result.find("the model has no input 'y' (its inputs: x)"), std::string::npos) << result;
+
+  const fs::path fifo = dir_ / "fifo.npy";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::tie(finished, result) = with("x=" + fifo.string());
+  ASSERT_TRUE(finished) << result;
+  EXPECT_NE(result.find(fifo.string() + ": is a FIFO"), std::string::npos) << result;
+  const fs::path zero = dir_ / "zero.npy";
+  fs::create_symlink("/dev/zero", zero);
+  std::tie(finished, result) = with("x=" + zero.string());
+  ASSERT_TRUE(finished) << result;
+  EXPECT_NE(result.find(zero.string() + ": is a character device"), std::string::npos) << result;
+}
+
 TEST_F(RunInputFiles, ARangesFileThatIsAFifoIsRefusedByName) {
   write_tensor(dir_ / "data" / "input_0.pb", {0, 1, 2, 3});
   const fs::path ranges = dir_ / "ranges.json";

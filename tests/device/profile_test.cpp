@@ -24,6 +24,7 @@
 #include "core/package/package_writer.h"
 #include "core/pipeline/compiled_model.h"
 #include "core/store/profile_store.h"
+#include "onnx/onnx_pb.h"
 #include "plugins/device/transport_registry.h"
 
 namespace sod2 {
@@ -187,7 +188,7 @@ TEST_F(ProfileTest, FusedGroupsAreNamedByTheirNodesAndHistoryComparesRuns) {
   profiling::ProfileRequest r;
   r.model_path = kModels + "/bert_tiny/model.onnx";
   r.bind = {{"batch", 1}, {"seq", 16}};
-  r.int_ranges["input_ids"] = {0, 1000};
+  r.int_ranges = *profiling::parse_int_input_ranges("input_ids=0:1000");
   r.rdp = cli::rdp_options_from(ranges_of("bert_tiny"), std::nullopt);
   r.settings = {2, 0, 1};
   r.db_path = db_;
@@ -525,6 +526,40 @@ TEST_F(ProfileTest, TwoSweepsCompareThePointsTheyShare) {
       << err_.str();
   EXPECT_EQ(cli(cli::run_history, {"--compare-sweeps", "1", "--db", db_}), 1);
   EXPECT_NE(err_.str().find("takes two sweep ids"), std::string::npos) << err_.str();
+}
+
+// #23 item 5: integer ranges are valued at each point of a sweep (lengths=seq follows the swept
+// seq; it used to be valued once, at --bind, where seq has no value), and an input file's dims
+// bind the symbols --bind leaves out.
+TEST_F(ProfileTest, IntegerRangesFollowASweepAndInputFilesBindTheirSizes) {
+  const std::string model = kModels + "/bert_tiny/model.onnx";
+  ASSERT_EQ(cli(cli::run_profile,
+                {model, "--ranges", ranges_of("bert_tiny"), "--sweep", "seq=8:16:8", "--bind",
+                 "batch=1", "--int-range", "input_ids=seq:seq+1, attention_mask=1", "--runs", "1",
+                 "--warmup", "0", "--threads", "1", "--db", db_}),
+            0)
+      << err_.str();
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE status = 'ok'"), 2);
+
+  // input_ids [1, 6] from a TensorProto: seq=6 comes from the file.
+  onnx::TensorProto ids;
+  ids.set_data_type(onnx::TensorProto::INT64);
+  ids.add_dims(1);
+  ids.add_dims(6);
+  for (int64_t v : {101, 7, 8, 9, 10, 102}) ids.add_int64_data(v);
+  const std::string ids_path = (dir_ / "input_ids.pb").string();
+  std::ofstream(ids_path, std::ios::binary) << ids.SerializeAsString();
+  ASSERT_EQ(cli(cli::run_profile, {model, "--ranges", ranges_of("bert_tiny"), "--bind", "batch=1",
+                                   "--input", ids_path, "--int-range", "attention_mask=1", "--runs",
+                                   "1", "--warmup", "0", "--threads", "1", "--db", db_}),
+            0)
+      << err_.str();
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE bindings = 'batch=1,seq=6'"), 1);
+  // --bind disagreeing with the file is refused, naming both.
+  EXPECT_EQ(cli(cli::run_profile, {model, "--ranges", ranges_of("bert_tiny"), "--bind",
+                                   "batch=1,seq=8", "--input", ids_path, "--db", db_}),
+            1);
+  EXPECT_NE(err_.str().find("gives seq=6, the binding gives 8"), std::string::npos) << err_.str();
 }
 
 // Issue 24 item 3: a sustained run keeps one session running after its measured runs and

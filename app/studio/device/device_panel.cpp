@@ -1,14 +1,18 @@
 #include "app/studio/device/device_panel.h"
 
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 #include <algorithm>
@@ -78,6 +82,28 @@ DevicePanel::DevicePanel(QWidget* parent) : QWidget(parent) {
          "bounds may name the model's symbols (lengths=time follows the time slider). "
          "Remembered per model. Empty: 0 or 1, as sod2 profile does."));
   form->addRow(tr("Integer inputs"), int_inputs_);
+  input_files_ = new QLineEdit(this);
+  input_files_->setObjectName("input_files");
+  input_files_->setPlaceholderText(tr("e.g. image=cat.npy, lengths=lengths.pb"));
+  input_files_->setClearButtonEnabled(true);
+  input_files_->setToolTip(
+      tr("Inputs read from files instead of random values: a NumPy .npy array or an ONNX "
+         "TensorProto .pb (the test-data layout's input_0.pb). A file's dims set the sizes of "
+         "its input, overriding the sliders. Remembered per model."));
+  auto* add_file = new QToolButton(this);
+  add_file->setObjectName("add_input_file");
+  add_file->setText(tr("Add..."));
+  add_file->setToolTip(tr("Choose a .npy or .pb file for one of the model's inputs"));
+  connect(add_file, &QToolButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Input file"), QString(),
+        tr("Tensors (*.npy *.pb);;NumPy arrays (*.npy);;ONNX TensorProto (*.pb);;All files (*)"));
+    if (!path.isEmpty()) addInputFile(path);
+  });
+  auto* files_row = new QHBoxLayout;
+  files_row->addWidget(input_files_, 1);
+  files_row->addWidget(add_file);
+  form->addRow(tr("Input files"), files_row);
   layout->addLayout(form);
   auto* go = new QPushButton(tr("Export && profile"), this);
   go->setToolTip(
@@ -133,6 +159,37 @@ void DevicePanel::selectDevice(const QString& id) {
 QString DevicePanel::intInputRanges() const { return int_inputs_->text(); }
 
 void DevicePanel::setIntInputRanges(const QString& text) { int_inputs_->setText(text); }
+
+QString DevicePanel::inputFiles() const { return input_files_->text(); }
+
+void DevicePanel::setInputFiles(const QString& text) { input_files_->setText(text); }
+
+void DevicePanel::setInputNames(const QStringList& names) { input_names_ = names; }
+
+bool DevicePanel::addInputFile(const QString& path, QString input) {
+  if (input.isEmpty()) {
+    const QString stem = QFileInfo(path).completeBaseName();
+    if (input_names_.contains(stem))
+      input = stem;
+    else if (input_names_.size() == 1)
+      input = input_names_.front();
+    else if (!input_names_.isEmpty()) {
+      bool ok = false;
+      input = QInputDialog::getItem(this, tr("Input file"),
+                                    tr("Which input does %1 hold?").arg(QFileInfo(path).fileName()),
+                                    input_names_, 0, false, &ok);
+      if (!ok) return false;
+    } else {
+      input = stem;
+    }
+  }
+  // Quoted when the path would split the list.
+  const QString shown = path.contains(',') || path.contains('=') ? '"' + path + '"' : path;
+  QString text = input_files_->text().trimmed();
+  if (!text.isEmpty()) text += ", ";
+  input_files_->setText(text + input + "=" + shown);
+  return true;
+}
 
 package::WeightStorage DevicePanel::weightStorage() const {
   return static_cast<package::WeightStorage>(weights_->currentData().toInt());

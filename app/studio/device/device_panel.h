@@ -36,6 +36,14 @@ class DevicePanel : public QWidget {
   // profiling/int_input_ranges.h reads it).
   QString intInputRanges() const;
   void setIntInputRanges(const QString& text);
+  // Inputs read from files as typed ("image=cat.npy, lengths=l.pb"; profiling/input_files.h).
+  QString inputFiles() const;
+  void setInputFiles(const QString& text);
+  // The open model's input names, for Add...: a file goes to the input its stem names, the only
+  // input, or the one the person picks.
+  void setInputNames(const QStringList& names);
+  // Appends "input=path" (input chosen as above when empty); false when the person cancelled.
+  bool addInputFile(const QString& path, QString input = {});
   // The sustained run settings() asks for, in seconds (0: none / a tenth of the duration).
   void setSustained(int duration_s, int window_s);
   DeviceListModel* model() { return &model_; }
@@ -63,6 +71,8 @@ class DevicePanel : public QWidget {
 
   QComboBox* weights_ = nullptr;
   QLineEdit* int_inputs_ = nullptr;
+  QLineEdit* input_files_ = nullptr;
+  QStringList input_names_;
   QFutureWatcher<DeviceListing> watcher_;
 };
 

@@ -510,7 +510,7 @@ void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_
   compare_->setDocument(doc_, timeline_.get(), binding_);
   sweep_->setDocument(doc_, binding_);
   backend_view_->setSource({doc_, nullptr, open_options_.fuse});
-  restoreIntInputs();
+  restoreProfileInputs();
   inspector_->clear();
   status_->setText(tr("%1 nodes, %2 steps; laying out the graph...")
                        .arg(doc_->graph().num_nodes())
@@ -546,7 +546,7 @@ void MainWindow::adoptPackage(std::shared_ptr<PackageDocument> pkg) {
   compare_->setDocument(nullptr, timeline_.get(), binding_);
   sweep_->setDocument(nullptr, {});
   backend_view_->setSource({nullptr, pkg_, true});
-  restoreIntInputs();
+  restoreProfileInputs();
   inspector_->clear();
   status_->setText(
       tr("Package: the compiled graph and plan; dims are on the edges and in the inspector (the "

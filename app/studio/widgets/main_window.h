@@ -213,18 +213,22 @@ class MainWindow : public QMainWindow {
   void rememberRecent(const QString& path);
   void refreshRecentMenu();
   void showError(const QString& title, const QString& text);
-  // What to profile: the open model or package, at the current binding. Errors: nothing open.
+  // What to profile: the open model or package, at the current binding. Input files size their
+  // inputs: the sliders move to their dims first, so the views show the sizes that run.
+  // Errors: nothing open, bad integer inputs or input files.
   Expected<profiling::ProfileRequest> profileRequest(const QString& device,
-                                                     const device::RunSettings& settings) const;
+                                                     const device::RunSettings& settings);
   void adoptProfile(const Expected<profiling::ProfileResult>& result);
   // The open model's or package's absolute path ("" when none).
   QString openPath() const;
-  // The Devices dock's integer inputs, remembered per model in QSettings.
-  void rememberIntInputs(const QString& text) const;  // QSettings only
-  void restoreIntInputs();
+  // QSettings only: `text` under the open model's path in the map at `key`.
+  void rememberPerModel(const char* key, const QString& text) const;
+  // The Devices dock's integer inputs and input files as last used with the open model, and
+  // its input names.
+  void restoreProfileInputs();
   Expected<profiling::SweepProfileRequest> sweepRequest(const QString& symbol, qint64 lo, qint64 hi,
                                                         qint64 step, const QString& device,
-                                                        const device::RunSettings& settings) const;
+                                                        const device::RunSettings& settings);
   void adoptSweep(const Expected<profiling::ProfileSweep>& result);
   void buildDeviceDocks();
   // Selects in the graph the first of these nodes (by name) that it shows.

@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 
+#include "app/profiling/input_files.h"
 #include "app/profiling/int_input_ranges.h"
 #include "app/studio/backend/backend_view.h"
 #include "app/studio/device/device_panel.h"
@@ -174,8 +175,15 @@ void MainWindow::setProfileDatabase(const std::string& path) {
   sweep_->setDatabase(path);
 }
 
+namespace {
+// QSettings keys of what Export & profile feeds the inputs, typed per model: maps from the
+// model's absolute path.
+constexpr const char* kIntInputsKey = "profile/int_inputs";
+constexpr const char* kInputFilesKey = "profile/input_files";
+}  // namespace
+
 Expected<profiling::ProfileRequest> MainWindow::profileRequest(
-    const QString& device, const device::RunSettings& settings) const {
+    const QString& device, const device::RunSettings& settings) {
   if (!doc_ && !pkg_) return invalid_argument("open a model or a package first");
   profiling::ProfileRequest r;
   r.model_path = doc_ ? doc_->path() : pkg_->path();
@@ -191,49 +199,68 @@ Expected<profiling::ProfileRequest> MainWindow::profileRequest(
   r.settings = settings;
   r.db_path = profile_db_.empty() ? store::ProfileStore::default_path() : profile_db_;
   if (devices_) {
-    // Remembered per model, valued at the current sliders.
-    const QString text = devices_->intInputRanges();
-    rememberIntInputs(text);
-    auto ranges = profiling::int_input_ranges_from(text.toStdString(), r.bind);
-    if (!ranges.ok()) return ranges.status();
-    std::set<std::string> inputs;
-    if (doc_)
-      for (ValueId v : doc_->graph().inputs()) inputs.insert(doc_->graph().value(v).name);
-    for (const auto& [name, range] : *ranges)
-      if (doc_ && !inputs.count(name))
-        return invalid_argument("integer input " + name + ": the model has no input of that name");
-    r.int_ranges = std::move(*ranges);
+    // Remembered per model; the ranges' bounds are valued at each run's sizes (a sweep's too),
+    // and the files' names checked against the model when the profile starts.
+    const QString ranges_text = devices_->intInputRanges();
+    const QString files_text = devices_->inputFiles();
+    rememberPerModel(kIntInputsKey, ranges_text);
+    rememberPerModel(kInputFilesKey, files_text);
+    SOD2_ASSIGN_OR_RETURN(r.int_ranges,
+                          profiling::parse_int_input_ranges(ranges_text.toStdString()));
+    SOD2_ASSIGN_OR_RETURN(r.input_files, profiling::parse_input_files(files_text.toStdString()));
+    const rt::ProgramDesc& program = doc_ ? doc_->compiled().program : pkg_->program();
+    if (!r.input_files.empty() && !program.inputs.empty()) {
+      SOD2_ASSIGN_OR_RETURN(const profiling::InputFileTensors files,
+                            profiling::load_input_files(program, r.input_files));
+      SOD2_ASSIGN_OR_RETURN(const auto from_files,
+                            profiling::bind_with_input_files(program, files, {}));
+      std::map<std::string, int64_t> moved = r.bind;
+      for (const auto& [name, v] : from_files) moved[name] = v;
+      if (moved != r.bind) {
+        QString why;
+        if (!applyBinding(moved, &why))
+          return invalid_argument("the input files' sizes: " + why.toStdString());
+        r.bind = bindings_->values();
+      }
+    }
   }
   return r;
 }
-
-namespace {
-// QSettings key of the integer inputs typed per model: a map from the model's absolute path.
-constexpr const char* kIntInputsKey = "profile/int_inputs";
-}  // namespace
 
 QString MainWindow::openPath() const {
   const std::string path = doc_ ? doc_->path() : (pkg_ ? pkg_->path() : std::string());
   return path.empty() ? QString() : QFileInfo(QString::fromStdString(path)).absoluteFilePath();
 }
 
-void MainWindow::rememberIntInputs(const QString& text) const {
+void MainWindow::rememberPerModel(const char* key, const QString& text) const {
   const QString path = openPath();
   if (path.isEmpty()) return;
   QSettings settings;
-  QVariantMap saved = settings.value(kIntInputsKey).toMap();
+  QVariantMap saved = settings.value(key).toMap();
   if (text.trimmed().isEmpty())
     saved.remove(path);
   else
     saved[path] = text;
-  settings.setValue(kIntInputsKey, saved);
+  settings.setValue(key, saved);
 }
 
-void MainWindow::restoreIntInputs() {
+void MainWindow::restoreProfileInputs() {
   if (!devices_) return;
   const QString path = openPath();
-  devices_->setIntInputRanges(
-      path.isEmpty() ? QString() : QSettings().value(kIntInputsKey).toMap().value(path).toString());
+  auto saved = [&](const char* key) {
+    return path.isEmpty() ? QString() : QSettings().value(key).toMap().value(path).toString();
+  };
+  devices_->setIntInputRanges(saved(kIntInputsKey));
+  devices_->setInputFiles(saved(kInputFilesKey));
+  QStringList inputs;
+  if (doc_) {
+    for (ValueId v : doc_->graph().inputs())
+      inputs << QString::fromStdString(doc_->graph().value(v).name);
+  } else if (pkg_) {
+    for (const rt::InputSignature& s : pkg_->program().inputs)
+      inputs << QString::fromStdString(s.name);
+  }
+  devices_->setInputNames(inputs);
 }
 
 void MainWindow::adoptProfile(const Expected<profiling::ProfileResult>& result) {
@@ -332,7 +359,7 @@ void MainWindow::exportAndProfile() {
 
 Expected<profiling::SweepProfileRequest> MainWindow::sweepRequest(
     const QString& symbol, qint64 lo, qint64 hi, qint64 step, const QString& device,
-    const device::RunSettings& settings) const {
+    const device::RunSettings& settings) {
   SOD2_ASSIGN_OR_RETURN(profiling::ProfileRequest profile, profileRequest(device, settings));
   profiling::SweepProfileRequest r;
   r.symbol = symbol.toStdString();

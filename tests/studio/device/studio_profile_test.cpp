@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QSignalSpy>
 #include <filesystem>
+#include <fstream>
 
 #include "../../opt/corpus.h"
 #include "../test_home.h"
@@ -129,6 +130,86 @@ TEST_F(StudioProfileTest, IntegerInputsAreTheTypedRangesRememberedPerModel) {
   MainWindow again;
   ASSERT_FALSE(again.openModelNow(model, options).has_value());
   EXPECT_EQ(again.devicePanel()->intInputRanges(), "input_ids=0:seq, attention_mask=1");
+}
+
+// A .npy file as numpy.save writes it: int64 data of `dims`.
+void write_npy_int64(const fs::path& path, const std::vector<int64_t>& dims,
+                     const std::vector<int64_t>& values) {
+  std::string shape = "(";
+  for (int64_t d : dims) shape += std::to_string(d) + ", ";
+  shape += ")";
+  std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  std::ofstream f(path, std::ios::binary);
+  const char prefix[] = {'\x93',
+                         'N',
+                         'U',
+                         'M',
+                         'P',
+                         'Y',
+                         1,
+                         0,
+                         static_cast<char>(header.size() & 0xff),
+                         static_cast<char>(header.size() >> 8)};
+  f.write(prefix, sizeof prefix);
+  f << header;
+  f.write(reinterpret_cast<const char*>(values.data()),
+          static_cast<std::streamsize>(values.size() * sizeof(int64_t)));
+}
+
+// #23 item 5: the Devices dock's input files reach the device exactly (a token id past bert's
+// vocabulary in the file fails the run), their dims size the run over the sliders, a file that
+// does not fit the model is refused naming it, Add... names a file's input, and the files come
+// back when the model is opened again.
+TEST_F(StudioProfileTest, InputFilesFeedTheRunSizeItAndAreRememberedPerModel) {
+  auto corpus = testing::find_corpus_model(SOD2_SHARED_DIR "/models", "bert_tiny");
+  ASSERT_TRUE(corpus.ok()) << corpus.status().to_string();
+  const QString model = QString::fromStdString(corpus->file.string());
+  OpenOptions options;
+  options.rdp = corpus->options;
+  device::RunSettings s;
+  s.runs = 1;
+  s.warmup = 0;
+  s.threads = 1;
+  const fs::path ids = dir_ / "input_ids.npy";
+  std::vector<int64_t> tokens(12);
+  for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<int64_t>(100 + i);
+  write_npy_int64(ids, {1, 12}, tokens);
+  const fs::path bad_ids = dir_ / "bad_ids.npy";
+  tokens[5] = 1000000;
+  write_npy_int64(bad_ids, {1, 12}, tokens);
+  const fs::path flat = dir_ / "flat.npy";
+  write_npy_int64(flat, {12}, tokens);
+  {
+    MainWindow w;
+    w.setProfileDatabase(db_);
+    ASSERT_FALSE(w.openModelNow(model, options).has_value());
+    ASSERT_TRUE(w.applyBinding({{"batch", 1}, {"seq", 8}}));
+    DevicePanel* panel = w.devicePanel();
+    panel->setIntInputRanges("attention_mask=1");
+    // Add... goes by the file's stem.
+    ASSERT_TRUE(panel->addInputFile(QString::fromStdString(bad_ids.string()), "input_ids"));
+    const auto past_vocabulary = w.profileNow("local", s);
+    ASSERT_TRUE(past_vocabulary.has_value()) << "the file's ids were not the ones that ran";
+    EXPECT_NE(past_vocabulary->indexOf("index 1000000 is out of range"), -1)
+        << past_vocabulary->toStdString();
+    panel->setInputFiles("input_ids=" + QString::fromStdString(flat.string()));
+    const auto rank = w.profileNow("local", s);
+    ASSERT_TRUE(rank.has_value());
+    EXPECT_NE(rank->indexOf("flat.npy has rank 1 [12], input 'input_ids' has rank 2"), -1)
+        << rank->toStdString();
+    panel->setInputFiles({});
+    ASSERT_TRUE(panel->addInputFile(QString::fromStdString(ids.string())));
+    EXPECT_EQ(panel->inputFiles().toStdString(), "input_ids=" + ids.string());
+    const auto good = w.profileNow("local", s);
+    ASSERT_FALSE(good.has_value()) << good->toStdString();
+    // The file's [1, 12] sized the run, not the slider's seq=8.
+    EXPECT_EQ(w.profileView()->model()->result()->bindings, "batch=1,seq=12");
+  }
+  MainWindow again;
+  ASSERT_FALSE(again.openModelNow(model, options).has_value());
+  EXPECT_EQ(again.devicePanel()->inputFiles().toStdString(), "input_ids=" + ids.string());
 }
 
 // #24 item 2 in the studio: "Measure on device" runs the Sweep view's symbol on the device and
