@@ -102,6 +102,19 @@ CREATE TABLE window_sensors(
   mean REAL NOT NULL, max REAL NOT NULL,
   PRIMARY KEY(run_id, idx, name));
 )sql",
+    // 4: what ran inside If/Loop/Scan groups: their body nodes, depth first (idx) per group.
+    R"sql(
+CREATE TABLE group_bodies(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  group_index INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  depth INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  graph INTEGER NOT NULL, node INTEGER NOT NULL,
+  name TEXT, op_types TEXT,
+  avg_ms REAL NOT NULL, calls_per_run REAL NOT NULL, percent_of_parent REAL NOT NULL,
+  PRIMARY KEY(run_id, group_index, idx));
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -210,6 +223,24 @@ class Transaction {
   sqlite3* db_;
   bool done_ = false;
 };
+
+Status record_bodies(sqlite3* db, int64_t run, const GroupRecord& g) {
+  // A Loop's body can hold hundreds of nodes: one statement serves them all.
+  Stmt s(db,
+         "INSERT INTO group_bodies(run_id, group_index, idx, depth, body, graph, node, name, "
+         "op_types, avg_ms, calls_per_run, percent_of_parent) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, "
+         "?, ?, ?)");
+  if (!g.body.empty() && !s.ok()) return db_error(db, "recording the groups' body nodes");
+  for (size_t i = 0; i < g.body.size(); ++i) {
+    const BodyRecord& b = g.body[i];
+    s.reset();
+    s.bind(run).bind(g.index).bind(static_cast<int64_t>(i)).bind(b.depth).bind(b.body);
+    s.bind(b.graph).bind(b.node).bind(b.name).bind(b.op_types);
+    s.bind(b.avg_ms).bind(b.calls_per_run).bind(b.percent_of_parent);
+    if (s.step() != SQLITE_DONE) return db_error(db, "recording the groups' body nodes");
+  }
+  return Status::ok_status();
+}
 
 Status record_windows(sqlite3* db, int64_t run, const std::vector<WindowRecord>& windows) {
   // A long run has windows x groups rows: one statement serves them all.
@@ -416,6 +447,7 @@ Expected<int64_t> ProfileStore::record_run(RunRecord r) {
       s.bind_null();
     s.bind(g.p50_ms).bind(g.p90_ms);
     if (s.step() != SQLITE_DONE) return db_error(db_, "recording the group timings");
+    SOD2_RETURN_IF_ERROR(record_bodies(db_, run, g));
   }
   SOD2_RETURN_IF_ERROR(record_windows(db_, run, r.windows));
   SOD2_RETURN_IF_ERROR(tx.commit());
@@ -503,7 +535,21 @@ Status read_run_details(sqlite3* db, RunRecord& r) {
   g.bind(r.id);
   while (g.step() == SQLITE_ROW)
     r.groups.push_back(
-        {g.i(0), g.t(1), g.t(2), g.t(3), g.t(4), g.d(5), g.i(6), g.i(7), g.d(8), g.d(9)});
+        {g.i(0), g.t(1), g.t(2), g.t(3), g.t(4), g.d(5), g.i(6), g.i(7), g.d(8), g.d(9), {}});
+  Stmt b(db,
+         "SELECT group_index, depth, body, graph, node, name, op_types, avg_ms, calls_per_run, "
+         "percent_of_parent FROM group_bodies WHERE run_id = ? ORDER BY group_index, idx");
+  if (!b.ok()) return db_error(db, "reading the groups' body nodes");
+  b.bind(r.id);
+  size_t at = 0;  // both are in group order: one pass pairs them
+  while (b.step() == SQLITE_ROW) {
+    const int64_t group = b.i(0);
+    while (at < r.groups.size() && r.groups[at].index < group) ++at;
+    if (at == r.groups.size()) break;
+    if (r.groups[at].index != group) continue;  // a row no run of ours wrote
+    r.groups[at].body.push_back(
+        {b.i(1), b.t(2), b.i(3), b.i(4), b.t(5), b.t(6), b.d(7), b.d(8), b.d(9)});
+  }
   if (r.duration_s <= 0) return Status::ok_status();
   Stmt w(db,
          "SELECT start_s, end_s, runs, min_ms, p50_ms, p90_ms, p99_ms, max_ms, mean_ms, "

@@ -16,7 +16,7 @@ struct sqlite3;
 
 namespace sod2::store {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct DeviceRecord {
   std::string device_id;  // "local", "adb:SERIAL"
@@ -25,6 +25,21 @@ struct DeviceRecord {
   std::string cpu, arch, os;
   int64_t cores = 0;
   int64_t memory_bytes = 0;
+};
+
+// A node that ran inside an If/Loop/Scan group's body (profiling::BodyNodeProfile, schema 4),
+// in the group's depth-first order: a body's nodes in execution order, nested bodies one level
+// deeper right after the node holding them.
+struct BodyRecord {
+  int64_t depth = 1;     // 1: in a body of the group's node; 2: in a body of such a node; ...
+  std::string body;      // the attribute holding its graph: "then_branch", "else_branch", "body"
+  int64_t graph = 0;     // the package's graph index
+  int64_t node = 0;      // in that graph's execution order
+  std::string name;      // the body node's name
+  std::string op_types;  // "Conv+Relu"
+  double avg_ms = 0;     // per run, over all its calls
+  double calls_per_run = 0;
+  double percent_of_parent = 0;  // of the node whose body holds it
 };
 
 struct GroupRecord {
@@ -37,6 +52,8 @@ struct GroupRecord {
   int64_t output_bytes = 0;       // its outputs in the arena
   int64_t ops = -1;               // its operations at the run's sizes; -1: not counted
   double p50_ms = 0, p90_ms = 0;  // over the measured runs (before schema 2: the average)
+  // An If/Loop/Scan group's body nodes; none before schema 4.
+  std::vector<BodyRecord> body{};
 };
 
 struct LatencyRecord {
@@ -123,12 +140,12 @@ class ProfileStore {
   static std::string default_path();
   ~ProfileStore();
 
-  // Writes the run, its device, model and package rows, latencies and groups in one
-  // transaction; returns the run's id.
+  // Writes the run, its device, model and package rows, latencies, groups (with their body
+  // nodes) and windows in one transaction; returns the run's id.
   Expected<int64_t> record_run(RunRecord run);
   // Newest first; latencies and groups left empty.
   Expected<std::vector<RunRecord>> runs(const RunFilter& filter = {});
-  // One run with its latencies and groups. Errors: no such run.
+  // One run with its latencies and groups (with their body nodes). Errors: no such run.
   Expected<RunRecord> run(int64_t id);
   // A new sweep, before its first point; returns its id for the points' RunRecord::sweep_id.
   Expected<int64_t> record_sweep(SweepRecord sweep);

@@ -364,6 +364,101 @@ TEST_F(ProfileStoreTest, ASustainedRunKeepsItsWindowsGroupsAndSensors) {
   EXPECT_TRUE((*db)->run(*plain)->windows.empty());
 }
 
+// Issue 23 item 2: an If/Loop/Scan group's body nodes come back under their group, in the order
+// recorded (depth first), with every field; groups without bodies get none.
+TEST_F(ProfileStoreTest, BodyNodesComeBackUnderTheirGroupInOrder) {
+  auto db = ProfileStore::open(path_);
+  ASSERT_TRUE(db.ok());
+  RunRecord r = sample_run();
+  r.groups.push_back({2, "/gated/If", "If", "/gated/If", "[1,8,32,32]", 2.0, 32768});
+  r.groups.push_back({3, "/loop/Loop", "Loop", "/loop/Loop", "[4]", 1.0, 16});
+  r.groups[2].body = {{1, "then_branch", 1, 0, "/gated/then/Conv", "Conv+Relu", 1.5, 0.5, 75.0},
+                      {1, "then_branch", 1, 1, "/gated/then/If", "If", 0.25, 0.5, 12.5},
+                      {2, "else_branch", 4, 0, "/gated/then/inner/Add", "Add", 0.125, 0.25, 50.0},
+                      {1, "else_branch", 2, 0, "/gated/else/Identity", "Identity", 0.01, 0.5, 0.5}};
+  r.groups[3].body = {{1, "body", 3, 0, "/loop/body/MatMul", "MatMul", 0.75, 12, 75.0}};
+  auto id = (*db)->record_run(r);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  EXPECT_EQ(count("SELECT COUNT(*) FROM group_bodies"), 5);
+  auto back = (*db)->run(*id);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->groups.size(), 4u);
+  EXPECT_TRUE(back->groups[0].body.empty());
+  EXPECT_TRUE(back->groups[1].body.empty());
+  ASSERT_EQ(back->groups[2].body.size(), 4u);
+  const BodyRecord& nested = back->groups[2].body[2];
+  EXPECT_EQ(nested.depth, 2);
+  EXPECT_EQ(nested.body, "else_branch");
+  EXPECT_EQ(nested.graph, 4);
+  EXPECT_EQ(nested.node, 0);
+  EXPECT_EQ(nested.name, "/gated/then/inner/Add");
+  EXPECT_EQ(nested.op_types, "Add");
+  EXPECT_DOUBLE_EQ(nested.avg_ms, 0.125);
+  EXPECT_DOUBLE_EQ(nested.calls_per_run, 0.25);
+  EXPECT_DOUBLE_EQ(nested.percent_of_parent, 50.0);
+  std::vector<std::string> names;
+  for (const BodyRecord& b : back->groups[2].body) names.push_back(b.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"/gated/then/Conv", "/gated/then/If",
+                                             "/gated/then/inner/Add", "/gated/else/Identity"}));
+  EXPECT_EQ(back->groups[2].body[0].op_types, "Conv+Relu");
+  ASSERT_EQ(back->groups[3].body.size(), 1u);
+  EXPECT_DOUBLE_EQ(back->groups[3].body[0].calls_per_run, 12);
+  // A sweep's points read their body nodes the same way.
+  SweepRecord over_seq;
+  over_seq.symbol = "seq";
+  over_seq.lo = 4;
+  over_seq.hi = 8;
+  over_seq.step = 4;
+  auto sweep = (*db)->record_sweep(over_seq);
+  ASSERT_TRUE(sweep.ok());
+  r.sweep_id = *sweep;
+  r.sweep_value = 4;
+  ASSERT_TRUE((*db)->record_run(r).ok());
+  auto points = (*db)->sweep(*sweep);
+  ASSERT_TRUE(points.ok()) << points.status().message();
+  ASSERT_EQ(points->runs.size(), 1u);
+  EXPECT_EQ(points->runs[0].groups[2].body.size(), 4u);
+}
+
+// A database the previous sod2 wrote (schema 3, before body nodes were kept) migrates: its runs
+// read back without body nodes, and new runs keep theirs. Schema 3 is schema 4 less the
+// group_bodies table (migrations only append), so it is made by taking that table away.
+TEST_F(ProfileStoreTest, ASchemaThreeDatabaseMigratesAndKeepsItsRuns) {
+  int64_t old_id = 0;
+  {
+    auto db = ProfileStore::open(path_);
+    ASSERT_TRUE(db.ok());
+    auto id = (*db)->record_run(sample_run());
+    ASSERT_TRUE(id.ok());
+    old_id = *id;
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "DROP TABLE group_bodies; PRAGMA user_version = 3;", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM sqlite_master WHERE name = 'group_bodies'"), 0);
+  auto db = ProfileStore::open(path_);
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  EXPECT_EQ((*db)->schema_version(), 4);
+  EXPECT_EQ(count("PRAGMA user_version"), 4);
+  auto old = (*db)->run(old_id);
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  ASSERT_EQ(old->groups.size(), 2u);
+  EXPECT_EQ(old->groups[0].name, "/MatMul");
+  EXPECT_TRUE(old->groups[0].body.empty());
+  RunRecord with_body = sample_run();
+  with_body.groups[1].body = {{1, "body", 1, 0, "/loop/Add", "Add", 0.2, 3, 80.0}};
+  auto id = (*db)->record_run(with_body);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  auto back = (*db)->run(*id);
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->groups[1].body.size(), 1u);
+  EXPECT_EQ(back->groups[1].body[0].name, "/loop/Add");
+}
+
 TEST_F(ProfileStoreTest, UnknownRunIsNotFound) {
   auto db = ProfileStore::open(path_);
   ASSERT_TRUE(db.ok());
