@@ -3,7 +3,7 @@
 //             window|graph|inspector|shapes|memory|compare|sweep|summary|
 //             devices|profile|history|variants|backend] [--compare nofusion|k=v,...]
 //             [--theme system|light|dark] [--open TEXT] [--select TEXT] [--profile-on DEVICE]
-//             [--compare-runs A,B] [--colour-by class|time|bytes|change]]
+//             [--compare-runs A,B] [--colour-by class|time|bytes|change|backend]]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -104,8 +104,9 @@ int main(int argc, char** argv) {
                                   "RUN_A,RUN_B");
   QCommandLineOption colour_by(QStringLiteral("colour-by"),
                                "with --screenshot: colour the graph's nodes by class, time or "
-                               "bytes (of --profile-on's run) or change (of --compare-runs)",
-                               "class|time|bytes|change");
+                               "bytes (of --profile-on's run), change (of --compare-runs) or "
+                               "backend (where each runs on Vulkan)",
+                               "class|time|bytes|change|backend");
   QCommandLineOption family(QStringLiteral("family"),
                             "open a Dynamic-OFA family (package or variants.json) in the "
                             "Variants dock",
@@ -320,9 +321,16 @@ int main(int argc, char** argv) {
       const std::map<QString, C> kColourings = {{"class", C::kClass},
                                                 {"time", C::kMeasuredTime},
                                                 {"bytes", C::kOutputBytes},
-                                                {"change", C::kRunChange}};
+                                                {"change", C::kRunChange},
+                                                {"backend", C::kBackend}};
       const auto c = kColourings.find(parser.value(colour_by));
-      if (c == kColourings.end()) return fail("--colour-by must be class, time, bytes or change");
+      if (c == kColourings.end())
+        return fail("--colour-by must be class, time, bytes, change or backend");
+      // A screenshot waits for the placement the colours come from.
+      if (c->second == C::kBackend) {
+        if (const auto error = window.backendView()->placeNow())
+          return fail("--colour-by backend: " + *error);
+      }
       if (!window.setNodeColouring(c->second)) return fail("--colour-by: " + window.statusText());
     }
     // Rendered at the requested size, whatever the view (the graph was a strip under the docks).

@@ -174,6 +174,7 @@ void BackendView::adopt(Outcome outcome) {
     model_.setPlacement({});
     reasons_->clear();
     showMessage(tr("Cannot place on Vulkan: %1").arg(qs(outcome.result.status().message())), true);
+    emit placementChanged();
     return;
   }
   PlacementResult& r = *outcome.result;
@@ -186,6 +187,7 @@ void BackendView::adopt(Outcome outcome) {
   // The reason column takes what is left; long op chains must not push it out of sight.
   const int ops_width = std::min(table_->columnWidth(BackendTableModel::kOps), 320);
   table_->setColumnWidth(BackendTableModel::kOps, ops_width);
+  emit placementChanged();
 }
 
 void BackendView::showMessage(const QString& text, bool error) {

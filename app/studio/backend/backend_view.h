@@ -37,6 +37,7 @@ class BackendView : public QWidget {
   void place();
   // Places on the calling thread; the error text (also shown in the header) on failure.
   std::optional<QString> placeNow();
+  bool placing() const { return watcher_.isRunning(); }
 
   const BackendTableModel* model() const { return &model_; }
   QString headerText() const;
@@ -48,6 +49,9 @@ class BackendView : public QWidget {
  signals:
   // The user picked a row: the graph nodes it stands for.
   void nodesActivated(const QStringList& nodes);
+  // A placement of the open source ended, placed (model()->placement() has its rows) or not
+  // (headerText() says why).
+  void placementChanged();
 
  private:
   struct Outcome {

@@ -1,34 +1,11 @@
 #include "app/studio/device/run_overlays.h"
 
 #include <map>
-#include <unordered_map>
 
 #include "app/profiling/run_compare.h"
 
 namespace sod2::studio {
 namespace {
-
-// Names to main-graph ids, once per overlay.
-class NodeNames {
- public:
-  explicit NodeNames(const Graph& g) : size_(g.num_nodes()) {
-    for (size_t i = 0; i < g.num_nodes(); ++i)
-      ids_.emplace(g.node(static_cast<NodeId>(i)).name, static_cast<NodeId>(i));
-  }
-  size_t size() const { return size_; }
-  // Marks the named nodes as run by group `group` of `o`.
-  template <typename Names>
-  void assign(NodeOverlay& o, const Names& names, int group) const {
-    for (const auto& n : names) {
-      auto it = ids_.find(std::string(n));
-      if (it != ids_.end()) o.group_of_node[static_cast<size_t>(it->second)] = group;
-    }
-  }
-
- private:
-  size_t size_;
-  std::unordered_map<std::string, NodeId> ids_;
-};
 
 std::vector<std::string> split_nodes(const std::string& csv) {
   std::vector<std::string> out;
@@ -43,7 +20,7 @@ std::vector<std::string> split_nodes(const std::string& csv) {
 
 NodeOverlay per_group(const profiling::ProfileResult& r, const Graph& graph, std::string title,
                       std::string unit, double (*value)(const profiling::GroupProfile&)) {
-  const NodeNames names(graph);
+  const NodeNameIndex names(graph);
   NodeOverlay o;
   o.title = std::move(title);
   o.unit = std::move(unit);
@@ -73,7 +50,7 @@ NodeOverlay output_bytes_overlay(const profiling::ProfileResult& result, const G
 
 NodeOverlay run_delta_overlay(const store::RunRecord& a, const store::RunRecord& b,
                               const Graph& graph) {
-  const NodeNames names(graph);
+  const NodeNameIndex names(graph);
   NodeOverlay o;
   o.title = "change in time, run " + std::to_string(a.id) + " -> " + std::to_string(b.id);
   o.unit = "ms";

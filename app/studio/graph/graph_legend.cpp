@@ -29,9 +29,14 @@ QSize GraphLegend::sizeHint() const {
   const QFontMetrics fm(font());
   if (overlay_) {
     const int line = std::max(fm.height(), kSwatch) + 2;
-    const int w =
-        std::max({kScaleWidth, fm.horizontalAdvance(QString::fromStdString(overlay_->title)),
-                  kSwatch + 6 + fm.horizontalAdvance(tr("not in this run"))});
+    int w = std::max({kScaleWidth, fm.horizontalAdvance(QString::fromStdString(overlay_->title)),
+                      kSwatch + 6 + fm.horizontalAdvance(tr("not in this run"))});
+    if (overlay_->categorical()) {
+      for (const std::string& c : overlay_->categories)
+        w = std::max(w, kSwatch + 6 + fm.horizontalAdvance(QString::fromStdString(c)));
+      // Title, each category, mixed, not in this run.
+      return {2 * kPad + w, 2 * kPad + (3 + static_cast<int>(overlay_->categories.size())) * line};
+    }
     return {2 * kPad + w, 2 * kPad + 4 * line};
   }
   int w = 0;
@@ -70,6 +75,22 @@ void GraphLegend::paintOverlay(QPainter& p) {
   p.setPen(text);
   p.drawText(QRect(kPad, kPad, w, line), Qt::AlignVCenter | Qt::AlignLeft,
              QString::fromStdString(overlay_->title));
+  auto swatch = [&](int y, const QColor& fill, const QString& name) {
+    p.setPen(fill.darker(150));
+    p.setBrush(fill);
+    p.drawRect(kPad, y + (line - kSwatch) / 2, kSwatch, kSwatch);
+    p.setPen(text);
+    p.drawText(QRect(kPad + kSwatch + 6, y, w, line), Qt::AlignVCenter | Qt::AlignLeft, name);
+  };
+  if (overlay_->categorical()) {
+    int y = kPad + line;
+    for (size_t k = 0; k < overlay_->categories.size(); ++k, y += line)
+      swatch(y, overlay_category_fill(static_cast<double>(k)),
+             QString::fromStdString(overlay_->categories[k]));
+    swatch(y, overlay_category_fill(NodeOverlay::kMixed), tr("mixed (a box over several)"));
+    swatch(y + line, overlay_missing_fill(), tr("not placed"));
+    return;
+  }
   const double top = overlay_->max_abs();
   const double lo = overlay_->diverging ? -top : 0;
   const QRect bar(kPad, kPad + line + 2, w, kSwatch);
@@ -84,13 +105,7 @@ void GraphLegend::paintOverlay(QPainter& p) {
              QString::fromStdString(overlay_value_text(*overlay_, lo)));
   p.drawText(QRect(kPad, ends, w, line), Qt::AlignVCenter | Qt::AlignRight,
              QString::fromStdString(overlay_value_text(*overlay_, top)));
-  const int y = ends + line;
-  p.setPen(overlay_missing_fill().darker(150));
-  p.setBrush(overlay_missing_fill());
-  p.drawRect(kPad, y + (line - kSwatch) / 2, kSwatch, kSwatch);
-  p.setPen(text);
-  p.drawText(QRect(kPad + kSwatch + 6, y, w, line), Qt::AlignVCenter | Qt::AlignLeft,
-             tr("not in this run"));
+  swatch(ends + line, overlay_missing_fill(), tr("not in this run"));
 }
 
 }  // namespace sod2::studio

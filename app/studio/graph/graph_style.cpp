@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace sod2::studio {
 
@@ -51,6 +52,21 @@ QColor overlay_fill(double value, double max_abs, bool diverging) {
 }
 
 QColor overlay_missing_fill() { return QColor(0xe4, 0xe4, 0xe4); }
+
+QColor overlay_category_fill(double index) {
+  // The device first (green), then the CPU's reasons: light, distinct, none of them grey.
+  static const QColor kPalette[] = {{0x8f, 0xd1, 0x7f}, {0xf6, 0xc1, 0x77}, {0x9e, 0xc5, 0xf0},
+                                    {0xf2, 0x9a, 0x8e}, {0xe8, 0xe0, 0x7a}, {0x8e, 0xd9, 0xd3},
+                                    {0xf0, 0xa8, 0xd0}, {0xc9, 0xb2, 0x8f}};
+  if (index < 0 || !std::isfinite(index)) return QColor(0xc8, 0xb6, 0xe8);
+  return kPalette[static_cast<size_t>(index) % std::size(kPalette)];
+}
+
+QColor overlay_node_fill(const NodeOverlay& overlay, std::optional<double> value) {
+  if (!value) return overlay_missing_fill();
+  if (overlay.categorical()) return overlay_category_fill(*value);
+  return overlay_fill(*value, overlay.max_abs(), overlay.diverging);
+}
 
 QColor node_text_color() { return QColor(0x1a, 0x1a, 0x1a); }
 QColor selection_color() { return QColor(0x1f, 0x6f, 0xeb); }

@@ -7,7 +7,10 @@
 #include <QPair>
 #include <QString>
 
+#include <optional>
+
 #include "app/studio/graph/display_graph.h"
+#include "app/studio/graph/node_overlay.h"
 
 namespace sod2::studio {
 
@@ -26,6 +29,11 @@ QColor edge_color();
 QColor overlay_fill(double value, double max_abs, bool diverging);
 // A node the overlay has no value for.
 QColor overlay_missing_fill();
+// Category `index` of a categorical overlay (where nodes run): distinct hues that the dark node
+// text reads on; NodeOverlay::kMixed gets a neutral violet.
+QColor overlay_category_fill(double index);
+// What a drawn node with overlay value `value` (NodeOverlay::value_of) is filled with.
+QColor overlay_node_fill(const NodeOverlay& overlay, std::optional<double> value);
 
 // (name, fill) for every colour the view uses, in the legend's order.
 QList<QPair<QString, QColor>> graph_legend_entries();

@@ -117,9 +117,8 @@ void GraphView::applyOverlay(NodeItem* item) const {
   if (node.kind == DisplayNodeKind::kGraphInput || node.kind == DisplayNodeKind::kGraphOutput)
     return item->clearOverlay();
   const std::optional<double> v = overlay_->value_of(node);
-  item->setOverlay(
-      v ? overlay_fill(*v, overlay_->max_abs(), overlay_->diverging) : overlay_missing_fill(),
-      QString::fromStdString(overlay_->describe(node)));
+  item->setOverlay(overlay_node_fill(*overlay_, v),
+                   QString::fromStdString(overlay_->describe(node)));
 }
 
 QColor GraphView::nodeFill(int id) const {

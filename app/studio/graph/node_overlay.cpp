@@ -29,6 +29,12 @@ std::optional<double> NodeOverlay::value_of(const DisplayNode& node) const {
   if (node.body_of != nullptr) return std::nullopt;
   const std::vector<int> gs = groups_of(*this, node);
   if (gs.empty()) return std::nullopt;
+  if (categorical()) {
+    const double first = groups[static_cast<size_t>(gs.front())].value;
+    for (int g : gs)
+      if (groups[static_cast<size_t>(g)].value != first) return kMixed;
+    return first;
+  }
   double sum = 0;
   for (int g : gs) sum += groups[static_cast<size_t>(g)].value;
   return sum;
@@ -53,7 +59,16 @@ double NodeOverlay::max_abs() const {
   return m;
 }
 
+NodeNameIndex::NodeNameIndex(const Graph& g) : size_(g.num_nodes()) {
+  for (size_t i = 0; i < g.num_nodes(); ++i)
+    ids_.emplace(g.node(static_cast<NodeId>(i)).name, static_cast<NodeId>(i));
+}
+
 std::string overlay_value_text(const NodeOverlay& o, double value) {
+  if (o.categorical()) {
+    const auto k = static_cast<size_t>(value);
+    return value >= 0 && k < o.categories.size() ? o.categories[k] : std::string("mixed");
+  }
   if (o.unit == "bytes") {
     const std::string b = human_bytes(static_cast<int64_t>(std::llround(std::fabs(value))));
     return (o.diverging ? (value < 0 ? "-" : "+") : (value < 0 ? "-" : "")) + b;

@@ -307,7 +307,8 @@ void MainWindow::buildMenus() {
        {std::pair{NodeColouring::kClass, tr("&Class (SoD\u00b2)")},
         std::pair{NodeColouring::kMeasuredTime, tr("&Measured time (last profile)")},
         std::pair{NodeColouring::kOutputBytes, tr("&Output bytes (last profile)")},
-        std::pair{NodeColouring::kRunChange, tr("Change between compared &runs (History)")}}) {
+        std::pair{NodeColouring::kRunChange, tr("Change between compared &runs (History)")},
+        std::pair{NodeColouring::kBackend, tr("&Backend (where each node runs on Vulkan)")}}) {
     QAction* a = colour_menu->addAction(label);
     a->setCheckable(true);
     a->setChecked(c == colouring_);

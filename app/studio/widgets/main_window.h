@@ -148,9 +148,10 @@ class MainWindow : public QMainWindow {
   // What the graph's nodes are coloured by (View ▸ Colour nodes by): their class, or a run's
   // figures per fused group — the last profile's measured time or output bytes, or the change
   // in time between the two runs the History dock compared last.
-  enum class NodeColouring { kClass, kMeasuredTime, kOutputBytes, kRunChange };
+  enum class NodeColouring { kClass, kMeasuredTime, kOutputBytes, kRunChange, kBackend };
   // False, with the class colours kept and the reason in the status bar, when there is nothing
-  // to show: no model open, no profile of it yet, no comparison.
+  // to show: no model open, no profile of it yet, no comparison. kBackend places the model on
+  // Vulkan first when the Backend dock has not (in the background: the colours follow).
   bool setNodeColouring(NodeColouring colouring);
   NodeColouring nodeColouring() const { return colouring_; }
   QString statusText() const;

@@ -16,6 +16,7 @@
 
 #include "app/profiling/input_files.h"
 #include "app/profiling/int_input_ranges.h"
+#include "app/studio/backend/backend_overlay.h"
 #include "app/studio/backend/backend_view.h"
 #include "app/studio/device/device_panel.h"
 #include "app/studio/device/history_view.h"
@@ -83,6 +84,15 @@ void MainWindow::buildDeviceDocks() {
   addDockWidget(Qt::BottomDockWidgetArea, backend_dock_);
   tabifyDockWidget(variants_dock_, backend_dock_);
   connect(backend_view_, &BackendView::nodesActivated, this, &MainWindow::selectNodesNamed);
+  connect(backend_view_, &BackendView::placementChanged, this, [this] {
+    if (colouring_ != NodeColouring::kBackend) return;
+    if (backend_view_->model()->placement().rows.empty()) {
+      setNodeColouring(NodeColouring::kClass);
+      status_->setText(backend_view_->headerText());
+      return;
+    }
+    setNodeColouring(NodeColouring::kBackend);
+  });
   devices_dock_->hide();  // shown by Export & profile or View > Devices
   // Device listing and the store are read when the studio is up, not while it starts.
   QTimer::singleShot(0, this, [this] {
@@ -108,6 +118,20 @@ bool MainWindow::setNodeColouring(NodeColouring colouring) {
               ? measured_time_overlay(*last_profile_, doc_->graph())
               : output_bytes_overlay(*last_profile_, doc_->graph()));
     }
+  } else if (colouring == NodeColouring::kBackend) {
+    const backend::BackendPlacement& placed = backend_view_->model()->placement();
+    if (placed.rows.empty()) {
+      // Placing compiles shaders: in the background, the colours follow (placementChanged).
+      if (!backend_view_->placing()) backend_view_->place();
+      colouring_ = colouring;
+      graph_view_->setOverlay(nullptr);
+      status_->setText(
+          tr("Placing the model on Vulkan; the nodes take their colours when it is "
+             "done (the Backend dock shows the rows)"));
+      for (auto& [c, action] : colouring_actions_) action->setChecked(c == colouring_);
+      return true;
+    }
+    overlay = std::make_shared<const NodeOverlay>(backend_overlay(placed, doc_->graph()));
   } else if (colouring == NodeColouring::kRunChange) {
     const auto& pair = history_view_->compared();
     if (!pair) {

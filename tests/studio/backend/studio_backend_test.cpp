@@ -9,9 +9,11 @@
 #include <QTableView>
 
 #include "../test_home.h"
+#include "app/studio/backend/backend_overlay.h"
 #include "app/studio/backend/backend_placer.h"
 #include "app/studio/backend/backend_table_model.h"
 #include "app/studio/backend/backend_view.h"
+#include "app/studio/graph/graph_style.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/widgets/main_window.h"
 #include "runtime/exec/session.h"
@@ -81,6 +83,35 @@ TEST(BackendTableModel, RowsHeaderAndReasons) {
             "       2  Gather: no hand-written shader  (e.g. g0, g1)\n"
             "   1  control flow runs on the CPU\n"
             "       1  If: control flow runs on the CPU  (e.g. if0)\n");
+}
+
+// #23 item 2: where nodes run as a categorical overlay: one category for the device, one per
+// CPU reason present, a generated group's nodes in its row's category, a box over both mixed.
+TEST(BackendOverlay, CategoriesPerDeviceAndReasonWithTheRowsNodes) {
+  Graph g("main");
+  for (const char* name : {"conv0", "m", "s", "a", "m2", "g0", "g1", "if0", "other"})
+    g.add_node(Node{name, "Op"});
+  const NodeOverlay o = backend_overlay(hand_made(), g);
+  ASSERT_TRUE(o.categorical());
+  EXPECT_EQ(o.categories,
+            (std::vector<std::string>{"vulkan (test device)", "CPU: no shader for the op",
+                                      "CPU: control flow runs on the CPU"}));
+  auto shown = [&](std::vector<NodeId> members) {
+    DisplayNode n;
+    n.members = std::move(members);
+    return o.value_of(n);
+  };
+  EXPECT_EQ(shown({0}), 0.0);     // conv0 on the device
+  EXPECT_EQ(shown({2, 3}), 0.0);  // two nodes of the generated group
+  EXPECT_EQ(shown({5}), 1.0);     // g0: no shader
+  EXPECT_EQ(shown({7}), 2.0);     // if0: control flow
+  EXPECT_EQ(shown({0, 5}), NodeOverlay::kMixed);
+  EXPECT_FALSE(shown({8}).has_value());  // not in the placement
+  DisplayNode g0;
+  g0.members = {5};
+  EXPECT_EQ(o.describe(g0),
+            "backend: CPU: no shader for the op (g0: Gather: no hand-written shader)");
+  EXPECT_EQ(overlay_value_text(o, NodeOverlay::kMixed), "mixed");
 }
 
 class BackendPlacementTest : public ::testing::Test {
@@ -153,6 +184,11 @@ TEST_F(BackendPlacementTest, WindowDockPlacesAndSelectsInTheGraph) {
     EXPECT_TRUE(view->reasonsText().contains("On the CPU, by reason"));
   }
 
+  // Colouring by backend reads this placement: the device's colour on a device row's node.
+  ASSERT_TRUE(w.setNodeColouring(MainWindow::NodeColouring::kBackend));
+  EXPECT_TRUE(w.statusText().contains("Nodes coloured by backend")) << w.statusText().toStdString();
+  ASSERT_TRUE(w.setNodeColouring(MainWindow::NodeColouring::kClass));
+
   // "CPU only" leaves the CPU rows.
   auto* table = view->findChild<QTableView*>();
   ASSERT_NE(table, nullptr);
@@ -178,6 +214,33 @@ TEST_F(BackendPlacementTest, WindowDockPlacesAndSelectsInTheGraph) {
   ASSERT_TRUE(table->currentIndex().isValid());
   EXPECT_EQ(table->currentIndex().siblingAtColumn(BackendTableModel::kNode).data().toString(),
             QString::fromStdString(cpu_node));
+}
+
+// Asked before the Backend dock placed anything, colouring by backend places in the background
+// and colours when the placement lands, as a person picking the menu item sees it.
+TEST_F(BackendPlacementTest, ColouringByBackendPlacesFirstAndColoursWhenPlaced) {
+  app();
+  MainWindow w;
+  ASSERT_FALSE(w.openModelNow(kModel).has_value());
+  QSignalSpy placed(w.backendView(), &BackendView::placementChanged);
+  ASSERT_TRUE(w.setNodeColouring(MainWindow::NodeColouring::kBackend));
+  EXPECT_TRUE(w.statusText().contains("Placing the model on Vulkan"))
+      << w.statusText().toStdString();
+  ASSERT_TRUE(placed.wait(120000));
+  EXPECT_EQ(w.nodeColouring(), MainWindow::NodeColouring::kBackend);
+  EXPECT_TRUE(w.statusText().contains("Nodes coloured by backend")) << w.statusText().toStdString();
+  // A drawn node whose group runs on the device wears the device's colour.
+  const backend::BackendPlacement& p = w.backendView()->model()->placement();
+  const NodeOverlay o = backend_overlay(p, w.document()->graph());
+  bool checked = false;
+  const DisplayGraph& shown = *w.displayGraph();
+  for (size_t id = 0; id < shown.nodes.size() && !checked; ++id) {
+    const std::optional<double> v = o.value_of(shown.nodes[id]);
+    if (!v || *v != 0.0) continue;
+    EXPECT_EQ(w.graphView()->nodeFill(static_cast<int>(id)), overlay_category_fill(0.0));
+    checked = true;
+  }
+  EXPECT_TRUE(checked) << "no drawn node runs on the device";
 }
 
 }  // namespace
