@@ -6,6 +6,7 @@
 #include "app/cli/command_line.h"
 #include "app/cli/device_commands.h"
 #include "app/profiling/profile_report.h"
+#include "app/profiling/recorded_run.h"
 #include "app/profiling/run_compare.h"
 #include "app/profiling/sustained_report.h"
 #include "app/profiling/sweep_report.h"
@@ -216,6 +217,43 @@ int compare_sweeps(store::ProfileStore& db, int64_t a_id, int64_t b_id, bool for
   return 0;
 }
 
+// One recorded run: what the store kept of its header, then the group tables `sod2 profile`
+// printed (one printer, profile_report.h), body nodes under their If/Loop/Scan groups.
+int show_run(store::ProfileStore& db, int64_t id, int top, std::ostream& out, std::ostream& err) {
+  auto run = db.run(id);
+  if (!run.ok()) {
+    err << "sod2 history: " << run.status().message() << "\n";
+    return 1;
+  }
+  const store::RunRecord& r = *run;
+  out << "run " << r.id << "  " << r.model_name << "  " << r.device.device_id << "  "
+      << (r.bindings.empty() ? "(no symbols)" : r.bindings) << "  " << r.started_at << "\n";
+  out << "Device: " << r.device.device_id
+      << (r.device.model.empty() ? "" : " (" + r.device.model + ")") << ", " << r.device.arch
+      << ", " << r.device.cores << " cores, " << human_bytes(r.device.memory_bytes) << ", "
+      << r.device.os << "; agent " << r.agent_software << ", host " << r.host_software << "\n";
+  out << "Model: " << r.model_path << " (sha256 " << r.model_sha256.substr(0, 12) << ")";
+  if (!r.package_sha256.empty()) out << ", package " << human_bytes(r.package_bytes);
+  out << "\nThreads " << r.threads << ", " << r.runs << " runs after " << r.warmup << " warm-up\n";
+  if (!r.ok) {
+    out << "Failed: " << r.failure << "\n";
+    return 0;
+  }
+  const profiling::ProfileResult shown = profiling::result_from_record(r);
+  const profiling::LatencyStats& s = shown.stats;
+  out << "Latency (ms): count=" << s.count << " first=" << ms(r.first_ms)
+      << " warmup_avg=" << ms(r.warmup_avg_ms) << " avg=" << ms(r.avg_ms) << " std=" << ms(r.std_ms)
+      << " min=" << ms(r.min_ms) << " max=" << ms(r.max_ms) << " p50=" << ms(s.p50_ms)
+      << " p90=" << ms(s.p90_ms) << "\n";
+  out << "Memory: arena " << human_bytes(r.arena_bytes);
+  if (r.predicted_arena_bytes >= 0)
+    out << " (the plan's " << (r.prediction_exact ? "at these sizes " : "at the bounds ")
+        << human_bytes(r.predicted_arena_bytes) << ")";
+  out << ", agent peak RSS " << human_bytes(r.peak_rss_bytes) << "\n";
+  profiling::print_group_tables(shown, out, top);
+  return 0;
+}
+
 void print_sweeps(const std::vector<store::SweepRecord>& sweeps, std::ostream& out) {
   if (sweeps.empty()) {
     out << "(no sweeps recorded yet: sod2 profile MODEL --sweep NAME=lo:hi:step records one)\n";
@@ -267,8 +305,15 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
         "a sustained run (sod2 profile --duration) window by window, its cold start beside its "
         "end",
         "RUN"},
+       {"--run", true,
+        "one run as sod2 profile printed it: its groups in execution order (If/Loop/Scan "
+        "groups' body nodes indented under them), top by time, by op type",
+        "RUN"},
        {"--json", false, "with --sweep or --windows: as JSON", ""},
-       {"--top", true, "with --sweep: groups in the scaling section (default 10)", "N"},
+       {"--top", true,
+        "with --sweep: groups in the scaling section; with --run: in the top by time (default "
+        "10)",
+        "N"},
        {"--db", true, "the profile store (default ~/.local/share/sod2/profiles.db)", "PATH"},
        {"--help", false, "show this help", ""}});
   store::RunFilter filter;
@@ -279,6 +324,7 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
              "       sod2 history --compare RUN_A RUN_B [--force]\n"
              "       sod2 history --sweeps [--model M] [--device D] | --sweep ID [--json]\n"
              "       sod2 history --compare-sweeps SWEEP_A SWEEP_B [--force]\n"
+             "       sod2 history --run RUN [--top N]\n"
              "       sod2 history --windows RUN [--json]\n\n"
              "Runs recorded by sod2 profile and the studio, newest first. --model matches the\n"
              "model's recorded name, path, file name, stem or folder (yolo_tiny for\n"
@@ -287,7 +333,8 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
              "different models, whose groups are different nodes, unless --force. --sweeps lists\n"
              "the measured sweeps; --sweep ID prints one (each point is also a run). --windows\n"
              "prints a sustained run (sod2 profile --duration) per window of time, and compares\n"
-             "its first window (the cold start) with its last.\n\noptions:\n"
+             "its first window (the cold start) with its last. --run prints one run's groups as\n"
+             "sod2 profile did, with what ran inside its If/Loop/Scan nodes.\n\noptions:\n"
           << cl.flags_help();
       return 0;
     }
@@ -335,6 +382,15 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
       profiling::print_sweep_table(shown, out, top);
     }
     return 0;
+  }
+  if (auto id = cl.value("--run")) {
+    try {
+      const int64_t run_id = parse_run_id(*id);
+      return show_run(**db, run_id, parse_count(cl.value("--top"), 10, "--top", 0), out, err);
+    } catch (const std::invalid_argument& e) {
+      err << "sod2 history: --run: " << e.what() << "\n";
+      return 1;
+    }
   }
   if (auto id = cl.value("--windows")) {
     int64_t run_id = 0;

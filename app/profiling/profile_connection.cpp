@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "app/profiling/input_files.h"
+#include "app/profiling/recorded_run.h"
 #include "app/profiling/run_inputs.h"
 #include "app/profiling/sustained_report.h"
 #include "core/package/package_writer.h"
@@ -28,12 +29,6 @@ using namespace std::chrono_literals;
 // (a package's header bounds it; a model is refused above 2 GiB when it is imported).
 Expected<std::vector<uint8_t>> read_file(const std::string& path) {
   return read_input_file(path, kNoInputSizeLimit);
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
 }
 
 // The compiled program and its package bytes, from a package or an ONNX model.
@@ -426,10 +421,7 @@ Expected<ProfileResult> ProfileConnection::measure(const std::map<std::string, i
     rec.prediction_exact = res.prediction_exact;
     for (const device::RunSample& r : res.report.runs)
       rec.latencies.push_back({r.warmup, r.latency_ms, r.arena_bytes, r.rss_bytes});
-    for (const GroupProfile& g : res.groups) {
-      rec.groups.push_back({g.index, g.name, g.op_label(), join(g.nodes, ","), g.shape, g.avg_ms,
-                            g.output_bytes, g.ops, g.p50_ms, g.p90_ms});
-    }
+    for (const GroupProfile& g : res.groups) rec.groups.push_back(group_record(g));
     if (sustained) {
       rec.duration_s = settings.duration_s;
       rec.window_s = settings.window_s;

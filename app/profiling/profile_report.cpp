@@ -129,7 +129,11 @@ void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
       << human_bytes(static_cast<int64_t>(r.report.value_buffer_bytes)) << ", agent peak RSS "
       << human_bytes(r.report.peak_rss_bytes) << "\n";
   if (r.run_id > 0) out << "Recorded as run " << r.run_id << " in " << r.db_path << "\n";
+  print_group_tables(r, out, top);
+}
 
+void print_group_tables(const ProfileResult& r, std::ostream& out, int top) {
+  const LatencyStats& s = r.stats;
   out << "\n============================== Per group (execution order) "
          "==============================\n";
   out << execution_order_table(r.groups);

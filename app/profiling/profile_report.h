@@ -14,6 +14,10 @@ namespace sod2::profiling {
 
 // `top`: how many groups the "top by time" section lists.
 void print_profile_table(const ProfileResult& result, std::ostream& out, int top = 10);
+// The group sections of that table alone (per group in execution order with control-flow
+// groups' body nodes under them, top by time, summary by op type): what `sod2 history --run`
+// prints under its own header for a recorded run (recorded_run.h).
+void print_group_tables(const ProfileResult& result, std::ostream& out, int top = 10);
 
 // Chrome trace format (JSON object form): per measured and warm-up run, one complete ("X")
 // event for the run and one per group, laid end to end on one timeline, each group's args

@@ -1,6 +1,7 @@
 #include "app/profiling/profile_sweep.h"
 
 #include "app/profiling/profile_connection.h"
+#include "app/profiling/recorded_run.h"
 #include "app/profiling/run_inputs.h"
 #include "core/pipeline/plan_sweep.h"
 #include "core/rdp/symbol_text.h"
@@ -127,44 +128,7 @@ ProfileSweep sweep_from_record(const store::SweepRecord& record) {
       s.points.push_back(std::move(p));
       continue;
     }
-    ProfileResult r;
-    r.device.id = run.device.device_id;
-    r.device.model = run.device.model;
-    r.agent.arch = run.device.arch;
-    r.agent.cores = static_cast<uint32_t>(run.device.cores);
-    r.model_name = run.model_name;
-    r.model_sha256 = run.model_sha256;
-    r.package_sha256 = run.package_sha256;
-    r.package_bytes = run.package_bytes;
-    r.bindings = run.bindings;
-    r.run_id = run.id;
-    r.report.threads = static_cast<uint32_t>(run.threads);
-    r.report.peak_rss_bytes = run.peak_rss_bytes;
-    for (const store::LatencyRecord& l : run.latencies) {
-      device::RunSample sample;
-      sample.warmup = l.warmup;
-      sample.latency_ms = l.ms;
-      sample.arena_bytes = l.arena_bytes;
-      sample.rss_bytes = l.rss_bytes;
-      sample.plan_version = static_cast<int32_t>(run.plan_version);
-      r.report.runs.push_back(sample);
-    }
-    r.stats = latency_stats(r.report.runs);
-    for (const store::GroupRecord& g : run.groups) {
-      GroupProfile gp;
-      gp.index = static_cast<int>(g.index);
-      gp.name = g.name;
-      gp.op_types = {g.op_types};
-      gp.shape = g.shape;
-      gp.avg_ms = g.avg_ms;
-      gp.p50_ms = g.p50_ms;
-      gp.p90_ms = g.p90_ms;
-      gp.output_bytes = g.output_bytes;
-      gp.ops = g.ops;
-      r.groups.push_back(std::move(gp));
-    }
-    r.predicted_arena_bytes = run.predicted_arena_bytes;
-    r.prediction_exact = run.prediction_exact;
+    ProfileResult r = result_from_record(run);
     if (r.arena_mismatch()) ++s.arena_mismatches;
     p.result = std::move(r);
     s.points.push_back(std::move(p));

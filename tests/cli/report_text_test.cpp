@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -213,6 +214,109 @@ TEST_F(HistoryText, CompareRefusesTwoModelsUnlessForced) {
   EXPECT_EQ(same.out.find("warning"), std::string::npos) << same.out;
   EXPECT_NE(same.out.find("MatMul+Add"), std::string::npos) << same.out;
   EXPECT_NE(cli(run_history, {"--help"}).out.find("--force"), std::string::npos);
+}
+
+// Issue 23 item 2: `history --run` prints a recorded run's groups as `sod2 profile` did, an If's
+// body nodes indented under it by depth (ms per run, % of the node holding them, x calls).
+TEST_F(HistoryText, RunShowsBodyNodesIndentedUnderTheirGroup) {
+  auto db = store::ProfileStore::open(db_);
+  ASSERT_TRUE(db.ok());
+  store::RunRecord r;
+  r.device.device_id = "local";
+  r.device.transport = "local";
+  r.model_sha256 = "cc33";
+  r.model_name = "skipnet/model.onnx";
+  r.bindings = "height=64,width=64";
+  r.ok = true;
+  r.avg_ms = 4;
+  r.latencies = {{false, 4.0, 1024, 2048}};
+  r.groups = {{0, "/stem/Conv", "Conv+Relu", "/stem/Conv,/stem/Relu", "[1,16,32,32]", 1.0, 64},
+              {1, "/gated/If", "If", "/gated/If", "[1,16,32,32]", 3.0, 64}};
+  r.groups[1].body = {{1, "then_branch", 1, 0, "/gated/then/Conv", "Conv+Relu", 1.5, 0.5, 50.0},
+                      {1, "then_branch", 1, 1, "/gated/then/If", "If", 0.75, 0.5, 25.0},
+                      {2, "else_branch", 3, 0, "/gated/inner/Add", "Add", 0.25, 0.25, 33.33}};
+  auto id = (*db)->record_run(r);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  const CliRun shown = cli(run_history, {"--db", db_, "--run", std::to_string(*id)});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_EQ(shown.out.rfind("run " + std::to_string(*id) +
+                                "  skipnet/model.onnx  local  "
+                                "height=64,width=64",
+                            0),
+            0u)
+      << shown.out;
+  const std::vector<std::string> lines = lines_of(shown.out);
+  const auto group = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("/gated/If") != std::string::npos;
+  });
+  ASSERT_NE(group, lines.end()) << shown.out;
+  ASSERT_GE(lines.end() - group, 4) << shown.out;
+  // The If's row (75% of the groups' time), then its body nodes depth first.
+  EXPECT_NE(group->find("75.00"), std::string::npos) << *group;
+  // Indented by depth from where the op types column starts, as the fresh profile's table.
+  const auto header = std::find_if(lines.begin(), group, [](const std::string& l) {
+    return l.find("op types") != std::string::npos;
+  });
+  ASSERT_NE(header, group) << shown.out;
+  const size_t op_column = column_of(*header, "op types");
+  const struct {
+    size_t depth;
+    std::string label, calls, ms, percent, name;
+  } expected[] = {{1, "then_branch: Conv+Relu", "x0.50", "1.500", "50.00", "/gated/then/Conv"},
+                  {1, "then_branch: If", "x0.50", "0.750", "25.00", "/gated/then/If"},
+                  {2, "else_branch: Add", "x0.25", "0.250", "33.33", "/gated/inner/Add"}};
+  for (size_t i = 0; i < std::size(expected); ++i) {
+    const std::string& line = group[static_cast<std::ptrdiff_t>(i) + 1];
+    EXPECT_EQ(column_of(line, expected[i].label), op_column + 2 * expected[i].depth) << line;
+    EXPECT_EQ(line.find_first_not_of(' '), line.find(expected[i].label)) << line;
+    for (const std::string& part :
+         {expected[i].calls, expected[i].ms, expected[i].percent, expected[i].name})
+      EXPECT_NE(line.find(" " + part), std::string::npos) << part << " in " << line;
+    EXPECT_EQ(line.substr(line.size() - expected[i].name.size()), expected[i].name) << line;
+  }
+  EXPECT_NE(shown.out.find("Bodies: 3 nodes ran inside 1 control-flow groups"), std::string::npos)
+      << shown.out;
+  // The same tables `sod2 profile` printed: one printer for both.
+  profiling::ProfileResult fresh;
+  auto group_of = [](int index, const std::string& name, std::vector<std::string> nodes,
+                     std::vector<std::string> ops, double ms, double percent, double cum) {
+    profiling::GroupProfile g;
+    g.index = index;
+    g.name = name;
+    g.nodes = std::move(nodes);
+    g.op_types = std::move(ops);
+    g.shape = "[1,16,32,32]";
+    g.avg_ms = ms;
+    g.percent = percent;
+    g.cumulative_percent = cum;
+    g.output_bytes = 64;
+    return g;
+  };
+  fresh.groups = {
+      group_of(0, "/stem/Conv", {"/stem/Conv", "/stem/Relu"}, {"Conv", "Relu"}, 1.0, 25, 25),
+      group_of(1, "/gated/If", {"/gated/If"}, {"If"}, 3.0, 75, 100)};
+  fresh.groups[1].body = {
+      {1, "then_branch", 1, 0, "/gated/then/Conv", {"Conv", "Relu"}, 1.5, 0.5, 50.0},
+      {1, "then_branch", 1, 1, "/gated/then/If", {"If"}, 0.75, 0.5, 25.0},
+      {2, "else_branch", 3, 0, "/gated/inner/Add", {"Add"}, 0.25, 0.25, 33.33}};
+  fresh.stats.avg_ms = 4;
+  std::ostringstream tables;
+  profiling::print_group_tables(fresh, tables);
+  EXPECT_NE(shown.out.find(tables.str()), std::string::npos) << shown.out << "\n" << tables.str();
+
+  const CliRun missing = cli(run_history, {"--db", db_, "--run", "99"});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("no run 99"), std::string::npos) << missing.err;
+  EXPECT_EQ(cli(run_history, {"--db", db_, "--run", "x"}).code, 1);
+  store::RunRecord failed = r;
+  failed.ok = false;
+  failed.failure = "the agent ended";
+  auto failed_id = (*db)->record_run(failed);
+  ASSERT_TRUE(failed_id.ok());
+  const CliRun failure = cli(run_history, {"--db", db_, "--run", std::to_string(*failed_id)});
+  EXPECT_EQ(failure.code, 0) << failure.err;
+  EXPECT_NE(failure.out.find("Failed: the agent ended"), std::string::npos) << failure.out;
+  EXPECT_EQ(failure.out.find("Per group"), std::string::npos) << failure.out;
 }
 
 TEST(ProfileText, TopNHasItsOwnShareAndRunningSum) {

@@ -899,5 +899,51 @@ TEST_F(ProfileTest, ControlFlowGroupsAreBrokenDownIntoTheirBodies) {
   }
 }
 
+// skipnet profiled and recorded, read back by `sod2 history --run`: the same group tables the
+// profile printed, each If's branch nodes indented under it (#23 item 2), from the store's rows.
+TEST_F(ProfileTest, HistoryShowsARecordedRunsBodyNodesAsTheProfileDid) {
+  profiling::ProfileRequest r;
+  r.model_path = kModels + "/skipnet/model.onnx";
+  r.bind = {{"height", 64}, {"width", 64}};
+  r.rdp = cli::rdp_options_from(ranges_of("skipnet"), std::nullopt);
+  r.settings = {3, 2, 1};
+  r.db_path = db_;
+  auto res = profiling::profile(r);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  ASSERT_GT(res->run_id, 0);
+  size_t body_nodes = 0;
+  for (const profiling::GroupProfile& g : res->groups) body_nodes += g.body.size();
+  ASSERT_GT(body_nodes, 0u);
+  {
+    auto db = store::ProfileStore::open(db_);
+    ASSERT_TRUE(db.ok());
+    auto run = (*db)->run(res->run_id);
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    ASSERT_EQ(run->groups.size(), res->groups.size());
+    for (size_t i = 0; i < run->groups.size(); ++i) {
+      const auto& kept = run->groups[i].body;
+      const auto& ran = res->groups[i].body;
+      ASSERT_EQ(kept.size(), ran.size()) << res->groups[i].name;
+      for (size_t b = 0; b < kept.size(); ++b) {
+        EXPECT_EQ(kept[b].name, ran[b].name);
+        EXPECT_EQ(kept[b].body, ran[b].body);
+        EXPECT_EQ(kept[b].depth, ran[b].depth);
+        EXPECT_DOUBLE_EQ(kept[b].avg_ms, ran[b].avg_ms);
+        EXPECT_DOUBLE_EQ(kept[b].calls_per_run, ran[b].calls_per_run);
+      }
+    }
+  }
+  std::ostringstream fresh;
+  profiling::print_group_tables(*res, fresh);
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::run_history({"--db", db_, "--run", std::to_string(res->run_id)}, out, err), 0)
+      << err.str();
+  EXPECT_NE(out.str().find(fresh.str()), std::string::npos) << out.str() << "\n" << fresh.str();
+  EXPECT_NE(out.str().find("_branch: "), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("Bodies: " + std::to_string(body_nodes) + " nodes ran inside"),
+            std::string::npos)
+      << out.str();
+}
+
 }  // namespace
 }  // namespace sod2
