@@ -4,7 +4,6 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QSortFilterProxyModel>
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QToolTip>
@@ -62,7 +61,7 @@ class RunTimeline : public QWidget {
       const double x0 = area.left() + area.width() * run->group_start_ms[g] / total;
       const double w = std::max(1.0, area.width() * run->group_ms[g] / total);
       p.fillRect(QRectF(x0, area.top(), w, area.height()),
-                 model_->data(model_->index(static_cast<int>(g), 0), ProfileTableModel::kColorRole)
+                 model_->data(group_index(static_cast<int>(g)), ProfileTableModel::kColorRole)
                      .value<QColor>());
     }
     p.setPen(palette().color(QPalette::Text));
@@ -74,7 +73,7 @@ class RunTimeline : public QWidget {
     const int g = group_at(e->position().x());
     if (g < 0) return QToolTip::hideText();
     QToolTip::showText(e->globalPosition().toPoint(),
-                       model_->data(model_->index(g, 0), Qt::ToolTipRole).toString(), this);
+                       model_->data(group_index(g), Qt::ToolTipRole).toString(), this);
   }
   void mousePressEvent(QMouseEvent* e) override {
     const int g = group_at(e->position().x());
@@ -84,6 +83,8 @@ class RunTimeline : public QWidget {
   }
 
  private:
+  // The table's row of group g: body rows lie between groups' rows.
+  QModelIndex group_index(int g) const { return model_->index(model_->rowOfGroup(g), 0); }
   static const device::RunSample* last_measured(const profiling::ProfileResult* r) {
     if (!r) return nullptr;
     for (auto it = r->report.runs.rbegin(); it != r->report.runs.rend(); ++it)
@@ -115,7 +116,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(timeline_);
   sustained_ = new SustainedChart(this);
   layout->addWidget(sustained_);
-  proxy_ = new QSortFilterProxyModel(this);
+  proxy_ = new ProfileSortProxy(this);
   proxy_->setSourceModel(&model_);
   proxy_->setSortRole(Qt::UserRole);
   table_ = new QTableView(this);
@@ -134,10 +135,8 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) {
             if (selecting_ || !current.isValid()) return;
-            const QModelIndex src = proxy_->mapToSource(current);
-            emit groupActivated(
-                model_.data(model_.index(src.row(), ProfileTableModel::kName), Qt::DisplayRole)
-                    .toString());
+            // A body node's row selects its If/Loop/Scan: the graph shows main-graph nodes.
+            emit groupActivated(model_.activationName(proxy_->mapToSource(current).row()));
           });
 }
 

@@ -1,7 +1,9 @@
 // The profile dock (DESIGN §8): a profile's latency and memory figures, a timeline of one
 // measured run (each fused group a block in time, coloured by operator class), a sustained run's
-// windows over time, and the groups as a table with a bar per row. Selecting a group selects its
-// node in the graph and the graph's selection selects the group.
+// windows over time, and the groups as a table with a bar per row, If/Loop/Scan groups' body nodes
+// indented under them (ProfileTableModel). Selecting a group selects its node in the graph (a
+// body node's row, its group's) and the graph's selection selects the group. Sorting orders the
+// groups; body rows stay under their group (ProfileSortProxy).
 #pragma once
 
 #include <QWidget>
@@ -10,7 +12,6 @@
 #include "app/studio/device/profile_table_model.h"
 
 class QLabel;
-class QSortFilterProxyModel;
 class QTableView;
 
 namespace sod2::studio {
@@ -39,7 +40,7 @@ class ProfileView : public QWidget {
 
  private:
   ProfileTableModel model_;
-  QSortFilterProxyModel* proxy_ = nullptr;
+  ProfileSortProxy* proxy_ = nullptr;
   QLabel* summary_ = nullptr;
   RunTimeline* timeline_ = nullptr;
   SustainedChart* sustained_ = nullptr;

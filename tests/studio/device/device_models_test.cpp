@@ -58,6 +58,93 @@ TEST(ProfileTableModel, OneRowPerGroupWithBarsAndClassColours) {
   EXPECT_EQ(m.rowOfNode("/nope"), -1);
 }
 
+// Three groups, the middle one an If whose then_branch ran a Conv and a nested If's Add.
+std::shared_ptr<profiling::ProfileResult> with_an_if() {
+  auto r = std::make_shared<profiling::ProfileResult>();
+  auto group = [](int index, const std::string& name, const std::string& op, double ms) {
+    profiling::GroupProfile g;
+    g.index = index;
+    g.name = name;
+    g.nodes = {name};
+    g.op_types = {op};
+    g.avg_ms = ms;
+    return g;
+  };
+  r->groups = {group(0, "/stem/Conv", "Conv", 2.0), group(1, "/gated/If", "If", 4.0),
+               group(2, "/head/Gemm", "Gemm", 3.0)};
+  r->groups[1].body = {{1, "then_branch", 1, 0, "/gated/Conv", {"Conv", "Relu"}, 2.5, 0.5, 62.5},
+                       {1, "then_branch", 1, 1, "/gated/inner/If", {"If"}, 1.0, 0.5, 25.0},
+                       {2, "else_branch", 3, 0, "/gated/inner/Add", {"Add"}, 0.5, 0.25, 50.0}};
+  return r;
+}
+
+TEST(ProfileTableModel, BodyNodesAreRowsIndentedUnderTheirGroup) {
+  ProfileTableModel m;
+  m.setResult(with_an_if(), [](const profiling::GroupProfile& g) {
+    return g.op_types[0] == "If" ? QColor(Qt::green) : QColor(Qt::blue);
+  });
+  ASSERT_EQ(m.rowCount(), 6);
+  auto text = [&](int row, int column) {
+    return m.data(m.index(row, column), Qt::DisplayRole).toString();
+  };
+  // Execution order, the If's body nodes right after it, depth first.
+  EXPECT_EQ(text(1, ProfileTableModel::kName), "/gated/If");
+  EXPECT_EQ(text(2, ProfileTableModel::kOps), "  then_branch: Conv+Relu");
+  EXPECT_EQ(text(2, ProfileTableModel::kName), "/gated/Conv");
+  EXPECT_EQ(text(2, ProfileTableModel::kNodes), "x0.50");
+  EXPECT_EQ(text(2, ProfileTableModel::kMs), "2.500");
+  EXPECT_EQ(text(2, ProfileTableModel::kPercent), "62.5");  // of the If, not of the run
+  EXPECT_EQ(text(3, ProfileTableModel::kOps), "  then_branch: If");
+  EXPECT_EQ(text(4, ProfileTableModel::kOps), "    else_branch: Add");
+  EXPECT_EQ(text(4, ProfileTableModel::kNodes), "x0.25");
+  EXPECT_EQ(text(4, ProfileTableModel::kIndex), "");
+  EXPECT_EQ(text(5, ProfileTableModel::kName), "/head/Gemm");
+  EXPECT_FALSE(m.isBodyRow(1));
+  EXPECT_TRUE(m.isBodyRow(4));
+  ASSERT_NE(m.bodyAt(4), nullptr);
+  EXPECT_EQ(m.bodyAt(4)->graph, 3);
+  EXPECT_EQ(m.groupOfRow(4), 1);
+  EXPECT_EQ(m.rowOfGroup(2), 5);
+  // Bars on the groups' scale; the If's colour, lighter, for its body nodes.
+  EXPECT_DOUBLE_EQ(
+      m.data(m.index(2, ProfileTableModel::kMs), ProfileTableModel::kShareRole).toDouble(),
+      2.5 / 4.0);
+  EXPECT_EQ(m.data(m.index(2, 0), ProfileTableModel::kColorRole).value<QColor>(),
+            QColor(Qt::green).lighter(130));
+  EXPECT_EQ(m.data(m.index(5, 0), ProfileTableModel::kColorRole).value<QColor>(), QColor(Qt::blue));
+  EXPECT_TRUE(m.data(m.index(2, 0), Qt::ToolTipRole).toString().contains("inside If /gated/If"));
+  // Picking a body row selects its If in the graph, which shows main-graph nodes only; a graph
+  // node finds its group's row, never a body row.
+  EXPECT_EQ(m.activationName(3), "/gated/If");
+  EXPECT_EQ(m.activationName(5), "/head/Gemm");
+  EXPECT_EQ(m.rowOfNode("/head/Gemm"), 5);
+  EXPECT_EQ(m.rowOfNode("/gated/Conv"), -1);
+}
+
+// Sorting orders the groups; body rows stay under their group in depth-first order.
+TEST(ProfileTableModel, SortingByTimeKeepsBodyRowsUnderTheirGroup) {
+  ProfileTableModel m;
+  m.setResult(with_an_if());
+  ProfileSortProxy proxy;
+  proxy.setSourceModel(&m);
+  proxy.setSortRole(Qt::UserRole);
+  auto names = [&] {
+    QStringList out;
+    for (int row = 0; row < proxy.rowCount(); ++row)
+      out << proxy.data(proxy.index(row, ProfileTableModel::kName)).toString();
+    return out;
+  };
+  const QStringList if_rows = {"/gated/If", "/gated/Conv", "/gated/inner/If", "/gated/inner/Add"};
+  proxy.sort(ProfileTableModel::kMs, Qt::DescendingOrder);
+  EXPECT_EQ(names(), if_rows + QStringList({"/head/Gemm", "/stem/Conv"}));
+  proxy.sort(ProfileTableModel::kMs, Qt::AscendingOrder);
+  EXPECT_EQ(names(), QStringList({"/stem/Conv", "/head/Gemm"}) + if_rows);
+  proxy.sort(ProfileTableModel::kIndex, Qt::DescendingOrder);
+  EXPECT_EQ(names(), QStringList{"/head/Gemm"} + if_rows + QStringList{"/stem/Conv"});
+  proxy.sort(ProfileTableModel::kIndex, Qt::AscendingOrder);
+  EXPECT_EQ(names(), QStringList{"/stem/Conv"} + if_rows + QStringList{"/head/Gemm"});
+}
+
 TEST(HistoryModel, FailedRunsShowTheirReason) {
   store::RunRecord ok;
   ok.id = 2;

@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <QApplication>
+#include <QRegularExpression>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
 #include <filesystem>
 #include <fstream>
 
@@ -90,6 +93,61 @@ TEST_F(StudioProfileTest, ExportAndProfileFillsTheViewsAndFollowsTheGraph) {
   ASSERT_EQ(w.historyView()->model()->rowCount(), 2);
   ASSERT_TRUE(w.historyView()->compare(1, 2));
   EXPECT_EQ(w.historyView()->compareModel()->rowCount(), m->rowCount());
+}
+
+// #23 item 2: skipnet's Ifs are broken down in the Profile dock: their branches' nodes are rows
+// under them, picking one selects its If in the graph, and sorting by time keeps them there.
+TEST_F(StudioProfileTest, ControlFlowBodiesAreRowsUnderTheirGroupInTheProfileDock) {
+  auto corpus = testing::find_corpus_model(SOD2_SHARED_DIR "/models", "skipnet");
+  ASSERT_TRUE(corpus.ok()) << corpus.status().to_string();
+  OpenOptions options;
+  options.rdp = corpus->options;
+  MainWindow w;
+  w.setProfileDatabase(db_);
+  ASSERT_FALSE(w.openModelNow(QString::fromStdString(corpus->file.string()), options).has_value());
+  ASSERT_TRUE(w.applyBinding({{"height", 64}, {"width", 64}}));
+  device::RunSettings s;
+  s.runs = 2;
+  s.warmup = 1;
+  s.threads = 1;
+  auto err = w.profileNow("local", s);
+  ASSERT_FALSE(err.has_value()) << err->toStdString();
+  const ProfileTableModel* m = w.profileView()->model();
+  ASSERT_NE(m->result(), nullptr);
+  int body_row = -1;
+  size_t body_nodes = 0;
+  for (const profiling::GroupProfile& g : m->result()->groups) body_nodes += g.body.size();
+  ASSERT_GT(body_nodes, 0u);
+  EXPECT_EQ(m->rowCount(), static_cast<int>(m->result()->groups.size() + body_nodes));
+  for (int row = 0; row < m->rowCount() && body_row < 0; ++row)
+    if (m->isBodyRow(row)) body_row = row;
+  ASSERT_GT(body_row, 0);
+  const QString parent = m->activationName(body_row);
+  EXPECT_EQ(m->data(m->index(body_row - 1, ProfileTableModel::kName), Qt::DisplayRole).toString(),
+            parent)
+      << "a group's first body node follows it";
+  EXPECT_TRUE(m->data(m->index(body_row, ProfileTableModel::kOps), Qt::DisplayRole)
+                  .toString()
+                  .contains(QRegularExpression("^  (then|else)_branch: ")));
+
+  // Picking the body node's row in the table selects its If in the graph.
+  auto* table = w.profileView()->findChild<QTableView*>();
+  ASSERT_NE(table, nullptr);
+  table->sortByColumn(ProfileTableModel::kMs, Qt::DescendingOrder);
+  auto* proxy = qobject_cast<const QSortFilterProxyModel*>(table->model());
+  ASSERT_NE(proxy, nullptr);
+  const QModelIndex shown = proxy->mapFromSource(m->index(body_row, 0));
+  // Sorted by time, the body row is still right under its group's.
+  const QModelIndex above = proxy->mapToSource(proxy->index(shown.row() - 1, 0));
+  EXPECT_EQ(m->groupOfRow(above.row()), m->groupOfRow(body_row));
+  QSignalSpy activated(w.profileView(), &ProfileView::groupActivated);
+  QSignalSpy picked(w.graphView(), &GraphView::nodeSelected);
+  table->selectionModel()->setCurrentIndex(
+      shown, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  ASSERT_EQ(activated.count(), 1);
+  EXPECT_EQ(activated[0][0].toString(), parent);
+  ASSERT_GE(picked.count(), 1);
+  EXPECT_TRUE(w.inspectorText().contains(parent)) << w.inspectorText().toStdString();
 }
 
 // #23 item 5: the Devices dock's integer inputs reach the device (an id past bert's vocabulary
