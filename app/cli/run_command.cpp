@@ -39,7 +39,9 @@ CommandLine make_parser() {
        "name=lo:hi|value,..."},
       {"--seed", true, "random inputs' seed (default 1)", "S"},
       {"--json", false, "benchmark results as one JSON line", ""},
-      {"--profile", false, "with a benchmark: time per op type and the slowest nodes", ""},
+      {"--profile", false,
+       "with a benchmark: time per op type, the slowest nodes and what ran inside control flow",
+       ""},
       {"--no-fusion", false, "run every node alone, every value in the arena", ""},
       {"--dump-plan", true,
        "after the runs, write the memory plan the runtime ran with (binding, version, tensors "
