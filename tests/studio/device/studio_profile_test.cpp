@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -48,6 +49,11 @@ class StudioProfileTest : public ::testing::Test {
     ::setenv("SOD2_AGENT", SOD2_BINARY_DIR "/bin/sod2-agent", 1);
     ::setenv("SOD2_AGENT_DIR", (dir_ / "agent").c_str(), 1);
     db_ = (dir_ / "profiles.db").string();
+    // What Export & profile remembers per model lives in the shared test home: an earlier run
+    // must not feed this one's inputs.
+    QSettings settings;
+    settings.remove("profile/int_inputs");
+    settings.remove("profile/input_files");
   }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;
