@@ -243,7 +243,7 @@ BindingsBar::UpperFn execution_upper_of(const std::shared_ptr<const StudioDocume
   return upper_of(doc);
 }
 
-BindingsBar::UpperFn execution_upper_of(const std::shared_ptr<const PackageDocument>& doc) {
+BindingsBar::UpperFn execution_upper_of(const std::shared_ptr<const OpenDocument>& doc) {
   return upper_of(doc);
 }
 

@@ -16,8 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "app/studio/document/package_document.h"
-#include "app/studio/document/studio_document.h"
+#include "app/studio/document/open_document.h"
 
 class QCheckBox;
 class QLabel;
@@ -89,9 +88,9 @@ class BindingsBar : public QToolBar {
 };
 
 // The bar's maximum for a document's execution symbols: each one's bound at the other values
-// (StudioDocument::execution_upper). Holds the document weakly.
+// (OpenDocument::execution_upper). Holds the document weakly.
+BindingsBar::UpperFn execution_upper_of(const std::shared_ptr<const OpenDocument>& doc);
+// The same over a model alone (the plan comparison's own binding).
 BindingsBar::UpperFn execution_upper_of(const std::shared_ptr<const StudioDocument>& doc);
-// The same over a package's per-binding bounds.
-BindingsBar::UpperFn execution_upper_of(const std::shared_ptr<const PackageDocument>& doc);
 
 }  // namespace sod2::studio

@@ -60,17 +60,6 @@ constexpr int kMaxRecent = 8;
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-// "nz at its bound 20" or "3 execution symbols at their bound": what the memory plan shown
-// reserves for data it cannot know; empty when none is at its bound.
-QString at_bound_note(const std::vector<ExecutionAtBound>& at_bound) {
-  if (at_bound.empty()) return {};
-  if (at_bound.size() == 1)
-    return MainWindow::tr("%1 at its bound %2")
-        .arg(qs(at_bound.front().name))
-        .arg(at_bound.front().value);
-  return MainWindow::tr("%1 execution symbols at their bound").arg(at_bound.size());
-}
-
 // A read-only monospace text dock (inspector, summary): reports line up in columns.
 QPlainTextEdit* make_text_view(QWidget* parent) {
   auto* t = new QPlainTextEdit(parent);
@@ -162,7 +151,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       showError(tr("Cannot open the model"), r.error);
       emit openFinished(false, r.error);
     } else {
-      adoptDocument(r.doc, r.views);
+      adoptOpened(r.doc, r.views);
       startLayout();
       emit openFinished(true, QString());
     }
@@ -375,20 +364,6 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
     status_->setText(tr("Still opening the previous model"));
     return;
   }
-  if (rt::is_package_file(path.toStdString())) {
-    // Mapping and validating a package is quick; its layout runs on the worker like a model's.
-    auto pkg = PackageDocument::open(path.toStdString());
-    if (!pkg.ok()) {
-      showError(tr("Cannot open the package"), qs(pkg.status().message()));
-      emit openFinished(false, qs(pkg.status().message()));
-      return;
-    }
-    adoptPackage(std::shared_ptr<PackageDocument>(std::move(*pkg)));
-    startLayout();
-    rememberRecent(path);
-    emit openFinished(true, QString());
-    return;
-  }
   open_options_ = options;
   open_cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto cancel = open_cancel_;
@@ -405,9 +380,9 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
     // An exception escaping here would come back out of result() in the GUI thread's slot;
     // whatever fails becomes the error the window shows.
     try {
-      auto doc = StudioDocument::open(file, options, report, cancel.get());
+      auto doc = OpenDocument::open(file, options, report, cancel.get());
       if (doc.ok()) {
-        r.doc = std::shared_ptr<StudioDocument>(std::move(*doc));
+        r.doc = std::move(*doc);
         report(1.0, "preparing the views");
         r.views = prepareViews(*r.doc, gui);
       } else {
@@ -425,43 +400,26 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
 
 std::optional<QString> MainWindow::openModelNow(const QString& path, const OpenOptions& options) {
   open_options_ = options;
-  if (rt::is_package_file(path.toStdString())) {
-    auto pkg = PackageDocument::open(path.toStdString());
-    if (!pkg.ok()) return qs(pkg.status().message());
-    adoptPackage(std::shared_ptr<PackageDocument>(std::move(*pkg)));
-    adoptLayout(computePackageLayout(pkg_, nullptr));
-    graph_view_->finishPopulating();
-    return std::nullopt;
-  }
-  auto doc = StudioDocument::open(path.toStdString(), options);
+  auto doc = OpenDocument::open(path.toStdString(), options);
   if (!doc.ok()) return qs(doc.status().message());
-  auto shared = std::shared_ptr<StudioDocument>(std::move(*doc));
-  adoptDocument(shared, prepareViews(*shared, thread()));
-  adoptLayout(computeLayout(doc_, hierarchy_, display_state_, nullptr));
+  adoptOpened(*doc, prepareViews(**doc, thread()));
+  adoptLayout(computeLayout(open_, hierarchy_, display_state_, nullptr));
   graph_view_->finishPopulating();
   return std::nullopt;
 }
 
-std::shared_ptr<MainWindow::Views> MainWindow::prepareViews(const StudioDocument& doc,
-                                                            QThread* gui) {
+std::shared_ptr<MainWindow::Views> MainWindow::prepareViews(const OpenDocument& doc, QThread* gui) {
   auto v = std::make_shared<Views>();
-  auto b = doc.binding(doc.initial_values());
-  v->binding = b.ok() ? *b : sym::Binding{};
-  v->shapes = std::make_unique<ShapesTableModel>(doc.model(), doc.rdp());
-  v->shapes->set_binding(v->binding);
-  // Made on a worker, used by the GUI thread's views: its events belong there.
-  v->shapes->moveToThread(gui);
-  auto at = doc.instantiate(v->binding);
-  if (at.ok()) {
-    auto timeline = TimelineModel::build(doc.model(), doc.rdp(), doc.plan(), *at);
-    if (timeline.ok()) v->timeline = std::make_unique<TimelineModel>(std::move(*timeline));
-    v->summary = qs(doc.summary_report(*at));
-  } else {
-    v->summary = tr("The plan cannot be instantiated at the initial binding: %1")
-                     .arg(qs(at.status().message()));
+  v->bound = doc.bind(doc.initial_values(), nullptr);
+  if (const auto model = doc.model()) {
+    // The shapes table is built on RDP's facts, which a package does not carry: its dims show
+    // on the edges and in the inspector instead.
+    v->shapes = std::make_unique<ShapesTableModel>(model->model(), model->rdp());
+    v->shapes->set_binding(v->bound.ok() ? v->bound->document->binding() : sym::Binding{});
+    // Made on a worker, used by the GUI thread's views: its events belong there.
+    v->shapes->moveToThread(gui);
   }
-  v->hierarchy = std::make_shared<const GraphHierarchy>(
-      build_hierarchy(doc.graph(), doc.rdp(), &doc.fusion()));
+  v->hierarchy = doc.build_hierarchy();
   return v;
 }
 
@@ -473,8 +431,8 @@ void MainWindow::forgetOpened() {
   display_.reset();
   layout_.reset();
   doc_.reset();
-  pkg_.reset();
-  pkg_at_.reset();
+  bound_.reset();
+  open_.reset();
   display_state_ = DisplayState{};
   hierarchy_.reset();
   anchor_.reset();
@@ -486,96 +444,61 @@ void MainWindow::forgetOpened() {
   if (colouring_ != NodeColouring::kClass) setNodeColouring(NodeColouring::kClass);
 }
 
-void MainWindow::adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_ptr<Views> views) {
+void MainWindow::adoptOpened(std::shared_ptr<OpenDocument> open, std::shared_ptr<Views> views) {
   forgetOpened();
-  doc_ = std::move(doc);
-  setWindowTitle(tr("%1 - SoD2 Studio").arg(QFileInfo(qs(doc_->path())).fileName()));
+  open_ = std::move(open);
+  doc_ = open_->model();
+  setWindowTitle(tr("%1 - SoD2 Studio").arg(qs(open_->title())));
   {
     const QSignalBlocker block(bindings_);
-    bindings_->setSymbols(doc_->symbols(), doc_->initial_values(), execution_upper_of(doc_));
+    bindings_->setSymbols(open_->symbols(), open_->initial_values(), execution_upper_of(open_));
   }
-  binding_ = views->binding;
   hierarchy_ = views->hierarchy;
   if (hierarchy_) display_state_.expanded_scopes = hierarchy_->default_expanded;
-  const QString note = at_bound_note(doc_->executions_at_bound(binding_));
-  memory_dock_->setWindowTitle(note.isEmpty() ? tr("Memory plan")
-                                              : tr("Memory plan (%1)").arg(note));
   // Views first let go of the old models, then the models are replaced. A table no one sees is
   // neither sorted nor fitted to its contents here: raising its tab does both.
   if (!on_screen(*shapes_view_)) shapes_proxy_->sort(-1);
   shapes_proxy_->setSourceModel(views->shapes.get());
   shapes_ = std::move(views->shapes);
-  timeline_view_->setModel(views->timeline.get());
-  timeline_ = std::move(views->timeline);
-  summary_->setPlainText(views->summary);
-  compare_->setDocument(doc_, timeline_.get(), binding_);
-  sweep_->setDocument(doc_, binding_);
-  backend_view_->setSource({doc_, nullptr, open_options_.fuse});
-  restoreProfileInputs();
-  inspector_->clear();
-  status_->setText(tr("%1 nodes, %2 steps; laying out the graph...")
-                       .arg(doc_->graph().num_nodes())
-                       .arg(doc_->fusion().groups.size()));
-}
-
-void MainWindow::adoptPackage(std::shared_ptr<PackageDocument> pkg) {
-  forgetOpened();
-  pkg_ = std::move(pkg);
-  binding_.clear();
-  setWindowTitle(tr("%1 (package) - SoD2 Studio").arg(QFileInfo(qs(pkg_->path())).fileName()));
-  {
-    const QSignalBlocker block(bindings_);
-    bindings_->setSymbols(pkg_->symbols(), pkg_->initial_values(), execution_upper_of(pkg_));
-  }
-  memory_dock_->setWindowTitle(tr("Memory plan"));
-  // The shapes table is built on RDP's facts, which a package does not carry: its dims show on
-  // the edges and in the inspector instead.
-  shapes_proxy_->setSourceModel(nullptr);
-  shapes_.reset();
   timeline_view_->setModel(nullptr);
   timeline_.reset();
-  auto at = pkg_->plan_at(pkg_->initial_values());
-  if (at.ok()) {
-    pkg_at_ = std::move(*at);
-    timeline_ = std::make_unique<TimelineModel>(pkg_->timeline(*pkg_at_));
-    summary_->setPlainText(qs(pkg_->summary_report(*pkg_at_)));
+  if (views->bound.ok()) {
+    bound_ = std::move(views->bound->document);
+    timeline_ = std::move(views->bound->timeline);
+    summary_->setPlainText(qs(bound_->summary()));
   } else {
-    summary_->setPlainText(tr("The package's plan cannot be evaluated at its upper bounds: %1")
-                               .arg(qs(at.status().message())));
+    summary_->setPlainText(tr("The plan cannot be evaluated at the initial binding: %1")
+                               .arg(qs(views->bound.status().message())));
   }
   timeline_view_->setModel(timeline_.get());
-  compare_->setDocument(nullptr, timeline_.get(), binding_);
-  sweep_->setDocument(nullptr, {});
-  backend_view_->setSource({nullptr, pkg_, true});
+  showMemoryNote();
+  compare_->setDocument(doc_, timeline_.get(), currentBinding());
+  sweep_->setDocument(doc_, currentBinding());
+  backend_view_->setSource(open_->placement_source());
   restoreProfileInputs();
   inspector_->clear();
-  status_->setText(
-      tr("Package: the compiled graph and plan; dims are on the edges and in the inspector (the "
-         "shapes table needs the .onnx)"));
+  status_->setText(qs(open_->opened_status()));
 }
 
-MainWindow::LayoutResult MainWindow::computePackageLayout(std::shared_ptr<PackageDocument> pkg,
-                                                          const std::atomic<bool>* cancel) {
-  LayoutResult r;
-  r.pkg = pkg;
-  layOut(
-      &r, [&] { return pkg->display_graph(); }, cancel);
-  return r;
+void MainWindow::showMemoryNote() {
+  const QString note = bound_ ? qs(bound_->memory_note()) : QString();
+  memory_dock_->setWindowTitle(note.isEmpty() ? tr("Memory plan")
+                                              : tr("Memory plan (%1)").arg(note));
 }
 
-MainWindow::LayoutResult MainWindow::computeLayout(std::shared_ptr<StudioDocument> doc,
+const sym::Binding& MainWindow::currentBinding() const {
+  static const sym::Binding kNone;
+  return bound_ ? bound_->binding() : kNone;
+}
+
+MainWindow::LayoutResult MainWindow::computeLayout(std::shared_ptr<const OpenDocument> doc,
                                                    std::shared_ptr<const GraphHierarchy> hierarchy,
                                                    const DisplayState& state,
                                                    const std::atomic<bool>* cancel) {
   LayoutResult r;
   r.doc = doc;
   layOut(
-      &r,
-      [&] {
-        return build_display_graph(doc->model(), doc->rdp(), &doc->fusion(), hierarchy.get(),
-                                   state);
-      },
-      cancel);
+      &r, [&] { return doc->display_graph(hierarchy.get(), state); }, cancel);
   return r;
 }
 
@@ -598,18 +521,12 @@ void MainWindow::layOut(LayoutResult* r, const std::function<DisplayGraph()>& ma
 }
 
 void MainWindow::startLayout() {
-  if (!doc_ && !pkg_) return;
+  if (!open_) return;
   if (layout_cancel_) *layout_cancel_ = true;
   layout_watcher_.waitForFinished();
   layout_cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto cancel = layout_cancel_;
-  if (pkg_) {
-    auto pkg = pkg_;
-    layout_watcher_.setFuture(
-        QtConcurrent::run([pkg, cancel] { return computePackageLayout(pkg, cancel.get()); }));
-    return;
-  }
-  auto doc = doc_;
+  std::shared_ptr<const OpenDocument> doc = open_;
   auto hierarchy = hierarchy_;
   auto state = display_state_;
   layout_watcher_.setFuture(QtConcurrent::run([doc, hierarchy, state, cancel] {
@@ -618,7 +535,7 @@ void MainWindow::startLayout() {
 }
 
 void MainWindow::adoptLayout(const LayoutResult& r) {
-  if (r.doc != doc_ || r.pkg != pkg_) return;  // laid out for a model no longer shown
+  if (r.doc != open_) return;  // laid out for a document no longer shown
   if (!r.graph || !r.layout) {
     if (!r.error.isEmpty()) status_->setText(tr("Graph layout failed: %1").arg(r.error));
     return;
@@ -640,81 +557,38 @@ void MainWindow::adoptLayout(const LayoutResult& r) {
 }
 
 bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QString* error) {
-  if (pkg_) return applyPackageBinding(values, error);
-  if (!doc_) return false;
-  auto b = doc_->binding(values);
-  if (!b.ok()) {
-    status_->setText(qs(b.status().message()));
-    if (error) *error = qs(b.status().message());
+  if (!open_) return false;
+  Expected<Bound> bound = open_->bind(values, timeline_.get());
+  if (!bound.ok()) {
+    status_->setText(qs(bound.status().message()));
+    if (error) *error = qs(bound.status().message());
     return false;
   }
-  auto at = doc_->instantiate(*b);
-  if (!at.ok()) {
-    status_->setText(qs(at.status().message()));
-    if (error) *error = qs(at.status().message());
-    return false;
-  }
-  binding_ = std::move(*b);
+  bound_ = std::move(bound->document);
   {
     const QSignalBlocker block(bindings_);
     bindings_->setValues(values);
   }
-  if (shapes_) shapes_->set_binding(binding_);
-  if (timeline_ && timeline_->rebind(*at).ok()) {
+  if (shapes_) shapes_->set_binding(currentBinding());
+  if (bound->rebound) {
     timeline_view_->modelUpdated();
   } else {
     timeline_view_->setModel(nullptr);
-    timeline_.reset();
-    auto timeline = TimelineModel::build(doc_->model(), doc_->rdp(), doc_->plan(), *at);
-    if (timeline.ok()) timeline_ = std::make_unique<TimelineModel>(std::move(*timeline));
+    timeline_ = std::move(bound->timeline);
     timeline_view_->setModel(timeline_.get());
   }
-  summary_->setPlainText(qs(doc_->summary_report(*at)));
-  compare_->setCurrent(timeline_.get(), binding_);
-  sweep_->setBinding(binding_);
+  summary_->setPlainText(qs(bound_->summary()));
+  compare_->setCurrent(timeline_.get(), currentBinding());
+  sweep_->setBinding(currentBinding());
   const int selected = graph_view_->selectedNode();
   if (selected >= 0) showDisplayNode(selected);
-  const QString note = at_bound_note(doc_->executions_at_bound(binding_));
-  memory_dock_->setWindowTitle(note.isEmpty() ? tr("Memory plan")
-                                              : tr("Memory plan (%1)").arg(note));
-  status_->setText(tr("arena %1, lower bound %2, %3 without reuse")
-                       .arg(qs(human_bytes(at->arena_bytes)),
-                            qs(human_bytes(at->lower_bound_bytes)),
-                            qs(human_bytes(at->naive_bytes))) +
-                   (note.isEmpty() ? QString() : tr("; %1").arg(note)));
-  return true;
-}
-
-bool MainWindow::applyPackageBinding(const std::map<std::string, int64_t>& values, QString* error) {
-  auto at = pkg_->plan_at(values);
-  if (!at.ok()) {
-    status_->setText(qs(at.status().message()));
-    if (error) *error = qs(at.status().message());
-    return false;
-  }
-  pkg_at_ = std::move(*at);
-  {
-    const QSignalBlocker block(bindings_);
-    bindings_->setValues(values);
-  }
-  timeline_view_->setModel(nullptr);
-  timeline_ = std::make_unique<TimelineModel>(pkg_->timeline(*pkg_at_));
-  timeline_view_->setModel(timeline_.get());
-  compare_->setCurrent(timeline_.get(), binding_);
-  summary_->setPlainText(qs(pkg_->summary_report(*pkg_at_)));
-  const int selected = graph_view_->selectedNode();
-  if (selected >= 0) showDisplayNode(selected);
-  status_->setText(
-      tr("arena %1 (%2)")
-          .arg(qs(human_bytes(pkg_at_->arena_bytes)))
-          .arg(qs(plan::version_text(pkg_at_->version, pkg_->program().plan_versions.size()))));
+  showMemoryNote();
+  status_->setText(qs(bound_->status()));
   return true;
 }
 
 std::map<std::string, int64_t> MainWindow::initialValues() const {
-  if (pkg_) return pkg_->initial_values();
-  if (doc_) return doc_->initial_values();
-  return {};
+  return open_ ? open_->initial_values() : std::map<std::string, int64_t>{};
 }
 
 QString MainWindow::inspectorText() const { return inspector_->toPlainText(); }

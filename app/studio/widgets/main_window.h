@@ -1,7 +1,7 @@
 // The studio's main window (DESIGN §8): the graph in the centre; inspector, shapes, memory-plan
 // timeline, plan comparison and summary docks; the device side's docks (devices, profile,
-// history, variants, backend placement); the bindings bar. It shows an ONNX model
-// (StudioDocument) or a compiled package (PackageDocument). Opening and graph layout run on
+// history, variants, backend placement); the bindings bar. It shows an ONNX model or a compiled
+// package through one OpenDocument, bound at the sliders' values. Opening and graph layout run on
 // worker threads with progress and cancel; a new binding only re-evaluates the plan and the dims.
 #pragma once
 
@@ -20,8 +20,7 @@
 
 #include "app/profiling/profile_job.h"
 #include "app/profiling/profile_sweep.h"
-#include "app/studio/document/package_document.h"
-#include "app/studio/document/studio_document.h"
+#include "app/studio/document/open_document.h"
 #include "app/studio/graph/display_graph.h"
 #include "app/studio/graph/graph_layout.h"
 
@@ -86,9 +85,12 @@ class MainWindow : public QMainWindow {
   void showView(StudioView view);
   // The dock holding a view; nullptr for the graph (the central widget) and the whole window.
   QDockWidget* dockOf(StudioView view) const;
+  // What is open, model or package; null when nothing is.
+  const OpenDocument* opened() const { return open_.get(); }
+  // The open ONNX model: null when a package (or nothing) is open.
   const StudioDocument* document() const { return doc_.get(); }
   // The open .sod2 package (File > Open, the command line): null when a model is open.
-  const PackageDocument* package() const { return pkg_.get(); }
+  const PackageDocument* package() const { return open_ ? open_->package() : nullptr; }
   // The symbols' starting values of what is open (model or package); empty when nothing is.
   std::map<std::string, int64_t> initialValues() const;
   GraphView* graphView() const { return graph_view_; }
@@ -101,7 +103,8 @@ class MainWindow : public QMainWindow {
   // The value id of the shapes table's selected row; kNoValue when none is selected.
   ValueId selectedShapesValue() const;
   void selectCoreNode(NodeId node);
-  const sym::Binding& currentBinding() const { return binding_; }
+  // The model's symbols at the current binding; empty for a package or nothing open.
+  const sym::Binding& currentBinding() const;
   // Opens or closes the bodies of an If/Loop/Scan (any depth) and lays the graph out again; with
   // `now`, on the calling thread (tests, screenshots).
   void toggleBodies(const Node* control, bool now = false);
@@ -170,21 +173,18 @@ class MainWindow : public QMainWindow {
  private:
   // What the docks show for a new document, made off the GUI thread.
   struct Views {
-    sym::Binding binding;
-    std::unique_ptr<ShapesTableModel> shapes;
-    std::unique_ptr<TimelineModel> timeline;
-    QString summary;
+    Expected<Bound> bound = invalid_argument("not bound");  // at the initial values
+    std::unique_ptr<ShapesTableModel> shapes;               // a model's only
     std::shared_ptr<const GraphHierarchy> hierarchy;
   };
   struct OpenResult {
-    std::shared_ptr<StudioDocument> doc;
+    std::shared_ptr<OpenDocument> doc;
     std::shared_ptr<Views> views;
     QString error;
     bool cancelled = false;
   };
   struct LayoutResult {
-    std::shared_ptr<const StudioDocument> doc;  // what it was laid out for (or pkg)
-    std::shared_ptr<const PackageDocument> pkg;
+    std::shared_ptr<const OpenDocument> doc;  // what it was laid out for
     std::shared_ptr<DisplayGraph> graph;
     std::shared_ptr<GraphLayout> layout;
     QString error;
@@ -199,15 +199,15 @@ class MainWindow : public QMainWindow {
   void applyDefaultLayout();
   // Drops the open model or package and everything drawn from it (before adopting another).
   void forgetOpened();
-  void adoptPackage(std::shared_ptr<PackageDocument> pkg);
-  bool applyPackageBinding(const std::map<std::string, int64_t>& values, QString* error);
-  static LayoutResult computePackageLayout(std::shared_ptr<PackageDocument> pkg,
-                                           const std::atomic<bool>* cancel);
-  static std::shared_ptr<Views> prepareViews(const StudioDocument& doc, QThread* gui);
-  void adoptDocument(std::shared_ptr<StudioDocument> doc, std::shared_ptr<Views> views);
+  static std::shared_ptr<Views> prepareViews(const OpenDocument& doc, QThread* gui);
+  void adoptOpened(std::shared_ptr<OpenDocument> open, std::shared_ptr<Views> views);
+  // The Memory plan dock's title: execution symbols at their bound, if any.
+  void showMemoryNote();
   void startLayout();
   void adoptLayout(const LayoutResult& r);
   void showDisplayNode(int id);
+  // "(double-click or Enter opens its 12 body nodes)" under an If/Loop/Scan's report.
+  QString bodiesHint(const DisplayNode& n) const;
   // The inspector's text for a name scope's or a shape computation's box.
   QString boxSummary(const DisplayNode& n) const;
   void showTensor(int tensor, NodeId producer);
@@ -234,7 +234,7 @@ class MainWindow : public QMainWindow {
   void buildDeviceDocks();
   // Selects in the graph the first of these nodes (by name) that it shows.
   void selectNodesNamed(const QStringList& names);
-  static LayoutResult computeLayout(std::shared_ptr<StudioDocument> doc,
+  static LayoutResult computeLayout(std::shared_ptr<const OpenDocument> doc,
                                     std::shared_ptr<const GraphHierarchy> hierarchy,
                                     const DisplayState& state, const std::atomic<bool>* cancel);
   // Changes what is open, keeping main-graph node `anchor` where it is on screen once the
@@ -251,11 +251,10 @@ class MainWindow : public QMainWindow {
   static void layOut(LayoutResult* r, const std::function<DisplayGraph()>& make_graph,
                      const std::atomic<bool>* cancel);
 
-  std::shared_ptr<StudioDocument> doc_;
-  std::shared_ptr<PackageDocument> pkg_;  // instead of doc_ when a package is open
-  std::optional<PackagePlanAt> pkg_at_;
+  std::shared_ptr<OpenDocument> open_;
+  std::shared_ptr<StudioDocument> doc_;   // open_'s model; null for a package
+  std::unique_ptr<BoundDocument> bound_;  // open_ at the current binding
   OpenOptions open_options_;
-  sym::Binding binding_;
   std::shared_ptr<DisplayGraph> display_;
   std::shared_ptr<GraphLayout> layout_;
   // What is open: fused groups, If/Loop/Scan bodies (nodes of doc_), name scopes and shape

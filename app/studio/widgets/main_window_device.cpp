@@ -208,18 +208,11 @@ constexpr const char* kInputFilesKey = "profile/input_files";
 
 Expected<profiling::ProfileRequest> MainWindow::profileRequest(
     const QString& device, const device::RunSettings& settings) {
-  if (!doc_ && !pkg_) return invalid_argument("open a model or a package first");
+  if (!open_) return invalid_argument("open a model or a package first");
   profiling::ProfileRequest r;
-  r.model_path = doc_ ? doc_->path() : pkg_->path();
+  open_->describe_profile(r, devices_ ? devices_->weightStorage() : package::WeightStorage::kAsIs);
   r.device = device.toStdString();
   r.bind = bindings_->values();
-  if (doc_) r.rdp = doc_->rdp_options();
-  r.fuse = open_options_.fuse;
-  // A package keeps the weights it was compiled with.
-  if (doc_ && devices_) r.weights = devices_->weightStorage();
-  // The document's own program (opened with these options): what the views show is what is
-  // packaged and run, without compiling the file again. Empty when opened without weights.
-  if (doc_) r.compiled = std::shared_ptr<const rt::ProgramDesc>(doc_, &doc_->compiled().program);
   r.settings = settings;
   r.db_path = profile_db_.empty() ? store::ProfileStore::default_path() : profile_db_;
   if (devices_) {
@@ -232,7 +225,7 @@ Expected<profiling::ProfileRequest> MainWindow::profileRequest(
     SOD2_ASSIGN_OR_RETURN(r.int_ranges,
                           profiling::parse_int_input_ranges(ranges_text.toStdString()));
     SOD2_ASSIGN_OR_RETURN(r.input_files, profiling::parse_input_files(files_text.toStdString()));
-    const rt::ProgramDesc& program = doc_ ? doc_->compiled().program : pkg_->program();
+    const rt::ProgramDesc& program = open_->program();
     if (!r.input_files.empty() && !program.inputs.empty()) {
       SOD2_ASSIGN_OR_RETURN(const profiling::InputFileTensors files,
                             profiling::load_input_files(program, r.input_files));
@@ -252,8 +245,7 @@ Expected<profiling::ProfileRequest> MainWindow::profileRequest(
 }
 
 QString MainWindow::openPath() const {
-  const std::string path = doc_ ? doc_->path() : (pkg_ ? pkg_->path() : std::string());
-  return path.empty() ? QString() : QFileInfo(QString::fromStdString(path)).absoluteFilePath();
+  return open_ ? QFileInfo(QString::fromStdString(open_->path())).absoluteFilePath() : QString();
 }
 
 void MainWindow::rememberPerModel(const char* key, const QString& text) const {
@@ -277,13 +269,8 @@ void MainWindow::restoreProfileInputs() {
   devices_->setIntInputRanges(saved(kIntInputsKey));
   devices_->setInputFiles(saved(kInputFilesKey));
   QStringList inputs;
-  if (doc_) {
-    for (ValueId v : doc_->graph().inputs())
-      inputs << QString::fromStdString(doc_->graph().value(v).name);
-  } else if (pkg_) {
-    for (const rt::InputSignature& s : pkg_->program().inputs)
-      inputs << QString::fromStdString(s.name);
-  }
+  if (open_)
+    for (const std::string& name : open_->input_names()) inputs << QString::fromStdString(name);
   devices_->setInputNames(inputs);
 }
 

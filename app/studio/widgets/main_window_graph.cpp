@@ -34,32 +34,23 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
+QString MainWindow::bodiesHint(const DisplayNode& n) const {
+  if (!n.has_subgraphs || n.is_group_box) return {};
+  return n.body_expanded
+             ? tr("\n(double-click or Enter closes its bodies)\n")
+             : tr("\n(double-click or Enter opens its %1 body nodes)\n").arg(n.subgraph_nodes);
+}
+
 void MainWindow::showDisplayNode(int id) {
-  if ((!doc_ && !pkg_) || !display_ || id < 0 || static_cast<size_t>(id) >= display_->nodes.size())
-    return;
+  if (!bound_ || !display_ || id < 0 || static_cast<size_t>(id) >= display_->nodes.size()) return;
   const DisplayNode& n = display_->nodes[static_cast<size_t>(id)];
-  if (pkg_) {
-    inspector_->setPlainText(pkg_at_ && !n.members.empty()
-                                 ? qs(pkg_->node_report(n.members.front(), *pkg_at_))
-                                 : qs(n.label));
-    inspector_dock_->raise();
-    return;
-  }
-  QString text;
-  if (n.kind == DisplayNodeKind::kScope || n.kind == DisplayNodeKind::kShapes)
-    text = boxSummary(n);
-  else
-    for (NodeId m : n.members) text += qs(doc_->node_report(m, binding_)) + "\n";
-  if (n.members.empty() && n.graph && n.node_id != kNoNode)
-    text = qs(doc_->node_report(*n.graph, n.node_id, binding_));
-  else if (n.members.empty())
-    text = qs(n.label);
-  if (n.has_subgraphs && !n.is_group_box)
-    text += n.body_expanded
-                ? tr("\n(double-click or Enter closes its bodies)\n")
-                : tr("\n(double-click or Enter opens its %1 body nodes)\n").arg(n.subgraph_nodes);
-  inspector_->setPlainText(text);
+  const QString text = n.kind == DisplayNodeKind::kScope || n.kind == DisplayNodeKind::kShapes
+                           ? boxSummary(n)
+                           : qs(bound_->node_report(n));
+  inspector_->setPlainText(text + bodiesHint(n));
   inspector_dock_->raise();
+  // What follows needs the model's nodes by name; a package's drawing is its compiled nodes.
+  if (!doc_) return;
   // The profile and backend views follow: the group that ran this node, the row that runs it.
   for (NodeId m : n.members)
     if (profile_view_->selectNode(doc_->graph().node(m).name)) break;
@@ -221,7 +212,7 @@ void MainWindow::relayoutKeeping(NodeId anchor, bool now) {
   if (anchor != kNoNode)
     if (const auto at = graph_view_->viewPositionOf(anchor)) anchor_ = Anchor{anchor, *at};
   if (now) {
-    adoptLayout(computeLayout(doc_, hierarchy_, display_state_, nullptr));
+    adoptLayout(computeLayout(open_, hierarchy_, display_state_, nullptr));
     graph_view_->finishPopulating();
   } else {
     startLayout();
@@ -298,8 +289,7 @@ void MainWindow::addGraphActions(QMenu* file, QMenu* edit, QMenu* help) {
     if (!display_) return;
     QSettings settings;
     const QString base =
-        doc_ ? QFileInfo(qs(doc_->path())).completeBaseName()
-             : (pkg_ ? QFileInfo(qs(pkg_->path())).completeBaseName() : QStringLiteral("graph"));
+        open_ ? QFileInfo(qs(open_->path())).completeBaseName() : QStringLiteral("graph");
     const QString path = QFileDialog::getSaveFileName(
         this, whole ? tr("Export the whole graph") : tr("Export the graph in view"),
         QFileInfo(settings.value("files/last_dir").toString(), base + ".svg").filePath(),
