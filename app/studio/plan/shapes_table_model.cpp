@@ -68,12 +68,20 @@ ShapesTableModel::ShapesTableModel(const Model& model, const RdpResult& rdp, QOb
       row.producer_name = qstr(g.node(v.producer).name);
     }
     row.producer_class = class_of(g, v, rdp);
-    evaluate_row(row);
     rows_.push_back(std::move(row));
   }
 }
 
-void ShapesTableModel::evaluate_row(Row& row) const {
+const ShapesTableModel::Row& ShapesTableModel::row_at(size_t r) const {
+  const Row& row = rows_[r];
+  if (row.evaluated != generation_) {
+    evaluate_row(row);
+    row.evaluated = generation_;
+  }
+  return row;
+}
+
+void ShapesTableModel::evaluate_row(const Row& row) const {
   row.bytes.reset();
   if (!row.dim_exprs) {
     row.dims_at = row.dims;
@@ -119,7 +127,7 @@ QString ShapesTableModel::cell_text(const Row& row, int column) const {
 QVariant ShapesTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() < 0 || index.row() >= static_cast<int>(rows_.size()))
     return {};
-  const Row& row = rows_[static_cast<size_t>(index.row())];
+  const Row& row = row_at(static_cast<size_t>(index.row()));
   const int column = index.column();
   switch (role) {
     case Qt::DisplayRole:
@@ -155,7 +163,7 @@ QVariant ShapesTableModel::headerData(int section, Qt::Orientation orientation, 
 
 void ShapesTableModel::set_binding(const sym::Binding& binding) {
   binding_ = binding;
-  for (Row& row : rows_) evaluate_row(row);
+  ++generation_;
   if (rows_.empty()) return;
   const int last = static_cast<int>(rows_.size()) - 1;
   emit dataChanged(index(0, kDimsAt), index(last, kBytes),
@@ -169,7 +177,7 @@ int ShapesTableModel::row_of_value(ValueId value) const {
 
 std::optional<int64_t> ShapesTableModel::bytes_at(int row) const {
   if (row < 0 || static_cast<size_t>(row) >= rows_.size()) return std::nullopt;
-  return rows_[static_cast<size_t>(row)].bytes;
+  return row_at(static_cast<size_t>(row)).bytes;
 }
 
 QString ShapesTableModel::to_csv(const QModelIndexList* rows) const {
@@ -191,7 +199,7 @@ QString ShapesTableModel::to_csv(const QModelIndexList* rows) const {
   for (int r : which) {
     QStringList fields;
     for (int c = 0; c < kColumnCount; ++c)
-      fields << csv_field(cell_text(rows_[static_cast<size_t>(r)], c));
+      fields << csv_field(cell_text(row_at(static_cast<size_t>(r)), c));
     lines << fields.join(',');
   }
   return lines.join('\n') + '\n';

@@ -77,15 +77,20 @@ class ShapesTableModel : public QAbstractTableModel {
     NodeId producer = kNoNode;
     QString producer_name;
     QString producer_class;
-    // Numbers at the binding.
-    QString dims_at;
-    std::optional<int64_t> bytes;
+    // Numbers at the binding, evaluated when first read at it (`evaluated` == generation_): a
+    // new binding of a 50,000-value model costs nothing until rows are drawn, sorted or copied.
+    mutable QString dims_at;
+    mutable std::optional<int64_t> bytes;
+    mutable uint32_t evaluated = 0;
   };
-  void evaluate_row(Row& row) const;
+  void evaluate_row(const Row& row) const;
+  // The row with its numbers at the current binding.
+  const Row& row_at(size_t r) const;
   QString cell_text(const Row& row, int column) const;
 
   std::vector<Row> rows_;
   sym::Binding binding_;
+  uint32_t generation_ = 1;  // of binding_: rows evaluated at an older one are stale
 };
 
 // A proxy that sorts numerically (kSortRole) and filters case-insensitively on every column:

@@ -203,6 +203,9 @@ class MainWindow : public QMainWindow {
   void adoptOpened(std::shared_ptr<OpenDocument> open, std::shared_ptr<Views> views);
   // The Memory plan dock's title: execution symbols at their bound, if any.
   void showMemoryNote();
+  // The Summary dock's report at the current binding, now if it is on screen, else when it is
+  // shown.
+  void showSummary();
   void startLayout();
   void adoptLayout(const LayoutResult& r);
   void showDisplayNode(int id);
@@ -294,6 +297,7 @@ class MainWindow : public QMainWindow {
   SweepView* sweep_ = nullptr;
   QDockWidget* sweep_dock_ = nullptr;
   QDockWidget* summary_dock_ = nullptr;
+  bool summary_stale_ = false;  // bound_ changed while the Summary dock was not on screen
 
   DevicePanel* devices_ = nullptr;
   ProfileView* profile_view_ = nullptr;
