@@ -183,10 +183,7 @@ void MainWindow::buildDocks() {
   inspector_->setPlaceholderText(
       tr("Select a node in the graph, a row in the shapes table or a "
          "tensor in the memory timeline."));
-  inspector_dock_ = new QDockWidget(tr("Inspector"), this);
-  inspector_dock_->setObjectName("inspector");
-  inspector_dock_->setWidget(inspector_);
-  addDockWidget(Qt::RightDockWidgetArea, inspector_dock_);
+  inspector_dock_ = addPage(StudioView::kInspector, inspector_);
 
   auto* shapes_box = new QWidget(this);
   auto* shapes_layout = new QVBoxLayout(shapes_box);
@@ -222,31 +219,16 @@ void MainWindow::buildDocks() {
     const QVariant producer = src.data(ShapesTableModel::kProducerRole);
     if (producer.isValid() && producer.toInt() >= 0) selectCoreNode(producer.toInt());
   });
-  shapes_dock_ = new QDockWidget(tr("Shapes"), this);
-  shapes_dock_->setObjectName("shapes");
-  shapes_dock_->setWidget(shapes_box);
-  addDockWidget(Qt::BottomDockWidgetArea, shapes_dock_);
+  shapes_dock_ = addPage(StudioView::kShapes, shapes_box);
 
   timeline_view_ = new TimelineView(this);
-  memory_dock_ = new QDockWidget(tr("Memory plan"), this);
-  memory_dock_->setObjectName("memory");
-  memory_dock_->setWidget(timeline_view_);
-  addDockWidget(Qt::BottomDockWidgetArea, memory_dock_);
-  tabifyDockWidget(shapes_dock_, memory_dock_);
+  memory_dock_ = addPage(StudioView::kMemory, timeline_view_);
 
   compare_ = new PlanCompare(this);
-  compare_dock_ = new QDockWidget(tr("Compare plans"), this);
-  compare_dock_->setObjectName("compare");
-  compare_dock_->setWidget(compare_);
-  addDockWidget(Qt::BottomDockWidgetArea, compare_dock_);
-  tabifyDockWidget(memory_dock_, compare_dock_);
+  compare_dock_ = addPage(StudioView::kCompare, compare_);
 
   sweep_ = new SweepView(this);
-  sweep_dock_ = new QDockWidget(tr("Sweep"), this);
-  sweep_dock_->setObjectName("sweep");
-  sweep_dock_->setWidget(sweep_);
-  addDockWidget(Qt::BottomDockWidgetArea, sweep_dock_);
-  tabifyDockWidget(compare_dock_, sweep_dock_);
+  sweep_dock_ = addPage(StudioView::kSweep, sweep_);
   // A point clicked in the sweep becomes the binding.
   connect(sweep_, &SweepView::valueChosen, this, [this](const QString& symbol, qint64 value) {
     bindings_->setValue(symbol.toStdString(), value);
@@ -254,12 +236,21 @@ void MainWindow::buildDocks() {
   connect(sweep_, &SweepView::measureRequested, this, &MainWindow::measureSweep);
 
   summary_ = make_text_view(this);
-  summary_dock_ = new QDockWidget(tr("Summary"), this);
-  summary_dock_->setObjectName("summary");
-  summary_dock_->setWidget(summary_);
-  addDockWidget(Qt::RightDockWidgetArea, summary_dock_);
-  tabifyDockWidget(inspector_dock_, summary_dock_);
+  summary_dock_ = addPage(StudioView::kSummary, summary_);
   inspector_dock_->raise();
+}
+
+QDockWidget* MainWindow::addPage(StudioView view, QWidget* widget) {
+  const DockPage* page = dock_page(view);
+  auto* dock = new QDockWidget(tr(page->title), this);
+  dock->setObjectName(page->name);
+  dock->setWidget(widget);
+  addDockWidget(page->area, dock);
+  if (const auto with = docks_.find(page->tab_with); with != docks_.end())
+    tabifyDockWidget(with->second, dock);
+  docks_[view] = dock;
+  page_widgets_[view] = widget;
+  return dock;
 }
 
 void MainWindow::buildMenus() {
@@ -327,10 +318,8 @@ void MainWindow::buildMenus() {
     });
   }
   view->addSeparator();
-  for (QDockWidget* d :
-       {inspector_dock_, shapes_dock_, memory_dock_, compare_dock_, sweep_dock_, summary_dock_,
-        devices_dock_, profile_dock_, history_dock_, variants_dock_, backend_dock_})
-    view->addAction(d->toggleViewAction());
+  for (const DockPage& page : dock_pages())
+    if (QDockWidget* d = dockOf(page.view)) view->addAction(d->toggleViewAction());
   view->addAction(bindings_->toggleViewAction());
 
   QMenu* device = menuBar()->addMenu(tr("&Device"));

@@ -23,6 +23,7 @@
 #include "app/studio/document/open_document.h"
 #include "app/studio/graph/display_graph.h"
 #include "app/studio/graph/graph_layout.h"
+#include "app/studio/widgets/dock_pages.h"
 
 class QLabel;
 class QLineEdit;
@@ -47,22 +48,6 @@ class ShapesTableView;
 class TimelineModel;
 class TimelineView;
 class VariantsView;
-
-enum class StudioView {
-  kWindow,
-  kGraph,
-  kInspector,
-  kShapes,
-  kMemory,
-  kCompare,
-  kSweep,
-  kSummary,
-  kDevices,
-  kProfile,
-  kHistory,
-  kVariants,
-  kBackend
-};
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -192,6 +177,8 @@ class MainWindow : public QMainWindow {
 
   void buildMenus();
   void buildDocks();
+  // Docks `widget` as the page `view` registers (dock_pages.h): title, area, tabbing.
+  QDockWidget* addPage(StudioView view, QWidget* widget);
   // The docks as the user left them (QSettings), unless saved by a studio with another layout
   // version; else the default layout, sized when the window is first shown.
   void restoreLayout();
@@ -276,6 +263,9 @@ class MainWindow : public QMainWindow {
   QAction* undo_action_ = nullptr;
   QAction* redo_action_ = nullptr;
 
+  // The registered pages' docks and widgets (addPage), by view.
+  std::map<StudioView, QDockWidget*> docks_;
+  std::map<StudioView, QWidget*> page_widgets_;
   GraphView* graph_view_ = nullptr;
   FindBar* find_bar_ = nullptr;
   BindingsBar* bindings_ = nullptr;

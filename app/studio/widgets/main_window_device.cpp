@@ -35,18 +35,11 @@ namespace sod2::studio {
 
 void MainWindow::buildDeviceDocks() {
   devices_ = new DevicePanel(this);
-  devices_dock_ = new QDockWidget(tr("Devices"), this);
-  devices_dock_->setObjectName("devices");
-  devices_dock_->setWidget(devices_);
-  addDockWidget(Qt::LeftDockWidgetArea, devices_dock_);
+  devices_dock_ = addPage(StudioView::kDevices, devices_);
   connect(devices_, &DevicePanel::exportAndProfile, this, &MainWindow::exportAndProfile);
 
   profile_view_ = new ProfileView(this);
-  profile_dock_ = new QDockWidget(tr("Profile"), this);
-  profile_dock_->setObjectName("profile");
-  profile_dock_->setWidget(profile_view_);
-  addDockWidget(Qt::BottomDockWidgetArea, profile_dock_);
-  tabifyDockWidget(compare_dock_, profile_dock_);
+  profile_dock_ = addPage(StudioView::kProfile, profile_view_);
   // A group picked in the profile selects its node in the graph (when the model is open).
   connect(profile_view_, &ProfileView::groupActivated, this, [this](const QString& name) {
     if (!doc_) return;
@@ -60,29 +53,17 @@ void MainWindow::buildDeviceDocks() {
   });
 
   history_view_ = new HistoryView(this);
-  history_dock_ = new QDockWidget(tr("History"), this);
-  history_dock_->setObjectName("history");
-  history_dock_->setWidget(history_view_);
-  addDockWidget(Qt::BottomDockWidgetArea, history_dock_);
-  tabifyDockWidget(profile_dock_, history_dock_);
+  history_dock_ = addPage(StudioView::kHistory, history_view_);
   connect(history_view_, &HistoryView::showChangeOnGraph, this,
           [this] { setNodeColouring(NodeColouring::kRunChange); });
 
   // Dynamic-OFA: a family of its own (not the open model), measured on the selected device.
   variants_view_ = new VariantsView(this);
   variants_view_->setDeviceSource([this] { return devices_->selectedDevice(); });
-  variants_dock_ = new QDockWidget(tr("Variants"), this);
-  variants_dock_->setObjectName("variants");
-  variants_dock_->setWidget(variants_view_);
-  addDockWidget(Qt::BottomDockWidgetArea, variants_dock_);
-  tabifyDockWidget(history_dock_, variants_dock_);
+  variants_dock_ = addPage(StudioView::kVariants, variants_view_);
   // Where each node runs on the Vulkan backend: placed on demand (it compiles shaders).
   backend_view_ = new BackendView(this);
-  backend_dock_ = new QDockWidget(tr("Backend"), this);
-  backend_dock_->setObjectName("backend");
-  backend_dock_->setWidget(backend_view_);
-  addDockWidget(Qt::BottomDockWidgetArea, backend_dock_);
-  tabifyDockWidget(variants_dock_, backend_dock_);
+  backend_dock_ = addPage(StudioView::kBackend, backend_view_);
   connect(backend_view_, &BackendView::nodesActivated, this, &MainWindow::selectNodesNamed);
   connect(backend_view_, &BackendView::placementChanged, this, [this] {
     if (colouring_ != NodeColouring::kBackend) return;
@@ -93,7 +74,6 @@ void MainWindow::buildDeviceDocks() {
     }
     setNodeColouring(NodeColouring::kBackend);
   });
-  devices_dock_->hide();  // shown by Export & profile or View > Devices
   // Device listing and the store are read when the studio is up, not while it starts.
   QTimer::singleShot(0, this, [this] {
     devices_->refresh();

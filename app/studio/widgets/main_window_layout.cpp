@@ -35,7 +35,8 @@ constexpr double kBottomDockShare = 0.27;
 
 void MainWindow::restoreLayout() {
   // Docks shown on demand (Device menu, Export & profile): closed in the default layout.
-  for (QDockWidget* d : {profile_dock_, history_dock_, variants_dock_, backend_dock_}) d->hide();
+  for (const DockPage& page : dock_pages())
+    if (!page.shown) dockOf(page.view)->hide();
   memory_dock_->raise();
   const QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
@@ -92,57 +93,18 @@ QImage MainWindow::grabView(StudioView view, QSize size) {
 }
 
 QWidget* MainWindow::viewWidget(StudioView view) const {
-  switch (view) {
-    case StudioView::kWindow: return const_cast<MainWindow*>(this);
-    case StudioView::kGraph: return graph_view_;
-    case StudioView::kInspector: return inspector_;
-    case StudioView::kShapes: return shapes_dock_->widget();
-    case StudioView::kMemory: return timeline_view_;
-    case StudioView::kCompare: return compare_;
-    case StudioView::kSweep: return sweep_;
-    case StudioView::kSummary: return summary_;
-    case StudioView::kDevices: return devices_;
-    case StudioView::kProfile: return profile_view_;
-    case StudioView::kHistory: return history_view_;
-    case StudioView::kVariants: return variants_view_;
-    case StudioView::kBackend: return backend_view_;
-  }
-  return graph_view_;
+  if (view == StudioView::kWindow) return const_cast<MainWindow*>(this);
+  const auto it = page_widgets_.find(view);
+  return it != page_widgets_.end() ? it->second : graph_view_;
 }
 
 QDockWidget* MainWindow::dockOf(StudioView view) const {
-  switch (view) {
-    case StudioView::kInspector: return inspector_dock_;
-    case StudioView::kShapes: return shapes_dock_;
-    case StudioView::kMemory: return memory_dock_;
-    case StudioView::kCompare: return compare_dock_;
-    case StudioView::kSweep: return sweep_dock_;
-    case StudioView::kSummary: return summary_dock_;
-    case StudioView::kDevices: return devices_dock_;
-    case StudioView::kProfile: return profile_dock_;
-    case StudioView::kHistory: return history_dock_;
-    case StudioView::kVariants: return variants_dock_;
-    case StudioView::kBackend: return backend_dock_;
-    default: return nullptr;
-  }
+  const auto it = docks_.find(view);
+  return it != docks_.end() ? it->second : nullptr;
 }
 
 void MainWindow::showView(StudioView view) {
-  switch (view) {
-    case StudioView::kWindow:
-    case StudioView::kGraph: break;
-    case StudioView::kInspector: inspector_dock_->raise(); break;
-    case StudioView::kShapes: shapes_dock_->raise(); break;
-    case StudioView::kMemory: memory_dock_->raise(); break;
-    case StudioView::kCompare: compare_dock_->raise(); break;
-    case StudioView::kSweep: sweep_dock_->raise(); break;
-    case StudioView::kSummary: summary_dock_->raise(); break;
-    case StudioView::kDevices: devices_dock_->raise(); break;
-    case StudioView::kProfile: profile_dock_->raise(); break;
-    case StudioView::kHistory: history_dock_->raise(); break;
-    case StudioView::kVariants: variants_dock_->raise(); break;
-    case StudioView::kBackend: backend_dock_->raise(); break;
-  }
+  if (QDockWidget* dock = dockOf(view)) dock->raise();
 }
 
 }  // namespace sod2::studio
