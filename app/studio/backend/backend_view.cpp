@@ -202,4 +202,14 @@ QString BackendView::headerText() const { return header_->text(); }
 
 QString BackendView::reasonsText() const { return reasons_->toPlainText(); }
 
+void BackendView::documentChanged(const std::shared_ptr<const OpenDocument>& doc,
+                                  const BoundDocument*, const TimelineModel*) {
+  setSource(doc ? doc->placement_source() : PlacementSource{});
+}
+
+void BackendView::selectionChanged(const std::vector<std::string>& nodes) {
+  for (const std::string& n : nodes)
+    if (selectNode(n)) return;
+}
+
 }  // namespace sod2::studio

@@ -13,6 +13,7 @@
 
 #include "app/studio/backend/backend_placer.h"
 #include "app/studio/backend/backend_table_model.h"
+#include "app/studio/document/studio_page.h"
 
 class QCheckBox;
 class QLabel;
@@ -23,7 +24,7 @@ class QTableView;
 
 namespace sod2::studio {
 
-class BackendView : public QWidget {
+class BackendView : public QWidget, public StudioPage {
   Q_OBJECT
 
  public:
@@ -45,6 +46,10 @@ class BackendView : public QWidget {
   void setCpuOnly(bool on);
   // Selects the row running this graph node (the graph's selection); false if none is shown.
   bool selectNode(const std::string& node_name);
+  // StudioPage: what the window tells every page.
+  void documentChanged(const std::shared_ptr<const OpenDocument>& doc, const BoundDocument* bound,
+                       const TimelineModel* timeline) override;
+  void selectionChanged(const std::vector<std::string>& nodes) override;
 
  signals:
   // The user picked a row: the graph nodes it stands for.

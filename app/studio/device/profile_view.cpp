@@ -188,4 +188,9 @@ bool ProfileView::selectNode(const std::string& node_name) {
   return true;
 }
 
+void ProfileView::selectionChanged(const std::vector<std::string>& nodes) {
+  for (const std::string& n : nodes)
+    if (selectNode(n)) return;
+}
+
 }  // namespace sod2::studio

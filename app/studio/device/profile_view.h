@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "app/studio/device/profile_table_model.h"
+#include "app/studio/document/studio_page.h"
 
 class QLabel;
 class QTableView;
@@ -19,7 +20,7 @@ namespace sod2::studio {
 class RunTimeline;
 class SustainedChart;
 
-class ProfileView : public QWidget {
+class ProfileView : public QWidget, public StudioPage {
   Q_OBJECT
 
  public:
@@ -30,6 +31,10 @@ class ProfileView : public QWidget {
   const ProfileTableModel* model() const { return &model_; }
   // Selects the group holding this graph node (from the graph's selection); false if none.
   bool selectNode(const std::string& node_name);
+  // StudioPage: a profile is of a run, not of the open document; it follows the selection.
+  void documentChanged(const std::shared_ptr<const OpenDocument>&, const BoundDocument*,
+                       const TimelineModel*) override {}
+  void selectionChanged(const std::vector<std::string>& nodes) override;
   QString summaryText() const;
   // A sustained run's windows over time; hidden for a run without a duration.
   const SustainedChart* sustainedChart() const { return sustained_; }

@@ -225,10 +225,10 @@ void MainWindow::buildDocks() {
   memory_dock_ = addPage(StudioView::kMemory, timeline_view_);
 
   compare_ = new PlanCompare(this);
-  compare_dock_ = addPage(StudioView::kCompare, compare_);
+  compare_dock_ = addPage(StudioView::kCompare, compare_, compare_);
 
   sweep_ = new SweepView(this);
-  sweep_dock_ = addPage(StudioView::kSweep, sweep_);
+  sweep_dock_ = addPage(StudioView::kSweep, sweep_, sweep_);
   // A point clicked in the sweep becomes the binding.
   connect(sweep_, &SweepView::valueChosen, this, [this](const QString& symbol, qint64 value) {
     bindings_->setValue(symbol.toStdString(), value);
@@ -240,16 +240,17 @@ void MainWindow::buildDocks() {
   inspector_dock_->raise();
 }
 
-QDockWidget* MainWindow::addPage(StudioView view, QWidget* widget) {
-  const DockPage* page = dock_page(view);
-  auto* dock = new QDockWidget(tr(page->title), this);
-  dock->setObjectName(page->name);
+QDockWidget* MainWindow::addPage(StudioView view, QWidget* widget, StudioPage* page) {
+  const DockPage* row = dock_page(view);
+  auto* dock = new QDockWidget(tr(row->title), this);
+  dock->setObjectName(row->name);
   dock->setWidget(widget);
-  addDockWidget(page->area, dock);
-  if (const auto with = docks_.find(page->tab_with); with != docks_.end())
+  addDockWidget(row->area, dock);
+  if (const auto with = docks_.find(row->tab_with); with != docks_.end())
     tabifyDockWidget(with->second, dock);
   docks_[view] = dock;
   page_widgets_[view] = widget;
+  if (page) pages_.push_back(page);
   return dock;
 }
 
@@ -467,9 +468,7 @@ void MainWindow::adoptOpened(std::shared_ptr<OpenDocument> open, std::shared_ptr
   }
   timeline_view_->setModel(timeline_.get());
   showMemoryNote();
-  compare_->setDocument(doc_, timeline_.get(), currentBinding());
-  sweep_->setDocument(doc_, currentBinding());
-  backend_view_->setSource(open_->placement_source());
+  for (StudioPage* page : pages_) page->documentChanged(open_, bound_.get(), timeline_.get());
   restoreProfileInputs();
   inspector_->clear();
   status_->setText(qs(open_->opened_status()));
@@ -579,8 +578,7 @@ bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QStr
     timeline_view_->setModel(timeline_.get());
   }
   showSummary();
-  compare_->setCurrent(timeline_.get(), currentBinding());
-  sweep_->setBinding(currentBinding());
+  for (StudioPage* page : pages_) page->bindingChanged(*bound_, timeline_.get());
   const int selected = graph_view_->selectedNode();
   if (selected >= 0) showDisplayNode(selected);
   showMemoryNote();

@@ -21,6 +21,7 @@
 #include "app/profiling/profile_job.h"
 #include "app/profiling/profile_sweep.h"
 #include "app/studio/document/open_document.h"
+#include "app/studio/document/studio_page.h"
 #include "app/studio/graph/display_graph.h"
 #include "app/studio/graph/graph_layout.h"
 #include "app/studio/widgets/dock_pages.h"
@@ -177,8 +178,9 @@ class MainWindow : public QMainWindow {
 
   void buildMenus();
   void buildDocks();
-  // Docks `widget` as the page `view` registers (dock_pages.h): title, area, tabbing.
-  QDockWidget* addPage(StudioView view, QWidget* widget);
+  // Docks `widget` as the page `view` registers (dock_pages.h): title, area, tabbing. A
+  // `page` that follows the document is told what is open, each binding and the selection.
+  QDockWidget* addPage(StudioView view, QWidget* widget, StudioPage* page = nullptr);
   // The docks as the user left them (QSettings), unless saved by a studio with another layout
   // version; else the default layout, sized when the window is first shown.
   void restoreLayout();
@@ -266,6 +268,7 @@ class MainWindow : public QMainWindow {
   // The registered pages' docks and widgets (addPage), by view.
   std::map<StudioView, QDockWidget*> docks_;
   std::map<StudioView, QWidget*> page_widgets_;
+  std::vector<StudioPage*> pages_;  // the registered pages that follow the document
   GraphView* graph_view_ = nullptr;
   FindBar* find_bar_ = nullptr;
   BindingsBar* bindings_ = nullptr;

@@ -39,7 +39,7 @@ void MainWindow::buildDeviceDocks() {
   connect(devices_, &DevicePanel::exportAndProfile, this, &MainWindow::exportAndProfile);
 
   profile_view_ = new ProfileView(this);
-  profile_dock_ = addPage(StudioView::kProfile, profile_view_);
+  profile_dock_ = addPage(StudioView::kProfile, profile_view_, profile_view_);
   // A group picked in the profile selects its node in the graph (when the model is open).
   connect(profile_view_, &ProfileView::groupActivated, this, [this](const QString& name) {
     if (!doc_) return;
@@ -63,7 +63,7 @@ void MainWindow::buildDeviceDocks() {
   variants_dock_ = addPage(StudioView::kVariants, variants_view_);
   // Where each node runs on the Vulkan backend: placed on demand (it compiles shaders).
   backend_view_ = new BackendView(this);
-  backend_dock_ = addPage(StudioView::kBackend, backend_view_);
+  backend_dock_ = addPage(StudioView::kBackend, backend_view_, backend_view_);
   connect(backend_view_, &BackendView::nodesActivated, this, &MainWindow::selectNodesNamed);
   connect(backend_view_, &BackendView::placementChanged, this, [this] {
     if (colouring_ != NodeColouring::kBackend) return;

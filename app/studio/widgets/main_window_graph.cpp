@@ -51,11 +51,10 @@ void MainWindow::showDisplayNode(int id) {
   inspector_dock_->raise();
   // What follows needs the model's nodes by name; a package's drawing is its compiled nodes.
   if (!doc_) return;
-  // The profile and backend views follow: the group that ran this node, the row that runs it.
-  for (NodeId m : n.members)
-    if (profile_view_->selectNode(doc_->graph().node(m).name)) break;
-  for (NodeId m : n.members)
-    if (backend_view_->selectNode(doc_->graph().node(m).name)) break;
+  // The pages follow (the group that ran the node, the row that runs it).
+  std::vector<std::string> names;
+  for (NodeId m : n.members) names.push_back(doc_->graph().node(m).name);
+  for (StudioPage* page : pages_) page->selectionChanged(names);
   // The shapes table follows: the row of the node's (the box's last member's) first output.
   if (shapes_ && !n.members.empty()) {
     const Node& core = doc_->graph().node(n.members.back());

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "app/studio/document/studio_document.h"
+#include "app/studio/document/studio_page.h"
 #include "app/studio/plan/timeline_model.h"
 
 class QComboBox;
@@ -19,7 +20,7 @@ namespace sod2::studio {
 class BindingsBar;
 class TimelineView;
 
-class PlanCompare : public QWidget {
+class PlanCompare : public QWidget, public StudioPage {
   Q_OBJECT
 
  public:
@@ -34,6 +35,10 @@ class PlanCompare : public QWidget {
                    const sym::Binding& binding);
   // The main binding changed (the `current` model was rebound or replaced).
   void setCurrent(const TimelineModel* current, const sym::Binding& binding);
+  // StudioPage: what the window tells every page.
+  void documentChanged(const std::shared_ptr<const OpenDocument>& doc, const BoundDocument* bound,
+                       const TimelineModel* timeline) override;
+  void bindingChanged(const BoundDocument& bound, const TimelineModel* timeline) override;
   void setMode(Mode mode);
   Mode mode() const { return mode_; }
   // Sets the right-hand binding (kOtherBinding). Returns false with a message on a bad binding.

@@ -16,6 +16,7 @@
 
 #include "app/profiling/profile_sweep.h"
 #include "app/studio/document/studio_document.h"
+#include "app/studio/document/studio_page.h"
 #include "core/pipeline/plan_sweep.h"
 
 class QComboBox;
@@ -26,7 +27,7 @@ namespace sod2::studio {
 
 class SweepPlot;
 
-class SweepView : public QWidget {
+class SweepView : public QWidget, public StudioPage {
   Q_OBJECT
 
  public:
@@ -39,6 +40,10 @@ class SweepView : public QWidget {
   // The binding changed: the held symbols take its values (sweeping again when they changed) and
   // the cursor moves to the swept symbol's value.
   void setBinding(const sym::Binding& binding);
+  // StudioPage: what the window tells every page.
+  void documentChanged(const std::shared_ptr<const OpenDocument>& doc, const BoundDocument* bound,
+                       const TimelineModel* timeline) override;
+  void bindingChanged(const BoundDocument& bound, const TimelineModel* timeline) override;
   void setSymbol(const QString& name);
   // Sweeps now if a sweep was due while the view was not on screen (its dock's tab was raised).
   void refreshIfStale();

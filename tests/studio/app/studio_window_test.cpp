@@ -3,7 +3,9 @@
 // rectangles are exactly what `sod2 plan --json --bind` reports at that binding.
 #include <gtest/gtest.h>
 
+#include <QAction>
 #include <QApplication>
+#include <QDockWidget>
 #include <QSignalSpy>
 #include <QTest>
 #include <cstdio>
@@ -16,6 +18,7 @@
 #include "../test_home.h"
 #include "app/cli/compile_command.h"
 #include "app/cli/plan_command.h"
+#include "app/studio/backend/backend_view.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/widgets/main_window.h"
@@ -332,6 +335,48 @@ TEST(StudioWindow, OpensACompiledPackage) {
   QString error;
   EXPECT_FALSE(w.applyBinding({{"height", 33}, {"width", 64}}, &error));
   EXPECT_TRUE(error.contains("height")) << error.toStdString();
+}
+
+// #23 item 7: every docked view comes from the one registry (dock_pages.h) with its object name
+// (saved layouts key on it) and title, the View menu can show each, and the pages that follow
+// the document are told of a model and then of a package the same way: the backend page is
+// given each to place, the model-only pages forget the model when the package comes.
+TEST(StudioWindow, DockedViewsComeFromTheRegistryAndFollowModelAndPackageAlike) {
+  app();
+  MainWindow w;
+  for (const DockPage& page : dock_pages()) {
+    QDockWidget* dock = w.dockOf(page.view);
+    ASSERT_NE(dock, nullptr) << page.name;
+    EXPECT_EQ(dock->objectName().toStdString(), page.name);
+    EXPECT_EQ(dock->windowTitle(), MainWindow::tr(page.title));
+    EXPECT_EQ(dock->widget(), w.viewWidget(page.view)) << page.name;
+    EXPECT_FALSE(dock->toggleViewAction()->associatedObjects().isEmpty()) << page.name;
+  }
+  EXPECT_EQ(w.dockOf(StudioView::kGraph), nullptr);
+
+  auto m = testing::find_corpus_model(SOD2_SHARED_DIR "/models", "yolo_tiny");
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  OpenOptions options;
+  options.rdp = m->options;
+  ASSERT_FALSE(w.openModelNow(QString::fromStdString(m->file.string()), options).has_value());
+  EXPECT_FALSE(w.sweepView()->symbol().isEmpty()) << "the model's symbols reach the sweep page";
+  // The backend page was given the model to place (placing may still fail without Vulkan).
+  w.backendView()->placeNow();
+  EXPECT_FALSE(w.backendView()->headerText().contains("Open a model"));
+
+  const auto package = std::filesystem::temp_directory_path() / "studio_window_pages.sod2";
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::run_compile(
+                {m->file.string(), "-o", package.string(), "--ranges", ranges_file(*m)}, out, err),
+            0)
+      << err.str();
+  ASSERT_FALSE(w.openModelNow(QString::fromStdString(package.string())).has_value());
+  ASSERT_NE(w.opened(), nullptr);
+  EXPECT_EQ(w.opened()->package(), w.package());
+  EXPECT_TRUE(w.sweepView()->symbol().isEmpty()) << "a package has no plan program to sweep";
+  w.backendView()->placeNow();
+  EXPECT_FALSE(w.backendView()->headerText().contains("Open a model"));
+  std::filesystem::remove(package);
 }
 
 TEST(StudioWindow, ABadFileIsAReadableError) {

@@ -1,0 +1,31 @@
+// A view that follows the open document (issue #23 item 7): the window tells every page it
+// registers (MainWindow::addPage) what is open, each new binding and the selection, one way for
+// all of them; a page takes what it needs (a model's RDP facts through doc->model(), a
+// package's program) and ignores the rest.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/studio/document/open_document.h"
+
+namespace sod2::studio {
+
+class StudioPage {
+ public:
+  virtual ~StudioPage() = default;
+  // `doc` is what is now open; `bound` and `timeline` are it at the current binding (null when
+  // it cannot be bound there, or has no timeline).
+  virtual void documentChanged(const std::shared_ptr<const OpenDocument>& doc,
+                               const BoundDocument* bound, const TimelineModel* timeline) = 0;
+  // The sliders moved: the document at the new binding.
+  virtual void bindingChanged(const BoundDocument& bound, const TimelineModel* timeline) {
+    (void)bound;
+    (void)timeline;
+  }
+  // The graph's selection, as the main-graph node names it stands for (a box: its members).
+  virtual void selectionChanged(const std::vector<std::string>& nodes) { (void)nodes; }
+};
+
+}  // namespace sod2::studio
