@@ -203,7 +203,8 @@ QString BackendView::headerText() const { return header_->text(); }
 QString BackendView::reasonsText() const { return reasons_->toPlainText(); }
 
 void BackendView::documentChanged(const std::shared_ptr<const OpenDocument>& doc,
-                                  const BoundDocument*, const TimelineModel*) {
+                                  const std::shared_ptr<const BoundDocument>&,
+                                  const TimelineModel*) {
   setSource(doc ? doc->placement_source() : PlacementSource{});
 }
 

@@ -47,7 +47,8 @@ class BackendView : public QWidget, public StudioPage {
   // Selects the row running this graph node (the graph's selection); false if none is shown.
   bool selectNode(const std::string& node_name);
   // StudioPage: what the window tells every page.
-  void documentChanged(const std::shared_ptr<const OpenDocument>& doc, const BoundDocument* bound,
+  void documentChanged(const std::shared_ptr<const OpenDocument>& doc,
+                       const std::shared_ptr<const BoundDocument>& bound,
                        const TimelineModel* timeline) override;
   void selectionChanged(const std::vector<std::string>& nodes) override;
 

@@ -32,8 +32,9 @@ class ProfileView : public QWidget, public StudioPage {
   // Selects the group holding this graph node (from the graph's selection); false if none.
   bool selectNode(const std::string& node_name);
   // StudioPage: a profile is of a run, not of the open document; it follows the selection.
-  void documentChanged(const std::shared_ptr<const OpenDocument>&, const BoundDocument*,
-                       const TimelineModel*) override {}
+  void documentChanged(const std::shared_ptr<const OpenDocument>&,
+                       const std::shared_ptr<const BoundDocument>&, const TimelineModel*) override {
+  }
   void selectionChanged(const std::vector<std::string>& nodes) override;
   QString summaryText() const;
   // A sustained run's windows over time; hidden for a run without a duration.

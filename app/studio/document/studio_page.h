@@ -16,11 +16,14 @@ class StudioPage {
  public:
   virtual ~StudioPage() = default;
   // `doc` is what is now open; `bound` and `timeline` are it at the current binding (null when
-  // it cannot be bound there, or has no timeline).
+  // it cannot be bound there, or has no timeline). A page may keep `bound`; `timeline` is the
+  // window's, valid until the next call.
   virtual void documentChanged(const std::shared_ptr<const OpenDocument>& doc,
-                               const BoundDocument* bound, const TimelineModel* timeline) = 0;
+                               const std::shared_ptr<const BoundDocument>& bound,
+                               const TimelineModel* timeline) = 0;
   // The sliders moved: the document at the new binding.
-  virtual void bindingChanged(const BoundDocument& bound, const TimelineModel* timeline) {
+  virtual void bindingChanged(const std::shared_ptr<const BoundDocument>& bound,
+                              const TimelineModel* timeline) {
     (void)bound;
     (void)timeline;
   }

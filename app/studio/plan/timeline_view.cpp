@@ -419,4 +419,19 @@ bool TimelineView::event(QEvent* event) {
   return QWidget::event(event);
 }
 
+void TimelineView::documentChanged(const std::shared_ptr<const OpenDocument>&,
+                                   const std::shared_ptr<const BoundDocument>&,
+                                   const TimelineModel* timeline) {
+  setModel(timeline);
+}
+
+void TimelineView::bindingChanged(const std::shared_ptr<const BoundDocument>&,
+                                  const TimelineModel* timeline) {
+  // The same model rebound in place keeps the view's zoom and scroll.
+  if (timeline == model())
+    modelUpdated();
+  else
+    setModel(timeline);
+}
+
 }  // namespace sod2::studio

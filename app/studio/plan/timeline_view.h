@@ -15,12 +15,13 @@
 #include <QRect>
 #include <QWidget>
 
+#include "app/studio/document/studio_page.h"
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/plan/timeline_viewport.h"
 
 namespace sod2::studio {
 
-class TimelineView : public QWidget {
+class TimelineView : public QWidget, public StudioPage {
   Q_OBJECT
 
  public:
@@ -32,6 +33,12 @@ class TimelineView : public QWidget {
   const TimelineModel* model() const { return model_; }
   // The model's numbers changed (TimelineModel::rebind): repaint, keeping the zoom.
   void modelUpdated();
+  // StudioPage (the Memory plan dock): the window's timeline at each binding.
+  void documentChanged(const std::shared_ptr<const OpenDocument>& doc,
+                       const std::shared_ptr<const BoundDocument>& bound,
+                       const TimelineModel* timeline) override;
+  void bindingChanged(const std::shared_ptr<const BoundDocument>& bound,
+                      const TimelineModel* timeline) override;
   // Fitting shows at least this many bytes: two views given the same value draw bytes at the
   // same scale (side-by-side plans). 0: the model's own arena.
   void setFitBytes(int64_t bytes);

@@ -46,6 +46,8 @@
 #include "app/studio/widgets/on_screen.h"
 #include "app/studio/widgets/plan_compare.h"
 #include "app/studio/widgets/progress_dialog.h"
+#include "app/studio/widgets/report_view.h"
+#include "app/studio/widgets/summary_page.h"
 #include "app/studio/widgets/sweep_view.h"
 #include "app/studio/widgets/theme.h"
 #include "core/ops/op_registry.h"
@@ -59,15 +61,6 @@ namespace {
 constexpr int kMaxRecent = 8;
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-
-// A read-only monospace text dock (inspector, summary): reports line up in columns.
-QPlainTextEdit* make_text_view(QWidget* parent) {
-  auto* t = new QPlainTextEdit(parent);
-  t->setReadOnly(true);
-  t->setLineWrapMode(QPlainTextEdit::NoWrap);
-  t->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  return t;
-}
 
 }  // namespace
 
@@ -118,12 +111,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(sweep_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
     if (visible) QTimer::singleShot(0, sweep_, &SweepView::refreshIfStale);
-  });
-  connect(summary_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-    if (visible && summary_stale_ && bound_) {
-      summary_stale_ = false;
-      summary_->setPlainText(qs(bound_->summary()));
-    }
   });
   connect(shapes_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
     if (!visible) return;
@@ -179,7 +166,7 @@ MainWindow::~MainWindow() {
 }
 
 void MainWindow::buildDocks() {
-  inspector_ = make_text_view(this);
+  inspector_ = new ReportView(this);
   inspector_->setPlaceholderText(
       tr("Select a node in the graph, a row in the shapes table or a "
          "tensor in the memory timeline."));
@@ -222,7 +209,7 @@ void MainWindow::buildDocks() {
   shapes_dock_ = addPage(StudioView::kShapes, shapes_box);
 
   timeline_view_ = new TimelineView(this);
-  memory_dock_ = addPage(StudioView::kMemory, timeline_view_);
+  memory_dock_ = addPage(StudioView::kMemory, timeline_view_, timeline_view_);
 
   compare_ = new PlanCompare(this);
   compare_dock_ = addPage(StudioView::kCompare, compare_, compare_);
@@ -235,8 +222,8 @@ void MainWindow::buildDocks() {
   });
   connect(sweep_, &SweepView::measureRequested, this, &MainWindow::measureSweep);
 
-  summary_ = make_text_view(this);
-  summary_dock_ = addPage(StudioView::kSummary, summary_);
+  summary_ = new SummaryPage(this);
+  summary_dock_ = addPage(StudioView::kSummary, summary_, summary_);
   inspector_dock_->raise();
 }
 
@@ -456,28 +443,20 @@ void MainWindow::adoptOpened(std::shared_ptr<OpenDocument> open, std::shared_ptr
   if (!on_screen(*shapes_view_)) shapes_proxy_->sort(-1);
   shapes_proxy_->setSourceModel(views->shapes.get());
   shapes_ = std::move(views->shapes);
-  timeline_view_->setModel(nullptr);
-  timeline_.reset();
+  // The old timeline lives until every page has the new one.
+  std::unique_ptr<TimelineModel> old_timeline = std::move(timeline_);
   if (views->bound.ok()) {
     bound_ = std::move(views->bound->document);
     timeline_ = std::move(views->bound->timeline);
-    showSummary();
-  } else {
+  }
+  showMemoryNote();
+  for (StudioPage* page : pages_) page->documentChanged(open_, bound_, timeline_.get());
+  if (!views->bound.ok())
     summary_->setPlainText(tr("The plan cannot be evaluated at the initial binding: %1")
                                .arg(qs(views->bound.status().message())));
-  }
-  timeline_view_->setModel(timeline_.get());
-  showMemoryNote();
-  for (StudioPage* page : pages_) page->documentChanged(open_, bound_.get(), timeline_.get());
   restoreProfileInputs();
   inspector_->clear();
   status_->setText(qs(open_->opened_status()));
-}
-
-void MainWindow::showSummary() {
-  // The report walks every tensor (15-25 ms at 50,000 nodes): written when it can be read.
-  summary_stale_ = !on_screen(*summary_);
-  if (!summary_stale_ && bound_) summary_->setPlainText(qs(bound_->summary()));
 }
 
 void MainWindow::showMemoryNote() {
@@ -570,15 +549,13 @@ bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QStr
     bindings_->setValues(values);
   }
   if (shapes_) shapes_->set_binding(currentBinding());
-  if (bound->rebound) {
-    timeline_view_->modelUpdated();
-  } else {
-    timeline_view_->setModel(nullptr);
+  // Rebound in place, or a new timeline: the old one lives until every page has the new one.
+  std::unique_ptr<TimelineModel> old_timeline;
+  if (!bound->rebound) {
+    old_timeline = std::move(timeline_);
     timeline_ = std::move(bound->timeline);
-    timeline_view_->setModel(timeline_.get());
   }
-  showSummary();
-  for (StudioPage* page : pages_) page->bindingChanged(*bound_, timeline_.get());
+  for (StudioPage* page : pages_) page->bindingChanged(bound_, timeline_.get());
   const int selected = graph_view_->selectedNode();
   if (selected >= 0) showDisplayNode(selected);
   showMemoryNote();

@@ -43,6 +43,7 @@ class GraphView;
 class HistoryView;
 class ProfileView;
 class PlanCompare;
+class SummaryPage;
 class SweepView;
 class ShapesTableModel;
 class ShapesTableView;
@@ -192,9 +193,6 @@ class MainWindow : public QMainWindow {
   void adoptOpened(std::shared_ptr<OpenDocument> open, std::shared_ptr<Views> views);
   // The Memory plan dock's title: execution symbols at their bound, if any.
   void showMemoryNote();
-  // The Summary dock's report at the current binding, now if it is on screen, else when it is
-  // shown.
-  void showSummary();
   void startLayout();
   void adoptLayout(const LayoutResult& r);
   void showDisplayNode(int id);
@@ -244,8 +242,8 @@ class MainWindow : public QMainWindow {
                      const std::atomic<bool>* cancel);
 
   std::shared_ptr<OpenDocument> open_;
-  std::shared_ptr<StudioDocument> doc_;   // open_'s model; null for a package
-  std::unique_ptr<BoundDocument> bound_;  // open_ at the current binding
+  std::shared_ptr<StudioDocument> doc_;         // open_'s model; null for a package
+  std::shared_ptr<const BoundDocument> bound_;  // open_ at the current binding
   OpenOptions open_options_;
   std::shared_ptr<DisplayGraph> display_;
   std::shared_ptr<GraphLayout> layout_;
@@ -273,7 +271,7 @@ class MainWindow : public QMainWindow {
   FindBar* find_bar_ = nullptr;
   BindingsBar* bindings_ = nullptr;
   QPlainTextEdit* inspector_ = nullptr;
-  QPlainTextEdit* summary_ = nullptr;
+  SummaryPage* summary_ = nullptr;
   ShapesTableView* shapes_view_ = nullptr;
   QLineEdit* shapes_filter_ = nullptr;
   QSortFilterProxyModel* shapes_proxy_ = nullptr;
@@ -290,7 +288,6 @@ class MainWindow : public QMainWindow {
   SweepView* sweep_ = nullptr;
   QDockWidget* sweep_dock_ = nullptr;
   QDockWidget* summary_dock_ = nullptr;
-  bool summary_stale_ = false;  // bound_ changed while the Summary dock was not on screen
 
   DevicePanel* devices_ = nullptr;
   ProfileView* profile_view_ = nullptr;

@@ -269,13 +269,15 @@ void PlanCompare::refreshCaptions() {
 }
 
 void PlanCompare::documentChanged(const std::shared_ptr<const OpenDocument>& doc,
-                                  const BoundDocument* bound, const TimelineModel* timeline) {
+                                  const std::shared_ptr<const BoundDocument>& bound,
+                                  const TimelineModel* timeline) {
   // It compares plans of a model (RDP's facts): a package has none to offer.
   setDocument(doc ? doc->model() : nullptr, timeline, bound ? bound->binding() : sym::Binding{});
 }
 
-void PlanCompare::bindingChanged(const BoundDocument& bound, const TimelineModel* timeline) {
-  setCurrent(timeline, bound.binding());
+void PlanCompare::bindingChanged(const std::shared_ptr<const BoundDocument>& bound,
+                                 const TimelineModel* timeline) {
+  setCurrent(timeline, bound->binding());
 }
 
 }  // namespace sod2::studio

@@ -36,9 +36,11 @@ class PlanCompare : public QWidget, public StudioPage {
   // The main binding changed (the `current` model was rebound or replaced).
   void setCurrent(const TimelineModel* current, const sym::Binding& binding);
   // StudioPage: what the window tells every page.
-  void documentChanged(const std::shared_ptr<const OpenDocument>& doc, const BoundDocument* bound,
+  void documentChanged(const std::shared_ptr<const OpenDocument>& doc,
+                       const std::shared_ptr<const BoundDocument>& bound,
                        const TimelineModel* timeline) override;
-  void bindingChanged(const BoundDocument& bound, const TimelineModel* timeline) override;
+  void bindingChanged(const std::shared_ptr<const BoundDocument>& bound,
+                      const TimelineModel* timeline) override;
   void setMode(Mode mode);
   Mode mode() const { return mode_; }
   // Sets the right-hand binding (kOtherBinding). Returns false with a message on a bad binding.

@@ -434,13 +434,15 @@ std::optional<int64_t> SweepView::valueAt(int plot_x) const {
 }
 
 void SweepView::documentChanged(const std::shared_ptr<const OpenDocument>& doc,
-                                const BoundDocument* bound, const TimelineModel*) {
+                                const std::shared_ptr<const BoundDocument>& bound,
+                                const TimelineModel*) {
   // A sweep evaluates a model's plan program: a package has none to offer.
   setDocument(doc ? doc->model() : nullptr, bound ? bound->binding() : sym::Binding{});
 }
 
-void SweepView::bindingChanged(const BoundDocument& bound, const TimelineModel*) {
-  setBinding(bound.binding());
+void SweepView::bindingChanged(const std::shared_ptr<const BoundDocument>& bound,
+                               const TimelineModel*) {
+  setBinding(bound->binding());
 }
 
 }  // namespace sod2::studio

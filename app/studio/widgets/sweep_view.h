@@ -41,9 +41,11 @@ class SweepView : public QWidget, public StudioPage {
   // the cursor moves to the swept symbol's value.
   void setBinding(const sym::Binding& binding);
   // StudioPage: what the window tells every page.
-  void documentChanged(const std::shared_ptr<const OpenDocument>& doc, const BoundDocument* bound,
+  void documentChanged(const std::shared_ptr<const OpenDocument>& doc,
+                       const std::shared_ptr<const BoundDocument>& bound,
                        const TimelineModel* timeline) override;
-  void bindingChanged(const BoundDocument& bound, const TimelineModel* timeline) override;
+  void bindingChanged(const std::shared_ptr<const BoundDocument>& bound,
+                      const TimelineModel* timeline) override;
   void setSymbol(const QString& name);
   // Sweeps now if a sweep was due while the view was not on screen (its dock's tab was raised).
   void refreshIfStale();
