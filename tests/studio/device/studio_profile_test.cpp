@@ -56,6 +56,14 @@ class StudioProfileTest : public ::testing::Test {
     settings.remove("profile/input_files");
   }
   void TearDown() override { fs::remove_all(dir_); }
+  // One measured run on one thread, no warm-up: what a test of the inputs needs.
+  static device::RunSettings once() {
+    device::RunSettings s;
+    s.runs = 1;
+    s.warmup = 0;
+    s.threads = 1;
+    return s;
+  }
   fs::path dir_;
   std::string db_;
 };
@@ -165,10 +173,7 @@ TEST_F(StudioProfileTest, IntegerInputsAreTheTypedRangesRememberedPerModel) {
   const QString model = QString::fromStdString(corpus->file.string());
   OpenOptions options;
   options.rdp = corpus->options;
-  device::RunSettings s;
-  s.runs = 1;
-  s.warmup = 0;
-  s.threads = 1;
+  const device::RunSettings s = once();
   {
     MainWindow w;
     w.setProfileDatabase(db_);
@@ -232,10 +237,7 @@ TEST_F(StudioProfileTest, InputFilesFeedTheRunSizeItAndAreRememberedPerModel) {
   const QString model = QString::fromStdString(corpus->file.string());
   OpenOptions options;
   options.rdp = corpus->options;
-  device::RunSettings s;
-  s.runs = 1;
-  s.warmup = 0;
-  s.threads = 1;
+  const device::RunSettings s = once();
   const fs::path ids = dir_ / "input_ids.npy";
   std::vector<int64_t> tokens(12);
   for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<int64_t>(100 + i);
