@@ -15,6 +15,16 @@ std::string GroupProfile::op_label() const {
   return s;
 }
 
+bool GroupProfile::ops_are_bound() const {
+  return std::find(op_types.begin(), op_types.end(), "If") != op_types.end();
+}
+
+bool ProfileResult::counted_ops_at_most() const {
+  return ops_at_most || std::any_of(groups.begin(), groups.end(), [](const GroupProfile& g) {
+           return g.ops >= 0 && g.ops_are_bound();
+         });
+}
+
 int64_t ProfileResult::counted_ops(size_t* uncounted) const {
   int64_t sum = 0;
   size_t counted = 0;

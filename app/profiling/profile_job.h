@@ -69,9 +69,13 @@ struct GroupProfile {
   // carries no counts.
   int64_t ops = -1;
   std::string op_label() const;  // "Conv+Add+Relu"
-  // ops / avg_ms as GOP/s; negative when either is unknown.
+  // An If's operations are its larger branch's (core/ops/op_work.cpp): a bound, not what ran
+  // (an If that ran its Identity branch would show the other branch's convolutions as GOP/s).
+  bool ops_are_bound() const;
+  // ops / avg_ms as GOP/s; negative when either is unknown or the ops are only a bound.
   double gops_per_s() const {
-    return ops >= 0 && avg_ms > 0 ? static_cast<double>(ops) / (avg_ms * 1e6) : -1;
+    return ops >= 0 && avg_ms > 0 && !ops_are_bound() ? static_cast<double>(ops) / (avg_ms * 1e6)
+                                                      : -1;
   }
   // An If/Loop/Scan group's body nodes that ran, depth first (body_profile.h); empty for other
   // groups and from an agent that does not report body times.
@@ -113,6 +117,8 @@ struct ProfileResult {
   // The counted groups' operations summed, -1 when none is counted; `uncounted` gets how many
   // groups are left out.
   int64_t counted_ops(size_t* uncounted = nullptr) const;
+  // Whether counted_ops() is only a bound: an execution symbol at its bound, or an If group.
+  bool counted_ops_at_most() const;
   int64_t run_id = 0;  // in the store; 0 when not recorded
   std::string db_path;
 };

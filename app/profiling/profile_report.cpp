@@ -108,7 +108,7 @@ void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
   const int64_t run_ops = r.counted_ops(&left_out);
   if (run_ops >= 0 && s.avg_ms > 0) {
     out << "Work: " << opt::human_ops(static_cast<double>(run_ops))
-        << (r.ops_at_most ? " at most" : "") << " per run, "
+        << (r.counted_ops_at_most() ? " at most" : "") << " per run, "
         << fixed(static_cast<double>(run_ops) / (s.avg_ms * 1e6), 1)
         << " GOP/s at the average latency"
         << (left_out ? "; " + std::to_string(left_out) + " groups not counted" : std::string())

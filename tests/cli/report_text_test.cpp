@@ -357,5 +357,36 @@ TEST(ProfileText, TopNHasItsOwnShareAndRunningSum) {
   }
 }
 
+// An If's operations are its larger branch's, a bound: no GOP/s for it (an If that ran its
+// Identity branch showed the other branch's convolutions as 1,915 GOP/s on two cores), and the
+// run's work is printed as "at most".
+TEST(ProfileText, AnIfsOperationsAreABoundWithoutGopPerSecond) {
+  profiling::ProfileResult r;
+  profiling::GroupProfile conv;
+  conv.name = "/conv";
+  conv.nodes = {"/conv"};
+  conv.op_types = {"Conv"};
+  conv.avg_ms = 1;
+  conv.ops = 2'000'000;
+  profiling::GroupProfile branch = conv;
+  branch.index = 1;
+  branch.name = "/gated/If";
+  branch.nodes = {"/gated/If"};
+  branch.op_types = {"If"};
+  branch.avg_ms = 0.001;
+  branch.ops = 2'000'000'000;
+  EXPECT_DOUBLE_EQ(conv.gops_per_s(), 2.0);
+  EXPECT_LT(branch.gops_per_s(), 0);
+  r.groups = {conv, branch};
+  r.stats.avg_ms = 1.001;
+  EXPECT_TRUE(r.counted_ops_at_most());
+  std::ostringstream out;
+  profiling::print_profile_table(r, out, 3);
+  EXPECT_NE(out.str().find(" at most per run"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("2000000.0"), std::string::npos) << out.str();
+  r.groups = {conv};
+  EXPECT_FALSE(r.counted_ops_at_most());
+}
+
 }  // namespace
 }  // namespace sod2::cli

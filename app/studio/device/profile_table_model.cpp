@@ -105,12 +105,14 @@ QVariant ProfileTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) {
     QString nodes;
     for (const std::string& n : g.nodes) nodes += "\n  " + QString::fromStdString(n);
-    const QString work =
-        g.ops < 0 ? tr("operations not counted")
-                  : tr("%1 operations%2, %3 GOP/s")
-                        .arg(QString::fromStdString(opt::human_ops(static_cast<double>(g.ops))))
-                        .arg(result_->ops_at_most ? tr(" at most") : QString())
-                        .arg(g.gops_per_s(), 0, 'f', 1);
+    const QString ops = QString::fromStdString(opt::human_ops(static_cast<double>(g.ops)));
+    const QString work = g.ops < 0 ? tr("operations not counted")
+                         : g.ops_are_bound()
+                             ? tr("at most %1 operations (the larger branch; no GOP/s)").arg(ops)
+                             : tr("%1 operations%2, %3 GOP/s")
+                                   .arg(ops)
+                                   .arg(result_->ops_at_most ? tr(" at most") : QString())
+                                   .arg(g.gops_per_s(), 0, 'f', 1);
     return tr("%1 (%2 ms, %3%)\n%4\nshape %5  symbolic %6\nnodes:%7")
         .arg(QString::fromStdString(g.op_label()))
         .arg(g.avg_ms, 0, 'f', 3)
