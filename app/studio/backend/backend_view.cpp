@@ -208,8 +208,8 @@ void BackendView::documentChanged(const std::shared_ptr<const OpenDocument>& doc
   setSource(doc ? doc->placement_source() : PlacementSource{});
 }
 
-void BackendView::selectionChanged(const std::vector<std::string>& nodes) {
-  for (const std::string& n : nodes)
+void BackendView::selectionChanged(const PageSelection& selection) {
+  for (const std::string& n : selection.names)
     if (selectNode(n)) return;
 }
 

@@ -50,7 +50,7 @@ class BackendView : public QWidget, public StudioPage {
   void documentChanged(const std::shared_ptr<const OpenDocument>& doc,
                        const std::shared_ptr<const BoundDocument>& bound,
                        const TimelineModel* timeline) override;
-  void selectionChanged(const std::vector<std::string>& nodes) override;
+  void selectionChanged(const PageSelection& selection) override;
 
  signals:
   // The user picked a row: the graph nodes it stands for.

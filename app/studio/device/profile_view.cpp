@@ -188,8 +188,8 @@ bool ProfileView::selectNode(const std::string& node_name) {
   return true;
 }
 
-void ProfileView::selectionChanged(const std::vector<std::string>& nodes) {
-  for (const std::string& n : nodes)
+void ProfileView::selectionChanged(const PageSelection& selection) {
+  for (const std::string& n : selection.names)
     if (selectNode(n)) return;
 }
 

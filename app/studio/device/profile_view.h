@@ -35,7 +35,7 @@ class ProfileView : public QWidget, public StudioPage {
   void documentChanged(const std::shared_ptr<const OpenDocument>&,
                        const std::shared_ptr<const BoundDocument>&, const TimelineModel*) override {
   }
-  void selectionChanged(const std::vector<std::string>& nodes) override;
+  void selectionChanged(const PageSelection& selection) override;
   QString summaryText() const;
   // A sustained run's windows over time; hidden for a run without a duration.
   const SustainedChart* sustainedChart() const { return sustained_; }

@@ -12,6 +12,13 @@
 
 namespace sod2::studio {
 
+// What the graph's selection stands for: the main-graph nodes of a drawn node (a box: its
+// members), by name and, for an open model, by id in its graph (empty for a package).
+struct PageSelection {
+  std::vector<std::string> names;
+  std::vector<NodeId> nodes;
+};
+
 class StudioPage {
  public:
   virtual ~StudioPage() = default;
@@ -27,8 +34,8 @@ class StudioPage {
     (void)bound;
     (void)timeline;
   }
-  // The graph's selection, as the main-graph node names it stands for (a box: its members).
-  virtual void selectionChanged(const std::vector<std::string>& nodes) { (void)nodes; }
+  // The graph's selection.
+  virtual void selectionChanged(const PageSelection& selection) { (void)selection; }
 };
 
 }  // namespace sod2::studio

@@ -434,4 +434,15 @@ void TimelineView::bindingChanged(const std::shared_ptr<const BoundDocument>&,
     setModel(timeline);
 }
 
+void TimelineView::selectionChanged(const PageSelection& selection) {
+  if (!model_ || selection.nodes.empty()) return;
+  const NodeId last = selection.nodes.back();
+  for (size_t r = 0; r < model_->rects().size(); ++r) {
+    if (model_->rects()[r].producer == last) {
+      highlightTensor(static_cast<int>(r));
+      return;
+    }
+  }
+}
+
 }  // namespace sod2::studio

@@ -39,6 +39,8 @@ class TimelineView : public QWidget, public StudioPage {
                        const TimelineModel* timeline) override;
   void bindingChanged(const std::shared_ptr<const BoundDocument>& bound,
                       const TimelineModel* timeline) override;
+  // Highlights the tensor the selected node (a box's last member) writes.
+  void selectionChanged(const PageSelection& selection) override;
   // Fitting shows at least this many bytes: two views given the same value draw bytes at the
   // same scale (side-by-side plans). 0: the model's own arena.
   void setFitBytes(int64_t bytes);

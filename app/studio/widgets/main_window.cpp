@@ -3,28 +3,19 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPlainTextEdit>
 #include <QPointer>
 #include <QProgressDialog>
-#include <QPushButton>
 #include <QSettings>
-#include <QSortFilterProxyModel>
 #include <QStatusBar>
-#include <QTableView>
 #include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -38,15 +29,14 @@
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/ofa/variants_view.h"
 #include "app/studio/plan/shapes_table_model.h"
-#include "app/studio/plan/shapes_table_view.h"
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/bindings_bar.h"
 #include "app/studio/widgets/find_bar.h"
-#include "app/studio/widgets/on_screen.h"
 #include "app/studio/widgets/plan_compare.h"
 #include "app/studio/widgets/progress_dialog.h"
 #include "app/studio/widgets/report_view.h"
+#include "app/studio/widgets/shapes_page.h"
 #include "app/studio/widgets/summary_page.h"
 #include "app/studio/widgets/sweep_view.h"
 #include "app/studio/widgets/theme.h"
@@ -112,15 +102,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(sweep_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
     if (visible) QTimer::singleShot(0, sweep_, &SweepView::refreshIfStale);
   });
-  connect(shapes_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-    if (!visible) return;
-    QTimer::singleShot(0, this, [this] {
-      shapes_view_->fitColumnsIfPending();
-      const QHeaderView* header = shapes_view_->horizontalHeader();
-      if (shapes_proxy_->sortColumn() < 0 && shapes_view_->isSortingEnabled())
-        shapes_view_->sortByColumn(header->sortIndicatorSection(), header->sortIndicatorOrder());
-    });
-  });
   connect(graph_view_, &GraphView::showInShapesRequested, this, [this] {
     shapes_dock_->show();
     shapes_dock_->raise();
@@ -172,41 +153,13 @@ void MainWindow::buildDocks() {
          "tensor in the memory timeline."));
   inspector_dock_ = addPage(StudioView::kInspector, inspector_);
 
-  auto* shapes_box = new QWidget(this);
-  auto* shapes_layout = new QVBoxLayout(shapes_box);
-  shapes_layout->setContentsMargins(0, 0, 0, 0);
-  auto* filter_row = new QHBoxLayout();
-  shapes_filter_ = new QLineEdit(shapes_box);
-  shapes_filter_->setPlaceholderText(tr("Filter values by name, dims or producer"));
-  shapes_filter_->setClearButtonEnabled(true);
-  auto* copy = new QPushButton(tr("Copy as CSV"), shapes_box);
-  filter_row->addWidget(shapes_filter_);
-  filter_row->addWidget(copy);
-  shapes_layout->addLayout(filter_row);
-  shapes_view_ = new ShapesTableView(shapes_box);
-  shapes_layout->addWidget(shapes_view_);
-  shapes_proxy_ = new QSortFilterProxyModel(this);
-  shapes_proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
-  shapes_proxy_->setFilterKeyColumn(-1);
-  shapes_proxy_->setSortRole(Qt::UserRole);
-  shapes_view_->setModel(shapes_proxy_);
-  connect(shapes_filter_, &QLineEdit::textChanged, shapes_proxy_,
-          &QSortFilterProxyModel::setFilterFixedString);
-  connect(copy, &QPushButton::clicked, this, [this] {
-    if (!shapes_) return;
-    QModelIndexList rows;
-    for (int r = 0; r < shapes_proxy_->rowCount(); ++r)
-      rows.push_back(shapes_proxy_->mapToSource(shapes_proxy_->index(r, 0)));
-    QApplication::clipboard()->setText(shapes_->to_csv(&rows));
-    status_->setText(tr("Copied %1 rows as CSV").arg(rows.size()));
+  shapes_page_ = new ShapesPage(this);
+  connect(shapes_page_, &ShapesPage::producerChosen, this, [this](NodeId node) {
+    if (doc_) selectCoreNode(node);
   });
-  connect(shapes_view_, &QTableView::clicked, this, [this](const QModelIndex& index) {
-    if (!shapes_ || !doc_) return;
-    const QModelIndex src = shapes_proxy_->mapToSource(index);
-    const QVariant producer = src.data(ShapesTableModel::kProducerRole);
-    if (producer.isValid() && producer.toInt() >= 0) selectCoreNode(producer.toInt());
-  });
-  shapes_dock_ = addPage(StudioView::kShapes, shapes_box);
+  connect(shapes_page_, &ShapesPage::copied, this,
+          [this](int rows) { status_->setText(tr("Copied %1 rows as CSV").arg(rows)); });
+  shapes_dock_ = addPage(StudioView::kShapes, shapes_page_, shapes_page_);
 
   timeline_view_ = new TimelineView(this);
   memory_dock_ = addPage(StudioView::kMemory, timeline_view_, timeline_view_);
@@ -438,11 +391,7 @@ void MainWindow::adoptOpened(std::shared_ptr<OpenDocument> open, std::shared_ptr
   }
   hierarchy_ = views->hierarchy;
   if (hierarchy_) display_state_.expanded_scopes = hierarchy_->default_expanded;
-  // Views first let go of the old models, then the models are replaced. A table no one sees is
-  // neither sorted nor fitted to its contents here: raising its tab does both.
-  if (!on_screen(*shapes_view_)) shapes_proxy_->sort(-1);
-  shapes_proxy_->setSourceModel(views->shapes.get());
-  shapes_ = std::move(views->shapes);
+  shapes_page_->adoptModel(std::move(views->shapes));
   // The old timeline lives until every page has the new one.
   std::unique_ptr<TimelineModel> old_timeline = std::move(timeline_);
   if (views->bound.ok()) {
@@ -548,7 +497,6 @@ bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QStr
     const QSignalBlocker block(bindings_);
     bindings_->setValues(values);
   }
-  if (shapes_) shapes_->set_binding(currentBinding());
   // Rebound in place, or a new timeline: the old one lives until every page has the new one.
   std::unique_ptr<TimelineModel> old_timeline;
   if (!bound->rebound) {
@@ -569,12 +517,7 @@ std::map<std::string, int64_t> MainWindow::initialValues() const {
 
 QString MainWindow::inspectorText() const { return inspector_->toPlainText(); }
 
-ValueId MainWindow::selectedShapesValue() const {
-  const QModelIndexList rows = shapes_view_->selectionModel()->selectedRows();
-  if (rows.isEmpty()) return kNoValue;
-  const QVariant v = rows.front().data(ShapesTableModel::kValueIdRole);
-  return v.isValid() ? static_cast<ValueId>(v.toInt()) : kNoValue;
-}
+ValueId MainWindow::selectedShapesValue() const { return shapes_page_->selectedValue(); }
 
 void MainWindow::rememberRecent(const QString& path) {
   QSettings settings;

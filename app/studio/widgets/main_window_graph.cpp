@@ -51,32 +51,11 @@ void MainWindow::showDisplayNode(int id) {
   inspector_dock_->raise();
   // What follows needs the model's nodes by name; a package's drawing is its compiled nodes.
   if (!doc_) return;
-  // The pages follow (the group that ran the node, the row that runs it).
-  std::vector<std::string> names;
-  for (NodeId m : n.members) names.push_back(doc_->graph().node(m).name);
-  for (StudioPage* page : pages_) page->selectionChanged(names);
-  // The shapes table follows: the row of the node's (the box's last member's) first output.
-  if (shapes_ && !n.members.empty()) {
-    const Node& core = doc_->graph().node(n.members.back());
-    const int row = core.outputs.empty() ? -1 : shapes_->row_of_value(core.outputs.front());
-    if (row >= 0) {
-      const QModelIndex index = shapes_proxy_->mapFromSource(shapes_->index(row, 0));
-      if (index.isValid()) {
-        const QSignalBlocker block(shapes_view_);
-        shapes_view_->selectRow(index.row());
-        shapes_view_->scrollTo(index);
-      }
-    }
-  }
-  if (timeline_ && !n.members.empty()) {
-    const NodeId last = n.members.back();
-    for (size_t r = 0; r < timeline_->rects().size(); ++r) {
-      if (timeline_->rects()[r].producer == last) {
-        timeline_view_->highlightTensor(static_cast<int>(r));
-        break;
-      }
-    }
-  }
+  // The pages follow (the group that ran the node, the row that runs it, its output's shape).
+  PageSelection selection;
+  selection.nodes = n.members;
+  for (NodeId m : n.members) selection.names.push_back(doc_->graph().node(m).name);
+  for (StudioPage* page : pages_) page->selectionChanged(selection);
 }
 
 void MainWindow::showTensor(int tensor, NodeId producer) {
