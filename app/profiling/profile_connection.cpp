@@ -103,7 +103,6 @@ Expected<std::vector<GroupProfile>> groups_of(const rt::ProgramDesc& program,
       times[i].push_back(s.group_ms[i]);
     }
   }
-  double total = 0;
   for (size_t i = 0; i < out.size(); ++i) {
     const rt::NodeDesc& n = g.nodes[i];
     GroupProfile& p = out[i];
@@ -123,14 +122,8 @@ Expected<std::vector<GroupProfile>> groups_of(const rt::ProgramDesc& program,
       p.dims = g.values[static_cast<size_t>(v)].dims;
       break;
     }
-    total += p.avg_ms;
   }
-  double cum = 0;
-  for (GroupProfile& p : out) {
-    p.percent = total > 0 ? 100.0 * p.avg_ms / total : 0;
-    cum += p.percent;
-    p.cumulative_percent = cum;
-  }
+  set_time_shares(out);
   // The device sums body nodes over the measured runs; each group's share is of its own time.
   SOD2_ASSIGN_OR_RETURN(const BodyTimes body, body_times_of(program, rep.body_nodes));
   std::vector<double> group_ms(out.size());

@@ -43,6 +43,17 @@ double percentile(std::vector<double> values, double q) {
   return rt::nearest_rank<double>(values, q);
 }
 
+void set_time_shares(std::vector<GroupProfile>& groups) {
+  double total = 0;
+  for (const GroupProfile& g : groups) total += g.avg_ms;
+  double cum = 0;
+  for (GroupProfile& g : groups) {
+    g.percent = total > 0 ? 100.0 * g.avg_ms / total : 0;
+    cum += g.percent;
+    g.cumulative_percent = cum;
+  }
+}
+
 LatencyStats latency_stats(const std::vector<device::RunSample>& runs) {
   LatencyStats s;
   int warm = 0;

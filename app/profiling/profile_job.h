@@ -137,6 +137,9 @@ Expected<ProfileResult> profile(const ProfileRequest& request,
                                 const ProfileProgress& progress = {});
 
 LatencyStats latency_stats(const std::vector<device::RunSample>& runs);
+// Each group's percent of the groups' summed avg_ms, and the running sum in execution order: a
+// fresh profile's and a recorded one's alike.
+void set_time_shares(std::vector<GroupProfile>& groups);
 // The nearest-rank percentile (q in (0, 1]) of `values`; 0 when there are none.
 double percentile(std::vector<double> values, double q);
 

@@ -69,7 +69,6 @@ ProfileResult result_from_record(const store::RunRecord& run) {
     r.report.runs.push_back(sample);
   }
   r.stats = latency_stats(r.report.runs);
-  double total = 0;
   for (const store::GroupRecord& g : run.groups) {
     GroupProfile p;
     p.index = static_cast<int>(g.index);
@@ -95,16 +94,9 @@ ProfileResult result_from_record(const store::RunRecord& run) {
       n.percent_of_parent = b.percent_of_parent;
       p.body.push_back(std::move(n));
     }
-    total += p.avg_ms;
     r.groups.push_back(std::move(p));
   }
-  // The shares groups_of gives a fresh profile, from the same averages.
-  double cum = 0;
-  for (GroupProfile& p : r.groups) {
-    p.percent = total > 0 ? 100.0 * p.avg_ms / total : 0;
-    cum += p.percent;
-    p.cumulative_percent = cum;
-  }
+  set_time_shares(r.groups);
   r.predicted_arena_bytes = run.predicted_arena_bytes;
   r.prediction_exact = run.prediction_exact;
   return r;
