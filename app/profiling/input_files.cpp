@@ -40,12 +40,6 @@ std::string unquote(std::string_view s) {
   return std::string(s);
 }
 
-std::string dims_text(std::span<const int64_t> dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
 std::string input_names(const rt::ProgramDesc& program) {
   std::string names;
   for (const rt::InputSignature& s : program.inputs) names += (names.empty() ? "" : ", ") + s.name;
@@ -113,13 +107,12 @@ Expected<InputFileTensors> load_input_files(const rt::ProgramDesc& program,
           "))");
     if (t->shape().rank() != sig.rank)
       return invalid_argument("input file " + path + " has rank " +
-                              std::to_string(t->shape().rank()) + " " +
-                              dims_text(t->shape().dims()) + ", input '" + name + "' has rank " +
-                              std::to_string(sig.rank));
+                              std::to_string(t->shape().rank()) + " " + t->shape().to_string() +
+                              ", input '" + name + "' has rank " + std::to_string(sig.rank));
     for (const rt::InputDimDesc& d : program.input_dims) {
       if (static_cast<size_t>(d.input) != index || d.fixed < 0) continue;
       if (t->shape()[d.dim] != d.fixed)
-        return invalid_argument("input file " + path + " has dims " + dims_text(t->shape().dims()) +
+        return invalid_argument("input file " + path + " has dims " + t->shape().to_string() +
                                 ", input '" + name + "' dim " + std::to_string(d.dim) +
                                 " must be " + std::to_string(d.fixed));
     }
@@ -163,11 +156,10 @@ Status use_input_files(const InputFileTensors& files, std::vector<rt::HostTensor
     if (!files[i]) continue;
     const rt::HostTensor& f = files[i]->tensor;
     const rt::Shape& bound = inputs[i].shape();
-    if (f.shape().dims().size() != bound.dims().size() ||
-        !std::equal(bound.dims().begin(), bound.dims().end(), f.shape().dims().begin()))
+    if (f.shape() != bound)
       return invalid_argument("input file " + files[i]->path + " has dims " +
-                              dims_text(f.shape().dims()) + ", the binding gives its input " +
-                              dims_text(bound.dims()));
+                              f.shape().to_string() + ", the binding gives its input " +
+                              bound.to_string());
     inputs[i] = f;
   }
   return Status::ok_status();
