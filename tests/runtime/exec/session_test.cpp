@@ -138,8 +138,20 @@ TEST(Session, AnExecutionSymbolBoundMidRunGrowsTheArenaAndKeepsEarlierTensors) {
   EXPECT_EQ((*s)->arena_bytes(), 2048 + 2 * 704);
 }
 
-TEST(Session, RunsIfAndLoopBodies) {
-  // out = If(c, then: Inc(x), else: Double(x)); loop = Loop(M=3, cond=true, v=x) body v+1.
+// A branch that applies `op` to the outer x.
+GraphDesc one_op_branch(const char* op) {
+  GraphDesc b;
+  b.name = op;
+  b.values = {value("x", ValueStorage::kOuterScope), value("r", ValueStorage::kHeap)};
+  b.values[0].outer_value = 1;
+  b.outputs = {1};
+  b.nodes = {node(op, {0}, {1})};
+  return b;
+}
+
+// out = If(c, then_branch, else_branch); loop = Loop(M=3, cond=true, v=x) with body v + 1.
+// Graphs: 1 then, 2 else, 3 the loop's body.
+ProgramDesc if_and_loop_program(GraphDesc then_branch, GraphDesc else_branch) {
   ProgramDesc p;
   p.inputs = {{"c", DType::kBool, 0}, {"x", DType::kFloat, 1}};
   p.input_dims.push_back({1, 0, 4, -1});
@@ -159,22 +171,18 @@ TEST(Session, RunsIfAndLoopBodies) {
   NodeDesc loop = node("Loop", {3, 4, 1}, {5});
   loop.subgraphs = {3};
   main.nodes = {iff, loop};
-  auto branch = [](const char* op) {
-    GraphDesc b;
-    b.name = op;
-    b.values = {value("x", ValueStorage::kOuterScope), value("r", ValueStorage::kHeap)};
-    b.values[0].outer_value = 1;
-    b.outputs = {1};
-    b.nodes = {node(op, {0}, {1})};
-    return b;
-  };
-  const GraphDesc body = testing::inc_loop_body();
-  p.graphs = {main, branch("Inc"), branch("Double"), body};
+  p.graphs = {main, std::move(then_branch), std::move(else_branch), testing::inc_loop_body()};
   HostTensor m(DType::kInt64, Shape{}), t(DType::kBool, Shape{});
   *m.data<int64_t>() = 3;
   *t.data<bool>() = true;
   p.constants = {m, t};
-  auto s = Session::create(std::move(p), test_registry(), {1});
+  return p;
+}
+
+TEST(Session, RunsIfAndLoopBodies) {
+  // out = If(c, then: Inc(x), else: Double(x)); loop body v+1.
+  auto s = Session::create(if_and_loop_program(one_op_branch("Inc"), one_op_branch("Double")),
+                           test_registry(), {1});
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   HostTensor c(DType::kBool, Shape{}), x(DType::kFloat, Shape{4});
   for (int i = 0; i < 4; ++i) x.data<float>()[i] = static_cast<float>(i);
@@ -188,28 +196,8 @@ TEST(Session, RunsIfAndLoopBodies) {
   }
 }
 
-// out = If(c, then: x -> Double -> Double -> Inc, else: Inc(x)); loop = Loop(M=3, cond=true,
-// v=x) with body v + 1. Graphs: 1 then, 2 else, 3 the loop's body.
+// then: x -> Double -> Double -> Inc, else: Inc(x).
 ProgramDesc if_and_loop_program() {
-  ProgramDesc p;
-  p.inputs = {{"c", DType::kBool, 0}, {"x", DType::kFloat, 1}};
-  p.input_dims.push_back({1, 0, 4, -1});
-  GraphDesc main;
-  main.values = {value("c", ValueStorage::kGraphInput), value("x", ValueStorage::kGraphInput),
-                 value("out", ValueStorage::kHeap),     value("m", ValueStorage::kConstant),
-                 value("t", ValueStorage::kConstant),   value("loop", ValueStorage::kHeap)};
-  main.values[0].dtype = DType::kBool;
-  main.values[3].dtype = DType::kInt64;
-  main.values[3].constant = 0;
-  main.values[4].dtype = DType::kBool;
-  main.values[4].constant = 1;
-  main.inputs = {0, 1};
-  main.outputs = {2, 5};
-  NodeDesc iff = node("If", {0}, {2});
-  iff.subgraphs = {1, 2};
-  NodeDesc loop = node("Loop", {3, 4, 1}, {5});
-  loop.subgraphs = {3};
-  main.nodes = {iff, loop};
   GraphDesc then_branch;
   then_branch.name = "then";
   then_branch.values = {value("x", ValueStorage::kOuterScope), value("a", ValueStorage::kHeap),
@@ -217,18 +205,9 @@ ProgramDesc if_and_loop_program() {
   then_branch.values[0].outer_value = 1;
   then_branch.outputs = {3};
   then_branch.nodes = {node("Double", {0}, {1}), node("Double", {1}, {2}), node("Inc", {2}, {3})};
-  GraphDesc else_branch;
+  GraphDesc else_branch = one_op_branch("Inc");
   else_branch.name = "else";
-  else_branch.values = {value("x", ValueStorage::kOuterScope), value("r", ValueStorage::kHeap)};
-  else_branch.values[0].outer_value = 1;
-  else_branch.outputs = {1};
-  else_branch.nodes = {node("Inc", {0}, {1})};
-  p.graphs = {main, then_branch, else_branch, testing::inc_loop_body()};
-  HostTensor m(DType::kInt64, Shape{}), t(DType::kBool, Shape{});
-  *m.data<int64_t>() = 3;
-  *t.data<bool>() = true;
-  p.constants = {m, t};
-  return p;
+  return if_and_loop_program(std::move(then_branch), std::move(else_branch));
 }
 
 TEST(Session, ProfilingTimesEveryBodyNodeWithinItsParentAndCountsItsCalls) {
