@@ -196,8 +196,9 @@ Expected<profiling::ProfileRequest> MainWindow::profileRequest(
   r.settings = settings;
   r.db_path = profile_db_.empty() ? store::ProfileStore::default_path() : profile_db_;
   if (devices_) {
-    // Remembered per model; the ranges' bounds are valued at each run's sizes (a sweep's too),
-    // and the files' names checked against the model when the profile starts.
+    // Remembered per model; the ranges' bounds are valued at each run's sizes (a sweep's too).
+    // The files are read here for their dims, which move the sliders, and read again when the
+    // profile starts (ProfileConnection::open, the CLI's path too).
     const QString ranges_text = devices_->intInputRanges();
     const QString files_text = devices_->inputFiles();
     rememberPerModel(kIntInputsKey, ranges_text);
