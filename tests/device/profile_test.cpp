@@ -24,83 +24,13 @@
 #include "core/package/package_writer.h"
 #include "core/pipeline/compiled_model.h"
 #include "core/store/profile_store.h"
-#include "onnx/onnx_pb.h"
 #include "plugins/device/transport_registry.h"
+#include "tests/device/profile_test_fixture.h"
 
 namespace sod2 {
 namespace {
 
-namespace fs = std::filesystem;
-const std::string kBin = SOD2_BINARY_DIR "/bin";
-const std::string kModels = SOD2_SHARED_DIR "/models";
-const std::string kTests = SOD2_TEST_DATA_DIR;
-
-class ProfileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("sod2_profile_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    ::setenv("SOD2_PLUGIN_DIR", (SOD2_BINARY_DIR "/lib/sod2/plugins"), 1);
-    ::setenv("SOD2_AGENT", (kBin + "/sod2-agent").c_str(), 1);
-    ::setenv("SOD2_AGENT_DIR", (dir_ / "agent").c_str(), 1);
-    ::unsetenv("SOD2_ADB");
-    db_ = (dir_ / "profiles.db").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // A models.json entry as a ranges file for one model.
-  std::string ranges_of(const std::string& model) {
-    std::ifstream in(kModels + "/models.json");
-    const nlohmann::json all = nlohmann::json::parse(in);
-    for (const auto& m : all) {
-      if (m["name"] != model) continue;
-      const std::string path = (dir_ / (model + ".json")).string();
-      std::ofstream(path) << m.dump();
-      return path;
-    }
-    ADD_FAILURE() << "no model " << model << " in models.json";
-    return "";
-  }
-
-  profiling::ProfileRequest yolo_request() {
-    profiling::ProfileRequest r;
-    r.model_path = kModels + "/yolo_tiny/model.onnx";
-    r.bind = {{"height", 128}, {"width", 160}};
-    r.rdp = cli::rdp_options_from(ranges_of("yolo_tiny"), std::nullopt);
-    r.settings.runs = 3;
-    r.settings.warmup = 1;
-    r.settings.threads = 1;
-    r.db_path = db_;
-    return r;
-  }
-
-  int64_t count(const std::string& sql) {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* s = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK)
-        << sqlite3_errmsg(db);
-    int64_t n = -1;
-    if (sqlite3_step(s) == SQLITE_ROW) n = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return n;
-  }
-
-  int cli(int (*command)(const std::vector<std::string>&, std::ostream&, std::ostream&),
-          const std::vector<std::string>& args) {
-    out_.str("");
-    err_.str("");
-    return command(args, out_, err_);
-  }
-
-  fs::path dir_;
-  std::string db_;
-  std::ostringstream out_, err_;
-};
+using namespace profile_testing;
 
 // The agent processes this test started, found through /proc (the local transport's agent is
 // our child; the fake adb execs it, so it is our child there too).
@@ -528,40 +458,6 @@ TEST_F(ProfileTest, TwoSweepsCompareThePointsTheyShare) {
   EXPECT_NE(err_.str().find("takes two sweep ids"), std::string::npos) << err_.str();
 }
 
-// #23 item 5: integer ranges are valued at each point of a sweep (lengths=seq follows the swept
-// seq; it used to be valued once, at --bind, where seq has no value), and an input file's dims
-// bind the symbols --bind leaves out.
-TEST_F(ProfileTest, IntegerRangesFollowASweepAndInputFilesBindTheirSizes) {
-  const std::string model = kModels + "/bert_tiny/model.onnx";
-  ASSERT_EQ(cli(cli::run_profile,
-                {model, "--ranges", ranges_of("bert_tiny"), "--sweep", "seq=8:16:8", "--bind",
-                 "batch=1", "--int-range", "input_ids=seq:seq+1, attention_mask=1", "--runs", "1",
-                 "--warmup", "0", "--threads", "1", "--db", db_}),
-            0)
-      << err_.str();
-  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE status = 'ok'"), 2);
-
-  // input_ids [1, 6] from a TensorProto: seq=6 comes from the file.
-  onnx::TensorProto ids;
-  ids.set_data_type(onnx::TensorProto::INT64);
-  ids.add_dims(1);
-  ids.add_dims(6);
-  for (int64_t v : {101, 7, 8, 9, 10, 102}) ids.add_int64_data(v);
-  const std::string ids_path = (dir_ / "input_ids.pb").string();
-  std::ofstream(ids_path, std::ios::binary) << ids.SerializeAsString();
-  ASSERT_EQ(cli(cli::run_profile, {model, "--ranges", ranges_of("bert_tiny"), "--bind", "batch=1",
-                                   "--input", ids_path, "--int-range", "attention_mask=1", "--runs",
-                                   "1", "--warmup", "0", "--threads", "1", "--db", db_}),
-            0)
-      << err_.str();
-  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE bindings = 'batch=1,seq=6'"), 1);
-  // --bind disagreeing with the file is refused, naming both.
-  EXPECT_EQ(cli(cli::run_profile, {model, "--ranges", ranges_of("bert_tiny"), "--bind",
-                                   "batch=1,seq=8", "--input", ids_path, "--db", db_}),
-            1);
-  EXPECT_NE(err_.str().find("gives seq=6, the binding gives 8"), std::string::npos) << err_.str();
-}
-
 // Issue 24 item 3: a sustained run keeps one session running after its measured runs and
 // records each window of time; the history prints it again and compares its cold start with its
 // end. What this machine's /sys does not expose is said, not left out.
@@ -827,122 +723,6 @@ TEST_F(ProfileTest, RealAdbWithNoDeviceSaysSo) {
   ASSERT_FALSE(res.ok());
   EXPECT_NE(res.status().message().find("no Android device attached"), std::string::npos)
       << res.status().message();
-}
-
-// The agent times every node inside If and Loop bodies over the measured runs; the host hangs
-// them under their group with the names of its own program (#23 item 2).
-TEST_F(ProfileTest, ControlFlowGroupsAreBrokenDownIntoTheirBodies) {
-  const std::vector<std::pair<std::string, std::map<std::string, int64_t>>> models = {
-      {"skipnet", {{"height", 64}, {"width", 64}}}, {"lstm_greedy", {{"src_len", 12}}}};
-  for (const auto& [model, bind] : models) {
-    SCOPED_TRACE(model);
-    profiling::ProfileRequest r;
-    r.model_path = kModels + "/" + model + "/model.onnx";
-    r.bind = bind;
-    r.rdp = cli::rdp_options_from(ranges_of(model), std::nullopt);
-    r.settings = {3, 2, 1};
-    r.db_path = "";
-    auto res = profiling::profile(r);
-    ASSERT_TRUE(res.ok()) << res.status().message();
-    const std::string parent = model == "skipnet" ? "If" : "Loop";
-    size_t broken_down = 0;
-    for (const profiling::GroupProfile& g : res->groups) {
-      if (g.op_label() != parent) {
-        EXPECT_TRUE(g.body.empty()) << g.name;
-        continue;
-      }
-      ASSERT_FALSE(g.body.empty()) << g.name;  // every branch and body holds a node
-      ++broken_down;
-      double direct_ms = 0;
-      for (const profiling::BodyNodeProfile& b : g.body) {
-        SCOPED_TRACE(b.name);
-        EXPECT_GE(b.avg_ms, 0);
-        EXPECT_LE(b.avg_ms, g.avg_ms);
-        if (b.depth != 1) continue;
-        direct_ms += b.avg_ms;
-        if (parent == "If") {
-          EXPECT_TRUE(b.body == "then_branch" || b.body == "else_branch") << b.body;
-          // Once per measured run: the warm-up runs are not counted.
-          EXPECT_DOUBLE_EQ(b.calls_per_run, 1.0);
-        } else {
-          EXPECT_EQ(b.body, "body");
-          // Every node of the loop's body runs once per iteration.
-          EXPECT_DOUBLE_EQ(b.calls_per_run, g.body[0].calls_per_run);
-          EXPECT_GE(b.calls_per_run, 1.0);
-        }
-        // The host names the node from its program as the device did from the package.
-        const auto sent = std::find_if(res->report.body_nodes.begin(), res->report.body_nodes.end(),
-                                       [&](const auto& d) {
-                                         return d.graph == static_cast<uint32_t>(b.graph) &&
-                                                d.node == static_cast<uint32_t>(b.node);
-                                       });
-        ASSERT_NE(sent, res->report.body_nodes.end());
-        EXPECT_EQ(sent->name, b.name);
-        EXPECT_EQ(sent->op_type, b.op_types[0]);
-      }
-      // The group's time includes its bodies'.
-      EXPECT_LE(direct_ms, g.avg_ms * (1 + 1e-9)) << g.name;
-    }
-    EXPECT_GT(broken_down, 0u);
-    if (parent == "Loop") {  // lstm_greedy's loop body holds Ifs: their branches one level down
-      const auto& body = std::find_if(res->groups.begin(), res->groups.end(), [](const auto& g) {
-                           return g.op_label() == "Loop";
-                         })->body;
-      EXPECT_TRUE(std::any_of(body.begin(), body.end(), [](const auto& b) {
-        return b.depth == 2 && (b.body == "then_branch" || b.body == "else_branch");
-      }));
-    }
-    std::ostringstream table;
-    profiling::print_profile_table(*res, table);
-    EXPECT_NE(table.str().find(parent == "If" ? "_branch: " : "  body: "), std::string::npos)
-        << table.str();
-  }
-}
-
-// skipnet profiled and recorded, read back by `sod2 history --run`: the same group tables the
-// profile printed, each If's branch nodes indented under it (#23 item 2), from the store's rows.
-TEST_F(ProfileTest, HistoryShowsARecordedRunsBodyNodesAsTheProfileDid) {
-  profiling::ProfileRequest r;
-  r.model_path = kModels + "/skipnet/model.onnx";
-  r.bind = {{"height", 64}, {"width", 64}};
-  r.rdp = cli::rdp_options_from(ranges_of("skipnet"), std::nullopt);
-  r.settings = {3, 2, 1};
-  r.db_path = db_;
-  auto res = profiling::profile(r);
-  ASSERT_TRUE(res.ok()) << res.status().message();
-  ASSERT_GT(res->run_id, 0);
-  size_t body_nodes = 0;
-  for (const profiling::GroupProfile& g : res->groups) body_nodes += g.body.size();
-  ASSERT_GT(body_nodes, 0u);
-  {
-    auto db = store::ProfileStore::open(db_);
-    ASSERT_TRUE(db.ok());
-    auto run = (*db)->run(res->run_id);
-    ASSERT_TRUE(run.ok()) << run.status().message();
-    ASSERT_EQ(run->groups.size(), res->groups.size());
-    for (size_t i = 0; i < run->groups.size(); ++i) {
-      const auto& kept = run->groups[i].body;
-      const auto& ran = res->groups[i].body;
-      ASSERT_EQ(kept.size(), ran.size()) << res->groups[i].name;
-      for (size_t b = 0; b < kept.size(); ++b) {
-        EXPECT_EQ(kept[b].name, ran[b].name);
-        EXPECT_EQ(kept[b].body, ran[b].body);
-        EXPECT_EQ(kept[b].depth, ran[b].depth);
-        EXPECT_DOUBLE_EQ(kept[b].avg_ms, ran[b].avg_ms);
-        EXPECT_DOUBLE_EQ(kept[b].calls_per_run, ran[b].calls_per_run);
-      }
-    }
-  }
-  std::ostringstream fresh;
-  profiling::print_group_tables(*res, fresh);
-  std::ostringstream out, err;
-  ASSERT_EQ(cli::run_history({"--db", db_, "--run", std::to_string(res->run_id)}, out, err), 0)
-      << err.str();
-  EXPECT_NE(out.str().find(fresh.str()), std::string::npos) << out.str() << "\n" << fresh.str();
-  EXPECT_NE(out.str().find("_branch: "), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("Bodies: " + std::to_string(body_nodes) + " nodes ran inside"),
-            std::string::npos)
-      << out.str();
 }
 
 }  // namespace
