@@ -2,11 +2,66 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 
 #include "app/profiling/profile_job.h"
 
 namespace sod2::profiling {
+namespace {
+
+// Each body node's place: the (body, name) of every node from the group's down to it. A list
+// is depth first, so a node's holder is the last one before it a level up.
+std::vector<std::vector<std::string>> places(const std::vector<store::BodyRecord>& rows) {
+  std::vector<std::vector<std::string>> out;
+  std::vector<std::string> path;  // body, name per level above the current row
+  for (const store::BodyRecord& r : rows) {
+    const size_t above = 2 * static_cast<size_t>(std::max<int64_t>(r.depth - 1, 0));
+    path.resize(above);  // a depth that skips a level (a malformed record) holds "" there
+    path.push_back(r.body);
+    path.push_back(r.name);
+    out.push_back(path);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<BodyDelta> compare_bodies(const std::vector<store::BodyRecord>& a,
+                                      const std::vector<store::BodyRecord>& b) {
+  std::vector<BodyDelta> rows;
+  std::map<std::vector<std::string>, std::deque<size_t>> unpaired;  // place -> A's rows
+  const auto a_places = places(a);
+  for (size_t i = 0; i < a.size(); ++i) {
+    const store::BodyRecord& r = a[i];
+    rows.push_back(
+        {static_cast<int>(r.depth), r.body, r.name, r.op_types, r.avg_ms, -1, r.calls_per_run, 0});
+    unpaired[a_places[i]].push_back(i);
+  }
+  const auto b_places = places(b);
+  size_t last = rows.size();  // where B's previous node is; rows.size(): none yet
+  for (size_t k = 0; k < b.size(); ++k) {
+    const store::BodyRecord& r = b[k];
+    if (auto it = unpaired.find(b_places[k]); it != unpaired.end() && !it->second.empty()) {
+      last = it->second.front();
+      it->second.pop_front();
+      rows[last].b_ms = r.avg_ms;
+      rows[last].b_calls = r.calls_per_run;
+      continue;
+    }
+    // After B's previous node and whatever A nests deeper than this one there, so the list stays
+    // depth first: a first child right after its holder, a sibling after the subtree before it.
+    size_t at = last == rows.size() ? 0 : last + 1;
+    while (at < rows.size() && rows[at].depth > r.depth) ++at;
+    rows.insert(rows.begin() + static_cast<std::ptrdiff_t>(at),
+                BodyDelta{static_cast<int>(r.depth), r.body, r.name, r.op_types, -1, r.avg_ms, 0,
+                          r.calls_per_run});
+    for (auto& [place, waiting] : unpaired)
+      for (size_t& i : waiting) i += i >= at;
+    last = at;
+  }
+  return rows;
+}
 
 std::vector<GroupDelta> compare_groups(const store::RunRecord& a, const store::RunRecord& b) {
   std::map<std::string, const store::GroupRecord*> in_b;
@@ -16,6 +71,8 @@ std::vector<GroupDelta> compare_groups(const store::RunRecord& a, const store::R
     GroupDelta d{g.name, g.op_types, g.avg_ms, -1};
     if (auto it = in_b.find(g.name); it != in_b.end()) {
       d.b_ms = it->second->avg_ms;
+      if (!g.body.empty() && !it->second->body.empty())
+        d.body = compare_bodies(g.body, it->second->body);
       in_b.erase(it);
     }
     rows.push_back(d);
