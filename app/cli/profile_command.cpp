@@ -230,7 +230,7 @@ int run_profile(const std::vector<std::string>& args, std::ostream& out, std::os
       return 1;
     }
     if (cl.has("--json")) {
-      out << profiling::sweep_json(*measured).dump(2) << "\n";
+      out << profiling::json_text(profiling::sweep_json(*measured), 2) << "\n";
     } else {
       profiling::print_sweep_table(*measured, out, top);
     }

@@ -20,11 +20,6 @@ using text::TextTable;
 
 std::string kib(int64_t bytes) { return fixed(static_cast<double>(bytes) / 1024.0, 1); }
 
-// Calls per run: whole for a body that runs a fixed number of times, else two decimals.
-std::string calls_text(double calls) {
-  return calls == std::floor(calls) ? fixed(calls, 0) : fixed(calls, 2);
-}
-
 // A group's achieved GOP/s, "-" where its operations are not counted.
 std::string gops(const GroupProfile& g) {
   const double v = g.gops_per_s();
@@ -52,8 +47,8 @@ std::string execution_order_table(const std::vector<GroupProfile>& groups) {
     for (const BodyNodeProfile& b : g.body) {
       table.add_row(
           {"", std::string(2 * static_cast<size_t>(b.depth), ' ') + b.body + ": " + b.op_label(),
-           "x" + calls_text(b.calls_per_run), fixed(b.avg_ms), fixed(b.percent_of_parent, 2), "",
-           "-", "", "", b.name});
+           "x" + calls_per_run_text(b.calls_per_run), fixed(b.avg_ms),
+           fixed(b.percent_of_parent, 2), "", "-", "", "", b.name});
     }
   }
   return table.str();
@@ -86,6 +81,10 @@ std::string top_table(const std::vector<const GroupProfile*>& by_time, size_t to
 }
 
 }  // namespace
+
+std::string calls_per_run_text(double calls) {
+  return calls == std::floor(calls) ? fixed(calls, 0) : fixed(calls, 2);
+}
 
 void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
   const device::AgentHello& a = r.agent;
@@ -203,23 +202,29 @@ nlohmann::json bodies_json(const std::vector<GroupProfile>& groups) {
   for (const GroupProfile& g : groups) {
     if (g.body.empty()) continue;
     nlohmann::json rows = nlohmann::json::array();
-    for (const BodyNodeProfile& b : g.body) {
-      rows.push_back({{"depth", b.depth},
-                      {"body", b.body},
-                      {"graph", b.graph},
-                      {"node", b.node},
-                      {"name", b.name},
-                      {"op_types", b.op_types},
-                      {"avg_ms", b.avg_ms},
-                      {"calls_per_run", b.calls_per_run},
-                      {"percent_of_parent", b.percent_of_parent}});
-    }
+    for (const BodyNodeProfile& b : g.body) rows.push_back(body_node_json(b));
     out.push_back({{"group", g.index}, {"name", g.name}, {"nodes", rows}});
   }
   return out;
 }
 
 }  // namespace
+
+nlohmann::json body_node_json(const BodyNodeProfile& b) {
+  return {{"depth", b.depth},
+          {"body", b.body},
+          {"graph", b.graph},
+          {"node", b.node},
+          {"name", b.name},
+          {"op_types", b.op_types},
+          {"avg_ms", b.avg_ms},
+          {"calls_per_run", b.calls_per_run},
+          {"percent_of_parent", b.percent_of_parent}};
+}
+
+std::string json_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 std::string trace_json(const ProfileResult& r) {
   using nlohmann::json;
@@ -283,7 +288,7 @@ std::string trace_json(const ProfileResult& r) {
                 {"avg_ms", r.stats.avg_ms},
                 {"run_id", r.run_id},
                 {"bodies", bodies_json(r.groups)}}}};
-  return doc.dump();
+  return json_text(doc);
 }
 
 Status write_trace(const ProfileResult& r, const std::string& path) {

@@ -3,6 +3,7 @@
 // by op type) and the Chrome-trace / Perfetto JSON of `--trace`.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 
@@ -11,6 +12,10 @@
 #include "core/status/status.h"
 
 namespace sod2::profiling {
+
+// Calls per run as the tables print them: whole for a body that runs a fixed number of times
+// ("3"), else two decimals ("0.50": a branch taken half the time).
+std::string calls_per_run_text(double calls);
 
 // `top`: how many groups the "top by time" section lists.
 void print_profile_table(const ProfileResult& result, std::ostream& out, int top = 10);
@@ -25,6 +30,13 @@ void print_group_tables(const ProfileResult& result, std::ostream& out, int top 
 // resident bytes per run. Control-flow groups' body nodes are summed over the runs, so they are
 // listed in otherData.bodies rather than drawn inside their group's events.
 std::string trace_json(const ProfileResult& result);
+// One body node as the trace's otherData.bodies and the sweeps' JSON (`--sweep --json`) list it:
+// depth, body, graph, node, name, op_types, avg_ms, calls_per_run, percent_of_parent.
+nlohmann::json body_node_json(const BodyNodeProfile& node);
+// How the JSON reports are written: a node name need not be UTF-8 (an ONNX string is bytes), so
+// invalid bytes become U+FFFD instead of failing the whole dump; quotes, backslashes and control
+// characters are escaped by the library. `indent` as nlohmann::json::dump's.
+std::string json_text(const nlohmann::json& j, int indent = -1);
 Status write_trace(const ProfileResult& result, const std::string& path);
 
 }  // namespace sod2::profiling

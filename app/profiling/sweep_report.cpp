@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "app/profiling/profile_report.h"
 #include "app/profiling/run_inputs.h"
 #include "core/opt/model_work.h"
 #include "core/status/byte_size.h"
@@ -217,6 +218,10 @@ nlohmann::json sweep_json(const ProfileSweep& sweep) {
       nlohmann::json gj{{"index", g.index},   {"name", g.name},     {"op_types", g.op_label()},
                         {"avg_ms", g.avg_ms}, {"p50_ms", g.p50_ms}, {"p90_ms", g.p90_ms}};
       if (g.ops >= 0) gj["ops"] = g.ops;
+      // An If/Loop/Scan group's body nodes that ran, depth first, as the trace lists them;
+      // empty for other groups.
+      gj["body"] = nlohmann::json::array();
+      for (const BodyNodeProfile& b : g.body) gj["body"].push_back(body_node_json(b));
       q["groups"].push_back(std::move(gj));
     }
     j["points"].push_back(std::move(q));

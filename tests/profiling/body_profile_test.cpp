@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "app/profiling/profile_report.h"
+#include "app/profiling/sweep_report.h"
 
 namespace sod2::profiling {
 namespace {
@@ -172,6 +173,50 @@ TEST(BodyProfile, TheTraceListsBodyNodesPerGroup) {
   EXPECT_EQ(bodies[0]["nodes"][2]["body"], "then_branch");
   EXPECT_EQ(bodies[0]["nodes"][2]["depth"], 2);
   EXPECT_DOUBLE_EQ(bodies[0]["nodes"][2]["percent_of_parent"].get<double>(), 37.5);
+}
+
+// A node name is whatever bytes the model holds: quotes, backslashes and control characters are
+// escaped, a byte that is not UTF-8 becomes U+FFFD, and the document stays JSON.
+const std::string kHostile = std::string("a\"b\\c\n\td\x01") + "\xff" + "e";
+const std::string kHostileRead = std::string("a\"b\\c\n\td\x01") + "\xef\xbf\xbd" + "e";
+
+TEST(BodyProfile, TheTraceStaysJsonWithHostileNodeNames) {
+  ProfileResult r = nested_result();
+  r.groups[1].body[2].name = kHostile;
+  r.groups[1].name = kHostile;
+  const nlohmann::json doc = nlohmann::json::parse(trace_json(r));
+  EXPECT_EQ(doc["otherData"]["bodies"][0]["name"], kHostileRead);
+  EXPECT_EQ(doc["otherData"]["bodies"][0]["nodes"][2]["name"], kHostileRead);
+}
+
+// `sod2 profile --sweep --json` and `sod2 history --sweep ID --json`: every group object has a
+// "body" array, its control-flow group's body nodes as the trace lists them (#23 item 2).
+TEST(BodyProfile, TheSweepJsonGivesEachGroupItsBodyNodes) {
+  ProfileSweep s;
+  s.symbol = "n";
+  MeasuredPoint p;
+  p.value = 4;
+  p.result = nested_result();
+  p.result->groups[1].body[2].name = kHostile;
+  s.points.push_back(std::move(p));
+  const nlohmann::json j = nlohmann::json::parse(json_text(sweep_json(s), 2));
+  const nlohmann::json& groups = j["points"][0]["groups"];
+  ASSERT_EQ(groups.size(), 2u);
+  ASSERT_TRUE(groups[0]["body"].is_array());
+  EXPECT_TRUE(groups[0]["body"].empty());  // the Conv: no bodies
+  const nlohmann::json& body = groups[1]["body"];
+  ASSERT_EQ(body.size(), 5u);
+  const BodyNodeProfile want = nested_result().groups[1].body[2];
+  EXPECT_EQ(body[2]["depth"], want.depth);
+  EXPECT_EQ(body[2]["body"], want.body);
+  EXPECT_EQ(body[2]["graph"], want.graph);
+  EXPECT_EQ(body[2]["node"], want.node);
+  EXPECT_EQ(body[2]["name"], kHostileRead);
+  EXPECT_EQ(body[2]["op_types"], nlohmann::json(want.op_types));
+  EXPECT_DOUBLE_EQ(body[2]["avg_ms"].get<double>(), want.avg_ms);
+  EXPECT_DOUBLE_EQ(body[2]["calls_per_run"].get<double>(), want.calls_per_run);
+  EXPECT_DOUBLE_EQ(body[2]["percent_of_parent"].get<double>(), want.percent_of_parent);
+  EXPECT_EQ(body[0], body_node_json(nested_result().groups[1].body[0]));
 }
 
 }  // namespace
