@@ -136,20 +136,46 @@ int compare(store::ProfileStore& db, int64_t a_id, int64_t b_id, bool force, std
       << " -> " << human_bytes(b->arena_bytes) << ", peak RSS " << human_bytes(a->peak_rss_bytes)
       << " -> " << human_bytes(b->peak_rss_bytes) << "\n\n";
   const std::vector<profiling::GroupDelta> rows = profiling::compare_groups(*a, *b);
-  TextTable table({{"op types", Align::kLeft, 32},
-                   {"A ms", Align::kRight},
-                   {"B ms", Align::kRight},
-                   {"delta ms", Align::kRight},
-                   {"delta", Align::kRight},
-                   {"group"}});
+  // Control-flow groups both runs broke down have their body nodes under them, indented by
+  // depth as in `sod2 profile`, with their calls per run (a loop's iterations may differ).
+  const bool bodies = std::any_of(rows.begin(), rows.end(),
+                                  [](const profiling::GroupDelta& r) { return !r.body.empty(); });
+  std::vector<text::Column> columns = {{"op types", Align::kLeft, 32},
+                                       {"A ms", Align::kRight},
+                                       {"B ms", Align::kRight},
+                                       {"delta ms", Align::kRight},
+                                       {"delta", Align::kRight}};
+  if (bodies) columns.push_back({"calls", Align::kRight});
+  columns.push_back({"group"});
+  TextTable table(std::move(columns));
+  const auto side = [](double v) { return v < 0 ? std::string("-") : ms(v); };
   for (const profiling::GroupDelta& r : rows) {
-    table.add_row(
-        {r.op_types, r.a_ms < 0 ? "-" : ms(r.a_ms), r.b_ms < 0 ? "-" : ms(r.b_ms),
-         r.in_both() ? ms(r.delta_ms()) : "-",
-         r.in_both() ? text::percent_change(r.a_ms, r.b_ms) : (r.a_ms < 0 ? "only B" : "only A"),
-         r.name});
+    std::vector<std::string> row = {
+        r.op_types, side(r.a_ms), side(r.b_ms), r.in_both() ? ms(r.delta_ms()) : "-",
+        r.in_both() ? text::percent_change(r.a_ms, r.b_ms) : (r.a_ms < 0 ? "only B" : "only A")};
+    if (bodies) row.push_back("");
+    row.push_back(r.name);
+    table.add_row(std::move(row));
+    for (const profiling::BodyDelta& d : r.body) {
+      std::vector<std::string> body_row = {
+          std::string(2 * static_cast<size_t>(std::max(d.depth, 0)), ' ') + d.body + ": " +
+              d.op_types,
+          side(d.a_ms), side(d.b_ms), d.in_both() ? ms(d.delta_ms()) : "-",
+          d.in_both() ? text::percent_change(d.a_ms, d.b_ms) : (d.a_ms < 0 ? "only B" : "only A")};
+      const std::string a_calls = "x" + profiling::calls_per_run_text(d.a_calls);
+      const std::string b_calls = "x" + profiling::calls_per_run_text(d.b_calls);
+      body_row.push_back(!d.in_both()         ? (d.a_ms < 0 ? b_calls : a_calls)
+                         : a_calls == b_calls ? a_calls
+                                              : a_calls + " -> " + b_calls);
+      body_row.push_back(d.name);
+      table.add_row(std::move(body_row));
+    }
   }
   out << table.str();
+  if (bodies) {
+    out << "\nBody nodes of If/Loop/Scan groups are indented under them (ms per run; calls per "
+           "run, A -> B where they differ)\n";
+  }
   return 0;
 }
 
@@ -288,8 +314,8 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
        {"--device", true, "only runs on this device (local, adb:SERIAL)", "D"},
        {"--limit", true, "at most this many runs, newest first (default 50)", "N"},
        {"--compare", false,
-        "compare two runs group by group: --compare RUN_A RUN_B; runs of different models are "
-        "refused",
+        "compare two runs group by group (If/Loop/Scan groups' body nodes indented under "
+        "them): --compare RUN_A RUN_B; runs of different models are refused",
         ""},
        {"--force", false,
         "with --compare or --compare-sweeps: compare runs or sweeps of different models anyway",
@@ -377,7 +403,7 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
     profiling::ProfileSweep shown = profiling::sweep_from_record(*sweep);
     shown.db_path = path;
     if (cl.has("--json")) {
-      out << profiling::sweep_json(shown).dump(2) << "\n";
+      out << profiling::json_text(profiling::sweep_json(shown), 2) << "\n";
     } else {
       profiling::print_sweep_table(shown, out, top);
     }
@@ -413,7 +439,7 @@ int run_history(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     const profiling::SustainedRun shown = profiling::sustained_from(*run);
     if (cl.has("--json")) {
-      out << profiling::sustained_json(shown).dump(2) << "\n";
+      out << profiling::json_text(profiling::sustained_json(shown), 2) << "\n";
     } else {
       out << "run " << run->id << "  " << run->model_name << "  " << run->device.device_id << "  "
           << run->bindings << "  " << run->started_at << "\n";

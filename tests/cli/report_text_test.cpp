@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "../onnx/proto_builder.h"
@@ -317,6 +318,122 @@ TEST_F(HistoryText, RunShowsBodyNodesIndentedUnderTheirGroup) {
   EXPECT_EQ(failure.code, 0) << failure.err;
   EXPECT_NE(failure.out.find("Failed: the agent ended"), std::string::npos) << failure.out;
   EXPECT_EQ(failure.out.find("Per group"), std::string::npos) << failure.out;
+}
+
+// Two recorded runs of skipnet whose If group both broke down into its branches' nodes.
+store::RunRecord gated_run(double conv_ms, std::vector<store::BodyRecord> body) {
+  store::RunRecord r;
+  r.device.device_id = "local";
+  r.device.transport = "local";
+  r.model_sha256 = "dd44";
+  r.model_name = "skipnet/model.onnx";
+  r.bindings = "height=64,width=64";
+  r.ok = true;
+  r.avg_ms = 4;
+  r.latencies = {{false, 4.0, 1024, 2048}};
+  r.groups = {{0, "/stem/Conv", "Conv+Relu", "/stem/Conv,/stem/Relu", "[1,16,32,32]", 1.0, 64},
+              {1, "/gated/If", "If", "/gated/If", "[1,16,32,32]", 3.0, 64}};
+  r.groups[1].body = std::move(body);
+  r.groups[1].body.front().avg_ms = conv_ms;
+  return r;
+}
+
+// Issue 23 item 2: `history --compare` puts an If's body nodes under it, paired by their place,
+// each with both times, the change, and its calls per run; a node in one run only shows "-" on
+// the other side. The columns stay aligned, and a long label keeps its end.
+TEST_F(HistoryText, CompareShowsBodyNodesUnderTheirGroupAligned) {
+  auto db = store::ProfileStore::open(db_);
+  ASSERT_TRUE(db.ok());
+  const std::string long_op = "Conv+Relu+Add+Mul+Sigmoid+Mul+Conv+Relu+Softmax";
+  const std::string long_name = "/gated/then/deep/block.11/attention/output/the_last_conv";
+  auto a = (*db)->record_run(
+      gated_run(1.5, {{1, "then_branch", 1, 0, long_name, long_op, 0, 0.5, 50.0},
+                      {1, "then_branch", 1, 1, "/gated/then/If", "If", 0.75, 0.5, 25.0},
+                      {2, "else_branch", 3, 0, "/gated/inner/Add", "Add", 0.25, 0.25, 33.33}}));
+  auto b = (*db)->record_run(
+      gated_run(3.0, {{1, "then_branch", 1, 0, long_name, long_op, 0, 1, 60.0},
+                      {1, "then_branch", 1, 1, "/gated/then/If", "If", 0.5, 0.5, 25.0},
+                      {2, "then_branch", 2, 0, "/gated/inner/Mul", "Mul", 0.2, 0.5, 40.0}}));
+  ASSERT_TRUE(a.ok() && b.ok());
+  const CliRun shown =
+      cli(run_history, {"--db", db_, "--compare", std::to_string(*a), std::to_string(*b)});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  const std::vector<std::string> lines = lines_of(shown.out);
+  const auto header = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("op types") != std::string::npos;
+  });
+  ASSERT_NE(header, lines.end()) << shown.out;
+  const auto group = std::find_if(header, lines.end(), [](const std::string& l) {
+    return l.find("/gated/If") != std::string::npos && l.rfind("If", 0) == 0;
+  });
+  ASSERT_GE(lines.end() - group, 5) << shown.out;
+  const size_t b_end = column_of(*header, "B ms") + 4, calls_end = column_of(*header, "calls") + 5;
+  const size_t name_at = column_of(*header, "group");
+  ASSERT_NE(calls_end, std::string::npos + 5) << *header;
+  const struct {
+    size_t depth;
+    std::string label, b, delta, calls, name;
+  } expected[] = {{1, "then_bra", "3.000", "+100.0%", "x0.50 -> x1", long_name},
+                  {1, "then_branch: If", "0.500", "-33.3%", "x0.50", "/gated/then/If"},
+                  {2, "then_branch: Mul", "0.200", "only B", "x0.50", "/gated/inner/Mul"},
+                  {2, "else_branch: Add", "-", "only A", "x0.25", "/gated/inner/Add"}};
+  const size_t op_column = column_of(*group, "If");
+  for (size_t i = 0; i < std::size(expected); ++i) {
+    const std::string& line = group[static_cast<std::ptrdiff_t>(i) + 1];
+    SCOPED_TRACE(line);
+    EXPECT_EQ(column_of(line, expected[i].label), op_column + 2 * expected[i].depth);
+    EXPECT_EQ(column_of(line, " " + expected[i].b + " ") + 1 + expected[i].b.size(), b_end);
+    EXPECT_NE(line.find(" " + expected[i].delta + " "), std::string::npos);
+    EXPECT_EQ(column_of(line, " " + expected[i].calls + " ") + 1 + expected[i].calls.size(),
+              calls_end);
+    EXPECT_EQ(column_of(line, expected[i].name, true), name_at);
+    EXPECT_EQ(line.substr(line.size() - expected[i].name.size()), expected[i].name);
+  }
+  // The long label is elided in its middle: the column keeps its width, the op types their end.
+  EXPECT_NE(group[1].find("…"), std::string::npos);
+  EXPECT_NE(group[1].find("+Softmax "), std::string::npos);
+  EXPECT_NE(shown.out.find("Body nodes of If/Loop/Scan groups are indented under them"),
+            std::string::npos)
+      << shown.out;
+  // Runs without body rows print the table as before: no calls column, no note.
+  const CliRun plain = cli(
+      run_history, {"--db", db_, "--compare", std::to_string(vit_), std::to_string(vit_again_)});
+  EXPECT_EQ(plain.out.find("calls"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("Body nodes"), std::string::npos) << plain.out;
+}
+
+// `history --sweep ID --json`: each point's group objects carry their body nodes, and a hostile
+// node name leaves the document valid JSON.
+TEST_F(HistoryText, SweepJsonHasEachGroupsBodyNodes) {
+  auto db = store::ProfileStore::open(db_);
+  ASSERT_TRUE(db.ok());
+  store::SweepRecord w;
+  w.symbol = "height";
+  w.lo = 64;
+  w.hi = 64;
+  auto sweep = (*db)->record_sweep(w);
+  ASSERT_TRUE(sweep.ok()) << sweep.status().message();
+  const std::string hostile = std::string("/gated/\"then\"\\Conv\n\x01") + "\xfe";
+  store::RunRecord r =
+      gated_run(1.5, {{1, "then_branch", 1, 0, hostile, "Conv+Relu", 0, 0.5, 50.0},
+                      {2, "else_branch", 3, 0, "/gated/inner/Add", "Add", 0.25, 0.25, 33.33}});
+  r.sweep_id = *sweep;
+  r.sweep_value = 64;
+  ASSERT_TRUE((*db)->record_run(r).ok());
+  const CliRun shown = cli(run_history, {"--db", db_, "--sweep", std::to_string(*sweep), "--json"});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  const nlohmann::json j = nlohmann::json::parse(shown.out);
+  const nlohmann::json& groups = j["points"][0]["groups"];
+  ASSERT_EQ(groups.size(), 2u) << shown.out;
+  EXPECT_TRUE(groups[0]["body"].empty());
+  ASSERT_EQ(groups[1]["body"].size(), 2u) << shown.out;
+  EXPECT_EQ(groups[1]["body"][0]["name"],
+            std::string("/gated/\"then\"\\Conv\n\x01") + "\xef\xbf\xbd");
+  EXPECT_EQ(groups[1]["body"][0]["op_types"], nlohmann::json::array({"Conv", "Relu"}));
+  EXPECT_DOUBLE_EQ(groups[1]["body"][1]["calls_per_run"].get<double>(), 0.25);
+  EXPECT_EQ(groups[1]["body"][1]["depth"], 2);
+  EXPECT_EQ(groups[1]["body"][1]["body"], "else_branch");
+  EXPECT_DOUBLE_EQ(groups[1]["body"][1]["percent_of_parent"].get<double>(), 33.33);
 }
 
 TEST(ProfileText, TopNHasItsOwnShareAndRunningSum) {
