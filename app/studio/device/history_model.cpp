@@ -2,7 +2,9 @@
 
 #include <QBrush>
 #include <QColor>
+#include <algorithm>
 
+#include "app/profiling/profile_report.h"
 #include "core/status/byte_size.h"
 #include "core/text/text_table.h"
 
@@ -63,11 +65,28 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation o, int role) cons
 void RunCompareModel::setRows(std::vector<profiling::GroupDelta> rows) {
   beginResetModel();
   rows_ = std::move(rows);
+  table_.clear();
+  for (size_t g = 0; g < rows_.size(); ++g) {
+    table_.push_back({static_cast<int>(g), -1});
+    for (size_t b = 0; b < rows_[g].body.size(); ++b)
+      table_.push_back({static_cast<int>(g), static_cast<int>(b)});
+  }
   endResetModel();
 }
 
+int RunCompareModel::groupOfRow(int row) const {
+  return row >= 0 && row < rowCount() ? table_[static_cast<size_t>(row)].group : -1;
+}
+
+const profiling::BodyDelta* RunCompareModel::bodyAt(int row) const {
+  if (row < 0 || row >= rowCount()) return nullptr;
+  const Row& r = table_[static_cast<size_t>(row)];
+  return r.body < 0 ? nullptr
+                    : &rows_[static_cast<size_t>(r.group)].body[static_cast<size_t>(r.body)];
+}
+
 int RunCompareModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+  return parent.isValid() ? 0 : static_cast<int>(table_.size());
 }
 int RunCompareModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : kColumns;
@@ -75,7 +94,9 @@ int RunCompareModel::columnCount(const QModelIndex& parent) const {
 
 QVariant RunCompareModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
-  const profiling::GroupDelta& d = rows_[static_cast<size_t>(index.row())];
+  if (const profiling::BodyDelta* b = bodyAt(index.row()))
+    return bodyData(*b, index.column(), role);
+  const profiling::GroupDelta& d = rows_[static_cast<size_t>(groupOfRow(index.row()))];
   if (role == Qt::DisplayRole) {
     switch (index.column()) {
       case kOps: return QString::fromStdString(d.op_types);
@@ -92,6 +113,44 @@ QVariant RunCompareModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ForegroundRole && d.in_both() &&
       (index.column() == kDelta || index.column() == kPercent))
     return QBrush(d.delta_ms() > 0 ? QColor(0xc0, 0x39, 0x2b) : QColor(0x27, 0x8e, 0x4b));
+  return {};
+}
+
+QVariant RunCompareModel::bodyData(const profiling::BodyDelta& b, int column, int role) const {
+  const auto calls = [](double c) {
+    return QString::fromStdString(profiling::calls_per_run_text(c));
+  };
+  if (role == Qt::DisplayRole) {
+    switch (column) {
+      case kOps:
+        return QString(2 * std::max(b.depth, 0), ' ') +
+               QString::fromStdString(b.body + ": " + b.op_types);
+      case kA: return b.a_ms < 0 ? QStringLiteral("-") : ms(b.a_ms);
+      case kB: return b.b_ms < 0 ? QStringLiteral("-") : ms(b.b_ms);
+      case kDelta: return b.in_both() ? ms(b.delta_ms()) : QStringLiteral("-");
+      case kPercent:
+        return b.in_both() ? QString::number(b.delta_percent(), 'f', 1) + "%"
+                           : (b.a_ms < 0 ? tr("only B") : tr("only A"));
+      case kGroup: return QString::fromStdString(b.name);
+    }
+  }
+  // Lighter than the groups, as the profile view draws body rows: part of their group's time.
+  if (role == Qt::ForegroundRole) {
+    if (b.in_both() && b.delta_ms() != 0 && (column == kDelta || column == kPercent))
+      return QBrush(b.delta_ms() > 0 ? QColor(0xc0, 0x39, 0x2b).lighter(140)
+                                     : QColor(0x27, 0x8e, 0x4b).lighter(140));
+    return QBrush(QColor(0x80, 0x80, 0x80));
+  }
+  if (role == Qt::ToolTipRole) {
+    QString text = tr("%1: %2 %3")
+                       .arg(QString::fromStdString(b.body), QString::fromStdString(b.op_types),
+                            QString::fromStdString(b.name));
+    if (b.a_ms >= 0)
+      text += tr("\nA: %1 ms per run, %2 calls per run").arg(ms(b.a_ms), calls(b.a_calls));
+    if (b.b_ms >= 0)
+      text += tr("\nB: %1 ms per run, %2 calls per run").arg(ms(b.b_ms), calls(b.b_calls));
+    return text;
+  }
   return {};
 }
 

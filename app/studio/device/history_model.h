@@ -44,6 +44,9 @@ class HistoryModel : public QAbstractTableModel {
   std::vector<store::RunRecord> runs_;
 };
 
+// Two runs group by group, largest change first; a control-flow group both runs broke down is
+// followed by its body nodes (GroupDelta::body), indented by depth and drawn lighter as in the
+// profile view, their calls per run in the tooltip.
 class RunCompareModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -53,6 +56,10 @@ class RunCompareModel : public QAbstractTableModel {
 
   void setRows(std::vector<profiling::GroupDelta> rows);
   const std::vector<profiling::GroupDelta>& rows() const { return rows_; }
+  // Which group a table row shows or lies under (its position in rows()); -1 off the rows.
+  int groupOfRow(int row) const;
+  // The body node a table row shows; null for a group's own row.
+  const profiling::BodyDelta* bodyAt(int row) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -60,7 +67,14 @@ class RunCompareModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
  private:
+  struct Row {
+    int group = 0;
+    int body = -1;  // into the group's body; -1: the group's own row
+  };
+  QVariant bodyData(const profiling::BodyDelta& b, int column, int role) const;
+
   std::vector<profiling::GroupDelta> rows_;
+  std::vector<Row> table_;  // the rows shown: each group, then its body nodes
 };
 
 // The store's measured sweeps (`sod2 history --sweeps`), newest first.

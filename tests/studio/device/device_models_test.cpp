@@ -1,6 +1,7 @@
 // What the device panel, the profile view and the history view hold, without a display.
 #include <gtest/gtest.h>
 
+#include <QBrush>
 #include <QColor>
 
 #include "app/studio/device/device_list_model.h"
@@ -181,6 +182,54 @@ TEST(RunCompareModel, MatchesGroupsByNameLargestChangeFirst) {
   EXPECT_EQ(m.data(m.index(1, RunCompareModel::kGroup), Qt::DisplayRole).toString(), "/y");
   EXPECT_EQ(m.data(m.index(2, RunCompareModel::kPercent), Qt::DisplayRole).toString(), "only B");
   EXPECT_EQ(m.data(m.index(3, RunCompareModel::kPercent), Qt::DisplayRole).toString(), "only A");
+}
+
+// Issue 23 item 2: the History dock's comparison puts a control-flow group's body nodes under
+// it, as the Profile dock does: indented by depth, lighter, each with both times and the change,
+// "-" on the side that lacks it, and they travel with their group when groups are ordered.
+TEST(RunCompareModel, BodyNodesFollowTheirGroupIndentedAndLighter) {
+  store::RunRecord a, b;
+  a.groups = {{0, "/conv", "Conv", "/conv", "", 1.0, 0}, {1, "/if", "If", "/if", "", 2.0, 0}};
+  b.groups = {{0, "/conv", "Conv", "/conv", "", 1.1, 0}, {1, "/if", "If", "/if", "", 4.0, 0}};
+  a.groups[1].body = {{1, "then_branch", 1, 0, "/then/mm", "MatMul", 1.0, 1, 50},
+                      {2, "body", 2, 0, "/then/loop/add", "Add", 0.5, 3, 20}};
+  b.groups[1].body = {{1, "then_branch", 1, 0, "/then/mm", "MatMul", 3.0, 1, 75},
+                      {1, "else_branch", 3, 0, "/else/id", "Identity", 0.1, 0.5, 2}};
+  RunCompareModel m;
+  m.setRows(profiling::compare_groups(a, b));
+  ASSERT_EQ(m.rowCount(), 5);  // the If (largest change) and its three body nodes, the Conv
+  const auto cell = [&](int row, int column, int role = Qt::DisplayRole) {
+    return m.data(m.index(row, column), role);
+  };
+  EXPECT_EQ(cell(0, RunCompareModel::kGroup).toString(), "/if");
+  EXPECT_EQ(m.bodyAt(0), nullptr);
+  EXPECT_EQ(cell(1, RunCompareModel::kOps).toString(), "  then_branch: MatMul");
+  EXPECT_EQ(cell(1, RunCompareModel::kA).toString(), "1.000");
+  EXPECT_EQ(cell(1, RunCompareModel::kB).toString(), "3.000");
+  EXPECT_EQ(cell(1, RunCompareModel::kDelta).toString(), "2.000");
+  EXPECT_EQ(cell(1, RunCompareModel::kPercent).toString(), "200.0%");
+  EXPECT_EQ(cell(1, RunCompareModel::kGroup).toString(), "/then/mm");
+  EXPECT_EQ(cell(2, RunCompareModel::kOps).toString(), "    body: Add");
+  EXPECT_EQ(cell(2, RunCompareModel::kB).toString(), "-");
+  EXPECT_EQ(cell(2, RunCompareModel::kDelta).toString(), "-");
+  EXPECT_EQ(cell(2, RunCompareModel::kPercent).toString(), "only A");
+  EXPECT_EQ(cell(3, RunCompareModel::kA).toString(), "-");
+  EXPECT_EQ(cell(3, RunCompareModel::kPercent).toString(), "only B");
+  EXPECT_EQ(cell(4, RunCompareModel::kGroup).toString(), "/conv");
+  for (int row = 1; row <= 3; ++row) {
+    ASSERT_NE(m.bodyAt(row), nullptr) << row;
+    EXPECT_EQ(m.groupOfRow(row), 0) << row;
+    // Lighter text than a group's (which keeps the default colour).
+    const QVariant fg = cell(row, RunCompareModel::kOps, Qt::ForegroundRole);
+    ASSERT_TRUE(fg.canConvert<QBrush>()) << row;
+    EXPECT_GT(fg.value<QBrush>().color().lightness(), 100) << row;
+  }
+  EXPECT_FALSE(cell(0, RunCompareModel::kOps, Qt::ForegroundRole).isValid());
+  EXPECT_EQ(m.groupOfRow(4), 1);
+  EXPECT_EQ(m.groupOfRow(5), -1);
+  EXPECT_TRUE(cell(2, RunCompareModel::kGroup, Qt::ToolTipRole)
+                  .toString()
+                  .contains("A: 0.500 ms per run, 3 calls per run"));
 }
 
 TEST(DeviceListModel, ShowsStatesAndIds) {
