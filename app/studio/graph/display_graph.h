@@ -83,6 +83,7 @@ struct DisplayState {
   std::set<const Node*> expanded_bodies;
   std::set<int> expanded_scopes;  // with a hierarchy: the name scopes drawn open
   std::set<int> expanded_shapes;  // with a hierarchy: shape clusters drawn node by node
+  bool operator==(const DisplayState&) const = default;
 };
 
 // Whether a display node stands for several nodes the user can open (a double border).

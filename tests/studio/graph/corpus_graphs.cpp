@@ -7,6 +7,7 @@
 
 #include "../../opt/corpus.h"
 #include "core/onnx/onnx_import.h"
+#include "tests/bench/synthetic_models.h"
 
 namespace sod2::studio::testing {
 namespace {
@@ -51,6 +52,23 @@ bool finite(double v) { return std::isfinite(v); }
 const std::vector<CorpusGraph>& corpus_graphs() {
   static const std::vector<CorpusGraph> graphs = load_all();
   return graphs;
+}
+
+CorpusGraph compile_synthetic(int64_t nodes) {
+  const std::string bytes = bench::transformer_like(nodes).SerializeAsString();
+  auto model = import_onnx_bytes({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, "",
+                                 "synthetic");
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  CorpusGraph c;
+  c.name = "transformer_like(" + std::to_string(nodes) + ")";
+  c.model = std::make_unique<Model>(std::move(*model));
+  auto rdp = run_rdp(*c.model);
+  EXPECT_TRUE(rdp.ok()) << rdp.status().to_string();
+  c.rdp = std::make_unique<RdpResult>(std::move(*rdp));
+  auto fusion = opt::fuse(*c.model->graph, *c.rdp);
+  EXPECT_TRUE(fusion.ok()) << fusion.status().to_string();
+  c.fusion = std::move(*fusion);
+  return c;
 }
 
 std::set<int> all_multi_node_groups(const opt::FusionPlan& plan) {

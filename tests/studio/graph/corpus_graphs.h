@@ -25,6 +25,9 @@ struct CorpusGraph {
 // Every model of the corpus; failures are gtest failures (ADD_FAILURE) and leave the model out.
 const std::vector<CorpusGraph>& corpus_graphs();
 
+// bench::transformer_like(nodes) (exporter-style scoped names) imported, RDP run and fused.
+CorpusGraph compile_synthetic(int64_t nodes);
+
 // Every fused group of >= 2 nodes: expanding all of them shows every node on its own.
 std::set<int> all_multi_node_groups(const opt::FusionPlan& plan);
 

@@ -10,9 +10,7 @@
 #include <map>
 #include <set>
 
-#include "core/onnx/onnx_import.h"
 #include "corpus_graphs.h"
-#include "tests/bench/synthetic_models.h"
 
 namespace sod2::studio {
 namespace {
@@ -27,28 +25,6 @@ TEST(NameScope, SplitsTheScopeOffTheNodeName) {
   EXPECT_TRUE(name_scope_of("/Constant_3").empty());
   EXPECT_TRUE(name_scope_of("").empty());
   EXPECT_EQ(name_scope_of("//a//b/"), (std::vector<std::string>{"a", "b"}));
-}
-
-struct Compiled {
-  std::unique_ptr<Model> model;
-  std::unique_ptr<RdpResult> rdp;
-  opt::FusionPlan fusion;
-};
-
-Compiled compile_synthetic(int64_t nodes) {
-  const std::string bytes = bench::transformer_like(nodes).SerializeAsString();
-  auto model = import_onnx_bytes({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, "",
-                                 "synthetic");
-  EXPECT_TRUE(model.ok()) << model.status().to_string();
-  Compiled c;
-  c.model = std::make_unique<Model>(std::move(*model));
-  auto rdp = run_rdp(*c.model);
-  EXPECT_TRUE(rdp.ok()) << rdp.status().to_string();
-  c.rdp = std::make_unique<RdpResult>(std::move(*rdp));
-  auto fusion = opt::fuse(*c.model->graph, *c.rdp);
-  EXPECT_TRUE(fusion.ok()) << fusion.status().to_string();
-  c.fusion = std::move(*fusion);
-  return c;
 }
 
 // Every node not folded is a member of exactly one display node, which display_node_of names;
@@ -104,7 +80,7 @@ void expect_partition(const Graph& g, const GraphHierarchy& h, const DisplayGrap
 }
 
 TEST(GraphHierarchy, ScopesOfAnExportedTransformer) {
-  const Compiled c = compile_synthetic(2000);
+  const testing::CorpusGraph c = testing::compile_synthetic(2000);
   const Graph& g = *c.model->graph;
   const GraphHierarchy h = build_hierarchy(g, *c.rdp, &c.fusion);
   ASSERT_GE(h.scopes.size(), 3u);
@@ -139,7 +115,7 @@ TEST(GraphHierarchy, ScopesOfAnExportedTransformer) {
 }
 
 TEST(GraphHierarchy, DrawsClosedScopesAsBoxesAndOpensThemOneByOne) {
-  const Compiled c = compile_synthetic(2000);
+  const testing::CorpusGraph c = testing::compile_synthetic(2000);
   const Graph& g = *c.model->graph;
   const GraphHierarchy h = build_hierarchy(g, *c.rdp, &c.fusion);
   DisplayState state;
@@ -236,7 +212,7 @@ TEST(GraphHierarchy, FoldsConstantsAndShapeArithmeticOnEveryCorpusModel) {
 }
 
 TEST(GraphHierarchy, AHierarchyOfAnotherGraphIsNotUsed) {
-  const Compiled c = compile_synthetic(200);
+  const testing::CorpusGraph c = testing::compile_synthetic(200);
   GraphHierarchy wrong = build_hierarchy(*c.model->graph, *c.rdp, &c.fusion);
   wrong.scope_of_node.pop_back();
   const DisplayGraph d = build_display_graph(*c.model, *c.rdp, &c.fusion, &wrong, {});
