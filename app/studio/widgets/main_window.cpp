@@ -16,7 +16,6 @@
 #include <QProgressDialog>
 #include <QSettings>
 #include <QStatusBar>
-#include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -28,7 +27,6 @@
 #include "app/studio/graph/graph_style.h"
 #include "app/studio/graph/graph_view.h"
 #include "app/studio/ofa/variants_view.h"
-#include "app/studio/plan/shapes_table_model.h"
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/bindings_bar.h"
@@ -307,8 +305,10 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
                                     tr("Opening %1").arg(QFileInfo(path).fileName()), 300, cancel);
   QPointer<QProgressDialog> dialog = progress_;
   const std::string file = path.toStdString();
-  QThread* gui = thread();
-  open_watcher_.setFuture(QtConcurrent::run([file, options, cancel, dialog, gui]() {
+  // pages_ is fixed once the window is built, and the window waits for this worker before
+  // its pages go.
+  const std::vector<StudioPage*> pages = pages_;
+  open_watcher_.setFuture(QtConcurrent::run([file, options, cancel, dialog, pages]() {
     auto report = [dialog](double f, const std::string& stage) {
       report_progress(dialog, f, stage);
     };
@@ -320,7 +320,7 @@ void MainWindow::openModel(const QString& path, const OpenOptions& options) {
       if (doc.ok()) {
         r.doc = std::move(*doc);
         report(1.0, "preparing the views");
-        r.views = prepareViews(*r.doc, gui);
+        r.views = prepareViews(*r.doc, pages, cancel.get());
       } else {
         r.cancelled = doc.status().code() == StatusCode::kCancelled;
         r.error = QString::fromStdString(doc.status().message());
@@ -338,23 +338,19 @@ std::optional<QString> MainWindow::openModelNow(const QString& path, const OpenO
   open_options_ = options;
   auto doc = OpenDocument::open(path.toStdString(), options);
   if (!doc.ok()) return qs(doc.status().message());
-  adoptOpened(*doc, prepareViews(**doc, thread()));
+  adoptOpened(*doc, prepareViews(**doc, pages_, nullptr));
   adoptLayout(computeLayout(open_, hierarchy_, display_state_, nullptr));
   graph_view_->finishPopulating();
   return std::nullopt;
 }
 
-std::shared_ptr<MainWindow::Views> MainWindow::prepareViews(const OpenDocument& doc, QThread* gui) {
+std::shared_ptr<MainWindow::Views> MainWindow::prepareViews(const OpenDocument& doc,
+                                                            const std::vector<StudioPage*>& pages,
+                                                            const std::atomic<bool>* cancel) {
   auto v = std::make_shared<Views>();
   v->bound = doc.bind(doc.initial_values(), nullptr);
-  if (const auto model = doc.model()) {
-    // The shapes table is built on RDP's facts, which a package does not carry: its dims show
-    // on the edges and in the inspector instead.
-    v->shapes = std::make_unique<ShapesTableModel>(model->model(), model->rdp());
-    v->shapes->set_binding(v->bound.ok() ? v->bound->document->binding() : sym::Binding{});
-    // Made on a worker, used by the GUI thread's views: its events belong there.
-    v->shapes->moveToThread(gui);
-  }
+  const BoundDocument* bound = v->bound.ok() ? v->bound->document.get() : nullptr;
+  for (const StudioPage* page : pages) v->prepared.push_back(page->prepare(doc, bound, cancel));
   v->hierarchy = doc.build_hierarchy();
   return v;
 }
@@ -391,7 +387,6 @@ void MainWindow::adoptOpened(std::shared_ptr<OpenDocument> open, std::shared_ptr
   }
   hierarchy_ = views->hierarchy;
   if (hierarchy_) display_state_.expanded_scopes = hierarchy_->default_expanded;
-  shapes_page_->adoptModel(std::move(views->shapes));
   // The old timeline lives until every page has the new one.
   std::unique_ptr<TimelineModel> old_timeline = std::move(timeline_);
   if (views->bound.ok()) {
@@ -399,7 +394,10 @@ void MainWindow::adoptOpened(std::shared_ptr<OpenDocument> open, std::shared_ptr
     timeline_ = std::move(views->bound->timeline);
   }
   showMemoryNote();
-  for (StudioPage* page : pages_) page->documentChanged(open_, bound_, timeline_.get());
+  for (size_t i = 0; i < pages_.size(); ++i) {
+    pages_[i]->adoptPrepared(i < views->prepared.size() ? std::move(views->prepared[i]) : nullptr);
+    pages_[i]->documentChanged(open_, bound_, timeline_.get());
+  }
   if (!views->bound.ok())
     summary_->setPlainText(tr("The plan cannot be evaluated at the initial binding: %1")
                                .arg(qs(views->bound.status().message())));

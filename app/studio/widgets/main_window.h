@@ -31,7 +31,6 @@ class QLineEdit;
 class QPlainTextEdit;
 class QProgressDialog;
 class QSortFilterProxyModel;
-class QThread;
 
 namespace sod2::studio {
 
@@ -46,7 +45,6 @@ class PlanCompare;
 class SummaryPage;
 class SweepView;
 class ShapesPage;
-class ShapesTableModel;
 class TimelineModel;
 class TimelineView;
 class VariantsView;
@@ -161,7 +159,8 @@ class MainWindow : public QMainWindow {
   // What the docks show for a new document, made off the GUI thread.
   struct Views {
     Expected<Bound> bound = invalid_argument("not bound");  // at the initial values
-    std::unique_ptr<ShapesTableModel> shapes;               // a model's only
+    // What each page (pages_, in order) prepared for it (StudioPage::prepare).
+    std::vector<std::unique_ptr<PreparedPageData>> prepared;
     std::shared_ptr<const GraphHierarchy> hierarchy;
   };
   struct OpenResult {
@@ -189,7 +188,10 @@ class MainWindow : public QMainWindow {
   void applyDefaultLayout();
   // Drops the open model or package and everything drawn from it (before adopting another).
   void forgetOpened();
-  static std::shared_ptr<Views> prepareViews(const OpenDocument& doc, QThread* gui);
+  // On the opening worker: `pages` are pages_, whose prepare() is const.
+  static std::shared_ptr<Views> prepareViews(const OpenDocument& doc,
+                                             const std::vector<StudioPage*>& pages,
+                                             const std::atomic<bool>* cancel);
   void adoptOpened(std::shared_ptr<OpenDocument> open, std::shared_ptr<Views> views);
   // The Memory plan dock's title: execution symbols at their bound, if any.
   void showMemoryNote();

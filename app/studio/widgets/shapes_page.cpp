@@ -14,6 +14,13 @@
 #include "app/studio/widgets/on_screen.h"
 
 namespace sod2::studio {
+namespace {
+
+struct PreparedShapes : PreparedPageData {
+  std::unique_ptr<ShapesTableModel> model;
+};
+
+}  // namespace
 
 ShapesPage::ShapesPage(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -51,7 +58,24 @@ ShapesPage::ShapesPage(QWidget* parent) : QWidget(parent) {
 
 ShapesPage::~ShapesPage() = default;
 
-void ShapesPage::adoptModel(std::unique_ptr<ShapesTableModel> model) {
+std::unique_ptr<PreparedPageData> ShapesPage::prepare(const OpenDocument& doc,
+                                                      const BoundDocument* bound,
+                                                      const std::atomic<bool>* cancel) const {
+  // The table is built on RDP's facts, which a package does not carry: its dims show on the
+  // edges and in the inspector instead.
+  const auto model = doc.model();
+  if (!model || (cancel && *cancel)) return nullptr;
+  auto out = std::make_unique<PreparedShapes>();
+  out->model = std::make_unique<ShapesTableModel>(model->model(), model->rdp());
+  out->model->set_binding(bound ? bound->binding() : sym::Binding{});
+  // Made on a worker, used by this page: its events belong to the page's thread.
+  out->model->moveToThread(thread());
+  return out;
+}
+
+void ShapesPage::adoptPrepared(std::unique_ptr<PreparedPageData> data) {
+  auto* prepared = dynamic_cast<PreparedShapes*>(data.get());
+  std::unique_ptr<ShapesTableModel> model = prepared ? std::move(prepared->model) : nullptr;
   // The view lets go of the old model before it goes; a table no one sees is not sorted now.
   if (!on_screen(*view_)) proxy_->sort(-1);
   proxy_->setSourceModel(model.get());

@@ -1,7 +1,8 @@
 // The Shapes dock (a StudioPage): every value of the open model with its rank and dims, symbolic
 // and at the current binding, its bytes and producer; a filter over all columns and a CSV copy.
 // The table follows the binding and the graph's selection (the selected node's first output).
-// A package carries no RDP facts: its page is empty.
+// Its model (50,000 rows take a while) is built and bound on the opening worker (prepare). A
+// package carries no RDP facts: its page is empty.
 #pragma once
 
 #include <QWidget>
@@ -24,12 +25,16 @@ class ShapesPage : public QWidget, public StudioPage {
   explicit ShapesPage(QWidget* parent = nullptr);
   ~ShapesPage() override;
 
-  // The table of a newly opened model, built and bound on the opening worker (50,000 rows take
-  // a while); null for a package. Call before documentChanged.
-  void adoptModel(std::unique_ptr<ShapesTableModel> model);
+  // The table's model; null before a model is opened, and for a package.
+  const ShapesTableModel* model() const { return model_.get(); }
   // The value of the selected row; kNoValue when none is selected.
   ValueId selectedValue() const;
 
+  // A model's table, built and bound at the initial binding (on the opening worker, then moved
+  // to this page's thread); null for a package.
+  std::unique_ptr<PreparedPageData> prepare(const OpenDocument& doc, const BoundDocument* bound,
+                                            const std::atomic<bool>* cancel) const override;
+  void adoptPrepared(std::unique_ptr<PreparedPageData> data) override;
   void documentChanged(const std::shared_ptr<const OpenDocument>& doc,
                        const std::shared_ptr<const BoundDocument>& bound,
                        const TimelineModel* timeline) override;
