@@ -1,3 +1,8 @@
+// The docked views' one table (issue #23 item 7). Each row's widget is made in
+// MainWindow::buildDocks and docked by addPage; a widget that is also a StudioPage
+// (studio_page.h: inspector, shapes, memory, compare, sweep, summary, the device side's pages)
+// is then told what is open, each binding and the selection, and may prepare its data on the
+// opening worker, with no code of its own in the window.
 #include "app/studio/widgets/dock_pages.h"
 
 #include <QtGlobal>

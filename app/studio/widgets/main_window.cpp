@@ -31,9 +31,9 @@
 #include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/bindings_bar.h"
 #include "app/studio/widgets/find_bar.h"
+#include "app/studio/widgets/inspector_page.h"
 #include "app/studio/widgets/plan_compare.h"
 #include "app/studio/widgets/progress_dialog.h"
-#include "app/studio/widgets/report_view.h"
 #include "app/studio/widgets/shapes_page.h"
 #include "app/studio/widgets/summary_page.h"
 #include "app/studio/widgets/sweep_view.h"
@@ -145,11 +145,8 @@ MainWindow::~MainWindow() {
 }
 
 void MainWindow::buildDocks() {
-  inspector_ = new ReportView(this);
-  inspector_->setPlaceholderText(
-      tr("Select a node in the graph, a row in the shapes table or a "
-         "tensor in the memory timeline."));
-  inspector_dock_ = addPage(StudioView::kInspector, inspector_);
+  inspector_ = new InspectorPage(this);
+  inspector_dock_ = addPage(StudioView::kInspector, inspector_, inspector_);
 
   shapes_page_ = new ShapesPage(this);
   connect(shapes_page_, &ShapesPage::producerChosen, this, [this](NodeId node) {
@@ -402,7 +399,6 @@ void MainWindow::adoptOpened(std::shared_ptr<OpenDocument> open, std::shared_ptr
     summary_->setPlainText(tr("The plan cannot be evaluated at the initial binding: %1")
                                .arg(qs(views->bound.status().message())));
   restoreProfileInputs();
-  inspector_->clear();
   status_->setText(qs(open_->opened_status()));
 }
 
@@ -502,8 +498,13 @@ bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QStr
     timeline_ = std::move(bound->timeline);
   }
   for (StudioPage* page : pages_) page->bindingChanged(bound_, timeline_.get());
+  // The pages show the selection at the new binding (the timeline's tensor, a new timeline's
+  // too); the inspector stays in its tab.
   const int selected = graph_view_->selectedNode();
-  if (selected >= 0) showDisplayNode(selected);
+  if (display_ && selected >= 0 && static_cast<size_t>(selected) < display_->nodes.size()) {
+    const PageSelection selection = pageSelection(display_->nodes[static_cast<size_t>(selected)]);
+    for (StudioPage* page : pages_) page->selectionChanged(selection);
+  }
   showMemoryNote();
   status_->setText(qs(bound_->status()));
   return true;

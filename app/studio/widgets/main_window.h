@@ -28,7 +28,6 @@
 
 class QLabel;
 class QLineEdit;
-class QPlainTextEdit;
 class QProgressDialog;
 class QSortFilterProxyModel;
 
@@ -40,6 +39,7 @@ class DevicePanel;
 class FindBar;
 class GraphView;
 class HistoryView;
+class InspectorPage;
 class ProfileView;
 class PlanCompare;
 class SummaryPage;
@@ -197,11 +197,10 @@ class MainWindow : public QMainWindow {
   void showMemoryNote();
   void startLayout();
   void adoptLayout(const LayoutResult& r);
+  // Tells every page that drawn node `id` is selected, and raises the inspector.
   void showDisplayNode(int id);
-  // "(double-click or Enter opens its 12 body nodes)" under an If/Loop/Scan's report.
-  QString bodiesHint(const DisplayNode& n) const;
-  // The inspector's text for a name scope's or a shape computation's box.
-  QString boxSummary(const DisplayNode& n) const;
+  // What drawn node `n` of display_ stands for, as the pages are told it.
+  PageSelection pageSelection(const DisplayNode& n) const;
   void showTensor(int tensor, NodeId producer);
   void rememberRecent(const QString& path);
   void refreshRecentMenu();
@@ -272,7 +271,7 @@ class MainWindow : public QMainWindow {
   GraphView* graph_view_ = nullptr;
   FindBar* find_bar_ = nullptr;
   BindingsBar* bindings_ = nullptr;
-  QPlainTextEdit* inspector_ = nullptr;
+  InspectorPage* inspector_ = nullptr;
   SummaryPage* summary_ = nullptr;
   ShapesPage* shapes_page_ = nullptr;
   TimelineView* timeline_view_ = nullptr;

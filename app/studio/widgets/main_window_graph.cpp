@@ -1,6 +1,6 @@
 // MainWindow's graph navigation: what a selected node shows in the other docks, what is open
 // (fused groups, bodies, name scopes, shape computations) with undo and redo, revealing a node
-// hidden in a box, the inspector's text for a box, and exporting the drawing.
+// hidden in a box, and exporting the drawing.
 #include <QAction>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -9,23 +9,18 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QModelIndex>
-#include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
-#include <algorithm>
-#include <map>
 
 #include "app/studio/backend/backend_view.h"
 #include "app/studio/device/profile_view.h"
 #include "app/studio/graph/graph_view.h"
-#include "app/studio/plan/shapes_table_model.h"
 #include "app/studio/plan/shapes_table_view.h"
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/plan/timeline_view.h"
 #include "app/studio/widgets/main_window.h"
-#include "core/ops/op_registry.h"
 
 namespace sod2::studio {
 namespace {
@@ -34,28 +29,25 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
-QString MainWindow::bodiesHint(const DisplayNode& n) const {
-  if (!n.has_subgraphs || n.is_group_box) return {};
-  return n.body_expanded
-             ? tr("\n(double-click or Enter closes its bodies)\n")
-             : tr("\n(double-click or Enter opens its %1 body nodes)\n").arg(n.subgraph_nodes);
+PageSelection MainWindow::pageSelection(const DisplayNode& n) const {
+  PageSelection selection;
+  selection.display = &n;
+  selection.hierarchy = hierarchy_;
+  // The main graph's nodes by name and id; a package's drawing is its compiled nodes.
+  if (doc_) {
+    selection.nodes = n.members;
+    for (NodeId m : n.members) selection.names.push_back(doc_->graph().node(m).name);
+  }
+  return selection;
 }
 
 void MainWindow::showDisplayNode(int id) {
   if (!bound_ || !display_ || id < 0 || static_cast<size_t>(id) >= display_->nodes.size()) return;
-  const DisplayNode& n = display_->nodes[static_cast<size_t>(id)];
-  const QString text = n.kind == DisplayNodeKind::kScope || n.kind == DisplayNodeKind::kShapes
-                           ? boxSummary(n)
-                           : qs(bound_->node_report(n));
-  inspector_->setPlainText(text + bodiesHint(n));
-  inspector_dock_->raise();
-  // What follows needs the model's nodes by name; a package's drawing is its compiled nodes.
-  if (!doc_) return;
-  // The pages follow (the group that ran the node, the row that runs it, its output's shape).
-  PageSelection selection;
-  selection.nodes = n.members;
-  for (NodeId m : n.members) selection.names.push_back(doc_->graph().node(m).name);
+  // The pages follow (the inspector's report, the group that ran the node, the row that runs
+  // it, its output's shape).
+  const PageSelection selection = pageSelection(display_->nodes[static_cast<size_t>(id)]);
   for (StudioPage* page : pages_) page->selectionChanged(selection);
+  inspector_dock_->raise();
 }
 
 void MainWindow::showTensor(int tensor, NodeId producer) {
@@ -195,45 +187,6 @@ void MainWindow::relayoutKeeping(NodeId anchor, bool now) {
   } else {
     startLayout();
   }
-}
-
-QString MainWindow::boxSummary(const DisplayNode& n) const {
-  const Graph& g = doc_->graph();
-  QString text;
-  if (n.kind == DisplayNodeKind::kScope && hierarchy_ && n.scope > 0 &&
-      static_cast<size_t>(n.scope) < hierarchy_->scopes.size()) {
-    const NameScope& s = hierarchy_->scopes[static_cast<size_t>(n.scope)];
-    text = tr("name scope %1\n%2 nodes, %3 inner scopes (double-click or Enter opens it)\n")
-               .arg(qs(s.path))
-               .arg(n.members.size())
-               .arg(s.children.size());
-  } else {
-    text = tr("shape computation\n%1 nodes computing small integer tensors (dims, shapes, "
-              "indices) from tensor shapes and constants, never from a tensor's contents "
-              "(double-click or Enter opens it)\n")
-               .arg(n.members.size());
-  }
-  std::map<std::string, int> ops, classes;
-  for (NodeId m : n.members) {
-    ++ops[g.node(m).op_type];
-    ++classes[op_class_name(op_class_of(g.node(m)))];
-  }
-  std::vector<std::pair<int, std::string>> by_count;
-  for (const auto& [op, count] : ops) by_count.push_back({-count, op});
-  std::sort(by_count.begin(), by_count.end());
-  text += tr("ops     ");
-  for (const auto& [count, op] : by_count)
-    text += QStringLiteral(" %1 x%2").arg(qs(op)).arg(-count);
-  text += tr("\nclasses ");
-  for (const auto& [cls, count] : classes) text += QStringLiteral(" %1 %2").arg(qs(cls)).arg(count);
-  text += tr("\nnodes\n");
-  constexpr size_t kListed = 40;
-  for (size_t i = 0; i < n.members.size() && i < kListed; ++i) {
-    const Node& node = g.node(n.members[i]);
-    text += QStringLiteral("  %1  (%2)\n").arg(qs(node.name), qs(node.op_type));
-  }
-  if (n.members.size() > kListed) text += tr("  ... and %1 more\n").arg(n.members.size() - kListed);
-  return text;
 }
 
 void MainWindow::undoView(bool now) {

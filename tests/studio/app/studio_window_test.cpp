@@ -20,9 +20,11 @@
 #include "app/cli/plan_command.h"
 #include "app/studio/backend/backend_view.h"
 #include "app/studio/graph/graph_view.h"
+#include "app/studio/plan/shapes_table_model.h"
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/widgets/main_window.h"
 #include "app/studio/widgets/plan_compare.h"
+#include "app/studio/widgets/shapes_page.h"
 #include "app/studio/widgets/sweep_view.h"
 
 namespace sod2::studio {
@@ -340,7 +342,9 @@ TEST(StudioWindow, OpensACompiledPackage) {
 // #23 item 7: every docked view comes from the one registry (dock_pages.h) with its object name
 // (saved layouts key on it) and title, the View menu can show each, and the pages that follow
 // the document are told of a model and then of a package the same way: the backend page is
-// given each to place, the model-only pages forget the model when the package comes.
+// given each to place, the model-only pages forget the model when the package comes. The
+// inspector is one of those pages (its text follows the selection and the binding), and the
+// shapes page prepares its table for a model, none for a package.
 TEST(StudioWindow, DockedViewsComeFromTheRegistryAndFollowModelAndPackageAlike) {
   app();
   MainWindow w;
@@ -363,6 +367,26 @@ TEST(StudioWindow, DockedViewsComeFromTheRegistryAndFollowModelAndPackageAlike) 
   // The backend page was given the model to place (placing may still fail without Vulkan).
   w.backendView()->placeNow();
   EXPECT_FALSE(w.backendView()->headerText().contains("Open a model"));
+  auto* shapes = qobject_cast<ShapesPage*>(w.viewWidget(StudioView::kShapes));
+  ASSERT_NE(shapes, nullptr);
+  ASSERT_NE(shapes->model(), nullptr) << "the shapes page prepared the model's table";
+  EXPECT_GT(shapes->model()->rowCount(), 0);
+  // The inspector page: a node's report, then the same node at a new binding.
+  const Graph& g = w.document()->graph();
+  NodeId chosen = kNoNode;
+  for (size_t i = 0; i < g.num_nodes() && chosen == kNoNode; ++i)
+    if (g.node(static_cast<NodeId>(i)).op_type == "Conv") chosen = static_cast<NodeId>(i);
+  ASSERT_NE(chosen, kNoNode);
+  w.selectCoreNode(chosen);
+  const QString at_start = w.inspectorText();
+  EXPECT_TRUE(at_start.contains("op       Conv")) << at_start.toStdString();
+  ASSERT_TRUE(w.applyBinding(m->bindings[1]));
+  auto b = w.document()->binding(m->bindings[1]);
+  ASSERT_TRUE(b.ok());
+  const std::string at_new = w.document()->dims_at_text(g.node(chosen).outputs[0], *b);
+  EXPECT_NE(w.inspectorText(), at_start);
+  EXPECT_TRUE(w.inspectorText().contains(QString::fromStdString("at binding " + at_new)))
+      << w.inspectorText().toStdString();
 
   const auto package = std::filesystem::temp_directory_path() / "studio_window_pages.sod2";
   std::ostringstream out, err;
@@ -374,9 +398,32 @@ TEST(StudioWindow, DockedViewsComeFromTheRegistryAndFollowModelAndPackageAlike) 
   ASSERT_NE(w.opened(), nullptr);
   EXPECT_EQ(w.opened()->package(), w.package());
   EXPECT_TRUE(w.sweepView()->symbol().isEmpty()) << "a package has no plan program to sweep";
+  EXPECT_EQ(shapes->model(), nullptr) << "a package prepares no shapes table";
+  EXPECT_TRUE(w.inspectorText().isEmpty()) << "a new document clears the inspector";
   w.backendView()->placeNow();
   EXPECT_FALSE(w.backendView()->headerText().contains("Open a model"));
   std::filesystem::remove(package);
+}
+
+// The background open runs every page's prepare() on its worker: the shapes table arrives with
+// the document, in the window's thread, and follows the selection.
+TEST(StudioWindow, TheOpeningWorkerPreparesTheShapesTable) {
+  app();
+  auto m = testing::find_corpus_model(SOD2_SHARED_DIR "/models", "yolo_tiny");
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  MainWindow w;
+  QSignalSpy finished(&w, &MainWindow::openFinished);
+  OpenOptions options;
+  options.rdp = m->options;
+  w.openModel(QString::fromStdString(m->file.string()), options);
+  ASSERT_TRUE(finished.count() > 0 || finished.wait(60000));
+  ASSERT_TRUE(finished.at(0).at(0).toBool()) << finished.at(0).at(1).toString().toStdString();
+  auto* shapes = qobject_cast<ShapesPage*>(w.viewWidget(StudioView::kShapes));
+  ASSERT_NE(shapes, nullptr);
+  ASSERT_NE(shapes->model(), nullptr);
+  EXPECT_EQ(shapes->model()->thread(), w.thread());
+  const Graph& g = w.document()->graph();
+  EXPECT_EQ(shapes->model()->rowCount(), static_cast<int>(g.num_values()));
 }
 
 TEST(StudioWindow, ABadFileIsAReadableError) {
