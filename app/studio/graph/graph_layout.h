@@ -36,6 +36,9 @@ struct GraphLayout {
   double width = 0, height = 0;
   bool used_dot = false;
   std::string note;  // why dot was not used when it was asked for ("" otherwise)
+  // From incremental_layout: where the drawing it was made from has its origin in this one (all
+  // it kept moved by this, and what made room by more).
+  LayoutPoint moved;
 };
 
 struct LayoutOptions {

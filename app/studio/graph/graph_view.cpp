@@ -521,21 +521,27 @@ std::optional<QPointF> GraphView::viewPositionOf(NodeId node) const {
 bool GraphView::placeAt(NodeId node, const QPointF& view_pos) {
   const int id = graph_.display_node_of(node);
   if (id < 0 || static_cast<size_t>(id) >= layout_.nodes.size()) return false;
+  if (!(zoomFactor() > 0)) return false;
+  placeScenePointAt(box_rect(layout_.nodes[static_cast<size_t>(id)]).topLeft(), view_pos);
+  return true;
+}
+
+void GraphView::placeScenePointAt(const QPointF& scene_point, const QPointF& view_pos) {
   start_view_ = false;
-  // Centring c puts it mid-viewport: shift c so the node lands at view_pos instead.
+  // Centring c puts it mid-viewport: shift c so the point lands at view_pos instead.
   const QPointF mid(viewport()->width() / 2.0, viewport()->height() / 2.0);
   const double zoom = zoomFactor();
-  if (!(zoom > 0)) return false;
-  const QPointF centre =
-      box_rect(layout_.nodes[static_cast<size_t>(id)]).topLeft() + (mid - view_pos) / zoom;
+  if (!(zoom > 0)) return;
+  const QPointF centre = scene_point + (mid - view_pos) / zoom;
   // A drawing smaller than the window would be re-centred by the view: the scene grows so that
   // the place asked for can be scrolled to.
   const QSizeF half(viewport()->width() / 2.0 / zoom, viewport()->height() / 2.0 / zoom);
   scene()->setSceneRect(
       scene()->sceneRect().united(QRectF(centre - QPointF(half.width(), half.height()), 2 * half)));
   centerOn(centre);
-  return true;
 }
+
+QPointF GraphView::viewCentreInScene() const { return mapToScene(viewport()->rect().center()); }
 
 int GraphView::nodeNearestViewCentre() const {
   const QPointF centre = mapToScene(viewport()->rect().center());

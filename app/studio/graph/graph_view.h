@@ -75,6 +75,10 @@ class GraphView : public QGraphicsView {
   // when a box opens or closes and the graph is laid out again. false: not drawn.
   std::optional<QPointF> viewPositionOf(NodeId node) const;
   bool placeAt(NodeId node, const QPointF& view_pos);
+  // Scrolls so that scene point `scene` shows at `view_pos`, growing the scene if it must.
+  void placeScenePointAt(const QPointF& scene, const QPointF& view_pos);
+  // The scene point mid-view.
+  QPointF viewCentreInScene() const;
   // The display node nearest the middle of the viewport; -1 when nothing is drawn.
   int nodeNearestViewCentre() const;
   // Writes the whole drawing, or the part in view, to `path` (.svg or .png); the error, or

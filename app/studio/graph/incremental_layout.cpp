@@ -381,6 +381,7 @@ Expected<std::optional<GraphLayout>> incremental_layout(const DisplayGraph& befo
     b.x -= min_x;
     b.y -= min_y;
   }
+  out.moved = {-min_x, -min_y};
   out.edges.reserve(now.edges.size());
   for (size_t e = 0; e < now.edges.size(); ++e) {
     const size_t from = static_cast<size_t>(now.edges[e].from);

@@ -26,6 +26,7 @@
 #include "app/studio/device/profile_view.h"
 #include "app/studio/graph/graph_style.h"
 #include "app/studio/graph/graph_view.h"
+#include "app/studio/graph/incremental_layout.h"
 #include "app/studio/ofa/variants_view.h"
 #include "app/studio/plan/timeline_model.h"
 #include "app/studio/plan/timeline_view.h"
@@ -336,7 +337,7 @@ std::optional<QString> MainWindow::openModelNow(const QString& path, const OpenO
   auto doc = OpenDocument::open(path.toStdString(), options);
   if (!doc.ok()) return qs(doc.status().message());
   adoptOpened(*doc, prepareViews(**doc, pages_, nullptr));
-  adoptLayout(computeLayout(open_, hierarchy_, display_state_, nullptr));
+  adoptLayout(computeLayout(open_, hierarchy_, display_state_, {}, nullptr));
   graph_view_->finishPopulating();
   return std::nullopt;
 }
@@ -365,6 +366,7 @@ void MainWindow::forgetOpened() {
   display_state_ = DisplayState{};
   hierarchy_.reset();
   anchor_.reset();
+  drawings_.clear();
   undo_states_.clear();
   redo_states_.clear();
   updateUndoActions();
@@ -416,30 +418,44 @@ const sym::Binding& MainWindow::currentBinding() const {
 MainWindow::LayoutResult MainWindow::computeLayout(std::shared_ptr<const OpenDocument> doc,
                                                    std::shared_ptr<const GraphHierarchy> hierarchy,
                                                    const DisplayState& state,
+                                                   const LayoutResult& shown,
                                                    const std::atomic<bool>* cancel) {
   LayoutResult r;
   r.doc = doc;
-  layOut(
-      &r, [&] { return doc->display_graph(hierarchy.get(), state); }, cancel);
-  return r;
-}
-
-void MainWindow::layOut(LayoutResult* r, const std::function<DisplayGraph()>& make_graph,
-                        const std::atomic<bool>* cancel) {
+  r.state = state;
   // On a worker: a throw would come out of result() in the GUI thread's slot; it is the
   // layout's error instead (the status bar shows it).
   try {
-    r->graph = std::make_shared<DisplayGraph>(make_graph());
-    auto layout = layout_graph(*r->graph, LayoutOptions{}, cancel);
-    if (!layout.ok()) {
-      r->error = qs(layout.status().message());
-      return;
+    r.graph = std::make_shared<DisplayGraph>(doc->display_graph(hierarchy.get(), state));
+    if (shown.doc == doc && shown.graph && shown.layout) {
+      auto changed = incremental_layout(*shown.graph, *shown.layout, *r.graph, {}, cancel);
+      if (!changed.ok()) {
+        r.error = qs(changed.status().message());
+        return r;
+      }
+      if (*changed) {
+        r.layout = std::make_shared<GraphLayout>(std::move(**changed));
+        r.incremental = true;
+        r.origin = shown.origin + QPointF(r.layout->moved.x, r.layout->moved.y);
+        return r;
+      }
     }
-    r->layout = std::make_shared<GraphLayout>(std::move(*layout));
+    auto layout = layout_graph(*r.graph, LayoutOptions{}, cancel);
+    if (!layout.ok()) {
+      r.error = qs(layout.status().message());
+      return r;
+    }
+    r.layout = std::make_shared<GraphLayout>(std::move(*layout));
   } catch (const std::exception& e) {
-    r->graph.reset();
-    r->error = QString::fromUtf8(e.what());
+    r.graph.reset();
+    r.error = QString::fromUtf8(e.what());
   }
+  return r;
+}
+
+MainWindow::LayoutResult MainWindow::shownDrawing() const {
+  if (lay_out_afresh_ || drawings_.empty()) return {};
+  return drawings_.back();
 }
 
 void MainWindow::startLayout() {
@@ -451,31 +467,53 @@ void MainWindow::startLayout() {
   std::shared_ptr<const OpenDocument> doc = open_;
   auto hierarchy = hierarchy_;
   auto state = display_state_;
-  layout_watcher_.setFuture(QtConcurrent::run([doc, hierarchy, state, cancel] {
-    return computeLayout(doc, hierarchy, state, cancel.get());
-  }));
+  layout_watcher_.setFuture(
+      QtConcurrent::run([doc, hierarchy, state, shown = shownDrawing(), cancel] {
+        return computeLayout(doc, hierarchy, state, shown, cancel.get());
+      }));
 }
 
 void MainWindow::adoptLayout(const LayoutResult& r) {
-  if (r.doc != open_) return;  // laid out for a document no longer shown
+  // Laid out for a document no longer shown, or for what was open before an undo or a close
+  // that showed a drawing kept from before.
+  if (r.doc != open_ || !(r.state == display_state_)) return;
   if (!r.graph || !r.layout) {
     if (!r.error.isEmpty()) status_->setText(tr("Graph layout failed: %1").arg(r.error));
     return;
   }
+  // A drawing made from the one shown: what was not moved for room stays where it is on
+  // screen (the box opened grows down from its top); else the anchor stays put.
+  std::optional<QPointF> same_place;
+  if (r.incremental && display_ && !drawings_.empty())
+    same_place = graph_view_->viewCentreInScene() - drawings_.back().origin + r.origin;
   display_ = r.graph;
   layout_ = r.layout;
+  lay_out_afresh_ = false;
+  // A drawing laid out afresh does not follow from the ones kept: going back to them would
+  // jump.
+  if (!r.incremental) drawings_.clear();
+  std::erase_if(drawings_, [&r](const LayoutResult& d) { return d.state == r.state; });
+  drawings_.push_back(r);
+  if (drawings_.size() > kMaxDrawings) drawings_.erase(drawings_.begin());
   graph_view_->setGraph(display_.get(), layout_.get());
-  // An open or a close keeps the node it was done on still; a new model starts at its top.
-  if (!anchor_ || !graph_view_->placeAt(anchor_->node, anchor_->view_pos)) graph_view_->showStart();
+  // An open or a close laid out afresh keeps the node it was done on still; a new model starts
+  // at its top.
+  if (same_place)
+    graph_view_->placeScenePointAt(*same_place, QPointF(graph_view_->viewport()->rect().center()));
+  else if (!anchor_ || !graph_view_->placeAt(anchor_->node, anchor_->view_pos))
+    graph_view_->showStart();
   anchor_.reset();
   if (pending_reveal_ != kNoNode) {
     selectCoreNode(pending_reveal_);
     pending_reveal_ = kNoNode;
   }
   find_bar_->setGraph(display_);
-  status_->setText(tr("%1 nodes shown (%2 layout)")
-                       .arg(display_->nodes.size())
-                       .arg(layout_->used_dot ? tr("Graphviz dot") : tr("layered")));
+  status_->setText(
+      r.incremental ? tr("%1 nodes shown; the rest kept in place (Ctrl+L lays the graph out again)")
+                          .arg(display_->nodes.size())
+                    : tr("%1 nodes shown (%2 layout)")
+                          .arg(display_->nodes.size())
+                          .arg(layout_->used_dot ? tr("Graphviz dot") : tr("layered")));
 }
 
 bool MainWindow::applyBinding(const std::map<std::string, int64_t>& values, QString* error) {

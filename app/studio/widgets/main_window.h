@@ -103,6 +103,12 @@ class MainWindow : public QMainWindow {
   // Undo and redo opening and closing boxes, bodies and scopes (Edit menu, Ctrl+Z).
   void undoView(bool now = false);
   void redoView(bool now = false);
+  // Lays the whole graph out afresh (Edit menu), closing the gaps that opening and closing
+  // left; it can move everything.
+  void layOutAgain(bool now = false);
+  // Whether the drawing shown was made from the one before it (incremental_layout.h).
+  bool drawingIsIncremental() const { return !drawings_.empty() && drawings_.back().incremental; }
+  const GraphLayout* graphLayout() const { return layout_.get(); }
   // Writes the whole graph or the part in view as SVG or PNG (by suffix); the error or nullopt.
   std::optional<QString> exportGraph(const QString& path, bool whole);
   // Help > Keyboard shortcuts, as an HTML table.
@@ -171,8 +177,16 @@ class MainWindow : public QMainWindow {
   };
   struct LayoutResult {
     std::shared_ptr<const OpenDocument> doc;  // what it was laid out for
+    DisplayState state;                       // with what open
     std::shared_ptr<DisplayGraph> graph;
     std::shared_ptr<GraphLayout> layout;
+    // Made from the drawing on screen, moving only what an open or close had to
+    // (incremental_layout.h), or a drawing kept from before shown again: it follows from the
+    // drawings kept. Else laid out afresh.
+    bool incremental = false;
+    // Where the first of the drawings kept has its origin in this one: from one drawing to
+    // another, what neither moved for room is shifted by the difference.
+    QPointF origin;
     QString error;
   };
 
@@ -225,9 +239,14 @@ class MainWindow : public QMainWindow {
   void buildDeviceDocks();
   // Selects in the graph the first of these nodes (by name) that it shows.
   void selectNodesNamed(const QStringList& names);
+  // `state` laid out; from `shown`'s drawing when it has one (else, or when the change is not
+  // boxes opened and closed, afresh). On any thread; a throw is the result's error.
   static LayoutResult computeLayout(std::shared_ptr<const OpenDocument> doc,
                                     std::shared_ptr<const GraphHierarchy> hierarchy,
-                                    const DisplayState& state, const std::atomic<bool>* cancel);
+                                    const DisplayState& state, const LayoutResult& shown,
+                                    const std::atomic<bool>* cancel);
+  // The drawing on screen as computeLayout starts from it (none after Lay out again).
+  LayoutResult shownDrawing() const;
   // Changes what is open, keeping main-graph node `anchor` where it is on screen once the
   // graph is laid out again (on the calling thread with `now`).
   void changeDisplay(const std::function<void(DisplayState&)>& change, NodeId anchor, bool now);
@@ -238,9 +257,6 @@ class MainWindow : public QMainWindow {
   void addGraphActions(QMenu* file, QMenu* edit, QMenu* help);
   // The first main-graph node a box or node stands for (its anchor); kNoNode for none.
   NodeId anchorOf(int display_id) const;
-  // The display graph `make_graph` builds, laid out into `r` (or `r->error`), on any thread.
-  static void layOut(LayoutResult* r, const std::function<DisplayGraph()>& make_graph,
-                     const std::atomic<bool>* cancel);
 
   std::shared_ptr<OpenDocument> open_;
   std::shared_ptr<StudioDocument> doc_;         // open_'s model; null for a package
@@ -258,6 +274,11 @@ class MainWindow : public QMainWindow {
     QPointF view_pos;
   };
   std::optional<Anchor> anchor_;
+  // The drawings of this document made one from another, newest last: going back to what was
+  // open (undo, closing what was opened) shows its drawing again exactly.
+  static constexpr size_t kMaxDrawings = 12;
+  std::vector<LayoutResult> drawings_;
+  bool lay_out_afresh_ = false;      // Lay out again: the next layout ignores the drawing shown
   NodeId pending_reveal_ = kNoNode;  // selected once the layout revealing it is shown
   static constexpr size_t kMaxUndo = 200;
   std::vector<DisplayState> undo_states_, redo_states_;

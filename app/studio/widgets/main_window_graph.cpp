@@ -181,12 +181,28 @@ void MainWindow::relayoutKeeping(NodeId anchor, bool now) {
   if (anchor == kNoNode) anchor = anchorOf(graph_view_->nodeNearestViewCentre());
   if (anchor != kNoNode)
     if (const auto at = graph_view_->viewPositionOf(anchor)) anchor_ = Anchor{anchor, *at};
-  if (now) {
-    adoptLayout(computeLayout(open_, hierarchy_, display_state_, nullptr));
-    graph_view_->finishPopulating();
+  // Back to what was open before (undo, or closing what was just opened): its drawing again.
+  const auto kept = std::find_if(drawings_.begin(), drawings_.end(), [this](const LayoutResult& d) {
+    return d.doc == open_ && d.state == display_state_;
+  });
+  if (kept != drawings_.end() && !lay_out_afresh_) {
+    if (layout_cancel_) *layout_cancel_ = true;  // a layout still running is for another state
+    LayoutResult again = *kept;
+    again.incremental = true;
+    adoptLayout(again);
+  } else if (now) {
+    adoptLayout(computeLayout(open_, hierarchy_, display_state_, shownDrawing(), nullptr));
   } else {
     startLayout();
+    return;
   }
+  if (now) graph_view_->finishPopulating();
+}
+
+void MainWindow::layOutAgain(bool now) {
+  if (!open_) return;
+  lay_out_afresh_ = true;
+  relayoutKeeping(kNoNode, now);
 }
 
 void MainWindow::undoView(bool now) {
@@ -242,6 +258,8 @@ void MainWindow::addGraphActions(QMenu* file, QMenu* edit, QMenu* help) {
   redo_action_ = edit->addAction(tr("&Redo view change"), this, [this] { redoView(); });
   redo_action_->setShortcut(QKeySequence::Redo);
   updateUndoActions();
+  edit->addAction(tr("&Lay out the graph again"), this, [this] { layOutAgain(); })
+      ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
 
   QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
     QMessageBox box(this);
@@ -263,6 +281,7 @@ QString MainWindow::keyboardShortcutsHtml() {
       {"double-click", "open a box (fused group, scope, shape computation); on a frame: close it"},
       {"right-click", "open, close, copy the name, show in the shapes table or timeline"},
       {"Ctrl+Z / Ctrl+Shift+Z", "undo / redo opening and closing"},
+      {"Ctrl+L", "lay the graph out again, closing the gaps left by opening and closing"},
       {"arrows", "walk to the neighbouring node"},
       {"+ / - / Ctrl+wheel", "zoom"},
       {"0, F, Ctrl+0", "fit the graph"},

@@ -1,7 +1,7 @@
 // The studio window on an exporter-style scoped transformer, offscreen: it opens with its
-// layers closed, opening a layer keeps that layer where it was on screen, undo and redo walk
-// back and forth, a node hidden in a closed scope is revealed and selected, the context menu
-// opens and closes boxes, and the graph exports as SVG and PNG.
+// layers closed, opening a layer opens it where it was on screen and leaves the rest in place, undo
+// and redo walk back and forth, a node hidden in a closed scope is revealed and selected, the
+// context menu opens and closes boxes, and the graph exports as SVG and PNG.
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -92,8 +92,10 @@ TEST_F(StudioHierarchyTest, OpensWithLayersClosedAndOpensOneWithoutMovingIt) {
   EXPECT_EQ(h.scopes[static_cast<size_t>(shown(first).scope)].parent, layer3);
   const auto after = window().graphView()->viewPositionOf(first);
   ASSERT_TRUE(after);
-  EXPECT_NEAR(after->x(), before->x(), 2.0);
-  EXPECT_NEAR(after->y(), before->y(), 2.0);
+  // The layer opens downwards from where its box's top was: its frame's title, then its first
+  // box.
+  EXPECT_GE(after->y(), before->y() - 1.0);
+  EXPECT_LE(after->y(), before->y() + 60.0);
 
   // Undo closes it again, redo opens it.
   window().undoView(/*now=*/true);
@@ -103,6 +105,51 @@ TEST_F(StudioHierarchyTest, OpensWithLayersClosedAndOpensOneWithoutMovingIt) {
   window().undoView(true);
   window().undoView(true);  // nothing more to undo: no change
   EXPECT_EQ(window().displayGraph()->nodes.size(), closed_count);
+}
+
+// What the person did not open stays where it was on screen: the layer above keeps its place
+// exactly, the one below moves straight down; undo shows the drawing from before exactly, and
+// Lay out again lays the whole graph out afresh.
+TEST_F(StudioHierarchyTest, OpeningALayerLeavesTheOthersInPlaceAndUndoRestoresTheDrawing) {
+  const GraphHierarchy& h = *window().graphHierarchy();
+  auto first_node_of = [&h](int scope) {
+    for (size_t i = 0; i < h.scope_of_node.size(); ++i)
+      for (int s = h.scope_of_node[i]; s > 0; s = h.scopes[static_cast<size_t>(s)].parent)
+        if (s == scope && !h.folded_constant[i]) return static_cast<NodeId>(i);
+    return kNoNode;
+  };
+  const NodeId above = first_node_of(scope_of_layer(2)), below = first_node_of(scope_of_layer(4));
+  ASSERT_NE(above, kNoNode);
+  ASSERT_NE(below, kNoNode);
+  window().graphView()->selectNode(
+      window().displayGraph()->display_node_of(first_node_of(scope_of_layer(3))), true);
+  const GraphLayout closed = *window().graphLayout();
+  const auto above_at = window().graphView()->viewPositionOf(above);
+  const auto below_at = window().graphView()->viewPositionOf(below);
+  ASSERT_TRUE(above_at && below_at);
+
+  window().toggleScope(scope_of_layer(3), /*now=*/true);
+  EXPECT_TRUE(window().drawingIsIncremental());
+  const auto above_now = window().graphView()->viewPositionOf(above);
+  const auto below_now = window().graphView()->viewPositionOf(below);
+  ASSERT_TRUE(above_now && below_now);
+  EXPECT_NEAR(above_now->x(), above_at->x(), 1.0);
+  EXPECT_NEAR(above_now->y(), above_at->y(), 1.0);
+  EXPECT_NEAR(below_now->x(), below_at->x(), 1.0);
+  EXPECT_GT(below_now->y(), below_at->y() + 100);  // made room for the layer's contents
+
+  window().undoView(/*now=*/true);
+  const GraphLayout& again = *window().graphLayout();
+  ASSERT_EQ(again.nodes.size(), closed.nodes.size());
+  for (size_t i = 0; i < closed.nodes.size(); ++i) {
+    EXPECT_DOUBLE_EQ(again.nodes[i].x, closed.nodes[i].x) << i;
+    EXPECT_DOUBLE_EQ(again.nodes[i].y, closed.nodes[i].y) << i;
+  }
+
+  window().toggleScope(scope_of_layer(3), /*now=*/true);
+  window().layOutAgain(/*now=*/true);
+  EXPECT_FALSE(window().drawingIsIncremental());
+  EXPECT_GT(window().displayGraph()->nodes.size(), closed.nodes.size());
 }
 
 TEST_F(StudioHierarchyTest, RevealsAndSelectsANodeInAClosedScope) {
