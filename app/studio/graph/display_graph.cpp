@@ -1,5 +1,6 @@
 #include "app/studio/graph/display_graph.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <unordered_map>
@@ -142,6 +143,97 @@ bool is_box(const DisplayNode& node) {
          node.kind == DisplayNodeKind::kShapes;
 }
 
+void apply_name_scopes(DisplayGraph& graph, const GraphHierarchy& hierarchy,
+                       const std::set<int>& expanded_scopes) {
+  const size_t num_nodes = hierarchy.scope_of_node.size();
+  // A hierarchy made for another graph is not used rather than read out of range.
+  if (graph.display_of_node.size() != num_nodes) return;
+  // The scope a drawn node is in: its first member's (a unit is never cut by a scope); -1 for
+  // what stands for no main-graph node.
+  auto scope_of = [&](const DisplayNode& n) -> int {
+    if (n.members.empty() || n.members.front() < 0 ||
+        static_cast<size_t>(n.members.front()) >= num_nodes)
+      return -1;
+    return hierarchy.scope_of_node[static_cast<size_t>(n.members.front())];
+  };
+
+  // Each node whose scope has a closed ancestor goes into that scope's box, made where its first
+  // node was; the others keep their order.
+  std::vector<DisplayNode> nodes;
+  nodes.reserve(graph.nodes.size());
+  std::vector<int> moved(graph.nodes.size(), -1);  // old display id -> new
+  std::unordered_map<int, int> box_of_scope;
+  for (size_t k = 0; k < graph.nodes.size(); ++k) {
+    DisplayNode& n = graph.nodes[k];
+    const int scope = hierarchy.closed_ancestor(scope_of(n), expanded_scopes);
+    if (scope < 0) {
+      n.id = static_cast<int>(nodes.size());
+      moved[k] = n.id;
+      nodes.push_back(std::move(n));
+      continue;
+    }
+    auto it = box_of_scope.find(scope);
+    if (it == box_of_scope.end()) {
+      const NameScope& s = hierarchy.scopes[static_cast<size_t>(scope)];
+      DisplayNode box;
+      box.id = static_cast<int>(nodes.size());
+      box.kind = DisplayNodeKind::kScope;
+      box.label = s.label;
+      box.op = "scope, " + std::to_string(s.nodes) + " nodes";
+      box.scope = scope;
+      nodes.push_back(std::move(box));
+      it = box_of_scope.emplace(scope, nodes.back().id).first;
+    }
+    DisplayNode& box = nodes[static_cast<size_t>(it->second)];
+    // As dynamic as its most dynamic member, holding its members' bodies.
+    if (box.members.empty() || dynamism(n.op_class) > dynamism(box.op_class))
+      box.op_class = n.op_class;
+    box.subgraph_nodes += n.subgraph_nodes;
+    box.has_subgraphs = box.has_subgraphs || n.has_subgraphs;
+    box.members.insert(box.members.end(), n.members.begin(), n.members.end());
+    moved[k] = it->second;
+  }
+  for (const auto& [scope, box] : box_of_scope) {
+    std::vector<NodeId>& members = nodes[static_cast<size_t>(box)].members;
+    std::sort(members.begin(), members.end());  // the file's order
+  }
+  graph.nodes = std::move(nodes);
+  for (int& d : graph.display_of_node)
+    if (d >= 0 && static_cast<size_t>(d) < moved.size()) d = moved[static_cast<size_t>(d)];
+  std::vector<DisplayEdge> edges;
+  EdgeSet kept(&edges);
+  for (DisplayEdge& e : graph.edges)
+    if (e.from >= 0 && e.to >= 0 && static_cast<size_t>(e.from) < moved.size() &&
+        static_cast<size_t>(e.to) < moved.size())
+      kept.add(moved[static_cast<size_t>(e.from)], moved[static_cast<size_t>(e.to)], e.value,
+               e.label);
+  graph.edges = std::move(edges);
+
+  // Open scopes with 2 or more nodes get a frame; a node is framed by its innermost one.
+  graph.open_scopes.clear();
+  std::unordered_map<int, int> frame_of_scope;
+  std::function<int(int)> frame_of = [&](int scope) -> int {
+    if (scope <= 0) return -1;
+    if (auto it = frame_of_scope.find(scope); it != frame_of_scope.end()) return it->second;
+    const NameScope& s = hierarchy.scopes[static_cast<size_t>(scope)];
+    const int parent = frame_of(s.parent);
+    int frame = parent;
+    if (s.nodes >= 2) {
+      frame = static_cast<int>(graph.open_scopes.size());
+      graph.open_scopes.push_back({scope, parent, s.path});
+    }
+    frame_of_scope[scope] = frame;
+    return frame;
+  };
+  for (DisplayNode& n : graph.nodes) {
+    if (n.kind == DisplayNodeKind::kScope)
+      n.in_scope = frame_of(hierarchy.scopes[static_cast<size_t>(n.scope)].parent);
+    else if (!n.members.empty())
+      n.in_scope = frame_of(scope_of(n));
+  }
+  drop_lone_frames(graph);
+}
+
 DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
                                  const opt::FusionPlan* groups,
                                  const std::set<int>& expanded_groups,
@@ -198,50 +290,30 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
                     hierarchy->folded_constant.size() != num_nodes))
     hierarchy = nullptr;
   auto folded = [&](size_t i) { return hierarchy && hierarchy->folded_constant[i]; };
-  // Scope and shape boxes, by scope / cluster id: created at their first node.
-  std::unordered_map<int, int> scope_box, shape_box;
-  auto add_to_box = [&](std::unordered_map<int, int>& boxes, int key, size_t i,
-                        const std::function<DisplayNode()>& make) {
-    auto it = boxes.find(key);
-    if (it == boxes.end()) it = boxes.emplace(key, add_node(make())).first;
-    DisplayNode& box = out.nodes[static_cast<size_t>(it->second)];
-    absorb(box, graph.node(static_cast<NodeId>(i)), box.members.empty());
-    box.members.push_back(static_cast<NodeId>(i));
-    out.display_of_node[i] = it->second;
-  };
+  // Shape boxes, by cluster id: created at their first node.
+  std::unordered_map<int, int> shape_box;
 
   // Node order: a box takes the place of its first member in the file's order.
   for (size_t i = 0; i < num_nodes; ++i) {
     const NodeId id = static_cast<NodeId>(i);
     if (out.display_of_node[i] >= 0 || folded(i)) continue;  // in a box already placed
     const Node& node = graph.node(id);
-    if (hierarchy) {
-      const int scope =
-          hierarchy->closed_ancestor(hierarchy->scope_of_node[i], state.expanded_scopes);
-      if (scope >= 0) {
-        add_to_box(scope_box, scope, i, [&] {
-          const NameScope& s = hierarchy->scopes[static_cast<size_t>(scope)];
-          DisplayNode box;
-          box.kind = DisplayNodeKind::kScope;
-          box.label = s.label;
-          box.op = "scope, " + std::to_string(s.nodes) + " nodes";
-          box.scope = scope;
-          return box;
-        });
-        continue;
+    if (const int cluster = hierarchy ? hierarchy->shape_cluster_of[i] : -1;
+        cluster >= 0 && !state.expanded_shapes.count(cluster)) {
+      auto it = shape_box.find(cluster);
+      if (it == shape_box.end()) {
+        DisplayNode box;
+        box.kind = DisplayNodeKind::kShapes;
+        box.label = "shape computation";
+        box.op = group_label(graph, hierarchy->shape_clusters[static_cast<size_t>(cluster)]);
+        box.shape_cluster = cluster;
+        it = shape_box.emplace(cluster, add_node(std::move(box))).first;
       }
-      const int cluster = hierarchy->shape_cluster_of[i];
-      if (cluster >= 0 && !state.expanded_shapes.count(cluster)) {
-        add_to_box(shape_box, cluster, i, [&] {
-          DisplayNode box;
-          box.kind = DisplayNodeKind::kShapes;
-          box.label = "shape computation";
-          box.op = group_label(graph, hierarchy->shape_clusters[static_cast<size_t>(cluster)]);
-          box.shape_cluster = cluster;
-          return box;
-        });
-        continue;
-      }
+      DisplayNode& box = out.nodes[static_cast<size_t>(it->second)];
+      absorb(box, node, box.members.empty());
+      box.members.push_back(id);
+      out.display_of_node[i] = it->second;
+      continue;
     }
     const int g = group_of(id);
     if (collapsed(g)) {
@@ -274,29 +346,9 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
     if (hierarchy) n.shape_cluster = hierarchy->shape_cluster_of[i];
     out.display_of_node[i] = add_node(std::move(n));
   }
-  // Open scopes with 2 or more nodes get a frame; a node is framed by its innermost one.
-  std::unordered_map<int, int> frame_of_scope;
-  std::function<int(int)> frame_of = [&](int scope) -> int {
-    if (!hierarchy || scope <= 0) return -1;
-    if (auto it = frame_of_scope.find(scope); it != frame_of_scope.end()) return it->second;
-    const NameScope& s = hierarchy->scopes[static_cast<size_t>(scope)];
-    const int parent = frame_of(s.parent);
-    int frame = parent;
-    if (s.nodes >= 2) {
-      frame = static_cast<int>(out.open_scopes.size());
-      out.open_scopes.push_back({scope, parent, s.path});
-    }
-    frame_of_scope[scope] = frame;
-    return frame;
-  };
-  if (hierarchy)
-    for (DisplayNode& n : out.nodes) {
-      if (n.kind == DisplayNodeKind::kScope)
-        n.in_scope = frame_of(hierarchy->scopes[static_cast<size_t>(n.scope)].parent);
-      else if (!n.members.empty())
-        n.in_scope = frame_of(hierarchy->scope_of_node[static_cast<size_t>(n.members.front())]);
-    }
-  drop_lone_frames(out);
+  // Closed scopes become boxes (each holding the nodes and boxes drawn so far in it), open ones
+  // frames.
+  if (hierarchy) apply_name_scopes(out, *hierarchy, state.expanded_scopes);
 
   // A folded Constant is found on its first reader.
   for (size_t i = 0; i < num_nodes; ++i) {

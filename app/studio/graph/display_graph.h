@@ -110,6 +110,19 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
                                  const opt::FusionPlan* groups, const GraphHierarchy* hierarchy,
                                  const DisplayState& state);
 
+// The name-scope step of both drawings (a model's, above, and a compiled package's): every drawn
+// node standing for main-graph nodes (`members`, indexing `hierarchy.scope_of_node`) whose scope
+// has a closed ancestor (GraphHierarchy::closed_ancestor) goes into that scope's kScope box, which
+// takes the place of the first of them; a box is labelled with the scope's label, its op is
+// "scope, N nodes", its class its most dynamic member's, and its members are in the file's order.
+// `display_of_node` and the edges follow (edges deduplicated, none inside a box); open scopes
+// with 2 or more nodes get a frame (`open_scopes`, `in_scope`), a frame holding fewer than 2
+// items being dropped. Nodes without members (inputs, outputs) are kept as they are. Does
+// nothing when `hierarchy` was made for another graph (its node count is not
+// `graph.display_of_node`'s).
+void apply_name_scopes(DisplayGraph& graph, const GraphHierarchy& hierarchy,
+                       const std::set<int>& expanded_scopes);
+
 // "[batch,seq,128]"; "?" for an unknown dim, "rank ?" when the rank is unknown.
 std::string dims_label(const TensorFact& fact);
 

@@ -1,5 +1,7 @@
 #include "app/studio/graph/graph_hierarchy.h"
 
+#include <algorithm>
+#include <functional>
 #include <numeric>
 #include <unordered_map>
 #include <unordered_set>
@@ -111,21 +113,22 @@ size_t GraphHierarchy::items_when(const std::set<int>& expanded,
   return boxes.size() + clusters.size() + fused.size() + singles;
 }
 
-GraphHierarchy build_hierarchy(const Graph& graph, const RdpResult& rdp,
-                               const opt::FusionPlan* groups) {
-  GraphHierarchy h;
-  const size_t n = graph.num_nodes();
-  h.scopes.push_back(NameScope{});
-  h.scope_of_node.assign(n, 0);
-  h.shape_cluster_of.assign(n, -1);
-  h.folded_constant.assign(n, false);
+namespace {
 
-  // Scopes from the names.
+// The scopes of `count` nodes named by `name_of` (scope_of_node: each node's own scope), no shape
+// cluster and no folded constant yet; node counts and the default depth are settle()'s.
+GraphHierarchy scopes_of_names(size_t count,
+                               const std::function<const std::string&(size_t)>& name_of) {
+  GraphHierarchy h;
+  h.scopes.push_back(NameScope{});
+  h.scope_of_node.assign(count, 0);
+  h.shape_cluster_of.assign(count, -1);
+  h.folded_constant.assign(count, false);
   std::unordered_map<std::string, int> by_path;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < count; ++i) {
     int scope = 0;
     std::string path;
-    for (std::string& part : name_scope_of(graph.node(static_cast<NodeId>(i)).name)) {
+    for (std::string& part : name_scope_of(name_of(i))) {
       path += "/" + part;
       auto [it, fresh] = by_path.try_emplace(path, static_cast<int>(h.scopes.size()));
       if (fresh) {
@@ -141,6 +144,46 @@ GraphHierarchy build_hierarchy(const Graph& graph, const RdpResult& rdp,
     }
     h.scope_of_node[i] = scope;
   }
+  return h;
+}
+
+// Once every node is in the scope it is drawn in: each scope's node count and the scopes open at
+// first (`groups`: the fused groups drawn as one unit each, may be null).
+void settle(GraphHierarchy& h, const opt::FusionPlan* groups) {
+  for (size_t i = 0; i < h.scope_of_node.size(); ++i)
+    if (!h.folded_constant[i]) ++h.scopes[static_cast<size_t>(h.scope_of_node[i])].nodes;
+  // Children come after their parent, so one backward pass sums every subtree.
+  for (size_t s = h.scopes.size(); s-- > 1;)
+    h.scopes[static_cast<size_t>(h.scopes[s].parent)].nodes += h.scopes[s].nodes;
+
+  // The readable depth: open whole levels while the drawing stays small.
+  std::set<int> expanded{0};
+  int max_depth = 0;
+  for (const NameScope& s : h.scopes) max_depth = std::max(max_depth, s.depth);
+  for (int depth = 1; depth <= max_depth; ++depth) {
+    std::set<int> next = expanded;
+    for (size_t s = 1; s < h.scopes.size(); ++s)
+      if (h.scopes[s].depth == depth) next.insert(static_cast<int>(s));
+    if (h.items_when(next, groups) > GraphHierarchy::kDefaultItems) break;
+    expanded = std::move(next);
+  }
+  h.default_expanded = std::move(expanded);
+}
+
+}  // namespace
+
+GraphHierarchy build_name_hierarchy(const std::vector<std::string>& node_names) {
+  GraphHierarchy h = scopes_of_names(node_names.size(),
+                                     [&](size_t i) -> const std::string& { return node_names[i]; });
+  settle(h, nullptr);
+  return h;
+}
+
+GraphHierarchy build_hierarchy(const Graph& graph, const RdpResult& rdp,
+                               const opt::FusionPlan* groups) {
+  const size_t n = graph.num_nodes();
+  GraphHierarchy h = scopes_of_names(
+      n, [&](size_t i) -> const std::string& { return graph.node(static_cast<NodeId>(i)).name; });
 
   std::unordered_set<ValueId> graph_outputs(graph.outputs().begin(), graph.outputs().end());
   for (size_t i = 0; i < n; ++i) {
@@ -262,24 +305,7 @@ GraphHierarchy build_hierarchy(const Graph& graph, const RdpResult& rdp,
       if (valid) place_unit(g.nodes);
     }
 
-  for (size_t i = 0; i < n; ++i)
-    if (!h.folded_constant[i]) ++h.scopes[static_cast<size_t>(h.scope_of_node[i])].nodes;
-  // Children come after their parent, so one backward pass sums every subtree.
-  for (size_t s = h.scopes.size(); s-- > 1;)
-    h.scopes[static_cast<size_t>(h.scopes[s].parent)].nodes += h.scopes[s].nodes;
-
-  // The readable depth: open whole levels while the drawing stays small.
-  std::set<int> expanded{0};
-  int max_depth = 0;
-  for (const NameScope& s : h.scopes) max_depth = std::max(max_depth, s.depth);
-  for (int depth = 1; depth <= max_depth; ++depth) {
-    std::set<int> next = expanded;
-    for (size_t s = 1; s < h.scopes.size(); ++s)
-      if (h.scopes[s].depth == depth) next.insert(static_cast<int>(s));
-    if (h.items_when(next, groups) > GraphHierarchy::kDefaultItems) break;
-    expanded = std::move(next);
-  }
-  h.default_expanded = std::move(expanded);
+  settle(h, groups);
   return h;
 }
 

@@ -57,6 +57,12 @@ struct GraphHierarchy {
   size_t items_when(const std::set<int>& expanded, const opt::FusionPlan* groups) const;
 };
 
+// The name scopes of nodes known by their names alone (a compiled package's nodes): each node in
+// its own scope, no shape cluster, no folded constant, and the readable depth open.
+GraphHierarchy build_name_hierarchy(const std::vector<std::string>& node_names);
+
+// The same for a model's main graph, whose shape clusters and multi-node fused groups are each
+// drawn whole in the deepest scope holding all of it, and whose folded Constants are not counted.
 // `groups` may be null (no fusion); `rdp` without facts for the main graph falls back to the
 // values' declared dtypes and shapes.
 GraphHierarchy build_hierarchy(const Graph& graph, const RdpResult& rdp,
