@@ -267,12 +267,13 @@ std::string inspect_text(const InspectData& d) {
   const Model& model = d.model;
   const Graph& root = *model.graph;
   std::ostringstream out;
-  out << "model     " << (model.path.empty() ? root.name() : model.path) << "\n";
+  out << "model     " << text::visible(model.path.empty() ? root.name() : model.path) << "\n";
   out << "          ir " << model.ir_version << ", opset " << model.opset("");
   for (const OpsetImport& o : model.opset_imports)
-    if (!o.domain.empty()) out << ", " << o.domain << " " << o.version;
+    if (!o.domain.empty()) out << ", " << text::visible(o.domain) << " " << o.version;
   if (!model.producer_name.empty())
-    out << ", produced by " << model.producer_name << " " << model.producer_version;
+    out << ", produced by " << text::visible(model.producer_name) << " "
+        << text::visible(model.producer_version);
   out << "\n";
 
   // Inputs and outputs in one table so that their columns line up with each other.
@@ -302,7 +303,7 @@ std::string inspect_text(const InspectData& d) {
   size_t col = 10;
   bool first = true;
   for (const auto& [op, count] : sorted_histogram(root)) {
-    const std::string item = op + " " + std::to_string(count);
+    const std::string item = text::visible(op) + " " + std::to_string(count);
     if (!first) {
       if (col + item.size() + 2 > 100) {
         out << ",\n          ";
@@ -332,7 +333,7 @@ std::string inspect_text(const InspectData& d) {
   for (const SymbolInfo& si : d.rdp.symbols()) {
     if (si.kind != SymbolKind::kInput) continue;
     const sym::SymbolRange r = d.rdp.ranges().get(si.symbol);
-    out << " " << si.symbol.name() << "∈[" << r.lo << "," << r.hi << "]";
+    out << " " << text::visible(si.symbol.name()) << "∈[" << r.lo << "," << r.hi << "]";
     if (r.multiple > 1) out << "%" << r.multiple;
     if (d.binding) out << "=" << d.binding->at(si.symbol);
   }
@@ -352,9 +353,10 @@ std::string inspect_text(const InspectData& d) {
   if (!work.uncounted.empty())
     out << "          " << work.uncounted.size() << " node"
         << (work.uncounted.size() == 1 ? "" : "s") << " not counted, e.g. "
-        << work.uncounted.front() << "\n";
+        << text::visible(work.uncounted.front()) << "\n";
   for (const Assumption& a : d.rdp.assumptions())
-    out << "assumes   " << a.to_string() << "   [node " << a.node << ": " << a.why << "]\n";
+    out << "assumes   " << text::visible(a.to_string()) << "   [node " << text::visible(a.node)
+        << ": " << text::visible(a.why) << "]\n";
 
   // The node table: one line per node output, so every propagated shape can be read.
   text::TextTable nodes({{"node", text::Align::kLeft, kNameWidth},
@@ -387,8 +389,8 @@ std::string inspect_text(const InspectData& d) {
   out << "(class* = ISVDOS whose value inputs RDP resolved)\n";
   for (const auto* diags : {&model.diagnostics, &d.rdp.diagnostics()})
     for (const Diagnostic& x : *diags) {
-      out << severity_name(x.severity) << ": " << x.message;
-      if (!x.node.empty()) out << " [node " << x.node << "]";
+      out << severity_name(x.severity) << ": " << text::visible(x.message);
+      if (!x.node.empty()) out << " [node " << text::visible(x.node) << "]";
       out << "\n";
     }
   return out.str();

@@ -60,14 +60,15 @@ void print_bodies(const rt::Session& session, std::ostream& out) {
     if (!header)
       out << "inside control flow (ms per run, % of the node holding it, calls per run):\n";
     header = true;
-    out << "  " << nodes[n].info.op_type << " '" << nodes[n].info.name << "' "
-        << fixed(node_ms[n], 3) << " ms\n";
+    out << "  " << text::visible(nodes[n].info.op_type) << " '" << text::visible(nodes[n].info.name)
+        << "' " << fixed(node_ms[n], 3) << " ms\n";
     for (size_t k = 0; k < rows[n].size() && k < kMaxRows; ++k) {
       const profiling::BodyNodeProfile& b = rows[n][k];
       out << std::string(2 + 2 * static_cast<size_t>(b.depth), ' ') << std::setw(9)
           << fixed(b.avg_ms, 3) << " ms " << std::setw(6) << fixed(b.percent_of_parent, 1) << "% x"
           << fixed(b.calls_per_run, b.calls_per_run == std::floor(b.calls_per_run) ? 0 : 2) << "  "
-          << b.body << ": " << b.op_label() << " '" << b.name << "'\n";
+          << b.body << ": " << text::visible(b.op_label()) << " '" << text::visible(b.name)
+          << "'\n";
     }
     if (rows[n].size() > kMaxRows)
       out << "    (" << rows[n].size() - kMaxRows << " more body nodes)\n";
@@ -126,7 +127,8 @@ void print_profile(const rt::Session& session, std::ostream& out) {
     const auto& n = nodes[idx[k]];
     const double ms = t.total_ms[idx[k]] / runs;
     out << "  " << std::setw(9) << ms << " ms  " << std::setw(7) << gops(ops_of(idx[k]), ms)
-        << " GOP/s  " << n.info.op_type << " '" << n.info.name << "'\n";
+        << " GOP/s  " << text::visible(n.info.op_type) << " '" << text::visible(n.info.name)
+        << "'\n";
   }
   print_bodies(session, out);
 }

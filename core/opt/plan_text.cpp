@@ -128,7 +128,7 @@ std::string symbolic_plan_text(const Graph& graph, const MemoryPlan& plan) {
   }
   out += tensors.str();
   for (const OffArenaValue& v : set.off_arena)
-    out += "  left out: " + v.name + ": " + v.reason + "\n";
+    out += "  left out: " + text::visible(v.name) + ": " + text::visible(v.reason) + "\n";
   return out + layering_and_arena_lines(plan);
 }
 

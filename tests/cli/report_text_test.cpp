@@ -109,6 +109,75 @@ TEST_F(InspectText, ALongNodeNameKeepsTheColumnsAlignedAndItsEndVisible) {
   for (const std::string& line : lines) EXPECT_LT(text::display_width(line), 160u) << line;
 }
 
+// Node and value names are any bytes. Each hostile one is shown escaped, on its own row, and no
+// line of the report holds a control byte, a terminal escape or a byte that is not UTF-8.
+const std::vector<std::string>& hostile_names() {
+  static const std::vector<std::string> names = {"evil\nname",
+                                                 "\x1b[2J\x1b[31mred\x1b]0;title\x07",
+                                                 "tab\there\r",
+                                                 "del\x7f",
+                                                 "csi\xc2\x9b"
+                                                 "31m",
+                                                 "bidi\xe2\x80\xae"
+                                                 "txt",
+                                                 "bad\xff\xfe\xc3",
+                                                 "comma,plus+back\\slash"};
+  return names;
+}
+
+// Every line already its own visible() form: nothing a terminal would act on.
+void expect_every_line_visible(const std::string& text) {
+  for (const std::string& line : lines_of(text)) EXPECT_EQ(line, text::visible(line));
+}
+
+TEST_F(InspectText, HostileNodeNamesStayOnTheirRowsInInspectAndPlan) {
+  auto m = sod2::testing::make_model();
+  auto* g = m.mutable_graph();
+  sod2::testing::add_input(g, "x", {std::string("n")});
+  const char* ops[] = {"Relu", "Sigmoid", "Neg", "Abs", "Exp", "Tanh", "Sqrt", "Floor", "Ceil"};
+  const std::vector<std::string>& names = hostile_names();
+  std::string in = "x";
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string out = i + 1 == names.size() ? "y" : "v" + std::to_string(i) + names[i];
+    sod2::testing::add_node(g, ops[i], {in}, {out}, names[i]);
+    in = out;
+  }
+  sod2::testing::add_output(g, "y", {std::string("n")});
+  const std::string path = (dir_ / "hostile.onnx").string();
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+
+  const CliRun inspected = cli(run_inspect, {path});
+  ASSERT_EQ(inspected.code, 0) << inspected.err;
+  expect_every_line_visible(inspected.out);
+  const CliRun planned = cli(run_plan, {path, "--range", "n=1:64", "--verbose"});
+  ASSERT_EQ(planned.code, 0) << planned.err;
+  expect_every_line_visible(planned.out);
+  const std::vector<std::string> inspect_lines = lines_of(inspected.out);
+  for (size_t i = 0; i < names.size(); ++i) {
+    // Inspect: the node's escaped name and its op on one row. Plan: the one fused group's row
+    // lists every escaped name.
+    const std::string shown = text::visible(names[i]);
+    EXPECT_TRUE(std::any_of(inspect_lines.begin(), inspect_lines.end(),
+                            [&](const std::string& l) {
+                              return l.find(shown) != std::string::npos &&
+                                     l.find(ops[i]) != std::string::npos;
+                            }))
+        << shown << "\n"
+        << inspected.out;
+    EXPECT_NE(planned.out.find(shown), std::string::npos) << shown << "\n" << planned.out;
+  }
+  // In the inspect node table, each op's column starts at the same place on every row.
+  const std::vector<std::string> lines = lines_of(inspected.out);
+  const auto header = std::find_if(lines.begin(), lines.end(),
+                                   [](const std::string& l) { return l.rfind("node ", 0) == 0; });
+  ASSERT_NE(header, lines.end()) << inspected.out;
+  ASSERT_GE(lines.end() - header, static_cast<std::ptrdiff_t>(names.size()) + 1);
+  for (size_t i = 0; i < names.size(); ++i)
+    EXPECT_EQ(column_of(header[static_cast<std::ptrdiff_t>(i) + 1], std::string(ops[i]) + " "),
+              column_of(*header, "op "))
+        << header[static_cast<std::ptrdiff_t>(i) + 1];
+}
+
 const std::string kYolo = std::string(SOD2_SHARED_DIR) + "/models/yolo_tiny/model.onnx";
 
 TEST(PlanText, ShortByDefaultEverythingWithVerbose) {
@@ -503,6 +572,75 @@ TEST(ProfileText, AnIfsOperationsAreABoundWithoutGopPerSecond) {
   EXPECT_EQ(out.str().find("2000000.0"), std::string::npos) << out.str();
   r.groups = {conv};
   EXPECT_FALSE(r.counted_ops_at_most());
+}
+
+// A recorded run whose groups and body nodes have hostile names: `history --run`, `--compare` and
+// the fresh profile's tables print each on one line of visible text.
+TEST_F(HistoryText, HostileNamesStayOnTheirRowsInProfileAndHistoryTables) {
+  auto db = store::ProfileStore::open(db_);
+  ASSERT_TRUE(db.ok());
+  const std::vector<std::string>& names = hostile_names();
+  store::RunRecord r = gated_run(1.0, {{1, "then_branch", 1, 0, names[0], "Conv", 0.5, 1, 50.0}});
+  for (size_t i = 0; i < names.size(); ++i) {
+    store::GroupRecord g;
+    g.index = static_cast<int64_t>(r.groups.size());
+    g.name = names[i];
+    g.op_types = "Relu";
+    g.nodes = names[i];
+    g.shape = "[1," + names[(i + 1) % names.size()] + "]";
+    g.avg_ms = 0.1;
+    g.body = {{1, "body", 2, 0, names[(i + 2) % names.size()], "Add", 0.05, 3, 50.0}};
+    r.groups.push_back(g);
+  }
+  auto a = (*db)->record_run(r);
+  auto b = (*db)->record_run(r);
+  ASSERT_TRUE(a.ok() && b.ok());
+  const CliRun run = cli(run_history, {"--db", db_, "--run", std::to_string(*a)});
+  ASSERT_EQ(run.code, 0) << run.err;
+  expect_every_line_visible(run.out);
+  const CliRun compare =
+      cli(run_history, {"--db", db_, "--compare", std::to_string(*a), std::to_string(*b)});
+  ASSERT_EQ(compare.code, 0) << compare.err;
+  expect_every_line_visible(compare.out);
+  const CliRun list = cli(run_history, {"--db", db_});
+  expect_every_line_visible(list.out);
+  // One row per group in the execution-order table, each followed by its body node's row.
+  const std::vector<std::string> lines = lines_of(run.out);
+  const auto header = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("op types") != std::string::npos;
+  });
+  ASSERT_NE(header, lines.end()) << run.out;
+  const size_t first_group = 2 + 1;  // after gated_run's two groups and the If's body row
+  ASSERT_GT(lines.end() - header, static_cast<std::ptrdiff_t>(first_group + 2 * names.size()));
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& row = header[static_cast<std::ptrdiff_t>(first_group + 2 * i) + 1];
+    const std::string& body = header[static_cast<std::ptrdiff_t>(first_group + 2 * i) + 2];
+    EXPECT_EQ(row.rfind(std::to_string(i + 2) + " ", row.find_first_not_of(' ')),
+              row.find_first_not_of(' '))
+        << row;
+    EXPECT_NE(row.find(text::visible(names[i])), std::string::npos) << row;
+    EXPECT_NE(body.find("body: Add"), std::string::npos) << body;
+    EXPECT_NE(body.find(text::visible(names[(i + 2) % names.size()])), std::string::npos) << body;
+  }
+  // The fresh profile's tables are the same printer's.
+  profiling::ProfileResult fresh;
+  for (size_t i = 0; i < names.size(); ++i) {
+    profiling::GroupProfile g;
+    g.index = static_cast<int>(i);
+    g.name = names[i];
+    g.nodes = {names[i]};
+    g.op_types = {names[(i + 1) % names.size()]};
+    g.shape = names[(i + 2) % names.size()];
+    g.avg_ms = 1;
+    fresh.groups.push_back(g);
+  }
+  fresh.model_name = names[0];
+  std::ostringstream profile;
+  profiling::print_profile_table(fresh, profile, 5);
+  const std::string text = profile.str();
+  const size_t tables = text.find("Per group");
+  ASSERT_NE(tables, std::string::npos) << text;
+  expect_every_line_visible(text.substr(tables));
 }
 
 }  // namespace

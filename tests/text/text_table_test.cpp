@@ -68,5 +68,59 @@ TEST(ElidedList, ShortListsInFullLongOnesWithTheirCount) {
   EXPECT_EQ(elided_list(std::vector<std::string>(9, "a"), 8, "names"), "a, a, a, a, … 9 names");
 }
 
+// A node name is any bytes: what a cell shows of one stays on its row and cannot drive the
+// terminal, and the widths still count code points.
+TEST(Visible, ControlCharactersAndBrokenUtf8BecomeEscapes) {
+  EXPECT_EQ(visible("plain/name_1"), "plain/name_1");
+  EXPECT_EQ(visible("∈αβ…"), "∈αβ…");
+  EXPECT_EQ(visible("a\nb\rc\td"), "a\\nb\\rc\\td");
+  EXPECT_EQ(visible("\x1b[31mred\x1b[0m"), "\\x1b[31mred\\x1b[0m");
+  EXPECT_EQ(visible(std::string_view("a\0b", 3)), "a\\x00b");
+  EXPECT_EQ(visible("del\x7f"), "del\\x7f");
+  EXPECT_EQ(visible("c1\xc2\x85"), "c1\\u0085");  // NEL, a C1 control
+  EXPECT_EQ(visible("\xe2\x80\xae"
+                    "evil"),
+            "\\u202eevil");                       // right-to-left override
+  EXPECT_EQ(visible("\xe2\x80\xa8"), "\\u2028");  // line separator
+  EXPECT_EQ(visible("bad\xff\xfe"), "bad\\xff\\xfe");
+  EXPECT_EQ(visible("\xc3"), "\\xc3");                             // a cut sequence
+  EXPECT_EQ(visible("\xc0\xaf"), "\\xc0\\xaf");                    // an overlong '/'
+  EXPECT_EQ(visible("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate
+  EXPECT_EQ(visible("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
+  EXPECT_EQ(visible("\xf0\x9f\x98\x80"), "\xf0\x9f\x98\x80");      // an emoji is kept
+  EXPECT_EQ(visible("back\\slash"), "back\\slash");
+  for (const char* s : {"a\nb", "\x1b]0;title\x07", "x\xff", "\xe2\x80\xae"})
+    EXPECT_EQ(visible(visible(s)), visible(s)) << s;
+}
+
+TEST(Visible, ElidingNeverCutsAnEscape) {
+  const std::string name = std::string("\x1b\x1b\x1b\x1b\x1b") + "/layers.3/Conv";
+  const std::string e = elide_middle(name, 16);
+  // The head's five columns hold one whole "\x1b", not "\x1b\"; the column left over goes to
+  // the end.
+  EXPECT_EQ(e, "\\x1b…yers.3/Conv");
+  EXPECT_EQ(display_width(e), 16u);
+  EXPECT_EQ(elide_middle(e, 16), e);  // already visible and fitting: unchanged
+}
+
+TEST(TextTable, AHostileCellStaysOnItsRowAndKeepsTheColumnsAligned) {
+  TextTable t({{"node", Align::kLeft, 24}, {"op"}}, "  ");
+  t.add_row({"evil\nname\r\x1b[2J\x07", "Conv"});
+  t.add_row({"ok", "Relu"});
+  t.add_row({"αβγ\t", "Add"});
+  t.add_line("-- subgraph body of /Loop\n\x1b[2J");
+  const std::string text = t.str();
+  const auto lines = lines_of(text);
+  ASSERT_EQ(lines.size(), 5u) << text;
+  for (const std::string& line : lines)
+    for (char c : line) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << line;
+  EXPECT_EQ(lines[1], "  evil\\nname\\r\\x1b[2J\\x07  Conv");
+  // The op column starts at the same column on every row.
+  const size_t at = display_width(lines[1].substr(0, lines[1].find("Conv")));
+  EXPECT_EQ(display_width(lines[2].substr(0, lines[2].find("Relu"))), at);
+  EXPECT_EQ(display_width(lines[3].substr(0, lines[3].find("Add"))), at);
+  EXPECT_EQ(lines[4], "-- subgraph body of /Loop\\n\\x1b[2J");
+}
+
 }  // namespace
 }  // namespace sod2::text
