@@ -177,6 +177,105 @@ bool overlaps_any(const NodeBox& box, const std::vector<NodeBox>& boxes,
   return false;
 }
 
+bool intersects(const Rect& a, const Rect& b) {
+  constexpr double kSlack = 0.5;
+  return a.left < b.right - kSlack && b.left < a.right - kSlack && a.top < b.bottom - kSlack &&
+         b.top < a.bottom - kSlack;
+}
+
+Rect framed(const Rect& r) {
+  return {r.left - kFrameSide, r.top - kFrameTop, r.right + kFrameSide, r.bottom + kFrameBottom};
+}
+
+Rect united(const std::optional<Rect>& a, const Rect& b) {
+  if (!a) return b;
+  return {std::min(a->left, b.left), std::min(a->top, b.top), std::max(a->right, b.right),
+          std::max(a->bottom, b.bottom)};
+}
+
+// Whether `boxes` draw `graph` with no two nodes overlapping and no node inside a frame it is
+// not drawn in (open scopes, fused groups, shape computations), as the view frames them. False
+// also when checking would cost too much, or bodies are open (their nodes are not framed apart).
+bool nothing_overlaps(const DisplayGraph& graph, const std::vector<NodeBox>& boxes) {
+  const size_t n = graph.nodes.size();
+  std::vector<size_t> by_top(n);
+  std::iota(by_top.begin(), by_top.end(), 0);
+  auto top = [&](size_t i) { return boxes[i].y - boxes[i].h / 2; };
+  std::sort(by_top.begin(), by_top.end(), [&](size_t a, size_t b) { return top(a) < top(b); });
+  for (size_t k = 0; k < n; ++k) {
+    const Rect a = rect_of(boxes[by_top[k]]);
+    for (size_t m = k + 1; m < n && top(by_top[m]) < a.bottom; ++m)
+      if (intersects(a, rect_of(boxes[by_top[m]]))) return false;
+  }
+  // Frames, each with the nodes it holds.
+  struct Frame {
+    std::optional<Rect> rect;
+    std::vector<bool> holds;
+  };
+  std::vector<Frame> frames;
+  std::map<int, size_t> group_frame, shape_frame;
+  std::vector<size_t> scope_frame(graph.open_scopes.size());
+  for (size_t f = 0; f < graph.open_scopes.size(); ++f) {
+    scope_frame[f] = frames.size();
+    frames.push_back({});
+  }
+  std::map<int, int> shown_per_group;
+  for (const DisplayNode& node : graph.nodes) {
+    if (node.body_of) return false;
+    if (node.group >= 0 && !node.is_group_box) ++shown_per_group[node.group];
+  }
+  for (const auto& [group, count] : shown_per_group)
+    if (count >= 2) {
+      group_frame[group] = frames.size();
+      frames.push_back({});
+    }
+  for (const DisplayNode& node : graph.nodes)
+    if (node.kind == DisplayNodeKind::kOp && node.shape_cluster >= 0 &&
+        !shape_frame.count(node.shape_cluster)) {
+      shape_frame[node.shape_cluster] = frames.size();
+      frames.push_back({});
+    }
+  if (frames.size() * n > 4'000'000) return false;
+  for (Frame& f : frames) f.holds.assign(n, false);
+  for (const DisplayNode& node : graph.nodes) {
+    const size_t i = static_cast<size_t>(node.id);
+    const Rect r = rect_of(boxes[i]);
+    for (int f = node.in_scope; f >= 0 && static_cast<size_t>(f) < scope_frame.size();
+         f = graph.open_scopes[static_cast<size_t>(f)].parent) {
+      frames[scope_frame[static_cast<size_t>(f)]].holds[i] = true;
+      if (f == node.in_scope) {
+        Frame& own = frames[scope_frame[static_cast<size_t>(f)]];
+        own.rect = united(own.rect, r);
+      }
+      if (graph.open_scopes[static_cast<size_t>(f)].parent >= f) break;
+    }
+    if (const auto g = group_frame.find(node.group); g != group_frame.end() && !node.is_group_box) {
+      frames[g->second].holds[i] = true;
+      frames[g->second].rect = united(frames[g->second].rect, r);
+    }
+    if (node.kind == DisplayNodeKind::kOp)
+      if (const auto c = shape_frame.find(node.shape_cluster); c != shape_frame.end()) {
+        frames[c->second].holds[i] = true;
+        frames[c->second].rect = united(frames[c->second].rect, r);
+      }
+  }
+  // A scope's frame holds its inner scopes' frames (children come after their parent).
+  for (size_t f = graph.open_scopes.size(); f-- > 0;) {
+    const int parent = graph.open_scopes[f].parent;
+    Frame& child = frames[scope_frame[f]];
+    if (!child.rect || parent < 0 || static_cast<size_t>(parent) >= f) continue;
+    Frame& p = frames[scope_frame[static_cast<size_t>(parent)]];
+    p.rect = united(p.rect, framed(*child.rect));
+  }
+  for (const Frame& f : frames) {
+    if (!f.rect) continue;
+    const Rect r = framed(*f.rect);
+    for (size_t i = 0; i < n; ++i)
+      if (!f.holds[i] && intersects(r, rect_of(boxes[i]))) return false;
+  }
+  return true;
+}
+
 bool valid_edges(const DisplayGraph& g) {
   const int n = static_cast<int>(g.nodes.size());
   return std::all_of(g.edges.begin(), g.edges.end(), [n](const DisplayEdge& e) {
@@ -365,6 +464,24 @@ Expected<std::optional<GraphLayout>> incremental_layout(const DisplayGraph& befo
       EdgePath p = inner->edges[static_cast<size_t>(edge_of[e])];
       translate(p, dx, dy);
       route[e] = std::move(p);
+    }
+  }
+
+  // One box closed: the room its contents took closes up, across and up, or else only up,
+  // where that brings nothing onto anything.
+  if (changes.size() == 1 && changes[0].now.size() == 1 && changes[0].before.size() > 1) {
+    const Rect from = changes[0].place;
+    const Rect to = rect_of(box[static_cast<size_t>(changes[0].now[0])]);
+    const double up = std::min(0.0, to.bottom - from.bottom);
+    for (const Room& room :
+         {Room{from, std::min(0.0, from.left - to.left), std::min(0.0, to.right - from.right), up},
+          Room{from, 0, 0, up}}) {
+      std::vector<NodeBox> closer = box;
+      for (size_t j = 0; j < nn; ++j)
+        if (static_cast<int>(j) != changes[0].now[0]) room.move(closer[j]);
+      if (!nothing_overlaps(now, closer)) continue;
+      box = std::move(closer);
+      break;
     }
   }
 
