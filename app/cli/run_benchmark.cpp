@@ -83,8 +83,12 @@ void print_profile(const rt::Session& session, std::ostream& out) {
   if (t.runs == 0) return;
   const double runs = static_cast<double>(t.runs);
   const Expected<plan::StepWork> work = run_work(session);
-  // A step's operations, -1 where not counted.
-  auto ops_of = [&](size_t n) { return work.ok() && n < work->ops.size() ? work->ops[n] : -1; };
+  // A step's operations, -1 where not counted or only a bound (an If, a Loop that can end early):
+  // no GOP/s from those.
+  auto ops_of = [&](size_t n) {
+    const bool bound = work.ok() && n < work->bound.size() && work->bound[n];
+    return work.ok() && n < work->ops.size() && !bound ? work->ops[n] : int64_t{-1};
+  };
   auto gops = [](int64_t ops, double ms) {
     return ops < 0 || ms <= 0 ? std::string("-") : fixed(static_cast<double>(ops) / (ms * 1e6), 1);
   };

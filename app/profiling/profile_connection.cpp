@@ -117,6 +117,7 @@ Expected<std::vector<GroupProfile>> groups_of(const rt::ProgramDesc& program,
     p.shape = i < rep.group_shapes.size() ? rep.group_shapes[i] : "";
     p.output_bytes = i < rep.group_output_bytes.size() ? rep.group_output_bytes[i] : 0;
     if (work && i < work->ops.size()) p.ops = work->ops[i];
+    p.ops_bound = work && i < work->bound.size() && work->bound[i];
     for (int32_t v : n.outputs) {
       if (v < 0) continue;
       p.dims = g.values[static_cast<size_t>(v)].dims;

@@ -16,7 +16,7 @@ std::string GroupProfile::op_label() const {
 }
 
 bool GroupProfile::ops_are_bound() const {
-  return std::find(op_types.begin(), op_types.end(), "If") != op_types.end();
+  return ops_bound || std::find(op_types.begin(), op_types.end(), "If") != op_types.end();
 }
 
 bool ProfileResult::counted_ops_at_most() const {

@@ -68,9 +68,13 @@ struct GroupProfile {
   // Operations at the bound sizes (core/ops/op_work.h); -1 when not counted or the package
   // carries no counts.
   int64_t ops = -1;
+  // The operations are only the most the group can do (plan::StepWork::bound): an If counted at
+  // its larger branch, a Loop that can end before its trip count, an execution symbol at its
+  // bound. Records before schema 5 have no such flag: an If group is a bound all the same.
+  bool ops_bound = false;
   std::string op_label() const;  // "Conv+Add+Relu"
-  // An If's operations are its larger branch's (core/ops/op_work.cpp): a bound, not what ran
-  // (an If that ran its Identity branch would show the other branch's convolutions as GOP/s).
+  // ops_bound, or an If group (core/ops/op_work.cpp): a bound, not what ran (an If that ran its
+  // Identity branch would show the other branch's convolutions as GOP/s).
   bool ops_are_bound() const;
   // ops / avg_ms as GOP/s; negative when either is unknown or the ops are only a bound.
   double gops_per_s() const {
@@ -117,7 +121,8 @@ struct ProfileResult {
   // The counted groups' operations summed, -1 when none is counted; `uncounted` gets how many
   // groups are left out.
   int64_t counted_ops(size_t* uncounted = nullptr) const;
-  // Whether counted_ops() is only a bound: an execution symbol at its bound, or an If group.
+  // Whether counted_ops() is only a bound: an execution symbol at its bound, or a group whose
+  // operations are (ops_are_bound: an If, a Loop that can end early).
   bool counted_ops_at_most() const;
   int64_t run_id = 0;  // in the store; 0 when not recorded
   std::string db_path;

@@ -574,6 +574,34 @@ TEST(ProfileText, AnIfsOperationsAreABoundWithoutGopPerSecond) {
   EXPECT_FALSE(r.counted_ops_at_most());
 }
 
+// A Loop that can end before its trip count (a computed condition: greedy decoding's EOS) is
+// counted at the trip count, a bound as an If's is (plan::StepWork::bound): no GOP/s, "at most".
+TEST(ProfileText, ALoopThatCanEndEarlyIsABoundWithoutGopPerSecond) {
+  profiling::ProfileResult r;
+  profiling::GroupProfile loop;
+  loop.name = "/Loop";
+  loop.nodes = {"/Loop"};
+  loop.op_types = {"Loop"};
+  loop.avg_ms = 0.5;
+  loop.ops = 40'000'000;
+  EXPECT_DOUBLE_EQ(loop.gops_per_s(), 80.0);  // a Loop that runs its trip count: exact
+  loop.ops_bound = true;
+  EXPECT_TRUE(loop.ops_are_bound());
+  EXPECT_LT(loop.gops_per_s(), 0);
+  r.groups = {loop};
+  r.stats.avg_ms = 0.5;
+  EXPECT_TRUE(r.counted_ops_at_most());
+  std::ostringstream out;
+  profiling::print_profile_table(r, out, 3);
+  EXPECT_NE(out.str().find("Work: 40 MOP at most per run"), std::string::npos) << out.str();
+  // The group tables show "-" where the group's GOP/s would be.
+  const std::string tables = out.str().substr(out.str().find("Per group"));
+  EXPECT_EQ(tables.find("80.0"), std::string::npos) << out.str();
+  const std::vector<std::string> lines = lines_of(tables);
+  ASSERT_GE(lines.size(), 3u) << tables;
+  EXPECT_EQ(column_of(lines[2], " - ") + 2, column_of(lines[1], "GOP/s") + 5) << tables;
+}
+
 // A recorded run whose groups and body nodes have hostile names: `history --run`, `--compare` and
 // the fresh profile's tables print each on one line of visible text.
 TEST_F(HistoryText, HostileNamesStayOnTheirRowsInProfileAndHistoryTables) {

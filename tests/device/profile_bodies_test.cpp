@@ -42,6 +42,10 @@ TEST_F(ProfileTest, ControlFlowGroupsAreBrokenDownIntoTheirBodies) {
       }
       ASSERT_FALSE(g.body.empty()) << g.name;  // every branch and body holds a node
       ++broken_down;
+      // An If counts its larger branch; lstm_greedy's Loop ends at EOS, before its trip count:
+      // both counts are bounds, never a GOP/s.
+      EXPECT_TRUE(g.ops_bound) << g.name;
+      EXPECT_LT(g.gops_per_s(), 0) << g.name;
       double direct_ms = 0;
       for (const profiling::BodyNodeProfile& b : g.body) {
         SCOPED_TRACE(b.name);

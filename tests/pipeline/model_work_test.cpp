@@ -148,6 +148,145 @@ TEST(ModelWork, ADataDependentCountIsExactAfterARunAndAtMostItsBoundBefore) {
   ASSERT_TRUE(before.ok()) << before.status().to_string();
   EXPECT_TRUE(before->at_most);
   EXPECT_EQ(before->total, 6 + 6);
+  // Only the steps whose count reads the execution symbol are bounds: the Exp, not the Greater.
+  const auto& steps = c.program.graphs[0].nodes;
+  ASSERT_EQ(before->bound.size(), steps.size());
+  EXPECT_EQ(exact->bound, std::vector<char>(steps.size(), 0));
+  for (size_t i = 0; i < steps.size(); ++i) {
+    SCOPED_TRACE(steps[i].info.name);
+    const bool reads_k = steps[i].info.op_type == "Exp";
+    EXPECT_EQ(before->bound[i] != 0, reads_k && before->ops[i] > 0);
+  }
+}
+
+onnx::TensorProto* add_scalar(onnx::GraphProto* g, const std::string& name, int32_t type,
+                              int64_t v) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(type);
+  if (type == onnx::TensorProto::BOOL)
+    t->add_int32_data(static_cast<int32_t>(v));
+  else
+    t->add_int64_data(v);
+  return t;
+}
+
+// How a Loop's condition is given (ONNX Loop: M and cond inputs, the body's condition output).
+enum class LoopCond {
+  kAbsent,         // Loop(M, ""): a `for` loop, the body's condition ignored
+  kTrueAndPassed,  // cond = true, the body passes its condition input on (Identity)
+  kTrueAndTrue,    // cond = true, the body's condition output a Constant true
+  kTrueComputed,   // cond = true, the body computes its condition (i < 1): may end early
+  kInputComputed,  // cond a graph input: may not even start
+};
+
+// x[n] -> Loop(M = 3, cond) { v -> Relu -> v } -> y[n]: its body counts n per iteration.
+pipeline::CompiledModel compile_loop(LoopCond how) {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {"n"});
+  add_scalar(g, "M", onnx::TensorProto::INT64, 3);
+  std::string cond = "";
+  if (how == LoopCond::kInputComputed) {
+    add_input(g, "go", {}, onnx::TensorProto::BOOL);
+    cond = "go";
+  } else if (how != LoopCond::kAbsent) {
+    add_scalar(g, "yes", onnx::TensorProto::BOOL, 1);
+    cond = "yes";
+  }
+  auto* loop = add_node(g, "Loop", {"M", cond, "x"}, {"y"}, "the_loop");
+  auto* attr = loop->add_attribute();
+  attr->set_name("body");
+  attr->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto* body = attr->mutable_g();
+  body->set_name("body");
+  add_input(body, "i", {}, onnx::TensorProto::INT64);
+  add_input(body, "cond_in", {}, onnx::TensorProto::BOOL);
+  add_input(body, "v", {"n"});
+  add_node(body, "Relu", {"v"}, {"v_out"}, "relu");
+  switch (how) {
+    case LoopCond::kTrueAndTrue: {
+      auto* c = add_node(body, "Constant", {}, {"cond_out"}, "always");
+      auto* value = c->add_attribute();
+      value->set_name("value");
+      value->set_type(onnx::AttributeProto::TENSOR);
+      value->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+      value->mutable_t()->add_int32_data(1);
+      break;
+    }
+    case LoopCond::kTrueComputed:
+      add_scalar(body, "one", onnx::TensorProto::INT64, 1);
+      add_node(body, "Less", {"i", "one"}, {"cond_out"}, "less");
+      break;
+    default: add_node(body, "Identity", {"cond_in"}, {"cond_out"}, "pass"); break;
+  }
+  add_output(body, "cond_out", {}, onnx::TensorProto::BOOL);
+  add_output(body, "v_out", {"n"});
+  add_output(g, "y", {"n"});
+  pipeline::CompileOptions o;
+  o.rdp.ranges["n"] = {1, 64, 1};
+  auto c = pipeline::compile(import(m), o);
+  EXPECT_TRUE(c.ok()) << c.status().to_string();
+  return std::move(*c);
+}
+
+// A Loop is counted at its trip count times its body. That is what it does when nothing can end
+// it sooner, and only the most it does when its condition can: then no GOP/s may be made of it.
+TEST(ModelWork, ALoopThatCanEndEarlyIsCountedAsABound) {
+  const struct {
+    LoopCond how;
+    bool bound;
+    const char* what;
+  } cases[] = {{LoopCond::kAbsent, false, "for loop"},
+               {LoopCond::kTrueAndPassed, false, "condition passed on"},
+               {LoopCond::kTrueAndTrue, false, "constant true condition"},
+               {LoopCond::kTrueComputed, true, "computed condition"},
+               {LoopCond::kInputComputed, true, "condition input"}};
+  for (const auto& k : cases) {
+    SCOPED_TRACE(k.what);
+    const pipeline::CompiledModel c = compile_loop(k.how);
+    const auto& steps = c.program.graphs[0].nodes;
+    const auto loop = std::find_if(steps.begin(), steps.end(),
+                                   [](const rt::NodeDesc& n) { return n.info.op_type == "Loop"; });
+    ASSERT_NE(loop, steps.end());
+    const auto at = static_cast<size_t>(loop - steps.begin());
+    EXPECT_EQ(plan::node_count_is_bound(c.program, 0, *loop), k.bound);
+    std::vector<int64_t> values(c.program.symbols.size(), 4);
+    auto work = plan::step_work_at(c.program, values);
+    ASSERT_TRUE(work.ok()) << work.status().to_string();
+    ASSERT_EQ(work->bound.size(), steps.size());
+    EXPECT_EQ(work->bound[at] != 0, k.bound);
+    // Counted at its trip count where the condition input is a constant true or absent: three
+    // Relus of n = 4, and the Less of the computed condition.
+    if (k.how != LoopCond::kInputComputed)
+      EXPECT_EQ(work->ops[at], 3 * (4 + (k.how == LoopCond::kTrueComputed ? 1 : 0)));
+  }
+}
+
+// lstm_greedy's decoder is a Loop with a constant-true condition whose body computes the next
+// one (greedy decoding stops at EOS) and holds Ifs: a bound wherever it is counted.
+TEST(ModelWork, TheGreedyDecodersLoopIsABound) {
+  auto model = import_onnx_file(std::string(SOD2_SHARED_DIR) + "/models/lstm_greedy/model.onnx");
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  pipeline::CompileOptions o;
+  o.rdp.ranges["src_len"] = {1, 64, 1};
+  auto c = pipeline::compile(std::move(*model), o);
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const auto& steps = c->program.graphs[0].nodes;
+  size_t loops = 0;
+  for (const rt::NodeDesc& n : steps) {
+    if (n.info.op_type != "Loop") continue;
+    ++loops;
+    EXPECT_TRUE(plan::node_count_is_bound(c->program, 0, n)) << n.info.name;
+  }
+  EXPECT_EQ(loops, 1u);
+  std::vector<int64_t> values(c->program.symbols.size(), 12);
+  std::vector<char> bound(values.size(), 1);
+  for (size_t k = 0; k < bound.size(); ++k) bound[k] = !c->program.symbols[k].execution;
+  auto work = plan::step_work_at(c->program, values, bound);
+  ASSERT_TRUE(work.ok()) << work.status().to_string();
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (steps[i].info.op_type == "Loop") EXPECT_TRUE(work->bound[i]) << steps[i].info.name;
 }
 
 TEST(ModelWork, AnOpOfAnotherDomainIsLeftOutAndNamed) {
