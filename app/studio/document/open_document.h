@@ -83,16 +83,23 @@ class OpenDocument {
   virtual const rt::ProgramDesc& program() const = 0;
   // The main graph's inputs, in order.
   virtual std::vector<std::string> input_names() const = 0;
+  // The main graph's nodes as drawn (`DisplayNode::members`, `GraphHierarchy::scope_of_node`
+  // index them): a model's nodes, a package's compiled nodes. `node` is in range for the others.
+  virtual size_t num_nodes() const = 0;
+  virtual const std::string& node_name(NodeId node) const = 0;
+  virtual const std::string& node_op(NodeId node) const = 0;
+  virtual OpClass node_class(NodeId node) const = 0;
 
   // The plan at `values`, rebinding `current` in place when it can. Errors: a symbol missing,
   // outside its range or off its multiple, an execution symbol above its bound (named).
   virtual Expected<Bound> bind(const std::map<std::string, int64_t>& values,
                                TimelineModel* current) const = 0;
-  // The graph as drawn with `state` open (a package draws its compiled nodes whatever the state).
+  // The graph as drawn with `state` open (a package draws its compiled nodes; of the state, only
+  // its name scopes).
   virtual DisplayGraph display_graph(const GraphHierarchy* hierarchy,
                                      const DisplayState& state) const = 0;
-  // The name scopes and shape computations of the graph (built once, on the opening worker);
-  // null when it has none to offer.
+  // The name scopes (and for a model the shape computations) of the graph, built once, on the
+  // opening worker; null when it has none to offer.
   virtual std::shared_ptr<const GraphHierarchy> build_hierarchy() const { return nullptr; }
   // What the Backend dock places.
   virtual PlacementSource placement_source() const = 0;

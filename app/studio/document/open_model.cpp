@@ -2,6 +2,7 @@
 #include <filesystem>
 
 #include "app/studio/document/open_document.h"
+#include "core/ops/op_registry.h"
 #include "core/status/byte_size.h"
 
 namespace sod2::studio {
@@ -90,6 +91,13 @@ class OpenModel final : public OpenDocument {
     out.document = std::make_unique<BoundModel>(values, doc_, std::move(binding), std::move(at));
     return out;
   }
+  size_t num_nodes() const override { return doc_->graph().num_nodes(); }
+  const std::string& node_name(NodeId node) const override { return doc_->graph().node(node).name; }
+  const std::string& node_op(NodeId node) const override {
+    return doc_->graph().node(node).op_type;
+  }
+  OpClass node_class(NodeId node) const override { return op_class_of(doc_->graph().node(node)); }
+
   DisplayGraph display_graph(const GraphHierarchy* hierarchy,
                              const DisplayState& state) const override {
     return build_display_graph(doc_->model(), doc_->rdp(), &doc_->fusion(), hierarchy, state);

@@ -1,4 +1,5 @@
-// OpenDocument for a compiled package: its graph and plan as they run, no RDP facts.
+// OpenDocument for a compiled package: its graph and plan as they run, no RDP facts; its nodes'
+// name scopes drawn as a model's are.
 #include <filesystem>
 
 #include "app/studio/document/open_document.h"
@@ -62,8 +63,17 @@ class OpenPackage final : public OpenDocument {
     out.document = std::make_unique<BoundPackage>(values, pkg_, std::move(at));
     return out;
   }
-  DisplayGraph display_graph(const GraphHierarchy*, const DisplayState&) const override {
-    return pkg_->display_graph();
+  size_t num_nodes() const override { return pkg_->num_nodes(); }
+  const std::string& node_name(NodeId node) const override { return pkg_->node_name(node); }
+  const std::string& node_op(NodeId node) const override { return pkg_->node_op(node); }
+  OpClass node_class(NodeId node) const override { return pkg_->node_class(node); }
+
+  DisplayGraph display_graph(const GraphHierarchy* hierarchy,
+                             const DisplayState& state) const override {
+    return pkg_->display_graph(hierarchy, state.expanded_scopes);
+  }
+  std::shared_ptr<const GraphHierarchy> build_hierarchy() const override {
+    return std::make_shared<const GraphHierarchy>(pkg_->hierarchy());
   }
   PlacementSource placement_source() const override { return {nullptr, pkg_, true}; }
   void describe_profile(profiling::ProfileRequest& r, package::WeightStorage) const override {

@@ -80,6 +80,13 @@ Expected<std::unique_ptr<PackageDocument>> PackageDocument::open(const std::stri
   SOD2_ASSIGN_OR_RETURN(rt::ArenaLifetimes lives, rt::check_program_dataflow(p));
   doc->lives_ = std::move(lives.life);
   doc->value_of_tensor_ = std::move(lives.value);
+  auto names = std::make_shared<CoreNodeNames>();
+  if (!p.graphs.empty())
+    for (const rt::NodeDesc& n : p.graphs[0].nodes) {
+      names->names.push_back(n.info.name);
+      names->ops.push_back(n.info.op_type);
+    }
+  doc->names_ = std::move(names);
   return doc;
 }
 
@@ -145,9 +152,25 @@ TimelineModel PackageDocument::timeline(const PackagePlanAt& at) const {
                                    -1);
 }
 
-DisplayGraph PackageDocument::display_graph() const {
+GraphHierarchy PackageDocument::hierarchy() const { return build_name_hierarchy(names_->names); }
+
+const std::string& PackageDocument::node_name(int node) const {
+  return program_.graphs[0].nodes[static_cast<size_t>(node)].info.name;
+}
+
+const std::string& PackageDocument::node_op(int node) const {
+  return program_.graphs[0].nodes[static_cast<size_t>(node)].info.op_type;
+}
+
+OpClass PackageDocument::node_class(int node) const {
+  return class_of(program_.graphs[0].nodes[static_cast<size_t>(node)].info);
+}
+
+DisplayGraph PackageDocument::display_graph(const GraphHierarchy* hierarchy,
+                                            const std::set<int>& expanded_scopes) const {
   DisplayGraph out;
   if (program_.graphs.empty()) return out;
+  out.core_names = names_;
   const rt::GraphDesc& main = program_.graphs[0];
   std::unordered_map<int32_t, int> producer;  // value -> display node
   auto add = [&](DisplayNode n) {
@@ -199,6 +222,7 @@ DisplayGraph PackageDocument::display_graph() const {
     n.op = "output";
     edge(v, add(std::move(n)));
   }
+  if (hierarchy) apply_name_scopes(out, *hierarchy, expanded_scopes);
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,19 @@ class PackageDocument {
   // One rectangle per arena tensor: its steps in the main graph's execution order.
   TimelineModel timeline(const PackagePlanAt& at) const;
 
-  // The main graph as it runs: one display node per compiled node, inputs and outputs.
-  DisplayGraph display_graph() const;
+  // The main graph as it runs: one display node per compiled node, inputs and outputs. With a
+  // hierarchy (hierarchy()), the nodes of a closed name scope are drawn as the scope's box and the
+  // open ones framed, as a model's are (apply_name_scopes).
+  DisplayGraph display_graph(const GraphHierarchy* hierarchy = nullptr,
+                             const std::set<int>& expanded_scopes = {}) const;
+  // The name scopes of the compiled nodes' names ("/encoder/layers.3/attention/MatMul": a fused
+  // kernel keeps its first node's name), with the readable depth open.
+  GraphHierarchy hierarchy() const;
+  // Main-graph compiled node `node` (in range): its name, op type and class.
+  const std::string& node_name(int node) const;
+  const std::string& node_op(int node) const;
+  OpClass node_class(int node) const;
+  size_t num_nodes() const { return program_.graphs.empty() ? 0 : program_.graphs[0].nodes.size(); }
   // Op, name, attributes count, inputs and outputs with dtype and storage (arena offset and
   // bytes at `at`).
   std::string node_report(int node, const PackagePlanAt& at) const;
@@ -62,8 +74,9 @@ class PackageDocument {
   rt::ProgramDesc program_;
   std::vector<SymbolControl> symbols_;
   // Per arena tensor: the first and last step it is live, and a value that lives there.
-  std::vector<plan::Lifetime> lives_;     // per arena tensor, as the session derives them
-  std::vector<int32_t> value_of_tensor_;  // per arena tensor: its main-graph value, or -1
+  std::vector<plan::Lifetime> lives_;           // per arena tensor, as the session derives them
+  std::vector<int32_t> value_of_tensor_;        // per arena tensor: its main-graph value, or -1
+  std::shared_ptr<const CoreNodeNames> names_;  // the compiled nodes', for every drawing
 };
 
 }  // namespace sod2::studio

@@ -4,6 +4,7 @@
 // the layout worker thread.
 #pragma once
 
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,11 +67,21 @@ struct DisplayEdge {
   ValueId value = kNoValue;  // the main-graph value it carries (the first one); none in bodies
 };
 
+// The main graph's node names and op types by core NodeId, for a drawing whose nodes have no
+// `graph` to read them from (a compiled package's).
+struct CoreNodeNames {
+  std::vector<std::string> names;
+  std::vector<std::string> ops;
+};
+
 struct DisplayGraph {
   std::vector<DisplayNode> nodes;
   std::vector<DisplayEdge> edges;    // no duplicates (one per from/to pair), no self-edges
   std::vector<int> display_of_node;  // per core NodeId of the main graph: its display node id
   std::vector<DisplayScopeFrame> open_scopes;  // a parent before its children
+  // A package's drawing: what its boxes' members are called (find searches them); null for a
+  // model's, whose nodes' `graph` names them.
+  std::shared_ptr<const CoreNodeNames> core_names;
 
   // The display node that shows core node `node` (a folded Constant: its first reader's); -1
   // when out of range.

@@ -60,13 +60,20 @@ GraphFindIndex::GraphFindIndex(const DisplayGraph& graph) {
         n.kind == DisplayNodeKind::kGraphInput || n.kind == DisplayNodeKind::kGraphOutput;
     if (!io) add(n.id, FindMatchKind::kOp, n.op);
     if (n.kind == DisplayNodeKind::kOp && n.node && n.graph) add_outputs(n.id, *n.graph, *n.node);
-    if (is_box(n) && main) {
-      // A box is labelled by its ops; its members' own names and ops are still found, on it.
+    if (!is_box(n)) continue;
+    // A box is labelled by its ops; its members' own names and ops are still found, on it.
+    if (main) {
       for (NodeId m : n.members) {
         const Node& member = main->node(m);
         add(n.id, FindMatchKind::kNode, member.name);
         add(n.id, FindMatchKind::kOp, member.op_type);
         add_outputs(n.id, *main, member);
+      }
+    } else if (const CoreNodeNames* names = graph.core_names.get()) {  // a package's
+      for (NodeId m : n.members) {
+        if (m < 0 || static_cast<size_t>(m) >= names->names.size()) continue;
+        add(n.id, FindMatchKind::kNode, names->names[static_cast<size_t>(m)]);
+        add(n.id, FindMatchKind::kOp, names->ops[static_cast<size_t>(m)]);
       }
     }
   }

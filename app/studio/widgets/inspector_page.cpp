@@ -52,7 +52,7 @@ QString InspectorPage::text() const {
   if (!selected_ || !bound_) return {};
   const DisplayNode& n = *selected_;
   const bool box = n.kind == DisplayNodeKind::kScope || n.kind == DisplayNodeKind::kShapes;
-  const QString report = box && doc_ && doc_->model() ? boxSummary(n) : qs(bound_->node_report(n));
+  const QString report = box && doc_ ? boxSummary(n) : qs(bound_->node_report(n));
   return report + bodiesHint(n);
 }
 
@@ -64,7 +64,8 @@ QString InspectorPage::bodiesHint(const DisplayNode& n) const {
 }
 
 QString InspectorPage::boxSummary(const DisplayNode& n) const {
-  const Graph& g = doc_->model()->graph();
+  // A model's nodes or a package's compiled nodes, whichever is open.
+  const OpenDocument& doc = *doc_;
   QString text;
   if (n.kind == DisplayNodeKind::kScope && hierarchy_ && n.scope > 0 &&
       static_cast<size_t>(n.scope) < hierarchy_->scopes.size()) {
@@ -80,9 +81,12 @@ QString InspectorPage::boxSummary(const DisplayNode& n) const {
                .arg(n.members.size());
   }
   std::map<std::string, int> ops, classes;
-  for (NodeId m : n.members) {
-    ++ops[g.node(m).op_type];
-    ++classes[op_class_name(op_class_of(g.node(m)))];
+  std::vector<NodeId> members;  // those of this document (a box from another is not read)
+  for (NodeId m : n.members)
+    if (m >= 0 && static_cast<size_t>(m) < doc.num_nodes()) members.push_back(m);
+  for (NodeId m : members) {
+    ++ops[doc.node_op(m)];
+    ++classes[op_class_name(doc.node_class(m))];
   }
   std::vector<std::pair<int, std::string>> by_count;
   for (const auto& [op, count] : ops) by_count.push_back({-count, op});
@@ -94,11 +98,10 @@ QString InspectorPage::boxSummary(const DisplayNode& n) const {
   for (const auto& [cls, count] : classes) text += QStringLiteral(" %1 %2").arg(qs(cls)).arg(count);
   text += tr("\nnodes\n");
   constexpr size_t kListed = 40;
-  for (size_t i = 0; i < n.members.size() && i < kListed; ++i) {
-    const Node& node = g.node(n.members[i]);
-    text += QStringLiteral("  %1  (%2)\n").arg(qs(node.name), qs(node.op_type));
-  }
-  if (n.members.size() > kListed) text += tr("  ... and %1 more\n").arg(n.members.size() - kListed);
+  for (size_t i = 0; i < members.size() && i < kListed; ++i)
+    text += QStringLiteral("  %1  (%2)\n")
+                .arg(qs(doc.node_name(members[i])), qs(doc.node_op(members[i])));
+  if (members.size() > kListed) text += tr("  ... and %1 more\n").arg(members.size() - kListed);
   return text;
 }
 

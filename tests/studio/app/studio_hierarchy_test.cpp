@@ -1,7 +1,8 @@
 // The studio window on an exporter-style scoped transformer, offscreen: it opens with its
 // layers closed, opening a layer opens it where it was on screen and leaves the rest in place, undo
 // and redo walk back and forth, a node hidden in a closed scope is revealed and selected, the
-// context menu opens and closes boxes, and the graph exports as SVG and PNG.
+// context menu opens and closes boxes, and the graph exports as SVG and PNG. The same model
+// compiled to a package opens with its layers closed too, and find reaches inside them.
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -12,10 +13,13 @@
 #include <QTest>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "../test_home.h"
+#include "app/cli/compile_command.h"
 #include "app/studio/graph/graph_minimap.h"
 #include "app/studio/graph/graph_view.h"
+#include "app/studio/widgets/find_bar.h"
 #include "app/studio/widgets/main_window.h"
 #include "tests/bench/synthetic_models.h"
 
@@ -233,6 +237,85 @@ TEST_F(StudioHierarchyTest, TheMinimapShowsTheWholeDrawingAndMovesTheView) {
   EXPECT_FALSE(view->minimapShown());
   view->setMinimapEnabled(true);
   EXPECT_TRUE(view->minimapShown());
+}
+
+// The scoped transformer compiled to a .sod2 package, opened in the window.
+class StudioPackageHierarchyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    app();
+    const auto dir = std::filesystem::temp_directory_path() / "sod2_studio_hierarchy_test";
+    std::filesystem::create_directories(dir);
+    const std::string model = (dir / "scoped_for_package.onnx").string();
+    package_ = (dir / "scoped_transformer.sod2").string();
+    std::ofstream(model, std::ios::binary) << bench::transformer_like(1500).SerializeAsString();
+    std::ostringstream out, err;
+    ASSERT_EQ(cli::run_compile({model, "-o", package_}, out, err), 0) << err.str();
+    window_ = std::make_unique<MainWindow>();
+    window_->resize(1400, 900);
+    window_->show();
+    const auto error = window_->openModelNow(QString::fromStdString(package_), {});
+    ASSERT_FALSE(error) << error->toStdString();
+    ASSERT_NE(window_->package(), nullptr);
+    ASSERT_NE(window_->graphHierarchy(), nullptr);
+  }
+  void TearDown() override {
+    window_.reset();
+    std::filesystem::remove(package_);
+  }
+  const DisplayNode& shown(NodeId node) const {
+    const DisplayGraph& d = *window_->displayGraph();
+    return d.nodes[static_cast<size_t>(d.display_node_of(node))];
+  }
+
+  std::string package_;
+  std::unique_ptr<MainWindow> window_;
+};
+
+TEST_F(StudioPackageHierarchyTest, OpensWithItsLayersClosedAndSummarisesALayer) {
+  MainWindow& w = *window_;
+  const DisplayGraph& d = *w.displayGraph();
+  EXPECT_LE(d.nodes.size(), GraphHierarchy::kDefaultItems + 2);
+  EXPECT_LT(d.nodes.size(), w.package()->num_nodes());
+  ASSERT_EQ(shown(0).kind, DisplayNodeKind::kScope);
+  EXPECT_EQ(shown(0).label, "layers.0");
+  EXPECT_EQ(d.display_of_node.size(), w.package()->num_nodes());
+  // The inspector summarises the box's compiled nodes.
+  w.graphView()->selectNode(d.display_node_of(0), true);
+  const QString text = w.inspectorText();
+  EXPECT_TRUE(text.contains(QStringLiteral("name scope /encoder/layers.0"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("MatMul"))) << text.toStdString();
+  // Find reaches a compiled node inside a closed layer, on the layer's box.
+  const auto found = GraphFindIndex(d).find(QStringLiteral("/encoder/layers.5/norm/"));
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(d.nodes[static_cast<size_t>(found.front().node)].kind, DisplayNodeKind::kScope);
+  EXPECT_EQ(d.nodes[static_cast<size_t>(found.front().node)].label, "layers.5");
+}
+
+// Needs MainWindow's scope paths (toggleScope, changeDisplay, undoView, revealCoreNode,
+// coreNodesMatching) to accept a package: they return early without a model (doc_) today. Enable
+// with that change.
+TEST_F(StudioPackageHierarchyTest, DISABLED_OpensALayerAndUndoClosesIt) {
+  MainWindow& w = *window_;
+  const int layer = shown(0).scope;
+  const size_t closed = w.displayGraph()->nodes.size();
+  w.toggleScope(layer, /*now=*/true);
+  EXPECT_EQ(shown(0).label, "attention");  // layers.0's own scopes are boxes in its frame
+  EXPECT_GT(w.displayGraph()->nodes.size(), closed);
+  bool framed = false;
+  for (const DisplayScopeFrame& f : w.displayGraph()->open_scopes) framed |= f.scope == layer;
+  EXPECT_TRUE(framed);
+  w.undoView(/*now=*/true);
+  EXPECT_EQ(shown(0).kind, DisplayNodeKind::kScope);
+  EXPECT_EQ(w.displayGraph()->nodes.size(), closed);
+
+  // A compiled node hidden in a closed layer is found by name, revealed and selected.
+  const QList<NodeId> hits = w.coreNodesMatching(QStringLiteral("/encoder/layers.5/norm/"));
+  ASSERT_FALSE(hits.isEmpty());
+  EXPECT_EQ(shown(hits.back()).kind, DisplayNodeKind::kScope);
+  w.revealCoreNode(hits.back(), /*now=*/true);
+  EXPECT_EQ(shown(hits.back()).kind, DisplayNodeKind::kOp);
+  EXPECT_EQ(w.graphView()->selectedNode(), w.displayGraph()->display_node_of(hits.back()));
 }
 
 TEST(StudioShortcuts, HelpListsTheKeys) {
