@@ -76,7 +76,8 @@ void MainWindow::toggleBodies(const Node* control, bool now) {
 }
 
 void MainWindow::toggleScope(int scope, bool now) {
-  if (!doc_ || !hierarchy_ || scope <= 0 || static_cast<size_t>(scope) >= hierarchy_->scopes.size())
+  if (!open_ || !hierarchy_ || scope <= 0 ||
+      static_cast<size_t>(scope) >= hierarchy_->scopes.size())
     return;
   // The scope's first node (in the file's order) stays where the box or frame was.
   NodeId anchor = kNoNode;
@@ -92,7 +93,7 @@ void MainWindow::toggleScope(int scope, bool now) {
 }
 
 void MainWindow::toggleShapes(int cluster, bool now) {
-  if (!doc_ || !hierarchy_ || cluster < 0 ||
+  if (!open_ || !hierarchy_ || cluster < 0 ||
       static_cast<size_t>(cluster) >= hierarchy_->shape_clusters.size())
     return;
   changeDisplay(
@@ -103,7 +104,7 @@ void MainWindow::toggleShapes(int cluster, bool now) {
 }
 
 void MainWindow::revealCoreNode(NodeId node, bool now) {
-  if (!doc_ || node < 0 || static_cast<size_t>(node) >= doc_->graph().num_nodes()) return;
+  if (!open_ || node < 0 || static_cast<size_t>(node) >= open_->num_nodes()) return;
   bool closed = false;
   if (hierarchy_) {
     const size_t i = static_cast<size_t>(node);
@@ -136,13 +137,12 @@ void MainWindow::revealCoreNode(NodeId node, bool now) {
 QList<NodeId> MainWindow::coreNodesMatching(const QString& text) const {
   QList<NodeId> out;
   const QString needle = text.trimmed();
-  if (!doc_ || needle.isEmpty()) return out;
-  const Graph& g = doc_->graph();
-  for (size_t i = 0; i < g.num_nodes(); ++i) {
-    const Node& n = g.node(static_cast<NodeId>(i));
-    if (qs(n.name).contains(needle, Qt::CaseInsensitive) ||
-        qs(n.op_type).contains(needle, Qt::CaseInsensitive))
-      out.append(static_cast<NodeId>(i));
+  if (!open_ || needle.isEmpty()) return out;
+  for (size_t i = 0; i < open_->num_nodes(); ++i) {
+    const NodeId id = static_cast<NodeId>(i);
+    if (qs(open_->node_name(id)).contains(needle, Qt::CaseInsensitive) ||
+        qs(open_->node_op(id)).contains(needle, Qt::CaseInsensitive))
+      out.append(id);
   }
   return out;
 }
@@ -167,7 +167,7 @@ NodeId MainWindow::anchorOf(int display_id) const {
 
 void MainWindow::changeDisplay(const std::function<void(DisplayState&)>& change, NodeId anchor,
                                bool now) {
-  if (!doc_) return;
+  if (!open_) return;
   undo_states_.push_back(display_state_);
   if (undo_states_.size() > kMaxUndo) undo_states_.erase(undo_states_.begin());
   redo_states_.clear();
@@ -206,7 +206,7 @@ void MainWindow::layOutAgain(bool now) {
 }
 
 void MainWindow::undoView(bool now) {
-  if (!doc_ || undo_states_.empty()) return;
+  if (!open_ || undo_states_.empty()) return;
   redo_states_.push_back(display_state_);
   display_state_ = std::move(undo_states_.back());
   undo_states_.pop_back();
@@ -214,7 +214,7 @@ void MainWindow::undoView(bool now) {
 }
 
 void MainWindow::redoView(bool now) {
-  if (!doc_ || redo_states_.empty()) return;
+  if (!open_ || redo_states_.empty()) return;
   undo_states_.push_back(display_state_);
   display_state_ = std::move(redo_states_.back());
   redo_states_.pop_back();

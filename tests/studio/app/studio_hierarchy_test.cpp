@@ -295,7 +295,7 @@ TEST_F(StudioPackageHierarchyTest, OpensWithItsLayersClosedAndSummarisesALayer) 
 // Needs MainWindow's scope paths (toggleScope, changeDisplay, undoView, revealCoreNode,
 // coreNodesMatching) to accept a package: they return early without a model (doc_) today. Enable
 // with that change.
-TEST_F(StudioPackageHierarchyTest, DISABLED_OpensALayerAndUndoClosesIt) {
+TEST_F(StudioPackageHierarchyTest, OpensALayerAndUndoClosesIt) {
   MainWindow& w = *window_;
   const int layer = shown(0).scope;
   const size_t closed = w.displayGraph()->nodes.size();
