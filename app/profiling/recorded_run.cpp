@@ -1,41 +1,22 @@
 #include "app/profiling/recorded_run.h"
 
 namespace sod2::profiling {
-namespace {
-
-std::string join(const std::vector<std::string>& parts, char sep) {
-  std::string s;
-  for (const std::string& p : parts) s += (s.empty() ? "" : std::string(1, sep)) + p;
-  return s;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  if (s.empty()) return parts;
-  for (size_t b = 0, e;; b = e + 1) {
-    e = s.find(sep, b);
-    parts.push_back(s.substr(b, e == std::string::npos ? std::string::npos : e - b));
-    if (e == std::string::npos) return parts;
-  }
-}
-
-}  // namespace
-
 store::GroupRecord group_record(const GroupProfile& g) {
   store::GroupRecord r;
   r.index = g.index;
   r.name = g.name;
-  r.op_types = g.op_label();
-  r.nodes = join(g.nodes, ',');
+  r.op_types = store::join_names(g.op_types, '+');
+  r.nodes = store::join_names(g.nodes, ',');
   r.shape = g.shape;
   r.avg_ms = g.avg_ms;
   r.output_bytes = g.output_bytes;
   r.ops = g.ops;
   r.p50_ms = g.p50_ms;
   r.p90_ms = g.p90_ms;
+  r.ops_bound = g.ops_bound;
   for (const BodyNodeProfile& b : g.body) {
-    r.body.push_back({b.depth, b.body, b.graph, b.node, b.name, b.op_label(), b.avg_ms,
-                      b.calls_per_run, b.percent_of_parent});
+    r.body.push_back({b.depth, b.body, b.graph, b.node, b.name, store::join_names(b.op_types, '+'),
+                      b.avg_ms, b.calls_per_run, b.percent_of_parent});
   }
   return r;
 }
@@ -73,14 +54,15 @@ ProfileResult result_from_record(const store::RunRecord& run) {
     GroupProfile p;
     p.index = static_cast<int>(g.index);
     p.name = g.name;
-    p.nodes = split(g.nodes, ',');
-    p.op_types = split(g.op_types, '+');
+    p.nodes = store::split_names(g.nodes, ',');
+    p.op_types = store::split_names(g.op_types, '+');
     p.shape = g.shape;
     p.avg_ms = g.avg_ms;
     p.p50_ms = g.p50_ms;
     p.p90_ms = g.p90_ms;
     p.output_bytes = g.output_bytes;
     p.ops = g.ops;
+    p.ops_bound = g.ops_bound;
     for (const store::BodyRecord& b : g.body) {
       BodyNodeProfile n;
       n.depth = static_cast<int>(b.depth);
@@ -88,7 +70,7 @@ ProfileResult result_from_record(const store::RunRecord& run) {
       n.graph = static_cast<int32_t>(b.graph);
       n.node = static_cast<int32_t>(b.node);
       n.name = b.name;
-      n.op_types = split(b.op_types, '+');
+      n.op_types = store::split_names(b.op_types, '+');
       n.avg_ms = b.avg_ms;
       n.calls_per_run = b.calls_per_run;
       n.percent_of_parent = b.percent_of_parent;

@@ -8,13 +8,15 @@
 
 namespace sod2::profiling {
 
-// A group as the store keeps it: op types joined by '+', nodes by ','; body nodes alike.
+// A group as the store keeps it: op types joined by '+', nodes by ',' (store::join_names, which
+// escapes those in a name); body nodes alike.
 store::GroupRecord group_record(const GroupProfile& group);
 
 // What the store kept of a run as a profile: its device, model, binding, latencies (their
 // statistics recomputed), groups with their shares of the run and their body nodes. What the
 // store does not keep is left empty: the agent's arena capacity and body-value bytes, groups'
-// symbolic dims, whether the package was cached. A node name holding ',' comes back split.
+// symbolic dims, whether the package was cached. Names come back exactly (a run recorded before
+// schema 5 as it read then: a node name holding ',' split in two).
 ProfileResult result_from_record(const store::RunRecord& run);
 
 }  // namespace sod2::profiling

@@ -34,8 +34,8 @@ std::vector<BodyDelta> compare_bodies(const std::vector<store::BodyRecord>& a,
   const auto a_places = places(a);
   for (size_t i = 0; i < a.size(); ++i) {
     const store::BodyRecord& r = a[i];
-    rows.push_back(
-        {static_cast<int>(r.depth), r.body, r.name, r.op_types, r.avg_ms, -1, r.calls_per_run, 0});
+    rows.push_back({static_cast<int>(r.depth), r.body, r.name, store::names_label(r.op_types, '+'),
+                    r.avg_ms, -1, r.calls_per_run, 0});
     unpaired[a_places[i]].push_back(i);
   }
   const auto b_places = places(b);
@@ -54,8 +54,8 @@ std::vector<BodyDelta> compare_bodies(const std::vector<store::BodyRecord>& a,
     size_t at = last == rows.size() ? 0 : last + 1;
     while (at < rows.size() && rows[at].depth > r.depth) ++at;
     rows.insert(rows.begin() + static_cast<std::ptrdiff_t>(at),
-                BodyDelta{static_cast<int>(r.depth), r.body, r.name, r.op_types, -1, r.avg_ms, 0,
-                          r.calls_per_run});
+                BodyDelta{static_cast<int>(r.depth), r.body, r.name,
+                          store::names_label(r.op_types, '+'), -1, r.avg_ms, 0, r.calls_per_run});
     for (auto& [place, waiting] : unpaired)
       for (size_t& i : waiting) i += i >= at;
     last = at;
@@ -68,7 +68,7 @@ std::vector<GroupDelta> compare_groups(const store::RunRecord& a, const store::R
   for (const store::GroupRecord& g : b.groups) in_b[g.name] = &g;
   std::vector<GroupDelta> rows;
   for (const store::GroupRecord& g : a.groups) {
-    GroupDelta d{g.name, g.op_types, g.avg_ms, -1};
+    GroupDelta d{g.name, store::names_label(g.op_types, '+'), g.avg_ms, -1};
     if (auto it = in_b.find(g.name); it != in_b.end()) {
       d.b_ms = it->second->avg_ms;
       if (!g.body.empty() && !it->second->body.empty())
@@ -78,7 +78,8 @@ std::vector<GroupDelta> compare_groups(const store::RunRecord& a, const store::R
     rows.push_back(d);
   }
   for (const store::GroupRecord& g : b.groups)
-    if (in_b.count(g.name)) rows.push_back({g.name, g.op_types, -1, g.avg_ms});
+    if (in_b.count(g.name))
+      rows.push_back({g.name, store::names_label(g.op_types, '+'), -1, g.avg_ms});
   auto change = [](const GroupDelta& d) {
     return std::abs(std::max(d.b_ms, 0.0) - std::max(d.a_ms, 0.0));
   };

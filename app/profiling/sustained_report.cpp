@@ -79,7 +79,7 @@ SustainedRun sustained_from(const store::RunRecord& r) {
     if (g.index < 0 || g.index > (1 << 24)) continue;
     const auto i = static_cast<size_t>(g.index);
     if (run.group_labels.size() <= i) run.group_labels.resize(i + 1);
-    run.group_labels[i] = g.op_types + " " + g.name;
+    run.group_labels[i] = store::names_label(g.op_types, '+') + " " + g.name;
   }
   return run;
 }

@@ -115,6 +115,14 @@ CREATE TABLE group_bodies(
   avg_ms REAL NOT NULL, calls_per_run REAL NOT NULL, percent_of_parent REAL NOT NULL,
   PRIMARY KEY(run_id, group_index, idx));
 )sql",
+    // 5: lists of names escaped (join_names): the backslashes of the rows before are doubled so
+    // that they read as they did; and whether a group's operations are only a bound.
+    R"sql(
+UPDATE group_timings SET nodes = replace(nodes, '\', '\\'),
+  op_types = replace(op_types, '\', '\\');
+UPDATE group_bodies SET op_types = replace(op_types, '\', '\\');
+ALTER TABLE group_timings ADD COLUMN ops_bound INTEGER;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -166,9 +174,12 @@ class Stmt {
   }
   int64_t i(int c) const { return sqlite3_column_int64(s_, c); }
   double d(int c) const { return sqlite3_column_double(s_, c); }
+  // All the column's bytes: a name from a model may hold a NUL.
   std::string t(int c) const {
     const auto* p = sqlite3_column_text(s_, c);
-    return p ? std::string(reinterpret_cast<const char*>(p)) : std::string();
+    return p ? std::string(reinterpret_cast<const char*>(p),
+                           static_cast<size_t>(sqlite3_column_bytes(s_, c)))
+             : std::string();
   }
 
  private:
@@ -273,6 +284,42 @@ Status record_windows(sqlite3* db, int64_t run, const std::vector<WindowRecord>&
 }
 
 }  // namespace
+
+std::string join_names(const std::vector<std::string>& names, char sep) {
+  if (names.size() == 1 && names[0].empty()) return "\\";
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += sep;
+    for (char c : names[i]) {
+      if (c == '\\' || c == sep) out += '\\';
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> split_names(std::string_view text, char sep) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  out.emplace_back();
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\') {
+      if (++i < text.size()) out.back() += text[i];  // a lone one at the end: nothing
+    } else if (text[i] == sep) {
+      out.emplace_back();
+    } else {
+      out.back() += text[i];
+    }
+  }
+  return out;
+}
+
+std::string names_label(std::string_view text, char sep) {
+  std::string out;
+  const std::vector<std::string> names = split_names(text, sep);
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? std::string(1, sep) : "") + names[i];
+  return out;
+}
 
 std::string ProfileStore::default_path() {
   if (const char* e = std::getenv("XDG_DATA_HOME"); e && *e)
@@ -437,7 +484,8 @@ Expected<int64_t> ProfileStore::record_run(RunRecord r) {
   for (const GroupRecord& g : r.groups) {
     Stmt s(db_,
            "INSERT INTO group_timings(run_id, group_index, name, op_types, nodes, shape, avg_ms, "
-           "output_bytes, ops, p50_ms, p90_ms) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+           "output_bytes, ops, p50_ms, p90_ms, ops_bound) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+           "?)");
     if (!s.ok()) return db_error(db_, "recording the group timings");
     s.bind(run).bind(g.index).bind(g.name).bind(g.op_types).bind(g.nodes).bind(g.shape);
     s.bind(g.avg_ms).bind(g.output_bytes);
@@ -445,7 +493,7 @@ Expected<int64_t> ProfileStore::record_run(RunRecord r) {
       s.bind(g.ops);
     else
       s.bind_null();
-    s.bind(g.p50_ms).bind(g.p90_ms);
+    s.bind(g.p50_ms).bind(g.p90_ms).bind(int64_t{g.ops_bound});
     if (s.step() != SQLITE_DONE) return db_error(db_, "recording the group timings");
     SOD2_RETURN_IF_ERROR(record_bodies(db_, run, g));
   }
@@ -529,13 +577,23 @@ Status read_run_details(sqlite3* db, RunRecord& r) {
   while (l.step() == SQLITE_ROW) r.latencies.push_back({l.i(0) != 0, l.d(1), l.i(2), l.i(3)});
   Stmt g(db,
          "SELECT group_index, name, op_types, nodes, shape, avg_ms, output_bytes, "
-         "COALESCE(ops, -1), COALESCE(p50_ms, avg_ms), COALESCE(p90_ms, avg_ms) FROM "
-         "group_timings WHERE run_id = ? ORDER BY group_index");
+         "COALESCE(ops, -1), COALESCE(p50_ms, avg_ms), COALESCE(p90_ms, avg_ms), "
+         "COALESCE(ops_bound, 0) FROM group_timings WHERE run_id = ? ORDER BY group_index");
   if (!g.ok()) return db_error(db, "reading group timings");
   g.bind(r.id);
   while (g.step() == SQLITE_ROW)
-    r.groups.push_back(
-        {g.i(0), g.t(1), g.t(2), g.t(3), g.t(4), g.d(5), g.i(6), g.i(7), g.d(8), g.d(9), {}});
+    r.groups.push_back({g.i(0),
+                        g.t(1),
+                        g.t(2),
+                        g.t(3),
+                        g.t(4),
+                        g.d(5),
+                        g.i(6),
+                        g.i(7),
+                        g.d(8),
+                        g.d(9),
+                        {},
+                        g.i(10) != 0});
   Stmt b(db,
          "SELECT group_index, depth, body, graph, node, name, op_types, avg_ms, calls_per_run, "
          "percent_of_parent FROM group_bodies WHERE run_id = ? ORDER BY group_index, idx");

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status/status.h"
@@ -16,7 +17,7 @@ struct sqlite3;
 
 namespace sod2::store {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 struct DeviceRecord {
   std::string device_id;  // "local", "adb:SERIAL"
@@ -36,7 +37,7 @@ struct BodyRecord {
   int64_t graph = 0;     // the package's graph index
   int64_t node = 0;      // in that graph's execution order
   std::string name;      // the body node's name
-  std::string op_types;  // "Conv+Relu"
+  std::string op_types;  // "Conv+Relu", as join_names(types, '+') writes them
   double avg_ms = 0;     // per run, over all its calls
   double calls_per_run = 0;
   double percent_of_parent = 0;  // of the node whose body holds it
@@ -45,8 +46,8 @@ struct BodyRecord {
 struct GroupRecord {
   int64_t index = 0;              // the compiled node's position in execution order
   std::string name;               // the group's (anchor) node
-  std::string op_types;           // "Conv+Add+Relu"
-  std::string nodes;              // its graph nodes, comma-separated
+  std::string op_types;           // "Conv+Add+Relu": join_names(types, '+')
+  std::string nodes;              // its graph nodes: join_names(nodes, ',')
   std::string shape;              // its first output's shape in the run
   double avg_ms = 0;              // over the measured runs
   int64_t output_bytes = 0;       // its outputs in the arena
@@ -54,7 +55,22 @@ struct GroupRecord {
   double p50_ms = 0, p90_ms = 0;  // over the measured runs (before schema 2: the average)
   // An If/Loop/Scan group's body nodes; none before schema 4.
   std::vector<BodyRecord> body{};
+  // `ops` is only the most the group can do (an If, a Loop that can end early: profiling's
+  // GroupProfile::ops_bound); false before schema 5.
+  bool ops_bound = false;
 };
+
+// Several names in one text column (GroupRecord::nodes and op_types, BodyRecord::op_types): a
+// backslash or `sep` inside a name is written with a backslash before it and the names are joined
+// by `sep`, so any name reads back exactly ("a,b" is one node, not two). A lone backslash at the
+// end stands for nothing: a text of just one backslash is one empty name, "" no names. Before
+// schema 5 names were joined as they were; the migration to 5 doubled the backslashes of those
+// rows, so they read as they did (a name holding `sep` as the two names it was read as then).
+std::string join_names(const std::vector<std::string>& names, char sep);
+// The names join_names(names, sep) wrote; any text reads as something.
+std::vector<std::string> split_names(std::string_view text, char sep);
+// The names of `text` joined by `sep` as they are, for a person: "Conv+Relu".
+std::string names_label(std::string_view text, char sep);
 
 struct LatencyRecord {
   bool warmup = false;

@@ -16,6 +16,7 @@
 #include "app/cli/inspect_command.h"
 #include "app/cli/plan_command.h"
 #include "app/profiling/profile_report.h"
+#include "app/profiling/recorded_run.h"
 #include "core/store/profile_store.h"
 #include "core/text/text_table.h"
 
@@ -121,6 +122,7 @@ const std::vector<std::string>& hostile_names() {
                                                  "bidi\xe2\x80\xae"
                                                  "txt",
                                                  "bad\xff\xfe\xc3",
+                                                 std::string("nul\0byte", 8),
                                                  "comma,plus+back\\slash"};
   return names;
 }
@@ -614,7 +616,7 @@ TEST_F(HistoryText, HostileNamesStayOnTheirRowsInProfileAndHistoryTables) {
     g.index = static_cast<int64_t>(r.groups.size());
     g.name = names[i];
     g.op_types = "Relu";
-    g.nodes = names[i];
+    g.nodes = store::join_names({names[i]}, ',');
     g.shape = "[1," + names[(i + 1) % names.size()] + "]";
     g.avg_ms = 0.1;
     g.body = {{1, "body", 2, 0, names[(i + 2) % names.size()], "Add", 0.05, 3, 50.0}};
@@ -669,6 +671,66 @@ TEST_F(HistoryText, HostileNamesStayOnTheirRowsInProfileAndHistoryTables) {
   const size_t tables = text.find("Per group");
   ASSERT_NE(tables, std::string::npos) << text;
   expect_every_line_visible(text.substr(tables));
+}
+
+// A profile whose names hold the store's separators, its escape, quotes, newlines, NULs and bytes
+// that are not UTF-8 is recorded and read back identical, and `history --run` prints the tables
+// the profile printed.
+TEST_F(HistoryText, HostileNamesRoundTripThroughTheStore) {
+  const std::vector<std::string>& names = hostile_names();
+  profiling::ProfileResult fresh;
+  fresh.model_name = "hostile.onnx";  // no latencies: the history's statistics are zeros too
+  for (size_t i = 0; i < names.size(); ++i) {
+    profiling::GroupProfile g;
+    g.index = static_cast<int>(i);
+    g.name = names[i];
+    g.nodes = {names[i], "a,b", "", names[(i + 1) % names.size()]};
+    g.op_types = {"Conv", "My+Op\\", names[(i + 2) % names.size()]};
+    g.shape = "[1,8]";
+    g.avg_ms = 0.5;
+    g.ops = 1000;
+    g.ops_bound = i % 2 == 1;
+    g.body = {{1, "body", 1, 0, names[(i + 3) % names.size()], {"Add", "x+y,z\\"}, 0.1, 2, 20}};
+    fresh.groups.push_back(std::move(g));
+  }
+  fresh.groups.push_back(fresh.groups[0]);
+  fresh.groups.back().index = static_cast<int>(names.size());
+  fresh.groups.back().nodes = {""};  // one node with an empty name is not none
+  profiling::set_time_shares(fresh.groups);
+  store::RunRecord r;
+  r.device.device_id = "local";
+  r.device.transport = "local";
+  r.model_sha256 = "ee55";
+  r.model_name = fresh.model_name;
+  r.ok = true;
+  r.avg_ms = 1;
+  for (const profiling::GroupProfile& g : fresh.groups)
+    r.groups.push_back(profiling::group_record(g));
+  auto db = store::ProfileStore::open(db_);
+  ASSERT_TRUE(db.ok());
+  auto id = (*db)->record_run(r);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  auto kept = (*db)->run(*id);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  const profiling::ProfileResult back = profiling::result_from_record(*kept);
+  ASSERT_EQ(back.groups.size(), fresh.groups.size());
+  for (size_t i = 0; i < back.groups.size(); ++i) {
+    const profiling::GroupProfile &b = back.groups[i], &f = fresh.groups[i];
+    SCOPED_TRACE(text::visible(f.name));
+    EXPECT_EQ(b.name, f.name);
+    EXPECT_EQ(b.nodes, f.nodes);
+    EXPECT_EQ(b.op_types, f.op_types);
+    EXPECT_EQ(b.ops_bound, f.ops_bound);
+    ASSERT_EQ(b.body.size(), 1u);
+    EXPECT_EQ(b.body[0].name, f.body[0].name);
+    EXPECT_EQ(b.body[0].op_types, f.body[0].op_types);
+  }
+  std::ostringstream tables;
+  profiling::print_group_tables(fresh, tables);
+  const CliRun shown = cli(run_history, {"--db", db_, "--run", std::to_string(*id)});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find(tables.str()), std::string::npos) << shown.out << "\n" << tables.str();
+  expect_every_line_visible(shown.out);
 }
 
 }  // namespace

@@ -434,16 +434,18 @@ TEST_F(ProfileStoreTest, ASchemaThreeDatabaseMigratesAndKeepsItsRuns) {
   }
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "DROP TABLE group_bodies; PRAGMA user_version = 3;", nullptr, nullptr,
-                         nullptr),
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "DROP TABLE group_bodies; ALTER TABLE group_timings DROP COLUMN "
+                         "ops_bound; PRAGMA user_version = 3;",
+                         nullptr, nullptr, nullptr),
             SQLITE_OK)
       << sqlite3_errmsg(raw);
   sqlite3_close(raw);
   EXPECT_EQ(count("SELECT COUNT(*) FROM sqlite_master WHERE name = 'group_bodies'"), 0);
   auto db = ProfileStore::open(path_);
   ASSERT_TRUE(db.ok()) << db.status().message();
-  EXPECT_EQ((*db)->schema_version(), 4);
-  EXPECT_EQ(count("PRAGMA user_version"), 4);
+  EXPECT_EQ((*db)->schema_version(), kSchemaVersion);
+  EXPECT_EQ(count("PRAGMA user_version"), kSchemaVersion);
   auto old = (*db)->run(old_id);
   ASSERT_TRUE(old.ok()) << old.status().message();
   ASSERT_EQ(old->groups.size(), 2u);
@@ -457,6 +459,110 @@ TEST_F(ProfileStoreTest, ASchemaThreeDatabaseMigratesAndKeepsItsRuns) {
   ASSERT_TRUE(back.ok());
   ASSERT_EQ(back->groups[1].body.size(), 1u);
   EXPECT_EQ(back->groups[1].body[0].name, "/loop/Add");
+}
+
+// Node names are any bytes: a list of them in one column reads back exactly, whatever
+// separator, backslash, quote, newline, NUL or broken UTF-8 they hold.
+TEST(JoinNames, AnyNamesReadBackExactly) {
+  const std::vector<std::vector<std::string>> lists = {
+      {},
+      {""},
+      {"", ""},
+      {"a", ""},
+      {"", "b"},
+      {"/MatMul", "/Add"},
+      {"a,b", "c"},
+      {"back\\slash", "ends\\", "\\", "\\\\,"},
+      {"q\"u'o`te", "new\nline\r", std::string("nul\0byte", 8), "bad\xff\xfe"},
+      {"+", ",", "a+b,c"}};
+  for (const auto& names : lists) {
+    for (char sep : {',', '+'}) {
+      const std::string text = join_names(names, sep);
+      EXPECT_EQ(split_names(text, sep), names) << text;
+    }
+  }
+  // What schema 4 wrote, names without a backslash, reads the same: the format only adds escapes.
+  EXPECT_EQ(split_names("/MatMul,/Add", ','), (std::vector<std::string>{"/MatMul", "/Add"}));
+  EXPECT_EQ(join_names({"Conv", "Relu"}, '+'), "Conv+Relu");
+  EXPECT_EQ(join_names({"a,b"}, ','), "a\\,b");
+  EXPECT_EQ(names_label("My\\+Op+Relu", '+'), "My+Op+Relu");
+}
+
+TEST_F(ProfileStoreTest, HostileNamesComeBackExactly) {
+  const std::vector<std::string> nodes = {"a,b",        "c+d",       "back\\slash\\",
+                                          "\"quoted\"", "new\nline", std::string("nul\0", 4),
+                                          "\xff\xc3"};
+  const std::vector<std::string> ops = {"My+Op", "Conv", "\\", ""};
+  RunRecord r = sample_run();
+  r.groups[0].name = nodes[2] + nodes[5];
+  r.groups[0].nodes = join_names(nodes, ',');
+  r.groups[0].op_types = join_names(ops, '+');
+  r.groups[0].ops_bound = true;
+  r.groups[0].body = {{1, "body", 1, 0, nodes[4] + nodes[6], join_names(ops, '+'), 0.1, 2, 50}};
+  auto db = ProfileStore::open(path_);
+  ASSERT_TRUE(db.ok());
+  auto id = (*db)->record_run(r);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  auto back = (*db)->run(*id);
+  ASSERT_TRUE(back.ok());
+  const GroupRecord& g = back->groups[0];
+  EXPECT_EQ(g.name, r.groups[0].name);
+  EXPECT_EQ(split_names(g.nodes, ','), nodes);
+  EXPECT_EQ(split_names(g.op_types, '+'), ops);
+  EXPECT_TRUE(g.ops_bound);
+  EXPECT_FALSE(back->groups[1].ops_bound);
+  ASSERT_EQ(g.body.size(), 1u);
+  EXPECT_EQ(g.body[0].name, nodes[4] + nodes[6]);
+  EXPECT_EQ(split_names(g.body[0].op_types, '+'), ops);
+}
+
+// Rows the previous sod2 wrote (schema 4: names joined as they were, no ops_bound) read as they
+// did: a backslash in a name is that backslash, a name that held ',' the two names it read as.
+// Schema 4 is schema 5 less ops_bound, with its names unescaped.
+TEST_F(ProfileStoreTest, ASchemaFourDatabaseReadsAsItDid) {
+  int64_t old_id = 0;
+  {
+    auto db = ProfileStore::open(path_);
+    ASSERT_TRUE(db.ok());
+    RunRecord r = sample_run();
+    r.groups[1].body = {{1, "body", 1, 0, "/loop/Add", "Add", 0.2, 3, 80.0}};
+    auto id = (*db)->record_run(r);
+    ASSERT_TRUE(id.ok());
+    old_id = *id;
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "ALTER TABLE group_timings DROP COLUMN ops_bound; "
+                         "UPDATE group_timings SET nodes = '/a\\b,/c\\', op_types = 'My\\Op+If' "
+                         "WHERE group_index = 0; "
+                         "UPDATE group_bodies SET op_types = 'Add\\+Mul'; "
+                         "PRAGMA user_version = 4;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  auto db = ProfileStore::open(path_);
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  EXPECT_EQ((*db)->schema_version(), kSchemaVersion);
+  auto old = (*db)->run(old_id);
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  ASSERT_EQ(old->groups.size(), 2u);
+  EXPECT_EQ(split_names(old->groups[0].nodes, ','), (std::vector<std::string>{"/a\\b", "/c\\"}));
+  EXPECT_EQ(split_names(old->groups[0].op_types, '+'), (std::vector<std::string>{"My\\Op", "If"}));
+  EXPECT_EQ(split_names(old->groups[1].nodes, ','), (std::vector<std::string>{"/Softmax"}));
+  EXPECT_FALSE(old->groups[0].ops_bound);
+  ASSERT_EQ(old->groups[1].body.size(), 1u);
+  EXPECT_EQ(split_names(old->groups[1].body[0].op_types, '+'),
+            (std::vector<std::string>{"Add\\", "Mul"}));
+  // New runs beside them write the new form.
+  RunRecord r = sample_run();
+  r.groups[0].nodes = join_names({"x,y"}, ',');
+  auto id = (*db)->record_run(r);
+  ASSERT_TRUE(id.ok());
+  auto back = (*db)->run(*id);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(split_names(back->groups[0].nodes, ','), (std::vector<std::string>{"x,y"}));
 }
 
 TEST_F(ProfileStoreTest, UnknownRunIsNotFound) {
