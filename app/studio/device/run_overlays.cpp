@@ -3,20 +3,10 @@
 #include <map>
 
 #include "app/profiling/run_compare.h"
+#include "core/store/profile_store.h"
 
 namespace sod2::studio {
 namespace {
-
-std::vector<std::string> split_nodes(const std::string& csv) {
-  std::vector<std::string> out;
-  for (size_t b = 0; b <= csv.size();) {
-    size_t e = csv.find(',', b);
-    if (e == std::string::npos) e = csv.size();
-    if (e > b) out.push_back(csv.substr(b, e - b));
-    b = e + 1;
-  }
-  return out;
-}
 
 NodeOverlay per_group(const profiling::ProfileResult& r, const Graph& graph, std::string title,
                       std::string unit, double (*value)(const profiling::GroupProfile&)) {
@@ -69,7 +59,7 @@ NodeOverlay run_delta_overlay(const store::RunRecord& a, const store::RunRecord&
                            : " (only in run " + std::to_string(a.id) + ")";
     o.groups.push_back({std::move(label), v});
     auto it = nodes_of.find(d.name);
-    if (it != nodes_of.end()) names.assign(o, split_nodes(it->second->nodes), index);
+    if (it != nodes_of.end()) names.assign(o, store::split_names(it->second->nodes, ','), index);
   }
   return o;
 }

@@ -316,5 +316,27 @@ TEST(RunOverlays, TheChangeBetweenTwoRunsIsSignedAndGroupsInOneRunCountWhole) {
   EXPECT_DOUBLE_EQ(o.max_abs(), 1.0);
 }
 
+// The store escapes a ',' inside a name (store::join_names): the overlay reads the names back
+// whole instead of splitting "/a,b" into two nodes that do not exist.
+TEST(RunOverlays, ANodeNameWithACommaIsOneNode) {
+  Graph g("main");
+  for (const char* name : {"/a,b", "/c"}) {
+    Node n;
+    n.name = name;
+    n.op_type = "Op";
+    g.add_node(std::move(n));
+  }
+  store::RunRecord a, b;
+  a.id = 1;
+  b.id = 2;
+  const std::string nodes = store::join_names({"/a,b", "/c"}, ',');
+  a.groups = {{0, "/a,b", "Op+Op", nodes, "", 3.0, 0}};
+  b.groups = {{0, "/a,b", "Op+Op", nodes, "", 1.0, 0}};
+  const NodeOverlay o = run_delta_overlay(a, b, g);
+  ASSERT_TRUE(o.value_of(drawn({0})).has_value());
+  EXPECT_DOUBLE_EQ(*o.value_of(drawn({0})), -2.0);
+  EXPECT_DOUBLE_EQ(*o.value_of(drawn({1})), -2.0);
+}
+
 }  // namespace
 }  // namespace sod2::studio
