@@ -35,7 +35,10 @@ struct NodeKeyHash {
 
 NodeKey key_of(const DisplayNode& n) {
   switch (n.kind) {
-    case DisplayNodeKind::kOp: return {0, n.node, -1, {}};
+    case DisplayNodeKind::kOp:
+      // A package's nodes have no core Node: its main-graph node id names it.
+      if (!n.node && !n.members.empty()) return {0, nullptr, n.members.front(), {}};
+      return {0, n.node, -1, {}};
     case DisplayNodeKind::kGroup: return {1, nullptr, n.group, {}};
     case DisplayNodeKind::kScope: return {2, nullptr, n.scope, {}};
     case DisplayNodeKind::kShapes: return {3, nullptr, n.shape_cluster, {}};
@@ -276,7 +279,10 @@ bool nothing_overlaps(const DisplayGraph& graph, const std::vector<NodeBox>& box
   return true;
 }
 
-bool valid_edges(const DisplayGraph& g) {
+// Ids are indices and edges name nodes that exist.
+bool well_formed(const DisplayGraph& g) {
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (g.nodes[i].id != static_cast<int>(i)) return false;
   const int n = static_cast<int>(g.nodes.size());
   return std::all_of(g.edges.begin(), g.edges.end(), [n](const DisplayEdge& e) {
     return e.from >= 0 && e.from < n && e.to >= 0 && e.to < n;
@@ -292,7 +298,7 @@ Expected<std::optional<GraphLayout>> incremental_layout(const DisplayGraph& befo
                                                         const std::atomic<bool>* cancel) {
   const size_t nb = before.nodes.size(), nn = now.nodes.size();
   if (before_layout.nodes.size() != nb || before_layout.edges.size() != before.edges.size() ||
-      !valid_edges(before) || !valid_edges(now))
+      !well_formed(before) || !well_formed(now))
     return std::optional<GraphLayout>{};
 
   // Pair the nodes of both builds; a key drawn twice makes the pairing meaningless.

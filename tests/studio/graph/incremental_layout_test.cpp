@@ -23,17 +23,17 @@ namespace {
 using testing::corpus_graphs;
 using testing::expect_sound_layout;
 
-using Key = std::tuple<int, const void*, int, int, int, std::string>;
+using Key = std::tuple<int, const void*, int, int, int, std::string, NodeId>;
 
 Key key(const DisplayNode& n) {
   const bool named =
       n.kind == DisplayNodeKind::kGraphInput || n.kind == DisplayNodeKind::kGraphOutput;
-  return {static_cast<int>(n.kind),
-          n.node,
-          n.kind == DisplayNodeKind::kGroup ? n.group : -1,
-          n.scope,
-          n.kind == DisplayNodeKind::kShapes ? n.shape_cluster : -1,
-          named ? n.label : std::string()};
+  return {static_cast<int>(n.kind), n.node, n.kind == DisplayNodeKind::kGroup ? n.group : -1,
+          n.scope, n.kind == DisplayNodeKind::kShapes ? n.shape_cluster : -1,
+          named ? n.label : std::string(),
+          // A package's op nodes have no core Node, only their id.
+          n.kind == DisplayNodeKind::kOp && !n.node && !n.members.empty() ? n.members.front()
+                                                                          : kNoNode};
 }
 
 struct Drawing {
@@ -224,6 +224,54 @@ TEST(IncrementalLayout, OpeningAFusedGroupOrBodiesOnEveryCorpusModelKeepsTheRest
   }
   EXPECT_GE(groups, 5);
   EXPECT_GE(bodies, 2);  // skipnet, lstm_greedy...
+}
+
+// A compiled package's drawing has no core Node behind its nodes, only their ids (members).
+TEST(IncrementalLayout, APackagesDrawingOpensAScopeInPlaceToo) {
+  const testing::CorpusGraph c = testing::compile_synthetic(600);
+  const GraphHierarchy h = build_hierarchy(*c.model->graph, *c.rdp, &c.fusion);
+  auto as_package = [](DisplayGraph g) {
+    for (DisplayNode& n : g.nodes)
+      if (n.kind == DisplayNodeKind::kOp) {
+        n.node = nullptr;
+        n.graph = nullptr;
+      }
+    return g;
+  };
+  // A package draws its compiled nodes one by one: no fused-group or shape boxes.
+  DisplayState closed;
+  closed.expanded_scopes = h.default_expanded;
+  closed.expanded_groups = testing::all_multi_node_groups(c.fusion);
+  for (size_t k = 0; k < h.shape_clusters.size(); ++k)
+    closed.expanded_shapes.insert(static_cast<int>(k));
+  Drawing before;
+  before.graph = as_package(build_display_graph(*c.model, *c.rdp, &c.fusion, &h, closed));
+  auto full = layout_graph(before.graph);
+  ASSERT_TRUE(full.ok());
+  before.layout = std::move(*full);
+  int scope = -1;  // the largest
+  size_t largest = 0;
+  for (const DisplayNode& n : before.graph.nodes)
+    if (n.kind == DisplayNodeKind::kScope && n.members.size() > largest) {
+      scope = n.scope;
+      largest = n.members.size();
+    }
+  ASSERT_GT(scope, 0);
+  // The scope and every scope inside it open: its nodes drawn one by one.
+  DisplayState open = closed;
+  std::vector<int> to_open{scope};
+  while (!to_open.empty()) {
+    const int s = to_open.back();
+    to_open.pop_back();
+    open.expanded_scopes.insert(s);
+    for (int child : h.scopes[static_cast<size_t>(s)].children) to_open.push_back(child);
+  }
+  Drawing after = changed(
+      before, as_package(build_display_graph(*c.model, *c.rdp, &c.fusion, &h, open)), "package");
+  size_t ops = 0;
+  for (const DisplayNode& n : after.graph.nodes) ops += n.kind == DisplayNodeKind::kOp ? 1 : 0;
+  EXPECT_GT(ops, 10u);
+  EXPECT_LE(expect_kept_in_place(before, after, "package").size(), 6u);
 }
 
 TEST(IncrementalLayout, WhatIsNotAnOpenOrACloseIsLeftToAFreshLayout) {
