@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -64,17 +65,40 @@ std::string group_label(const Graph& graph, const std::vector<NodeId>& members) 
 class EdgeSet {
  public:
   explicit EdgeSet(std::vector<DisplayEdge>* out) : out_(out) {}
-  void add(int from, int to, ValueId value, const std::string& label) {
+  // `label()` makes the label of an edge kept: most candidates (inside a box, or repeated) are
+  // not, and a label is RDP's dims printed.
+  template <typename Label>
+  void add(int from, int to, ValueId value, Label&& label) {
     if (from < 0 || to < 0 || from == to) return;
     const uint64_t key =
         (static_cast<uint64_t>(static_cast<uint32_t>(from)) << 32) | static_cast<uint32_t>(to);
     if (!seen_.insert(key).second) return;
-    out_->push_back({from, to, label, value});
+    out_->push_back({from, to, label(), value});
   }
 
  private:
   std::vector<DisplayEdge>* out_;
   std::unordered_set<uint64_t> seen_;
+};
+
+// Per scope, the outermost closed scope holding it (GraphHierarchy::closed_ancestor), worked out
+// once per scope: 50,000 nodes share a few thousand scopes.
+class ClosedScopes {
+ public:
+  ClosedScopes(const GraphHierarchy& hierarchy, const std::set<int>& expanded)
+      : hierarchy_(hierarchy), expanded_(expanded), memo_(hierarchy.scopes.size(), -2) {}
+  int of(int scope) {
+    if (scope < 0 || static_cast<size_t>(scope) >= memo_.size())
+      return hierarchy_.closed_ancestor(scope, expanded_);
+    int& c = memo_[static_cast<size_t>(scope)];
+    if (c == -2) c = hierarchy_.closed_ancestor(scope, expanded_);
+    return c;
+  }
+
+ private:
+  const GraphHierarchy& hierarchy_;
+  const std::set<int>& expanded_;
+  std::vector<int> memo_;  // -2: not worked out yet
 };
 
 // A frame around one thing says nothing: a frame holding fewer than 2 items (nodes or kept
@@ -160,12 +184,12 @@ void apply_name_scopes(DisplayGraph& graph, const GraphHierarchy& hierarchy,
   // Each node whose scope has a closed ancestor goes into that scope's box, made where its first
   // node was; the others keep their order.
   std::vector<DisplayNode> nodes;
-  nodes.reserve(graph.nodes.size());
   std::vector<int> moved(graph.nodes.size(), -1);  // old display id -> new
   std::unordered_map<int, int> box_of_scope;
+  ClosedScopes closed(hierarchy, expanded_scopes);
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
     DisplayNode& n = graph.nodes[k];
-    const int scope = hierarchy.closed_ancestor(scope_of(n), expanded_scopes);
+    const int scope = closed.of(scope_of(n));
     if (scope < 0) {
       n.id = static_cast<int>(nodes.size());
       moved[k] = n.id;
@@ -206,7 +230,7 @@ void apply_name_scopes(DisplayGraph& graph, const GraphHierarchy& hierarchy,
     if (e.from >= 0 && e.to >= 0 && static_cast<size_t>(e.from) < moved.size() &&
         static_cast<size_t>(e.to) < moved.size())
       kept.add(moved[static_cast<size_t>(e.from)], moved[static_cast<size_t>(e.to)], e.value,
-               e.label);
+               [&e] { return std::move(e.label); });
   graph.edges = std::move(edges);
 
   // Open scopes with 2 or more nodes get a frame; a node is framed by its innermost one.
@@ -253,6 +277,7 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
   const Graph& graph = *model.graph;
   const size_t num_nodes = graph.num_nodes();
   out.display_of_node.assign(num_nodes, -1);
+  out.nodes.reserve(num_nodes + graph.inputs().size() + graph.outputs().size());
   auto add_node = [&out](DisplayNode n) {
     n.id = static_cast<int>(out.nodes.size());
     n.is_group_box = n.kind == DisplayNodeKind::kGroup;
@@ -290,6 +315,8 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
                     hierarchy->folded_constant.size() != num_nodes))
     hierarchy = nullptr;
   auto folded = [&](size_t i) { return hierarchy && hierarchy->folded_constant[i]; };
+  std::optional<ClosedScopes> closed;
+  if (hierarchy) closed.emplace(*hierarchy, state.expanded_scopes);
   // Shape boxes, by cluster id: created at their first node.
   std::unordered_map<int, int> shape_box;
 
@@ -333,17 +360,21 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
     }
     DisplayNode n;
     n.kind = DisplayNodeKind::kOp;
-    n.label = node.name;
-    n.op = node.op_type;
     n.op_class = op_class_of(node);
     n.group = g;
     n.members = {id};
     n.has_subgraphs = !node.subgraphs().empty();
     n.subgraph_nodes = nested_nodes(node);
-    n.graph = &graph;
-    n.node = &node;
-    n.node_id = id;
     if (hierarchy) n.shape_cluster = hierarchy->shape_cluster_of[i];
+    // A node going into a closed scope's box gives it only its id, class and bodies
+    // (apply_name_scopes): its name is not copied for nothing 50,000 times.
+    if (!closed || closed->of(hierarchy->scope_of_node[i]) < 0) {
+      n.label = node.name;
+      n.op = node.op_type;
+      n.graph = &graph;
+      n.node = &node;
+      n.node_id = id;
+    }
     out.display_of_node[i] = add_node(std::move(n));
   }
   // Closed scopes become boxes (each holding the nodes and boxes drawn so far in it), open ones
@@ -445,10 +476,10 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
     // An open body draws the outer values it reads itself.
     const bool open = to >= 0 && out.nodes[static_cast<size_t>(to)].body_expanded;
     for (ValueId v : node.inputs)
-      if (v != kNoValue) edges.add(source_of(v), to, v, label_of(v));
+      if (v != kNoValue) edges.add(source_of(v), to, v, [&] { return label_of(v); });
     if (!open)
       for (ValueId v : node.implicit_inputs)
-        if (v != kNoValue) edges.add(source_of(v), to, v, label_of(v));
+        if (v != kNoValue) edges.add(source_of(v), to, v, [&] { return label_of(v); });
   }
   for (const OpenBody& ob : open_bodies) {
     const Graph& body = *ob.body;
@@ -457,13 +488,15 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
       const Node& bn = body.node(static_cast<NodeId>(j));
       const bool open = out.nodes[static_cast<size_t>(ids[j])].body_expanded;
       for (ValueId v : bn.inputs)
-        if (v != kNoValue) edges.add(source_in(body, v), ids[j], kNoValue, label_in(body, v));
+        if (v != kNoValue)
+          edges.add(source_in(body, v), ids[j], kNoValue, [&] { return label_in(body, v); });
       if (!open)
         for (ValueId v : bn.implicit_inputs)
-          if (v != kNoValue) edges.add(source_in(body, v), ids[j], kNoValue, label_in(body, v));
+          if (v != kNoValue)
+            edges.add(source_in(body, v), ids[j], kNoValue, [&] { return label_in(body, v); });
     }
     for (ValueId v : body.outputs())
-      edges.add(source_in(body, v), ob.control, kNoValue, label_in(body, v));
+      edges.add(source_in(body, v), ob.control, kNoValue, [&] { return label_in(body, v); });
   }
   for (ValueId v : graph.outputs()) {
     DisplayNode n;
@@ -471,7 +504,7 @@ DisplayGraph build_display_graph(const Model& model, const RdpResult& rdp,
     n.label = graph.value(v).name;
     n.op = "output";
     const int id = add_node(std::move(n));
-    edges.add(source_of(v), id, v, label_of(v));
+    edges.add(source_of(v), id, v, [&] { return label_of(v); });
   }
   return out;
 }

@@ -408,6 +408,10 @@ Expected<std::optional<GraphLayout>> incremental_layout(const DisplayGraph& befo
     c.drawn = c.place = r;
   }
 
+  // Dot's drawing while the whole would still be given to dot (layout_graph's rule), else the
+  // layered one's.
+  const bool dot_drawing = before_layout.used_dot && !options.force_layered &&
+                           nn <= static_cast<size_t>(std::max(0, options.dot_max_nodes));
   auto make_room = [&](const Room& room, size_t current) {
     for (size_t j = 0; j < nn; ++j)
       if (placed[j]) room.move(box[j]);
@@ -446,7 +450,11 @@ Expected<std::optional<GraphLayout>> incremental_layout(const DisplayGraph& befo
     // Opened: its contents laid out alone, framed, their frame's top where the box's top was.
     std::vector<int> edge_of;
     const DisplayGraph sub = subgraph(now, c.now, &edge_of);
-    auto inner = layout_graph(sub, options, cancel);
+    // Laid out as the drawing it goes into would be: a layered drawing gets layered contents
+    // (dot would look foreign there, and takes ~25 ms to start even for a few nodes).
+    LayoutOptions inner_options = options;
+    inner_options.force_layered = !dot_drawing;
+    auto inner = layout_graph(sub, inner_options, cancel);
     if (!inner.ok()) return inner.status();
     const double width = inner->width + 2 * kFrameSide;
     const double height = inner->height + kFrameTop + kFrameBottom;
@@ -492,7 +500,7 @@ Expected<std::optional<GraphLayout>> incremental_layout(const DisplayGraph& befo
   }
 
   GraphLayout out;
-  out.used_dot = before_layout.used_dot;
+  out.used_dot = dot_drawing;
   out.nodes = std::move(box);
   // Nothing may start left of or above the drawing's origin.
   double min_x = 0, min_y = 0;
