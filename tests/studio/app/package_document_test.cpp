@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_home.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -29,7 +31,7 @@ std::string bind_arg(const std::map<std::string, int64_t>& values) {
 
 // Compiles corpus model `name` with its ranges into a temporary package.
 std::string compiled(const testing::CorpusModel& m) {
-  const auto dir = std::filesystem::temp_directory_path() / "studio_package_test";
+  const auto dir = sod2::testing::test_dir("package");
   std::filesystem::create_directories(dir);
   const auto ranges = dir / (testing::gtest_safe_name(m.name) + ".ranges.json");
   nlohmann::json j = nlohmann::json::object();
@@ -104,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(Models, PackageDocumentCorpus,
 
 // Compiles `model` into a temporary package named `name`.sod2.
 std::string compiled(const onnx::ModelProto& model, const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / "studio_package_test";
+  const auto dir = sod2::testing::test_dir("package");
   std::filesystem::create_directories(dir);
   const auto onnx_file = dir / (name + ".onnx"), out = dir / (name + ".sod2");
   std::ofstream(onnx_file, std::ios::binary) << model.SerializeAsString();

@@ -38,7 +38,7 @@ class StudioHierarchyTest : public ::testing::Test {
  protected:
   void SetUp() override {
     app();
-    dir_ = std::filesystem::temp_directory_path() / "sod2_studio_hierarchy_test";
+    dir_ = sod2::testing::test_dir("hierarchy");
     std::filesystem::create_directories(dir_);
     model_ = (dir_ / "scoped_transformer.onnx").string();
     std::ofstream(model_, std::ios::binary) << bench::transformer_like(1500).SerializeAsString();
@@ -244,7 +244,7 @@ class StudioPackageHierarchyTest : public ::testing::Test {
  protected:
   void SetUp() override {
     app();
-    const auto dir = std::filesystem::temp_directory_path() / "sod2_studio_hierarchy_test";
+    const auto dir = sod2::testing::test_dir("hierarchy");
     std::filesystem::create_directories(dir);
     const std::string model = (dir / "scoped_for_package.onnx").string();
     package_ = (dir / "scoped_transformer.sod2").string();
