@@ -274,14 +274,27 @@ TEST(IncrementalLayout, APackagesDrawingOpensAScopeInPlaceToo) {
   EXPECT_LE(expect_kept_in_place(before, after, "package").size(), 6u);
 }
 
-TEST(IncrementalLayout, WhatIsNotAnOpenOrACloseIsLeftToAFreshLayout) {
-  const testing::CorpusGraph c = testing::compile_synthetic(600);
-  const GraphHierarchy h = build_hierarchy(*c.model->graph, *c.rdp, &c.fusion);
+// A 600-node scoped transformer drawn at its default depth, laid out afresh.
+struct DefaultDrawing {
+  DefaultDrawing() {
+    state.expanded_scopes = h.default_expanded;
+    graph = build_display_graph(*c.model, *c.rdp, &c.fusion, &h, state);
+    auto laid_out = layout_graph(graph);
+    EXPECT_TRUE(laid_out.ok()) << laid_out.status().to_string();
+    if (laid_out.ok()) layout = std::move(*laid_out);
+  }
+  testing::CorpusGraph c = testing::compile_synthetic(600);
+  GraphHierarchy h = build_hierarchy(*c.model->graph, *c.rdp, &c.fusion);
   DisplayState state;
-  state.expanded_scopes = h.default_expanded;
-  const DisplayGraph graph = build_display_graph(*c.model, *c.rdp, &c.fusion, &h, state);
-  auto layout = layout_graph(graph);
-  ASSERT_TRUE(layout.ok());
+  DisplayGraph graph;
+  GraphLayout layout;
+};
+
+TEST(IncrementalLayout, WhatIsNotAnOpenOrACloseIsLeftToAFreshLayout) {
+  const DefaultDrawing d;
+  const DisplayGraph& graph = d.graph;
+  const GraphLayout* layout = &d.layout;
+  ASSERT_EQ(layout->nodes.size(), graph.nodes.size());
 
   // Nothing changed: the same drawing.
   auto same = incremental_layout(graph, *layout, graph);
@@ -296,8 +309,7 @@ TEST(IncrementalLayout, WhatIsNotAnOpenOrACloseIsLeftToAFreshLayout) {
   auto wrong = incremental_layout(graph, short_layout, graph);
   ASSERT_TRUE(wrong.ok());
   EXPECT_FALSE(wrong->has_value());
-  // Every node flattened at once is many boxes becoming many nodes in one piece of the
-  // drawing only when they touch; a graph with the same thing drawn twice is no toggle.
+  // A graph drawing the same thing twice is no open or close.
   DisplayGraph twice = graph;
   twice.nodes.push_back(twice.nodes.front());
   twice.nodes.back().id = static_cast<int>(twice.nodes.size()) - 1;
@@ -313,21 +325,17 @@ TEST(IncrementalLayout, WhatIsNotAnOpenOrACloseIsLeftToAFreshLayout) {
 }
 
 TEST(IncrementalLayout, CancelledSaysSo) {
-  const testing::CorpusGraph c = testing::compile_synthetic(600);
-  const GraphHierarchy h = build_hierarchy(*c.model->graph, *c.rdp, &c.fusion);
-  DisplayState state;
-  state.expanded_scopes = h.default_expanded;
-  const DisplayGraph graph = build_display_graph(*c.model, *c.rdp, &c.fusion, &h, state);
-  auto layout = layout_graph(graph);
-  ASSERT_TRUE(layout.ok());
+  const DefaultDrawing d;
   int scope = -1;
-  for (const DisplayNode& n : graph.nodes)
+  for (const DisplayNode& n : d.graph.nodes)
     if (n.kind == DisplayNodeKind::kScope) scope = n.scope;
   ASSERT_GT(scope, 0);
+  DisplayState state = d.state;
   state.expanded_scopes.insert(scope);
   const std::atomic<bool> cancel{true};
-  auto r = incremental_layout(
-      graph, *layout, build_display_graph(*c.model, *c.rdp, &c.fusion, &h, state), {}, &cancel);
+  auto r = incremental_layout(d.graph, d.layout,
+                              build_display_graph(*d.c.model, *d.c.rdp, &d.c.fusion, &d.h, state),
+                              {}, &cancel);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
 }
