@@ -252,17 +252,22 @@ int show_run(store::ProfileStore& db, int64_t id, int top, std::ostream& out, st
     return 1;
   }
   const store::RunRecord& r = *run;
-  out << "run " << r.id << "  " << r.model_name << "  " << r.device.device_id << "  "
-      << (r.bindings.empty() ? "(no symbols)" : r.bindings) << "  " << r.started_at << "\n";
-  out << "Device: " << r.device.device_id
-      << (r.device.model.empty() ? "" : " (" + r.device.model + ")") << ", " << r.device.arch
-      << ", " << r.device.cores << " cores, " << human_bytes(r.device.memory_bytes) << ", "
-      << r.device.os << "; agent " << r.agent_software << ", host " << r.host_software << "\n";
-  out << "Model: " << r.model_path << " (sha256 " << r.model_sha256.substr(0, 12) << ")";
+  // What the device said about itself and the model's file name are shown, never acted on.
+  using text::visible;
+  out << "run " << r.id << "  " << visible(r.model_name) << "  " << visible(r.device.device_id)
+      << "  " << (r.bindings.empty() ? "(no symbols)" : visible(r.bindings)) << "  "
+      << visible(r.started_at) << "\n";
+  out << "Device: " << visible(r.device.device_id)
+      << (r.device.model.empty() ? "" : " (" + visible(r.device.model) + ")") << ", "
+      << visible(r.device.arch) << ", " << r.device.cores << " cores, "
+      << human_bytes(r.device.memory_bytes) << ", " << visible(r.device.os) << "; agent "
+      << visible(r.agent_software) << ", host " << visible(r.host_software) << "\n";
+  out << "Model: " << visible(r.model_path) << " (sha256 " << visible(r.model_sha256.substr(0, 12))
+      << ")";
   if (!r.package_sha256.empty()) out << ", package " << human_bytes(r.package_bytes);
   out << "\nThreads " << r.threads << ", " << r.runs << " runs after " << r.warmup << " warm-up\n";
   if (!r.ok) {
-    out << "Failed: " << r.failure << "\n";
+    out << "Failed: " << visible(r.failure) << "\n";
     return 0;
   }
   const profiling::ProfileResult shown = profiling::result_from_record(r);

@@ -88,15 +88,18 @@ std::string calls_per_run_text(double calls) {
 
 void print_profile_table(const ProfileResult& r, std::ostream& out, int top) {
   const device::AgentHello& a = r.agent;
-  out << "Device: " << r.device.id << (r.device.model.empty() ? "" : " (" + r.device.model + ")")
-      << ", " << a.arch << ", " << a.cores << " cores, "
-      << human_bytes(static_cast<int64_t>(a.memory_bytes)) << ", " << a.os << "; agent "
-      << a.software << "\n";
-  out << "Model: " << r.model_name << " (sha256 " << r.model_sha256.substr(0, 12) << "), package "
-      << human_bytes(r.package_bytes) << (r.package_cached ? " (cached on the device)" : " (sent)")
-      << "\n";
+  // What the device said about itself and the model's name are shown, never acted on.
+  using text::visible;
+  out << "Device: " << visible(r.device.id)
+      << (r.device.model.empty() ? "" : " (" + visible(r.device.model) + ")") << ", "
+      << visible(a.arch) << ", " << a.cores << " cores, "
+      << human_bytes(static_cast<int64_t>(a.memory_bytes)) << ", " << visible(a.os) << "; agent "
+      << visible(a.software) << "\n";
+  out << "Model: " << visible(r.model_name) << " (sha256 " << visible(r.model_sha256.substr(0, 12))
+      << "), package " << human_bytes(r.package_bytes)
+      << (r.package_cached ? " (cached on the device)" : " (sent)") << "\n";
   const int32_t version = r.plan_version();
-  out << "Binding: " << (r.bindings.empty() ? "(none)" : r.bindings) << ", threads "
+  out << "Binding: " << (r.bindings.empty() ? "(none)" : visible(r.bindings)) << ", threads "
       << r.report.threads << ", plan version " << plan::version_text(version) << "\n\n";
   const LatencyStats& s = r.stats;
   out << "Latency (ms): count=" << s.count << " first=" << fixed(s.first_ms)

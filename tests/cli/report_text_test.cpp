@@ -606,6 +606,56 @@ TEST(ProfileText, ALoopThatCanEndEarlyIsABoundWithoutGopPerSecond) {
 
 // A recorded run whose groups and body nodes have hostile names: `history --run`, `--compare` and
 // the fresh profile's tables print each on one line of visible text.
+// What the device says about itself and the model's file name reach the header lines: a
+// device naming itself with a terminal escape must not drive the terminal of whoever reads the
+// history, nor a failure message break it into lines.
+TEST_F(HistoryText, HostileDeviceAndModelNamesStayVisibleInTheHeaders) {
+  auto db = store::ProfileStore::open(db_);
+  ASSERT_TRUE(db.ok());
+  const std::vector<std::string>& names = hostile_names();
+  store::RunRecord r = gated_run(1.0, {{1, "then_branch", 1, 0, "/x", "Conv", 0.5, 1, 50.0}});
+  r.device.model = names[0];
+  r.device.arch = names[1 % names.size()];
+  r.device.os = names[2 % names.size()];
+  r.agent_software = names[3 % names.size()];
+  r.model_name = "m" + names[0];
+  r.model_path = "/models/" + names[1 % names.size()] + ".onnx";
+  r.bindings = "n=" + names[2 % names.size()];
+  auto ok = (*db)->record_run(r);
+  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+  r.ok = false;
+  r.failure = "agent said: " + names[0] + "\nsecond line";
+  r.groups.clear();
+  auto failed = (*db)->record_run(r);
+  ASSERT_TRUE(failed.ok()) << failed.status().to_string();
+  for (const int64_t id : {*ok, *failed}) {
+    const CliRun run = cli(run_history, {"--db", db_, "--run", std::to_string(id)});
+    ASSERT_EQ(run.code, 0) << run.err;
+    expect_every_line_visible(run.out);
+    EXPECT_NE(run.out.find(text::visible(names[0])), std::string::npos) << run.out;
+  }
+  expect_every_line_visible(cli(run_history, {"--db", db_}).out);
+}
+
+// The same for a fresh profile's header: the agent's hello (arch, OS, software) comes from the
+// device.
+TEST(ProfileText, AHostileAgentHelloStaysVisibleInTheHeader) {
+  const std::vector<std::string>& names = hostile_names();
+  profiling::ProfileResult r;
+  r.device.id = "adb:" + names[0];
+  r.device.model = names[1 % names.size()];
+  r.agent.arch = names[2 % names.size()];
+  r.agent.os = names[3 % names.size()];
+  r.agent.software = names[0];
+  r.model_name = names[1 % names.size()];
+  r.bindings = "n=" + names[2 % names.size()];
+  std::ostringstream out;
+  profiling::print_profile_table(r, out, 3);
+  expect_every_line_visible(out.str());
+  EXPECT_NE(out.str().find("Device: adb:" + text::visible(names[0])), std::string::npos)
+      << out.str();
+}
+
 TEST_F(HistoryText, HostileNamesStayOnTheirRowsInProfileAndHistoryTables) {
   auto db = store::ProfileStore::open(db_);
   ASSERT_TRUE(db.ok());
