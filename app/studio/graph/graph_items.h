@@ -9,6 +9,7 @@
 #include <QPainterPath>
 #include <QString>
 
+#include "app/studio/graph/display_frames.h"
 #include "app/studio/graph/display_graph.h"
 #include "app/studio/graph/graph_layout.h"
 
@@ -91,7 +92,7 @@ class GroupFrameItem : public QGraphicsItem {
   int bodyControl() const { return kind_ == Kind::kBody ? target_ : -1; }
   // The frame drawn around `members_rect`: what an enclosing frame must hold.
   static QRectF frameRect(const QRectF& members_rect) {
-    return members_rect.adjusted(-8, -18, 8, 8);
+    return members_rect.adjusted(-kFrameSide, -kFrameTop, kFrameSide, kFrameBottom);
   }
 
  private:

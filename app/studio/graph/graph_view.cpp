@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 
+#include "app/studio/graph/display_frames.h"
 #include "app/studio/graph/graph_export.h"
 #include "app/studio/graph/graph_legend.h"
 #include "app/studio/graph/graph_minimap.h"
@@ -209,87 +210,33 @@ void GraphView::finishPopulating() {
 }
 
 void GraphView::addGroupFrames(const DisplayGraph& graph, const GraphLayout& layout) {
-  struct Frame {
-    QRectF rect;
-    int members = 0;
-    std::string kind;
-  };
-  std::map<int, Frame> frames;
-  for (const DisplayNode& node : graph.nodes) {
-    if (node.group < 0 || node.is_group_box) continue;
-    Frame& f = frames[node.group];
-    const QRectF r = box_rect(layout.nodes[static_cast<size_t>(node.id)]);
-    f.rect = f.members++ ? f.rect.united(r) : r;
-    if (f.kind.empty())
-      f.kind = node.op;
-    else if (f.kind.find(node.op) == std::string::npos)
-      f.kind += "+" + node.op;
-  }
-  for (const auto& [group, f] : frames) {
-    if (f.members < 2) continue;
-    framed_groups_.insert(group);
-    scene()->addItem(new GroupFrameItem(GroupFrameItem::Kind::kFusedGroup, group,
-                                        QString::fromStdString(f.kind), f.rect, &settings_));
-  }
-  // Open shape computations: one frame around each cluster's nodes.
-  std::map<int, QRectF> shapes;
-  for (const DisplayNode& node : graph.nodes) {
-    if (node.kind != DisplayNodeKind::kOp || node.shape_cluster < 0 || node.body_of) continue;
-    const QRectF r = box_rect(layout.nodes[static_cast<size_t>(node.id)]);
-    QRectF& f = shapes[node.shape_cluster];
-    f = f.isNull() ? r : f.united(r);
-  }
-  for (const auto& [cluster, rect] : shapes)
-    scene()->addItem(new GroupFrameItem(GroupFrameItem::Kind::kShapes, cluster,
-                                        QStringLiteral("shape computation"), rect, &settings_));
-  // Open name scopes: a frame holds its nodes and its inner scopes' frames, so children are
-  // measured first (they come after their parent in open_scopes).
-  std::vector<QRectF> scope_rects(graph.open_scopes.size());
-  for (const DisplayNode& node : graph.nodes) {
-    if (node.in_scope < 0 || static_cast<size_t>(node.in_scope) >= scope_rects.size()) continue;
-    const QRectF r = box_rect(layout.nodes[static_cast<size_t>(node.id)]);
-    QRectF& f = scope_rects[static_cast<size_t>(node.in_scope)];
-    f = f.isNull() ? r : f.united(r);
-  }
-  for (size_t i = scope_rects.size(); i-- > 0;) {
-    if (scope_rects[i].isNull()) continue;
-    const int parent = graph.open_scopes[i].parent;
-    if (parent < 0 || static_cast<size_t>(parent) >= i) continue;
-    QRectF& p = scope_rects[static_cast<size_t>(parent)];
-    const QRectF framed = GroupFrameItem::frameRect(scope_rects[i]);
-    p = p.isNull() ? framed : p.united(framed);
-  }
-  for (size_t i = 0; i < scope_rects.size(); ++i) {
-    if (scope_rects[i].isNull()) continue;
-    auto* frame = new GroupFrameItem(GroupFrameItem::Kind::kScope, graph.open_scopes[i].scope,
-                                     QString::fromStdString(graph.open_scopes[i].title),
-                                     scope_rects[i], &settings_);
-    frame->setZValue(frame->zValue() + 0.001 * static_cast<double>(i));  // inner over outer
-    scene()->addItem(frame);
-  }
-  // Open bodies: one frame per body around its nodes (nested bodies inside their parent's).
-  std::map<const Node*, int> control_id;
-  for (const DisplayNode& node : graph.nodes)
-    if (node.body_expanded) control_id[node.node] = node.id;
-  std::map<std::pair<const Node*, std::string>, QRectF> bodies;
-  // Deepest first is not needed for the rectangle: a body's frame covers its nested bodies'
-  // nodes because those are listed with their own body_of, so unite child frames upwards.
-  std::map<const Node*, const Node*> parent_body;  // control node -> control node holding it
-  for (const DisplayNode& node : graph.nodes)
-    if (node.body_expanded && node.body_of) parent_body[node.node] = node.body_of;
-  for (const DisplayNode& node : graph.nodes) {
-    if (!node.body_of) continue;
-    const QRectF r = box_rect(layout.nodes[static_cast<size_t>(node.id)]);
-    QRectF& f = bodies[{node.body_of, node.body}];
-    f = f.isNull() ? r : f.united(r);
-  }
-  for (const auto& [key, rect] : bodies) {
-    auto it = control_id.find(key.first);
-    if (it == control_id.end()) continue;
-    const DisplayNode& control = graph.nodes[static_cast<size_t>(it->second)];
-    scene()->addItem(new GroupFrameItem(GroupFrameItem::Kind::kBody, it->second,
-                                        QString::fromStdString(key.second + " of " + control.label),
-                                        rect, &settings_));
+  double scope_z = 0;
+  for (const DisplayFrame& f : display_frames(graph, layout.nodes)) {
+    const QRectF members(QPointF(f.members.left, f.members.top),
+                         QPointF(f.members.right, f.members.bottom));
+    const QString title = QString::fromStdString(f.title);
+    GroupFrameItem* item = nullptr;
+    switch (f.kind) {
+      case DisplayFrameKind::kFusedGroup:
+        framed_groups_.insert(f.target);
+        item = new GroupFrameItem(GroupFrameItem::Kind::kFusedGroup, f.target, title, members,
+                                  &settings_);
+        break;
+      case DisplayFrameKind::kShapes:
+        item =
+            new GroupFrameItem(GroupFrameItem::Kind::kShapes, f.target, title, members, &settings_);
+        break;
+      case DisplayFrameKind::kScope:
+        item =
+            new GroupFrameItem(GroupFrameItem::Kind::kScope, f.target, title, members, &settings_);
+        item->setZValue(item->zValue() + 0.001 * scope_z++);  // inner over outer
+        break;
+      case DisplayFrameKind::kBody:
+        item =
+            new GroupFrameItem(GroupFrameItem::Kind::kBody, f.target, title, members, &settings_);
+        break;
+    }
+    scene()->addItem(item);
   }
 }
 

@@ -66,18 +66,13 @@ class DisjointSets {
   std::vector<size_t> parent_;
 };
 
-struct Rect {
-  double left = 0, top = 0, right = 0, bottom = 0;
-  double centre_x() const { return (left + right) / 2; }
-};
+using Rect = FrameRect;
+
+double centre_x(const Rect& r) { return (r.left + r.right) / 2; }
 
 Rect rect_of(const NodeBox& b) {
   return {b.x - b.w / 2, b.y - b.h / 2, b.x + b.w / 2, b.y + b.h / 2};
 }
-
-// What the view draws around two or more nodes shown together (GroupFrameItem::frameRect): a
-// box's contents are framed, so the room made for them includes the frame.
-constexpr double kFrameSide = 8, kFrameTop = 18, kFrameBottom = 8;
 
 // One box opened (one node before, its contents now) or boxes closed (several before, one now).
 struct Change {
@@ -103,7 +98,7 @@ struct Room {
     if (b.y > from.bottom) b.y += down;
   }
   void move(Rect& r) const {
-    NodeBox b{r.centre_x(), (r.top + r.bottom) / 2, r.right - r.left, r.bottom - r.top};
+    NodeBox b{centre_x(r), (r.top + r.bottom) / 2, r.right - r.left, r.bottom - r.top};
     move(b);
     r = rect_of(b);
   }
@@ -186,16 +181,6 @@ bool intersects(const Rect& a, const Rect& b) {
          b.top < a.bottom - kSlack;
 }
 
-Rect framed(const Rect& r) {
-  return {r.left - kFrameSide, r.top - kFrameTop, r.right + kFrameSide, r.bottom + kFrameBottom};
-}
-
-Rect united(const std::optional<Rect>& a, const Rect& b) {
-  if (!a) return b;
-  return {std::min(a->left, b.left), std::min(a->top, b.top), std::max(a->right, b.right),
-          std::max(a->bottom, b.bottom)};
-}
-
 // Whether `boxes` draw `graph` with no two nodes overlapping and no node inside a frame it is
 // not drawn in (open scopes, fused groups, shape computations), as the view frames them. False
 // also when checking would cost too much, or bodies are open (their nodes are not framed apart).
@@ -210,71 +195,19 @@ bool nothing_overlaps(const DisplayGraph& graph, const std::vector<NodeBox>& box
     for (size_t m = k + 1; m < n && top(by_top[m]) < a.bottom; ++m)
       if (intersects(a, rect_of(boxes[by_top[m]]))) return false;
   }
-  // Frames, each with the nodes it holds.
-  struct Frame {
-    std::optional<Rect> rect;
-    std::vector<bool> holds;
-  };
-  std::vector<Frame> frames;
-  std::map<int, size_t> group_frame, shape_frame;
-  std::vector<size_t> scope_frame(graph.open_scopes.size());
-  for (size_t f = 0; f < graph.open_scopes.size(); ++f) {
-    scope_frame[f] = frames.size();
-    frames.push_back({});
-  }
-  std::map<int, int> shown_per_group;
-  for (const DisplayNode& node : graph.nodes) {
-    if (node.body_of) return false;
-    if (node.group >= 0 && !node.is_group_box) ++shown_per_group[node.group];
-  }
-  for (const auto& [group, count] : shown_per_group)
-    if (count >= 2) {
-      group_frame[group] = frames.size();
-      frames.push_back({});
-    }
+  // Frames (a box's contents are framed: the room made for them includes the frame), each
+  // against the nodes it does not hold.
   for (const DisplayNode& node : graph.nodes)
-    if (node.kind == DisplayNodeKind::kOp && node.shape_cluster >= 0 &&
-        !shape_frame.count(node.shape_cluster)) {
-      shape_frame[node.shape_cluster] = frames.size();
-      frames.push_back({});
-    }
+    if (node.body_of) return false;
+  const std::vector<DisplayFrame> frames = display_frames(graph, boxes);
   if (frames.size() * n > 4'000'000) return false;
-  for (Frame& f : frames) f.holds.assign(n, false);
-  for (const DisplayNode& node : graph.nodes) {
-    const size_t i = static_cast<size_t>(node.id);
-    const Rect r = rect_of(boxes[i]);
-    for (int f = node.in_scope; f >= 0 && static_cast<size_t>(f) < scope_frame.size();
-         f = graph.open_scopes[static_cast<size_t>(f)].parent) {
-      frames[scope_frame[static_cast<size_t>(f)]].holds[i] = true;
-      if (f == node.in_scope) {
-        Frame& own = frames[scope_frame[static_cast<size_t>(f)]];
-        own.rect = united(own.rect, r);
-      }
-      if (graph.open_scopes[static_cast<size_t>(f)].parent >= f) break;
-    }
-    if (const auto g = group_frame.find(node.group); g != group_frame.end() && !node.is_group_box) {
-      frames[g->second].holds[i] = true;
-      frames[g->second].rect = united(frames[g->second].rect, r);
-    }
-    if (node.kind == DisplayNodeKind::kOp)
-      if (const auto c = shape_frame.find(node.shape_cluster); c != shape_frame.end()) {
-        frames[c->second].holds[i] = true;
-        frames[c->second].rect = united(frames[c->second].rect, r);
-      }
-  }
-  // A scope's frame holds its inner scopes' frames (children come after their parent).
-  for (size_t f = graph.open_scopes.size(); f-- > 0;) {
-    const int parent = graph.open_scopes[f].parent;
-    Frame& child = frames[scope_frame[f]];
-    if (!child.rect || parent < 0 || static_cast<size_t>(parent) >= f) continue;
-    Frame& p = frames[scope_frame[static_cast<size_t>(parent)]];
-    p.rect = united(p.rect, framed(*child.rect));
-  }
-  for (const Frame& f : frames) {
-    if (!f.rect) continue;
-    const Rect r = framed(*f.rect);
+  std::vector<bool> holds(n);
+  for (const DisplayFrame& f : frames) {
+    std::fill(holds.begin(), holds.end(), false);
+    for (int id : f.nodes) holds[static_cast<size_t>(id)] = true;
+    const Rect r = framed(f.members);
     for (size_t i = 0; i < n; ++i)
-      if (!f.holds[i] && intersects(r, rect_of(boxes[i]))) return false;
+      if (!holds[i] && intersects(r, rect_of(boxes[i]))) return false;
   }
   return true;
 }
@@ -403,8 +336,7 @@ Expected<std::optional<GraphLayout>> incremental_layout(const DisplayGraph& befo
       r = {std::min(r.left, b.left), std::min(r.top, b.top), std::max(r.right, b.right),
            std::max(r.bottom, b.bottom)};
     }
-    if (ids.size() > 1)
-      r = {r.left - kFrameSide, r.top - kFrameTop, r.right + kFrameSide, r.bottom + kFrameBottom};
+    if (ids.size() > 1) r = framed(r);
     c.drawn = c.place = r;
   }
 
@@ -433,7 +365,7 @@ Expected<std::optional<GraphLayout>> incremental_layout(const DisplayGraph& befo
         b.x = was.x + (from.left - c.drawn.left);
         b.y = was.y - was.h / 2 + b.h / 2 + (from.top - c.drawn.top);
       } else {
-        b.x = from.centre_x();
+        b.x = centre_x(from);
         b.y = from.top + b.h / 2;
       }
       const Rect to = rect_of(b);
@@ -458,7 +390,7 @@ Expected<std::optional<GraphLayout>> incremental_layout(const DisplayGraph& befo
     if (!inner.ok()) return inner.status();
     const double width = inner->width + 2 * kFrameSide;
     const double height = inner->height + kFrameTop + kFrameBottom;
-    const Rect to{from.centre_x() - width / 2, from.top, from.centre_x() + width / 2,
+    const Rect to{centre_x(from) - width / 2, from.top, centre_x(from) + width / 2,
                   from.top + height};
     make_room({from, std::max(0.0, from.left - to.left), std::max(0.0, to.right - from.right),
                std::max(0.0, to.bottom - from.bottom)},

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <optional>
 
+#include "app/studio/graph/display_frames.h"
 #include "app/studio/graph/display_graph.h"
 #include "app/studio/graph/graph_layout.h"
 #include "core/status/status.h"
