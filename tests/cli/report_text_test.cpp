@@ -288,15 +288,12 @@ TEST_F(HistoryText, CompareRefusesTwoModelsUnlessForced) {
   EXPECT_NE(cli(run_history, {"--help"}).out.find("--force"), std::string::npos);
 }
 
-// Issue 23 item 2: `history --run` prints a recorded run's groups as `sod2 profile` did, an If's
-// body nodes indented under it by depth (ms per run, % of the node holding them, x calls).
-TEST_F(HistoryText, RunShowsBodyNodesIndentedUnderTheirGroup) {
-  auto db = store::ProfileStore::open(db_);
-  ASSERT_TRUE(db.ok());
+// A recorded run of skipnet whose If group broke down into `body` (the first taking conv_ms).
+store::RunRecord gated_run(double conv_ms, std::vector<store::BodyRecord> body) {
   store::RunRecord r;
   r.device.device_id = "local";
   r.device.transport = "local";
-  r.model_sha256 = "cc33";
+  r.model_sha256 = "dd44";
   r.model_name = "skipnet/model.onnx";
   r.bindings = "height=64,width=64";
   r.ok = true;
@@ -304,9 +301,21 @@ TEST_F(HistoryText, RunShowsBodyNodesIndentedUnderTheirGroup) {
   r.latencies = {{false, 4.0, 1024, 2048}};
   r.groups = {{0, "/stem/Conv", "Conv+Relu", "/stem/Conv,/stem/Relu", "[1,16,32,32]", 1.0, 64},
               {1, "/gated/If", "If", "/gated/If", "[1,16,32,32]", 3.0, 64}};
-  r.groups[1].body = {{1, "then_branch", 1, 0, "/gated/then/Conv", "Conv+Relu", 1.5, 0.5, 50.0},
+  r.groups[1].body = std::move(body);
+  r.groups[1].body.front().avg_ms = conv_ms;
+  return r;
+}
+
+// Issue 23 item 2: `history --run` prints a recorded run's groups as `sod2 profile` did, an If's
+// body nodes indented under it by depth (ms per run, % of the node holding them, x calls).
+TEST_F(HistoryText, RunShowsBodyNodesIndentedUnderTheirGroup) {
+  auto db = store::ProfileStore::open(db_);
+  ASSERT_TRUE(db.ok());
+  store::RunRecord r =
+      gated_run(1.5, {{1, "then_branch", 1, 0, "/gated/then/Conv", "Conv+Relu", 1.5, 0.5, 50.0},
                       {1, "then_branch", 1, 1, "/gated/then/If", "If", 0.75, 0.5, 25.0},
-                      {2, "else_branch", 3, 0, "/gated/inner/Add", "Add", 0.25, 0.25, 33.33}};
+                      {2, "else_branch", 3, 0, "/gated/inner/Add", "Add", 0.25, 0.25, 33.33}});
+  r.model_sha256 = "cc33";
   auto id = (*db)->record_run(r);
   ASSERT_TRUE(id.ok()) << id.status().message();
   const CliRun shown = cli(run_history, {"--db", db_, "--run", std::to_string(*id)});
@@ -389,24 +398,6 @@ TEST_F(HistoryText, RunShowsBodyNodesIndentedUnderTheirGroup) {
   EXPECT_EQ(failure.code, 0) << failure.err;
   EXPECT_NE(failure.out.find("Failed: the agent ended"), std::string::npos) << failure.out;
   EXPECT_EQ(failure.out.find("Per group"), std::string::npos) << failure.out;
-}
-
-// Two recorded runs of skipnet whose If group both broke down into its branches' nodes.
-store::RunRecord gated_run(double conv_ms, std::vector<store::BodyRecord> body) {
-  store::RunRecord r;
-  r.device.device_id = "local";
-  r.device.transport = "local";
-  r.model_sha256 = "dd44";
-  r.model_name = "skipnet/model.onnx";
-  r.bindings = "height=64,width=64";
-  r.ok = true;
-  r.avg_ms = 4;
-  r.latencies = {{false, 4.0, 1024, 2048}};
-  r.groups = {{0, "/stem/Conv", "Conv+Relu", "/stem/Conv,/stem/Relu", "[1,16,32,32]", 1.0, 64},
-              {1, "/gated/If", "If", "/gated/If", "[1,16,32,32]", 3.0, 64}};
-  r.groups[1].body = std::move(body);
-  r.groups[1].body.front().avg_ms = conv_ms;
-  return r;
 }
 
 // Issue 23 item 2: `history --compare` puts an If's body nodes under it, paired by their place,

@@ -48,6 +48,16 @@ class ProfileStoreTest : public ::testing::Test {
     return r;
   }
 
+  // Runs `sql` on the database file as an older sod2 (or a newer one) would have left it.
+  void exec_raw(const char* sql) {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+    const int rc = sqlite3_exec(raw, sql, nullptr, nullptr, nullptr);
+    const std::string error = sqlite3_errmsg(raw);
+    sqlite3_close(raw);
+    ASSERT_EQ(rc, SQLITE_OK) << error;
+  }
+
   int64_t count(const char* sql) {
     sqlite3* db = nullptr;
     EXPECT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
@@ -156,10 +166,7 @@ TEST_F(ProfileStoreTest, RefusesANewerSchema) {
     auto db = ProfileStore::open(path_);
     ASSERT_TRUE(db.ok());
   }
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(raw);
+  ASSERT_NO_FATAL_FAILURE(exec_raw("PRAGMA user_version = 99"));
   auto db = ProfileStore::open(path_);
   ASSERT_FALSE(db.ok());
   EXPECT_NE(db.status().message().find("newer"), std::string::npos) << db.status().message();
@@ -432,15 +439,9 @@ TEST_F(ProfileStoreTest, ASchemaThreeDatabaseMigratesAndKeepsItsRuns) {
     ASSERT_TRUE(id.ok());
     old_id = *id;
   }
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw,
-                         "DROP TABLE group_bodies; ALTER TABLE group_timings DROP COLUMN "
-                         "ops_bound; PRAGMA user_version = 3;",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(raw);
-  sqlite3_close(raw);
+  ASSERT_NO_FATAL_FAILURE(
+      exec_raw("DROP TABLE group_bodies; ALTER TABLE group_timings DROP COLUMN ops_bound; "
+               "PRAGMA user_version = 3;"));
   EXPECT_EQ(count("SELECT COUNT(*) FROM sqlite_master WHERE name = 'group_bodies'"), 0);
   auto db = ProfileStore::open(path_);
   ASSERT_TRUE(db.ok()) << db.status().message();
@@ -530,18 +531,12 @@ TEST_F(ProfileStoreTest, ASchemaFourDatabaseReadsAsItDid) {
     ASSERT_TRUE(id.ok());
     old_id = *id;
   }
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw,
-                         "ALTER TABLE group_timings DROP COLUMN ops_bound; "
-                         "UPDATE group_timings SET nodes = '/a\\b,/c\\', op_types = 'My\\Op+If' "
-                         "WHERE group_index = 0; "
-                         "UPDATE group_bodies SET op_types = 'Add\\+Mul'; "
-                         "PRAGMA user_version = 4;",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(raw);
-  sqlite3_close(raw);
+  ASSERT_NO_FATAL_FAILURE(
+      exec_raw("ALTER TABLE group_timings DROP COLUMN ops_bound; "
+               "UPDATE group_timings SET nodes = '/a\\b,/c\\', op_types = 'My\\Op+If' "
+               "WHERE group_index = 0; "
+               "UPDATE group_bodies SET op_types = 'Add\\+Mul'; "
+               "PRAGMA user_version = 4;"));
   auto db = ProfileStore::open(path_);
   ASSERT_TRUE(db.ok()) << db.status().message();
   EXPECT_EQ((*db)->schema_version(), kSchemaVersion);
