@@ -1,6 +1,8 @@
 // Conv (1-D to 3-D, groups, dilations, pads, auto_pad, bias) on NCHW float32.
 //
-// Four paths, all ending in the same per-tile epilogue (bias + activation + residual):
+// Five paths, all ending in the same per-tile epilogue (bias + activation + residual):
+//  - dense 1-D/2-D convs whose channel counts fill whole blocks, where oneDNN is the GEMM
+//    library: its JIT kernels in a channel-blocked layout (conv_blocked.cpp);
 //  - depthwise (one input channel per group, 1-D/2-D): direct vectorised loops
 //    (conv_depthwise.cpp); im2col would copy every input value k*k times for k*k multiply-adds;
 //  - dense kernels larger than 1x1 up to 128 channels x 3x3 per group (1-D/2-D): direct
@@ -12,6 +14,7 @@
 #include <cstring>
 
 #include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/conv_blocked.h"
 #include "runtime/kernels/linalg/conv_internal.h"
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/geometry.h"
@@ -76,8 +79,8 @@ void im2col_tile(const float* x, int64_t cg, const Window3& g, int64_t p0, int64
 
 class ConvKernel : public Kernel {
  public:
-  ConvKernel(WindowAttrs w, int64_t group, const Epilogue& epi)
-      : attrs_(std::move(w)), group_(group), epi_(epi) {}
+  ConvKernel(WindowAttrs w, int64_t group, const Epilogue& epi, bool constant_weights)
+      : attrs_(std::move(w)), group_(group), epi_(epi), blocked_(constant_weights) {}
 
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -89,6 +92,9 @@ class ConvKernel : public Kernel {
     if (y->numel() == 0) return Status::ok_status();
     SOD2_ASSIGN_OR_RETURN(EpilogueRun e, resolve_epilogue(epi_, ctx, "Conv", y->shape, s.m,
                                                           b ? b->as<float>() : nullptr));
+    SOD2_ASSIGN_OR_RETURN(bool done,
+                          blocked_.run(ctx, s, x->as<float>(), w->as<float>(), y->as<float>(), e));
+    if (done) return Status::ok_status();
     return conv_forward(ctx, s, x->as<float>(), w->as<float>(), y->as<float>(), e);
   }
 
@@ -96,6 +102,7 @@ class ConvKernel : public Kernel {
   WindowAttrs attrs_;
   int64_t group_;
   Epilogue epi_;
+  BlockedConv blocked_;
 };
 
 }  // namespace
@@ -214,7 +221,8 @@ Expected<std::unique_ptr<Kernel>> make_conv_kernel(const NodeInfo& node, const E
   int64_t group = 1;
   SOD2_ATTR(group, node.attrs.get_int("group", 1));
   if (group <= 0) return invalid_argument("Conv: group must be positive");
-  return std::unique_ptr<Kernel>(new ConvKernel(std::move(w), group, epi));
+  const bool constant_weights = node.input_constant.size() > 1 && node.input_constant[1];
+  return std::unique_ptr<Kernel>(new ConvKernel(std::move(w), group, epi, constant_weights));
 }
 
 Expected<std::unique_ptr<Kernel>> make_conv(const NodeInfo& node) {

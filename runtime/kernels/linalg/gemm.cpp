@@ -52,13 +52,7 @@ void sgemm_serial(const GemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
   if (g.k <= 0) return scale_c(g);
 #if defined(SOD2_GEMM_ONEDNN)
-  // oneDNN threads with OpenMP; the thread count is a per-thread setting, so each of our threads
-  // pins its own to 1 once and the library never starts a team of its own.
-  thread_local bool pinned = false;
-  if (!pinned) {
-    omp_set_num_threads(1);
-    pinned = true;
-  }
+  gemm_library_single_thread_here();
   dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b,
              g.ldb, g.beta, g.c, g.ldc);
 #elif defined(SOD2_GEMM_BUILTIN)
@@ -72,6 +66,16 @@ void sgemm_serial(const GemmArgs& g) {
               g.trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(g.m), static_cast<int>(g.n),
               static_cast<int>(g.k), g.alpha, g.a, static_cast<int>(g.lda), g.b,
               static_cast<int>(g.ldb), g.beta, g.c, static_cast<int>(g.ldc));
+#endif
+}
+
+void gemm_library_single_thread_here() {
+#if defined(SOD2_GEMM_ONEDNN)
+  thread_local bool pinned = false;
+  if (!pinned) {
+    omp_set_num_threads(1);
+    pinned = true;
+  }
 #endif
 }
 

@@ -62,6 +62,11 @@ int64_t parallel_parts(const ThreadPool& pool, double macs);
 // first inference.
 void gemm_library_init();
 
+// Makes the GEMM library run single-threaded when called from this thread (oneDNN's OpenMP team
+// size is per thread): our pool's threads each run their own part, and a library team of its own
+// would oversubscribe the cores. Once per thread; cheap after that.
+void gemm_library_single_thread_here();
+
 // The name of the library behind sgemm_serial ("oneDNN", "OpenBLAS", "builtin"), for logs.
 const char* gemm_backend_name();
 

@@ -1,0 +1,478 @@
+#include "runtime/kernels/linalg/conv_blocked.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/gemm.h"
+
+#if defined(SOD2_GEMM_ONEDNN)
+#include <dnnl.h>
+#endif
+
+namespace sod2::rt {
+
+#if defined(SOD2_GEMM_ONEDNN)
+namespace {
+
+dnnl_engine_t cpu_engine() {
+  static const dnnl_engine_t engine = [] {
+    dnnl_engine_t e = nullptr;
+    if (dnnl_engine_create(&e, dnnl_cpu, 0) != dnnl_success) e = nullptr;
+    return e;
+  }();
+  return engine;
+}
+
+// Streams are cheap but not free to create; each pool thread keeps one.
+dnnl_stream_t thread_stream() {
+  struct Holder {
+    dnnl_stream_t stream = nullptr;
+    ~Holder() {
+      if (stream) dnnl_stream_destroy(stream);
+    }
+  };
+  thread_local Holder holder;
+  if (!holder.stream &&
+      dnnl_stream_create(&holder.stream, cpu_engine(), dnnl_stream_default_flags) != dnnl_success)
+    holder.stream = nullptr;
+  return holder.stream;
+}
+
+// The convolution in 2-D terms (a 1-D conv is one with height 1).
+struct Geometry {
+  int64_t c = 0, m = 0, ih = 0, iw = 0, oh = 0, ow = 0, kh = 0, kw = 0, sh = 0, sw = 0, dh = 0,
+          dw = 0, pt = 0, pl = 0, pb = 0, pr = 0;
+  bool operator==(const Geometry&) const = default;
+};
+
+// One primitive: one image of the geometry (whose `m` is the part's output channels). With
+// plain_src the input is read as NCHW: for a few input channels (an RGB stem), where oneDNN's
+// kernels take it as it is.
+struct PrimitiveKey {
+  Geometry g;
+  int block = 0;
+  bool plain_src = false;
+  bool operator==(const PrimitiveKey&) const = default;
+};
+
+struct Primitive {
+  PrimitiveKey key;
+  dnnl_primitive_desc_t desc = nullptr;
+  dnnl_primitive_t prim = nullptr;
+  dnnl_memory_desc_t src{}, weights{}, dst{};
+  size_t scratchpad_bytes = 0;
+  bool usable = false;  // a JIT implementation exists for this CPU
+
+  ~Primitive() {
+    if (prim) dnnl_primitive_destroy(prim);
+    if (desc) dnnl_primitive_desc_destroy(desc);
+  }
+};
+
+struct AlignedFree {
+  void operator()(float* p) const { std::free(p); }
+};
+
+// One part's weights in its primitive's layout.
+struct PackedWeights {
+  const float* source = nullptr;
+  int64_t first_channel = 0, channels = 0;
+  dnnl_memory_desc_t layout{};
+  std::unique_ptr<float, AlignedFree> data;
+};
+
+dnnl_format_tag_t blocked_tag(int block) { return block == 16 ? dnnl_nChw16c : dnnl_nChw8c; }
+
+std::unique_ptr<Primitive> create_primitive(const PrimitiveKey& key) {
+  auto p = std::make_unique<Primitive>();
+  p->key = key;
+  const Geometry& g = key.g;
+  const dnnl_dims_t src_dims = {1, g.c, g.ih, g.iw};
+  const dnnl_dims_t w_dims = {g.m, g.c, g.kh, g.kw};
+  const dnnl_dims_t dst_dims = {1, g.m, g.oh, g.ow};
+  const dnnl_dims_t strides = {g.sh, g.sw}, dilates = {g.dh - 1, g.dw - 1};
+  const dnnl_dims_t pad_l = {g.pt, g.pl}, pad_r = {g.pb, g.pr};
+  dnnl_memory_desc_t w_any;
+  if (dnnl_memory_desc_init_by_tag(&p->src, 4, src_dims, dnnl_f32,
+                                   key.plain_src ? dnnl_nchw : blocked_tag(key.block)) !=
+          dnnl_success ||
+      dnnl_memory_desc_init_by_tag(&w_any, 4, w_dims, dnnl_f32, dnnl_format_tag_any) !=
+          dnnl_success ||
+      dnnl_memory_desc_init_by_tag(&p->dst, 4, dst_dims, dnnl_f32, blocked_tag(key.block)) !=
+          dnnl_success)
+    return p;
+  dnnl_convolution_desc_t conv;
+  if (dnnl_dilated_convolution_forward_desc_init(
+          &conv, dnnl_forward_inference, dnnl_convolution_direct, &p->src, &w_any, nullptr, &p->dst,
+          strides, dilates, pad_l, pad_r) != dnnl_success)
+    return p;
+  dnnl_primitive_attr_t attr = nullptr;
+  if (dnnl_primitive_attr_create(&attr) != dnnl_success) return p;
+  // Each thread brings its own scratchpad, so one primitive can run on all threads at once.
+  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  const dnnl_status_t made =
+      dnnl_primitive_desc_create(&p->desc, &conv, attr, cpu_engine(), nullptr);
+  dnnl_primitive_attr_destroy(attr);
+  if (made != dnnl_success) {
+    p->desc = nullptr;
+    return p;
+  }
+  // Only the JIT kernels are worth the reorders: the reference and GEMM-based implementations
+  // are slower than the NCHW paths.
+  const char* impl = nullptr;
+  if (dnnl_primitive_desc_query(p->desc, dnnl_query_impl_info_str, 0, &impl) != dnnl_success ||
+      !impl || std::strncmp(impl, "ref", 3) == 0 || std::strstr(impl, "gemm") != nullptr)
+    return p;
+  p->weights = *dnnl_primitive_desc_query_md(p->desc, dnnl_query_weights_md, 0);
+  p->scratchpad_bytes =
+      dnnl_memory_desc_get_size(dnnl_primitive_desc_query_md(p->desc, dnnl_query_scratchpad_md, 0));
+  if (dnnl_primitive_create(&p->prim, p->desc) != dnnl_success) {
+    p->prim = nullptr;
+    return p;
+  }
+  p->usable = true;
+  return p;
+}
+
+Status run_reorder(const dnnl_memory_desc_t& from_md, const float* from,
+                   const dnnl_memory_desc_t& to_md, float* to) {
+  dnnl_engine_t eng = cpu_engine();
+  dnnl_primitive_desc_t rd = nullptr;
+  if (dnnl_reorder_primitive_desc_create(&rd, &from_md, eng, &to_md, eng, nullptr) != dnnl_success)
+    return internal_error("Conv: oneDNN has no reorder for the weights' layout");
+  dnnl_primitive_t r = nullptr;
+  const dnnl_status_t made = dnnl_primitive_create(&r, rd);
+  dnnl_primitive_desc_destroy(rd);
+  if (made != dnnl_success) return internal_error("Conv: oneDNN could not create a reorder");
+  dnnl_memory_t a = nullptr, b = nullptr;
+  dnnl_status_t st = dnnl_memory_create(&a, &from_md, eng, const_cast<float*>(from));
+  if (st == dnnl_success) st = dnnl_memory_create(&b, &to_md, eng, to);
+  if (st == dnnl_success) {
+    const dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, a}, {DNNL_ARG_TO, b}};
+    st = dnnl_primitive_execute(r, thread_stream(), 2, args);
+    if (st == dnnl_success) st = dnnl_stream_wait(thread_stream());
+  }
+  if (a) dnnl_memory_destroy(a);
+  if (b) dnnl_memory_destroy(b);
+  dnnl_primitive_destroy(r);
+  return st == dnnl_success ? Status::ok_status()
+                            : internal_error("Conv: oneDNN failed to reorder the weights");
+}
+
+// `count` positions of `block` channels (planes `stride` floats apart) into block-interleaved
+// form, out[p * block + j]: tiles of 16 positions, so both sides move whole cache lines.
+template <int kBlock>
+SOD2_LINALG_CLONES void interleave(const float* __restrict x, int64_t stride, int64_t count,
+                                   float* __restrict out) {
+  int64_t p = 0;
+  for (; p + 16 <= count; p += 16) {
+    float t[16][kBlock];
+    for (int j = 0; j < kBlock; ++j)
+      for (int q = 0; q < 16; ++q) t[q][j] = x[j * stride + p + q];
+    for (int q = 0; q < 16; ++q)
+      for (int j = 0; j < kBlock; ++j) out[(p + q) * kBlock + j] = t[q][j];
+  }
+  for (; p < count; ++p)
+    for (int j = 0; j < kBlock; ++j) out[p * kBlock + j] = x[j * stride + p];
+}
+
+template <int kBlock>
+SOD2_LINALG_CLONES void deinterleave(const float* __restrict in, int64_t count, int64_t stride,
+                                     float* __restrict y) {
+  int64_t p = 0;
+  for (; p + 16 <= count; p += 16) {
+    float t[kBlock][16];
+    for (int q = 0; q < 16; ++q)
+      for (int j = 0; j < kBlock; ++j) t[j][q] = in[(p + q) * kBlock + j];
+    for (int j = 0; j < kBlock; ++j)
+      for (int q = 0; q < 16; ++q) y[j * stride + p + q] = t[j][q];
+  }
+  for (; p < count; ++p)
+    for (int j = 0; j < kBlock; ++j) y[j * stride + p] = in[p * kBlock + j];
+}
+
+void block_positions(int block, const float* x, int64_t stride, int64_t count, float* out) {
+  block == 16 ? interleave<16>(x, stride, count, out) : interleave<8>(x, stride, count, out);
+}
+void unblock_positions(int block, const float* in, int64_t count, int64_t stride, float* y) {
+  block == 16 ? deinterleave<16>(in, count, stride, y) : deinterleave<8>(in, count, stride, y);
+}
+
+std::optional<Geometry> geometry_of(const ConvShape& s) {
+  const Window3& w = s.win;
+  if (s.group != 1 || w.spatial > 2 || w.in[0] != 1 || w.k[0] != 1 || w.out[0] != 1)
+    return std::nullopt;
+  // A pointwise conv is a GEMM on the input as it is (conv.cpp): faster than blocking it and
+  // back, as measured on ResNet's and MobileNet's 1x1 shapes.
+  if (w.k_size() == 1) return std::nullopt;
+  Geometry g;
+  g.c = s.c;
+  g.m = s.m;
+  g.ih = w.in[1];
+  g.iw = w.in[2];
+  g.oh = w.out[1];
+  g.ow = w.out[2];
+  g.kh = w.k[1];
+  g.kw = w.k[2];
+  g.sh = w.stride[1];
+  g.sw = w.stride[2];
+  g.dh = w.dil[1];
+  g.dw = w.dil[2];
+  g.pt = w.pad_begin[1];
+  g.pl = w.pad_begin[2];
+  g.pb = w.pad_end[1];
+  g.pr = w.pad_end[2];
+  return g;
+}
+
+}  // namespace
+
+struct BlockedConv::State {
+  bool constant_weights = false;
+  std::mutex mu;
+  std::vector<std::unique_ptr<Primitive>> primitives;
+  std::vector<PackedWeights> packed;
+
+  // Dynamic dims can make many shapes: past these counts the caches start again. That happens
+  // only between runs (begin_run), so what a run's parts point to stays alive through it.
+  static constexpr size_t kMaxPrimitives = 32;
+  static constexpr size_t kMaxPacked = 8;
+
+  void begin_run() {
+    if (primitives.size() >= kMaxPrimitives) primitives.clear();
+    if (packed.size() >= kMaxPacked) packed.clear();
+  }
+
+  const Primitive& primitive(const PrimitiveKey& key) {
+    for (const auto& p : primitives)
+      if (p->key == key) return *p;
+    primitives.push_back(create_primitive(key));
+    return *primitives.back();
+  }
+
+  Expected<const float*> weights(const Primitive& p, const float* w, int64_t first_channel) {
+    const Geometry& g = p.key.g;
+    for (auto& pw : packed) {
+      if (pw.source == w && pw.first_channel == first_channel && pw.channels == p.key.g.m &&
+          dnnl_memory_desc_equal(&pw.layout, &p.weights)) {
+        if (!constant_weights) SOD2_RETURN_IF_ERROR(pack(pw, g));
+        return pw.data.get();
+      }
+    }
+    PackedWeights pw;
+    pw.source = w;
+    pw.first_channel = first_channel;
+    pw.channels = p.key.g.m;
+    pw.layout = p.weights;
+    const size_t bytes = (dnnl_memory_desc_get_size(&p.weights) + 63) / 64 * 64;
+    pw.data.reset(static_cast<float*>(std::aligned_alloc(64, std::max<size_t>(bytes, 64))));
+    if (!pw.data) return resource_exhausted("Conv: no memory for the reordered weights");
+    SOD2_RETURN_IF_ERROR(pack(pw, g));
+    packed.push_back(std::move(pw));
+    return packed.back().data.get();
+  }
+
+  static Status pack(PackedWeights& pw, const Geometry& g) {
+    const dnnl_dims_t dims = {pw.channels, g.c, g.kh, g.kw};
+    dnnl_memory_desc_t plain;
+    if (dnnl_memory_desc_init_by_tag(&plain, 4, dims, dnnl_f32, dnnl_oihw) != dnnl_success)
+      return internal_error("Conv: oneDNN refused the weights' shape");
+    gemm_library_single_thread_here();
+    return run_reorder(plain, pw.source + pw.first_channel * g.c * g.kh * g.kw, pw.layout,
+                       pw.data.get());
+  }
+};
+
+BlockedConv::BlockedConv(bool constant_weights) : state_(std::make_unique<State>()) {
+  state_->constant_weights = constant_weights;
+}
+BlockedConv::~BlockedConv() = default;
+
+bool BlockedConv::available() { return cpu_engine() != nullptr; }
+
+namespace {
+
+// One item of work: of image `image`, output channels [first_channel, first_channel + g.m) and
+// output rows [row0, row0 + g.oh), which read input rows [in_row0, in_row0 + g.ih).
+struct Part {
+  int64_t image = 0, first_channel = 0, row0 = 0, in_row0 = 0;
+  Geometry g;  // the part's own: its channels, input rows, output rows and vertical padding
+  const Primitive* prim = nullptr;
+  const float* weights = nullptr;
+};
+
+// Whole images when they divide evenly over the threads (one primitive per image keeps each
+// thread's blocked copies small). Else each image is split over the threads:
+// by ranges of output-channel blocks when the weights outweigh the input (each thread then reads
+// only its share of them), otherwise by bands of output rows (each band's input rows, halo
+// included, are blocked into a buffer of its own).
+std::vector<Part> split(const ConvShape& s, const Geometry& g, int64_t threads, int block) {
+  std::vector<Part> parts;
+  const bool per_image = s.n % threads != 0;
+  const int64_t blocks = g.m / block;
+  const bool by_channels = per_image && blocks >= 2 * threads && g.m * g.kh * g.kw > g.ih * g.iw;
+  const int64_t channel_parts = by_channels ? threads : 1;
+  const int64_t bands = per_image && !by_channels ? std::min(threads, g.oh) : 1;
+  const int64_t extent = (g.kh - 1) * g.dh + 1;
+  for (int64_t img = 0; img < s.n; ++img) {
+    for (int64_t c = 0; c < channel_parts; ++c) {
+      for (int64_t k = 0; k < bands; ++k) {
+        Part p;
+        p.image = img;
+        p.g = g;
+        p.first_channel = c * blocks / channel_parts * block;
+        p.g.m = (c + 1) * blocks / channel_parts * block - p.first_channel;
+        p.row0 = k * g.oh / bands;
+        const int64_t row1 = (k + 1) * g.oh / bands;
+        const int64_t top = p.row0 * g.sh - g.pt, bottom = (row1 - 1) * g.sh - g.pt + extent;
+        p.in_row0 = std::max<int64_t>(0, top);
+        p.g.ih = std::min(g.ih, bottom) - p.in_row0;
+        p.g.oh = row1 - p.row0;
+        p.g.pt = p.in_row0 - top;
+        p.g.pb = bottom - std::min(g.ih, bottom);
+        if (p.g.ih <= 0 || p.g.oh <= 0) return {};  // a band wholly in the padding
+        parts.push_back(p);
+      }
+    }
+  }
+  return parts;
+}
+
+}  // namespace
+
+Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const float* X,
+                                const float* W, float* Y, const EpilogueRun& e) {
+  const std::optional<Geometry> geometry = geometry_of(s);
+  if (!geometry || !available() || s.n <= 0) return false;
+  const Geometry& g = *geometry;
+  State& st = *state_;
+  std::lock_guard<std::mutex> lock(st.mu);
+  st.begin_run();
+
+  ThreadPool& pool = ctx.pool();
+  std::vector<Part> parts;
+  int block = 0;
+  bool plain_src = false;
+  for (const int candidate : {16, 8}) {
+    if (g.m % candidate != 0) continue;
+    plain_src = g.c % candidate != 0;
+    if (plain_src && g.c > candidate) continue;
+    parts = split(s, g, pool.num_threads(), candidate);
+    bool usable = !parts.empty();
+    for (Part& part : parts) {
+      part.prim = &st.primitive(PrimitiveKey{part.g, candidate, plain_src});
+      if (!(usable = part.prim->usable)) break;
+    }
+    if (usable) {
+      block = candidate;
+      break;
+    }
+  }
+  if (block == 0) return false;
+  size_t scratchpad = 0;
+  int64_t in_floats = 0, out_floats = 0;  // the largest part's blocked input and output
+  for (Part& part : parts) {
+    SOD2_ASSIGN_OR_RETURN(part.weights, st.weights(*part.prim, W, part.first_channel));
+    scratchpad = std::max(scratchpad, part.prim->scratchpad_bytes);
+    in_floats = std::max(in_floats, (g.c * part.g.ih * g.iw + 15) / 16 * 16);
+    out_floats = std::max(out_floats, (part.g.m * part.g.oh * g.ow + 15) / 16 * 16);
+  }
+  const int64_t pad_floats = static_cast<int64_t>((scratchpad + 63) / 64 * 16);
+  const int slots = ScratchSlots::count(pool);
+  // Each running thread's own blocked input, blocked output and oneDNN scratchpad.
+  const int64_t slot_floats = in_floats + out_floats + pad_floats;
+  SOD2_ASSIGN_OR_RETURN(float* base, scratch_floats(ctx, slots * slot_floats));
+  ScratchSlots buffers(base, slot_floats, slots);
+
+  const int64_t in_plane = g.ih * g.iw, out_plane = g.oh * g.ow;
+  std::atomic<bool> failed{false};
+  pool.parallel_for(static_cast<int64_t>(parts.size()), 1, [&](int64_t i0, int64_t i1) {
+    gemm_library_single_thread_here();
+    dnnl_stream_t stream = thread_stream();
+    const int slot = buffers.acquire();
+    float* xb = buffers.data(slot);
+    float* yb = xb + in_floats;
+    float* pad = yb + out_floats;
+    for (int64_t it = i0; it < i1 && !failed.load(std::memory_order_relaxed); ++it) {
+      const Part& part = parts[static_cast<size_t>(it)];
+      const Primitive& p = *part.prim;
+      // The part's input rows, blocked by the thread that convolves them, so they stay in its
+      // cache.
+      const int64_t in_count = part.g.ih * g.iw;
+      const float* x_image = X + part.image * g.c * in_plane;
+      const float* src = xb;
+      if (!plain_src) {
+        for (int64_t cb = 0; cb < g.c / block; ++cb)
+          block_positions(block, x_image + cb * block * in_plane + part.in_row0 * g.iw, in_plane,
+                          in_count, xb + cb * block * in_count);
+      } else if (in_count == in_plane) {
+        src = x_image;
+      } else {
+        for (int64_t ch = 0; ch < g.c; ++ch)
+          std::memcpy(xb + ch * in_count, x_image + ch * in_plane + part.in_row0 * g.iw,
+                      static_cast<size_t>(in_count) * sizeof(float));
+      }
+      dnnl_engine_t eng = cpu_engine();
+      dnnl_memory_t src_m = nullptr, w_m = nullptr, dst_m = nullptr, pad_m = nullptr;
+      bool ok = stream != nullptr;
+      ok = ok && dnnl_memory_create(&src_m, &p.src, eng, const_cast<float*>(src)) == dnnl_success;
+      ok = ok && dnnl_memory_create(&w_m, &p.weights, eng, const_cast<float*>(part.weights)) ==
+                     dnnl_success;
+      ok = ok && dnnl_memory_create(&dst_m, &p.dst, eng, yb) == dnnl_success;
+      if (ok && p.scratchpad_bytes > 0) {
+        dnnl_memory_desc_t pad_md;
+        const dnnl_dims_t pad_dims = {static_cast<int64_t>(p.scratchpad_bytes)};
+        ok = dnnl_memory_desc_init_by_tag(&pad_md, 1, pad_dims, dnnl_u8, dnnl_x) == dnnl_success &&
+             dnnl_memory_create(&pad_m, &pad_md, eng, pad) == dnnl_success;
+      }
+      if (ok) {
+        const dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, src_m},
+                                         {DNNL_ARG_WEIGHTS, w_m},
+                                         {DNNL_ARG_DST, dst_m},
+                                         {DNNL_ARG_SCRATCHPAD, pad_m}};
+        ok = dnnl_primitive_execute(p.prim, stream, pad_m ? 4 : 3, args) == dnnl_success &&
+             dnnl_stream_wait(stream) == dnnl_success;
+      }
+      for (dnnl_memory_t m : {src_m, w_m, dst_m, pad_m})
+        if (m) dnnl_memory_destroy(m);
+      if (!ok) {
+        failed.store(true, std::memory_order_relaxed);
+        break;
+      }
+      // Back to NCHW, one block of channels at a time while it is cached, with the epilogue.
+      const int64_t count = part.g.oh * g.ow;
+      for (int64_t cb = 0; cb < part.g.m / block; ++cb) {
+        const int64_t ch = part.first_channel + cb * block;
+        const int64_t off = (part.image * g.m + ch) * out_plane + part.row0 * g.ow;
+        unblock_positions(block, yb + cb * block * count, count, out_plane, Y + off);
+        if (!e.empty())
+          e.apply(Y + off, e.residual ? e.residual + off : nullptr, block, count, out_plane, ch,
+                  true);
+      }
+    }
+    buffers.release(slot);
+  });
+  if (failed.load()) return internal_error("Conv: oneDNN failed to run the convolution");
+  return true;
+}
+
+#else  // no oneDNN: the NCHW paths serve every convolution
+
+struct BlockedConv::State {};
+BlockedConv::BlockedConv(bool) {}
+BlockedConv::~BlockedConv() = default;
+bool BlockedConv::available() { return false; }
+Expected<bool> BlockedConv::run(KernelContext&, const ConvShape&, const float*, const float*,
+                                float*, const EpilogueRun&) {
+  return false;
+}
+
+#endif
+
+}  // namespace sod2::rt
