@@ -48,16 +48,64 @@ Session::~Session() {
 
 namespace {
 
+// Each graph's enclosing graph: -1 for the main graph and graphs no node runs, -2 for a graph
+// two nodes of different graphs run (then nothing is known of its outer scope).
+std::vector<int32_t> enclosing_graphs(const ProgramDesc& p) {
+  std::vector<int32_t> enclosing(p.graphs.size(), -1);
+  for (size_t g = 0; g < p.graphs.size(); ++g)
+    for (const NodeDesc& node : p.graphs[g].nodes)
+      for (int32_t sub : node.subgraphs) {
+        if (sub <= 0 || static_cast<size_t>(sub) >= p.graphs.size()) continue;
+        int32_t& e = enclosing[static_cast<size_t>(sub)];
+        e = e == -1 || e == static_cast<int32_t>(g) ? static_cast<int32_t>(g) : -2;
+      }
+  return enclosing;
+}
+
+// The program constant that value `v` of graph `g` is, directly or through outer-scope
+// references (a body reading its enclosing graph's weights); -1 when it is none.
+int32_t constant_of(const ProgramDesc& p, const std::vector<int32_t>& enclosing, size_t g,
+                    int32_t v) {
+  // Each hop goes at least one graph up, so a well-formed program needs fewer hops than graphs.
+  for (size_t hops = 0; hops <= p.graphs.size(); ++hops) {
+    if (g >= p.graphs.size() || v < 0 || static_cast<size_t>(v) >= p.graphs[g].values.size())
+      return -1;
+    const ValueDesc& d = p.graphs[g].values[static_cast<size_t>(v)];
+    if (d.storage == ValueStorage::kConstant)
+      return d.constant >= 0 && static_cast<size_t>(d.constant) < p.constants.size() ? d.constant
+                                                                                     : -1;
+    if (d.storage != ValueStorage::kOuterScope || d.outer_levels < 1) return -1;
+    int32_t up = static_cast<int32_t>(g);
+    for (int32_t l = 0; l < d.outer_levels && up >= 0; ++l) up = enclosing[static_cast<size_t>(up)];
+    if (up < 0) return -1;
+    g = static_cast<size_t>(up);
+    v = d.outer_value;
+  }
+  return -1;
+}
+
 // The node's info with, per input slot, whether the value is a program constant.
-NodeInfo with_constant_inputs(const GraphDesc& g, const NodeDesc& node) {
+NodeInfo with_constant_inputs(const ProgramDesc& p, const std::vector<int32_t>& enclosing, size_t g,
+                              const NodeDesc& node) {
   NodeInfo info = node.info;
   info.input_constant.assign(node.inputs.size(), false);
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const int32_t v = node.inputs[i];
-    info.input_constant[i] = v >= 0 && static_cast<size_t>(v) < g.values.size() &&
-                             g.values[static_cast<size_t>(v)].storage == ValueStorage::kConstant;
-  }
+  for (size_t i = 0; i < node.inputs.size(); ++i)
+    info.input_constant[i] = constant_of(p, enclosing, g, node.inputs[i]) >= 0;
   return info;
+}
+
+// Hands kernel `k` of `node` the program constants among its inputs (Kernel::prepare).
+Status prepare_kernel(Kernel& k, const ProgramDesc& p, const std::vector<int32_t>& enclosing,
+                      size_t g, const NodeDesc& node) {
+  std::vector<Tensor> views(node.inputs.size());
+  std::vector<const Tensor*> constants(node.inputs.size(), nullptr);
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const int32_t c = constant_of(p, enclosing, g, node.inputs[i]);
+    if (c < 0) continue;
+    views[i] = p.constants[static_cast<size_t>(c)].view();
+    constants[i] = &views[i];
+  }
+  return k.prepare(constants);
 }
 
 // Marks, for every value of graph `outer` that a graph nested `levels` below node `n` reads
@@ -209,6 +257,7 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   s->max_run_ms_ = lim.max_run_ms;
   s->kernels_.resize(p.graphs.size());
   if (s->backend_) SOD2_RETURN_IF_ERROR(s->create_main_kernels(registry));
+  const std::vector<int32_t> enclosing = enclosing_graphs(p);
   for (size_t g = s->backend_ ? 1 : 0; g < p.graphs.size(); ++g) {
     for (const NodeDesc& node : p.graphs[g].nodes) {
       if (runs_subgraphs(node.info)) {
@@ -216,7 +265,8 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
         continue;
       }
       SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> k,
-                            registry.create(with_constant_inputs(p.graphs[g], node)));
+                            registry.create(with_constant_inputs(p, enclosing, g, node)));
+      SOD2_RETURN_IF_ERROR(prepare_kernel(*k, p, enclosing, g, node));
       s->kernels_[g].push_back(std::move(k));
     }
   }
@@ -336,7 +386,8 @@ Status Session::create_main_kernels(const KernelRegistry& registry) {
                             backend_->make_kernel(p, node, registry, &why));
       const bool device = k != nullptr;
       if (!k) {
-        SOD2_ASSIGN_OR_RETURN(k, registry.create(with_constant_inputs(p.graphs[0], node)));
+        SOD2_ASSIGN_OR_RETURN(k, registry.create(with_constant_inputs(p, {}, 0, node)));
+        SOD2_RETURN_IF_ERROR(prepare_kernel(*k, p, {}, 0, node));
         // A node of a group the backend declined says why the group did.
         for (size_t gj = 0; gj < p.gpu_kernels.size(); ++gj) {
           const auto& gn = p.gpu_kernels[gj].nodes;

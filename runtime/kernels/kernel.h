@@ -84,6 +84,14 @@ class Kernel {
   // Errors name what is wrong with the inputs ("Gather: index 7 is out of range for axis 0 of
   // size 5"); the executor adds the node's name.
   virtual Status run(KernelContext& ctx) = 0;
+  // Called once after creation, when the model loads, with the program constants among the node's
+  // inputs (nullptr in the other slots). A kernel may derive data from them here rather than on
+  // its first run (the convolutions reorder their weights), so that work and its memory belong to
+  // loading. Failing here fails the load.
+  virtual Status prepare(std::span<const Tensor* const> constants) {
+    (void)constants;
+    return Status::ok_status();
+  }
   // Whether run() handles inputs that are sequences or empty optionals (Tensor::is_tensor()
   // false); the session refuses to pass them to any other kernel.
   virtual bool takes_non_tensors() const { return false; }

@@ -82,6 +82,12 @@ class ConvKernel : public Kernel {
   ConvKernel(WindowAttrs w, int64_t group, const Epilogue& epi, bool constant_weights)
       : attrs_(std::move(w)), group_(group), epi_(epi), blocked_(constant_weights) {}
 
+  Status prepare(std::span<const Tensor* const> constants) override {
+    if (constants.size() > 1 && constants[1] && constants[1]->dtype == DType::kFloat)
+      blocked_.prepare(*constants[1], attrs_, group_);
+    return Status::ok_status();
+  }
+
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     const Tensor* w = ctx.input(1);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "runtime/kernels/library_call.h"
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/gemm.h"
 
@@ -79,14 +80,6 @@ struct AlignedFree {
   void operator()(float* p) const { std::free(p); }
 };
 
-// One part's weights in its primitive's layout.
-struct PackedWeights {
-  const float* source = nullptr;
-  int64_t first_channel = 0, channels = 0;
-  dnnl_memory_desc_t layout{};
-  std::unique_ptr<float, AlignedFree> data;
-};
-
 dnnl_format_tag_t blocked_tag(int block) { return block == 16 ? dnnl_nChw16c : dnnl_nChw8c; }
 
 std::unique_ptr<Primitive> create_primitive(const PrimitiveKey& key) {
@@ -140,30 +133,50 @@ std::unique_ptr<Primitive> create_primitive(const PrimitiveKey& key) {
   return p;
 }
 
+struct PrimitiveFree {
+  void operator()(dnnl_primitive* p) const { dnnl_primitive_destroy(p); }
+};
+using OwnedPrimitive = std::unique_ptr<dnnl_primitive, PrimitiveFree>;
+
+// Reorders `from` into `to` with *reorder, created on first use and kept: weights that are not
+// constants are reordered on every run, which then creates nothing.
 Status run_reorder(const dnnl_memory_desc_t& from_md, const float* from,
-                   const dnnl_memory_desc_t& to_md, float* to) {
+                   const dnnl_memory_desc_t& to_md, float* to, OwnedPrimitive* reorder) {
   dnnl_engine_t eng = cpu_engine();
-  dnnl_primitive_desc_t rd = nullptr;
-  if (dnnl_reorder_primitive_desc_create(&rd, &from_md, eng, &to_md, eng, nullptr) != dnnl_success)
-    return internal_error("Conv: oneDNN has no reorder for the weights' layout");
-  dnnl_primitive_t r = nullptr;
-  const dnnl_status_t made = dnnl_primitive_create(&r, rd);
-  dnnl_primitive_desc_destroy(rd);
-  if (made != dnnl_success) return internal_error("Conv: oneDNN could not create a reorder");
+  if (!*reorder) {
+    dnnl_primitive_desc_t rd = nullptr;
+    if (dnnl_reorder_primitive_desc_create(&rd, &from_md, eng, &to_md, eng, nullptr) !=
+        dnnl_success)
+      return internal_error("Conv: oneDNN has no reorder for the weights' layout");
+    dnnl_primitive_t r = nullptr;
+    const dnnl_status_t made = dnnl_primitive_create(&r, rd);
+    dnnl_primitive_desc_destroy(rd);
+    if (made != dnnl_success) return internal_error("Conv: oneDNN could not create a reorder");
+    reorder->reset(r);
+  }
   dnnl_memory_t a = nullptr, b = nullptr;
   dnnl_status_t st = dnnl_memory_create(&a, &from_md, eng, const_cast<float*>(from));
   if (st == dnnl_success) st = dnnl_memory_create(&b, &to_md, eng, to);
   if (st == dnnl_success) {
     const dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, a}, {DNNL_ARG_TO, b}};
-    st = dnnl_primitive_execute(r, thread_stream(), 2, args);
+    LibraryCall marked;
+    st = dnnl_primitive_execute(reorder->get(), thread_stream(), 2, args);
     if (st == dnnl_success) st = dnnl_stream_wait(thread_stream());
   }
   if (a) dnnl_memory_destroy(a);
   if (b) dnnl_memory_destroy(b);
-  dnnl_primitive_destroy(r);
   return st == dnnl_success ? Status::ok_status()
                             : internal_error("Conv: oneDNN failed to reorder the weights");
 }
+
+// One part's weights in its primitive's layout.
+struct PackedWeights {
+  const float* source = nullptr;
+  int64_t first_channel = 0, channels = 0;
+  dnnl_memory_desc_t layout{};
+  std::unique_ptr<float, AlignedFree> data;
+  OwnedPrimitive reorder;
+};
 
 // `count` positions of `block` channels (planes `stride` floats apart) into block-interleaved
 // form, out[p * block + j]: tiles of 16 positions, so both sides move whole cache lines.
@@ -231,73 +244,6 @@ std::optional<Geometry> geometry_of(const ConvShape& s) {
   return g;
 }
 
-}  // namespace
-
-struct BlockedConv::State {
-  bool constant_weights = false;
-  std::mutex mu;
-  std::vector<std::unique_ptr<Primitive>> primitives;
-  std::vector<PackedWeights> packed;
-
-  // Dynamic dims can make many shapes: past these counts the caches start again. That happens
-  // only between runs (begin_run), so what a run's parts point to stays alive through it.
-  static constexpr size_t kMaxPrimitives = 32;
-  static constexpr size_t kMaxPacked = 8;
-
-  void begin_run() {
-    if (primitives.size() >= kMaxPrimitives) primitives.clear();
-    if (packed.size() >= kMaxPacked) packed.clear();
-  }
-
-  const Primitive& primitive(const PrimitiveKey& key) {
-    for (const auto& p : primitives)
-      if (p->key == key) return *p;
-    primitives.push_back(create_primitive(key));
-    return *primitives.back();
-  }
-
-  Expected<const float*> weights(const Primitive& p, const float* w, int64_t first_channel) {
-    const Geometry& g = p.key.g;
-    for (auto& pw : packed) {
-      if (pw.source == w && pw.first_channel == first_channel && pw.channels == p.key.g.m &&
-          dnnl_memory_desc_equal(&pw.layout, &p.weights)) {
-        if (!constant_weights) SOD2_RETURN_IF_ERROR(pack(pw, g));
-        return pw.data.get();
-      }
-    }
-    PackedWeights pw;
-    pw.source = w;
-    pw.first_channel = first_channel;
-    pw.channels = p.key.g.m;
-    pw.layout = p.weights;
-    const size_t bytes = (dnnl_memory_desc_get_size(&p.weights) + 63) / 64 * 64;
-    pw.data.reset(static_cast<float*>(std::aligned_alloc(64, std::max<size_t>(bytes, 64))));
-    if (!pw.data) return resource_exhausted("Conv: no memory for the reordered weights");
-    SOD2_RETURN_IF_ERROR(pack(pw, g));
-    packed.push_back(std::move(pw));
-    return packed.back().data.get();
-  }
-
-  static Status pack(PackedWeights& pw, const Geometry& g) {
-    const dnnl_dims_t dims = {pw.channels, g.c, g.kh, g.kw};
-    dnnl_memory_desc_t plain;
-    if (dnnl_memory_desc_init_by_tag(&plain, 4, dims, dnnl_f32, dnnl_oihw) != dnnl_success)
-      return internal_error("Conv: oneDNN refused the weights' shape");
-    gemm_library_single_thread_here();
-    return run_reorder(plain, pw.source + pw.first_channel * g.c * g.kh * g.kw, pw.layout,
-                       pw.data.get());
-  }
-};
-
-BlockedConv::BlockedConv(bool constant_weights) : state_(std::make_unique<State>()) {
-  state_->constant_weights = constant_weights;
-}
-BlockedConv::~BlockedConv() = default;
-
-bool BlockedConv::available() { return cpu_engine() != nullptr; }
-
-namespace {
-
 // One item of work: of image `image`, output channels [first_channel, first_channel + g.m) and
 // output rows [row0, row0 + g.oh), which read input rows [in_row0, in_row0 + g.ih).
 struct Part {
@@ -312,8 +258,10 @@ struct Part {
 // by ranges of output-channel blocks when the weights outweigh the input (each thread then reads
 // only its share of them), otherwise by bands of output rows (each band's input rows, halo
 // included, are blocked into a buffer of its own).
-std::vector<Part> split(const ConvShape& s, const Geometry& g, int64_t threads, int block) {
-  std::vector<Part> parts;
+// Fills `parts` (emptied first; false when a band would lie wholly in the padding).
+bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
+           std::vector<Part>* parts) {
+  parts->clear();
   const bool per_image = s.n % threads != 0;
   const int64_t blocks = g.m / block;
   const bool by_channels = per_image && blocks >= 2 * threads && g.m * g.kh * g.kw > g.ih * g.iw;
@@ -336,15 +284,149 @@ std::vector<Part> split(const ConvShape& s, const Geometry& g, int64_t threads, 
         p.g.oh = row1 - p.row0;
         p.g.pt = p.in_row0 - top;
         p.g.pb = bottom - std::min(g.ih, bottom);
-        if (p.g.ih <= 0 || p.g.oh <= 0) return {};  // a band wholly in the padding
-        parts.push_back(p);
+        if (p.g.ih <= 0 || p.g.oh <= 0) return false;
+        parts->push_back(p);
       }
     }
   }
-  return parts;
+  return true;
 }
 
 }  // namespace
+
+struct BlockedConv::State {
+  bool constant_weights = false;
+  int64_t reorders = 0;
+  std::mutex mu;
+  std::vector<std::unique_ptr<Primitive>> primitives;
+  std::vector<PackedWeights> packed;
+  std::vector<Part> parts;  // the current run's, kept so warm runs allocate nothing
+
+  // Dynamic dims can make many shapes: past these counts the caches start again. That happens
+  // only between runs (begin_run), so what a run's parts point to stays alive through it.
+  static constexpr size_t kMaxPrimitives = 32;
+  static constexpr size_t kMaxPacked = 8;
+
+  void begin_run() {
+    if (primitives.size() >= kMaxPrimitives) primitives.clear();
+    if (packed.size() >= kMaxPacked) packed.clear();
+  }
+
+  const Primitive& primitive(const PrimitiveKey& key) {
+    for (const auto& p : primitives)
+      if (p->key == key) return *p;
+    primitives.push_back(create_primitive(key));
+    return *primitives.back();
+  }
+
+  // The weights of output channels [first_channel, first_channel + p's) of `all_channels`, in
+  // p's layout: a packing of their own, or a slice of the packing of all of them.
+  Expected<const float*> weights(const Primitive& p, const float* w, int64_t first_channel,
+                                 int64_t all_channels) {
+    const Geometry& g = p.key.g;
+    for (auto& pw : packed) {
+      if (pw.source == w && pw.first_channel == first_channel && pw.channels == p.key.g.m &&
+          dnnl_memory_desc_equal(&pw.layout, &p.weights)) {
+        if (!constant_weights) SOD2_RETURN_IF_ERROR(pack(pw, g));
+        return pw.data.get();
+      }
+    }
+    if (constant_weights && g.m < all_channels) {
+      for (const auto& pw : packed) {
+        if (pw.source != w || pw.first_channel != 0 || pw.channels != all_channels) continue;
+        if (const float* slice = slice_of(pw, p, first_channel)) return slice;
+      }
+    }
+    PackedWeights pw;
+    pw.source = w;
+    pw.first_channel = first_channel;
+    pw.channels = p.key.g.m;
+    pw.layout = p.weights;
+    const size_t bytes = (dnnl_memory_desc_get_size(&p.weights) + 63) / 64 * 64;
+    pw.data.reset(static_cast<float*>(std::aligned_alloc(64, std::max<size_t>(bytes, 64))));
+    if (!pw.data) return resource_exhausted("Conv: no memory for the reordered weights");
+    SOD2_RETURN_IF_ERROR(pack(pw, g));
+    packed.push_back(std::move(pw));
+    return packed.back().data.get();
+  }
+
+  // Where the part's weights lie inside the packing of all channels, when the layout keeps
+  // output channels outermost (oneDNN's blocked weights do); nullptr otherwise.
+  static const float* slice_of(const PackedWeights& all, const Primitive& p,
+                               int64_t first_channel) {
+    const Geometry& g = p.key.g;
+    const dnnl_dims_t dims = {g.m, g.c, g.kh, g.kw}, offsets = {first_channel, 0, 0, 0};
+    dnnl_memory_desc_t sub;
+    if (dnnl_memory_desc_init_submemory(&sub, &all.layout, dims, offsets) != dnnl_success)
+      return nullptr;
+    const int64_t offset = sub.offset0;
+    sub.offset0 = 0;
+    for (auto& o : sub.padded_offsets) o = 0;
+    if (!dnnl_memory_desc_equal(&sub, &p.weights)) return nullptr;
+    return all.data.get() + offset;
+  }
+
+  Status pack(PackedWeights& pw, const Geometry& g) {
+    ++reorders;
+    const dnnl_dims_t dims = {pw.channels, g.c, g.kh, g.kw};
+    dnnl_memory_desc_t plain;
+    if (dnnl_memory_desc_init_by_tag(&plain, 4, dims, dnnl_f32, dnnl_oihw) != dnnl_success)
+      return internal_error("Conv: oneDNN refused the weights' shape");
+    gemm_library_single_thread_here();
+    return run_reorder(plain, pw.source + pw.first_channel * g.c * g.kh * g.kw, pw.layout,
+                       pw.data.get(), &pw.reorder);
+  }
+};
+
+BlockedConv::BlockedConv(bool constant_weights) : state_(std::make_unique<State>()) {
+  state_->constant_weights = constant_weights;
+}
+BlockedConv::~BlockedConv() = default;
+
+bool BlockedConv::available() { return cpu_engine() != nullptr; }
+
+int64_t BlockedConv::weight_reorders() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->reorders;
+}
+
+void BlockedConv::prepare(const Tensor& w, const WindowAttrs& attrs, int64_t group) {
+  const int rank = w.shape.rank();
+  if (group != 1 || (rank != 3 && rank != 4) || !available()) return;
+  auto attr = [](const std::vector<int64_t>& v, int i) {
+    return static_cast<size_t>(i) < v.size() ? v[static_cast<size_t>(i)] : int64_t{1};
+  };
+  // A nominal image of 16 x 16 outputs: the weights' layout depends on the channels and the
+  // kernel, not on the image's size, and run() reorders again if a primitive wants another.
+  Geometry g;
+  g.m = w.shape[0];
+  g.c = w.shape[1];
+  g.kh = rank == 4 ? w.shape[2] : 1;
+  g.kw = w.shape[rank - 1];
+  const int spatial = rank - 2;
+  g.sh = spatial == 2 ? attr(attrs.strides, 0) : 1;
+  g.sw = attr(attrs.strides, spatial - 1);
+  g.dh = spatial == 2 ? attr(attrs.dilations, 0) : 1;
+  g.dw = attr(attrs.dilations, spatial - 1);
+  if (g.kh * g.kw == 1 || g.m <= 0 || g.c <= 0 || g.sh <= 0 || g.sw <= 0 || g.dh <= 0 || g.dw <= 0)
+    return;
+  g.oh = spatial == 2 ? 16 : 1;
+  g.ow = 16;
+  g.ih = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  g.iw = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+  State& st = *state_;
+  std::lock_guard<std::mutex> lock(st.mu);
+  for (const int candidate : {16, 8}) {
+    if (g.m % candidate != 0) continue;
+    const bool plain_src = g.c % candidate != 0;
+    if (plain_src && g.c > candidate) continue;
+    const Primitive& p = st.primitive(PrimitiveKey{g, candidate, plain_src});
+    if (!p.usable) continue;
+    // A failure here leaves the reorder to run(), which reports it.
+    (void)st.weights(p, w.as<float>(), 0, g.m);
+    return;
+  }
+}
 
 Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const float* X,
                                 const float* W, float* Y, const EpilogueRun& e) {
@@ -356,15 +438,14 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
   st.begin_run();
 
   ThreadPool& pool = ctx.pool();
-  std::vector<Part> parts;
+  std::vector<Part>& parts = st.parts;
   int block = 0;
   bool plain_src = false;
   for (const int candidate : {16, 8}) {
     if (g.m % candidate != 0) continue;
     plain_src = g.c % candidate != 0;
     if (plain_src && g.c > candidate) continue;
-    parts = split(s, g, pool.num_threads(), candidate);
-    bool usable = !parts.empty();
+    bool usable = split(s, g, pool.num_threads(), candidate, &parts);
     for (Part& part : parts) {
       part.prim = &st.primitive(PrimitiveKey{part.g, candidate, plain_src});
       if (!(usable = part.prim->usable)) break;
@@ -378,7 +459,7 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
   size_t scratchpad = 0;
   int64_t in_floats = 0, out_floats = 0;  // the largest part's blocked input and output
   for (Part& part : parts) {
-    SOD2_ASSIGN_OR_RETURN(part.weights, st.weights(*part.prim, W, part.first_channel));
+    SOD2_ASSIGN_OR_RETURN(part.weights, st.weights(*part.prim, W, part.first_channel, g.m));
     scratchpad = std::max(scratchpad, part.prim->scratchpad_bytes);
     in_floats = std::max(in_floats, (g.c * part.g.ih * g.iw + 15) / 16 * 16);
     out_floats = std::max(out_floats, (part.g.m * part.g.oh * g.ow + 15) / 16 * 16);
@@ -436,6 +517,7 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
                                          {DNNL_ARG_WEIGHTS, w_m},
                                          {DNNL_ARG_DST, dst_m},
                                          {DNNL_ARG_SCRATCHPAD, pad_m}};
+        LibraryCall marked;
         ok = dnnl_primitive_execute(p.prim, stream, pad_m ? 4 : 3, args) == dnnl_success &&
              dnnl_stream_wait(stream) == dnnl_success;
       }
@@ -468,6 +550,8 @@ struct BlockedConv::State {};
 BlockedConv::BlockedConv(bool) {}
 BlockedConv::~BlockedConv() = default;
 bool BlockedConv::available() { return false; }
+void BlockedConv::prepare(const Tensor&, const WindowAttrs&, int64_t) {}
+int64_t BlockedConv::weight_reorders() const { return 0; }
 Expected<bool> BlockedConv::run(KernelContext&, const ConvShape&, const float*, const float*,
                                 float*, const EpilogueRun&) {
   return false;

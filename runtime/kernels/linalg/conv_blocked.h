@@ -32,6 +32,14 @@ class BlockedConv {
   Expected<bool> run(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
                      float* Y, const EpilogueRun& e);
 
+  // At load, with constant weights W: reorders them for the kernels this path would run them
+  // on, so the first run does not (and the copy is memory of the loaded model). Shapes it does
+  // not serve, or primitives that turn out to want another layout, are left to run().
+  void prepare(const Tensor& w, const WindowAttrs& attrs, int64_t group);
+
+  // How many times weights were reordered so far (for tests: constant weights once per layout).
+  int64_t weight_reorders() const;
+
   // Whether this build has the path at all (oneDNN is the GEMM library).
   static bool available();
 

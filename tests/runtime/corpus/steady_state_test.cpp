@@ -1,7 +1,7 @@
 // The steady state of every corpus model: after two warm-up runs at a binding, further runs at
 // the same binding make no heap allocation through operator new (the arena, kernel scratch, body
 // frames and body results are all reused). Allocations inside the GEMM library (malloc) are not
-// counted here.
+// counted here, nor those oneDNN's primitive execute makes for its argument map (LibraryCall).
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -353,5 +353,72 @@ TEST(Session, AMissingKernelIsAnErrorNamingTheNode) {
       << s.status().message();
 }
 
+// Records what Kernel::prepare was handed: which input slots held constants, and their values.
+struct PrepareLog {
+  int calls = 0;
+  std::vector<bool> constant_slots;
+  float constant_value = 0.f;
+};
+PrepareLog prepare_log;
+
+class PreparedKernel : public Kernel {
+ public:
+  Status prepare(std::span<const Tensor* const> constants) override {
+    ++prepare_log.calls;
+    prepare_log.constant_slots.clear();
+    for (const Tensor* t : constants) prepare_log.constant_slots.push_back(t != nullptr);
+    if (constants.size() > 1 && constants[1] && constants[1]->dtype == DType::kFloat)
+      prepare_log.constant_value = constants[1]->as<float>()[0];
+    return Status::ok_status();
+  }
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
+    for (int64_t i = 0; i < x->numel(); ++i) y->as<float>()[i] = x->as<float>()[i] * 2;
+    return Status::ok_status();
+  }
+};
+
+TEST(Session, KernelsArePreparedAtLoadWithTheConstantsAmongTheirInputs) {
+  ProgramDesc p = chain_program();
+  GraphDesc& g = p.graphs[0];
+  g.values.push_back(value("w", ValueStorage::kConstant));
+  g.values.back().constant = 0;
+  HostTensor w(DType::kFloat, Shape{1});
+  *w.data<float>() = 2.5f;
+  p.constants = {w};
+  g.nodes[0].info.op_type = "Prepared";
+  g.nodes[0].inputs = {0, 3};
+  KernelRegistry r = test_registry();
+  r.add("", "Prepared", 1, &testing::make<PreparedKernel>);
+  prepare_log = {};
+  auto s = Session::create(std::move(p), r, {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  // Once, before any run: the graph input's slot is empty, the constant's holds its value.
+  EXPECT_EQ(prepare_log.calls, 1);
+  EXPECT_EQ(prepare_log.constant_slots, (std::vector<bool>{false, true}));
+  EXPECT_EQ(prepare_log.constant_value, 2.5f);
+}
+
+TEST(Session, ABodyReadingItsEnclosingGraphsConstantIsHandedTheConstant) {
+  // The Loop body's node reads main's constant `t` through an outer-scope reference: it is the
+  // same tensor every run, so the kernel may derive data from it at load.
+  GraphDesc body = testing::inc_loop_body();
+  body.values.push_back(value("t_outer", ValueStorage::kOuterScope));
+  body.values.back().outer_value = 4;
+  body.values.back().dtype = DType::kBool;
+  body.nodes[0].info.op_type = "Prepared";
+  body.nodes[0].inputs = {2, 4};
+  ProgramDesc p = if_and_loop_program(one_op_branch("Inc"), one_op_branch("Double"));
+  p.graphs[3] = std::move(body);
+  KernelRegistry r = test_registry();
+  r.add("", "Prepared", 1, &testing::make<PreparedKernel>);
+  prepare_log = {};
+  auto s = Session::create(std::move(p), r, {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  EXPECT_EQ(prepare_log.calls, 1);
+  EXPECT_EQ(prepare_log.constant_slots, (std::vector<bool>{false, true}));
+}
+
 }  // namespace
 }  // namespace sod2::rt

@@ -167,6 +167,44 @@ TEST(BlockedConv, WeightsThatChangeBetweenRunsAreReorderedAgain) {
   expect_close(y, out, ref_conv(x, w3, nullptr, p, &out));
 }
 
+TEST(BlockedConv, ConstantWeightsAreReorderedOnceAtLoadForEveryShapeAndSplit) {
+  if (!BlockedConv::available()) GTEST_SKIP() << "this build's GEMM library is not oneDNN";
+  struct Load {
+    Shape ws;
+    ConvP p;
+    std::vector<Shape> inputs;
+  };
+  // Bands of rows, whole images, ranges of output channels (sliced from the one reordering),
+  // 1-D, strided and an RGB stem read as NCHW.
+  const std::vector<Load> loads = {
+      {{64, 32, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}, {{1, 32, 5, 5}, {1, 32, 30, 9}, {2, 32, 7, 7}}},
+      {{32, 16, 5}, {1, {2}, {}, {2}, {2}}, {{1, 16, 50}, {3, 16, 9}}},
+      {{32, 3, 7, 7}, {1, {2, 2}, {}, {3, 3}, {3, 3}}, {{1, 3, 40, 30}, {2, 3, 17, 17}}},
+  };
+  for (const Load& l : loads) {
+    SCOPED_TRACE("W " + l.ws.to_string());
+    const HostTensor w = rand_tensor(l.ws, 20);
+    BlockedConv conv(true);
+    auto attrs = read_window_attrs(conv_attrs(l.p), "Conv");
+    ASSERT_TRUE(attrs.ok());
+    conv.prepare(w.view(), attrs.value(), 1);
+    EXPECT_EQ(conv.weight_reorders(), 1);
+    for (const Shape& xs : l.inputs) {
+      for (int threads : {1, 2, 3}) {
+        SCOPED_TRACE("X " + xs.to_string() + ", " + std::to_string(threads) + " threads");
+        const HostTensor x = rand_tensor(xs, 21);
+        HostTensor y;
+        auto served = run_blocked(conv, x, w, l.p, threads, &y);
+        ASSERT_TRUE(served.ok()) << served.status().to_string();
+        ASSERT_TRUE(served.value());
+        Shape out;
+        expect_close(y, out, ref_conv(x, w, nullptr, l.p, &out));
+      }
+    }
+    EXPECT_EQ(conv.weight_reorders(), 1);
+  }
+}
+
 TEST(BlockedConv, ManySizesOfOneConvPastItsCaches) {
   if (!BlockedConv::available()) GTEST_SKIP() << "this build's GEMM library is not oneDNN";
   // Dynamic spatial dims: every size makes primitives of its own, more than the cache keeps.
