@@ -253,11 +253,15 @@ struct Part {
   const float* weights = nullptr;
 };
 
-// Whole images when they divide evenly over the threads (one primitive per image keeps each
-// thread's blocked copies small). Else each image is split over the threads:
-// by ranges of output-channel blocks when the weights outweigh the input (each thread then reads
-// only its share of them), otherwise by bands of output rows (each band's input rows, halo
-// included, are blocked into a buffer of its own).
+// Floats a part's blocked output may hold: each thread's copies stay about within its L2, so
+// the output is still cached when it is unblocked, and the session's scratch stays small.
+constexpr int64_t kPartOutputFloats = 128 * 1024;
+
+// One image per part, and an image whose output is larger than a part may hold in bands of
+// output rows (each band's input rows, halo included, are blocked into a buffer of its own).
+// When the images do not divide evenly over the threads each image is split over them too: by
+// ranges of output-channel blocks when the weights outweigh the input (each thread then reads
+// only its share of them), otherwise by at least as many bands as threads.
 // Fills `parts` (emptied first; false when a band would lie wholly in the padding).
 bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
            std::vector<Part>* parts) {
@@ -266,7 +270,10 @@ bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
   const int64_t blocks = g.m / block;
   const bool by_channels = per_image && blocks >= 2 * threads && g.m * g.kh * g.kw > g.ih * g.iw;
   const int64_t channel_parts = by_channels ? threads : 1;
-  const int64_t bands = per_image && !by_channels ? std::min(threads, g.oh) : 1;
+  const int64_t band_rows =
+      std::max<int64_t>(1, kPartOutputFloats / std::max<int64_t>(1, g.m * g.ow));
+  int64_t bands = std::min(g.oh, (g.oh + band_rows - 1) / band_rows);
+  if (per_image && !by_channels) bands = std::max(bands, std::min(threads, g.oh));
   const int64_t extent = (g.kh - 1) * g.dh + 1;
   for (int64_t img = 0; img < s.n; ++img) {
     for (int64_t c = 0; c < channel_parts; ++c) {
