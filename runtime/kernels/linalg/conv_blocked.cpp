@@ -415,8 +415,11 @@ void BlockedConv::prepare(const Tensor& w, const WindowAttrs& attrs, int64_t gro
   g.sw = attr(attrs.strides, spatial - 1);
   g.dh = spatial == 2 ? attr(attrs.dilations, 0) : 1;
   g.dw = attr(attrs.dilations, spatial - 1);
-  if (g.kh * g.kw == 1 || g.m <= 0 || g.c <= 0 || g.sh <= 0 || g.sw <= 0 || g.dh <= 0 || g.dw <= 0)
-    return;
+  // Attributes out of any real range are left to run(), which sees the shapes they make.
+  constexpr int64_t kLimit = int64_t{1} << 16;
+  for (const int64_t v : {g.kh, g.kw, g.sh, g.sw, g.dh, g.dw})
+    if (v <= 0 || v > kLimit) return;
+  if (g.kh * g.kw == 1 || g.m <= 0 || g.c <= 0) return;
   g.oh = spatial == 2 ? 16 : 1;
   g.ow = 16;
   g.ih = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
@@ -453,9 +456,9 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
     plain_src = g.c % candidate != 0;
     if (plain_src && g.c > candidate) continue;
     bool usable = split(s, g, pool.num_threads(), candidate, &parts);
-    for (Part& part : parts) {
-      part.prim = &st.primitive(PrimitiveKey{part.g, candidate, plain_src});
-      if (!(usable = part.prim->usable)) break;
+    for (size_t i = 0; usable && i < parts.size(); ++i) {
+      parts[i].prim = &st.primitive(PrimitiveKey{parts[i].g, candidate, plain_src});
+      usable = parts[i].prim->usable;
     }
     if (usable) {
       block = candidate;

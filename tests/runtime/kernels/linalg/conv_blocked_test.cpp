@@ -82,13 +82,14 @@ TEST(BlockedConv, LeavesWhatItDoesNotServeToTheOtherPaths) {
   const std::vector<Case> others = {
       // Channels that fill no whole block (more input channels than a block), 1x1 kernels (a GEMM
       // on the input as it is), groups,
-      // 3-D, and a band of rows wholly in the padding.
+      // 3-D, and a band of rows wholly in the padding (the first band, or a later one).
       {{1, 20, 8, 8}, {16, 20, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
       {{1, 16, 8, 8}, {20, 16, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
       {{1, 16, 8, 8}, {32, 16, 1, 1}, {}},
       {{1, 32, 8, 8}, {32, 16, 3, 3}, {2, {}, {}, {1, 1}, {1, 1}}},
       {{1, 16, 4, 4, 4}, {16, 16, 3, 3, 3}, {1, {}, {}, {1, 1, 1}, {1, 1, 1}}},
       {{1, 16, 2, 2}, {16, 16, 3, 3}, {1, {}, {}, {8, 1}, {8, 1}}},
+      {{1, 16, 2, 2}, {16, 16, 3, 3}, {1, {}, {}, {1, 1}, {8, 1}}},
   };
   for (const Case& c : others) {
     SCOPED_TRACE("X " + c.xs.to_string() + " W " + c.ws.to_string());
