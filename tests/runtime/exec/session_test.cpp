@@ -379,6 +379,14 @@ class PreparedKernel : public Kernel {
   }
 };
 
+// A session of `p` with the test kernels and "Prepared", the log emptied first.
+Expected<std::unique_ptr<Session>> create_logging_prepare(ProgramDesc p) {
+  KernelRegistry r = test_registry();
+  r.add("", "Prepared", 1, &testing::make<PreparedKernel>);
+  prepare_log = {};
+  return Session::create(std::move(p), r, {1});
+}
+
 TEST(Session, KernelsArePreparedAtLoadWithTheConstantsAmongTheirInputs) {
   ProgramDesc p = chain_program();
   GraphDesc& g = p.graphs[0];
@@ -389,10 +397,7 @@ TEST(Session, KernelsArePreparedAtLoadWithTheConstantsAmongTheirInputs) {
   p.constants = {w};
   g.nodes[0].info.op_type = "Prepared";
   g.nodes[0].inputs = {0, 3};
-  KernelRegistry r = test_registry();
-  r.add("", "Prepared", 1, &testing::make<PreparedKernel>);
-  prepare_log = {};
-  auto s = Session::create(std::move(p), r, {1});
+  auto s = create_logging_prepare(std::move(p));
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   // Once, before any run: the graph input's slot is empty, the constant's holds its value.
   EXPECT_EQ(prepare_log.calls, 1);
@@ -411,10 +416,7 @@ TEST(Session, ABodyReadingItsEnclosingGraphsConstantIsHandedTheConstant) {
   body.nodes[0].inputs = {2, 4};
   ProgramDesc p = if_and_loop_program(one_op_branch("Inc"), one_op_branch("Double"));
   p.graphs[3] = std::move(body);
-  KernelRegistry r = test_registry();
-  r.add("", "Prepared", 1, &testing::make<PreparedKernel>);
-  prepare_log = {};
-  auto s = Session::create(std::move(p), r, {1});
+  auto s = create_logging_prepare(std::move(p));
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   EXPECT_EQ(prepare_log.calls, 1);
   EXPECT_EQ(prepare_log.constant_slots, (std::vector<bool>{false, true}));
