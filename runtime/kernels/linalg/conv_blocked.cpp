@@ -245,7 +245,8 @@ std::optional<Geometry> geometry_of(const ConvShape& s) {
 }
 
 // One item of work: of image `image`, output channels [first_channel, first_channel + g.m) and
-// output rows [row0, row0 + g.oh), which read input rows [in_row0, in_row0 + g.ih).
+// output rows [row0, row0 + g.oh), which read input rows [in_row0, in_row0 + g.ih) (rows
+// outside the image read as zeros).
 struct Part {
   int64_t image = 0, first_channel = 0, row0 = 0, in_row0 = 0;
   Geometry g;  // the part's own: its channels, input rows, output rows and vertical padding
@@ -255,14 +256,14 @@ struct Part {
 
 // Floats a part's blocked output may hold: each thread's copies stay about within its L2, so
 // the output is still cached when it is unblocked, and the session's scratch stays small.
-constexpr int64_t kPartOutputFloats = 128 * 1024;
+constexpr int64_t kPartOutputFloats = 64 * 1024;
 
 // One image per part, and an image whose output is larger than a part may hold in bands of
 // output rows (each band's input rows, halo included, are blocked into a buffer of its own).
 // When the images do not divide evenly over the threads each image is split over them too: by
 // ranges of output-channel blocks when the weights outweigh the input (each thread then reads
 // only its share of them), otherwise by at least as many bands as threads.
-// Fills `parts` (emptied first; false when a band would lie wholly in the padding).
+// Fills `parts` (emptied first; false when the image lies wholly in the padding).
 bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
            std::vector<Part>* parts) {
   parts->clear();
@@ -274,6 +275,11 @@ bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
       std::max<int64_t>(1, kPartOutputFloats / std::max<int64_t>(1, g.m * g.ow));
   int64_t bands = std::min(g.oh, (g.oh + band_rows - 1) / band_rows);
   if (per_image && !by_channels) bands = std::max(bands, std::min(threads, g.oh));
+  // Bands of one height, the last one shorter, read their padding rows as zeros from their
+  // copy of the input: the conv then needs one primitive for every band but the last (each
+  // primitive is about 80 KB of JIT code). A single band keeps the padding in its primitive.
+  const int64_t height = (g.oh + bands - 1) / bands;
+  bands = (g.oh + height - 1) / height;
   const int64_t extent = (g.kh - 1) * g.dh + 1;
   for (int64_t img = 0; img < s.n; ++img) {
     for (int64_t c = 0; c < channel_parts; ++c) {
@@ -283,15 +289,21 @@ bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
         p.g = g;
         p.first_channel = c * blocks / channel_parts * block;
         p.g.m = (c + 1) * blocks / channel_parts * block - p.first_channel;
-        p.row0 = k * g.oh / bands;
-        const int64_t row1 = (k + 1) * g.oh / bands;
+        p.row0 = k * height;
+        const int64_t row1 = std::min(g.oh, p.row0 + height);
         const int64_t top = p.row0 * g.sh - g.pt, bottom = (row1 - 1) * g.sh - g.pt + extent;
-        p.in_row0 = std::max<int64_t>(0, top);
-        p.g.ih = std::min(g.ih, bottom) - p.in_row0;
         p.g.oh = row1 - p.row0;
-        p.g.pt = p.in_row0 - top;
-        p.g.pb = bottom - std::min(g.ih, bottom);
-        if (p.g.ih <= 0 || p.g.oh <= 0) return false;
+        if (bands > 1) {
+          p.in_row0 = top;
+          p.g.ih = bottom - top;
+          p.g.pt = p.g.pb = 0;
+        } else {
+          p.in_row0 = std::max<int64_t>(0, top);
+          p.g.ih = std::min(g.ih, bottom) - p.in_row0;
+          p.g.pt = p.in_row0 - top;
+          p.g.pb = bottom - std::min(g.ih, bottom);
+          if (p.g.ih <= 0) return false;  // the image lies wholly in the padding
+        }
         parts->push_back(p);
       }
     }
@@ -495,19 +507,29 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
       const Primitive& p = *part.prim;
       // The part's input rows, blocked by the thread that convolves them, so they stay in its
       // cache.
+      // Rows of the part outside the image (a band's share of the padding) are zeros.
       const int64_t in_count = part.g.ih * g.iw;
+      const int64_t end = part.in_row0 + part.g.ih;
+      const int64_t first = std::clamp<int64_t>(0, part.in_row0, end);
+      const int64_t last = std::clamp<int64_t>(g.ih, first, end);
+      const int64_t before = (first - part.in_row0) * g.iw, inside = (last - first) * g.iw;
       const float* x_image = X + part.image * g.c * in_plane;
       const float* src = xb;
-      if (!plain_src) {
-        for (int64_t cb = 0; cb < g.c / block; ++cb)
-          block_positions(block, x_image + cb * block * in_plane + part.in_row0 * g.iw, in_plane,
-                          in_count, xb + cb * block * in_count);
-      } else if (in_count == in_plane) {
+      if (plain_src && in_count == in_plane && part.in_row0 == 0) {
         src = x_image;
       } else {
-        for (int64_t ch = 0; ch < g.c; ++ch)
-          std::memcpy(xb + ch * in_count, x_image + ch * in_plane + part.in_row0 * g.iw,
-                      static_cast<size_t>(in_count) * sizeof(float));
+        const int64_t lanes = plain_src ? 1 : block;
+        for (int64_t ch = 0; ch < g.c; ch += lanes) {
+          float* dst = xb + ch * in_count;
+          std::fill(dst, dst + before * lanes, 0.f);
+          if (inside > 0 && plain_src)
+            std::memcpy(dst + before, x_image + ch * in_plane + first * g.iw,
+                        static_cast<size_t>(inside) * sizeof(float));
+          else if (inside > 0)
+            block_positions(block, x_image + ch * in_plane + first * g.iw, in_plane, inside,
+                            dst + before * lanes);
+          std::fill(dst + (before + inside) * lanes, dst + in_count * lanes, 0.f);
+        }
       }
       dnnl_engine_t eng = cpu_engine();
       dnnl_memory_t src_m = nullptr, w_m = nullptr, dst_m = nullptr, pad_m = nullptr;
