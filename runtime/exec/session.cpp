@@ -76,7 +76,8 @@ int32_t constant_of(const ProgramDesc& p, const std::vector<int32_t>& enclosing,
                                                                                      : -1;
     if (d.storage != ValueStorage::kOuterScope || d.outer_levels < 1) return -1;
     int32_t up = static_cast<int32_t>(g);
-    for (int32_t l = 0; l < d.outer_levels && up >= 0; ++l) up = enclosing[static_cast<size_t>(up)];
+    for (int32_t l = 0; l < d.outer_levels && up >= 0; ++l)
+      up = static_cast<size_t>(up) < enclosing.size() ? enclosing[static_cast<size_t>(up)] : -1;
     if (up < 0) return -1;
     g = static_cast<size_t>(up);
     v = d.outer_value;
