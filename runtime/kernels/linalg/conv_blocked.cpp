@@ -244,6 +244,13 @@ std::optional<Geometry> geometry_of(const ConvShape& s) {
   return g;
 }
 
+// Whether channel blocks of `block` fit the conv: they divide the output channels and either
+// divide the input channels or hold them all (then *plain_src: the input is read as NCHW).
+bool block_fits(const Geometry& g, int block, bool* plain_src) {
+  *plain_src = g.c % block != 0;
+  return g.m % block == 0 && (!*plain_src || g.c <= block);
+}
+
 // One item of work: of image `image`, output channels [first_channel, first_channel + g.m) and
 // output rows [row0, row0 + g.oh), which read input rows [in_row0, in_row0 + g.ih) (rows
 // outside the image read as zeros).
@@ -438,14 +445,14 @@ void BlockedConv::prepare(const Tensor& w, const WindowAttrs& attrs, int64_t gro
   g.iw = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
   State& st = *state_;
   std::lock_guard<std::mutex> lock(st.mu);
-  for (const int candidate : {16, 8}) {
-    if (g.m % candidate != 0) continue;
-    const bool plain_src = g.c % candidate != 0;
-    if (plain_src && g.c > candidate) continue;
-    const Primitive& p = st.primitive(PrimitiveKey{g, candidate, plain_src});
-    if (!p.usable) continue;
+  for (const int block : {16, 8}) {
+    bool plain_src = false;
+    if (!block_fits(g, block, &plain_src)) continue;
+    // The nominal primitive only tells the layout: it is not kept, runs make their own.
+    const std::unique_ptr<Primitive> p = create_primitive(PrimitiveKey{g, block, plain_src});
+    if (!p->usable) continue;
     // A failure here leaves the reorder to run(), which reports it.
-    (void)st.weights(p, w.as<float>(), 0, g.m);
+    (void)st.weights(*p, w.as<float>(), 0, g.m);
     return;
   }
 }
@@ -464,9 +471,7 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
   int block = 0;
   bool plain_src = false;
   for (const int candidate : {16, 8}) {
-    if (g.m % candidate != 0) continue;
-    plain_src = g.c % candidate != 0;
-    if (plain_src && g.c > candidate) continue;
+    if (!block_fits(g, candidate, &plain_src)) continue;
     bool usable = split(s, g, pool.num_threads(), candidate, &parts);
     for (size_t i = 0; usable && i < parts.size(); ++i) {
       parts[i].prim = &st.primitive(PrimitiveKey{parts[i].g, candidate, plain_src});

@@ -29,6 +29,17 @@ Expected<bool> run_blocked(BlockedConv& conv, const HostTensor& x, const HostTen
   return conv.run(ctx, s, x.data<float>(), w.data<float>(), y->data<float>(), e);
 }
 
+// Runs `conv` and expects the blocked path to serve it with the definition's result.
+void expect_served_as_defined(BlockedConv& conv, const HostTensor& x, const HostTensor& w,
+                              const ConvP& p, int threads) {
+  HostTensor y;
+  auto served = run_blocked(conv, x, w, p, threads, &y);
+  ASSERT_TRUE(served.ok()) << served.status().to_string();
+  ASSERT_TRUE(served.value());
+  Shape out;
+  expect_close(y, out, ref_conv(x, w, nullptr, p, &out));
+}
+
 struct Case {
   Shape xs, ws;
   ConvP p;
@@ -91,12 +102,7 @@ TEST(BlockedConv, BandsWhollyInThePaddingReadZeros) {
       SCOPED_TRACE("X " + c.xs.to_string() + ", " + std::to_string(threads) + " threads");
       const HostTensor x = rand_tensor(c.xs, 30), w = rand_tensor(c.ws, 31);
       BlockedConv conv(true);
-      HostTensor y;
-      auto served = run_blocked(conv, x, w, c.p, threads, &y);
-      ASSERT_TRUE(served.ok()) << served.status().to_string();
-      ASSERT_TRUE(served.value());
-      Shape out;
-      expect_close(y, out, ref_conv(x, w, nullptr, c.p, &out));
+      ASSERT_NO_FATAL_FAILURE(expect_served_as_defined(conv, x, w, c.p, threads));
     }
   }
 }
@@ -217,12 +223,7 @@ TEST(BlockedConv, ConstantWeightsAreReorderedOnceAtLoadForEveryShapeAndSplit) {
       for (int threads : {1, 2, 3}) {
         SCOPED_TRACE("X " + xs.to_string() + ", " + std::to_string(threads) + " threads");
         const HostTensor x = rand_tensor(xs, 21);
-        HostTensor y;
-        auto served = run_blocked(conv, x, w, l.p, threads, &y);
-        ASSERT_TRUE(served.ok()) << served.status().to_string();
-        ASSERT_TRUE(served.value());
-        Shape out;
-        expect_close(y, out, ref_conv(x, w, nullptr, l.p, &out));
+        ASSERT_NO_FATAL_FAILURE(expect_served_as_defined(conv, x, w, l.p, threads));
       }
     }
     EXPECT_EQ(conv.weight_reorders(), 1);
@@ -238,12 +239,7 @@ TEST(BlockedConv, ManySizesOfOneConvPastItsCaches) {
   for (int64_t h = 1; h <= 24; ++h) {
     SCOPED_TRACE("height " + std::to_string(h));
     const HostTensor x = rand_tensor({1, 16, h, 5}, 15 + static_cast<uint32_t>(h));
-    HostTensor y;
-    auto served = run_blocked(conv, x, w, p, 3, &y);
-    ASSERT_TRUE(served.ok()) << served.status().to_string();
-    ASSERT_TRUE(served.value());
-    Shape out;
-    expect_close(y, out, ref_conv(x, w, nullptr, p, &out));
+    ASSERT_NO_FATAL_FAILURE(expect_served_as_defined(conv, x, w, p, 3));
   }
 }
 
