@@ -156,7 +156,9 @@ Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, cons
   const int64_t P = g.out_size(), Pin = g.in_size();
   ThreadPool& pool = ctx.pool();
 
-  if (cg == 1 && g.spatial <= 2) return depthwise_forward(ctx, s, X, W, Y, e);
+  if (cg == 1 && g.spatial <= 2)
+    return depthwise_lanes_applies(s) ? depthwise_lanes_forward(ctx, s, X, W, Y, e)
+                                      : depthwise_forward(ctx, s, X, W, Y, e);
   if (direct_conv_applies(s)) return direct_conv_forward(ctx, s, X, W, Y, e);
 
   const bool pointwise = kvol == 1 && g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1 &&

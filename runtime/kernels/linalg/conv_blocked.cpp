@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/kernels/library_call.h"
+#include "runtime/kernels/linalg/channel_blocks.h"
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/gemm.h"
 
@@ -177,45 +178,6 @@ struct PackedWeights {
   std::unique_ptr<float, AlignedFree> data;
   OwnedPrimitive reorder;
 };
-
-// `count` positions of `block` channels (planes `stride` floats apart) into block-interleaved
-// form, out[p * block + j]: tiles of 16 positions, so both sides move whole cache lines.
-template <int kBlock>
-SOD2_LINALG_CLONES void interleave(const float* __restrict x, int64_t stride, int64_t count,
-                                   float* __restrict out) {
-  int64_t p = 0;
-  for (; p + 16 <= count; p += 16) {
-    float t[16][kBlock];
-    for (int j = 0; j < kBlock; ++j)
-      for (int q = 0; q < 16; ++q) t[q][j] = x[j * stride + p + q];
-    for (int q = 0; q < 16; ++q)
-      for (int j = 0; j < kBlock; ++j) out[(p + q) * kBlock + j] = t[q][j];
-  }
-  for (; p < count; ++p)
-    for (int j = 0; j < kBlock; ++j) out[p * kBlock + j] = x[j * stride + p];
-}
-
-template <int kBlock>
-SOD2_LINALG_CLONES void deinterleave(const float* __restrict in, int64_t count, int64_t stride,
-                                     float* __restrict y) {
-  int64_t p = 0;
-  for (; p + 16 <= count; p += 16) {
-    float t[kBlock][16];
-    for (int q = 0; q < 16; ++q)
-      for (int j = 0; j < kBlock; ++j) t[j][q] = in[(p + q) * kBlock + j];
-    for (int j = 0; j < kBlock; ++j)
-      for (int q = 0; q < 16; ++q) y[j * stride + p + q] = t[j][q];
-  }
-  for (; p < count; ++p)
-    for (int j = 0; j < kBlock; ++j) y[j * stride + p] = in[p * kBlock + j];
-}
-
-void block_positions(int block, const float* x, int64_t stride, int64_t count, float* out) {
-  block == 16 ? interleave<16>(x, stride, count, out) : interleave<8>(x, stride, count, out);
-}
-void unblock_positions(int block, const float* in, int64_t count, int64_t stride, float* y) {
-  block == 16 ? deinterleave<16>(in, count, stride, y) : deinterleave<8>(in, count, stride, y);
-}
 
 std::optional<Geometry> geometry_of(const ConvShape& s) {
   const Window3& w = s.win;
@@ -531,7 +493,7 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
             std::memcpy(dst + before, x_image + ch * in_plane + first * g.iw,
                         static_cast<size_t>(inside) * sizeof(float));
           else if (inside > 0)
-            block_positions(block, x_image + ch * in_plane + first * g.iw, in_plane, inside,
+            block_positions(block, block, x_image + ch * in_plane + first * g.iw, in_plane, inside,
                             dst + before * lanes);
           std::fill(dst + (before + inside) * lanes, dst + in_count * lanes, 0.f);
         }
@@ -569,7 +531,7 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
       for (int64_t cb = 0; cb < part.g.m / block; ++cb) {
         const int64_t ch = part.first_channel + cb * block;
         const int64_t off = (part.image * g.m + ch) * out_plane + part.row0 * g.ow;
-        unblock_positions(block, yb + cb * block * count, count, out_plane, Y + off);
+        unblock_positions(block, block, yb + cb * block * count, count, out_plane, Y + off);
         if (!e.empty())
           e.apply(Y + off, e.residual ? e.residual + off : nullptr, block, count, out_plane, ch,
                   true);

@@ -34,6 +34,13 @@ struct DepthwiseInt8Input {
 Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
                          float* Y, const EpilogueRun& e, const DepthwiseInt8Input* x8 = nullptr);
 
+// Depthwise with channels in vector lanes (conv_depthwise_lanes.cpp), for planes too narrow for
+// depthwise_forward's row vectors (channel multiplier 1, 1-D or 2-D): whether it serves the
+// shape, and the run.
+bool depthwise_lanes_applies(const ConvShape& s);
+Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const float* X,
+                               const float* W, float* Y, const EpilogueRun& e);
+
 // Dense direct convolution (conv_direct.cpp): whether it serves this shape, and the run.
 bool direct_conv_applies(const ConvShape& s);
 Status direct_conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,

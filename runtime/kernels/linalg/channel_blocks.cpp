@@ -1,0 +1,110 @@
+#include "runtime/kernels/linalg/channel_blocks.h"
+
+#include <cstring>
+#include <utility>
+
+#include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/simd.h"
+
+namespace sod2::rt {
+namespace {
+
+template <int N>
+using Lanes = simd::Vec<N>;
+
+// Stage b of an N x N transpose swaps bit b of the row index with bit b of the column index:
+// rows i and i + b (bit b of i clear) exchange their off-diagonal b-wide blocks.
+constexpr int low_row_lane(int n, int b, int p) { return (p & b) ? n + p - b : p; }
+constexpr int high_row_lane(int n, int b, int p) { return (p & b) ? n + p : p + b; }
+
+template <int N, int B, size_t... P>
+inline void exchange_blocks(Lanes<N>& x, Lanes<N>& y, std::index_sequence<P...>) {
+  const Lanes<N> lo = __builtin_shufflevector(x, y, low_row_lane(N, B, P)...);
+  const Lanes<N> hi = __builtin_shufflevector(x, y, high_row_lane(N, B, P)...);
+  x = lo;
+  y = hi;
+}
+
+template <int N, int B>
+inline void transpose_stage(Lanes<N>* r) {
+  for (int i = 0; i < N; ++i)
+    if (!(i & B)) exchange_blocks<N, B>(r[i], r[i + B], std::make_index_sequence<N>{});
+}
+
+// r[i][j] -> r[j][i] in 4 (N = 16), 3 or 2 stages of two-vector shuffles: GCC turns the
+// element-wise loop into scalar moves.
+template <int N>
+inline void transpose(Lanes<N>* r) {
+  if constexpr (N >= 16) transpose_stage<N, 8>(r);
+  if constexpr (N >= 8) transpose_stage<N, 4>(r);
+  transpose_stage<N, 2>(r);
+  transpose_stage<N, 1>(r);
+}
+
+// Square tiles of kBlock positions x kBlock channels, so both sides move whole vectors; the last
+// partial tile goes through a zero-filled full one.
+template <int kBlock>
+SOD2_LINALG_CLONES void interleave(const float* __restrict x, int64_t stride, int64_t count,
+                                   float* __restrict out) {
+  using V = Lanes<kBlock>;
+  V r[kBlock];
+  int64_t p = 0;
+  for (; p + kBlock <= count; p += kBlock) {
+    for (int j = 0; j < kBlock; ++j) std::memcpy(&r[j], x + j * stride + p, sizeof(V));
+    transpose<kBlock>(r);
+    std::memcpy(out + p * kBlock, r, sizeof r);
+  }
+  if (p == count) return;
+  const int64_t rest = count - p;
+  for (int j = 0; j < kBlock; ++j) {
+    r[j] = V{};
+    std::memcpy(&r[j], x + j * stride + p, sizeof(float) * rest);
+  }
+  transpose<kBlock>(r);
+  std::memcpy(out + p * kBlock, r, sizeof(V) * rest);
+}
+
+template <int kBlock>
+SOD2_LINALG_CLONES void deinterleave(const float* __restrict in, int64_t count, int64_t stride,
+                                     float* __restrict y) {
+  using V = Lanes<kBlock>;
+  V r[kBlock];
+  int64_t p = 0;
+  for (; p + kBlock <= count; p += kBlock) {
+    std::memcpy(r, in + p * kBlock, sizeof r);
+    transpose<kBlock>(r);
+    for (int j = 0; j < kBlock; ++j) std::memcpy(y + j * stride + p, &r[j], sizeof(V));
+  }
+  if (p == count) return;
+  const int64_t rest = count - p;
+  for (int q = 0; q < kBlock; ++q) r[q] = V{};
+  std::memcpy(r, in + p * kBlock, sizeof(V) * rest);
+  transpose<kBlock>(r);
+  for (int j = 0; j < kBlock; ++j) std::memcpy(y + j * stride + p, &r[j], sizeof(float) * rest);
+}
+
+}  // namespace
+
+void block_positions(int block, int channels, const float* x, int64_t stride, int64_t count,
+                     float* out) {
+  if (channels == block) {
+    if (block == 16) return interleave<16>(x, stride, count, out);
+    if (block == 8) return interleave<8>(x, stride, count, out);
+    if (block == 4) return interleave<4>(x, stride, count, out);
+  }
+  for (int64_t p = 0; p < count; ++p)
+    for (int j = 0; j < block; ++j) out[p * block + j] = j < channels ? x[j * stride + p] : 0.f;
+}
+
+void unblock_positions(int block, int channels, const float* in, int64_t count, int64_t stride,
+                       float* y) {
+  if (channels == block) {
+    if (block == 16) return deinterleave<16>(in, count, stride, y);
+    if (block == 8) return deinterleave<8>(in, count, stride, y);
+    if (block == 4) return deinterleave<4>(in, count, stride, y);
+  }
+  for (int j = 0; j < channels; ++j)
+    for (int64_t p = 0; p < count; ++p) y[j * stride + p] = in[p * block + j];
+}
+
+}  // namespace sod2::rt

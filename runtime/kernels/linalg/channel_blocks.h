@@ -1,0 +1,19 @@
+// Moving channels between planes (NCHW) and channel blocks (position-major, `block` channels
+// interleaved: out[p * block + j]), as oneDNN's nChw16c/8c and the channel-lane depthwise path
+// read them.
+#pragma once
+
+#include <cstdint>
+
+namespace sod2::rt {
+
+// `count` positions of `channels` planes (`stride` floats apart, channels <= block) into
+// out[p * block + j]; lanes j >= channels are written as zeros. block is 4, 8 or 16.
+void block_positions(int block, int channels, const float* x, int64_t stride, int64_t count,
+                     float* out);
+
+// The inverse: lanes [0, channels) of `count` blocked positions into planes `stride` apart.
+void unblock_positions(int block, int channels, const float* in, int64_t count, int64_t stride,
+                       float* y);
+
+}  // namespace sod2::rt
