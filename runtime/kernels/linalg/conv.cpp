@@ -178,29 +178,43 @@ Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, cons
     tp = std::min(tp, (P + want_tiles - 1) / want_tiles);
   }
   tp = std::min(P, (tp + 15) / 16 * 16);
-  const int64_t tiles = (P + tp - 1) / tp;
+  int64_t tiles = (P + tp - 1) / tp;
+  // Few output positions against many output channels (the 7x7 and 14x14 stages at batch 1):
+  // every column tile would read all of the group's weights, so the threads take ranges of
+  // output channels over every position instead, each reading only its rows of W (which stay
+  // in its core's cache from run to run).
+  int64_t mchunk = mg;
+  const int64_t parts_per_unit = (threads + units - 1) / units;
+  if (tiles > 1 && parts_per_unit > 1 && mg > P && mg >= 32 &&
+      (pointwise || kdim * P <= 128 * 1024)) {
+    tp = P;
+    tiles = 1;
+    mchunk = std::max<int64_t>(16, ((mg + parts_per_unit - 1) / parts_per_unit + 15) / 16 * 16);
+  }
+  const int64_t mparts = (mg + mchunk - 1) / mchunk;
   const int slots = ScratchSlots::count(pool);
   float* panel_base = nullptr;
   if (!pointwise) {
     SOD2_ASSIGN_OR_RETURN(panel_base, scratch_floats(ctx, slots * kdim * tp));
   }
   ScratchSlots panels(panel_base, kdim * tp, slots);
-  const int64_t items = units * tiles;
-  const double item_macs = static_cast<double>(mg) * kdim * tp;
+  const int64_t items = units * mparts * tiles;
+  const double item_macs = static_cast<double>(mchunk) * kdim * tp;
   const int64_t grain =
       std::max<int64_t>(1, static_cast<int64_t>(1.0e6 / std::max(item_macs, 1.0)));
   pool.parallel_for(items, grain, [&](int64_t i0, int64_t i1) {
     const int slot = pointwise ? -1 : panels.acquire();
     for (int64_t it = i0; it < i1; ++it) {
-      const int64_t unit = it / tiles, t = it % tiles;
+      const int64_t unit = it / (mparts * tiles), t = it % tiles;
+      const int64_t m0 = it / tiles % mparts * mchunk, m1 = std::min(mg, m0 + mchunk);
       const int64_t img = unit / s.group, grp = unit % s.group;
       const int64_t p0 = t * tp, p1 = std::min(P, p0 + tp);
       const float* xg = X + (img * s.c + grp * cg) * Pin;
       GemmArgs ga;
-      ga.m = mg;
+      ga.m = m1 - m0;
       ga.n = p1 - p0;
       ga.k = kdim;
-      ga.a = W + grp * mg * kdim;
+      ga.a = W + (grp * mg + m0) * kdim;
       ga.lda = kdim;
       if (pointwise) {
         ga.b = xg + p0;
@@ -211,12 +225,13 @@ Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, cons
         ga.b = panel;
         ga.ldb = p1 - p0;
       }
-      const int64_t off = (img * s.m + grp * mg) * P + p0;
+      const int64_t off = (img * s.m + grp * mg + m0) * P + p0;
       ga.c = Y + off;
       ga.ldc = P;
       sgemm_serial(ga);
       if (!e.empty())
-        e.apply(Y + off, e.residual ? e.residual + off : nullptr, mg, p1 - p0, P, grp * mg, true);
+        e.apply(Y + off, e.residual ? e.residual + off : nullptr, m1 - m0, p1 - p0, P,
+                grp * mg + m0, true);
     }
     if (slot >= 0) panels.release(slot);
   });

@@ -244,7 +244,12 @@ TEST(Epilogue, ConvPaths) {
   };
   for (const Case& c : {Case{{1, 8, 12, 12}, {16, 8, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
                         Case{{2, 8, 12, 12}, {8, 1, 3, 3}, {8, {}, {}, {1, 1}, {1, 1}}},
-                        Case{{1, 8, 12, 12}, {16, 8, 1, 1}, {}}}) {
+                        Case{{1, 8, 12, 12}, {16, 8, 1, 1}, {}},
+                        // More output channels than positions: at 2 threads each takes a range
+                        // of output channels (112 + 88), on the input as it is and through
+                        // im2col (stride 2).
+                        Case{{1, 128, 7, 7}, {200, 128, 1, 1}, {}},
+                        Case{{1, 128, 13, 13}, {200, 128, 1, 1}, {1, {2, 2}, {}, {}, {}}}}) {
     SCOPED_TRACE(c.ws.to_string());
     const HostTensor x = rand_tensor(c.xs, 1), w = rand_tensor(c.ws, 2);
     const HostTensor b = rand_tensor({c.ws[0]}, 3), fb = rand_tensor({c.ws[0]}, 4);
