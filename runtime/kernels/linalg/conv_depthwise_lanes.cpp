@@ -1,9 +1,10 @@
-// Depthwise convolution with channels in vector lanes, for planes too narrow to fill the row
-// path's vectors (conv_depthwise.cpp): MobileNet's and EfficientNet's 14x14 and 7x7 stages,
-// where a row of 7 or 14 outputs wastes lanes and every plane pays the row path's setup.
+// Depthwise convolution with channels in vector lanes, where the row path (conv_depthwise.cpp)
+// wastes work: rows too narrow to fill its vectors (MobileNet's and EfficientNet's 14x14 and 7x7
+// stages), strided kernels, and 5x5/7x7 kernels.
 //
-// A work item is VL channels of one image. Its planes are interleaved into a zero-padded
-// position-major buffer (buf[(row * pw + col) * VL + lane]), so every tap is one vector load and
+// A work item is VL channels of one image, over a band of output rows. The band's input rows
+// are interleaved into a zero-padded position-major buffer (buf[(row * pw + col) * VL + lane],
+// sized to stay in L2 with the band's output), so every tap is one vector load and
 // one FMA for VL channels at once, with no bounds checks, whatever the stride, dilation or kernel
 // size. Blocks of B outputs, running across row ends, are accumulated together (B independent
 // FMA chains hide the latency; each tap's weight vector is loaded once for all of them). The result
@@ -26,8 +27,11 @@ using simd::Vec;
 
 // Outputs accumulated together.
 constexpr int kOutputsPerBlock = 8;
-// Largest per-thread scratch (floats) the path takes; above it the planes are wide enough for
-// the row path anyway.
+// Padded input floats a band aims at: it and its output stay in L2 (dw_bench: 24K-float bands
+// ran up to 20% slower, 96K ones no faster).
+constexpr int64_t kBandFloats = 48 * 1024;
+// Largest per-thread scratch (floats) the path takes: rows so wide that one output row's input
+// exceeds it (long 1-D sequences) stay on the row path.
 constexpr int64_t kMaxSlotFloats = int64_t{1} << 18;
 
 struct LaneJob {
@@ -37,9 +41,11 @@ struct LaneJob {
   const EpilogueRun* e;
   InlineEpilogue act;  // the activation, when applied to the accumulators (bias handled apart)
   bool inline_epilogue;
-  int64_t c, groups;  // channels; items per image (ceil(c / VL))
+  int64_t c, groups;  // channels; channel groups per image (ceil(c / VL))
   int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
-  int64_t ph, pw;  // rows and columns of the padded buffer
+  int64_t pw;  // columns of the padded buffer
+  // Work items are bands of band_rows output rows, which read band_in_rows padded input rows.
+  int64_t band_rows, bands, band_in_rows;
   // Slot layout (floats from the slot's start), each part 64-byte aligned.
   int64_t packed_off, padded_off, out_off, weights_off, bias_off, slot_floats;
 };
@@ -105,23 +111,33 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
   float* out = slot + j.out_off;
   float* wt = slot + j.weights_off;
   float* bias = slot + j.bias_off;
-  // Only the borders are zeroed, once: every item rewrites the same interior.
+  // The left and right borders are zeroed once: every item rewrites the same columns between.
   const int64_t row_floats = j.pw * VL;
-  std::fill(padded, padded + j.pt * row_floats, 0.f);
-  std::fill(padded + (j.pt + j.ih) * row_floats, padded + j.ph * row_floats, 0.f);
-  for (int64_t r = j.pt; r < j.pt + j.ih; ++r) {
+  for (int64_t r = 0; r < j.band_in_rows; ++r) {
     float* row = padded + r * row_floats;
     std::fill(row, row + j.pl * VL, 0.f);
     std::fill(row + (j.pl + j.iw) * VL, row + row_floats, 0.f);
   }
   const int64_t in_plane = j.ih * j.iw, out_plane = j.oh * j.ow, taps = j.kh * j.kw;
   for (int64_t it = i0; it < i1; ++it) {
-    const int64_t img = it / j.groups, c0 = it % j.groups * VL;
+    const int64_t band = it % j.bands, unit = it / j.bands;
+    const int64_t img = unit / j.groups, c0 = unit % j.groups * VL;
     const int nc = static_cast<int>(std::min<int64_t>(VL, j.c - c0));
-    block_positions(VL, nc, j.x + (img * j.c + c0) * in_plane, in_plane, in_plane, packed);
-    for (int64_t iy = 0; iy < j.ih; ++iy)
-      std::memcpy(padded + ((iy + j.pt) * j.pw + j.pl) * VL, packed + iy * j.iw * VL,
-                  sizeof(float) * j.iw * VL);
+    const int64_t oy0 = band * j.band_rows, oy1 = std::min(j.oh, oy0 + j.band_rows);
+    // Padded rows [r0, r1) feed the band; the input rows among them are [iy0, iy1).
+    const int64_t r0 = oy0 * j.sh, r1 = (oy1 - 1) * j.sh + (j.kh - 1) * j.dh + 1;
+    const int64_t iy0 = std::clamp<int64_t>(r0 - j.pt, 0, j.ih);
+    const int64_t iy1 = std::clamp<int64_t>(r1 - j.pt, iy0, j.ih);
+    block_positions(VL, nc, j.x + (img * j.c + c0) * in_plane + iy0 * j.iw, in_plane,
+                    (iy1 - iy0) * j.iw, packed);
+    for (int64_t r = r0; r < r1; ++r) {
+      float* row = padded + (r - r0) * row_floats;
+      const int64_t iy = r - j.pt;
+      if (iy >= iy0 && iy < iy1)
+        std::memcpy(row + j.pl * VL, packed + (iy - iy0) * j.iw * VL, sizeof(float) * j.iw * VL);
+      else
+        std::fill(row, row + row_floats, 0.f);
+    }
     block_positions(VL, nc, j.w + c0 * taps, taps, taps, wt);
     for (int l = 0; l < VL; ++l) {
       float b = 0.f;
@@ -131,17 +147,19 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
       bias[l] = b;
     }
     const Vec<VL> bv = simd::load<VL>(bias);
-    for (int64_t q = 0; q < out_plane; q += kOutputsPerBlock) {
-      const int count = static_cast<int>(std::min<int64_t>(kOutputsPerBlock, out_plane - q));
+    const int64_t outputs_here = (oy1 - oy0) * j.ow;
+    for (int64_t q = 0; q < outputs_here; q += kOutputsPerBlock) {
+      const int count = static_cast<int>(std::min<int64_t>(kOutputsPerBlock, outputs_here - q));
       output_block<VL>(j, padded, q, count, wt, bv, out);
     }
-    float* y = j.y + (img * j.c + c0) * out_plane;
-    unblock_positions(VL, nc, out, out_plane, out_plane, y);
+    const int64_t first = (img * j.c + c0) * out_plane + oy0 * j.ow;
+    float* y = j.y + first;
+    unblock_positions(VL, nc, out, outputs_here, out_plane, y);
     if (!j.inline_epilogue && !j.e->empty()) {
-      const float* res = j.e->residual ? j.e->residual + (img * j.c + c0) * out_plane : nullptr;
+      const float* res = j.e->residual ? j.e->residual + first : nullptr;
       for (int l = 0; l < nc; ++l)
-        j.e->apply(y + l * out_plane, res ? res + l * out_plane : nullptr, 1, out_plane, out_plane,
-                   c0 + l, true);
+        j.e->apply(y + l * out_plane, res ? res + l * out_plane : nullptr, 1, outputs_here,
+                   outputs_here, c0 + l, true);
     }
   }
 }
@@ -176,13 +194,19 @@ LaneJob lane_job(const ConvShape& s, int vl) {
   j.dw = g.dil[2];
   j.pt = g.pad_begin[1];
   j.pl = g.pad_begin[2];
-  // Rows and columns the taps read, or the input reaches, whichever is further.
-  j.ph = std::max((j.oh - 1) * j.sh + (j.kh - 1) * j.dh + 1, j.pt + j.ih);
+  // Columns the taps read, or the input reaches, whichever is further.
   j.pw = std::max((j.ow - 1) * j.sw + (j.kw - 1) * j.dw + 1, j.pl + j.iw);
+  // Output rows per band: as many as keep the band's padded input within kBandFloats.
+  const int64_t reach = (j.kh - 1) * j.dh + 1;
+  const int64_t fit_rows = kBandFloats / (j.pw * vl);
+  j.band_rows = std::clamp<int64_t>(fit_rows >= reach ? (fit_rows - reach) / j.sh + 1 : 1, 1,
+                                    std::max<int64_t>(j.oh, 1));
+  j.bands = (j.oh + j.band_rows - 1) / j.band_rows;
+  j.band_in_rows = (j.band_rows - 1) * j.sh + reach;
   j.packed_off = 0;
-  j.padded_off = round_up(j.ih * j.iw * vl, 16);
-  j.out_off = j.padded_off + round_up(j.ph * j.pw * vl, 16);
-  j.weights_off = j.out_off + round_up(j.oh * j.ow * vl, 16);
+  j.padded_off = round_up(std::min(j.band_in_rows, j.ih) * j.iw * vl, 16);
+  j.out_off = j.padded_off + round_up(j.band_in_rows * j.pw * vl, 16);
+  j.weights_off = j.out_off + round_up(j.band_rows * j.ow * vl, 16);
   j.bias_off = j.weights_off + round_up(j.kh * j.kw * vl, 16);
   j.slot_floats = j.bias_off + 16;
   return j;
@@ -190,21 +214,33 @@ LaneJob lane_job(const ConvShape& s, int vl) {
 
 }  // namespace
 
-bool depthwise_lanes_applies(const ConvShape& s) {
+namespace {
+
+// Whether the path can run the shape at all, whatever is faster.
+bool lanes_serve(const ConvShape& s, int vl) {
   const Window3& g = s.win;
   if (s.m != s.c || s.group != s.c || g.spatial > 2 || g.out_size() == 0) return false;
-  const int vl = simd::lanes(simd::simd_level());
-  // Output rows wider than one vector fill the row path's vectors well enough that it wins
-  // (dw_bench: 28-wide rows ran 10-25% faster there, 14- and 7-wide ones 1.3-2.7x slower).
-  if (g.out[2] > vl) return false;
   return lane_job(s, vl).slot_floats <= kMaxSlotFloats;
+}
+
+}  // namespace
+
+bool depthwise_lanes_applies(const ConvShape& s) {
+  const int vl = simd::lanes(simd::simd_level());
+  // The row path wins only on rows wider than a vector with a stride-1 kernel of at most 3 taps
+  // per row: each input vector it loads feeds several rows' taps, and this path pays two
+  // transposes. dw_bench, 2 threads: k3 s1 at 28-112 wide 10-45% faster on rows; 14- and 7-wide
+  // rows, stride 2, and 5x5/7x7 kernels 1.0-3.6x faster here.
+  const Window3& g = s.win;
+  const bool rows_win = g.out[2] > vl && g.stride[2] == 1 && g.k[2] <= 3;
+  return !rows_win && lanes_serve(s, vl);
 }
 
 Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const float* X,
                                const float* W, float* Y, const EpilogueRun& e) {
-  if (!depthwise_lanes_applies(s))
-    return internal_error("depthwise convolution: the channel-lane path does not serve this shape");
   const simd::Level level = simd::simd_level();
+  if (!lanes_serve(s, simd::lanes(level)))
+    return internal_error("depthwise convolution: the channel-lane path does not serve this shape");
   LaneJob j = lane_job(s, simd::lanes(level));
   j.x = X;
   j.w = W;
@@ -215,8 +251,9 @@ Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const flo
   j.act.bias[0] = j.act.bias[1] = nullptr;
 
   ThreadPool& pool = ctx.pool();
-  const int64_t items = s.n * j.groups;
-  const double item_macs = static_cast<double>(j.oh) * j.ow * j.kh * j.kw * simd::lanes(level);
+  const int64_t items = s.n * j.groups * j.bands;
+  const double item_macs =
+      static_cast<double>(j.band_rows) * j.ow * j.kh * j.kw * simd::lanes(level);
   const int64_t grain =
       std::max<int64_t>(1, static_cast<int64_t>(2.0e5 / std::max(item_macs, 1.0)));
   const int slots = ScratchSlots::count(pool);

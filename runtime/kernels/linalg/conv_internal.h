@@ -34,9 +34,9 @@ struct DepthwiseInt8Input {
 Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
                          float* Y, const EpilogueRun& e, const DepthwiseInt8Input* x8 = nullptr);
 
-// Depthwise with channels in vector lanes (conv_depthwise_lanes.cpp), for planes too narrow for
-// depthwise_forward's row vectors (channel multiplier 1, 1-D or 2-D): whether it serves the
-// shape, and the run.
+// Depthwise with channels in vector lanes (conv_depthwise_lanes.cpp), channel multiplier 1, 1-D
+// or 2-D: whether the Conv kernel takes it for this shape rather than depthwise_forward, and the
+// run (any shape it can serve; benches time it against the row path).
 bool depthwise_lanes_applies(const ConvShape& s);
 Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const float* X,
                                const float* W, float* Y, const EpilogueRun& e);
