@@ -110,6 +110,24 @@ def m_resnet18():
     return ResNetBasic((2, 2, 2, 2), width=32, num_classes=100), img(2, 224, 224)
 
 
+def m_resnet50():
+    import torchvision
+
+    return torchvision.models.resnet50(weights=None, num_classes=100), img(2, 224, 224)
+
+
+def m_mobilenet_v2():
+    import torchvision
+
+    return torchvision.models.mobilenet_v2(weights=None, num_classes=100), img(2, 224, 224)
+
+
+def m_regnet_y_400mf():
+    import torchvision
+
+    return torchvision.models.regnet_y_400mf(weights=None, num_classes=100), img(2, 224, 224)
+
+
 def m_mobilenet_v3_large():
     from torchvision.models.mobilenetv3 import MobileNetV3, _mobilenet_v3_conf
 

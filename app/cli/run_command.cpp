@@ -73,7 +73,9 @@ std::string usage() {
          "any element is outside atol + rtol * |reference|.\n"
          "With --bind, --input or --inputs: benchmarks; prints median_ms, p90_ms, min_ms, "
          "first_run_ms,\n"
-         "load_ms, arena_bytes, peak_rss_bytes, rss_after_load_bytes.\n\n"
+         "load_ms, arena_bytes, peak_rss_bytes (the peak since the load, where Linux allows\n"
+         "restarting it: peak_since_load), rss_after_load_bytes and working_bytes (the two's "
+         "difference).\n\n"
          "options:\n" +
          make_parser().flags_help();
 }

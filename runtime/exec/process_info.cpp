@@ -32,6 +32,13 @@ ResidentBytes resident_bytes() {
   return r;
 }
 
+bool restart_peak_resident() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
 int64_t physical_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page = ::sysconf(_SC_PAGE_SIZE);

@@ -17,6 +17,12 @@ struct ResidentBytes {
 };
 ResidentBytes resident_bytes();
 
+// Restarts VmHWM from the current VmRSS (Linux 4.0+, /proc/self/clear_refs), so a later peak
+// counts only what happened since, not a transient peak before (a model's load holds its parsed
+// protobuf and its tensors at once). False where the kernel refuses; the peak then still
+// covers the process's whole life.
+bool restart_peak_resident();
+
 // The machine's physical memory in bytes (0 where the system does not say).
 int64_t physical_memory_bytes();
 
