@@ -79,6 +79,18 @@ bool tracks_values(const DimList& dims) {
   return n && *n >= 0 && *n <= kMaxTrackedElements;
 }
 
+std::optional<int64_t> tracked_count(const DimList& dims) {
+  int64_t n = 1;
+  for (const Dim& d : dims) {
+    const auto c = d ? d->constant_value() : std::nullopt;
+    if (!c || *c < 0) return std::nullopt;
+    if (*c > kMaxTrackedElements) return std::nullopt;
+    n *= *c;
+    if (n > kMaxTrackedElements) return std::nullopt;
+  }
+  return n;
+}
+
 std::optional<std::vector<sym::SymExpr>> elementwise_values(
     const std::vector<const TensorFact*>& in, const DimList& out_dims, const ValueFn& fn) {
   if (!tracks_values(out_dims)) return std::nullopt;
@@ -140,6 +152,9 @@ DimList execution_dims(InferContext& ctx, size_t out, int64_t rank) {
 const std::vector<sym::SymExpr>* input_values(const InferContext& ctx, size_t i) {
   if (!ctx.has_input(i)) return nullptr;
   const TensorFact& f = ctx.input(i);
+  // The inputs read as lists (shapes, pads, axes, repeats) are 1-D: a value of higher rank there
+  // is an invalid model, not a list.
+  if (f.dims && f.dims->size() > 1) return nullptr;
   return f.value ? &*f.value : nullptr;
 }
 

@@ -37,6 +37,12 @@ std::optional<std::vector<sym::SymExpr>> elementwise_values(
 // Whether a fact of this shape is small enough to carry values.
 bool tracks_values(const DimList& dims);
 
+// The element count of `dims` when every dim is constant and the count small enough to carry
+// values at any rank. Only the rearranging ops (Reshape, Squeeze, Unsqueeze, Transpose, Slice)
+// carry values above rank 1: torch's F.pad export reshapes its pads to [n, 2], reverses the
+// rows and transposes them back, and the padded shape is lost unless the values survive.
+std::optional<int64_t> tracked_count(const DimList& dims);
+
 // The symbolic number of elements of dims[from, to); nullopt when one is unknown.
 std::optional<sym::SymExpr> dims_product(const DimList& dims, size_t from, size_t to);
 

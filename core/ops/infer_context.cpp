@@ -65,7 +65,10 @@ const Graph* InferContext::attr_graph(std::string_view name) const {
 
 std::optional<std::vector<int64_t>> InferContext::input_ints(size_t i) const {
   if (!has_input(i)) return std::nullopt;
-  return input(i).int_values();
+  // Lists (axes, steps, splits) are 1-D; a value of higher rank there is not one.
+  const TensorFact& f = input(i);
+  if (f.dims && f.dims->size() > 1) return std::nullopt;
+  return f.int_values();
 }
 
 namespace {

@@ -11,6 +11,35 @@ namespace {
 
 using sym::SymExpr;
 
+// Reshape, Squeeze and Unsqueeze keep the elements' row-major order: the output carries the
+// input's values when its dims are constant and small enough, at any rank.
+void carry_values_in_order(const TensorFact& in, const DimList& out, TensorFact* f) {
+  if (in.value && tracked_count(out) == static_cast<int64_t>(in.value->size())) f->value = in.value;
+}
+
+// ONNX Slice's [first, first + count * step) along one dim of `n` for a constant start, end and
+// step (negative starts and ends count from the end, then clamp).
+struct SliceRun {
+  int64_t first = 0, count = 0, step = 1;
+};
+SliceRun slice_run(int64_t n, int64_t start, int64_t end, int64_t step) {
+  if (n <= 0) return {0, 0, step};
+  int64_t b = start < 0 ? start + n : start, e = end < 0 ? end + n : end;
+  SliceRun r;
+  r.step = step;
+  if (step > 0) {
+    b = std::clamp<int64_t>(b, 0, n);
+    e = std::clamp<int64_t>(e, 0, n);
+    r.count = e > b ? (e - b + step - 1) / step : 0;
+  } else {
+    b = std::clamp<int64_t>(b, 0, n - 1);
+    e = std::clamp<int64_t>(e, -1, n - 1);
+    r.count = b > e ? (b - e - step - 1) / -step : 0;
+  }
+  r.first = b;
+  return r;
+}
+
 Status shape_rule(InferContext& ctx) {
   const TensorFact& in = ctx.input(0);
   if (!in.dims) {
@@ -60,7 +89,7 @@ Status constant_rule(InferContext& ctx) {
     DimList dims;
     for (int64_t d : t->dims()) dims.push_back(SymExpr(d));
     TensorFact f = TensorFact::shaped(t->dtype(), dims);
-    if (t->dtype() != DataType::kString && tracks_values(dims)) {
+    if (t->dtype() != DataType::kString && tracked_count(dims)) {
       std::vector<SymExpr> values;
       for (int64_t i = 0; i < t->numel(); ++i) {
         const auto v = t->int_at(i);
@@ -174,7 +203,7 @@ Status reshape_rule(InferContext& ctx) {
   for (size_t i = 0; i < out.size(); ++i)
     if (!out[i]) out[i] = ctx.execution_dim(0, i, 0, sym::kDefaultMaxDim);
   TensorFact f = TensorFact::shaped(data.dtype, out);
-  if (data.value && tracks_values(out)) f.value = data.value;
+  carry_values_in_order(data, out, &f);
   ctx.set_output(0, std::move(f));
   return {};
 }
@@ -247,7 +276,7 @@ Status squeeze_rule(InferContext& ctx) {
   for (size_t i = 0; i < in.dims->size(); ++i)
     if (!drop[i]) out.push_back((*in.dims)[i]);
   TensorFact f = TensorFact::shaped(in.dtype, out);
-  if (in.value && tracks_values(out)) f.value = in.value;
+  carry_values_in_order(in, out, &f);
   ctx.set_output(0, std::move(f));
   return {};
 }
@@ -280,7 +309,7 @@ Status unsqueeze_rule(InferContext& ctx) {
   for (size_t i = 0; i < out.size(); ++i)
     if (!inserted[i]) out[i] = (*in.dims)[src++];
   TensorFact f = TensorFact::shaped(in.dtype, out);
-  if (in.value && tracks_values(out)) f.value = in.value;
+  carry_values_in_order(in, out, &f);
   ctx.set_output(0, std::move(f));
   return {};
 }
@@ -303,7 +332,30 @@ Status transpose_rule(InferContext& ctx) {
   DimList out;
   for (int64_t p : *norm) out.push_back((*in.dims)[static_cast<size_t>(p)]);
   TensorFact f = TensorFact::shaped(in.dtype, out);
-  if (in.value && rank <= 1) f.value = in.value;
+  if (in.value && tracked_count(*in.dims) == static_cast<int64_t>(in.value->size())) {
+    // Output element i, written as a multi-index over `out`, reads input element perm(index).
+    std::vector<int64_t> in_dims, strides(static_cast<size_t>(rank), 1);
+    for (const Dim& d : *in.dims) in_dims.push_back(*d->constant_value());
+    for (int64_t a = rank - 2; a >= 0; --a)
+      strides[static_cast<size_t>(a)] =
+          strides[static_cast<size_t>(a) + 1] * in_dims[static_cast<size_t>(a) + 1];
+    std::vector<SymExpr> v;
+    v.reserve(in.value->size());
+    std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+    for (size_t k = 0; k < in.value->size(); ++k) {
+      int64_t src = 0;
+      for (int64_t a = 0; a < rank; ++a)
+        src += index[static_cast<size_t>(a)] *
+               strides[static_cast<size_t>((*norm)[static_cast<size_t>(a)])];
+      v.push_back((*in.value)[static_cast<size_t>(src)]);
+      for (int64_t a = rank - 1; a >= 0; --a) {
+        const auto ua = static_cast<size_t>(a);
+        if (++index[ua] < in_dims[static_cast<size_t>((*norm)[ua])]) break;
+        index[ua] = 0;
+      }
+    }
+    f.value = std::move(v);
+  }
   ctx.set_output(0, std::move(f));
   return {};
 }
@@ -546,37 +598,55 @@ Status slice_rule(InferContext& ctx) {
   if (!norm) return invalid_model("Slice: axes out of range or repeated");
   std::vector<int64_t> st = steps.value_or(std::vector<int64_t>(ax.size(), 1));
   if (st.size() != ax.size()) return invalid_model("Slice: steps and axes differ in length");
-  // Values of a 1-D tensor slice exactly when everything is constant.
   std::optional<std::vector<SymExpr>> values;
   for (size_t i = 0; i < norm->size(); ++i) {
     const auto a = static_cast<size_t>((*norm)[i]);
     if (st[i] == 0) return invalid_model("Slice: a step is 0");
     const Dim& dim = (*in.dims)[a];
     out[a] = dim ? slice_len(ctx, *dim, (*starts)[i], (*ends)[i], st[i]) : Dim{};
-    if (!out[a])
-      out[a] = ctx.bounded_execution_dim(0, a, 0, dim);  // a slice is never longer
+    if (!out[a]) out[a] = ctx.bounded_execution_dim(0, a, 0, dim);  // a slice is never longer
   }
-  if (in.value && rank == 1 && norm->size() == 1) {
-    const auto n = static_cast<int64_t>(in.value->size());
-    auto s = (*starts)[0].constant_value(), e = (*ends)[0].constant_value();
-    if (s && e) {
-      const int64_t step = st[0];
-      int64_t b = *s < 0 ? *s + n : *s, en = *e < 0 ? *e + n : *e;
+  // The values of a small tensor of constant dims slice exactly when the starts and ends are
+  // constant, at any rank.
+  if (in.value && tracked_count(*in.dims) == static_cast<int64_t>(in.value->size())) {
+    std::vector<SliceRun> runs;
+    std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
+    for (int64_t a = 0; a < rank; ++a) {
+      const int64_t n = *(*in.dims)[static_cast<size_t>(a)]->constant_value();
+      runs.push_back({0, n, 1});
+    }
+    for (int64_t a = rank - 2; a >= 0; --a)
+      strides[static_cast<size_t>(a)] =
+          strides[static_cast<size_t>(a) + 1] * runs[static_cast<size_t>(a) + 1].count;
+    bool constant = true;
+    for (size_t i = 0; i < norm->size() && constant; ++i) {
+      const auto a = static_cast<size_t>((*norm)[i]);
+      const auto s0 = (*starts)[i].constant_value(), e0 = (*ends)[i].constant_value();
+      constant = s0 && e0;
+      if (constant) runs[a] = slice_run(runs[a].count, *s0, *e0, st[i]);
+    }
+    if (constant) {
+      int64_t total = 1;
+      for (const SliceRun& r : runs) total *= r.count;
       std::vector<SymExpr> v;
-      if (step > 0) {
-        b = std::clamp<int64_t>(b, 0, n);
-        en = std::clamp<int64_t>(en, 0, n);
-        for (int64_t k = b; k < en; k += step) v.push_back((*in.value)[static_cast<size_t>(k)]);
-      } else {
-        b = std::clamp<int64_t>(b, 0, n - 1);
-        en = std::clamp<int64_t>(en, -1, n - 1);
-        for (int64_t k = b; k > en; k += step) v.push_back((*in.value)[static_cast<size_t>(k)]);
+      v.reserve(static_cast<size_t>(total));
+      std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+      for (int64_t k = 0; k < total; ++k) {
+        int64_t src = 0;
+        for (size_t a = 0; a < runs.size(); ++a)
+          src += (runs[a].first + index[a] * runs[a].step) * strides[a];
+        v.push_back((*in.value)[static_cast<size_t>(src)]);
+        for (int64_t a = rank - 1; a >= 0; --a) {
+          const auto ua = static_cast<size_t>(a);
+          if (++index[ua] < runs[ua].count) break;
+          index[ua] = 0;
+        }
       }
       values = std::move(v);
     }
   }
   TensorFact f = TensorFact::shaped(in.dtype, out);
-  if (values && out[0] && out[0]->constant_value() == static_cast<int64_t>(values->size()))
+  if (values && tracked_count(out) == static_cast<int64_t>(values->size()))
     f.value = std::move(values);
   ctx.set_output(0, std::move(f));
   return {};

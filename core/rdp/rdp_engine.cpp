@@ -289,7 +289,7 @@ TensorFact RdpEngine::initializer_fact(const Tensor& t) const {
   DimList dims;
   for (int64_t d : t.dims()) dims.push_back(sym::SymExpr(d));
   TensorFact f = TensorFact::shaped(t.dtype(), dims);
-  if (t.rank() <= 1 && t.numel() <= kMaxTrackedElements && t.dtype() != DataType::kString) {
+  if (t.numel() <= kMaxTrackedElements && t.dtype() != DataType::kString) {
     std::vector<sym::SymExpr> values;
     for (int64_t i = 0; i < t.numel(); ++i) {
       auto v = t.int_at(i);

@@ -136,6 +136,76 @@ TEST(ShapeOps, SliceNegativeClampedAndStepped) {
   run_cases(cases, Requirements::kUnchecked);
 }
 
+// A small int64 tensor of constant dims with known values, at any rank.
+TensorFact valued(const std::string& dims, std::vector<std::string> values) {
+  TensorFact f = fact(DT::kInt64, dims);
+  std::vector<sym::SymExpr> v;
+  for (const auto& x : values) v.push_back(e(x));
+  f.value = std::move(v);
+  return f;
+}
+
+// torch's F.pad export carries the pads through a [n, 2] matrix: Reshape to rows, Slice with
+// step -1 over them, Transpose, Reshape back. Values of any rank survive the rearranging ops.
+TEST(ShapeOps, RearrangingOpsCarryValuesAboveRankOne) {
+  const std::string kMax = "9223372036854775807";
+  const std::vector<SetupCase> cases = {
+      {"reshape to rows",
+       "Reshape",
+       {ints({"0", "0", "0", "p", "0", "q"}), ints({"-1", "2"})},
+       none,
+       "[3, 2] = (0, 0, 0, p, 0, q)"},
+      {"reverse the rows",
+       "Slice",
+       {valued("3, 2", {"0", "0", "0", "p", "0", "q"}), ints({"-1"}), ints({"-" + kMax}),
+        ints({"0"}), ints({"-1"})},
+       none,
+       "[3, 2] = (0, q, 0, p, 0, 0)"},
+      {"slice both axes",
+       "Slice",
+       {valued("3, 3", {"1", "2", "3", "4", "5", "6", "7", "8", "9"}), ints({"1", "2"}),
+        ints({"3", "-" + kMax}), ints({"0", "1"}), ints({"1", "-2"})},
+       none,
+       "[2, 2] = (6, 4, 9, 7)"},
+      {"transpose",
+       "Transpose",
+       {valued("3, 2", {"0", "q", "0", "p", "0", "0"})},
+       [](FakeContext& c) {
+         c.attr_ints("perm", {1, 0});
+       },
+       "[2, 3] = (0, 0, 0, q, p, 0)"},
+      {"transpose 3-D",
+       "Transpose",
+       {valued("2, 1, 3", {"a", "b", "c", "d", "e", "f"})},
+       [](FakeContext& c) {
+         c.attr_ints("perm", {2, 0, 1});
+       },
+       "[3, 2, 1] = (a, d, b, e, c, f)"},
+      {"reshape back",
+       "Reshape",
+       {valued("2, 3", {"0", "0", "0", "q", "p", "0"}), ints({"-1"})},
+       none,
+       "[6] = (0, 0, 0, q, p, 0)"},
+      {"unsqueeze keeps order",
+       "Unsqueeze",
+       {ints({"a", "b"}), ints({"0"})},
+       none,
+       "[1, 2] = (a, b)"},
+      {"squeeze keeps order",
+       "Squeeze",
+       {valued("1, 2", {"a", "b"}), ints({"0"})},
+       none,
+       "[2] = (a, b)"},
+      // Inputs read as lists are 1-D: a [2, 2] value there is no list (the model is invalid).
+      {"a matrix is no shape",
+       "Reshape",
+       {ffact("4"), valued("2, 2", {"2", "2", "1", "1"})},
+       none,
+       "<unknown rank>"},
+  };
+  run_cases(cases, Requirements::kUnchecked);
+}
+
 TEST(ShapeOps, SqueezeAndUnsqueezeAcrossOpsets) {
   const std::vector<SetupCase> cases = {
       {"squeeze 11 attr",

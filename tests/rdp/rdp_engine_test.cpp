@@ -2,6 +2,8 @@
 // unknown ops and declared-shape checks.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "../onnx/proto_builder.h"
 #include "core/onnx/onnx_import.h"
 #include "core/rdp/binding.h"
@@ -122,8 +124,62 @@ TEST(RdpEngine, ShapeArithmeticCarriesThroughValues) {
   Analysed r = analyse(m);
   EXPECT_EQ(r.fact("target").to_string(), "[3] = (b, 2*s, 4)");
   EXPECT_EQ(r.fact("y").to_string(), "[b, 2*s, 4]");
-  const Node& reshape = r.model.graph->node(r.model.graph->value(r.model.graph->find("y")).producer);
+  const Node& reshape =
+      r.model.graph->node(r.model.graph->value(r.model.graph->find("y")).producer);
   EXPECT_TRUE(r.rdp.resolved(reshape));
+}
+
+TEST(RdpEngine, TorchPadExportResolvesThroughAMatrixOfPads) {
+  // torch 1.13's F.pad(x, (0, 0, 0, pw, 0, ph)) on a window of 7 (Swin's), exported as: the
+  // amounts from Shape/Gather/Mod/Sub, a Concat padded with ConstantOfShape zeros, Reshape to
+  // [-1, 2], rows reversed by a step -1 Slice, Transpose, Reshape back, Cast, Pad. Every dim of
+  // the padded [1, 56, 56, 8] must be a constant, with no execution symbol left.
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {int64_t{1}, int64_t{56}, int64_t{50}, int64_t{8}});
+  add_node(g, "Shape", {"x"}, {"shape"});
+  add_i64(g, "i1", {1}, true);
+  add_i64(g, "i2", {2}, true);
+  add_i64(g, "seven", {7}, true);
+  add_i64(g, "zero", {0});
+  add_i64(g, "ax", {0});
+  add_i64(g, "eight", {8}, true);
+  add_i64(g, "rows", {-1, 2});
+  add_i64(g, "flat", {-1});
+  add_i64(g, "starts", {-1});
+  add_i64(g, "ends", {std::numeric_limits<int64_t>::min() + 1});
+  add_i64(g, "steps", {-1});
+  for (const char* d : {"h", "w"}) {
+    const std::string s = d;
+    add_node(g, "Gather", {"shape", s == "h" ? "i1" : "i2"}, {s});
+    add_int_attr(add_node(g, "Mod", {s, "seven"}, {s + "_mod"}), "fmod", 0);
+    add_node(g, "Sub", {"seven", s + "_mod"}, {s + "_sub"});
+    add_int_attr(add_node(g, "Mod", {s + "_sub", "seven"}, {s + "_pad"}), "fmod", 0);
+    add_node(g, "Unsqueeze", {s + "_pad", "ax"}, {s + "_u"});
+  }
+  add_int_attr(add_node(g, "Concat", {"zero", "zero", "zero", "w_u", "zero", "h_u"}, {"torch"}),
+               "axis", 0);
+  add_node(g, "Shape", {"torch"}, {"torch_len"});
+  add_node(g, "Gather", {"torch_len", "zero"}, {"n"});
+  add_node(g, "Sub", {"eight", "n"}, {"missing"});
+  add_node(g, "ConstantOfShape", {"missing"}, {"zeros"});
+  add_int_attr(add_node(g, "Concat", {"torch", "zeros"}, {"all"}), "axis", 0);
+  add_node(g, "Reshape", {"all", "rows"}, {"pairs"});
+  add_node(g, "Slice", {"pairs", "starts", "ends", "ax", "steps"}, {"reversed"});
+  auto* t = add_node(g, "Transpose", {"reversed"}, {"by_side"});
+  auto* perm = t->add_attribute();
+  perm->set_name("perm");
+  perm->set_type(onnx::AttributeProto::INTS);
+  perm->add_ints(1);
+  perm->add_ints(0);
+  add_node(g, "Reshape", {"by_side", "flat"}, {"onnx_pads"});
+  add_node(g, "Pad", {"x", "onnx_pads"}, {"y"}, "pad");
+  add_output(g, "y");
+  Analysed r = analyse(m);
+  EXPECT_EQ(r.fact("pairs").to_string(), "[4, 2] = (0, 0, 0, 6, 0, 0, 0, 0)");
+  EXPECT_EQ(r.fact("onnx_pads").to_string(), "[8] = (0, 0, 0, 0, 0, 0, 6, 0)");
+  EXPECT_EQ(r.fact("y").to_string(), "[1, 56, 56, 8]");
+  for (const SymbolInfo& s : r.rdp.symbols()) EXPECT_NE(s.kind, SymbolKind::kExecution) << s.origin;
 }
 
 TEST(RdpEngine, NeededEqualityTrueOnlyForSomeBindingsIsAnAssumption) {
@@ -149,13 +205,15 @@ TEST(RdpEngine, NeededEqualityTrueOnlyForSomeBindingsIsAnAssumption) {
   RdpOptions o;
   o.ranges["h"] = {32, 1024, 1};
   Analysed r = analyse(m, o);
-  ASSERT_EQ(r.rdp.assumptions().size(), 1u) << r.fact("t1").to_string() << " " << r.fact("t2").to_string();
+  ASSERT_EQ(r.rdp.assumptions().size(), 1u)
+      << r.fact("t1").to_string() << " " << r.fact("t2").to_string();
   EXPECT_EQ(r.rdp.assumptions()[0].node, "needs_equal");
   EXPECT_TRUE(make_binding(r.rdp, {{"h", 64}}).ok());   // 2*2 == 4
   EXPECT_FALSE(make_binding(r.rdp, {{"h", 48}}).ok());  // 2*2 != 3
 }
 
-onnx::GraphProto branch(const std::string& name, const std::string& op, std::vector<int64_t> shape) {
+onnx::GraphProto branch(const std::string& name, const std::string& op,
+                        std::vector<int64_t> shape) {
   onnx::GraphProto b;
   b.set_name(name);
   auto* t = b.add_initializer();
