@@ -177,6 +177,16 @@ def m_vit_small():
     return net, img(2, 224, 224)
 
 
+def m_swin_small():
+    from torchvision.models.swin_transformer import SwinTransformer
+
+    net = SwinTransformer(
+        patch_size=[4, 4], embed_dim=48, depths=[2, 2, 2, 2], num_heads=[2, 4, 8, 16], window_size=[7, 7],
+        stochastic_depth_prob=0.0, num_classes=100,
+    )
+    return net, img(2, 224, 224)
+
+
 def m_lraspp_mobilenet_v3():
     import torchvision
 

@@ -200,8 +200,19 @@ Status reshape_rule(InferContext& ctx) {
       ctx.require_equal(ctx.simplify(*in_numel), ctx.simplify(*out_numel),
                         "Reshape must keep the element count");
   }
-  for (size_t i = 0; i < out.size(); ++i)
-    if (!out[i]) out[i] = ctx.execution_dim(0, i, 0, sym::kDefaultMaxDim);
+  // A dim only running can tell is the request itself, the input's dim it copies (0), or the
+  // inferred one (-1, at most the element count): at most the largest of the three, so the
+  // plan can size it where the prover could not decide which it is (Swin's window counts,
+  // floordiv(h + mod(7 - mod(h, 7), 7), 7), are never 0 but not provably so).
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i]) continue;
+    std::optional<SymExpr> bound;
+    if (in_numel && (allowzero || (in_dims && i < in_dims->size() && (*in_dims)[i]))) {
+      bound = sym::max((*request)[i], *in_numel);
+      if (!allowzero) bound = sym::max(*bound, *(*in_dims)[i]);
+    }
+    out[i] = ctx.bounded_execution_dim(0, i, 0, bound);
+  }
   TensorFact f = TensorFact::shaped(data.dtype, out);
   carry_values_in_order(data, out, &f);
   ctx.set_output(0, std::move(f));

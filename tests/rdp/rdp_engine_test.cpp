@@ -182,6 +182,27 @@ TEST(RdpEngine, TorchPadExportResolvesThroughAMatrixOfPads) {
   for (const SymbolInfo& s : r.rdp.symbols()) EXPECT_NE(s.kind, SymbolKind::kExecution) << s.origin;
 }
 
+TEST(RdpEngine, ReshapeToARequestNotProvablyPositiveIsBoundedByItsInput) {
+  // Reshape(x, [mod(n, 7)]): a request of 0 copies n, so the dim is an execution symbol, but
+  // never more than max(request, n, numel) = n <= 100, not the default bound of any dim.
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {std::string("n")});
+  add_node(g, "Shape", {"x"}, {"shape"});
+  add_i64(g, "seven", {7});
+  add_int_attr(add_node(g, "Mod", {"shape", "seven"}, {"request"}), "fmod", 0);
+  add_node(g, "Reshape", {"x", "request"}, {"y"}, "reshape");
+  add_output(g, "y");
+  RdpOptions options;
+  options.ranges["n"] = sym::SymbolRange{1, 100, 1};
+  Analysed r = analyse(m, options);
+  const TensorFact& y = r.fact("y");
+  ASSERT_TRUE(y.dims && y.dims->size() == 1 && (*y.dims)[0]);
+  const sym::SymExpr d = *(*y.dims)[0];
+  ASSERT_TRUE(r.rdp.involves_execution(d)) << d.to_string();
+  EXPECT_LE(sym::bounds(d, r.rdp.ranges()).hi, 100) << d.to_string();
+}
+
 TEST(RdpEngine, NeededEqualityTrueOnlyForSomeBindingsIsAnAssumption) {
   // 2*ceildiv(h,32) vs ceildiv(h,16): equal for some h only (DESIGN §4's example).
   auto m = make_model();
