@@ -13,10 +13,12 @@
 //    columns that fits in L2 and multiplies it right away.
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/conv_blocked.h"
 #include "runtime/kernels/linalg/conv_internal.h"
+#include "runtime/kernels/linalg/conv_live_taps.h"
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
@@ -81,7 +83,11 @@ void im2col_tile(const float* x, int64_t cg, const Window3& g, int64_t p0, int64
 class ConvKernel : public Kernel {
  public:
   ConvKernel(WindowAttrs w, int64_t group, const Epilogue& epi, bool constant_weights)
-      : attrs_(std::move(w)), group_(group), epi_(epi), blocked_(constant_weights) {}
+      : attrs_(std::move(w)),
+        group_(group),
+        epi_(epi),
+        blocked_(constant_weights),
+        constant_weights_(constant_weights) {}
 
   Status prepare(std::span<const Tensor* const> constants) override {
     if (constants.size() > 1 && constants[1] && constants[1]->dtype == DType::kFloat)
@@ -99,17 +105,48 @@ class ConvKernel : public Kernel {
     if (y->numel() == 0) return Status::ok_status();
     SOD2_ASSIGN_OR_RETURN(EpilogueRun e, resolve_epilogue(epi_, ctx, "Conv", y->shape, s.m,
                                                           b ? b->as<float>() : nullptr));
-    SOD2_ASSIGN_OR_RETURN(bool done,
-                          blocked_.run(ctx, s, x->as<float>(), w->as<float>(), y->as<float>(), e));
+    const float* wd = w->as<float>();
+    // Taps that read only padding for every output are dropped (conv_live_taps.h).
+    if (const LiveTaps live = live_taps(s.win); live.trims) {
+      SOD2_ASSIGN_OR_RETURN(wd, live_weights(ctx, s, live, wd));
+      s.win = trimmed_window(s.win, live);
+    }
+    SOD2_ASSIGN_OR_RETURN(bool done, blocked_.run(ctx, s, x->as<float>(), wd, y->as<float>(), e));
     if (done) return Status::ok_status();
-    return conv_forward(ctx, s, x->as<float>(), w->as<float>(), y->as<float>(), e);
+    return conv_forward(ctx, s, x->as<float>(), wd, y->as<float>(), e);
   }
 
  private:
+  // The live taps of W: kept from run to run when W is a constant, else in the run's scratch.
+  Expected<const float*> live_weights(KernelContext& ctx, const ConvShape& s, const LiveTaps& live,
+                                      const float* w) {
+    const int64_t rows = s.m * (s.c / s.group);
+    const int64_t floats = rows * live.count[0] * live.count[1] * live.count[2];
+    if (!constant_weights_) {
+      SOD2_ASSIGN_OR_RETURN(float* out, scratch_floats(ctx, floats));
+      copy_live_taps(w, rows, s.win, live, out);
+      return out;
+    }
+    const bool same = live_from_ == w && static_cast<int64_t>(live_weights_.size()) == floats &&
+                      std::equal(live.first, live.first + 3, live_taps_.first) &&
+                      std::equal(live.count, live.count + 3, live_taps_.count);
+    if (!same) {
+      live_weights_.resize(static_cast<size_t>(floats));
+      copy_live_taps(w, rows, s.win, live, live_weights_.data());
+      live_from_ = w;
+      live_taps_ = live;
+    }
+    return live_weights_.data();
+  }
+
   WindowAttrs attrs_;
   int64_t group_;
   Epilogue epi_;
   BlockedConv blocked_;
+  bool constant_weights_;
+  std::vector<float> live_weights_;
+  const float* live_from_ = nullptr;
+  LiveTaps live_taps_;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "runtime/kernels/linalg/conv_live_taps.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
 #include "runtime/kernels/linalg/simd.h"
 #include "tests/runtime/kernels/linalg/conv_reference.h"
@@ -190,6 +191,68 @@ TEST(Conv, OneAndThreeD) {
   check_conv({1, 6, 17}, {6, 1, 3}, true, {6, {1}, {}, {1}, {1}}, 2);  // 1-D depthwise
   check_conv({1, 2, 5, 6, 4}, {3, 2, 3, 3, 2}, true, {1, {1, 2, 1}, {}, {1, 1, 0}, {1, 0, 1}}, 3);
   check_conv({1, 4, 4, 5, 5}, {4, 1, 3, 3, 3}, false, {4, {}, {}, {1, 1, 1}, {1, 1, 1}}, 4);
+}
+
+// Taps that read only padding for every output are dropped (conv_live_taps.h): DeepLab's atrous
+// rates wider than the map leave the centre tap alone.
+TEST(Conv, TapsReadingOnlyPaddingAreDropped) {
+  Window3 g;
+  g.spatial = 2;
+  g.in[1] = g.in[2] = 14;
+  g.out[1] = g.out[2] = 14;
+  g.k[1] = g.k[2] = 3;
+  g.dil[1] = g.dil[2] = 36;
+  g.pad_begin[1] = g.pad_begin[2] = g.pad_end[1] = g.pad_end[2] = 36;
+  const LiveTaps live = live_taps(g);
+  EXPECT_TRUE(live.trims);
+  EXPECT_EQ(live.first[1], 1);
+  EXPECT_EQ(live.count[1], 1);
+  const Window3 t = trimmed_window(g, live);
+  EXPECT_EQ(t.k[1] * t.k[2], 1);
+  EXPECT_EQ(t.pad_begin[1] + t.pad_end[1] + t.pad_begin[2] + t.pad_end[2], 0);
+  // Rate 12 on the same map reaches the image with every tap.
+  g.dil[1] = g.dil[2] = g.pad_begin[1] = g.pad_begin[2] = g.pad_end[1] = g.pad_end[2] = 12;
+  EXPECT_FALSE(live_taps(g).trims);
+}
+
+TEST(Conv, DroppedTapsKeepTheDefinitionsResult) {
+  const std::vector<std::pair<std::pair<Shape, Shape>, ConvP>> cases = {
+      // Only the centre tap lives (any path: GEMM, blocked, depthwise).
+      {{{1, 4, 5, 5}, {6, 4, 3, 3}}, {1, {}, {6, 6}, {6, 6}, {6, 6}}},
+      {{{2, 16, 6, 7}, {32, 16, 3, 3}}, {1, {}, {8, 8}, {8, 8}, {8, 8}}},
+      {{{1, 8, 6, 6}, {8, 1, 3, 3}}, {8, {}, {9, 9}, {9, 9}, {9, 9}}},
+      // The first tap dead above only, on one axis; strided; 1-D.
+      {{{1, 3, 5, 9}, {4, 3, 3, 3}}, {1, {}, {3, 1}, {7, 1}, {1, 1}}},
+      {{{1, 3, 9, 9}, {4, 3, 3, 3}}, {1, {2, 2}, {5, 5}, {10, 1}, {1, 10}}},
+      {{{2, 4, 6}, {5, 4, 5}}, {1, {}, {4}, {9}, {9}}},
+  };
+  uint32_t seed = 700;
+  for (const auto& [shapes, p] : cases) {
+    const auto& [xs, ws] = shapes;
+    SCOPED_TRACE("X " + xs.to_string() + " W " + ws.to_string());
+    const HostTensor x = rand_tensor(xs, ++seed), w = rand_tensor(ws, ++seed),
+                     b = rand_tensor({ws[0]}, ++seed);
+    Shape out;
+    const auto want = ref_conv(x, w, &b, p, &out);
+    // W as an input that may change (trimmed into scratch each run) and as a constant (kept).
+    for (bool constant : {false, true}) {
+      SCOPED_TRACE(constant ? "constant W" : "W an input");
+      const std::vector<const HostTensor*> in = {&x, &w, &b};
+      NodeInfo node = testing::node_info("Conv", 11, in, 1, conv_attrs(p));
+      node.input_constant = {false, constant, false};
+      auto made = make_conv_kernel(node, Epilogue{});
+      ASSERT_TRUE(made.ok());
+      std::vector<Tensor> views = {x.view(), w.view(), b.view()};
+      std::vector<const Tensor*> ptrs = {&views[0], &views[1], &views[2]};
+      for (int threads : {1, 2}) {
+        testing::HeapAllocator alloc(1);
+        ThreadPool pool(threads);
+        KernelContext ctx(ptrs, &alloc, &pool);
+        ASSERT_TRUE(made.value()->run(ctx).ok());
+        expect_close(alloc.outputs[0], out, want);
+      }
+    }
+  }
 }
 
 TEST(Conv, AutoPad) {
