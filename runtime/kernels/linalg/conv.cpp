@@ -1,9 +1,9 @@
 // Conv (1-D to 3-D, groups, dilations, pads, auto_pad, bias) on NCHW float32.
 //
 // Five paths, all ending in the same per-tile epilogue (bias + activation + residual):
-//  - dense 1-D/2-D convs larger than 1x1 whose channel counts fill whole blocks (or whose input
-//    has fewer channels than a block), where oneDNN is the GEMM library: its JIT kernels in a
-//    channel-blocked layout (conv_blocked.cpp);
+//  - 1-D/2-D convs larger than 1x1 whose channel counts (per group, for grouped ones) fill whole
+//    blocks (or whose input has fewer channels than a block), where oneDNN is the GEMM library:
+//    its JIT kernels in a channel-blocked layout (conv_blocked.cpp);
 //  - depthwise (one input channel per group, 1-D/2-D): direct vectorised loops
 //    (conv_depthwise.cpp); im2col would copy every input value k*k times for k*k multiply-adds;
 //  - dense kernels larger than 1x1 up to 128 channels x 3x3 per group (1-D/2-D): direct

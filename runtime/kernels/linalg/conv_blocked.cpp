@@ -50,6 +50,7 @@ dnnl_stream_t thread_stream() {
 struct Geometry {
   int64_t c = 0, m = 0, ih = 0, iw = 0, oh = 0, ow = 0, kh = 0, kw = 0, sh = 0, sw = 0, dh = 0,
           dw = 0, pt = 0, pl = 0, pb = 0, pr = 0;
+  int64_t groups = 1;  // c and m count all groups' channels
   bool operator==(const Geometry&) const = default;
 };
 
@@ -88,7 +89,9 @@ std::unique_ptr<Primitive> create_primitive(const PrimitiveKey& key) {
   p->key = key;
   const Geometry& g = key.g;
   const dnnl_dims_t src_dims = {1, g.c, g.ih, g.iw};
+  // Grouped weights are 5-D: [groups, m / groups, c / groups, kh, kw].
   const dnnl_dims_t w_dims = {g.m, g.c, g.kh, g.kw};
+  const dnnl_dims_t gw_dims = {g.groups, g.m / g.groups, g.c / g.groups, g.kh, g.kw};
   const dnnl_dims_t dst_dims = {1, g.m, g.oh, g.ow};
   const dnnl_dims_t strides = {g.sh, g.sw}, dilates = {g.dh - 1, g.dw - 1};
   const dnnl_dims_t pad_l = {g.pt, g.pl}, pad_r = {g.pb, g.pr};
@@ -96,7 +99,9 @@ std::unique_ptr<Primitive> create_primitive(const PrimitiveKey& key) {
   if (dnnl_memory_desc_init_by_tag(&p->src, 4, src_dims, dnnl_f32,
                                    key.plain_src ? dnnl_nchw : blocked_tag(key.block)) !=
           dnnl_success ||
-      dnnl_memory_desc_init_by_tag(&w_any, 4, w_dims, dnnl_f32, dnnl_format_tag_any) !=
+      (g.groups == 1
+           ? dnnl_memory_desc_init_by_tag(&w_any, 4, w_dims, dnnl_f32, dnnl_format_tag_any)
+           : dnnl_memory_desc_init_by_tag(&w_any, 5, gw_dims, dnnl_f32, dnnl_format_tag_any)) !=
           dnnl_success ||
       dnnl_memory_desc_init_by_tag(&p->dst, 4, dst_dims, dnnl_f32, blocked_tag(key.block)) !=
           dnnl_success)
@@ -181,7 +186,8 @@ struct PackedWeights {
 
 std::optional<Geometry> geometry_of(const ConvShape& s) {
   const Window3& w = s.win;
-  if (s.group != 1 || w.spatial > 2 || w.in[0] != 1 || w.k[0] != 1 || w.out[0] != 1)
+  // Depthwise convs (one input channel per group) have paths of their own.
+  if (s.c == s.group || w.spatial > 2 || w.in[0] != 1 || w.k[0] != 1 || w.out[0] != 1)
     return std::nullopt;
   // A pointwise conv is a GEMM on the input as it is (conv.cpp): faster than blocking it and
   // back, as measured on ResNet's and MobileNet's 1x1 shapes.
@@ -189,6 +195,7 @@ std::optional<Geometry> geometry_of(const ConvShape& s) {
   Geometry g;
   g.c = s.c;
   g.m = s.m;
+  g.groups = s.group;
   g.ih = w.in[1];
   g.iw = w.in[2];
   g.oh = w.out[1];
@@ -207,8 +214,13 @@ std::optional<Geometry> geometry_of(const ConvShape& s) {
 }
 
 // Whether channel blocks of `block` fit the conv: they divide the output channels and either
-// divide the input channels or hold them all (then *plain_src: the input is read as NCHW).
+// divide the input channels or hold them all (then *plain_src: the input is read as NCHW). A
+// grouped conv's blocks divide each group's input and output channels.
 bool block_fits(const Geometry& g, int block, bool* plain_src) {
+  if (g.groups > 1) {
+    *plain_src = false;
+    return (g.c / g.groups) % block == 0 && (g.m / g.groups) % block == 0;
+  }
   *plain_src = g.c % block != 0;
   return g.m % block == 0 && (!*plain_src || g.c <= block);
 }
@@ -238,7 +250,9 @@ bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
   parts->clear();
   const bool per_image = s.n % threads != 0;
   const int64_t blocks = g.m / block;
-  const bool by_channels = per_image && blocks >= 2 * threads && g.m * g.kh * g.kw > g.ih * g.iw;
+  // (A grouped conv's weights are small: its images split by bands.)
+  const bool by_channels =
+      per_image && g.groups == 1 && blocks >= 2 * threads && g.m * g.kh * g.kw > g.ih * g.iw;
   const int64_t channel_parts = by_channels ? threads : 1;
   const int64_t band_rows =
       std::max<int64_t>(1, kPartOutputFloats / std::max<int64_t>(1, g.m * g.ow));
@@ -356,12 +370,16 @@ struct BlockedConv::State {
 
   Status pack(PackedWeights& pw, const Geometry& g) {
     ++reorders;
+    const int64_t cg = g.c / g.groups;
     const dnnl_dims_t dims = {pw.channels, g.c, g.kh, g.kw};
+    const dnnl_dims_t grouped = {g.groups, pw.channels / g.groups, cg, g.kh, g.kw};
     dnnl_memory_desc_t plain;
-    if (dnnl_memory_desc_init_by_tag(&plain, 4, dims, dnnl_f32, dnnl_oihw) != dnnl_success)
+    if ((g.groups == 1 ? dnnl_memory_desc_init_by_tag(&plain, 4, dims, dnnl_f32, dnnl_oihw)
+                       : dnnl_memory_desc_init_by_tag(&plain, 5, grouped, dnnl_f32, dnnl_goihw)) !=
+        dnnl_success)
       return internal_error("Conv: oneDNN refused the weights' shape");
     gemm_library_single_thread_here();
-    return run_reorder(plain, pw.source + pw.first_channel * g.c * g.kh * g.kw, pw.layout,
+    return run_reorder(plain, pw.source + pw.first_channel * cg * g.kh * g.kw, pw.layout,
                        pw.data.get(), &pw.reorder);
   }
 };
@@ -380,7 +398,7 @@ int64_t BlockedConv::weight_reorders() const {
 
 void BlockedConv::prepare(const Tensor& w, const WindowAttrs& attrs, int64_t group) {
   const int rank = w.shape.rank();
-  if (group != 1 || (rank != 3 && rank != 4) || !available()) return;
+  if (group < 1 || (rank != 3 && rank != 4) || !available()) return;
   auto attr = [](const std::vector<int64_t>& v, int i) {
     return static_cast<size_t>(i) < v.size() ? v[static_cast<size_t>(i)] : int64_t{1};
   };
@@ -388,7 +406,9 @@ void BlockedConv::prepare(const Tensor& w, const WindowAttrs& attrs, int64_t gro
   // kernel, not on the image's size, and run() reorders again if a primitive wants another.
   Geometry g;
   g.m = w.shape[0];
-  g.c = w.shape[1];
+  g.c = w.shape[1] * group;
+  g.groups = group;
+  if (g.c == group || g.m % group != 0) return;  // depthwise, or weights run() will refuse
   g.kh = rank == 4 ? w.shape[2] : 1;
   g.kw = w.shape[rank - 1];
   const int spatial = rank - 2;

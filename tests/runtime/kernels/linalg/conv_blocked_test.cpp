@@ -61,6 +61,11 @@ std::vector<Case> served_cases() {
       {{1, 3, 23, 20}, {32, 3, 7, 7}, {1, {2, 2}, {}, {3, 3}, {3, 3}}},
       {{2, 3, 23, 20}, {32, 3, 7, 7}, {1, {2, 2}, {}, {3, 3}, {3, 3}}},
       {{1, 12, 8, 8}, {16, 12, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
+      // Groups whose channels fill whole blocks (RegNet's, ResNeXt's): 16 and 8 wide, by images
+      // and by bands, strided.
+      {{1, 32, 8, 8}, {32, 16, 3, 3}, {2, {}, {}, {1, 1}, {1, 1}}},
+      {{3, 64, 9, 7}, {64, 16, 3, 3}, {4, {2, 2}, {}, {1, 1}, {1, 1}}},
+      {{1, 48, 30, 9}, {48, 8, 3, 3}, {6, {}, {}, {1, 1}, {1, 1}}},
   };
 }
 
@@ -111,12 +116,13 @@ TEST(BlockedConv, LeavesWhatItDoesNotServeToTheOtherPaths) {
   if (!BlockedConv::available()) GTEST_SKIP() << "this build's GEMM library is not oneDNN";
   const std::vector<Case> others = {
       // Channels that fill no whole block (more input channels than a block), 1x1 kernels (a GEMM
-      // on the input as it is), groups,
-      // 3-D, and an image wholly in the padding of the one band it makes.
+      // on the input as it is), groups narrower than a block, depthwise (paths of its own), 3-D,
+      // and an image wholly in the padding of the one band it makes.
       {{1, 20, 8, 8}, {16, 20, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
       {{1, 16, 8, 8}, {20, 16, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
       {{1, 16, 8, 8}, {32, 16, 1, 1}, {}},
-      {{1, 32, 8, 8}, {32, 16, 3, 3}, {2, {}, {}, {1, 1}, {1, 1}}},
+      {{1, 32, 8, 8}, {32, 4, 3, 3}, {8, {}, {}, {1, 1}, {1, 1}}},
+      {{1, 32, 8, 8}, {32, 1, 3, 3}, {32, {}, {}, {1, 1}, {1, 1}}},
       {{1, 16, 4, 4, 4}, {16, 16, 3, 3, 3}, {1, {}, {}, {1, 1, 1}, {1, 1, 1}}},
       {{2, 16, 1, 3}, {16, 16, 2, 1}, {1, {4, 1}, {}, {2, 0}, {0, 0}}},
   };
@@ -205,11 +211,12 @@ TEST(BlockedConv, ConstantWeightsAreReorderedOnceAtLoadForEveryShapeAndSplit) {
     std::vector<Shape> inputs;
   };
   // Bands of rows, whole images, ranges of output channels (sliced from the one reordering),
-  // 1-D, strided and an RGB stem read as NCHW.
+  // 1-D, strided, an RGB stem read as NCHW, and groups.
   const std::vector<Load> loads = {
       {{64, 32, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}, {{1, 32, 5, 5}, {1, 32, 30, 9}, {2, 32, 7, 7}}},
       {{32, 16, 5}, {1, {2}, {}, {2}, {2}}, {{1, 16, 50}, {3, 16, 9}}},
       {{32, 3, 7, 7}, {1, {2, 2}, {}, {3, 3}, {3, 3}}, {{1, 3, 40, 30}, {2, 3, 17, 17}}},
+      {{64, 16, 3, 3}, {4, {}, {}, {1, 1}, {1, 1}}, {{1, 64, 9, 9}, {2, 64, 5, 12}}},
   };
   for (const Load& l : loads) {
     SCOPED_TRACE("W " + l.ws.to_string());
@@ -217,7 +224,7 @@ TEST(BlockedConv, ConstantWeightsAreReorderedOnceAtLoadForEveryShapeAndSplit) {
     BlockedConv conv(true);
     auto attrs = read_window_attrs(conv_attrs(l.p), "Conv");
     ASSERT_TRUE(attrs.ok());
-    conv.prepare(w.view(), attrs.value(), 1);
+    conv.prepare(w.view(), attrs.value(), l.p.group);
     EXPECT_EQ(conv.weight_reorders(), 1);
     for (const Shape& xs : l.inputs) {
       for (int threads : {1, 2, 3}) {
