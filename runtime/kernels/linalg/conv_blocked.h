@@ -28,9 +28,8 @@ class BlockedConv {
   BlockedConv& operator=(const BlockedConv&) = delete;
 
   // Runs the convolution when this path serves the shape (not depthwise, 1-D or 2-D, channel
-  // counts per group that fill whole blocks, a JIT kernel for this CPU) and returns true; returns
-  // false, having
-  // written nothing, when another path must run it.
+  // counts per group that fill whole blocks, a JIT kernel for this CPU) and returns true;
+  // returns false, having written nothing, when another path must run it.
   Expected<bool> run(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
                      float* Y, const EpilogueRun& e);
 
