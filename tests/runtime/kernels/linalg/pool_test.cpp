@@ -77,8 +77,8 @@ TEST(Pool, MaxPool) {
 }
 
 // The vectorised row path (2-D, horizontal stride 1 or 2) at every SIMD level: rows wide enough
-// for several vector blocks plus a tail, rows for narrower vectors only, narrow rows, pads on each side, ceil_mode,
-// count_include_pad, vertical stride and dilation, against the reference.
+// for several vector blocks plus a tail, rows for narrower vectors only, narrow rows, pads on each
+// side, ceil_mode, count_include_pad, vertical stride and dilation, against the reference.
 TEST(Pool, VectorRowPath) {
   const HostTensor wide = rand_tensor({2, 3, 13, 75}, 7), narrow = rand_tensor({1, 2, 9, 6}, 8);
   // Rows too narrow for the widest vector take a narrower one (13 outputs of a 27-wide row at
@@ -127,6 +127,33 @@ TEST(Pool, VectorRowPath) {
   std::vector<double> want(20, 1.0);
   want[0] = 1.0;  // count_include_pad 0: the padded tap is not counted
   expect_close(got[0], Shape{1, 1, 20}, want);
+}
+
+// A MaxPool whose rows have border outputs runs on a copy of each plane with -inf around it,
+// unless the plane is too large to copy (more than 64K floats): googlenet's 3x3 stride-1 pad-1
+// ceil-mode pools and its stride-2 ceil-mode ones, a 300x300 plane, at every SIMD level.
+TEST(Pool, MaxPoolBordersThroughAPaddedCopyAndWithout) {
+  const HostTensor small = rand_tensor({2, 5, 14, 14}, 20), odd = rand_tensor({1, 3, 111, 111}, 21),
+                   big = rand_tensor({1, 1, 300, 300}, 22);
+  const std::vector<std::pair<const HostTensor*, PoolP>> cases = {
+      {&small, PoolP{{3, 3}, {1, 1}, {}, {1, 1}, {1, 1}, true}},
+      {&odd, PoolP{{3, 3}, {2, 2}, {}, {0, 0}, {0, 0}, true}},
+      {&big, PoolP{{3, 3}, {1, 1}, {}, {1, 1}, {1, 1}, true}},
+      {&big, PoolP{{3, 3}, {2, 2}, {}, {0, 1}, {1, 0}}},
+  };
+  for (int level : {2, 1, 0}) {
+    simd::force_simd_level(level);
+    for (const auto& [x, p] : cases) {
+      SCOPED_TRACE("level " + std::to_string(level) + " X " + x->shape().to_string() + " s " +
+                   std::to_string(p.s[1]));
+      Shape out;
+      const auto want = ref_pool(*x, p, true, &out);
+      auto got = run_both("MaxPool", 12, {x}, 1, pool_attrs(p));
+      ASSERT_EQ(got.size(), 1u);
+      expect_close(got[0], out, want, 0);
+    }
+  }
+  simd::force_simd_level(-1);
 }
 
 TEST(Pool, MaxPoolIndices) {
