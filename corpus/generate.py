@@ -187,6 +187,22 @@ def m_swin_small():
     return net, img(2, 224, 224)
 
 
+def m_googlenet():
+    import torchvision
+
+    net = torchvision.models.googlenet(weights=None, num_classes=100, aux_logits=False, init_weights=True)
+    return net, img(2, 224, 224)
+
+
+def m_deeplabv3_mobilenet_v3():
+    import torchvision
+
+    net = torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(
+        weights=None, weights_backbone=None, num_classes=21, aux_loss=False
+    )
+    return FirstOutput(net, "out"), img(2, 256, 256)
+
+
 def m_lraspp_mobilenet_v3():
     import torchvision
 
