@@ -356,6 +356,30 @@ TEST(ConvInteger, GroupsStridesDilationsPerChannelZeroPoints) {
   for (size_t i = 0; i < wantd.size(); ++i) EXPECT_EQ(yd[0].data<int32_t>()[i], wantd[i]) << i;
 }
 
+// A strided 1x1 conv without padding (ResNet's downsample) runs as a stride-1 one on the input
+// it reads, copied compactly: the same sums, for uint8 and int8 inputs, strides 2 and 3, odd
+// sizes, one or two images.
+TEST(ConvInteger, StridedPointwiseMatchesTheReference) {
+  for (const ConvCase& p :
+       {ConvCase{1, 32, 9, 7, 48, 1, 1, 1, 2, 0, 1}, ConvCase{2, 16, 11, 10, 32, 1, 1, 1, 3, 0, 1},
+        ConvCase{1, 64, 28, 28, 128, 1, 1, 1, 2, 0, 1}}) {
+    SCOPED_TRACE("c " + std::to_string(p.c) + " stride " + std::to_string(p.stride));
+    const HostTensor w = random_q<int8_t>(DType::kInt8, {p.m, p.c, 1, 1}, 41);
+    int64_t oh = 0, ow = 0;
+    const HostTensor xu = random_q<uint8_t>(DType::kUint8, {p.n, p.c, p.h, p.w}, 42);
+    const HostTensor zu = u8({}, {120});
+    const auto yu = ok("ConvInteger", 10, {&xu, &w, &zu}, 1, conv_attrs(p), 2);
+    const auto want_u = ref_conv(p, xu.data<uint8_t>(), w.data<int8_t>(), 120, {0}, &oh, &ow);
+    ASSERT_EQ(yu[0].shape(), (Shape{p.n, p.m, oh, ow}));
+    for (size_t i = 0; i < want_u.size(); ++i) ASSERT_EQ(yu[0].data<int32_t>()[i], want_u[i]) << i;
+    const HostTensor xi = random_q<int8_t>(DType::kInt8, {p.n, p.c, p.h, p.w}, 43);
+    const HostTensor zi = i8({}, {-5});
+    const auto yi = ok("ConvInteger", 10, {&xi, &w, &zi}, 1, conv_attrs(p), 2);
+    const auto want_i = ref_conv(p, xi.data<int8_t>(), w.data<int8_t>(), -5, {0}, &oh, &ow);
+    for (size_t i = 0; i < want_i.size(); ++i) ASSERT_EQ(yi[0].data<int32_t>()[i], want_i[i]) << i;
+  }
+}
+
 TEST(QLinearConv, RequantizesWithBiasAndPerChannelScales) {
   const ConvCase p{1, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1};
   const HostTensor x = random_q<int8_t>(DType::kInt8, {p.n, p.c, p.h, p.w}, 31);
