@@ -220,6 +220,14 @@ namespace {
 bool lanes_serve(const ConvShape& s, int vl) {
   const Window3& g = s.win;
   if (s.m != s.c || s.group != s.c || g.spatial > 2 || g.out_size() == 0) return false;
+  // Each extent, a row's padded width and a band's reach within the slot's limit first, so the
+  // layout's products cannot overflow.
+  for (int a = 1; a < 3; ++a)
+    for (const int64_t v : {g.in[a], g.out[a], g.k[a], g.stride[a], g.dil[a], g.pad_begin[a]})
+      if (v > kMaxSlotFloats) return false;
+  const int64_t width = std::max((g.out[2] - 1) * g.stride[2] + (g.k[2] - 1) * g.dil[2] + 1,
+                                 g.pad_begin[2] + g.in[2]);
+  if (width > kMaxSlotFloats || (g.k[1] - 1) * g.dil[1] + 1 > kMaxSlotFloats) return false;
   return lane_job(s, vl).slot_floats <= kMaxSlotFloats;
 }
 
