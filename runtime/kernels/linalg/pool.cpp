@@ -350,7 +350,7 @@ struct PoolJob {
   // output runs on vectors (googlenet's 3x3 stride-1 pools on 14x14 spent 3/4 of their time on
   // the two border outputs of each row, one tap at a time).
   ScratchSlots* slots = nullptr;
-  Window3 padded;
+  Window3 padded{};
 };
 
 // The planes' copy with -inf around (see PoolJob::slots): padded.in rows of padded.in[2] floats.
