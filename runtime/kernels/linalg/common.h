@@ -51,6 +51,16 @@ class ScratchSlots {
   void release(int i) { busy_[i].store(false, std::memory_order_release); }
   float* data(int i) const { return base_ + slot_floats_ * i; }
 
+  // pool.parallel_for over [0, items), each chunk running f(i0, i1, slot) with a slot held.
+  template <typename F>
+  void parallel_for(ThreadPool& pool, int64_t items, int64_t grain, const F& f) {
+    pool.parallel_for(items, grain, [&](int64_t i0, int64_t i1) {
+      const int slot = acquire();
+      f(i0, i1, data(slot));
+      release(slot);
+    });
+  }
+
  private:
   float* base_;
   int64_t slot_floats_;

@@ -306,11 +306,8 @@ Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X,
   if (level == simd::Level::kAvx512) run = &run_items_avx512;
   if (level == simd::Level::kAvx2) run = &run_items_avx2;
 #endif
-  pool.parallel_for(items, grain, [&](int64_t i0, int64_t i1) {
-    const int slot = slot_set.acquire();
-    run(j, i0, i1, slot_set.data(slot));
-    slot_set.release(slot);
-  });
+  slot_set.parallel_for(pool, items, grain,
+                        [&](int64_t i0, int64_t i1, float* slot) { run(j, i0, i1, slot); });
   return Status::ok_status();
 }
 

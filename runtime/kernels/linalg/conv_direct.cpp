@@ -352,11 +352,8 @@ Status direct_conv_forward(KernelContext& ctx, const ConvShape& s, const float* 
   const double band_macs = static_cast<double>(j.mg) * j.band_rows * j.ow * j.cg * kvol;
   const int64_t grain =
       std::max<int64_t>(1, static_cast<int64_t>(2.0e5 / std::max(band_macs, 1.0)));
-  pool.parallel_for(units * bands, grain, [&](int64_t i0, int64_t i1) {
-    const int slot = slot_set.acquire();
-    run(j, i0, i1, slot_set.data(slot));
-    slot_set.release(slot);
-  });
+  slot_set.parallel_for(pool, units * bands, grain,
+                        [&](int64_t i0, int64_t i1, float* slot) { run(j, i0, i1, slot); });
   return Status::ok_status();
 }
 
