@@ -557,8 +557,9 @@ class PoolKernel : public Kernel {
       pg.in[2] = std::max(g.pad_begin[2] + g.in[2], (g.out[2] - 1) * g.stride[2] + g.k[2]);
       pg.pad_begin[1] = pg.pad_begin[2] = pg.pad_end[1] = pg.pad_end[2] = 0;
       // Stride 2 loads two vectors from a window's first column: slack after the last row.
-      const int64_t floats = (pg.in[1] * pg.in[2] + 64 + 15) / 16 * 16;
-      if ((a > 0 || b < g.out[2]) && floats <= kMaxPaddedPlaneFloats) {
+      const bool small = pg.in[1] <= kMaxPaddedPlaneFloats && pg.in[2] <= kMaxPaddedPlaneFloats;
+      const int64_t floats = small ? (pg.in[1] * pg.in[2] + 64 + 15) / 16 * 16 : 0;
+      if ((a > 0 || b < g.out[2]) && small && floats <= kMaxPaddedPlaneFloats) {
         const int count = ScratchSlots::count(ctx.pool());
         SOD2_ASSIGN_OR_RETURN(float* base, scratch_floats(ctx, count * floats));
         slots.emplace(base, floats, count);
