@@ -7,6 +7,7 @@
 #include "core/opt/plan_types.h"
 #include "core/opt/report_binding.h"
 #include "core/opt/segments.h"
+#include "core/sym/evaluate.h"
 #include "core/sym/ranges.h"
 #include "core/sym/transform.h"
 
@@ -240,6 +241,39 @@ bool binding_greedy_applies(const MemoryPlan& plan, const RdpResult& rdp) {
                       [&](const sym::Symbol& s) { return rdp.is_execution_symbol(s); });
 }
 
+namespace {
+
+// A plan program that fails at a binding (a size past int64, mostly where execution symbols
+// stand at bounds RDP could not make small): the first tensor whose size fails, its size and the
+// execution symbols in it, so the message says what to bind. The program's own error where no
+// tensor's size alone fails (an offset or the arena).
+Status explain_plan_failure(const MemoryPlan& plan, const RdpResult& rdp,
+                            const sym::Binding& binding, const Status& failure) {
+  for (const ArenaTensor& t : plan.tensors.tensors) {
+    if (sym::evaluate(t.bytes, binding).ok()) continue;
+    std::string unbound;
+    for (const sym::Symbol& s : sym::free_symbols(t.bytes)) {
+      if (!rdp.is_execution_symbol(s)) continue;
+      const auto it = binding.find(s);
+      unbound += (unbound.empty() ? "" : ", ") + s.name() +
+                 (it == binding.end() ? "" : " = " + std::to_string(it->second));
+    }
+    std::string message = "the memory plan at this binding: tensor '" + t.name + "' would take " +
+                          t.bytes.to_string() + " bytes, past int64";
+    if (!unbound.empty())
+      message +=
+          "; it depends on execution symbols, sizes only running tells, taken at the "
+          "upper bounds RDP derived (" +
+          unbound +
+          "): bind them with --bind to plan at "
+          "given sizes";
+    return invalid_argument(message);
+  }
+  return failure;
+}
+
+}  // namespace
+
 Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& rdp,
                                       const sym::Binding& binding, std::optional<int32_t> version,
                                       bool greedy_yardstick) {
@@ -251,7 +285,8 @@ Expected<PlanAtBinding> evaluate_plan(const MemoryPlan& plan, const RdpResult& r
   const PlanProgram& program = plan.program_of(at.version);
   SOD2_ASSIGN_OR_RETURN(std::vector<int64_t> inputs, program.inputs_from(at.binding));
   PlanInstance inst = program.make_instance();
-  SOD2_RETURN_IF_ERROR(program.instantiate(inputs, &inst));
+  if (Status st = program.instantiate(inputs, &inst); !st.ok())
+    return explain_plan_failure(plan, rdp, at.binding, st);
   const size_t n = inst.num_tensors();
   // Sizes, offsets, arena: as the runtime's plan values, so it and this pick the same layout.
   std::vector<int64_t> values(2 * n + 1);

@@ -258,5 +258,37 @@ TEST(ExecutionBounds, SsdLikeChainIsSizedAtTheBinding) {
   EXPECT_EQ(after->binding.at(sym::symbol("nms.out0.d0")), 50);
 }
 
+// Two Reshape dims the prover cannot show positive (requests mod(h, 7) and mod(w, 7)) are
+// execution symbols; bound so large that their tensor's size passes int64, the plan's error names
+// the tensor and the execution symbols to bind rather than a shape-program instruction.
+TEST(ExecutionBounds, ASizePastInt64NamesItsTensorAndTheSymbolsToBind) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {std::string("h"), std::string("w")});
+  add_node(g, "Shape", {"x"}, {"shape"});
+  add_i64(g, "seven", {7});
+  add_int_attr(add_node(g, "Mod", {"shape", "seven"}, {"request"}), "fmod", 0);
+  add_node(g, "Reshape", {"x", "request"}, {"y"}, "windows");
+  add_node(g, "Relu", {"y"}, {"z"});
+  add_output(g, "z");
+  Analysed a = analyse(m, ranges({{"h", {1, 1024, 1}}, {"w", {1, 1024, 1}}}));
+  ASSERT_EQ(a.rdp.fact(a.graph(), a.graph().find("y")).to_string(),
+            "[windows.out0.d0, windows.out0.d1]");
+  auto plan = plan_over_candidates(a.graph(), a.rdp);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  auto b = make_binding(a.rdp, {{"h", 1024}, {"w", 1024}});
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  sym::Binding huge = *b;
+  huge[sym::symbol("windows.out0.d0")] = int64_t{1} << 40;
+  huge[sym::symbol("windows.out0.d1")] = int64_t{1} << 40;
+  auto failed = evaluate_plan(*plan, a.rdp, huge);
+  ASSERT_FALSE(failed.ok());
+  const std::string message = failed.status().message();
+  EXPECT_NE(message.find("tensor 'y'"), std::string::npos) << message;
+  EXPECT_NE(message.find("windows.out0.d0 = 1099511627776"), std::string::npos) << message;
+  EXPECT_NE(message.find("--bind"), std::string::npos) << message;
+  EXPECT_TRUE(evaluate_plan(*plan, a.rdp, *b).ok());
+}
+
 }  // namespace
 }  // namespace sod2::opt
