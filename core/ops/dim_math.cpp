@@ -91,6 +91,26 @@ std::optional<int64_t> tracked_count(const DimList& dims) {
   return n;
 }
 
+std::vector<sym::SymExpr> strided_values(const std::vector<sym::SymExpr>& values, int64_t base,
+                                         const std::vector<int64_t>& counts,
+                                         const std::vector<int64_t>& steps) {
+  int64_t total = 1;
+  for (int64_t c : counts) total *= c;
+  std::vector<sym::SymExpr> out;
+  out.reserve(static_cast<size_t>(total));
+  std::vector<int64_t> index(counts.size(), 0);
+  for (int64_t k = 0; k < total; ++k) {
+    int64_t src = base;
+    for (size_t a = 0; a < counts.size(); ++a) src += index[a] * steps[a];
+    out.push_back(values[static_cast<size_t>(src)]);
+    for (size_t a = counts.size(); a-- > 0;) {
+      if (++index[a] < counts[a]) break;
+      index[a] = 0;
+    }
+  }
+  return out;
+}
+
 std::optional<std::vector<sym::SymExpr>> elementwise_values(
     const std::vector<const TensorFact*>& in, const DimList& out_dims, const ValueFn& fn) {
   if (!tracks_values(out_dims)) return std::nullopt;

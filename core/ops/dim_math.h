@@ -43,6 +43,13 @@ bool tracks_values(const DimList& dims);
 // rows and transposes them back, and the padded shape is lost unless the values survive.
 std::optional<int64_t> tracked_count(const DimList& dims);
 
+// A strided view of row-major `values`: output element k, at multi-index i over `counts`
+// (row-major), is values[base + sum_a i[a] * steps[a]] (what Transpose and Slice do to the
+// values they carry). `steps` may be negative; every index must stay inside `values`.
+std::vector<sym::SymExpr> strided_values(const std::vector<sym::SymExpr>& values, int64_t base,
+                                         const std::vector<int64_t>& counts,
+                                         const std::vector<int64_t>& steps);
+
 // The symbolic number of elements of dims[from, to); nullopt when one is unknown.
 std::optional<sym::SymExpr> dims_product(const DimList& dims, size_t from, size_t to);
 

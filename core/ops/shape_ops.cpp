@@ -11,6 +11,13 @@ namespace {
 
 using sym::SymExpr;
 
+// Row-major strides of constant dims (tracked_count holds for them).
+std::vector<int64_t> row_major_strides(const DimList& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t a = dims.size(); a-- > 1;) strides[a - 1] = strides[a] * *dims[a]->constant_value();
+  return strides;
+}
+
 // Reshape, Squeeze and Unsqueeze keep the elements' row-major order: the output carries the
 // input's values when its dims are constant and small enough, at any rank.
 void carry_values_in_order(const TensorFact& in, const DimList& out, TensorFact* f) {
@@ -344,28 +351,14 @@ Status transpose_rule(InferContext& ctx) {
   for (int64_t p : *norm) out.push_back((*in.dims)[static_cast<size_t>(p)]);
   TensorFact f = TensorFact::shaped(in.dtype, out);
   if (in.value && tracked_count(*in.dims) == static_cast<int64_t>(in.value->size())) {
-    // Output element i, written as a multi-index over `out`, reads input element perm(index).
-    std::vector<int64_t> in_dims, strides(static_cast<size_t>(rank), 1);
-    for (const Dim& d : *in.dims) in_dims.push_back(*d->constant_value());
-    for (int64_t a = rank - 2; a >= 0; --a)
-      strides[static_cast<size_t>(a)] =
-          strides[static_cast<size_t>(a) + 1] * in_dims[static_cast<size_t>(a) + 1];
-    std::vector<SymExpr> v;
-    v.reserve(in.value->size());
-    std::vector<int64_t> index(static_cast<size_t>(rank), 0);
-    for (size_t k = 0; k < in.value->size(); ++k) {
-      int64_t src = 0;
-      for (int64_t a = 0; a < rank; ++a)
-        src += index[static_cast<size_t>(a)] *
-               strides[static_cast<size_t>((*norm)[static_cast<size_t>(a)])];
-      v.push_back((*in.value)[static_cast<size_t>(src)]);
-      for (int64_t a = rank - 1; a >= 0; --a) {
-        const auto ua = static_cast<size_t>(a);
-        if (++index[ua] < in_dims[static_cast<size_t>((*norm)[ua])]) break;
-        index[ua] = 0;
-      }
+    // Output axis a walks input axis perm[a].
+    const std::vector<int64_t> strides = row_major_strides(*in.dims);
+    std::vector<int64_t> counts, steps;
+    for (int64_t p : *norm) {
+      counts.push_back(*(*in.dims)[static_cast<size_t>(p)]->constant_value());
+      steps.push_back(strides[static_cast<size_t>(p)]);
     }
-    f.value = std::move(v);
+    f.value = strided_values(*in.value, 0, counts, steps);
   }
   ctx.set_output(0, std::move(f));
   return {};
@@ -620,15 +613,9 @@ Status slice_rule(InferContext& ctx) {
   // The values of a small tensor of constant dims slice exactly when the starts and ends are
   // constant, at any rank.
   if (in.value && tracked_count(*in.dims) == static_cast<int64_t>(in.value->size())) {
+    const std::vector<int64_t> strides = row_major_strides(*in.dims);
     std::vector<SliceRun> runs;
-    std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
-    for (int64_t a = 0; a < rank; ++a) {
-      const int64_t n = *(*in.dims)[static_cast<size_t>(a)]->constant_value();
-      runs.push_back({0, n, 1});
-    }
-    for (int64_t a = rank - 2; a >= 0; --a)
-      strides[static_cast<size_t>(a)] =
-          strides[static_cast<size_t>(a) + 1] * runs[static_cast<size_t>(a) + 1].count;
+    for (const Dim& d : *in.dims) runs.push_back({0, *d->constant_value(), 1});
     bool constant = true;
     for (size_t i = 0; i < norm->size() && constant; ++i) {
       const auto a = static_cast<size_t>((*norm)[i]);
@@ -637,23 +624,14 @@ Status slice_rule(InferContext& ctx) {
       if (constant) runs[a] = slice_run(runs[a].count, *s0, *e0, st[i]);
     }
     if (constant) {
-      int64_t total = 1;
-      for (const SliceRun& r : runs) total *= r.count;
-      std::vector<SymExpr> v;
-      v.reserve(static_cast<size_t>(total));
-      std::vector<int64_t> index(static_cast<size_t>(rank), 0);
-      for (int64_t k = 0; k < total; ++k) {
-        int64_t src = 0;
-        for (size_t a = 0; a < runs.size(); ++a)
-          src += (runs[a].first + index[a] * runs[a].step) * strides[a];
-        v.push_back((*in.value)[static_cast<size_t>(src)]);
-        for (int64_t a = rank - 1; a >= 0; --a) {
-          const auto ua = static_cast<size_t>(a);
-          if (++index[ua] < runs[ua].count) break;
-          index[ua] = 0;
-        }
+      int64_t base = 0;
+      std::vector<int64_t> counts, steps;
+      for (size_t a = 0; a < runs.size(); ++a) {
+        base += runs[a].first * strides[a];
+        counts.push_back(runs[a].count);
+        steps.push_back(runs[a].step * strides[a]);
       }
-      values = std::move(v);
+      values = strided_values(*in.value, base, counts, steps);
     }
   }
   TensorFact f = TensorFact::shaped(in.dtype, out);
