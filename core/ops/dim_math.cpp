@@ -91,6 +91,12 @@ std::optional<int64_t> tracked_count(const DimList& dims) {
   return n;
 }
 
+std::vector<int64_t> row_major_strides(const DimList& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t a = dims.size(); a-- > 1;) strides[a - 1] = strides[a] * *dims[a]->constant_value();
+  return strides;
+}
+
 std::vector<sym::SymExpr> strided_values(const std::vector<sym::SymExpr>& values, int64_t base,
                                          const std::vector<int64_t>& counts,
                                          const std::vector<int64_t>& steps) {

@@ -43,6 +43,9 @@ bool tracks_values(const DimList& dims);
 // rows and transposes them back, and the padded shape is lost unless the values survive.
 std::optional<int64_t> tracked_count(const DimList& dims);
 
+// Row-major strides of dims that are all constant (as where tracked_count holds).
+std::vector<int64_t> row_major_strides(const DimList& dims);
+
 // A strided view of row-major `values`: output element k, at multi-index i over `counts`
 // (row-major), is values[base + sum_a i[a] * steps[a]] (what Transpose and Slice do to the
 // values they carry). `steps` may be negative; every index must stay inside `values`.

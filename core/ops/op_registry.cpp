@@ -13,6 +13,7 @@ const OpRegistry& OpRegistry::standard() {
     register_reduction_ops(r);
     register_normalization_ops(r);
     register_shape_ops(r);
+    register_crop_pad_ops(r);
     register_indexing_ops(r);
     register_linalg_ops(r);
     register_conv_pool_ops(r);

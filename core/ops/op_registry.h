@@ -54,6 +54,7 @@ void register_elementwise_ops(OpRegistry& registry);
 void register_reduction_ops(OpRegistry& registry);
 void register_normalization_ops(OpRegistry& registry);
 void register_shape_ops(OpRegistry& registry);
+void register_crop_pad_ops(OpRegistry& registry);
 void register_indexing_ops(OpRegistry& registry);
 void register_linalg_ops(OpRegistry& registry);
 void register_conv_pool_ops(OpRegistry& registry);
