@@ -13,23 +13,12 @@
 #include <vector>
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/kernels/linalg/bench/bench_memory.h"
+#include "runtime/kernels/linalg/bench/bench_timing.h"
 #include "runtime/kernels/linalg/conv_internal.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "tests/runtime/kernel_harness.h"
 using namespace sod2::rt;
 using sod2::Expected;
-template <class F>
-double best_of(F f) {
-  double best = 1e30;
-  for (int i = 0; i < 30; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(
-        best,
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
 int main(int argc, char** argv) {
   KernelRegistry r;
   register_linalg_kernels(r);
