@@ -175,14 +175,7 @@ SOD2_SIMD_INLINE void plane_nv(const DwJob& j, const float* const* tab, const in
 // An 8-bit input plane minus its zero point, as floats (exact), into `out`.
 SOD2_SIMD_INLINE const float* centre_plane(const DwJob& j, int64_t plane, float* out) {
   const int64_t n = j.ih * j.iw;
-  const float zp = static_cast<float>(j.x8.zero_point);
-  if (j.x8.type == DType::kUint8) {
-    const uint8_t* __restrict x = static_cast<const uint8_t*>(j.x8.data) + plane * n;
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(x[i]) - zp;
-  } else {
-    const int8_t* __restrict x = static_cast<const int8_t*>(j.x8.data) + plane * n;
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(x[i]) - zp;
-  }
+  centre_8bit(j.x8, plane * n, n, out);
   return out;
 }
 

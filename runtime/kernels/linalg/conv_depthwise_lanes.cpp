@@ -35,7 +35,8 @@ constexpr int64_t kBandFloats = 48 * 1024;
 constexpr int64_t kMaxSlotFloats = int64_t{1} << 18;
 
 struct LaneJob {
-  const float* x;
+  const float* x;         // nullptr: the input is x8's 8-bit values
+  DepthwiseInt8Input x8;  // centred into floats, an item's rows at a time (slot + centred_off)
   const float* w;
   float* y;
   const EpilogueRun* e;
@@ -47,7 +48,7 @@ struct LaneJob {
   // Work items are bands of band_rows output rows, which read band_in_rows padded input rows.
   int64_t band_rows, bands, band_in_rows;
   // Slot layout (floats from the slot's start), each part 64-byte aligned.
-  int64_t packed_off, padded_off, out_off, weights_off, bias_off, slot_floats;
+  int64_t packed_off, padded_off, out_off, weights_off, bias_off, centred_off, slot_floats;
 };
 
 inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
@@ -128,8 +129,15 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
     const int64_t r0 = oy0 * j.sh, r1 = (oy1 - 1) * j.sh + (j.kh - 1) * j.dh + 1;
     const int64_t iy0 = std::clamp<int64_t>(r0 - j.pt, 0, j.ih);
     const int64_t iy1 = std::clamp<int64_t>(r1 - j.pt, iy0, j.ih);
-    block_positions(VL, nc, j.x + (img * j.c + c0) * in_plane + iy0 * j.iw, in_plane,
-                    (iy1 - iy0) * j.iw, packed);
+    const int64_t first = (img * j.c + c0) * in_plane + iy0 * j.iw, count = (iy1 - iy0) * j.iw;
+    if (j.x) {
+      block_positions(VL, nc, j.x + first, in_plane, count, packed);
+    } else {
+      float* centred = slot + j.centred_off;
+      for (int l = 0; l < nc; ++l)
+        centre_8bit(j.x8, first + l * in_plane, count, centred + l * count);
+      block_positions(VL, nc, centred, count, count, packed);
+    }
     for (int64_t r = r0; r < r1; ++r) {
       float* row = padded + (r - r0) * row_floats;
       const int64_t iy = r - j.pt;
@@ -152,11 +160,11 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
       const int count = static_cast<int>(std::min<int64_t>(kOutputsPerBlock, outputs_here - q));
       output_block<VL>(j, padded, q, count, wt, bv, out);
     }
-    const int64_t first = (img * j.c + c0) * out_plane + oy0 * j.ow;
-    float* y = j.y + first;
+    const int64_t y_first = (img * j.c + c0) * out_plane + oy0 * j.ow;
+    float* y = j.y + y_first;
     unblock_positions(VL, nc, out, outputs_here, out_plane, y);
     if (!j.inline_epilogue && !j.e->empty()) {
-      const float* res = j.e->residual ? j.e->residual + first : nullptr;
+      const float* res = j.e->residual ? j.e->residual + y_first : nullptr;
       for (int l = 0; l < nc; ++l)
         j.e->apply(y + l * out_plane, res ? res + l * out_plane : nullptr, 1, outputs_here,
                    outputs_here, c0 + l, true);
@@ -176,8 +184,8 @@ void run_items_base(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
   run_items<4>(j, i0, i1, slot);
 }
 
-// The job's geometry and slot layout for VL lanes.
-LaneJob lane_job(const ConvShape& s, int vl) {
+// The job's geometry and slot layout for VL lanes; an 8-bit input takes room for its centred rows.
+LaneJob lane_job(const ConvShape& s, int vl, bool eight_bit) {
   const Window3& g = s.win;
   LaneJob j{};
   j.c = s.c;
@@ -203,12 +211,14 @@ LaneJob lane_job(const ConvShape& s, int vl) {
                                     std::max<int64_t>(j.oh, 1));
   j.bands = (j.oh + j.band_rows - 1) / j.band_rows;
   j.band_in_rows = (j.band_rows - 1) * j.sh + reach;
+  const int64_t packed_floats = round_up(std::min(j.band_in_rows, j.ih) * j.iw * vl, 16);
   j.packed_off = 0;
-  j.padded_off = round_up(std::min(j.band_in_rows, j.ih) * j.iw * vl, 16);
+  j.padded_off = packed_floats;
   j.out_off = j.padded_off + round_up(j.band_in_rows * j.pw * vl, 16);
   j.weights_off = j.out_off + round_up(j.band_rows * j.ow * vl, 16);
   j.bias_off = j.weights_off + round_up(j.kh * j.kw * vl, 16);
-  j.slot_floats = j.bias_off + 16;
+  j.centred_off = j.bias_off + 16;
+  j.slot_floats = j.centred_off + (eight_bit ? packed_floats : 0);
   return j;
 }
 
@@ -217,7 +227,7 @@ LaneJob lane_job(const ConvShape& s, int vl) {
 namespace {
 
 // Whether the path can run the shape at all, whatever is faster.
-bool lanes_serve(const ConvShape& s, int vl) {
+bool lanes_serve(const ConvShape& s, int vl, bool eight_bit) {
   const Window3& g = s.win;
   if (s.m != s.c || s.group != s.c || g.spatial > 2 || g.out_size() == 0) return false;
   // Each extent, a row's padded width and a band's reach within the slot's limit first, so the
@@ -228,12 +238,12 @@ bool lanes_serve(const ConvShape& s, int vl) {
   const int64_t width = std::max((g.out[2] - 1) * g.stride[2] + (g.k[2] - 1) * g.dil[2] + 1,
                                  g.pad_begin[2] + g.in[2]);
   if (width > kMaxSlotFloats || (g.k[1] - 1) * g.dil[1] + 1 > kMaxSlotFloats) return false;
-  return lane_job(s, vl).slot_floats <= kMaxSlotFloats;
+  return lane_job(s, vl, eight_bit).slot_floats <= kMaxSlotFloats;
 }
 
 }  // namespace
 
-bool depthwise_lanes_applies(const ConvShape& s) {
+bool depthwise_lanes_applies(const ConvShape& s, bool eight_bit) {
   const int vl = simd::lanes(simd::simd_level());
   // The row path wins only on rows wider than a vector with a stride-1 kernel of at most 3 taps
   // per row: each input vector it loads feeds several rows' taps, and this path pays two
@@ -241,16 +251,20 @@ bool depthwise_lanes_applies(const ConvShape& s) {
   // rows, stride 2, and 5x5/7x7 kernels 1.0-3.6x faster here.
   const Window3& g = s.win;
   const bool rows_win = g.out[2] > vl && g.stride[2] == 1 && g.k[2] <= 3;
-  return !rows_win && lanes_serve(s, vl);
+  return !rows_win && lanes_serve(s, vl, eight_bit);
 }
 
 Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const float* X,
-                               const float* W, float* Y, const EpilogueRun& e) {
+                               const float* W, float* Y, const EpilogueRun& e,
+                               const DepthwiseInt8Input* x8) {
   const simd::Level level = simd::simd_level();
-  if (!lanes_serve(s, simd::lanes(level)))
+  const bool eight_bit = x8 != nullptr;
+  if (!X && !(x8 && x8->data)) return invalid_argument("depthwise convolution: no input");
+  if (!lanes_serve(s, simd::lanes(level), eight_bit))
     return internal_error("depthwise convolution: the channel-lane path does not serve this shape");
-  LaneJob j = lane_job(s, simd::lanes(level));
+  LaneJob j = lane_job(s, simd::lanes(level), eight_bit);
   j.x = X;
+  if (x8) j.x8 = *x8;
   j.w = W;
   j.y = Y;
   j.e = &e;

@@ -29,6 +29,19 @@ struct DepthwiseInt8Input {
   int32_t zero_point = 0;
 };
 
+// `count` values of x8 from element `first`, minus its zero point, as floats (exact). Inline so
+// that it vectorises at the caller's SIMD level.
+inline void centre_8bit(const DepthwiseInt8Input& x8, int64_t first, int64_t count, float* out) {
+  const float zp = static_cast<float>(x8.zero_point);
+  if (x8.type == DType::kUint8) {
+    const uint8_t* __restrict x = static_cast<const uint8_t*>(x8.data) + first;
+    for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(x[i]) - zp;
+  } else {
+    const int8_t* __restrict x = static_cast<const int8_t*>(x8.data) + first;
+    for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(x[i]) - zp;
+  }
+}
+
 // The depthwise case of conv_forward (one input channel per group, 1-D or 2-D). With x8, X is
 // nullptr and the planes come from x8, centred one at a time in each thread's scratch.
 Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
@@ -36,10 +49,12 @@ Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X,
 
 // Depthwise with channels in vector lanes (conv_depthwise_lanes.cpp), channel multiplier 1, 1-D
 // or 2-D: whether the Conv kernel takes it for this shape rather than depthwise_forward, and the
-// run (any shape it can serve; benches time it against the row path).
-bool depthwise_lanes_applies(const ConvShape& s);
+// run (any shape it can serve; benches time it against the row path). With x8, X is nullptr and
+// each item's input rows are centred from x8 into the thread's scratch.
+bool depthwise_lanes_applies(const ConvShape& s, bool eight_bit = false);
 Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const float* X,
-                               const float* W, float* Y, const EpilogueRun& e);
+                               const float* W, float* Y, const EpilogueRun& e,
+                               const DepthwiseInt8Input* x8 = nullptr);
 
 // Dense direct convolution (conv_direct.cpp): whether it serves this shape, and the run.
 bool direct_conv_applies(const ConvShape& s);

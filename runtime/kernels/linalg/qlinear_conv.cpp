@@ -725,10 +725,11 @@ class IntConvKernel final : public Kernel {
     return g.in[0] == 1 && g.k[0] == 1 && g.out[0] == 1 && g.k_size() * 255 * 255 < (1 << 24);
   }
 
-  // One input and one output channel per group, on the float depthwise convolution (vectorised
-  // along output rows, conv_depthwise.cpp): the input and the taps centred on their zero points
-  // as floats, the exact sums back to int32 for the epilogue. Several times faster than a
-  // stencil per channel on int16, whose per-channel overhead dominates a network's small planes.
+  // One input and one output channel per group, on the float depthwise convolution (channels in
+  // lanes or vectorised along output rows, as for float models): the input and the taps centred on
+  // their zero points as floats, the exact sums back to int32 for the epilogue. Several times
+  // faster than a stencil per channel on int16, whose per-channel overhead dominates a network's
+  // small planes.
   Status depthwise_float(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
                          const QuantParam& x_zp, const QuantParam& w_zp, const Requant& e,
                          Tensor* y) const {
@@ -756,7 +757,12 @@ class IntConvKernel final : public Kernel {
     shape.group = c;
     shape.win = g;
     shape.out = y->shape;
-    SOD2_RETURN_IF_ERROR(depthwise_forward(ctx, shape, nullptr, wf, yf, EpilogueRun{}, &x8));
+    if (depthwise_lanes_applies(shape, true)) {
+      SOD2_RETURN_IF_ERROR(
+          depthwise_lanes_forward(ctx, shape, nullptr, wf, yf, EpilogueRun{}, &x8));
+    } else {
+      SOD2_RETURN_IF_ERROR(depthwise_forward(ctx, shape, nullptr, wf, yf, EpilogueRun{}, &x8));
+    }
     const int64_t out_grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_size, 1));
     ctx.pool().parallel_for(planes, out_grain, [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {

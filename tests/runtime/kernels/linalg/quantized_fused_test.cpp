@@ -124,6 +124,10 @@ const Geometry kGeometries[] = {
     {"groups 2", {2, 8, 7, 9, 6, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1}},
     {"depthwise stride 2", {2, 12, 9, 10, 12, 3, 3, 12, 2, 2, 1, 1, 1, 1, 1}},
     {"depthwise 5x5 dilation 2", {1, 6, 12, 11, 6, 5, 5, 6, 1, 1, 4, 4, 4, 4, 2}},
+    // Channels in vector lanes over two images, the last lane group partial.
+    {"depthwise 5x5, 20 channels", {2, 20, 7, 7, 20, 5, 5, 20, 1, 1, 2, 2, 2, 2, 1}},
+    // Rows wider than a vector, 3x3 stride 1: the row path.
+    {"depthwise 3x3, wide rows", {1, 3, 6, 40, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1}},
     // 289 taps: past what float sums hold exactly, so the int16 stencil runs.
     {"depthwise 17x17", {1, 4, 20, 18, 4, 17, 17, 4, 1, 1, 8, 8, 8, 8, 1}},
     // Small output, many channels: threads split the output channels.
