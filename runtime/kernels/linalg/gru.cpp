@@ -1,7 +1,8 @@
 // GRU (layout 0): gates z, r, h; optional B, sequence_lens, initial_h; linear_before_reset.
 // Same structure as LSTM: one GEMM projects every step's input, each step multiplies H_{t-1} by
 // R^T. Without linear_before_reset the h gate needs (r . H_{t-1}) * Rh^T, a second GEMM per step
-// after r is known.
+// after r is known. With linear_before_reset and the default cell (what PyTorch exports) a step is
+// one parallel region on packed R, as for LSTM (rnn_recurrence.h).
 #include <algorithm>
 #include <cstring>
 
@@ -10,14 +11,15 @@
 #include "runtime/kernels/linalg/linalg_kernels.h"
 #include "runtime/kernels/linalg/rnn_cells.h"
 #include "runtime/kernels/linalg/rnn_common.h"
+#include "runtime/kernels/linalg/rnn_recurrence.h"
 
 namespace sod2::rt {
 namespace {
 
 class GruKernel : public Kernel {
  public:
-  GruKernel(RnnAttrs a, bool lbr, size_t outputs)
-      : a_(std::move(a)), lbr_(lbr), outputs_(outputs) {}
+  GruKernel(RnnAttrs a, bool lbr, size_t outputs, bool constant_r)
+      : a_(std::move(a)), lbr_(lbr), outputs_(outputs), constant_r_(constant_r) {}
 
   Status run(KernelContext& ctx) override {
     SOD2_ASSIGN_OR_RETURN(RnnShape s, check_rnn_inputs(ctx, a_, 3, "GRU"));
@@ -35,9 +37,11 @@ class GruKernel : public Kernel {
     if (y && y->bytes() > 0) std::memset(y->data, 0, y->bytes());  // data is null when empty
     if (B == 0 || H == 0) return Status::ok_status();
 
-    // Scratch: projected inputs, recurrent gates, h, r.h, input bias, recurrent h-gate bias.
+    // Scratch: projected inputs, recurrent gates, h, r.h (or the next h), input bias, recurrent
+    // h-gate bias, and R packed per run when the packed path runs on an R that is not a constant.
     SOD2_RETURN_IF_ERROR(check_recurrence_scratch(s, G));
-    const int64_t floats = s.seq * B * G + B * G + 2 * B * H + G + H;
+    const int64_t packed_floats = lbr_ && !constant_r_ ? packed_recurrence_floats(3, H) : 0;
+    const int64_t floats = s.seq * B * G + B * G + 2 * B * H + G + H + packed_floats;
     SOD2_ASSIGN_OR_RETURN(float* mem, scratch_floats(ctx, floats));
     float* gx = mem;
     float* gh = gx + s.seq * B * G;
@@ -45,6 +49,7 @@ class GruKernel : public Kernel {
     float* rh = h + B * H;
     float* bias = rh + B * H;
     float* rbh = bias + G;
+    float* packed_scratch = rbh + H;
     SOD2_ASSIGN_OR_RETURN(const int64_t* lens, read_sequence_lens(ctx, s, "GRU"));
 
     const float* X = ctx.input(0)->as<float>();
@@ -71,6 +76,22 @@ class GruKernel : public Kernel {
       auto cl = [clip](float v) { return clip > 0.f ? std::clamp(v, -clip, clip) : v; };
       const float* Rd = R + d * G * H;
       const bool default_cell = clip <= 0.f && f.fn == RnnFn::kSigmoid && g.fn == RnnFn::kTanh;
+      if (default_cell && lbr_) {
+        PackedRecurrence pr{nullptr, 3, H};
+        pr.data = constant_r_ ? packed_.get(Rd, d, s.dirs, 3, H) : packed_scratch;
+        if (!constant_r_) pack_recurrence(Rd, 3, H, packed_scratch);
+        auto cell = [&](int64_t b, int64_t t, int64_t j0, int64_t n, const float* hp, float* hn) {
+          gru_cell_default(gx + (t * B + b) * G + j0, gh + b * G + j0, rbh + j0, hp, hn, n, H,
+                           true);
+        };
+        // r.h's buffer holds the next h (not needed with linear_before_reset); after an odd
+        // number of steps of a first direction h is already there.
+        float* h_next = h == rh ? gh + B * G : rh;
+        run_recurrence(ctx.pool(), s, pr, lens, rev, d, h, h_next, gh, y ? y->as<float>() : nullptr,
+                       cell);
+        if (yh) std::memcpy(yh->as<float>() + d * B * H, h, B * H * sizeof(float));
+        continue;
+      }
       for (int64_t step = 0; step < s.seq; ++step) {
         // Without linear_before_reset the h gate's GEMM waits for r.
         recurrent_gemm(ctx.pool(), s, h, Rd, lbr_ ? G : 2 * H, gh, G);
@@ -90,7 +111,7 @@ class GruKernel : public Kernel {
           const float* rg = gh + b * G;
           float* hb = h + b * H;
           if (default_cell) {
-            gru_cell_default(xg, rg, rbh, hb, H, lbr_);
+            gru_cell_default(xg, rg, rbh, hb, hb, H, H, lbr_);
           } else {
             for (int64_t j = 0; j < H; ++j) {
               const float z = f(cl(xg[j] + rg[j]));
@@ -114,6 +135,8 @@ class GruKernel : public Kernel {
   RnnAttrs a_;
   bool lbr_;
   size_t outputs_;
+  bool constant_r_;
+  PackedRecurrenceCache packed_;  // when R is a constant
 };
 
 }  // namespace
@@ -124,7 +147,8 @@ Expected<std::unique_ptr<Kernel>> make_gru(const NodeInfo& node) {
   int64_t lbr = 0;
   SOD2_ATTR(lbr, node.attrs.get_int("linear_before_reset", 0));
   const bool batch_first = a.batch_first;
-  std::unique_ptr<Kernel> k(new GruKernel(std::move(a), lbr != 0, node.num_outputs));
+  const bool constant_r = node.input_constant.size() > 2 && node.input_constant[2];
+  std::unique_ptr<Kernel> k(new GruKernel(std::move(a), lbr != 0, node.num_outputs, constant_r));
   if (batch_first) return wrap_batch_first(std::move(k), 1, "GRU");
   return k;
 }

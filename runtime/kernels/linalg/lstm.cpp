@@ -1,7 +1,9 @@
 // LSTM (layout 0): gates i, o, f, c; optional B, sequence_lens, initial_h/c, peepholes P.
 // The input projection of all steps is one GEMM; each step adds H_{t-1} * R^T (a GEMM of batch
 // rows) and runs the cell elementwise. Entries past their sequence length keep their state and
-// write zeros to Y.
+// write zeros to Y. With the default cell (what PyTorch and TensorFlow export) a step is one
+// parallel region: each thread multiplies its block of hidden units on packed R and runs their
+// cell (rnn_recurrence.h).
 #include <algorithm>
 #include <cstring>
 
@@ -10,14 +12,15 @@
 #include "runtime/kernels/linalg/linalg_kernels.h"
 #include "runtime/kernels/linalg/rnn_cells.h"
 #include "runtime/kernels/linalg/rnn_common.h"
+#include "runtime/kernels/linalg/rnn_recurrence.h"
 
 namespace sod2::rt {
 namespace {
 
 class LstmKernel : public Kernel {
  public:
-  LstmKernel(RnnAttrs a, bool input_forget, size_t outputs)
-      : a_(std::move(a)), input_forget_(input_forget), outputs_(outputs) {}
+  LstmKernel(RnnAttrs a, bool input_forget, size_t outputs, bool constant_r)
+      : a_(std::move(a)), input_forget_(input_forget), outputs_(outputs), constant_r_(constant_r) {}
 
   Status run(KernelContext& ctx) override {
     SOD2_ASSIGN_OR_RETURN(RnnShape s, check_rnn_inputs(ctx, a_, 4, "LSTM"));
@@ -47,15 +50,20 @@ class LstmKernel : public Kernel {
     if (y && y->bytes() > 0) std::memset(y->data, 0, y->bytes());  // data is null when empty
     if (B == 0 || H == 0) return Status::ok_status();
 
-    // Scratch: projected inputs, recurrent gates, h, c, summed bias; lengths apart (int64).
+    // Scratch: projected inputs, recurrent gates, h and its next value, c, summed bias, and R
+    // packed per run when it is not a constant; lengths apart (int64).
     SOD2_RETURN_IF_ERROR(check_recurrence_scratch(s, G));
-    const int64_t floats = s.seq * B * G + B * G + 2 * B * H + G;
+    const int64_t packed_floats = packed_recurrence_floats(4, H);
+    const int64_t floats =
+        s.seq * B * G + B * G + 3 * B * H + G + (constant_r_ ? 0 : packed_floats);
     SOD2_ASSIGN_OR_RETURN(float* mem, scratch_floats(ctx, floats));
     float* gx = mem;
     float* gh = gx + s.seq * B * G;
     float* h = gh + B * G;
-    float* c = h + B * H;
+    float* h_next = h + B * H;
+    float* c = h_next + B * H;
     float* bias = c + B * H;
+    float* packed_scratch = bias + G;
     SOD2_ASSIGN_OR_RETURN(const int64_t* lens, read_sequence_lens(ctx, s, "LSTM"));
 
     const float* X = ctx.input(0)->as<float>();
@@ -78,6 +86,20 @@ class LstmKernel : public Kernel {
       auto cl = [clip](float v) { return clip > 0.f ? std::clamp(v, -clip, clip) : v; };
       const bool default_cell = !pi && !input_forget_ && clip <= 0.f && f.fn == RnnFn::kSigmoid &&
                                 g.fn == RnnFn::kTanh && hf.fn == RnnFn::kTanh;
+      if (default_cell) {
+        const float* r_d = R + d * G * H;
+        PackedRecurrence pr{nullptr, 4, H};
+        pr.data = constant_r_ ? packed_.get(r_d, d, s.dirs, 4, H) : packed_scratch;
+        if (!constant_r_) pack_recurrence(r_d, 4, H, packed_scratch);
+        auto cell = [&](int64_t b, int64_t t, int64_t j0, int64_t n, const float*, float* hn) {
+          lstm_cell_default(gx + (t * B + b) * G + j0, gh + b * G + j0, c + b * H + j0, hn, n, H);
+        };
+        run_recurrence(ctx.pool(), s, pr, lens, rev, d, h, h_next, gh, y ? y->as<float>() : nullptr,
+                       cell);
+        if (yh) std::memcpy(yh->as<float>() + d * B * H, h, B * H * sizeof(float));
+        if (yc) std::memcpy(yc->as<float>() + d * B * H, c, B * H * sizeof(float));
+        continue;
+      }
       for (int64_t step = 0; step < s.seq; ++step) {
         recurrent_gemm(ctx.pool(), s, h, R + d * G * H, G, gh, G);
         for (int64_t b = 0; b < B; ++b) {
@@ -87,21 +109,17 @@ class LstmKernel : public Kernel {
           const float* rg = gh + b * G;
           float* hb = h + b * H;
           float* cb = c + b * H;
-          if (default_cell) {
-            lstm_cell_default(xg, rg, cb, hb, H);
-          } else {
-            for (int64_t j = 0; j < H; ++j) {
-              const float cp = cb[j];
-              const float i = f(cl(xg[j] + rg[j] + (pi ? pi[j] * cp : 0.f)));
-              const float fg = input_forget_
-                                   ? 1.f - i
-                                   : f(cl(xg[2 * H + j] + rg[2 * H + j] + (pf ? pf[j] * cp : 0.f)));
-              const float cc = g(cl(xg[3 * H + j] + rg[3 * H + j]));
-              const float cn = fg * cp + i * cc;
-              const float o = f(cl(xg[H + j] + rg[H + j] + (po ? po[j] * cn : 0.f)));
-              cb[j] = cn;
-              hb[j] = o * hf(cn);
-            }
+          for (int64_t j = 0; j < H; ++j) {
+            const float cp = cb[j];
+            const float i = f(cl(xg[j] + rg[j] + (pi ? pi[j] * cp : 0.f)));
+            const float fg = input_forget_
+                                 ? 1.f - i
+                                 : f(cl(xg[2 * H + j] + rg[2 * H + j] + (pf ? pf[j] * cp : 0.f)));
+            const float cc = g(cl(xg[3 * H + j] + rg[3 * H + j]));
+            const float cn = fg * cp + i * cc;
+            const float o = f(cl(xg[H + j] + rg[H + j] + (po ? po[j] * cn : 0.f)));
+            cb[j] = cn;
+            hb[j] = o * hf(cn);
           }
           if (y)
             std::memcpy(y->as<float>() + ((t * s.dirs + d) * B + b) * H, hb, H * sizeof(float));
@@ -117,6 +135,8 @@ class LstmKernel : public Kernel {
   RnnAttrs a_;
   bool input_forget_;
   size_t outputs_;
+  bool constant_r_;
+  PackedRecurrenceCache packed_;  // when R is a constant
 };
 
 }  // namespace
@@ -127,7 +147,9 @@ Expected<std::unique_ptr<Kernel>> make_lstm(const NodeInfo& node) {
   int64_t input_forget = 0;
   SOD2_ATTR(input_forget, node.attrs.get_int("input_forget", 0));
   const bool batch_first = a.batch_first;
-  std::unique_ptr<Kernel> k(new LstmKernel(std::move(a), input_forget != 0, node.num_outputs));
+  const bool constant_r = node.input_constant.size() > 2 && node.input_constant[2];
+  std::unique_ptr<Kernel> k(
+      new LstmKernel(std::move(a), input_forget != 0, node.num_outputs, constant_r));
   if (batch_first) return wrap_batch_first(std::move(k), 2, "LSTM");
   return k;
 }

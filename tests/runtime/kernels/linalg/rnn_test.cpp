@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "runtime/kernels/linalg/simd.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
 
 namespace sod2::rt::linalg_test {
@@ -209,8 +210,8 @@ TEST(LSTM, TheDefaultCellAndTheSplitRecurrentGemmMatchTheReference) {
     A attrs;
     attrs.i("hidden_size", 130);
     if (clip > 0) attrs.f("clip", clip);
-    auto got = run_both("LSTM", 14, {&in.x, &in.w, &in.r, &in.b, nullptr, &in.h0, &in.c0}, 3,
-                        attrs);
+    auto got =
+        run_both("LSTM", 14, {&in.x, &in.w, &in.r, &in.b, nullptr, &in.h0, &in.c0}, 3, attrs);
     ASSERT_EQ(got.size(), 3u);
     expect_close(got[0], Shape{3, 1, 2, 130}, want.y, 1e-5);
     expect_close(got[1], Shape{1, 2, 130}, want.yh, 1e-5);
@@ -228,6 +229,90 @@ TEST(GRU, TheDefaultCellAndTheSplitRecurrentGemmMatchTheReference) {
     ASSERT_EQ(got.size(), 2u);
     expect_close(got[0], Shape{3, 1, 2, 150}, want.y, 1e-5);
     expect_close(got[1], Shape{1, 2, 150}, want.yh, 1e-5);
+  }
+}
+
+// R as a session constant (NodeInfo::input_constant): the kernel packs it on its first run and
+// reuses the packing on the second, whose outputs are returned.
+std::vector<HostTensor> run_twice_with_constant_r(const std::string& op,
+                                                  const std::vector<const HostTensor*>& in,
+                                                  size_t outs, const Attrs& attrs, int threads) {
+  NodeInfo info = testing::node_info(op, 14, in, outs, attrs);
+  info.input_constant.assign(in.size(), false);
+  info.input_constant[2] = true;
+  auto kernel = registry().create(info);
+  EXPECT_TRUE(kernel.ok()) << kernel.status().to_string();
+  if (!kernel.ok()) return {};
+  std::vector<Tensor> views;
+  std::vector<const Tensor*> ptrs;
+  views.reserve(in.size());
+  for (const HostTensor* t : in) views.push_back(t ? t->view() : Tensor{});
+  for (size_t i = 0; i < in.size(); ++i) ptrs.push_back(in[i] ? &views[i] : nullptr);
+  ThreadPool pool(threads);
+  std::vector<HostTensor> first;
+  for (int run = 0; run < 2; ++run) {
+    testing::HeapAllocator alloc(outs);
+    KernelContext ctx(ptrs, &alloc, &pool);
+    const Status st = kernel.value()->run(ctx);
+    EXPECT_TRUE(st.ok()) << st.to_string();
+    if (run == 1) return std::move(alloc.outputs);
+  }
+  return {};
+}
+
+// Bidirectional, with sequence lengths (one entry with none), batches that fill the product's
+// row groups and leave tails, hidden sizes off the 16-unit blocks (130: large enough to split
+// over 2 threads), against the double-precision reference.
+TEST(LSTM, PackedConstantRecurrenceAcrossBatchesHiddenSizesAndThreads) {
+  for (const int64_t hidden : {5, 130}) {
+    for (const int64_t batch : {1, 4, 7, 13}) {
+      SCOPED_TRACE("hidden " + std::to_string(hidden) + ", batch " + std::to_string(batch));
+      std::vector<int32_t> lens(static_cast<size_t>(batch), 4);
+      lens[0] = 3;
+      if (batch > 1) lens[1] = 0;
+      RnnIn in = make_inputs(4, batch, 6, hidden, 2, 4, lens, 71);
+      const HostTensor lt = testing::make_tensor<int32_t>(DType::kInt32, {batch}, lens);
+      RnnOut want = ref_lstm(in, false, false);
+      if (batch > 1)  // the entry with no steps keeps its initial state
+        for (int d = 0; d < 2; ++d)
+          for (int64_t j = 0; j < hidden; ++j) {
+            const size_t i = static_cast<size_t>((d * batch + 1) * hidden + j);
+            want.yh[i] = in.h0.data<float>()[i];
+            want.yc[i] = in.c0.data<float>()[i];
+          }
+      // Every instruction set's product (AVX-512: 16 units a vector; AVX2: 8; baseline: 4).
+      for (int level : {0, 1, 2})
+        for (int threads : {1, 2}) {
+          SCOPED_TRACE("SIMD level " + std::to_string(level) + ", threads " +
+                       std::to_string(threads));
+          simd::force_simd_level(level);
+          auto got = run_twice_with_constant_r(
+              "LSTM", {&in.x, &in.w, &in.r, &in.b, &lt, &in.h0, &in.c0}, 3,
+              A().s("direction", "bidirectional").i("hidden_size", hidden), threads);
+          ASSERT_EQ(got.size(), 3u);
+          expect_close(got[0], Shape{4, 2, batch, hidden}, want.y, 1e-5);
+          expect_close(got[1], Shape{2, batch, hidden}, want.yh, 1e-5);
+          expect_close(got[2], Shape{2, batch, hidden}, want.yc, 1e-5);
+        }
+      simd::force_simd_level(-1);
+    }
+  }
+}
+
+TEST(GRU, PackedConstantRecurrenceWithLinearBeforeReset) {
+  for (const int64_t batch : {1, 9}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    RnnIn in = make_inputs(3, batch, 5, 150, 2, 3, {}, 81);
+    const RnnOut want = ref_gru(in, true);
+    for (int threads : {1, 2}) {
+      auto got = run_twice_with_constant_r(
+          "GRU", {&in.x, &in.w, &in.r, &in.b, nullptr, &in.h0}, 2,
+          A().s("direction", "bidirectional").i("hidden_size", 150).i("linear_before_reset", 1),
+          threads);
+      ASSERT_EQ(got.size(), 2u);
+      expect_close(got[0], Shape{3, 2, batch, 150}, want.y, 1e-5);
+      expect_close(got[1], Shape{2, batch, 150}, want.yh, 1e-5);
+    }
   }
 }
 
