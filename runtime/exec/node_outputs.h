@@ -43,7 +43,7 @@ class NodeOutputs : public OutputAllocator {
     }
     for (const ExecDim& e : d.exec_dims) {
       if (e.dim >= shape.rank()) return internal_error(where() + " has fewer dims than planned");
-      SOD2_RETURN_IF_ERROR(s_->bind_execution_symbol(e.symbol, shape[e.dim], d.name));
+      SOD2_RETURN_IF_ERROR(s_->bind_execution_symbol(e.symbol, shape[e.dim], d.name, step()));
     }
     const bool strings = dtype == DType::kString;
     auto checked = checked_tensor_bytes(dtype, shape,
@@ -102,6 +102,15 @@ class NodeOutputs : public OutputAllocator {
     }
     f_->ready[static_cast<size_t>(v)] = 1;
     return &t;
+  }
+
+  // The main-graph step of this node, or 0 inside a body (whose writes the lifetimes count at
+  // their control-flow node, which this does not know).
+  int32_t step() const {
+    if (f_->parent) return 0;
+    const std::vector<NodeDesc>& nodes = f_->graph->nodes;
+    const bool main_node = !nodes.empty() && n_ >= nodes.data() && n_ < nodes.data() + nodes.size();
+    return main_node ? static_cast<int32_t>(n_ - nodes.data()) : 0;
   }
 
   // A sequence or an empty optional: held by the frame (never in the arena or the value buffer,

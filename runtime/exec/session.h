@@ -137,7 +137,9 @@ class Session {
   // run() without its handler for what the standard library throws.
   Expected<std::span<const Tensor>> run_checked(std::span<const Tensor> inputs);
   Status bind_inputs(std::span<const Tensor> inputs);
-  Status instantiate_plan();
+  // from_step: the first main-graph step whose tensors the layout must still keep apart (the
+  // steps before it have run).
+  Status instantiate_plan(int32_t from_step = 0);
   Status run_graph(Frame& frame);
   // Whether a CPU kernel about to run must wait for the device work recorded so far.
   bool cpu_kernel_conflicts(const Frame& frame, const NodeDesc& node,
@@ -161,12 +163,15 @@ class Session {
   void release_value(Frame& frame, size_t v);
   // Before a run: grows the value buffer to what earlier runs needed.
   Status prepare_value_buffer();
-  // Binds an execution symbol from a dim of the value `value_name`; re-instantiates the plan if
-  // it changed.
-  Status bind_execution_symbol(int32_t symbol, int64_t value, const std::string& value_name);
-  // Proves the layout plan_values_ describes sound (plan_layout.h), unless it is the layout
-  // proved last.
-  Status verify_instantiated_plan();
+  // Binds an execution symbol from a dim of the value `value_name`, written at main-graph step
+  // `step` (0 where unknown); re-instantiates the plan if it changed.
+  Status bind_execution_symbol(int32_t symbol, int64_t value, const std::string& value_name,
+                               int32_t step);
+  // Proves the layout plan_values_ describes sound (plan_layout.h) for the tensors live at
+  // from_step or later, unless it is the layout proved last for those or more. Tensors dead
+  // before from_step are left out: the steps that used their bytes have run, and no later write
+  // can touch them.
+  Status verify_instantiated_plan(int32_t from_step);
   // Swaps in greedy by size at this run's sizes when its arena is smaller (binding_layout.h).
   void use_binding_greedy();
   // Sets plan_version_ to kBindingLayeringVersion where the binding's layering is used.
@@ -239,6 +244,7 @@ class Session {
   std::vector<plan::PlacedTensor> placed_;
   plan::LayoutVerifier layout_verifier_;
   std::vector<int64_t> verified_plan_values_;
+  int32_t verified_from_step_ = 0;  // the step verified_plan_values_ was proved from
   // A binding's greedy layout (binding_layout.h), for programs without execution symbols; the
   // last plan values it was asked about and its answer, so a repeated binding costs a compare.
   bool binding_greedy_ = false;

@@ -8,7 +8,7 @@
 
 namespace sod2::rt {
 
-Status Session::instantiate_plan() {
+Status Session::instantiate_plan(int32_t from_step) {
   const ProgramDesc& p = program_;
   SOD2_RETURN_IF_ERROR(plan_->run(symbol_values_, plan_values_, plan_scratch_));
   if (plan_version_ == plan::kBindingLayeringVersion)
@@ -33,7 +33,7 @@ Status Session::instantiate_plan() {
                               " bytes at these input sizes, above the limit of " +
                               std::to_string(max_bytes_) + " bytes per run (RunLimits::max_bytes)");
   }
-  SOD2_RETURN_IF_ERROR(verify_instantiated_plan());
+  SOD2_RETURN_IF_ERROR(verify_instantiated_plan(from_step));
   // Tensors already written keep their offsets; only the bytes up to the old size matter.
   return arena_->reserve(static_cast<size_t>(arena_bytes_),
                          static_cast<size_t>(std::max<int64_t>(old_bytes, 0)));
@@ -76,16 +76,18 @@ void Session::use_binding_greedy() {
   plan_version_ = plan::kBindingGreedyVersion;
 }
 
-Status Session::verify_instantiated_plan() {
+Status Session::verify_instantiated_plan(int32_t from_step) {
   const size_t n = program_.num_arena_tensors;
   if (n == 0) return Status::ok_status();
-  if (verified_plan_values_.size() == plan_values_.size() &&
+  if (verified_from_step_ <= from_step && verified_plan_values_.size() == plan_values_.size() &&
       std::equal(plan_values_.begin(), plan_values_.end(), verified_plan_values_.begin())) {
     return Status::ok_status();
   }
   for (size_t t = 0; t < n; ++t) {
-    // A tensor no node writes holds nothing: it may sit anywhere.
-    placed_[t] = arena_used_[t]
+    // A tensor no node writes holds nothing, and one dead before from_step holds nothing any
+    // more: either may sit anywhere. (Detection post-processing binds a symbol per NonZero near
+    // the end of the graph, where most tensors are dead.)
+    placed_[t] = arena_used_[t] && arena_life_[t].last_step >= from_step
                      ? plan::PlacedTensor{plan_values_[t], plan_values_[n + t], arena_life_[t]}
                      : plan::PlacedTensor{};
   }
@@ -95,11 +97,12 @@ Status Session::verify_instantiated_plan() {
     return invalid_model("the memory plan is unsound at these input sizes: " + st.message());
   }
   verified_plan_values_.assign(plan_values_.begin(), plan_values_.end());
+  verified_from_step_ = from_step;
   return Status::ok_status();
 }
 
-Status Session::bind_execution_symbol(int32_t symbol, int64_t value,
-                                      const std::string& value_name) {
+Status Session::bind_execution_symbol(int32_t symbol, int64_t value, const std::string& value_name,
+                                      int32_t step) {
   const size_t s = static_cast<size_t>(symbol);
   const SymbolDesc& sym = program_.symbols[s];
   if (value < sym.lo || value > sym.hi) {
@@ -119,7 +122,7 @@ Status Session::bind_execution_symbol(int32_t symbol, int64_t value,
   symbol_values_[s] = value;
   symbol_bound_[s] = 1;
   uint8_t* before = arena_->data();
-  SOD2_RETURN_IF_ERROR(instantiate_plan());
+  SOD2_RETURN_IF_ERROR(instantiate_plan(step));
   uint8_t* after = arena_->data();
   // Tensors already written must keep their place: the layout just proved sound says nothing
   // about bytes a tensor held at its old place.

@@ -39,8 +39,10 @@ Status LayoutVerifier::verify(std::span<const PlacedTensor> tensors, int64_t are
   }
   // Sweep by offset: a tensor can only collide with tensors that start before it ends, so each
   // is compared with the still-open ones (those whose bytes reach past its start).
-  by_offset_.resize(tensors.size());
-  for (size_t i = 0; i < tensors.size(); ++i) by_offset_[i] = static_cast<uint32_t>(i);
+  // Empty tensors hold no bytes: only the others are sorted.
+  by_offset_.clear();
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].size > 0) by_offset_.push_back(static_cast<uint32_t>(i));
   std::sort(by_offset_.begin(), by_offset_.end(), [&](uint32_t a, uint32_t b) {
     return tensors[a].offset != tensors[b].offset ? tensors[a].offset < tensors[b].offset : a < b;
   });
@@ -48,7 +50,6 @@ Status LayoutVerifier::verify(std::span<const PlacedTensor> tensors, int64_t are
   open_.reserve(tensors.size());
   for (uint32_t i : by_offset_) {
     const PlacedTensor& t = tensors[i];
-    if (t.size == 0) continue;
     std::erase_if(open_, [&](uint32_t o) { return tensors[o].end() <= t.offset; });
     for (uint32_t o : open_) {
       if (tensors[o].life.overlaps(t.life)) {

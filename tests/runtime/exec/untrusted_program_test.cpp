@@ -343,5 +343,75 @@ TEST(UntrustedProgram, AWrittenTensorMayNotMoveWhenAnExecutionSymbolBinds) {
       << message_of(out.status());
 }
 
+// x[n] -> Double a -> Double b -> Positives p[k] -> Double y[k] (k an execution symbol bound at
+// step 2, y the output): lifetimes a [0,1], b [1,2], p [2,3], y [3,3]. `plan(A, pk)` gives the
+// sizes, offsets and arena size from a's bytes A and p's pk (64-byte aligned).
+template <typename Plan>
+ProgramDesc two_doubles_then_positives(Plan plan) {
+  ProgramDesc p;
+  p.symbols.push_back({"n", false, 1, 1000, 1});
+  p.symbols.push_back({"k", true, 0, 1000, 1});
+  p.inputs.push_back({"x", DType::kFloat, 1});
+  p.input_dims.push_back({0, 0, -1, 0});
+  GraphDesc g;
+  g.values = {value("x", ValueStorage::kGraphInput), value("a", ValueStorage::kArena, 0),
+              value("b", ValueStorage::kArena, 1), value("p", ValueStorage::kArena, 2),
+              value("y", ValueStorage::kArena, 3)};
+  g.values[3].exec_dims.push_back({0, 1});
+  g.inputs = {0};
+  g.outputs = {4};
+  g.nodes = {node("Double", {0}, {1}), node("Double", {1}, {2}), node("Positives", {2}, {3}),
+             node("Double", {3}, {4})};
+  p.graphs.push_back(std::move(g));
+  const sym::SymExpr n(sym::symbol("n")), k(sym::symbol("k"));
+  auto al = [](const sym::SymExpr& bytes) {
+    return 64 * sym::floordiv(bytes + 63, sym::SymExpr(64));
+  };
+  p.plan_program = *sym::compile_shape_program(
+      plan(al(4 * n), al(4 * k)), std::vector<sym::Symbol>{sym::symbol("n"), sym::symbol("k")});
+  p.num_arena_tensors = 4;
+  return p;
+}
+
+// When an execution symbol binds, the layout is proved again for the tensors still live: a
+// layout whose tensors live from then on share bytes is refused, while bytes only tensors dead
+// by then reach are theirs to give (the steps that used them have run).
+TEST(UntrustedProgram, ALayoutIsProvedAgainForTheTensorsLiveWhenAnExecutionSymbolBinds) {
+  HostTensor x(DType::kFloat, Shape{500});
+  for (int i = 0; i < 500; ++i) x.data<float>()[i] = 1.f;  // k = 500, A = pk = 2048
+  const Tensor in[] = {x.view()};
+  // a's planned size grows with k (A + pk - 64: A while k is unbound, 1) into b, which a's
+  // reader wrote: a is dead by step 2, so the run goes on, and y is right.
+  {
+    ProgramDesc p = two_doubles_then_positives([](const sym::SymExpr& a, const sym::SymExpr& pk) {
+      return std::vector<sym::SymExpr>{a + pk - 64,     a, pk,    pk,          // sizes
+                                       sym::SymExpr(0), a, 2 * a, 2 * a + pk,  // offsets
+                                       2 * a + 3 * pk};                        // arena
+    });
+    auto s = Session::create(std::move(p), test_registry(), {1});
+    ASSERT_TRUE(s.ok()) << s.status().to_string();
+    auto out = (*s)->run(in);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    ASSERT_EQ(out->size(), 1u);
+    ASSERT_EQ((*out)[0].numel(), 500);
+    for (int i = 0; i < 500; ++i) ASSERT_EQ((*out)[0].as<float>()[i], 8.f) << i;
+  }
+  // p at b's offset once k is bound: b (read at step 2) and p (written at step 2) share bytes.
+  {
+    ProgramDesc p = two_doubles_then_positives([](const sym::SymExpr& a, const sym::SymExpr& pk) {
+      // 2a while k is unbound (1), a at k = 500 (pk = 2048).
+      const sym::SymExpr p_at = 2 * a - sym::floordiv(pk, sym::SymExpr(2048)) * a;
+      return std::vector<sym::SymExpr>{a, a,    pk,        pk,           sym::SymExpr(0),
+                                       a, p_at, p_at + pk, p_at + 2 * pk};
+    });
+    auto s = Session::create(std::move(p), test_registry(), {1});
+    ASSERT_TRUE(s.ok()) << s.status().to_string();
+    auto out = (*s)->run(in);
+    ASSERT_FALSE(out.ok());
+    EXPECT_TRUE(contains(message_of(out.status()), "share bytes while both are live"))
+        << message_of(out.status());
+  }
+}
+
 }  // namespace
 }  // namespace sod2::rt
