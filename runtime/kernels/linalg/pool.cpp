@@ -2,8 +2,9 @@
 // float64, int8 and uint8, through a plain loop), one output plane per parallel item. 2-D windows
 // with horizontal stride 1 or 2 (no Indices output, no horizontal dilation) run vectorised over
 // output columns, borders aside; other cases clip the window per axis once per output row, so the
-// inner loop only visits input elements. Global pools reduce each plane with vector accumulators.
-// Each runs in one copy per ISA (simd.h).
+// inner loop only visits input elements. Float MaxPools whose output rows are narrower than a
+// vector take the plane-lane path (pool_lanes.h) instead. Global pools reduce each plane with
+// vector accumulators. Each runs in one copy per ISA (simd.h).
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
+#include "runtime/kernels/linalg/pool_lanes.h"
 #include "runtime/kernels/linalg/simd.h"
 
 namespace sod2::rt {
@@ -542,6 +544,8 @@ class PoolKernel : public Kernel {
     float* Y = y->as<float>();
     int64_t* I = ind ? ind->as<int64_t>() : nullptr;
     (void)Pin;
+    if (kind_ == PoolKind::kMax && !I && max_pool_lanes_applies(g))
+      return max_pool_lanes(ctx, g, planes, X, Y);
     PoolJob job{kind_, include_pad_, X, Y, I, g, false};
     job.rows_path = !I && g.out[0] == 1 && g.k[0] == 1 && g.in[0] == 1 && g.dil[2] == 1 &&
                     (g.stride[2] == 1 || g.stride[2] == 2);

@@ -156,6 +156,44 @@ TEST(Pool, MaxPoolBordersThroughAPaddedCopyAndWithout) {
   simd::force_simd_level(-1);
 }
 
+// Output rows no wider than a vector: planes in vector lanes (pool_lanes.cpp), 42 planes (two
+// full groups of 16 and a partial one at AVX-512), GoogLeNet's 3x3 stride-1 and stride-2 ceil-mode
+// pools on 14x14 and 7x7, dilation, asymmetric pads, at every SIMD level; a window that lies
+// entirely in padding gives 0, as on the other paths.
+TEST(Pool, MaxPoolPlanesInVectorLanes) {
+  const HostTensor m14 = rand_tensor({3, 14, 14, 14}, 30), m7 = rand_tensor({2, 21, 7, 7}, 31),
+                   rect = rand_tensor({1, 5, 9, 4}, 32);
+  const std::vector<PoolP> cases = {
+      PoolP{{3, 3}, {1, 1}, {}, {1, 1}, {1, 1}},
+      PoolP{{3, 3}, {2, 2}, {}, {0, 0}, {0, 0}, true},
+      PoolP{{2, 2}, {2, 2}, {}, {0, 0}, {0, 0}},
+      PoolP{{3, 3}, {1, 2}, {2, 2}, {2, 1}, {2, 0}},
+      PoolP{{2, 3}, {3, 1}, {}, {1, 0}, {0, 2}, true},
+  };
+  for (int level : {2, 1, 0}) {
+    simd::force_simd_level(level);
+    for (const HostTensor* x : {&m14, &m7, &rect})
+      for (const PoolP& p : cases) {
+        SCOPED_TRACE("level " + std::to_string(level) + " X " + x->shape().to_string() + " k " +
+                     std::to_string(p.k[0]) + "x" + std::to_string(p.k[1]) + " s " +
+                     std::to_string(p.s[0]) + "," + std::to_string(p.s[1]));
+        Shape out;
+        const auto want = ref_pool(*x, p, true, &out);
+        auto got = run_both("MaxPool", 12, {x}, 1, pool_attrs(p));
+        ASSERT_EQ(got.size(), 1u);
+        expect_close(got[0], out, want, 0);
+      }
+  }
+  simd::force_simd_level(-1);
+  // 1x1 windows with a pad of 1: the border outputs see only padding.
+  const HostTensor x = floats({1, 1, 2, 2}, {-1, -2, -3, -4});
+  auto got =
+      run_both("MaxPool", 12, {&x}, 1,
+               A().is("kernel_shape", {1, 1}).is("strides", {1, 1}).is("pads", {1, 1, 1, 1}));
+  ASSERT_EQ(got.size(), 1u);
+  expect_close(got[0], Shape{1, 1, 4, 4}, {0, 0, 0, 0, 0, -1, -2, 0, 0, -3, -4, 0, 0, 0, 0, 0}, 0);
+}
+
 TEST(Pool, MaxPoolIndices) {
   const HostTensor x = floats({1, 1, 2, 3}, {1, 5, 2, 7, 3, 4});
   auto got = run_both("MaxPool", 12, {&x}, 2, A().is("kernel_shape", {2, 2}));

@@ -1,0 +1,180 @@
+// A work item is VL consecutive planes: their positions are interleaved (channel_blocks.h) into
+// a buffer padded with -inf on every side the windows reach, so each tap of VL outputs is one
+// vector load and one max, with no bounds checks; the results are interleaved back into the
+// output planes.
+#include "runtime/kernels/linalg/pool_lanes.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "runtime/kernels/linalg/channel_blocks.h"
+#include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/simd.h"
+
+namespace sod2::rt {
+namespace {
+
+using simd::Vec;
+
+// Largest per-thread scratch (floats): the packed input, its padded copy and the output of VL
+// planes.
+constexpr int64_t kMaxSlotFloats = int64_t{64} << 10;
+
+struct LaneJob {
+  const float* x;
+  float* y;
+  int64_t planes;
+  int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
+  int64_t ph, pw;  // the padded buffer's rows and columns
+  // Slot layout (floats from the slot's start), each part 64-byte aligned.
+  int64_t packed_off, padded_off, out_off, slot_floats;
+};
+
+inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
+
+// Whether any tap of output o's window on one axis reads the input (in: the axis's extent).
+inline bool window_reaches_input(int64_t o, int64_t s, int64_t k, int64_t d, int64_t pad,
+                                 int64_t in) {
+  for (int64_t t = 0; t < k; ++t) {
+    const int64_t i = o * s + t * d - pad;
+    if (i >= 0 && i < in) return true;
+  }
+  return false;
+}
+
+LaneJob lane_job(const Window3& g, int vl) {
+  LaneJob j{};
+  j.ih = g.in[1];
+  j.iw = g.in[2];
+  j.oh = g.out[1];
+  j.ow = g.out[2];
+  j.kh = g.k[1];
+  j.kw = g.k[2];
+  j.sh = g.stride[1];
+  j.sw = g.stride[2];
+  j.dh = g.dil[1];
+  j.dw = g.dil[2];
+  j.pt = g.pad_begin[1];
+  j.pl = g.pad_begin[2];
+  // Rows and columns the taps read, or the input reaches, whichever is further.
+  j.ph = std::max((j.oh - 1) * j.sh + (j.kh - 1) * j.dh + 1, j.pt + j.ih);
+  j.pw = std::max((j.ow - 1) * j.sw + (j.kw - 1) * j.dw + 1, j.pl + j.iw);
+  j.packed_off = 0;
+  j.padded_off = round_up(j.ih * j.iw * vl, 16);
+  j.out_off = j.padded_off + round_up(j.ph * j.pw * vl, 16);
+  j.slot_floats = j.out_off + round_up(j.oh * j.ow * vl, 16);
+  return j;
+}
+
+// One output: the max of its window's taps (K > 0: a KxK window, unrolled).
+template <int VL, int K>
+SOD2_SIMD_INLINE Vec<VL> window_max(const LaneJob& j, const float* w) {
+  const int64_t kh = K > 0 ? K : j.kh, kw = K > 0 ? K : j.kw;
+  Vec<VL> acc = simd::load<VL>(w);
+#pragma GCC unroll 4
+  for (int64_t ky = 0; ky < kh; ++ky)
+#pragma GCC unroll 4
+    for (int64_t kx = 0; kx < kw; ++kx)
+      acc = simd::vmax<VL>(acc, simd::load<VL>(w + (ky * j.dh * j.pw + kx * j.dw) * VL));
+  return acc;
+}
+
+template <int VL, int K>
+SOD2_SIMD_INLINE void pool_item(const LaneJob& j, const float* padded, const bool* column_reaches,
+                                float* out) {
+  for (int64_t oy = 0; oy < j.oh; ++oy) {
+    const bool row_reaches = window_reaches_input(oy, j.sh, j.kh, j.dh, j.pt, j.ih);
+    for (int64_t ox = 0; ox < j.ow; ++ox) {
+      float* o = out + (oy * j.ow + ox) * VL;
+      if (row_reaches && column_reaches[ox])
+        simd::store<VL>(o, window_max<VL, K>(j, padded + (oy * j.sh * j.pw + ox * j.sw) * VL));
+      else
+        simd::store<VL>(o, Vec<VL>{});
+    }
+  }
+}
+
+template <int VL>
+SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
+  float* packed = slot + j.packed_off;
+  float* padded = slot + j.padded_off;
+  float* out = slot + j.out_off;
+  constexpr float kLow = -std::numeric_limits<float>::infinity();
+  // The padding is written once: every item rewrites the same interior.
+  std::fill(padded, padded + j.ph * j.pw * VL, kLow);
+  bool column_reaches[VL];  // ow <= VL
+  for (int64_t ox = 0; ox < j.ow; ++ox)
+    column_reaches[ox] = window_reaches_input(ox, j.sw, j.kw, j.dw, j.pl, j.iw);
+  const bool k3 = j.kh == 3 && j.kw == 3;
+  const int64_t in_plane = j.ih * j.iw, out_plane = j.oh * j.ow, row = j.pw * VL;
+  for (int64_t it = i0; it < i1; ++it) {
+    const int64_t p0 = it * VL;
+    const int nc = static_cast<int>(std::min<int64_t>(VL, j.planes - p0));
+    block_positions(VL, nc, j.x + p0 * in_plane, in_plane, in_plane, packed);
+    for (int64_t iy = 0; iy < j.ih; ++iy)
+      std::copy(packed + iy * j.iw * VL, packed + (iy + 1) * j.iw * VL,
+                padded + (iy + j.pt) * row + j.pl * VL);
+    if (k3)
+      pool_item<VL, 3>(j, padded, column_reaches, out);
+    else
+      pool_item<VL, 0>(j, padded, column_reaches, out);
+    unblock_positions(VL, nc, out, out_plane, out_plane, j.y + p0 * out_plane);
+  }
+}
+
+#if SOD2_SIMD_X86
+SOD2_TARGET_AVX512 void run_items_avx512(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
+  run_items<16>(j, i0, i1, slot);
+}
+SOD2_TARGET_AVX2 void run_items_avx2(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
+  run_items<8>(j, i0, i1, slot);
+}
+#endif
+void run_items_base(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
+  run_items<4>(j, i0, i1, slot);
+}
+
+}  // namespace
+
+bool max_pool_lanes_applies(const Window3& g) {
+  const int vl = simd::lanes(simd::simd_level());
+  if (g.spatial > 2 || g.out_size() == 0 || g.out[2] > vl) return false;
+  // Each extent within the slot first, so that the layout's products cannot overflow.
+  for (int a = 1; a < 3; ++a)
+    for (const int64_t v : {g.in[a], g.out[a], g.k[a], g.stride[a], g.dil[a], g.pad_begin[a]})
+      if (v > kMaxSlotFloats) return false;
+  const int64_t reach_h = (g.out[1] - 1) * g.stride[1] + (g.k[1] - 1) * g.dil[1] + 1;
+  const int64_t reach_w = (g.out[2] - 1) * g.stride[2] + (g.k[2] - 1) * g.dil[2] + 1;
+  if (reach_h > kMaxSlotFloats || reach_w > kMaxSlotFloats) return false;
+  return lane_job(g, vl).slot_floats <= kMaxSlotFloats;
+}
+
+Status max_pool_lanes(KernelContext& ctx, const Window3& g, int64_t planes, const float* X,
+                      float* Y) {
+  const simd::Level level = simd::simd_level();
+  const int vl = simd::lanes(level);
+  if (!max_pool_lanes_applies(g))
+    return internal_error("MaxPool: the plane-lane path does not serve this window");
+  LaneJob j = lane_job(g, vl);
+  j.x = X;
+  j.y = Y;
+  j.planes = planes;
+  ThreadPool& pool = ctx.pool();
+  const int64_t items = (planes + vl - 1) / vl;
+  const double item_taps = static_cast<double>(g.out_size()) * g.k_size() * vl;
+  const int64_t grain =
+      std::max<int64_t>(1, static_cast<int64_t>(1.0e5 / std::max(item_taps, 1.0)));
+  const int slots = ScratchSlots::count(pool);
+  SOD2_ASSIGN_OR_RETURN(float* base, scratch_floats(ctx, slots * j.slot_floats));
+  ScratchSlots slot_set(base, j.slot_floats, slots);
+  auto* run = &run_items_base;
+#if SOD2_SIMD_X86
+  if (level == simd::Level::kAvx512) run = &run_items_avx512;
+  if (level == simd::Level::kAvx2) run = &run_items_avx2;
+#endif
+  slot_set.parallel_for(pool, items, grain,
+                        [&](int64_t i0, int64_t i1, float* slot) { run(j, i0, i1, slot); });
+  return Status::ok_status();
+}
+
+}  // namespace sod2::rt
