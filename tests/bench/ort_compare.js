@@ -24,8 +24,15 @@
 // An input entry of the manifest may carry "int_range": [lo, hi] (inclusive; each a number or a
 // symbol of the binding) for integer inputs whose values must lie in a range (token ids, lengths);
 // other integer inputs get ort_bench.js's default, [0, 2).
+//
+// Warm-up: both runtimes take about 100 runs on this VM to reach their steady speed on a model
+// that runs in under a millisecond (lstm_lm at batch 1: sod2 0.6-0.75 ms after 3 warm-up runs,
+// 0.33 after 30; ORT 0.64 after 3, 0.40 after 300), so a fixed 3 runs compares start-up noise.
+// Each binding warms both up for about WARMUP_MS of runs (at least 3), from ORT's first median.
 'use strict';
 const { execFileSync } = require('child_process');
+const WARMUP_MS = 300;
+const warmupRuns = (ms) => Math.min(2000, Math.max(3, Math.ceil(WARMUP_MS / Math.max(ms, 1e-3))));
 const fs = require('fs');
 const path = require('path');
 
@@ -110,17 +117,20 @@ for (const m of models) {
     const bindText = Object.entries(binding).map(([k, v]) => `${k}=${v}`).join(',');
     process.stderr.write(`${m.name} ${bindText}\n`);
     shapes.push(...intRanges(m, binding));
+    let warmup = 3;
     const sod2Run = (n) => lastJsonLine(execFileSync(sod2, ['run', modelPath, '--inputs', inputsDir,
-      '--ranges', rangesFile, '--threads', String(n), '--runs', String(runs), '--warmup', '3', '--json'],
+      '--ranges', rangesFile, '--threads', String(n), '--runs', String(runs), '--warmup', String(warmup),
+      '--json'],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
     let ort, ours, plain, single = null;
     try {
       ort = lastJsonLine(execFileSync('node', [ortBench, modelPath, ...shapes, '--threads', String(threads),
         '--runs', String(runs), '--warmup', '3', '--profile', '--save-inputs', inputsDir],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+      warmup = warmupRuns(ort.median_ms);
       ours = sod2Run(threads);
       plain = lastJsonLine(execFileSync('node', [ortBench, modelPath, ...shapes, '--threads', String(threads),
-        '--runs', String(runs), '--warmup', '3'],
+        '--runs', String(runs), '--warmup', String(warmup)],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
       if (scaling && threads > 1) single = sod2Run(1);
     } catch (e) {
@@ -136,6 +146,7 @@ for (const m of models) {
       latency_ratio: ours.median_ms / ortMs,
       sod2_working_bytes: ours.working_bytes, ort_working_bytes: ortWorking,
       memory_ratio: ours.working_bytes / Math.max(ortWorking, 1),
+      warmup_runs: warmup,
       sod2_arena_bytes: ours.arena_bytes, sod2_first_run_ms: ours.first_run_ms, ort_first_run_ms: ort.first_run_ms,
       threads,
       // The roofline: operations at this run's sizes over the median time.

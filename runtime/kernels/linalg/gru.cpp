@@ -21,6 +21,16 @@ class GruKernel : public Kernel {
   GruKernel(RnnAttrs a, bool lbr, size_t outputs, bool constant_r)
       : a_(std::move(a)), lbr_(lbr), outputs_(outputs), constant_r_(constant_r) {}
 
+  Status prepare(std::span<const Tensor* const> constants) override {
+    bool default_cells = a_.clip <= 0.f;
+    for (int d = 0; d < a_.num_directions; ++d)
+      default_cells = default_cells && a_.acts[d * 2].fn == RnnFn::kSigmoid &&
+                      a_.acts[d * 2 + 1].fn == RnnFn::kTanh;
+    if (lbr_ && default_cells && constant_r_ && constants.size() > 2)
+      packed_.prepare(constants[2], a_.num_directions, 3, a_.hidden);
+    return Status::ok_status();
+  }
+
   Status run(KernelContext& ctx) override {
     SOD2_ASSIGN_OR_RETURN(RnnShape s, check_rnn_inputs(ctx, a_, 3, "GRU"));
     const Shape state{s.dirs, s.batch, s.hidden};

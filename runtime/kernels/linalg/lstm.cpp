@@ -22,6 +22,17 @@ class LstmKernel : public Kernel {
   LstmKernel(RnnAttrs a, bool input_forget, size_t outputs, bool constant_r)
       : a_(std::move(a)), input_forget_(input_forget), outputs_(outputs), constant_r_(constant_r) {}
 
+  Status prepare(std::span<const Tensor* const> constants) override {
+    bool default_cells = !input_forget_ && a_.clip <= 0.f;
+    for (int d = 0; d < a_.num_directions; ++d)
+      default_cells = default_cells && a_.acts[d * 3].fn == RnnFn::kSigmoid &&
+                      a_.acts[d * 3 + 1].fn == RnnFn::kTanh &&
+                      a_.acts[d * 3 + 2].fn == RnnFn::kTanh;
+    if (default_cells && constant_r_ && constants.size() > 2)
+      packed_.prepare(constants[2], a_.num_directions, 4, a_.hidden);
+    return Status::ok_status();
+  }
+
   Status run(KernelContext& ctx) override {
     SOD2_ASSIGN_OR_RETURN(RnnShape s, check_rnn_inputs(ctx, a_, 4, "LSTM"));
     const Tensor* c0 = ctx.input(6);

@@ -204,6 +204,11 @@ class BatchFirstKernel final : public Kernel {
   BatchFirstKernel(std::unique_ptr<Kernel> inner, int state_inputs, const char* op)
       : inner_(std::move(inner)), state_inputs_(state_inputs), op_(op) {}
 
+  // The constants (W, R, B) take the same slots in both layouts.
+  Status prepare(std::span<const Tensor* const> constants) override {
+    return inner_->prepare(constants);
+  }
+
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     if (!x) return invalid_argument(std::string(op_) + ": needs input X");

@@ -42,6 +42,10 @@ void pack_recurrence(const float* r, int gates, int64_t hidden, float* out);
 class PackedRecurrenceCache {
  public:
   const float* get(const float* r_d, int d, int dirs, int gates, int64_t hidden);
+  // At load (Kernel::prepare): every direction of a constant R ([dirs, gates * hidden, hidden]),
+  // so that the first run neither packs nor faults in the packed copy's pages. An R of another
+  // shape is left to the run, which reports it.
+  void prepare(const Tensor* r, int dirs, int gates, int64_t hidden);
 
  private:
   std::vector<float> packed_;                  // every direction's part
