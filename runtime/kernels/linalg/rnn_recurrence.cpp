@@ -123,8 +123,9 @@ void pack_recurrence(const float* r, int gates, int64_t hidden, float* out) {
 }
 
 void PackedRecurrenceCache::prepare(const Tensor* r, int dirs, int gates, int64_t hidden) {
-  if (!r || r->dtype != DType::kFloat || hidden <= 0 || dirs < 1 || dirs > 2 ||
-      !(r->shape == Shape{dirs, gates * hidden, hidden}))
+  // hidden is the node's attribute: bounded by R's size before the products that check it.
+  if (!r || r->dtype != DType::kFloat || hidden <= 0 || hidden > r->numel() || dirs < 1 ||
+      dirs > 2 || !(r->shape == Shape{dirs, gates * hidden, hidden}))
     return;
   for (int d = 0; d < dirs; ++d)
     get(r->as<float>() + d * gates * hidden * hidden, d, dirs, gates, hidden);

@@ -1,6 +1,6 @@
 // One step's recurrent product of LSTM and GRU for a few batch rows: gh[b, g*H + j] =
-// sum_k h[b, k] * R[g*H + j, k], on R packed once per run (or once per session when R is a
-// constant) so that every step streams it in the order the product reads it.
+// sum_k h[b, k] * R[g*H + j, k], on R packed once per run (at load when R is a constant) so
+// that every step streams it in the order the product reads it.
 //
 // R is cut into blocks of kRecurrentUnits hidden units; a block holds those units' rows of every
 // gate, k-major (block[k][gate][unit]). A thread that owns a range of blocks computes every gate
