@@ -61,20 +61,19 @@ class LstmKernel : public Kernel {
     if (y && y->bytes() > 0) std::memset(y->data, 0, y->bytes());  // data is null when empty
     if (B == 0 || H == 0) return Status::ok_status();
 
-    // Scratch: projected inputs, recurrent gates, h and its next value, c, summed bias, and R
-    // packed per run when it is not a constant; lengths apart (int64).
+    // Both directions of a bidirectional LSTM with the default cell run at once, one per thread:
+    // each direction's steps then wait for nothing (crnn's 2 layers of 2 x 32 steps).
+    bool concurrent = s.dirs == 2 && ctx.pool().num_threads() >= 2 && !p;
+    for (int d = 0; d < s.dirs; ++d) concurrent = concurrent && default_cell(d);
+    // Scratch, per direction running at once: projected inputs, recurrent gates, h and its next
+    // value, c, summed bias, and R packed per run when it is not a constant; lengths apart.
     SOD2_RETURN_IF_ERROR(check_recurrence_scratch(s, G));
-    const int64_t packed_floats = packed_recurrence_floats(4, H);
-    const int64_t floats =
-        s.seq * B * G + B * G + 3 * B * H + G + (constant_r_ ? 0 : packed_floats);
-    SOD2_ASSIGN_OR_RETURN(float* mem, scratch_floats(ctx, floats));
-    float* gx = mem;
-    float* gh = gx + s.seq * B * G;
-    float* h = gh + B * G;
-    float* h_next = h + B * H;
-    float* c = h_next + B * H;
-    float* bias = c + B * H;
-    float* packed_scratch = bias + G;
+    const int64_t packed_floats = constant_r_ ? 0 : packed_recurrence_floats(4, H);
+    const int64_t dir_floats = s.seq * B * G + B * G + 3 * B * H + G + packed_floats;
+    const int copies = concurrent ? 2 : 1;
+    SOD2_ASSIGN_OR_RETURN(float* mem, scratch_floats(ctx, copies * dir_floats));
+    DirBuffers bufs[2];
+    for (int k = 0; k < copies; ++k) bufs[k] = dir_buffers(mem + k * dir_floats, s, G);
     SOD2_ASSIGN_OR_RETURN(const int64_t* lens, read_sequence_lens(ctx, s, "LSTM"));
 
     const float* X = ctx.input(0)->as<float>();
@@ -82,6 +81,43 @@ class LstmKernel : public Kernel {
     const float* R = ctx.input(2)->as<float>();
     const Tensor* bt = ctx.input(3);
     const Tensor* h0 = ctx.input(5);
+    float* y_data = y ? y->as<float>() : nullptr;
+    // One direction with the default cell on packed R, its buffers ready.
+    auto run_packed = [&](int d, DirBuffers& db, bool split) {
+      const float* r_d = R + d * G * H;
+      PackedRecurrence pr{nullptr, 4, H};
+      pr.data = constant_r_ ? packed_.get(r_d, d, s.dirs, 4, H) : db.packed;
+      if (!constant_r_) pack_recurrence(r_d, 4, H, db.packed);
+      auto cell = [&](int64_t b, int64_t t, int64_t j0, int64_t n, const float*, float* hn) {
+        lstm_cell_default(db.gx + (t * B + b) * G + j0, db.gh + b * G + j0, db.c + b * H + j0, hn,
+                          n, H);
+      };
+      run_recurrence(ctx.pool(), s, pr, lens, a_.reverse || d == 1, d, db.h, db.h_next, db.gh,
+                     y_data, cell, split);
+      if (yh) std::memcpy(yh->as<float>() + d * B * H, db.h, B * H * sizeof(float));
+      if (yc) std::memcpy(yc->as<float>() + d * B * H, db.c, B * H * sizeof(float));
+    };
+    if (concurrent) {
+      for (int d = 0; d < 2; ++d) {
+        DirBuffers& db = bufs[d];
+        project_inputs(ctx.pool(), s, 4, X, W + d * G * s.input, sum_biases(bt, d, G, db.bias),
+                       db.gx);
+        load_initial_state(h0, d, s, db.h);
+        load_initial_state(c0, d, s, db.c);
+        // Packed once here: the cache is not for two threads at once.
+        if (constant_r_) packed_.get(R + d * G * H, d, s.dirs, 4, H);
+      }
+      ctx.pool().parallel_for(2, 1, [&](int64_t d0, int64_t d1) {
+        for (int64_t d = d0; d < d1; ++d) run_packed(static_cast<int>(d), bufs[d], false);
+      });
+      return Status::ok_status();
+    }
+    DirBuffers& db = bufs[0];
+    float* gx = db.gx;
+    float* gh = db.gh;
+    float*& h = db.h;
+    float* c = db.c;
+    float* bias = db.bias;
     for (int d = 0; d < s.dirs; ++d) {
       const bool rev = a_.reverse || d == 1;
       project_inputs(ctx.pool(), s, 4, X, W + d * G * s.input, sum_biases(bt, d, G, bias), gx);
@@ -95,20 +131,8 @@ class LstmKernel : public Kernel {
       const RnnActivation& hf = a_.acts[d * 3 + 2];
       const float clip = a_.clip;
       auto cl = [clip](float v) { return clip > 0.f ? std::clamp(v, -clip, clip) : v; };
-      const bool default_cell = !pi && !input_forget_ && clip <= 0.f && f.fn == RnnFn::kSigmoid &&
-                                g.fn == RnnFn::kTanh && hf.fn == RnnFn::kTanh;
-      if (default_cell) {
-        const float* r_d = R + d * G * H;
-        PackedRecurrence pr{nullptr, 4, H};
-        pr.data = constant_r_ ? packed_.get(r_d, d, s.dirs, 4, H) : packed_scratch;
-        if (!constant_r_) pack_recurrence(r_d, 4, H, packed_scratch);
-        auto cell = [&](int64_t b, int64_t t, int64_t j0, int64_t n, const float*, float* hn) {
-          lstm_cell_default(gx + (t * B + b) * G + j0, gh + b * G + j0, c + b * H + j0, hn, n, H);
-        };
-        run_recurrence(ctx.pool(), s, pr, lens, rev, d, h, h_next, gh, y ? y->as<float>() : nullptr,
-                       cell);
-        if (yh) std::memcpy(yh->as<float>() + d * B * H, h, B * H * sizeof(float));
-        if (yc) std::memcpy(yc->as<float>() + d * B * H, c, B * H * sizeof(float));
+      if (!pi && default_cell(d)) {
+        run_packed(d, db, true);
         continue;
       }
       for (int64_t step = 0; step < s.seq; ++step) {
@@ -143,6 +167,29 @@ class LstmKernel : public Kernel {
   }
 
  private:
+  // A direction's scratch (see run()).
+  struct DirBuffers {
+    float *gx, *gh, *h, *h_next, *c, *bias, *packed;
+  };
+  static DirBuffers dir_buffers(float* m, const RnnShape& s, int64_t G) {
+    const int64_t B = s.batch, H = s.hidden;
+    DirBuffers b;
+    b.gx = m;
+    b.gh = b.gx + s.seq * B * G;
+    b.h = b.gh + B * G;
+    b.h_next = b.h + B * H;
+    b.c = b.h_next + B * H;
+    b.bias = b.c + B * H;
+    b.packed = b.bias + G;
+    return b;
+  }
+
+  // Sigmoid, Tanh, Tanh, no clip, no coupled input and forget gates (peepholes apart).
+  bool default_cell(int d) const {
+    return !input_forget_ && a_.clip <= 0.f && a_.acts[d * 3].fn == RnnFn::kSigmoid &&
+           a_.acts[d * 3 + 1].fn == RnnFn::kTanh && a_.acts[d * 3 + 2].fn == RnnFn::kTanh;
+  }
+
   RnnAttrs a_;
   bool input_forget_;
   size_t outputs_;

@@ -63,16 +63,17 @@ void recurrent_block_product(const PackedRecurrence& r, const float* h, int64_t 
 // sequence (t: the input step it reads; h_prev and h_next point at the entry's unit j0). The
 // cell writes h_next, not h, which the other threads' products read until the step ends; entries
 // past their length carry h over. Y (layout 0, may be null) gets each new h. On return h holds
-// the last state.
+// the last state. Without `split` the steps run on the calling thread alone (inside a
+// parallel_for that runs the two directions at once).
 template <class Cell>
 void run_recurrence(ThreadPool& pool, const RnnShape& s, const PackedRecurrence& pr,
                     const int64_t* lens, bool rev, int d, float*& h, float*& h_next, float* gh,
-                    float* y, const Cell& cell) {
+                    float* y, const Cell& cell, bool split = true) {
   const int64_t H = s.hidden, B = s.batch, G = pr.gates * H, blocks = pr.blocks();
   // Split only when R is large enough that each core keeping its part in cache pays for the
   // step's synchronisation.
   const int64_t r_bytes = G * H * static_cast<int64_t>(sizeof(float));
-  const int64_t parts = pool.num_threads() > 1 && r_bytes >= (int64_t{256} << 10)
+  const int64_t parts = split && pool.num_threads() > 1 && r_bytes >= (int64_t{256} << 10)
                             ? std::min<int64_t>(pool.num_threads(), blocks)
                             : 1;
   for (int64_t step = 0; step < s.seq; ++step) {
