@@ -71,6 +71,21 @@ class ScratchSlots {
 // Scratch for `count` floats (at least one, so a zero-sized job still gets a valid pointer).
 Expected<float*> scratch_floats(KernelContext& ctx, int64_t count);
 
+// Work items [0, items) of a slot kernel over the pool: each chunk runs run(job, i0, i1, slot)
+// with a slot of slot_floats floats of the kernel's scratch (ScratchSlots), `run` being the
+// kernel body of the CPU's SIMD level (the channel- and plane-lane kernels pick it).
+template <class Job>
+Status run_in_slots(KernelContext& ctx, int64_t items, int64_t grain, int64_t slot_floats,
+                    const Job& job, void (*run)(const Job&, int64_t, int64_t, float*)) {
+  ThreadPool& pool = ctx.pool();
+  const int slots = ScratchSlots::count(pool);
+  SOD2_ASSIGN_OR_RETURN(float* base, scratch_floats(ctx, slots * slot_floats));
+  ScratchSlots slot_set(base, slot_floats, slots);
+  slot_set.parallel_for(pool, items, grain,
+                        [&](int64_t i0, int64_t i1, float* slot) { run(job, i0, i1, slot); });
+  return Status::ok_status();
+}
+
 // Broadcasts two shapes numpy-style; false when incompatible.
 bool broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b,
                       std::vector<int64_t>* out);

@@ -291,17 +291,12 @@ Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X,
   const double item_macs = static_cast<double>(j.mchunk) * j.oh * j.ow * j.kh * j.kw;
   const int64_t grain =
       std::max<int64_t>(1, static_cast<int64_t>(2.0e5 / std::max(item_macs, 1.0)));
-  const int slots = ScratchSlots::count(pool);
-  SOD2_ASSIGN_OR_RETURN(float* base, scratch_floats(ctx, slots * j.slot_floats));
-  ScratchSlots slot_set(base, j.slot_floats, slots);
   auto* run = &run_items_base;
 #if SOD2_SIMD_X86
   if (level == simd::Level::kAvx512) run = &run_items_avx512;
   if (level == simd::Level::kAvx2) run = &run_items_avx2;
 #endif
-  slot_set.parallel_for(pool, items, grain,
-                        [&](int64_t i0, int64_t i1, float* slot) { run(j, i0, i1, slot); });
-  return Status::ok_status();
+  return run_in_slots(ctx, items, grain, j.slot_floats, j, run);
 }
 
 }  // namespace sod2::rt

@@ -272,23 +272,17 @@ Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const flo
   j.inline_epilogue = j.act.on;
   j.act.bias[0] = j.act.bias[1] = nullptr;
 
-  ThreadPool& pool = ctx.pool();
   const int64_t items = s.n * j.groups * j.bands;
   const double item_macs =
       static_cast<double>(j.band_rows) * j.ow * j.kh * j.kw * simd::lanes(level);
   const int64_t grain =
       std::max<int64_t>(1, static_cast<int64_t>(2.0e5 / std::max(item_macs, 1.0)));
-  const int slots = ScratchSlots::count(pool);
-  SOD2_ASSIGN_OR_RETURN(float* base, scratch_floats(ctx, slots * j.slot_floats));
-  ScratchSlots slot_set(base, j.slot_floats, slots);
   auto* run = &run_items_base;
 #if SOD2_SIMD_X86
   if (level == simd::Level::kAvx512) run = &run_items_avx512;
   if (level == simd::Level::kAvx2) run = &run_items_avx2;
 #endif
-  slot_set.parallel_for(pool, items, grain,
-                        [&](int64_t i0, int64_t i1, float* slot) { run(j, i0, i1, slot); });
-  return Status::ok_status();
+  return run_in_slots(ctx, items, grain, j.slot_floats, j, run);
 }
 
 }  // namespace sod2::rt

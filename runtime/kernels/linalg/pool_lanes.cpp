@@ -159,22 +159,16 @@ Status max_pool_lanes(KernelContext& ctx, const Window3& g, int64_t planes, cons
   j.x = X;
   j.y = Y;
   j.planes = planes;
-  ThreadPool& pool = ctx.pool();
   const int64_t items = (planes + vl - 1) / vl;
   const double item_taps = static_cast<double>(g.out_size()) * g.k_size() * vl;
   const int64_t grain =
       std::max<int64_t>(1, static_cast<int64_t>(1.0e5 / std::max(item_taps, 1.0)));
-  const int slots = ScratchSlots::count(pool);
-  SOD2_ASSIGN_OR_RETURN(float* base, scratch_floats(ctx, slots * j.slot_floats));
-  ScratchSlots slot_set(base, j.slot_floats, slots);
   auto* run = &run_items_base;
 #if SOD2_SIMD_X86
   if (level == simd::Level::kAvx512) run = &run_items_avx512;
   if (level == simd::Level::kAvx2) run = &run_items_avx2;
 #endif
-  slot_set.parallel_for(pool, items, grain,
-                        [&](int64_t i0, int64_t i1, float* slot) { run(j, i0, i1, slot); });
-  return Status::ok_status();
+  return run_in_slots(ctx, items, grain, j.slot_floats, j, run);
 }
 
 }  // namespace sod2::rt
