@@ -33,23 +33,22 @@ using simd::Vec;
 constexpr int kMaxNV = 4;
 
 // Everything a chunk of planes needs, computed once per run.
-struct DwJob {
-  const float* x;         // nullptr: the input is x8's 8-bit values
-  DepthwiseInt8Input x8;  // centred into a float plane per item (slot + plane_off)
+struct DwJob : Window2D {  // the window's spatial axes (geometry.h)
+  const float* x;          // nullptr: the input is x8's 8-bit values
+  DepthwiseInt8Input x8;   // centred into a float plane per item (slot + plane_off)
   const float* w;
   float* y;
   const EpilogueRun* e;
   InlineEpilogue ie;   // the part of *e applied to the accumulators before the store
   int64_t c, m, mult;  // input channels, output channels, outputs per input channel
   int64_t mchunk;      // outputs per work item (a slice of the multiplier)
-  int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
-  int vl, nv;  // vector lanes; vectors per block
-  int64_t bw;  // block width in floats: nv * vl
-  int64_t pw;  // floats per phase of a prepared row
-  int64_t rf;  // floats per prepared row: sw * pw
-  int64_t th;  // padded rows the kernels may read
-  bool fixed;  // the unrolled K x K path applies
-  bool half;   // rows fit half a vector: run on VL/2 lanes
+  int vl, nv;          // vector lanes; vectors per block
+  int64_t bw;          // block width in floats: nv * vl
+  int64_t pw;          // floats per phase of a prepared row
+  int64_t rf;          // floats per prepared row: sw * pw
+  int64_t th;          // padded rows the kernels may read
+  bool fixed;          // the unrolled K x K path applies
+  bool half;           // rows fit half a vector: run on VL/2 lanes
   // Slot layout (floats from the slot's start).
   int64_t buf_off, zero_off, tab_off, koff_off, plane_off, slot_floats;
 };
@@ -247,18 +246,7 @@ Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X,
   j.c = s.c;
   j.m = s.m;
   j.mult = s.m / s.c;
-  j.ih = g.in[1];
-  j.iw = g.in[2];
-  j.oh = g.out[1];
-  j.ow = g.out[2];
-  j.kh = g.k[1];
-  j.kw = g.k[2];
-  j.sh = g.stride[1];
-  j.sw = g.stride[2];
-  j.dh = g.dil[1];
-  j.dw = g.dil[2];
-  j.pt = g.pad_begin[1];
-  j.pl = g.pad_begin[2];
+  static_cast<Window2D&>(j) = window_2d(g);
   const simd::Level level = simd::simd_level();
   j.vl = simd::lanes(level);
   j.nv = static_cast<int>(std::clamp<int64_t>((j.ow + j.vl - 1) / j.vl, 1, kMaxNV));

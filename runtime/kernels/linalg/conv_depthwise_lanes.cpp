@@ -34,17 +34,16 @@ constexpr int64_t kBandFloats = 48 * 1024;
 // exceeds it (long 1-D sequences) stay on the row path.
 constexpr int64_t kMaxSlotFloats = int64_t{1} << 18;
 
-struct LaneJob {
-  const float* x;         // nullptr: the input is x8's 8-bit values
-  DepthwiseInt8Input x8;  // centred into floats, an item's rows at a time (slot + centred_off)
+struct LaneJob : Window2D {  // the window's spatial axes (geometry.h)
+  const float* x;            // nullptr: the input is x8's 8-bit values
+  DepthwiseInt8Input x8;     // centred into floats, an item's rows at a time (slot + centred_off)
   const float* w;
   float* y;
   const EpilogueRun* e;
   InlineEpilogue act;  // the activation, when applied to the accumulators (bias handled apart)
   bool inline_epilogue;
   int64_t c, groups;  // channels; channel groups per image (ceil(c / VL))
-  int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
-  int64_t pw;  // columns of the padded buffer
+  int64_t pw;         // columns of the padded buffer
   // Work items are bands of band_rows output rows, which read band_in_rows padded input rows.
   int64_t band_rows, bands, band_in_rows;
   // Slot layout (floats from the slot's start), each part 64-byte aligned.
@@ -190,18 +189,7 @@ LaneJob lane_job(const ConvShape& s, int vl, bool eight_bit) {
   LaneJob j{};
   j.c = s.c;
   j.groups = (s.c + vl - 1) / vl;
-  j.ih = g.in[1];
-  j.iw = g.in[2];
-  j.oh = g.out[1];
-  j.ow = g.out[2];
-  j.kh = g.k[1];
-  j.kw = g.k[2];
-  j.sh = g.stride[1];
-  j.sw = g.stride[2];
-  j.dh = g.dil[1];
-  j.dw = g.dil[2];
-  j.pt = g.pad_begin[1];
-  j.pl = g.pad_begin[2];
+  static_cast<Window2D&>(j) = window_2d(g);
   // Columns the taps read, or the input reaches, whichever is further.
   j.pw = std::max((j.ow - 1) * j.sw + (j.kw - 1) * j.dw + 1, j.pl + j.iw);
   // Output rows per band: as many as keep the band's padded input within kBandFloats.

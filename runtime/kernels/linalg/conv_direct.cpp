@@ -28,13 +28,12 @@ using simd::Vec;
 
 constexpr int MB = 8;  // output channels per register block
 
-struct DcJob {
+struct DcJob : Window2D {  // the window's spatial axes (geometry.h)
   const float* x;
   float* y;
   const EpilogueRun* e;
   InlineEpilogue ie;  // the part of *e applied to the accumulators before the store
   int64_t c, m, cg, mg, mblocks;
-  int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
   int vl, nv;
   bool by_channel;  // narrow rows: vectors over output channels (rows_by_channel)
   int64_t cb;       // by_channel: output channels per block (MV vectors of VL)
@@ -272,18 +271,7 @@ Status direct_conv_forward(KernelContext& ctx, const ConvShape& s, const float* 
   j.cg = s.c / s.group;
   j.mg = s.m / s.group;
   j.mblocks = (j.mg + MB - 1) / MB;
-  j.ih = g.in[1];
-  j.iw = g.in[2];
-  j.oh = g.out[1];
-  j.ow = g.out[2];
-  j.kh = g.k[1];
-  j.kw = g.k[2];
-  j.sh = g.stride[1];
-  j.sw = g.stride[2];
-  j.dh = g.dil[1];
-  j.dw = g.dil[2];
-  j.pt = g.pad_begin[1];
-  j.pl = g.pad_begin[2];
+  static_cast<Window2D&>(j) = window_2d(g);
   const simd::Level level = simd::simd_level();
   j.vl = simd::lanes(level);
   j.nv = j.ow > j.vl ? 2 : 1;

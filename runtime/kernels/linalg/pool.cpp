@@ -24,28 +24,6 @@ enum class PoolKind { kMax, kAverage };
 // The largest plane a MaxPool copies with its padding (PoolJob::slots): 256 KiB per thread.
 constexpr int64_t kMaxPaddedPlaneFloats = int64_t{1} << 16;
 
-// Window of output index o on one axis: the first input index and how many taps are inside.
-struct AxisWindow {
-  int64_t start;   // input index of tap 0 (may be negative)
-  int64_t t0, t1;  // taps [t0, t1) land inside the input
-  int64_t padded;  // taps inside the padded extent (count_include_pad divisor factor)
-};
-
-inline AxisWindow axis_window(const Window3& g, int a, int64_t o) {
-  AxisWindow w;
-  w.start = o * g.stride[a] - g.pad_begin[a];
-  const int64_t d = g.dil[a];
-  // Tap t reads start + t*d; keep 0 <= start + t*d < in.
-  w.t0 = w.start >= 0 ? 0 : (-w.start + d - 1) / d;
-  const int64_t last = g.in[a] - 1 - w.start;
-  w.t1 = last < 0 ? 0 : std::min(g.k[a], last / d + 1);
-  if (w.t1 < w.t0) w.t1 = w.t0;
-  // ORT's count_include_pad divisor: the window clipped to [-pad_begin, in + pad_end).
-  const int64_t end = std::min(w.start + (g.k[a] - 1) * d + 1, g.in[a] + g.pad_end[a]);
-  w.padded = (end - w.start + d - 1) / d;
-  return w;
-}
-
 SOD2_SIMD_INLINE void pool_plane_generic(PoolKind kind, bool include_pad, const float* x, float* y,
                                          int64_t* idx, int64_t idx_base, const Window3& g) {
   for (int64_t oz = 0; oz < g.out[0]; ++oz) {

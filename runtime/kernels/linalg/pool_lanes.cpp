@@ -20,11 +20,11 @@ using simd::Vec;
 // planes.
 constexpr int64_t kMaxSlotFloats = int64_t{64} << 10;
 
-struct LaneJob {
+struct LaneJob : Window2D {  // the window's spatial axes (geometry.h)
   const float* x;
   float* y;
   int64_t planes;
-  int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
+  Window3 g;       // the whole window, for the taps each output's window keeps (axis_window)
   int64_t ph, pw;  // the padded buffer's rows and columns
   // Slot layout (floats from the slot's start), each part 64-byte aligned.
   int64_t packed_off, padded_off, out_off, slot_floats;
@@ -32,30 +32,16 @@ struct LaneJob {
 
 inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 
-// Whether any tap of output o's window on one axis reads the input (in: the axis's extent).
-inline bool window_reaches_input(int64_t o, int64_t s, int64_t k, int64_t d, int64_t pad,
-                                 int64_t in) {
-  for (int64_t t = 0; t < k; ++t) {
-    const int64_t i = o * s + t * d - pad;
-    if (i >= 0 && i < in) return true;
-  }
-  return false;
+// Whether any tap of output o's window on axis a reads the input.
+inline bool window_reaches_input(const Window3& g, int a, int64_t o) {
+  const AxisWindow w = axis_window(g, a, o);
+  return w.t1 > w.t0;
 }
 
 LaneJob lane_job(const Window3& g, int vl) {
   LaneJob j{};
-  j.ih = g.in[1];
-  j.iw = g.in[2];
-  j.oh = g.out[1];
-  j.ow = g.out[2];
-  j.kh = g.k[1];
-  j.kw = g.k[2];
-  j.sh = g.stride[1];
-  j.sw = g.stride[2];
-  j.dh = g.dil[1];
-  j.dw = g.dil[2];
-  j.pt = g.pad_begin[1];
-  j.pl = g.pad_begin[2];
+  j.g = g;
+  static_cast<Window2D&>(j) = window_2d(g);
   // Rows and columns the taps read, or the input reaches, whichever is further.
   j.ph = std::max((j.oh - 1) * j.sh + (j.kh - 1) * j.dh + 1, j.pt + j.ih);
   j.pw = std::max((j.ow - 1) * j.sw + (j.kw - 1) * j.dw + 1, j.pl + j.iw);
@@ -83,7 +69,7 @@ template <int VL, int K>
 SOD2_SIMD_INLINE void pool_item(const LaneJob& j, const float* padded, const bool* column_reaches,
                                 float* out) {
   for (int64_t oy = 0; oy < j.oh; ++oy) {
-    const bool row_reaches = window_reaches_input(oy, j.sh, j.kh, j.dh, j.pt, j.ih);
+    const bool row_reaches = window_reaches_input(j.g, 1, oy);
     for (int64_t ox = 0; ox < j.ow; ++ox) {
       float* o = out + (oy * j.ow + ox) * VL;
       if (row_reaches && column_reaches[ox])
@@ -103,8 +89,7 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
   // The padding is written once: every item rewrites the same interior.
   std::fill(padded, padded + j.ph * j.pw * VL, kLow);
   bool column_reaches[VL];  // ow <= VL
-  for (int64_t ox = 0; ox < j.ow; ++ox)
-    column_reaches[ox] = window_reaches_input(ox, j.sw, j.kw, j.dw, j.pl, j.iw);
+  for (int64_t ox = 0; ox < j.ow; ++ox) column_reaches[ox] = window_reaches_input(j.g, 2, ox);
   const bool k3 = j.kh == 3 && j.kw == 3;
   const int64_t in_plane = j.ih * j.iw, out_plane = j.oh * j.ow, row = j.pw * VL;
   for (int64_t it = i0; it < i1; ++it) {
