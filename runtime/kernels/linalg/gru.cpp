@@ -22,10 +22,8 @@ class GruKernel : public Kernel {
       : a_(std::move(a)), lbr_(lbr), outputs_(outputs), constant_r_(constant_r) {}
 
   Status prepare(std::span<const Tensor* const> constants) override {
-    bool default_cells = a_.clip <= 0.f;
-    for (int d = 0; d < a_.num_directions; ++d)
-      default_cells = default_cells && a_.acts[d * 2].fn == RnnFn::kSigmoid &&
-                      a_.acts[d * 2 + 1].fn == RnnFn::kTanh;
+    bool default_cells = true;
+    for (int d = 0; d < a_.num_directions; ++d) default_cells = default_cells && default_cell(d);
     if (lbr_ && default_cells && constant_r_ && constants.size() > 2)
       packed_.prepare(constants[2], a_.num_directions, 3, a_.hidden);
     return Status::ok_status();
@@ -85,8 +83,8 @@ class GruKernel : public Kernel {
       const float clip = a_.clip;
       auto cl = [clip](float v) { return clip > 0.f ? std::clamp(v, -clip, clip) : v; };
       const float* Rd = R + d * G * H;
-      const bool default_cell = clip <= 0.f && f.fn == RnnFn::kSigmoid && g.fn == RnnFn::kTanh;
-      if (default_cell && lbr_) {
+      const bool plain_cell = default_cell(d);
+      if (plain_cell && lbr_) {
         PackedRecurrence pr{nullptr, 3, H};
         pr.data = constant_r_ ? packed_.get(Rd, d, s.dirs, 3, H) : packed_scratch;
         if (!constant_r_) pack_recurrence(Rd, 3, H, packed_scratch);
@@ -120,7 +118,7 @@ class GruKernel : public Kernel {
           const float* xg = gx + (t * B + b) * G;
           const float* rg = gh + b * G;
           float* hb = h + b * H;
-          if (default_cell) {
+          if (plain_cell) {
             gru_cell_default(xg, rg, rbh, hb, hb, H, H, lbr_);
           } else {
             for (int64_t j = 0; j < H; ++j) {
@@ -142,6 +140,12 @@ class GruKernel : public Kernel {
   }
 
  private:
+  // Sigmoid and Tanh, no clip.
+  bool default_cell(int d) const {
+    return a_.clip <= 0.f && a_.acts[d * 2].fn == RnnFn::kSigmoid &&
+           a_.acts[d * 2 + 1].fn == RnnFn::kTanh;
+  }
+
   RnnAttrs a_;
   bool lbr_;
   size_t outputs_;

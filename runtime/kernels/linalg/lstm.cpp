@@ -23,11 +23,8 @@ class LstmKernel : public Kernel {
       : a_(std::move(a)), input_forget_(input_forget), outputs_(outputs), constant_r_(constant_r) {}
 
   Status prepare(std::span<const Tensor* const> constants) override {
-    bool default_cells = !input_forget_ && a_.clip <= 0.f;
-    for (int d = 0; d < a_.num_directions; ++d)
-      default_cells = default_cells && a_.acts[d * 3].fn == RnnFn::kSigmoid &&
-                      a_.acts[d * 3 + 1].fn == RnnFn::kTanh &&
-                      a_.acts[d * 3 + 2].fn == RnnFn::kTanh;
+    bool default_cells = true;
+    for (int d = 0; d < a_.num_directions; ++d) default_cells = default_cells && default_cell(d);
     if (default_cells && constant_r_ && constants.size() > 2)
       packed_.prepare(constants[2], a_.num_directions, 4, a_.hidden);
     return Status::ok_status();
