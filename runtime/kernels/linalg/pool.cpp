@@ -2,27 +2,25 @@
 // float64, int8 and uint8, through a plain loop), one output plane per parallel item. 2-D windows
 // with horizontal stride 1 or 2 (no Indices output, no horizontal dilation) run vectorised over
 // output columns, borders aside; other cases clip the window per axis once per output row, so the
-// inner loop only visits input elements. Float MaxPools whose output rows are narrower than a
-// vector take the plane-lane path (pool_lanes.h) instead. Global pools reduce each plane with
-// vector accumulators. Each runs in one copy per ISA (simd.h).
+// inner loop only visits input elements. Float MaxPools without Indices take the plane-lane path
+// (pool_lanes.h) when their output rows are narrower than a vector, or the row-buffer path
+// (pool_rows.h) at horizontal stride 1 or 2. Global pools reduce each plane with vector
+// accumulators. Each runs in one copy per ISA (simd.h).
 #include <algorithm>
 #include <limits>
-#include <optional>
 #include <type_traits>
 
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
 #include "runtime/kernels/linalg/pool_lanes.h"
+#include "runtime/kernels/linalg/pool_rows.h"
 #include "runtime/kernels/linalg/simd.h"
 
 namespace sod2::rt {
 namespace {
 
 enum class PoolKind { kMax, kAverage };
-
-// The largest plane a MaxPool copies with its padding (PoolJob::slots): 256 KiB per thread.
-constexpr int64_t kMaxPaddedPlaneFloats = int64_t{1} << 16;
 
 SOD2_SIMD_INLINE void pool_plane_generic(PoolKind kind, bool include_pad, const float* x, float* y,
                                          int64_t* idx, int64_t idx_base, const Window3& g) {
@@ -325,49 +323,11 @@ struct PoolJob {
   int64_t* idx;
   Window3 g;
   bool rows_path;  // pool_plane_rows applies
-  // A MaxPool whose rows have outputs at their borders: each plane is copied into its thread's
-  // slot with -inf around it (`padded`: the same windows over that copy, without pads), so every
-  // output runs on vectors (googlenet's 3x3 stride-1 pools on 14x14 spent 3/4 of their time on
-  // the two border outputs of each row, one tap at a time).
-  ScratchSlots* slots = nullptr;
-  Window3 padded{};
 };
-
-// The planes' copy with -inf around (see PoolJob::slots): padded.in rows of padded.in[2] floats.
-SOD2_SIMD_INLINE void fill_padded_plane(const float* x, const Window3& g, const Window3& padded,
-                                        float* out) {
-  constexpr float kLow = -std::numeric_limits<float>::infinity();
-  const int64_t ih = g.in[1], iw = g.in[2], pt = g.pad_begin[1], pl = g.pad_begin[2];
-  const int64_t pw = padded.in[2];
-  for (int64_t r = 0; r < padded.in[1]; ++r) {
-    float* row = out + r * pw;
-    const int64_t iy = r - pt;
-    if (iy < 0 || iy >= ih) {
-      std::fill(row, row + pw, kLow);
-      continue;
-    }
-    std::fill(row, row + pl, kLow);
-    std::copy(x + iy * iw, x + (iy + 1) * iw, row + pl);
-    std::fill(row + pl + iw, row + pw, kLow);
-  }
-}
 
 template <int VL>
 SOD2_SIMD_INLINE void pool_planes(const PoolJob& j, int64_t p0, int64_t p1) {
   const int64_t P = j.g.out_size(), Pin = j.g.in_size();
-  if (j.slots) {
-    const int slot = j.slots->acquire();
-    float* buf = j.slots->data(slot);
-    for (int64_t p = p0; p < p1; ++p) {
-      fill_padded_plane(j.x + p * Pin, j.g, j.padded, buf);
-      if (j.g.stride[2] == 1)
-        pool_plane_rows_widest<VL, 1>(j.kind, false, buf, j.y + p * P, j.padded);
-      else
-        pool_plane_rows_widest<VL, 2>(j.kind, false, buf, j.y + p * P, j.padded);
-    }
-    j.slots->release(slot);
-    return;
-  }
   for (int64_t p = p0; p < p1; ++p) {
     const float* x = j.x + p * Pin;
     float* y = j.y + p * P;
@@ -522,32 +482,15 @@ class PoolKernel : public Kernel {
     float* Y = y->as<float>();
     int64_t* I = ind ? ind->as<int64_t>() : nullptr;
     (void)Pin;
-    if (kind_ == PoolKind::kMax && !I && max_pool_lanes_applies(g))
-      return max_pool_lanes(ctx, g, planes, X, Y);
+    if (kind_ == PoolKind::kMax && !I) {
+      if (max_pool_lanes_applies(g)) return max_pool_lanes(ctx, g, planes, X, Y);
+      if (max_pool_rows_applies(g)) return max_pool_rows(ctx, g, planes, X, Y);
+    }
     PoolJob job{kind_, include_pad_, X, Y, I, g, false};
     job.rows_path = !I && g.out[0] == 1 && g.k[0] == 1 && g.in[0] == 1 && g.dil[2] == 1 &&
                     (g.stride[2] == 1 || g.stride[2] == 2);
     const PlanesFn fn = pick_planes_fn();
     const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(P * g.k_size(), 1));
-    std::optional<ScratchSlots> slots;
-    if (job.rows_path && kind_ == PoolKind::kMax) {
-      const auto [a, b] = g.stride[2] == 1 ? interior_columns<1>(g) : interior_columns<2>(g);
-      Window3& pg = job.padded;
-      pg = g;
-      pg.in[1] = std::max(g.pad_begin[1] + g.in[1],
-                          (g.out[1] - 1) * g.stride[1] + (g.k[1] - 1) * g.dil[1] + 1);
-      pg.in[2] = std::max(g.pad_begin[2] + g.in[2], (g.out[2] - 1) * g.stride[2] + g.k[2]);
-      pg.pad_begin[1] = pg.pad_begin[2] = pg.pad_end[1] = pg.pad_end[2] = 0;
-      // Stride 2 loads two vectors from a window's first column: slack after the last row.
-      const bool small = pg.in[1] <= kMaxPaddedPlaneFloats && pg.in[2] <= kMaxPaddedPlaneFloats;
-      const int64_t floats = small ? (pg.in[1] * pg.in[2] + 64 + 15) / 16 * 16 : 0;
-      if ((a > 0 || b < g.out[2]) && small && floats <= kMaxPaddedPlaneFloats) {
-        const int count = ScratchSlots::count(ctx.pool());
-        SOD2_ASSIGN_OR_RETURN(float* base, scratch_floats(ctx, count * floats));
-        slots.emplace(base, floats, count);
-        job.slots = &*slots;
-      }
-    }
     ctx.pool().parallel_for(planes, grain, [&](int64_t p0, int64_t p1) { fn(job, p0, p1); });
     if (I && column_major_) indices_to_column_major(I, planes, g);
     return Status::ok_status();

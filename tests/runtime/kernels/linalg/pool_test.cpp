@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include <cstring>
@@ -129,31 +130,64 @@ TEST(Pool, VectorRowPath) {
   expect_close(got[0], Shape{1, 1, 20}, want);
 }
 
-// A MaxPool whose rows have border outputs runs on a copy of each plane with -inf around it,
-// unless the plane is too large to copy (more than 64K floats): googlenet's 3x3 stride-1 pad-1
-// ceil-mode pools and its stride-2 ceil-mode ones, a 300x300 plane, at every SIMD level.
-TEST(Pool, MaxPoolBordersThroughAPaddedCopyAndWithout) {
+// Float MaxPools at horizontal stride 1 or 2 whose rows are wider than a vector run on row
+// buffers (pool_rows.cpp): ResNet's 3x3 stride-2 pad-1 pool, SqueezeNet's ceil-mode one on 111x111,
+// googlenet's stride-1 pad-1 pool, a 300x300 plane, horizontal dilation (the phase of a tap is
+// (tap * dilation) % stride), pads of at least the kernel (border outputs of 0), rows narrower
+// than a vector and a 1-D pool, one and two planes (split into bands of rows), at every SIMD
+// level.
+TEST(Pool, MaxPoolRowBuffers) {
   const HostTensor small = rand_tensor({2, 5, 14, 14}, 20), odd = rand_tensor({1, 3, 111, 111}, 21),
-                   big = rand_tensor({1, 1, 300, 300}, 22);
+                   big = rand_tensor({1, 1, 300, 300}, 22), r18 = rand_tensor({1, 2, 112, 112}, 23),
+                   wide = rand_tensor({2, 3, 9, 53}, 24), narrow = rand_tensor({1, 2, 6, 7}, 25);
   const std::vector<std::pair<const HostTensor*, PoolP>> cases = {
       {&small, PoolP{{3, 3}, {1, 1}, {}, {1, 1}, {1, 1}, true}},
       {&odd, PoolP{{3, 3}, {2, 2}, {}, {0, 0}, {0, 0}, true}},
       {&big, PoolP{{3, 3}, {1, 1}, {}, {1, 1}, {1, 1}, true}},
       {&big, PoolP{{3, 3}, {2, 2}, {}, {0, 1}, {1, 0}}},
+      {&r18, PoolP{{3, 3}, {2, 2}, {}, {1, 1}, {1, 1}}},
+      {&wide, PoolP{{2, 3}, {1, 2}, {1, 2}, {0, 1}, {1, 2}, true}},
+      {&wide, PoolP{{3, 4}, {2, 1}, {2, 3}, {1, 3}, {2, 3}}},
+      {&wide, PoolP{{1, 2}, {1, 2}, {}, {0, 4}, {0, 5}}},  // whole windows in padding
+      {&wide, PoolP{{2, 5}, {2, 2}, {}, {1, 2}, {1, 2}, true}},
+      {&narrow, PoolP{{3, 3}, {2, 2}, {}, {1, 1}, {1, 1}, true}},
+      {&narrow, PoolP{{2, 2}, {1, 1}, {}, {0, 0}, {0, 0}}},
   };
   for (int level : {2, 1, 0}) {
     simd::force_simd_level(level);
     for (const auto& [x, p] : cases) {
-      SCOPED_TRACE("level " + std::to_string(level) + " X " + x->shape().to_string() + " s " +
-                   std::to_string(p.s[1]));
+      SCOPED_TRACE("level " + std::to_string(level) + " X " + x->shape().to_string() + " k " +
+                   std::to_string(p.k[0]) + "x" + std::to_string(p.k[1]) + " s " +
+                   std::to_string(p.s[0]) + "," + std::to_string(p.s[1]) + " pads " +
+                   std::to_string(p.pb[1]) + "," + std::to_string(p.pe[1]));
       Shape out;
-      const auto want = ref_pool(*x, p, true, &out);
+      auto want = ref_pool(*x, p, true, &out);
+      // The definition's empty maximum: 0 on every path (see MaxPoolPlanesInVectorLanes).
+      for (double& w : want)
+        if (std::isinf(w)) w = 0;
       auto got = run_both("MaxPool", 12, {x}, 1, pool_attrs(p));
       ASSERT_EQ(got.size(), 1u);
       expect_close(got[0], out, want, 0);
     }
   }
   simd::force_simd_level(-1);
+  // 1-D: a row of 40, stride 2, pad 1.
+  std::vector<float> v(40);
+  for (int i = 0; i < 40; ++i) v[i] = static_cast<float>((i * 7) % 13);
+  const HostTensor x1 = floats({1, 1, 40}, v);
+  auto got = run_both("MaxPool", 12, {&x1}, 1,
+                      A().is("kernel_shape", {3}).is("strides", {2}).is("pads", {1, 1}));
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<double> want;
+  for (int o = 0; o < 20; ++o) {
+    float m = -1;
+    for (int t = 0; t < 3; ++t) {
+      const int i = o * 2 - 1 + t;
+      if (i >= 0 && i < 40) m = std::max(m, v[i]);
+    }
+    want.push_back(m);
+  }
+  expect_close(got[0], Shape{1, 1, 20}, want, 0);
 }
 
 // Output rows no wider than a vector: planes in vector lanes (pool_lanes.cpp), 42 planes (two
