@@ -134,6 +134,13 @@ class Fuser {
     if (gp == gc) return;  // already together (a value read twice by one node)
     const std::string who = "'" + g_.node(p).name + "'";
     const FusionRole rp = role(p), rc = role(c);
+    if (transpose_operand(v, p, c, gp, gc)) {
+      if (!joins_alone(v, c, gc, who)) return;
+      const NodeId anchor = anchor_[static_cast<size_t>(gc)];
+      merge(gp, gc);
+      anchor_[static_cast<size_t>(find(c))] = anchor;  // the MatMul, not the Transpose
+      return;
+    }
     if (rp == FusionRole::kQuantization || rc == FusionRole::kQuantization) {
       if (!quantization_edge(v, p, c, gp)) {
         if (rc != FusionRole::kOpaque)
@@ -194,6 +201,38 @@ class Fuser {
       }
     }
     return true;
+  }
+
+  // A Transpose read only as a MatMul's A or B, leaving each matrix addressable by a GEMM (the
+  // operand's rows or columns are the input's last dim): the MatMul's group takes it as a
+  // prologue and the kernel reads the Transpose's input through the permutation (FusedMatMul's
+  // a_perm / b_perm), so the transposed copy is never written. Attention's head splits and K^T
+  // are such Transposes.
+  bool transpose_operand(ValueId v, NodeId p, NodeId c, int32_t gp, int32_t gc) {
+    const Node& pn = g_.node(p);
+    const Node& cn = g_.node(c);
+    if (pn.op_type != "Transpose" || !pn.domain.empty() || pn.inputs.size() != 1 ||
+        pn.outputs.size() != 1 || cn.op_type != "MatMul" || !cn.domain.empty() ||
+        cn.inputs.size() != 2 || (cn.inputs[0] == v) == (cn.inputs[1] == v))
+      return false;
+    // Read by the MatMul alone: a Shape of the transposed value would need it materialised.
+    if (g_.value(v).consumers.size() != 1) return false;
+    // The Transpose alone, into the MatMul's group before any epilogue joined it (at most the
+    // other operand's Transpose is there).
+    if (members_[static_cast<size_t>(gp)].size() != 1 || anchor_[static_cast<size_t>(gc)] != c)
+      return false;
+    for (NodeId x : members_[static_cast<size_t>(gc)])
+      if (x != c && g_.node(x).op_type != "Transpose") return false;
+    const TensorFact& f = fact(pn.inputs[0]);
+    if (f.dtype != DataType::kFloat || !f.dims || f.dims->size() < 2) return false;
+    const int64_t r = static_cast<int64_t>(f.dims->size());
+    std::vector<int64_t> perm;
+    if (const Attribute* a = pn.attribute("perm"); a && !a->ints.empty()) perm = a->ints;
+    for (int64_t i = r - 1; perm.empty() && i >= 0; --i) perm.push_back(i);
+    if (static_cast<int64_t>(perm.size()) != r) return false;
+    if (perm[static_cast<size_t>(r - 1)] != r - 1 && perm[static_cast<size_t>(r - 2)] != r - 1)
+      return false;
+    return !creates_cycle(gp, gc);
   }
 
   bool is_max_pool(NodeId n) const {
@@ -434,11 +473,16 @@ FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
       out.groups.push_back(grp);
       continue;
     }
-    // The anchor: the group's one node that is not elementwise (an elementwise node of its
-    // epilogue that reads only outside values may come first in the order).
-    const auto first = std::find_if(grp.nodes.begin(), grp.nodes.end(), [&](NodeId n) {
-      return fusion_role(graph.node(n)) != FusionRole::kElementwise;
+    // The anchor: the group's contraction, else its one node that is not elementwise (an
+    // elementwise node of its epilogue that reads only outside values may come first in the
+    // order, and a MatMul's operand Transposes do).
+    auto first = std::find_if(grp.nodes.begin(), grp.nodes.end(), [&](NodeId n) {
+      return fusion_role(graph.node(n)) == FusionRole::kContraction;
     });
+    if (first == grp.nodes.end())
+      first = std::find_if(grp.nodes.begin(), grp.nodes.end(), [&](NodeId n) {
+        return fusion_role(graph.node(n)) != FusionRole::kElementwise;
+      });
     const NodeId a = first == grp.nodes.end() ? grp.nodes.front() : *first;
     // Its prologue: the group's nodes it reads, directly or through others of them.
     std::vector<bool> feeds(graph.num_nodes(), false);

@@ -9,8 +9,11 @@
 //    materialised, so a value read elsewhere keeps its producer out. ISDO readers (Shape, Size)
 //    do not count: they need v's shape, which RDP knows, not its bytes.
 //  - roles fit: elementwise joins elementwise; a contraction (Conv/MatMul/Gemm) takes
-//    elementwise epilogues but no prologue; a normalization or reduction takes an elementwise
-//    prologue and epilogue; a group holds at most one non-elementwise node.
+//    elementwise epilogues but no prologue, except a MatMul, whose operands' Transposes join
+//    when each leaves its matrices readable by a GEMM (the operand's rows or columns are the
+//    input's last dim; the kernel then reads the input through the permutation); a
+//    normalization or reduction takes an elementwise prologue and epilogue; a group holds at
+//    most one non-elementwise node besides those Transposes.
 //  - shapes fit, proven by RDP's facts: an elementwise consumer's output has v's shape (no
 //    broadcast up, which would recompute the producer per broadcast element); a prologue's
 //    output is the anchor's data input.

@@ -37,7 +37,8 @@ int64_t attr_int(const Node& n, const char* name, int64_t fallback) {
 
 class Matcher {
  public:
-  Matcher(const Graph& g, const RdpResult& rdp) : g_(g), rdp_(rdp) {}
+  Matcher(const Graph& g, const RdpResult& rdp, Target target)
+      : g_(g), rdp_(rdp), target_(target) {}
 
   // The group's fused kernel, or why the CPU has none for it (`refused_` and `at_`).
   FusionVerdict match(const opt::FusionGroup& grp) {
@@ -50,9 +51,17 @@ class Matcher {
       }
       return match_qdq_add(grp);
     }
-    const Node& anchor = g_.node(grp.nodes.front());
+    // A MatMul's operand Transposes come first (opt::fusion's prologue): the kernel reads their
+    // inputs through a_perm / b_perm.
+    size_t first = 0;
+    while (first < grp.nodes.size() && g_.node(grp.nodes[first]).op_type == "Transpose") ++first;
+    if (first == grp.nodes.size())
+      return refuse(FusionRefusal::kNoContractionAnchor, grp.nodes.front());
+    const Node& anchor = g_.node(grp.nodes[first]);
     if (grp.outputs.size() != 1) return refuse(FusionRefusal::kSeveralOutputs, grp.nodes.front());
     const std::string& op = anchor.op_type;
+    if (first > 0 && (op != "MatMul" || !anchor.domain.empty() || target_ != Target::kCpu))
+      return refuse(FusionRefusal::kUnsupportedPrologue, grp.nodes.front());
     // BatchNormalization at inference is a per-channel scale and shift: the same epilogue runs
     // after it (DenseNet's and pre-activation nets' BatchNorm -> ReLU after a Concat).
     const bool batch_norm = op == "BatchNormalization";
@@ -82,9 +91,12 @@ class Matcher {
     // Output channels: dim 1 for Conv and BatchNormalization, the last dim for MatMul/Gemm.
     const bool channel_dim1 = op == "Conv" || batch_norm;
     const Dim& ch = channel_dim1 ? (*out_fact.dims)[1] : out_fact.dims->back();
-    if (!ch || !ch->constant_value())
+    // Only a per-channel bias needs the count: attention's scores (last dim the sequence) fuse
+    // their operand Transposes and a same-shape residual without it.
+    const bool known_channels = ch && ch->constant_value();
+    if (!known_channels && (batch_norm || target_ != Target::kCpu))
       return refuse(FusionRefusal::kSymbolicChannels, grp.nodes.front());
-    const int64_t channels = *ch->constant_value();
+    const int64_t channels = known_channels ? *ch->constant_value() : -1;
 
     FusedKernel k;
     k.info.name = anchor.name;
@@ -92,10 +104,28 @@ class Matcher {
     k.info.domain = "sod2";
     k.info.opset = static_cast<int>(anchor.opset);
     for (ValueId v : anchor.inputs) k.inputs.push_back(v);
+    std::vector<int64_t> perms[2];
+    for (size_t i = 0; i < first; ++i) {
+      const Node& t = g_.node(grp.nodes[i]);
+      size_t slot = 2;
+      for (size_t s = 0; s < 2 && s < anchor.inputs.size(); ++s)
+        if (t.outputs.size() == 1 && anchor.inputs[s] == t.outputs[0]) slot = s;
+      const TensorFact& tf = rdp_.fact(g_, t.inputs.empty() ? kNoValue : t.inputs[0]);
+      if (slot == 2 || !perms[slot].empty() || !tf.dims)
+        return refuse(FusionRefusal::kUnsupportedPrologue, grp.nodes[i]);
+      const Attribute* pa = t.attribute("perm");
+      perms[slot] = pa ? pa->ints : std::vector<int64_t>{};
+      for (int64_t d = static_cast<int64_t>(tf.dims->size()) - 1; perms[slot].empty() && d >= 0;
+           --d)
+        perms[slot].push_back(d);
+      k.inputs[slot] = t.inputs[0];
+    }
+    if (!perms[0].empty()) set_ints(&k.info.attrs, "a_perm", perms[0]);
+    if (!perms[1].empty()) set_ints(&k.info.attrs, "b_perm", perms[1]);
     int64_t bias = -1, residual = -1, before = 1;
     std::string activation;
     float alpha = 0, beta = 0;
-    for (size_t i = 1; i < grp.nodes.size(); ++i) {
+    for (size_t i = first + 1; i < grp.nodes.size(); ++i) {
       const Node& n = g_.node(grp.nodes[i]);
       const NodeId at = grp.nodes[i];
       if (!n.domain.empty() || n.outputs.size() != 1)
@@ -143,6 +173,8 @@ class Matcher {
         int64_t numel = 1;
         if (dims)
           for (int64_t d : *dims) numel *= d;
+        if (!known_channels && is_constant_value(g_, other))
+          return refuse(FusionRefusal::kSymbolicChannels, at);
         const bool per_channel = dims && numel == channels && is_constant_value(g_, other) &&
                                  activation.empty() && bias < 0 && of.dtype == precision &&
                                  fits_channel(*dims, channel_dim1, out_fact.dims->size());
@@ -625,6 +657,12 @@ class Matcher {
     x.f = v;
     a->set(name, std::move(x));
   }
+  static void set_ints(rt::Attrs* a, const char* name, std::vector<int64_t> v) {
+    rt::AttrValue x;
+    x.kind = rt::AttrValue::Kind::kInts;
+    x.ints = std::move(v);
+    a->set(name, std::move(x));
+  }
   static void set_int(rt::Attrs* a, const char* name, int64_t v) {
     rt::AttrValue x;
     x.kind = rt::AttrValue::Kind::kInt;
@@ -661,6 +699,7 @@ class Matcher {
 
   const Graph& g_;
   const RdpResult& rdp_;
+  Target target_;
 };
 
 }  // namespace
@@ -711,6 +750,9 @@ const char* fusion_refusal_text(FusionRefusal r) {
              "DequantizeLinear x2 -> Add of one shape (+ Relu or constant Clip) -> "
              "QuantizeLinear)";
     case FusionRefusal::kSecondActivation: return "a second activation";
+    case FusionRefusal::kUnsupportedPrologue:
+      return "a Transpose the contraction does not read through a permutation (the CPU's MatMul "
+             "does, for operand A or B; Vulkan does not)";
     case FusionRefusal::kNotInFusedElementwise: {
       static const std::string text = [] {
         std::string t = "an op a fused elementwise kernel does not evaluate (it evaluates ";
@@ -744,7 +786,7 @@ const char* fusion_refusal_text(FusionRefusal r) {
 
 std::vector<FusionVerdict> match_fused_kernels(const Graph& graph, const RdpResult& rdp,
                                                const opt::FusionPlan& plan, Target target) {
-  Matcher m(graph, rdp);
+  Matcher m(graph, rdp, target);
   std::vector<FusionVerdict> out;
   out.reserve(plan.groups.size());
   for (const opt::FusionGroup& grp : plan.groups) {

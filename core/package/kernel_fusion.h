@@ -1,7 +1,9 @@
 // Which fused groups the CPU runtime runs as one kernel. Today that is a contraction (Conv,
 // MatMul, Gemm) followed by a chain the linalg epilogue covers: a per-channel bias Add, one
 // activation (SiLU included, as Sigmoid then Mul), a residual Add before or after it
-// (runtime/kernels/linalg/fused_ops.h has the fused ops' contract); and four QDQ (int8) forms:
+// (runtime/kernels/linalg/fused_ops.h has the fused ops' contract), and for a MatMul on the CPU,
+// Transposes of its operands, read in place through FusedMatMul's a_perm / b_perm; and four QDQ
+// (int8) forms:
 //   - DequantizeLinear → Conv (+ int32 bias) (+ an activation) → QuantizeLinear, as one
 //     sod2:QFusedConv (QLinearConv's inputs and exact arithmetic, plus a clamp for Relu/Clip or
 //     a float activation), or without the QuantizeLinear, a QFusedConv with a float output;
@@ -54,6 +56,9 @@ enum class FusionRefusal : uint8_t {
   kUnsupportedAdd,    // neither a per-channel constant bias nor a same-shape residual
   kSecondActivation,
   kUnsupportedEpilogueOp,
+  // A Transpose before the contraction that its kernel does not read through a permutation
+  // (only the CPU's MatMul does, for operands A and B)
+  kUnsupportedPrologue,
   // A QDQ group (DequantizeLinear/QuantizeLinear around a contraction) the int8 kernel does not
   // run as written: its nodes then run one by one, in float between them
   kUnsupportedQuantization,

@@ -150,7 +150,7 @@ std::vector<std::string> kernel_ops(const pipeline::CompiledModel& c) {
 // A contraction or normalization the CPU does not run with its neighbours is peeled off: it runs
 // alone, saying why, and its elementwise epilogue still runs as one FusedElementwise.
 TEST(CompiledModel, ARefusedAnchorIsPeeledAndItsEpilogueStillFuses) {
-  // MatMul with symbolic output channels (no fused kernel), then Exp and Neg.
+  // MatMul, then Exp (no epilogue runs it) and Neg.
   {
     onnx::ModelProto m = testing::make_model(17);
     auto* g = m.mutable_graph();
@@ -172,7 +172,7 @@ TEST(CompiledModel, ARefusedAnchorIsPeeledAndItsEpilogueStillFuses) {
     const auto& mm = steps.groups[static_cast<size_t>(
         steps.group_of[static_cast<size_t>(node_called(c->graph(), "matmul"))])];
     ASSERT_EQ(mm.not_fused.size(), 1u);
-    EXPECT_NE(mm.not_fused[0].find("output channels are not a constant"), std::string::npos)
+    EXPECT_NE(mm.not_fused[0].find("an op the fused epilogue does not run"), std::string::npos)
         << mm.not_fused[0];
     const auto& ts = c->plan.tensors.tensors;
     EXPECT_FALSE(std::any_of(ts.begin(), ts.end(), [](const auto& t) { return t.name == "e"; }));
@@ -501,6 +501,94 @@ TEST(CompiledModel, AFloat16ConvNetRunsWithItsContractionsInFloat32) {
   EXPECT_EQ(rt::half_to_float(bits[1]), 3.0f);
   // The arena counts the float16 tensors at two bytes an element.
   EXPECT_LE((*session)->arena_bytes(), 3 * 2 * 2 * 2 * 2 + 64 * 3);
+}
+
+// q [s, h, d] and k [s, h, d] -> Transpose (1,0,2) and (1,2,0) -> MatMul -> Add r -> y
+// [h, s, s]: attention's scores with the head split and K^T, plus a mask r of their shape. With
+// `shape_reader`, a Shape also reads the transposed q.
+Model attention_scores(bool shape_reader = false) {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "q", {"s", 2, 3});
+  add_input(g, "k", {"s", 2, 3});
+  add_input(g, "r", {2, "s", "s"});
+  auto perm = [](onnx::NodeProto* n, std::vector<int64_t> p) {
+    auto* a = n->add_attribute();
+    a->set_name("perm");
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : p) a->add_ints(v);
+  };
+  perm(add_node(g, "Transpose", {"q"}, {"qt"}, "tq"), {1, 0, 2});
+  perm(add_node(g, "Transpose", {"k"}, {"kt"}, "tk"), {1, 2, 0});
+  add_node(g, "MatMul", {"qt", "kt"}, {"scores"}, "mm");
+  add_node(g, "Add", {"scores", "r"}, {"y"}, "add");
+  add_output(g, "y", {2, "s", "s"});
+  if (shape_reader) {
+    add_node(g, "Shape", {"qt"}, {"qs"}, "shape");
+    add_output(g, "qs", {3});
+  }
+  const auto bytes = testing::serialize(m);
+  auto model = import_onnx_bytes(bytes, "", "test model");
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  return std::move(*model);
+}
+
+// A MatMul reads its operands' Transposes in place: one FusedMatMul with a_perm / b_perm, the
+// transposed copies never written or planned, the same result as the nodes one by one. Vulkan
+// (whose MatMul reads operands as they are) splits the group; a Transpose whose value a Shape
+// also reads stays a node of its own.
+TEST(CompiledModel, AMatMulReadsItsOperandTransposesInPlace) {
+  pipeline::CompileOptions o;
+  o.rdp.ranges["s"] = {1, 64, 1};
+  auto c = pipeline::compile(attention_scores(), o);
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const rt::GraphDesc& main = c->program.graphs[0];
+  ASSERT_EQ(main.nodes.size(), 1u);
+  const rt::NodeDesc& mm = main.nodes[0];
+  EXPECT_EQ(mm.info.op_type, "FusedMatMul");
+  EXPECT_EQ(mm.fused_nodes, (std::vector<std::string>{"tq", "tk", "mm", "add"}));
+  const rt::AttrValue* ap = mm.info.attrs.find("a_perm");
+  const rt::AttrValue* bp = mm.info.attrs.find("b_perm");
+  ASSERT_TRUE(ap && bp);
+  EXPECT_EQ(ap->ints, (std::vector<int64_t>{1, 0, 2}));
+  EXPECT_EQ(bp->ints, (std::vector<int64_t>{1, 2, 0}));
+  const auto& ts = c->plan.tensors.tensors;
+  EXPECT_FALSE(std::any_of(ts.begin(), ts.end(), [](const auto& t) { return t.name == "kt"; }));
+
+  pipeline::CompileOptions unfused = o;
+  unfused.fuse = false;
+  auto u = pipeline::compile(attention_scores(), unfused);
+  ASSERT_TRUE(u.ok()) << u.status().to_string();
+  rt::HostTensor q(rt::DType::kFloat, rt::Shape{5, 2, 3}), k(rt::DType::kFloat, rt::Shape{5, 2, 3});
+  rt::HostTensor r(rt::DType::kFloat, rt::Shape{2, 5, 5});
+  for (int i = 0; i < 30; ++i) {
+    q.data<float>()[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+    k.data<float>()[i] = 0.2f * static_cast<float>(i % 5) - 0.4f;
+  }
+  for (int i = 0; i < 50; ++i) r.data<float>()[i] = 0.01f * static_cast<float>(i);
+  const rt::Tensor in[] = {q.view(), k.view(), r.view()};
+  auto a = rt::Session::create(c->program, rt::KernelRegistry::standard(), {2});
+  auto b = rt::Session::create(u->program, rt::KernelRegistry::standard(), {2});
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto got = (*a)->run(in);
+  auto want = (*b)->run(in);
+  ASSERT_TRUE(got.ok() && want.ok()) << got.status().to_string();
+  ASSERT_EQ((*got)[0].shape, (rt::Shape{2, 5, 5}));
+  for (int i = 0; i < 50; ++i)
+    EXPECT_NEAR((*got)[0].as<float>()[i], (*want)[0].as<float>()[i], 1e-6f) << i;
+
+  pipeline::CompileOptions vulkan = o;
+  vulkan.target = pipeline::Target::kVulkan;
+  auto v = pipeline::compile(attention_scores(), vulkan);
+  ASSERT_TRUE(v.ok()) << v.status().to_string();
+  const size_t grp = candidate_of(*v, "mm");
+  EXPECT_EQ(v->decisions[grp].refusal, package::FusionRefusal::kUnsupportedPrologue);
+  for (const rt::NodeDesc& n : v->program.graphs[0].nodes) EXPECT_NE(n.info.op_type, "FusedMatMul");
+
+  auto s = pipeline::compile(attention_scores(true), o);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  EXPECT_NE(candidate_of(*s, "tq"), candidate_of(*s, "mm"));
+  EXPECT_EQ(candidate_of(*s, "tk"), candidate_of(*s, "mm"));
 }
 
 }  // namespace

@@ -40,6 +40,13 @@
 //                          broadcasting), -1 (default) for none.
 //     residual_before_activation int 1 (default): y = act(op + bias + residual);
 //                                    0:           y = act(op + bias) + residual.
+//     a_perm, b_perm ints  FusedMatMul only: operand A (B) is the Transpose by this permutation
+//                          of the tensor in slot 0 (1), which the kernel reads in place instead
+//                          of a transposed copy. The permutation must keep each matrix
+//                          addressable by a GEMM: the operand's last dim, or its second-to-last,
+//                          must be the input's last dim (its rows or its columns contiguous);
+//                          batch dims may come from any of the input's dims. Absent or empty:
+//                          the slot holds the operand itself.
 //   Both slots must be >= 2 (never X/W or A/B), distinct from each other and less than the
 //   node's input count. A slot named by bias_input / residual_input is never read as the op's
 //   own optional input, so a FusedConv of a Conv without B may put its bias at slot 2 (it is

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/fused_ops.h"
 #include "runtime/kernels/linalg/simd.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
@@ -174,6 +175,90 @@ TEST(FusedOps, MatMulMatchesSeparateOps) {
   const HostTensor e = rand_tensor({300, 96}, 9), f = rand_tensor({96, 260}, 10);
   const HostTensor bias3 = rand_tensor({260}, 11), res3 = rand_tensor({300, 260}, 12);
   check_all("MatMul", {&e, &f}, {}, bias3, res3);
+}
+
+// x transposed by perm, from the definition (the data kernels are not in this registry).
+HostTensor permuted(const HostTensor& x, const std::vector<int64_t>& perm) {
+  const Shape& in = x.shape();
+  const int r = in.rank();
+  Shape out;
+  for (int i = 0; i < r; ++i) out.push_back(in[perm[static_cast<size_t>(i)]]);
+  std::vector<int64_t> stride(static_cast<size_t>(r), 1);
+  for (int i = r - 2; i >= 0; --i)
+    stride[static_cast<size_t>(i)] = stride[static_cast<size_t>(i + 1)] * in[i + 1];
+  HostTensor y(DType::kFloat, out);
+  std::vector<int64_t> idx(static_cast<size_t>(r), 0);
+  for (int64_t o = 0; o < y.shape().numel(); ++o) {
+    int64_t rem = o, src = 0;
+    for (int i = r - 1; i >= 0; --i) {
+      const int64_t d = rem % out[i];
+      rem /= out[i];
+      src += d * stride[static_cast<size_t>(perm[static_cast<size_t>(i)])];
+    }
+    y.data<float>()[o] = x.data<float>()[src];
+  }
+  return y;
+}
+
+// a_perm / b_perm: the operand is the Transpose of its slot's tensor, read in place. Against
+// Transpose then MatMul run separately: attention's K^T (the last two dims swapped: the GEMM
+// reads B transposed) and head splits (batch dims from the middle: strided batches), A
+// transposed, both operands at once, a broadcast batch, a 1-D other operand, a bias and a
+// residual epilogue, at 1 and 2 threads (one GEMM per batch on all threads, or batches in
+// parallel).
+TEST(FusedOps, MatMulReadsPermutedOperandsInPlace) {
+  struct Case {
+    std::vector<int64_t> a_shape, a_perm, b_shape, b_perm;
+  };
+  const std::vector<Case> cases = {
+      {{4, 7, 6}, {}, {4, 9, 6}, {0, 2, 1}},  // Q K^T
+      {{7, 4, 6}, {1, 0, 2}, {4, 6, 9}, {}},  // heads split from [seq, heads, dim]
+      {{6, 4, 7}, {1, 2, 0}, {6, 3}, {}},     // A transposed, batch from the middle
+      {{2, 7, 3, 5}, {0, 2, 1, 3}, {2, 3, 9, 5}, {0, 1, 3, 2}},  // both, 4-D
+      {{1, 5, 8}, {0, 2, 1}, {3, 5, 6}, {}},                     // A's batch broadcasts
+      {{40, 3, 64}, {1, 0, 2}, {3, 64, 48}, {}},                 // big enough for a parallel GEMM
+      {{6, 5}, {1, 0}, {6}, {}},                                 // a 1-D B
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE("A " + dims_string(c.a_shape) + " perm " + dims_string(c.a_perm) + ", B " +
+                 dims_string(c.b_shape) + " perm " + dims_string(c.b_perm));
+    const HostTensor a = rand_tensor(Shape(std::span<const int64_t>(c.a_shape)), 1),
+                     b = rand_tensor(Shape(std::span<const int64_t>(c.b_shape)), 2);
+    for (int threads : {1, 2}) {
+      const HostTensor at = c.a_perm.empty() ? a : permuted(a, c.a_perm);
+      const HostTensor bt = c.b_perm.empty() ? b : permuted(b, c.b_perm);
+      const HostTensor want = run1("MatMul", 13, {&at, &bt}, {}, threads);
+      A attrs;
+      if (!c.a_perm.empty()) attrs.is("a_perm", c.a_perm);
+      if (!c.b_perm.empty()) attrs.is("b_perm", c.b_perm);
+      NodeInfo node = testing::node_info("FusedMatMul", 17, {&a, &b}, 1, attrs);
+      node.domain = "sod2";
+      auto got = run_made(full_registry().create(node), {&a, &b}, 1, threads);
+      ASSERT_TRUE(got.ok()) << got.status().to_string();
+      expect_close(got.value()[0], want.shape(), values(want), 1e-5);
+      // With a residual: the epilogue addresses the (contiguous) output as before.
+      const HostTensor res = rand_tensor(want.shape(), 3);
+      const HostTensor want_res = run1("Add", 14, {&want, &res}, {}, threads);
+      A with_res = attrs;
+      with_res.i("residual_input", 2);
+      NodeInfo rnode = testing::node_info("FusedMatMul", 17, {&a, &b, &res}, 1, with_res);
+      rnode.domain = "sod2";
+      auto got_res = run_made(full_registry().create(rnode), {&a, &b, &res}, 1, threads);
+      ASSERT_TRUE(got_res.ok()) << got_res.status().to_string();
+      expect_close(got_res.value()[0], want_res.shape(), values(want_res), 1e-5);
+    }
+  }
+  // Permutations a GEMM cannot read, or that are not permutations: errors naming them.
+  const HostTensor a = rand_tensor({3, 4, 5}, 4), b = rand_tensor({3, 5, 2}, 5);
+  for (const std::vector<int64_t>& perm :
+       std::vector<std::vector<int64_t>>{{2, 0, 1}, {0, 1}, {0, 0, 1}, {0, 1, 3}}) {
+    NodeInfo node = testing::node_info("FusedMatMul", 17, {&a, &b}, 1, A().is("a_perm", perm));
+    node.domain = "sod2";
+    auto got = run_made(full_registry().create(node), {&a, &b}, 1, 1);
+    ASSERT_FALSE(got.ok()) << dims_string(perm);
+    EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(got.status().message().find("a_perm"), std::string::npos) << got.status().message();
+  }
 }
 
 TEST(FusedOps, GemmMatchesSeparateOps) {
