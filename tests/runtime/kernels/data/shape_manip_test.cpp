@@ -119,6 +119,30 @@ TEST(Transpose, GenericOverElementSizesAndLargeInput) {
   run_error("Transpose", 13, {&big}, attrs({{"perm", attr_ints({0, 0, 1})}}));
 }
 
+// Swaps of the last two dims after merging (strided rows in the copy engine): one matrix, a block
+// of them, NCHW -> NHWC and back, attention's K^T, every element size, at 1 and 3 threads.
+TEST(Transpose, LastTwoDimSwapsOverElementSizes) {
+  const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
+      {Shape{50, 37}, {1, 0}},
+      {Shape{3, 37, 50}, {0, 2, 1}},
+      {Shape{2, 3, 17, 19}, {0, 1, 3, 2}},
+      {Shape{2, 16, 9, 10}, {0, 2, 3, 1}},
+      {Shape{2, 9, 10, 16}, {0, 3, 1, 2}},
+      {Shape{1, 197, 48}, {0, 2, 1}}};
+  for (const auto& [shape, perm] : cases) {
+    for (DType t : {DType::kFloat, DType::kUint8, DType::kFloat16, DType::kInt64}) {
+      HostTensor x(t, shape);
+      for (size_t i = 0; i < x.bytes().size(); ++i)
+        x.bytes()[i] = static_cast<uint8_t>(i * 13 % 251);
+      for (int threads : {1, 3}) {
+        HostTensor y = run1("Transpose", 13, {&x}, attrs({{"perm", attr_ints(perm)}}), threads);
+        EXPECT_EQ(y.bytes(), transpose_ref(x, perm).bytes())
+            << shape.to_string() << " " << dtype_name(t) << " threads " << threads;
+      }
+    }
+  }
+}
+
 TEST(Concat, MiddleAxisNegativeAxisAndEmptyInputs) {
   HostTensor a = iota_f32(Shape{2, 1, 3});
   HostTensor b = f32(Shape{2, 2, 3}, std::vector<float>(12, -1.0f));
