@@ -500,13 +500,30 @@ FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
         stack.push_back(p);
       }
     }
-    std::vector<NodeId> prologue, epilogue;
+    std::vector<NodeId> prologue, epilogue, operands;
+    const Node& anchor = graph.node(a);
     for (NodeId n : grp.nodes) {
       if (n == a) continue;
-      (feeds[static_cast<size_t>(n)] ? prologue : epilogue).push_back(n);
+      // A MatMul keeps the Transposes it reads in place (they feed it directly).
+      const Node& node = graph.node(n);
+      const bool operand = anchor.op_type == "MatMul" && node.op_type == "Transpose" &&
+                           node.outputs.size() == 1 &&
+                           std::find(anchor.inputs.begin(), anchor.inputs.end(), node.outputs[0]) !=
+                               anchor.inputs.end();
+      (operand ? operands : feeds[static_cast<size_t>(n)] ? prologue : epilogue).push_back(n);
     }
     add_side(grp, std::move(prologue), peel_because[i]);
-    out.groups.push_back(alone(graph, a, peel_because[i]));
+    if (operands.empty()) {
+      out.groups.push_back(alone(graph, a, peel_because[i]));
+    } else {
+      FusionGroup g;
+      g.nodes = std::move(operands);
+      g.nodes.push_back(a);
+      g.kind = grp.kind;
+      g.not_fused.push_back("'" + anchor.name +
+                            "' runs with its operand Transposes only: " + peel_because[i]);
+      out.groups.push_back(std::move(g));
+    }
     add_side(grp, std::move(epilogue), peel_because[i]);
   }
   return finish(graph, std::move(out));

@@ -61,8 +61,9 @@ FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
 
 // `plan` with each group whose `peel_because` entry is not empty split around its anchor (its
 // one node that is not elementwise: a contraction, normalization or reduction): the prologue (the
-// group's nodes the anchor reads, directly or not), the anchor alone, and the rest; each side, when
-// all elementwise, one "elementwise" group (a node alone when one is left; every node alone
+// group's nodes the anchor reads, directly or not), the anchor alone (a MatMul with the operand
+// Transposes it reads in place, which the backend is asked about again), and the rest; each side,
+// when all elementwise, one "elementwise" group (a node alone when one is left; every node alone
 // otherwise). A backend without a fused kernel for the anchor with its neighbours may still run
 // them fused. Each side stays convex: a path out of one and back would run through the anchor,
 // making a prologue node its reader or an epilogue node its source. The anchor's not_fused says

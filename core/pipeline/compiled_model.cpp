@@ -51,7 +51,9 @@ std::vector<package::FusionVerdict> decide_fusion(const Graph& graph, const RdpR
       const bool anchor = r == FusionRole::kContraction || r == FusionRole::kNormalization ||
                           r == FusionRole::kReduction;
       anchors += anchor;
-      others += !anchor && r != FusionRole::kElementwise;
+      // A MatMul's operand Transposes stay with it (opt::peel_anchors).
+      const bool operand = graph.node(n).op_type == "Transpose";
+      others += !anchor && !operand && r != FusionRole::kElementwise;
     }
     if (anchors != 1 || others != 0) continue;
     peel[i] = refused_because(target, g, verdicts[i]);

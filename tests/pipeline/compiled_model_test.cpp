@@ -504,14 +504,15 @@ TEST(CompiledModel, AFloat16ConvNetRunsWithItsContractionsInFloat32) {
 }
 
 // q [s, h, d] and k [s, h, d] -> Transpose (1,0,2) and (1,2,0) -> MatMul -> Add r -> y
-// [h, s, s]: attention's scores with the head split and K^T, plus a mask r of their shape. With
-// `shape_reader`, a Shape also reads the transposed q.
-Model attention_scores(bool shape_reader = false) {
+// [h, s, s]: attention's scores with the head split and K^T, plus a mask r of their shape (or,
+// with `broadcast_mask`, [1, s, s], which no fused epilogue adds). With `shape_reader`, a Shape
+// also reads the transposed q.
+Model attention_scores(bool shape_reader = false, bool broadcast_mask = false) {
   onnx::ModelProto m = testing::make_model(17);
   auto* g = m.mutable_graph();
   add_input(g, "q", {"s", 2, 3});
   add_input(g, "k", {"s", 2, 3});
-  add_input(g, "r", {2, "s", "s"});
+  add_input(g, "r", {broadcast_mask ? 1 : 2, "s", "s"});
   auto perm = [](onnx::NodeProto* n, std::vector<int64_t> p) {
     auto* a = n->add_attribute();
     a->set_name("perm");
@@ -584,6 +585,20 @@ TEST(CompiledModel, AMatMulReadsItsOperandTransposesInPlace) {
   const size_t grp = candidate_of(*v, "mm");
   EXPECT_EQ(v->decisions[grp].refusal, package::FusionRefusal::kUnsupportedPrologue);
   for (const rt::NodeDesc& n : v->program.graphs[0].nodes) EXPECT_NE(n.info.op_type, "FusedMatMul");
+
+  // A refused epilogue (the broadcast mask) is peeled off; the MatMul keeps its Transposes.
+  auto p = pipeline::compile(attention_scores(false, true), o);
+  ASSERT_TRUE(p.ok()) << p.status().to_string();
+  const rt::GraphDesc& peeled = p->program.graphs[0];
+  ASSERT_EQ(peeled.nodes.size(), 2u);
+  EXPECT_EQ(peeled.nodes[0].info.op_type, "FusedMatMul");
+  EXPECT_EQ(peeled.nodes[0].fused_nodes, (std::vector<std::string>{"tq", "tk", "mm"}));
+  EXPECT_EQ(peeled.nodes[1].info.name, "add");
+  const opt::FusionGroup& mm_group = p->plan.fusion.groups[static_cast<size_t>(
+      p->plan.fusion.group_of[static_cast<size_t>(node_called(p->graph(), "mm"))])];
+  ASSERT_EQ(mm_group.not_fused.size(), 1u);
+  EXPECT_NE(mm_group.not_fused[0].find("runs with its operand Transposes only"), std::string::npos)
+      << mm_group.not_fused[0];
 
   auto s = pipeline::compile(attention_scores(true), o);
   ASSERT_TRUE(s.ok()) << s.status().to_string();
