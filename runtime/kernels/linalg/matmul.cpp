@@ -128,105 +128,35 @@ class MatMulKernel : public Kernel {
     if (a->dtype != b->dtype)
       return invalid_argument(std::string("MatMul: A is ") + dtype_name(a->dtype) + " but B is " +
                               dtype_name(b->dtype));
-    if (!a_perm_.empty() || !b_perm_.empty()) return run_permuted(ctx, *a, *b);
+    if (a->dtype == DType::kFloat && b->dtype == DType::kFloat) return run_float(ctx, *a, *b);
+    if (!a_perm_.empty() || !b_perm_.empty())
+      return unsupported("FusedMatMul: a permuted operand needs float32");
     SOD2_ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul("MatMul", a->shape, b->shape));
-    if (a->dtype == DType::kInt32 || a->dtype == DType::kInt64) {
-      if (!epi_.empty()) return unsupported("MatMul: fused epilogue needs float32");
-      SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, a->dtype, p.out));
-      if (y->numel() == 0) return Status::ok_status();
-      if (a->dtype == DType::kInt32)
-        matmul_int(p, a->as<int32_t>(), b->as<int32_t>(), y->as<int32_t>(), ctx.pool());
-      else
-        matmul_int(p, a->as<int64_t>(), b->as<int64_t>(), y->as<int64_t>(), ctx.pool());
-      return Status::ok_status();
-    }
-    if (a->dtype != DType::kFloat) return unsupported_dtype("MatMul", "A", a->dtype);
-    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, p.out));
+    if (a->dtype != DType::kInt32 && a->dtype != DType::kInt64)
+      return unsupported_dtype("MatMul", "A", a->dtype);
+    if (!epi_.empty()) return unsupported("MatMul: fused epilogue needs float32");
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, a->dtype, p.out));
     if (y->numel() == 0) return Status::ok_status();
-    SOD2_ASSIGN_OR_RETURN(EpilogueRun e,
-                          resolve_epilogue(epi_, ctx, "MatMul", y->shape, p.n, nullptr));
-    const float* A = a->as<float>();
-    const float* B = b->as<float>();
-    float* C = y->as<float>();
-
-    GemmArgs g;
-    g.n = p.n;
-    g.k = p.k;
-    g.lda = p.k;
-    g.ldb = p.n;
-    g.ldc = p.n;
-    // The tile callback of one batch (`base`: the batch's offset into C).
-    auto epilogue = [&](int64_t base, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-      const int64_t off = base + m0 * p.n + n0;
-      e.apply(C + off, e.residual ? e.residual + off : nullptr, m1 - m0, n1 - n0, p.n, n0, false);
-    };
-    if (p.a_folds || p.batches == 1) {
-      // One GEMM: A's batches are rows of one [batches*m, k] matrix against a shared B.
-      int64_t oa, ob;
-      batch_offsets(p, 0, &oa, &ob);
-      g.m = p.a_folds ? p.batches * p.m : p.m;
-      g.a = A;
-      g.b = B + ob;
-      g.c = C;
-      auto tile = [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-        epilogue(0, m0, m1, n0, n1);
-      };
-      const TileFn fn(tile);
-      sgemm(ctx.pool(), g, e.empty() ? nullptr : &fn);
-      return Status::ok_status();
-    }
-    g.m = p.m;
-    const double macs = static_cast<double>(p.m) * p.n * std::max<int64_t>(p.k, 1);
-    const int64_t threads = ctx.pool().num_threads();
-    if (parallel_parts(ctx.pool(), macs) > 1 && p.batches < 2 * threads) {
-      // Few big matrices: one parallel GEMM per batch. (With at least two batches per thread,
-      // whole batches per thread below balance as well without a barrier per batch.)
-      for (int64_t bi = 0; bi < p.batches; ++bi) {
-        int64_t oa, ob;
-        batch_offsets(p, bi, &oa, &ob);
-        g.a = A + oa;
-        g.b = B + ob;
-        g.c = C + bi * p.m * p.n;
-        auto tile = [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-          epilogue(bi * p.m * p.n, m0, m1, n0, n1);
-        };
-        const TileFn fn(tile);
-        sgemm(ctx.pool(), g, e.empty() ? nullptr : &fn);
-      }
-      return Status::ok_status();
-    }
-    // Many matrices (attention heads): batches in parallel, each GEMM on one thread.
-    const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(2.0e6 / std::max(macs, 1.0)));
-    ctx.pool().parallel_for(p.batches, grain, [&](int64_t b0, int64_t b1) {
-      for (int64_t bi = b0; bi < b1; ++bi) {
-        int64_t oa, ob;
-        batch_offsets(p, bi, &oa, &ob);
-        GemmArgs s = g;
-        s.a = A + oa;
-        s.b = B + ob;
-        s.c = C + bi * p.m * p.n;
-        sgemm_serial(s);
-        if (!e.empty()) epilogue(bi * p.m * p.n, 0, p.m, 0, p.n);
-      }
-    });
+    if (a->dtype == DType::kInt32)
+      matmul_int(p, a->as<int32_t>(), b->as<int32_t>(), y->as<int32_t>(), ctx.pool());
+    else
+      matmul_int(p, a->as<int64_t>(), b->as<int64_t>(), y->as<int64_t>(), ctx.pool());
     return Status::ok_status();
   }
 
  private:
-  // FusedMatMul with a_perm or b_perm: operands read through their permutations, one GEMM per
-  // batch (in parallel over batches, or each on all threads when there are few).
-  Status run_permuted(KernelContext& ctx, const Tensor& a, const Tensor& b) {
-    if (a.dtype != DType::kFloat || b.dtype != DType::kFloat)
-      return unsupported("FusedMatMul: a permuted operand needs float32");
+  // float32 through the GEMM library, each operand read through its view: contiguous, or (with
+  // a_perm / b_perm) the permutation's strides.
+  Status run_float(KernelContext& ctx, const Tensor& a, const Tensor& b) {
     Shape as, bs;
     int64_t a_strides[kMaxRank], b_strides[kMaxRank];
     SOD2_RETURN_IF_ERROR(permuted_operand("a", a_perm_, a.shape, &as, a_strides));
     SOD2_RETURN_IF_ERROR(permuted_operand("b", b_perm_, b.shape, &bs, b_strides));
-    // 1-D operands (only ever unpermuted) as the matrices numpy makes of them.
+    // 1-D operands (never permuted) as the matrices numpy makes of them.
     if (as.rank() == 1) {
       as = Shape{1, as[0]};
-      a_strides[1] = 1;
       a_strides[0] = as[1];
+      a_strides[1] = 1;
     }
     const bool b_vector = bs.rank() == 1;
     if (b_vector) {
@@ -236,6 +166,13 @@ class MatMulKernel : public Kernel {
     }
     SOD2_ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul("MatMul", as, bs));
     if (b_vector) p.out = Shape(std::span<const int64_t>(p.out.dims().data(), p.out.rank() - 1));
+    if (a.shape.rank() == 1)  // numpy drops the dim it added to a 1-D A
+      p.out = [&] {
+        Shape o;
+        for (int i = 0; i < p.out.rank(); ++i)
+          if (i != p.out.rank() - (b_vector ? 1 : 2)) o.push_back(p.out[i]);
+        return o;
+      }();
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, p.out));
     if (y->numel() == 0) return Status::ok_status();
     SOD2_ASSIGN_OR_RETURN(EpilogueRun e,
@@ -253,13 +190,29 @@ class MatMulKernel : public Kernel {
     g.lda = av.ld;
     g.ldb = bv.ld;
     g.ldc = p.n;
+    // The tile callback of one batch (`base`: the batch's offset into C).
     auto epilogue = [&](int64_t base, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
       const int64_t off = base + m0 * p.n + n0;
       e.apply(C + off, e.residual ? e.residual + off : nullptr, m1 - m0, n1 - n0, p.n, n0, false);
     };
+    if (p.a_folds && a_perm_.empty()) {
+      // One GEMM: A's batches are rows of one [batches*m, k] matrix against a shared B.
+      g.m = p.batches * p.m;
+      g.a = A;
+      g.b = B;
+      g.c = C;
+      auto tile = [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+        epilogue(0, m0, m1, n0, n1);
+      };
+      const TileFn fn(tile);
+      sgemm(ctx.pool(), g, e.empty() ? nullptr : &fn);
+      return Status::ok_status();
+    }
     const double macs = static_cast<double>(p.m) * p.n * std::max<int64_t>(p.k, 1);
     const int64_t threads = ctx.pool().num_threads();
     if (p.batches == 1 || (parallel_parts(ctx.pool(), macs) > 1 && p.batches < 2 * threads)) {
+      // Few big matrices: one parallel GEMM per batch. (With at least two batches per thread,
+      // whole batches per thread below balance as well without a barrier per batch.)
       for (int64_t bi = 0; bi < p.batches; ++bi) {
         g.a = A + view_offset(p, av, bi);
         g.b = B + view_offset(p, bv, bi);
@@ -272,6 +225,7 @@ class MatMulKernel : public Kernel {
       }
       return Status::ok_status();
     }
+    // Many matrices (attention heads): batches in parallel, each GEMM on one thread.
     const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(2.0e6 / std::max(macs, 1.0)));
     ctx.pool().parallel_for(p.batches, grain, [&](int64_t b0, int64_t b1) {
       for (int64_t bi = b0; bi < b1; ++bi) {
