@@ -73,7 +73,7 @@ Expected<float*> scratch_floats(KernelContext& ctx, int64_t count);
 
 // Work items [0, items) of a slot kernel over the pool: each chunk runs run(job, i0, i1, slot)
 // with a slot of slot_floats floats of the kernel's scratch (ScratchSlots), `run` being the
-// kernel body of the CPU's SIMD level (the channel- and plane-lane kernels pick it).
+// kernel body of the CPU's SIMD level (simd::items_for picks it).
 template <class Job>
 Status run_in_slots(KernelContext& ctx, int64_t items, int64_t grain, int64_t slot_floats,
                     const Job& job, void (*run)(const Job&, int64_t, int64_t, float*)) {

@@ -218,17 +218,13 @@ SOD2_SIMD_INLINE void run_items(const DwJob& j, int64_t i0, int64_t i1, float* s
   }
 }
 
-#if SOD2_SIMD_X86
-SOD2_TARGET_AVX512 void run_items_avx512(const DwJob& j, int64_t i0, int64_t i1, float* slot) {
-  run_items<16>(j, i0, i1, slot);
-}
-SOD2_TARGET_AVX2 void run_items_avx2(const DwJob& j, int64_t i0, int64_t i1, float* slot) {
-  run_items<8>(j, i0, i1, slot);
-}
-#endif
-void run_items_base(const DwJob& j, int64_t i0, int64_t i1, float* slot) {
-  run_items<4>(j, i0, i1, slot);
-}
+// run_items at each ISA level (simd::items_for).
+struct DwItems {
+  template <int VL>
+  SOD2_SIMD_INLINE static void run(const DwJob& j, int64_t i0, int64_t i1, float* slot) {
+    run_items<VL>(j, i0, i1, slot);
+  }
+};
 
 }  // namespace
 
@@ -279,12 +275,7 @@ Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X,
   const double item_macs = static_cast<double>(j.mchunk) * j.oh * j.ow * j.kh * j.kw;
   const int64_t grain =
       std::max<int64_t>(1, static_cast<int64_t>(2.0e5 / std::max(item_macs, 1.0)));
-  auto* run = &run_items_base;
-#if SOD2_SIMD_X86
-  if (level == simd::Level::kAvx512) run = &run_items_avx512;
-  if (level == simd::Level::kAvx2) run = &run_items_avx2;
-#endif
-  return run_in_slots(ctx, items, grain, j.slot_floats, j, run);
+  return run_in_slots(ctx, items, grain, j.slot_floats, j, simd::items_for<DwItems, DwJob>(level));
 }
 
 }  // namespace sod2::rt

@@ -171,17 +171,13 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
   }
 }
 
-#if SOD2_SIMD_X86
-SOD2_TARGET_AVX512 void run_items_avx512(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
-  run_items<16>(j, i0, i1, slot);
-}
-SOD2_TARGET_AVX2 void run_items_avx2(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
-  run_items<8>(j, i0, i1, slot);
-}
-#endif
-void run_items_base(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
-  run_items<4>(j, i0, i1, slot);
-}
+// run_items at each ISA level (simd::items_for).
+struct LaneItems {
+  template <int VL>
+  SOD2_SIMD_INLINE static void run(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
+    run_items<VL>(j, i0, i1, slot);
+  }
+};
 
 // The job's geometry and slot layout for VL lanes; an 8-bit input takes room for its centred rows.
 LaneJob lane_job(const ConvShape& s, int vl, bool eight_bit) {
@@ -265,12 +261,8 @@ Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const flo
       static_cast<double>(j.band_rows) * j.ow * j.kh * j.kw * simd::lanes(level);
   const int64_t grain =
       std::max<int64_t>(1, static_cast<int64_t>(2.0e5 / std::max(item_macs, 1.0)));
-  auto* run = &run_items_base;
-#if SOD2_SIMD_X86
-  if (level == simd::Level::kAvx512) run = &run_items_avx512;
-  if (level == simd::Level::kAvx2) run = &run_items_avx2;
-#endif
-  return run_in_slots(ctx, items, grain, j.slot_floats, j, run);
+  return run_in_slots(ctx, items, grain, j.slot_floats, j,
+                      simd::items_for<LaneItems, LaneJob>(level));
 }
 
 }  // namespace sod2::rt

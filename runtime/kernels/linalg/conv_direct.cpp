@@ -226,15 +226,13 @@ SOD2_SIMD_INLINE void run_bands(const DcJob& j, int64_t i0, int64_t i1, float* s
   }
 }
 
-#if SOD2_SIMD_X86
-SOD2_TARGET_AVX512 void bands_avx512(const DcJob& j, int64_t a, int64_t b, float* slot) {
-  run_bands<16>(j, a, b, slot);
-}
-SOD2_TARGET_AVX2 void bands_avx2(const DcJob& j, int64_t a, int64_t b, float* slot) {
-  run_bands<8>(j, a, b, slot);
-}
-#endif
-void bands_base(const DcJob& j, int64_t a, int64_t b, float* slot) { run_bands<4>(j, a, b, slot); }
+// run_bands at each ISA level (simd::items_for).
+struct DcBands {
+  template <int VL>
+  SOD2_SIMD_INLINE static void run(const DcJob& j, int64_t i0, int64_t i1, float* slot) {
+    run_bands<VL>(j, i0, i1, slot);
+  }
+};
 
 }  // namespace
 
@@ -331,11 +329,7 @@ Status direct_conv_forward(KernelContext& ctx, const ConvShape& s, const float* 
     }
   j.wpack = wpack;
 
-  auto run = &bands_base;
-#if SOD2_SIMD_X86
-  if (level == simd::Level::kAvx512) run = &bands_avx512;
-  if (level == simd::Level::kAvx2) run = &bands_avx2;
-#endif
+  const auto run = simd::items_for<DcBands, DcJob>(level);
   const int64_t bands = (j.oh + j.band_rows - 1) / j.band_rows;
   const double band_macs = static_cast<double>(j.mg) * j.band_rows * j.ow * j.cg * kvol;
   const int64_t grain =

@@ -107,17 +107,13 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
   }
 }
 
-#if SOD2_SIMD_X86
-SOD2_TARGET_AVX512 void run_items_avx512(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
-  run_items<16>(j, i0, i1, slot);
-}
-SOD2_TARGET_AVX2 void run_items_avx2(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
-  run_items<8>(j, i0, i1, slot);
-}
-#endif
-void run_items_base(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
-  run_items<4>(j, i0, i1, slot);
-}
+// run_items at each ISA level (simd::items_for).
+struct LaneItems {
+  template <int VL>
+  SOD2_SIMD_INLINE static void run(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
+    run_items<VL>(j, i0, i1, slot);
+  }
+};
 
 }  // namespace
 
@@ -148,12 +144,8 @@ Status max_pool_lanes(KernelContext& ctx, const Window3& g, int64_t planes, cons
   const double item_taps = static_cast<double>(g.out_size()) * g.k_size() * vl;
   const int64_t grain =
       std::max<int64_t>(1, static_cast<int64_t>(1.0e5 / std::max(item_taps, 1.0)));
-  auto* run = &run_items_base;
-#if SOD2_SIMD_X86
-  if (level == simd::Level::kAvx512) run = &run_items_avx512;
-  if (level == simd::Level::kAvx2) run = &run_items_avx2;
-#endif
-  return run_in_slots(ctx, items, grain, j.slot_floats, j, run);
+  return run_in_slots(ctx, items, grain, j.slot_floats, j,
+                      simd::items_for<LaneItems, LaneJob>(level));
 }
 
 }  // namespace sod2::rt

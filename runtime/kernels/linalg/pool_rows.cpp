@@ -167,17 +167,13 @@ SOD2_SIMD_INLINE void run_items_vl(const RowJob& j, int64_t i0, int64_t i1, floa
     run_items<VL, 1>(j, i0, i1, slot);
 }
 
-#if SOD2_SIMD_X86
-SOD2_TARGET_AVX512 void run_items_avx512(const RowJob& j, int64_t i0, int64_t i1, float* slot) {
-  run_items_vl<16>(j, i0, i1, slot);
-}
-SOD2_TARGET_AVX2 void run_items_avx2(const RowJob& j, int64_t i0, int64_t i1, float* slot) {
-  run_items_vl<8>(j, i0, i1, slot);
-}
-#endif
-void run_items_base(const RowJob& j, int64_t i0, int64_t i1, float* slot) {
-  run_items_vl<4>(j, i0, i1, slot);
-}
+// run_items at each ISA level (simd::items_for).
+struct RowItems {
+  template <int VL>
+  SOD2_SIMD_INLINE static void run(const RowJob& j, int64_t i0, int64_t i1, float* slot) {
+    run_items_vl<VL>(j, i0, i1, slot);
+  }
+};
 
 }  // namespace
 
@@ -204,12 +200,8 @@ Status max_pool_rows(KernelContext& ctx, const Window3& g, int64_t planes, const
   const double item_taps = static_cast<double>(j.band_rows) * j.ow * j.kh * j.kw;
   const int64_t grain =
       std::max<int64_t>(1, static_cast<int64_t>(2.0e4 / std::max(item_taps, 1.0)));
-  auto* run = &run_items_base;
-#if SOD2_SIMD_X86
-  if (level == simd::Level::kAvx512) run = &run_items_avx512;
-  if (level == simd::Level::kAvx2) run = &run_items_avx2;
-#endif
-  return run_in_slots(ctx, items, grain, j.slot_floats, j, run);
+  return run_in_slots(ctx, items, grain, j.slot_floats, j,
+                      simd::items_for<RowItems, RowJob>(level));
 }
 
 }  // namespace sod2::rt

@@ -88,6 +88,35 @@ inline Level simd_level() {
 // Not thread-safe against running kernels.
 inline void force_simd_level(int l) { forced_level() = l; }
 
+// The wrappers of a kernel whose work items run in chunks with a scratch slot (common.h's
+// run_in_slots): `Body::run<VL>(job, i0, i1, slot)`, a SOD2_SIMD_INLINE template, in one copy per
+// ISA level, and items_for(l) picks the copy for level `l`.
+template <class Job>
+using ItemsFn = void (*)(const Job&, int64_t, int64_t, float*);
+#if SOD2_SIMD_X86
+template <class Body, class Job>
+SOD2_TARGET_AVX512 void items_avx512(const Job& j, int64_t i0, int64_t i1, float* slot) {
+  Body::template run<16>(j, i0, i1, slot);
+}
+template <class Body, class Job>
+SOD2_TARGET_AVX2 void items_avx2(const Job& j, int64_t i0, int64_t i1, float* slot) {
+  Body::template run<8>(j, i0, i1, slot);
+}
+#endif
+template <class Body, class Job>
+void items_base(const Job& j, int64_t i0, int64_t i1, float* slot) {
+  Body::template run<4>(j, i0, i1, slot);
+}
+template <class Body, class Job>
+ItemsFn<Job> items_for(Level l) {
+#if SOD2_SIMD_X86
+  if (l == Level::kAvx512) return &items_avx512<Body, Job>;
+  if (l == Level::kAvx2) return &items_avx2<Body, Job>;
+#endif
+  (void)l;
+  return &items_base<Body, Job>;
+}
+
 // Stores lanes [0, n) of v, n in [0, VL]. On x86 a masked store: the builtins (not the
 // intrinsic wrappers, whose target attributes would stop inlining) expand inside the
 // AVX2 / AVX-512 wrapper functions this is inlined into, the only places VL 8 / 16 run.
