@@ -203,8 +203,8 @@ class Fuser {
     return true;
   }
 
-  // A Transpose read only as a MatMul's A or B, leaving each matrix addressable by a GEMM (the
-  // operand's rows or columns are the input's last dim): the MatMul's group takes it as a
+  // A Transpose read only as a MatMul's A or B, leaving each matrix addressable by a GEMM
+  // (gemm_readable_perm): the MatMul's group takes it as a
   // prologue and the kernel reads the Transpose's input through the permutation (FusedMatMul's
   // a_perm / b_perm), so the transposed copy is never written. Attention's head splits and K^T
   // are such Transposes.
@@ -223,16 +223,7 @@ class Fuser {
       return false;
     for (NodeId x : members_[static_cast<size_t>(gc)])
       if (x != c && g_.node(x).op_type != "Transpose") return false;
-    const TensorFact& f = fact(pn.inputs[0]);
-    if (f.dtype != DataType::kFloat || !f.dims || f.dims->size() < 2) return false;
-    const int64_t r = static_cast<int64_t>(f.dims->size());
-    std::vector<int64_t> perm;
-    if (const Attribute* a = pn.attribute("perm"); a && !a->ints.empty()) perm = a->ints;
-    for (int64_t i = r - 1; perm.empty() && i >= 0; --i) perm.push_back(i);
-    if (static_cast<int64_t>(perm.size()) != r) return false;
-    if (perm[static_cast<size_t>(r - 1)] != r - 1 && perm[static_cast<size_t>(r - 2)] != r - 1)
-      return false;
-    return !creates_cycle(gp, gc);
+    return gemm_readable_perm(g_, rdp_, pn).has_value() && !creates_cycle(gp, gc);
   }
 
   bool is_max_pool(NodeId n) const {
@@ -401,6 +392,23 @@ class Fuser {
 };
 
 }  // namespace
+
+std::optional<std::vector<int64_t>> gemm_readable_perm(const Graph& graph, const RdpResult& rdp,
+                                                       const Node& t) {
+  if (t.op_type != "Transpose" || !t.domain.empty() || t.inputs.size() != 1 ||
+      t.inputs[0] == kNoValue)
+    return std::nullopt;
+  const TensorFact& f = rdp.fact(graph, t.inputs[0]);
+  if (f.dtype != DataType::kFloat || !f.dims || f.dims->size() < 2) return std::nullopt;
+  const int64_t r = static_cast<int64_t>(f.dims->size());
+  std::vector<int64_t> perm;
+  if (const Attribute* a = t.attribute("perm"); a && !a->ints.empty()) perm = a->ints;
+  for (int64_t i = r - 1; perm.empty() && i >= 0; --i) perm.push_back(i);
+  if (static_cast<int64_t>(perm.size()) != r) return std::nullopt;
+  if (perm[static_cast<size_t>(r - 1)] != r - 1 && perm[static_cast<size_t>(r - 2)] != r - 1)
+    return std::nullopt;
+  return perm;
+}
 
 Expected<FusionPlan> fuse(const Graph& graph, const RdpResult& rdp) {
   return Fuser(graph, rdp).run();

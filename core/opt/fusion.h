@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,6 +52,14 @@ bool same_shape(const TensorFact& a, const TensorFact& b, const sym::RangeMap& r
 
 // Errors: the graph has a cycle.
 Expected<FusionPlan> fuse(const Graph& graph, const RdpResult& rdp);
+
+// The permutation through which a MatMul reads Transpose node `t`'s input in place (a group's
+// Transpose prologue, fused_ops.h's a_perm / b_perm): its `perm`, reversed when absent, when the
+// input is float32 of known rank at least 2 and every matrix of the result keeps its rows or its
+// columns contiguous (the operand's last dim, or its second-to-last, is the input's last dim);
+// nullopt otherwise.
+std::optional<std::vector<int64_t>> gemm_readable_perm(const Graph& graph, const RdpResult& rdp,
+                                                       const Node& t);
 
 // `plan` with each multi-node group whose `split_because` entry is not empty split into one group
 // per node (a backend without a fused kernel for it runs the nodes one by one, so their values

@@ -110,14 +110,10 @@ class Matcher {
       size_t slot = 2;
       for (size_t s = 0; s < 2 && s < anchor.inputs.size(); ++s)
         if (t.outputs.size() == 1 && anchor.inputs[s] == t.outputs[0]) slot = s;
-      const TensorFact& tf = rdp_.fact(g_, t.inputs.empty() ? kNoValue : t.inputs[0]);
-      if (slot == 2 || !perms[slot].empty() || !tf.dims)
+      const auto perm = opt::gemm_readable_perm(g_, rdp_, t);
+      if (slot == 2 || !perms[slot].empty() || !perm)
         return refuse(FusionRefusal::kUnsupportedPrologue, grp.nodes[i]);
-      const Attribute* pa = t.attribute("perm");
-      perms[slot] = pa ? pa->ints : std::vector<int64_t>{};
-      for (int64_t d = static_cast<int64_t>(tf.dims->size()) - 1; perms[slot].empty() && d >= 0;
-           --d)
-        perms[slot].push_back(d);
+      perms[slot] = *perm;
       k.inputs[slot] = t.inputs[0];
     }
     if (!perms[0].empty()) set_ints(&k.info.attrs, "a_perm", perms[0]);
