@@ -89,11 +89,17 @@ Status permuted_operand(const char* which, const std::vector<int64_t>& perm, con
   return Status::ok_status();
 }
 
-// The view of an operand of logical rank `rank` >= 2 with element strides `strides` (rows,
-// columns last), aligned to the plan's batch dims.
-OperandView operand_view(const MatMulPlan& p, const Shape& shape, const int64_t* strides) {
+// The view of an operand with element strides `strides` (rows, columns last), aligned to the
+// plan's batch dims. A 1-D operand (never permuted) is the one matrix numpy makes of it: A [k] as
+// [1, k], B [k] as [k, 1].
+OperandView operand_view(const MatMulPlan& p, const Shape& shape, const int64_t* strides,
+                         bool is_b) {
   OperandView v;
   const int r = shape.rank();
+  if (r == 1) {
+    v.ld = is_b ? 1 : std::max<int64_t>(shape[0], 1);
+    return v;
+  }
   const int64_t rows = strides[r - 2], cols = strides[r - 1];
   // A 1-row or 1-column matrix may have either stride: prefer the plain layout.
   v.trans = !(cols == 1 || shape[r - 1] == 1) && (rows == 1 || shape[r - 2] == 1);
@@ -152,32 +158,13 @@ class MatMulKernel : public Kernel {
     int64_t a_strides[kMaxRank], b_strides[kMaxRank];
     SOD2_RETURN_IF_ERROR(permuted_operand("a", a_perm_, a.shape, &as, a_strides));
     SOD2_RETURN_IF_ERROR(permuted_operand("b", b_perm_, b.shape, &bs, b_strides));
-    // 1-D operands (never permuted) as the matrices numpy makes of them.
-    if (as.rank() == 1) {
-      as = Shape{1, as[0]};
-      a_strides[0] = as[1];
-      a_strides[1] = 1;
-    }
-    const bool b_vector = bs.rank() == 1;
-    if (b_vector) {
-      bs = Shape{bs[0], 1};
-      b_strides[0] = 1;
-      b_strides[1] = 1;
-    }
     SOD2_ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul("MatMul", as, bs));
-    if (b_vector) p.out = Shape(std::span<const int64_t>(p.out.dims().data(), p.out.rank() - 1));
-    if (a.shape.rank() == 1)  // numpy drops the dim it added to a 1-D A
-      p.out = [&] {
-        Shape o;
-        for (int i = 0; i < p.out.rank(); ++i)
-          if (i != p.out.rank() - (b_vector ? 1 : 2)) o.push_back(p.out[i]);
-        return o;
-      }();
     SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, DType::kFloat, p.out));
     if (y->numel() == 0) return Status::ok_status();
     SOD2_ASSIGN_OR_RETURN(EpilogueRun e,
                           resolve_epilogue(epi_, ctx, "MatMul", y->shape, p.n, nullptr));
-    const OperandView av = operand_view(p, as, a_strides), bv = operand_view(p, bs, b_strides);
+    const OperandView av = operand_view(p, as, a_strides, false),
+                      bv = operand_view(p, bs, b_strides, true);
     const float* A = a.as<float>();
     const float* B = b.as<float>();
     float* C = y->as<float>();
