@@ -84,6 +84,51 @@ SOD2_TARGET_VNNI inline __m512i dpbusd(__m512i acc, __m512i x, __m512i w) {
   return acc;
 }
 
+// VnniRequant's float epilogue on 16 biased sums of one row, stored under `mask` at `dst` (floats
+// or 8-bit values): dequantize_activate's operations, then quantize_floats's, in their order.
+// `a > b ? a : b` is vmaxps(a, b) and `a < b ? a : b` vminps(a, b), NaN included; the AVX-512
+// build of dequantize_activate contracts `alpha * x + beta` into one fused multiply-add, as here.
+SOD2_TARGET_VNNI inline void float_epilogue(__m512i biased, float scale, const VnniRequant& q,
+                                            void* dst, __mmask16 mask) {
+  const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.f);
+  __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(biased), _mm512_set1_ps(scale));
+  switch (q.activation) {
+    case Activation::kRelu: x = _mm512_max_ps(x, zero); break;
+    case Activation::kLeakyRelu:
+      x = _mm512_mask_mul_ps(x, _mm512_cmp_ps_mask(x, zero, _CMP_LT_OQ), x,
+                             _mm512_set1_ps(q.alpha));
+      break;
+    case Activation::kHardSigmoid: {
+      const __m512 u = _mm512_fmadd_ps(_mm512_set1_ps(q.alpha), x, _mm512_set1_ps(q.beta));
+      x = _mm512_min_ps(_mm512_max_ps(u, zero), one);
+      break;
+    }
+    case Activation::kHardSwish: {
+      const __m512 u = _mm512_fmadd_ps(x, _mm512_set1_ps(1.f / 6.f), _mm512_set1_ps(0.5f));
+      x = _mm512_mul_ps(x, _mm512_min_ps(_mm512_max_ps(u, zero), one));
+      break;
+    }
+    default: break;
+  }
+  x = _mm512_max_ps(_mm512_set1_ps(q.clip_lo), x);  // x < lo ? lo : x
+  x = _mm512_min_ps(_mm512_set1_ps(q.clip_hi), x);  // x > hi ? hi : x
+  if (q.float_out) {
+    _mm512_mask_storeu_ps(dst, mask, x);
+    return;
+  }
+  // quantize_floats: round_half_even(x / y_scale) + zp, a NaN to zp, saturated.
+  const __m512 v = _mm512_div_ps(x, _mm512_set1_ps(q.y_scale));
+  const __m512 bound = _mm512_set1_ps(4194304.0f), magic = _mm512_set1_ps(12582912.0f);
+  const __m512 zpf = _mm512_set1_ps(static_cast<float>(q.zp));
+  // std::min(std::max(v, -bound), bound); a NaN is replaced below.
+  const __m512 vc = _mm512_min_ps(_mm512_max_ps(v, _mm512_sub_ps(zero, bound)), bound);
+  __m512 r = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(vc, magic), magic), zpf);
+  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), zpf);
+  const float qlo = q.to_uint8 ? 0.f : -128.f, qhi = q.to_uint8 ? 255.f : 127.f;
+  r = _mm512_min_ps(_mm512_max_ps(r, _mm512_set1_ps(qlo)), _mm512_set1_ps(qhi));
+  _mm_mask_storeu_epi8(dst, mask, _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(r)));
+}
+
 // NV vectors of 16 positions for 8 rows: acc[r][v] over every quad, then C = acc - x_zero * sum.
 // Stores rows [r0, r1) of the block, row r at c + (r - r0) * ldc, and `cols` columns; with a
 // requantizing q, 8-bit values at q->out + (r - r0) * q->ldo instead (q's bias and mult are
@@ -120,9 +165,17 @@ SOD2_TARGET_VNNI void micro_tile(const int8_t* wb, const uint8_t* xb, int64_t qu
         _mm512_mask_storeu_epi32(c + (r - r0) * ldc + v * kVnniCols, mask, sum);
         continue;
       }
+      const __m512i biased = _mm512_add_epi32(sum, _mm512_set1_epi32(q->bias ? q->bias[r] : 0));
+      if (q->float_epilogue) {
+        const int64_t at = (r - r0) * q->ldo + v * kVnniCols;
+        float_epilogue(biased, q->scale[r], *q,
+                       q->float_out ? static_cast<void*>(static_cast<float*>(q->out) + at)
+                                    : static_cast<void*>(static_cast<char*>(q->out) + at),
+                       mask);
+        continue;
+      }
       // requantize_body's operations, in its order; max(lo, x) and min(hi, x) keep a NaN as
       // std::max(x, lo) and std::min(x, hi) do, so both paths write the same bytes.
-      const __m512i biased = _mm512_add_epi32(sum, _mm512_set1_epi32(q->bias ? q->bias[r] : 0));
       __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(biased), _mm512_set1_ps(q->mult[r]));
       x = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
       x = _mm512_add_ps(x, _mm512_set1_ps(static_cast<float>(q->zp)));
@@ -215,12 +268,15 @@ void gemm_blocks(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* pa
     if (q) {  // the same rows, offset to the block
       block_q = *q;
       block_q.bias = q->bias ? q->bias + i0 : nullptr;
-      block_q.mult = q->mult + i0;
+      block_q.mult = q->mult ? q->mult + i0 : nullptr;
+      block_q.scale = q->scale ? q->scale + i0 : nullptr;
     }
     // The requantizing store of the tile at column j, or none.
     auto tile_q = [&](int64_t j) -> const VnniRequant* {
       if (!q) return nullptr;
-      block_q.out = static_cast<char*>(q->out) + (i0 + r0 - m0) * q->ldo + j;
+      const int64_t at = (i0 + r0 - m0) * q->ldo + j;
+      block_q.out = q->float_out ? static_cast<void*>(static_cast<float*>(q->out) + at)
+                                 : static_cast<void*>(static_cast<char*>(q->out) + at);
       return &block_q;
     };
     int64_t j = 0;

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/kernels/linalg/epilogue.h"
+
 namespace sod2::rt::quant {
 
 // AVX512-VNNI (with AVX512-BW) on this CPU and not turned off: the convolutions use vnni_gemm.
@@ -56,12 +58,28 @@ void vnni_gemm(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* pack
 // vnni_gemm whose store requantizes (QLinearConv's arithmetic, quantize.h): row i of C becomes
 // clamp(round_half_even(float(sum + bias[i]) * mult[i]) + zp, lo, hi) as 8 bits, at
 // out + (i - m0) * ldo. The sums never leave the registers.
+//
+// With a float activation (`activation` other than kNone, or float_out), the store is a QDQ
+// group's float epilogue instead, qdq_epilogue.h's dequantize_activate_row and then quantize.h's
+// quantize_row: (sum + bias[i]) * scale[i], the activation (one of inline_activation's), a clamp
+// to [clip_lo, clip_hi], and quantized with y_scale and zp (saturated to `type`'s range; lo, hi
+// and mult are unused), or stored as a float where float_out. The same operations in the same
+// order (with the fused multiply-adds the AVX-512 build of dequantize_activate_row has), so the
+// bytes equal the unfused path's: a row of a few dozen sums no longer pays two calls per row.
 struct VnniRequant {
   const int32_t* bias = nullptr;  // per row of the whole GEMM (index i), or nullptr
   const float* mult = nullptr;    // per row of the whole GEMM (index i)
   int32_t zp = 0, lo = 0, hi = 255;
-  void* out = nullptr;  // uint8 or int8 (the bytes are the same once clamped)
-  int64_t ldo = 0;
+  void* out = nullptr;  // uint8 or int8 (the bytes are the same once clamped); float: float_out
+  int64_t ldo = 0;      // in elements
+  // The float epilogue.
+  Activation activation = Activation::kNone;
+  float alpha = 0, beta = 0;
+  const float* scale = nullptr;  // per row of the whole GEMM: x_scale * w_scale[i]
+  float clip_lo = 0, clip_hi = 0, y_scale = 1;
+  bool float_epilogue = false;  // the float epilogue rather than the requantization
+  bool float_out = false;       // store the activated floats (no quantization)
+  bool to_uint8 = true;         // the quantized type: uint8 [0, 255], else int8 [-128, 127]
 };
 void vnni_gemm_requant(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x,
                        int64_t n, int32_t x_zero, const VnniRequant& q);

@@ -480,14 +480,19 @@ class IntConvKernel final : public Kernel {
     const int32_t zero = kNative ? xzp : std::is_same_v<T, uint8_t> ? xzp - 128 : xzp + 128;
     const std::vector<VnniWeights>* packed_w = nullptr;
     if constexpr (kVnni) packed_w = &vnni_weights(w);
-    // A plain requantization (a clamp, no float activation) happens in the GEMM's store.
-    const bool store_requant = kVnni && requant_ && e.out_type != DType::kFloat &&
-                               e.activation.activation == Activation::kNone;
+    // The epilogue happens in the GEMM's store: a plain requantization (a clamp), or a float
+    // epilogue whose activation is plain arithmetic (activate_row's, in registers).
+    const bool float_epilogue =
+        requant_ && (e.out_type == DType::kFloat || e.activation.activation != Activation::kNone);
+    const bool store_requant =
+        kVnni && requant_ && (!float_epilogue || inline_activation(e.activation.activation));
     float* mults = nullptr;  // per output channel; scratch: no heap allocation per run
     if (store_requant) {
       SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(static_cast<size_t>(m) * sizeof(float)));
       mults = static_cast<float*>(mem);
-      for (int64_t oc = 0; oc < m; ++oc) mults[oc] = e.multiplier(oc);
+      // The float epilogue's dequantization scale (activate_row's), else the multiplier.
+      for (int64_t oc = 0; oc < m; ++oc)
+        mults[oc] = float_epilogue ? e.x_scale * e.w_scale->scale(oc) : e.multiplier(oc);
     }
     Padded p = padded_layout(g);
     // A 1x1 stride-1 convolution reads the flipped copy as the GEMM operand: rows without slack.
@@ -595,12 +600,28 @@ class IntConvKernel final : public Kernel {
           if (store_requant) {
             VnniRequant q;
             q.bias = e.bias ? e.bias + grp * mg : nullptr;
-            q.mult = mults + grp * mg;
             q.zp = e.zp;
-            q.lo = e.lo;
-            q.hi = e.hi;
-            q.out = static_cast<char*>(y->data) + (img * m + grp * mg + m0) * out_size + p0;
+            const int64_t at = (img * m + grp * mg + m0) * out_size + p0;
             q.ldo = out_size;
+            if (float_epilogue) {
+              q.float_epilogue = true;
+              q.scale = mults + grp * mg;
+              q.activation = e.activation.activation;
+              q.alpha = e.activation.alpha;
+              q.beta = e.activation.beta;
+              q.clip_lo = e.clip_lo;
+              q.clip_hi = e.clip_hi;
+              q.y_scale = e.y_scale;
+              q.float_out = e.out_type == DType::kFloat;
+              q.to_uint8 = e.out_type == DType::kUint8;
+              q.out = q.float_out ? static_cast<void*>(y->as<float>() + at)
+                                  : static_cast<void*>(static_cast<char*>(y->data) + at);
+            } else {
+              q.mult = mults + grp * mg;
+              q.lo = e.lo;
+              q.hi = e.hi;
+              q.out = static_cast<char*>(y->data) + at;
+            }
             vnni_gemm_requant((*packed_w)[static_cast<size_t>(grp)], m0, m1, packed, width, zero,
                               q);
             return;

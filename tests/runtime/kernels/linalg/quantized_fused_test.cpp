@@ -3,6 +3,7 @@
 // qlinear_conv.cpp (dense im2col, 1x1 direct, strided phases, depthwise, reference; channel
 // splits for small outputs, several tiles for large ones) against an int64 reference, bit for
 // bit; sod2:QAdd against DequantizeLinear, Add, Relu/Clip and QuantizeLinear run one by one.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -209,6 +210,75 @@ TEST(QFusedConv, FloatActivationsBetweenDequantizeAndQuantize) {
   auto bad = run_sod2("QFusedConv", {&x, &xs, &xz, &w, &ws, &wz, &ys, &yz},
                       A().s("activation", "Softmax"), 1);
   EXPECT_FALSE(bad.ok());
+}
+
+// The VNNI GEMM's store computes a float epilogue (dequantize, activate, clamp, quantize or
+// store floats) in registers; it must write what the unfused epilogue after igemm_serial writes,
+// byte for byte, for every inlined activation, output type, tile edge and channel split.
+TEST(QFusedConv, TheVnniStoresFloatEpilogueEqualsTheUnfusedOne) {
+  if (!quant::vnni_available()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
+  struct VnniRestore {
+    ~VnniRestore() { quant::set_vnni_enabled(true); }
+  } restore;
+  const float inf = std::numeric_limits<float>::infinity();
+  struct Act {
+    const char* name;
+    float alpha, beta, lo, hi;
+  };
+  const Act acts[] = {{"HardSwish", 0, 0, -inf, inf},
+                      {"HardSigmoid", 0.2f, 0.5f, -inf, inf},
+                      {"LeakyRelu", 0.1f, 0, -inf, inf},
+                      {"Relu", 0, 0, -inf, 1.5f},
+                      {"", 0, 0, -0.75f, 0.5f}};
+  const char* shapes[] = {"1x1", "3x3 stride 2 pad 1", "small output, 40 channels",
+                          "1x1, 13 channels", "large output"};
+  for (const char* shape : shapes) {
+    const Geometry* geometry = nullptr;
+    for (const Geometry& g : kGeometries)
+      if (std::string(g.name) == shape) geometry = &g;
+    ASSERT_NE(geometry, nullptr) << shape;
+    const IntConvGeometry& p = geometry->g;
+    const HostTensor x = random_q<uint8_t>(DType::kUint8, {p.n, p.c, p.h, p.w}, 21);
+    const HostTensor w = random_q<int8_t>(DType::kInt8, {p.m, p.c, p.kh, p.kw}, 22, -127, 127);
+    std::vector<float> wsv;
+    std::vector<int32_t> bv;
+    for (int64_t i = 0; i < p.m; ++i) {
+      wsv.push_back(0.0004f * static_cast<float>(1 + i % 5));
+      bv.push_back(static_cast<int32_t>((i * 613) % 3001) - 1500);
+    }
+    const HostTensor xs = floats({}, {0.019f}), xz = scalar<uint8_t>(DType::kUint8, 117);
+    const HostTensor ws = floats({p.m}, wsv), b = testing::make_tensor(DType::kInt32, {p.m}, bv);
+    const HostTensor wz = scalar<int8_t>(DType::kInt8, 0);
+    const HostTensor ys = floats({}, {0.013f});
+    const HostTensor yz_u8 = scalar<uint8_t>(DType::kUint8, 9);
+    const HostTensor yz_s8 = scalar<int8_t>(DType::kInt8, -4);
+    for (const Act& act : acts) {
+      const Attrs attrs = A().i("group", 1)
+                              .is("strides", {p.sy, p.sx})
+                              .is("pads", {p.pt, p.pl, p.pb, p.pr})
+                              .s("activation", act.name)
+                              .f("alpha", act.alpha)
+                              .f("beta", act.beta)
+                              .f("clip_min", act.lo)
+                              .f("clip_max", act.hi);
+      for (const HostTensor* yz : {&yz_u8, &yz_s8, static_cast<const HostTensor*>(nullptr)}) {
+        SCOPED_TRACE(std::string(shape) + ", activation '" + act.name + "', y " +
+                     (yz ? dtype_name(yz->dtype()) : "float"));
+        std::vector<const HostTensor*> in{&x, &xs, &xz, &w, &ws, &wz, yz ? &ys : nullptr, yz, &b};
+        quant::set_vnni_enabled(true);
+        auto fused = run_sod2("QFusedConv", in, attrs, 2);
+        quant::set_vnni_enabled(false);
+        auto unfused = run_sod2("QFusedConv", in, attrs, 2);
+        ASSERT_TRUE(fused.ok() && unfused.ok());
+        const HostTensor &a = (*fused)[0], &u = (*unfused)[0];
+        ASSERT_EQ(a.shape(), u.shape());
+        ASSERT_EQ(a.dtype(), u.dtype());
+        const auto diff = std::mismatch(a.bytes().begin(), a.bytes().end(), u.bytes().begin());
+        EXPECT_EQ(diff.first - a.bytes().begin(), a.bytes().end() - a.bytes().begin())
+            << "the first differing byte";
+      }
+    }
+  }
 }
 
 // A QDQ group that ends in float (no QuantizeLinear: a squeeze-excite's HardSigmoid, a head):
