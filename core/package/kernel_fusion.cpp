@@ -450,9 +450,11 @@ class Matcher {
   // DequantizeLinear → Conv (+ its int32 bias) (+ Relu or a constant Clip) → QuantizeLinear, as
   // one sod2:QFusedConv. Its arithmetic is QLinearConv's (exact int32 sums, one requantisation),
   // which is what the QDQ form means and what ONNX Runtime runs for it; the bias's scale must
-  // then be x_scale * w_scale, as QLinearConv assumes. Without the QuantizeLinear (a float
-  // result, as a squeeze-excite's or a classifier head's) the kernel writes the dequantized sums,
-  // activated, as float: QFusedConv without y_scale and y_zero_point.
+  // then be x_scale * w_scale, as QLinearConv assumes. A bias the quantiser left float ([M]
+  // values, not behind a DequantizeLinear) is added to the dequantized sums, in float, as the
+  // float Conv adds it. Without the QuantizeLinear (a float result, as a squeeze-excite's or a
+  // classifier head's) the kernel writes the dequantized sums, activated, as float: QFusedConv
+  // without y_scale and y_zero_point.
   FusionVerdict match_qdq(const opt::FusionGroup& grp) {
     auto refuse_here = [&](NodeId at) {
       return refuse(FusionRefusal::kUnsupportedQuantization, at);
@@ -474,8 +476,9 @@ class Matcher {
     if (!plain_dequantize(*dq[0]) || !plain_dequantize(*dq[1], m)) return refuse_here(grp.nodes[0]);
     ValueId bias = kNoValue;
     if (conv.inputs.size() > 2 && conv.inputs[2] != kNoValue) {
-      if (!int32_bias_fits(dq, m)) return refuse_here(grp.nodes[a]);
-      bias = in(dq[2], 0);
+      if (dq[2] ? !int32_bias_fits(dq, m) : !float_bias_fits(conv.inputs[2], m))
+        return refuse_here(grp.nodes[a]);
+      bias = dq[2] ? in(dq[2], 0) : conv.inputs[2];
     }
     QuantizedTail tail;
     if (!match_quantized_tail(grp, a + 1, conv.outputs[0], true, &tail) &&
@@ -559,6 +562,13 @@ class Matcher {
       if (!(std::fabs(got - want) <= std::fabs(want) * 1e-6f)) return false;
     }
     return true;
+  }
+
+  // A float bias of a QDQ Conv: float32, [m].
+  bool float_bias_fits(ValueId b, int64_t m) const {
+    const auto dims = constant_dims(rdp_.fact(g_, b));
+    return rdp_.fact(g_, b).dtype == DataType::kFloat && dims && dims->size() == 1 &&
+           (*dims)[0] == m;
   }
 
   // DequantizeLinear → MatMul, or Gemm (+ its int32 bias) (+ an activation) → QuantizeLinear (or
@@ -741,7 +751,8 @@ const char* fusion_refusal_text(FusionRefusal r) {
       return "an Add that is neither a per-channel constant bias nor a same-shape residual";
     case FusionRefusal::kUnsupportedQuantization:
       return "a QDQ group the int8 kernels do not run (they run DequantizeLinear -> Conv "
-             "(+ int32 bias of scale x_scale * w_scale) (+ one activation) -> QuantizeLinear "
+             "(+ an int32 bias of scale x_scale * w_scale, or a float one) (+ one activation) -> "
+             "QuantizeLinear "
              "with per-tensor activations and weights per tensor or per output channel, and "
              "DequantizeLinear x2 -> Add of one shape (+ Relu or constant Clip) -> "
              "QuantizeLinear)";

@@ -41,10 +41,11 @@ void add_uint8_scalar(onnx::GraphProto* g, const std::string& name, uint8_t v) {
 }
 
 // Conv weights int8 [m, c, 3, 3], per-channel scales, int32 bias of scale x_scale * w_scale
-// (times `bias_scale_error` to make it wrong), each behind its DequantizeLinear.
+// (times `bias_scale_error` to make it wrong), each behind its DequantizeLinear; or, with
+// float_bias, the same bias left float (no DequantizeLinear).
 void add_quantized_conv(onnx::GraphProto* g, const std::string& name, const std::string& x,
                         float x_scale, int64_t c, int64_t m, const std::string& out,
-                        float bias_scale_error = 1.0f) {
+                        float bias_scale_error = 1.0f, bool float_bias = false) {
   std::vector<int8_t> w(static_cast<size_t>(m * c * 9));
   for (size_t i = 0; i < w.size(); ++i)
     w[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
@@ -58,15 +59,21 @@ void add_quantized_conv(onnx::GraphProto* g, const std::string& name, const std:
   add_raw_initializer(g, name + "_wq", onnx::TensorProto::INT8, {m, c, 3, 3}, w);
   add_float_initializer(g, name + "_ws", {m}, ws);
   add_raw_initializer(g, name + "_wz", onnx::TensorProto::INT8, {m}, std::vector<int8_t>(m, 0));
-  add_raw_initializer(g, name + "_bq", onnx::TensorProto::INT32, {m}, b);
-  add_float_initializer(g, name + "_bs", {m}, bs);
-  add_raw_initializer(g, name + "_bz", onnx::TensorProto::INT32, {m}, std::vector<int32_t>(m, 0));
   auto* dw = add_node(g, "DequantizeLinear", {name + "_wq", name + "_ws", name + "_wz"},
                       {name + "_w"}, name + "_dq_w");
   testing::add_int_attr(dw, "axis", 0);
-  auto* db = add_node(g, "DequantizeLinear", {name + "_bq", name + "_bs", name + "_bz"},
-                      {name + "_b"}, name + "_dq_b");
-  testing::add_int_attr(db, "axis", 0);
+  if (float_bias) {
+    std::vector<float> bf;
+    for (int64_t i = 0; i < m; ++i) bf.push_back(static_cast<float>(b[i]) * bs[i]);
+    add_float_initializer(g, name + "_b", {m}, bf);
+  } else {
+    add_raw_initializer(g, name + "_bq", onnx::TensorProto::INT32, {m}, b);
+    add_float_initializer(g, name + "_bs", {m}, bs);
+    add_raw_initializer(g, name + "_bz", onnx::TensorProto::INT32, {m}, std::vector<int32_t>(m, 0));
+    auto* db = add_node(g, "DequantizeLinear", {name + "_bq", name + "_bs", name + "_bz"},
+                        {name + "_b"}, name + "_dq_b");
+    testing::add_int_attr(db, "axis", 0);
+  }
   auto* conv = add_node(g, "Conv", {x, name + "_w", name + "_b"}, {out}, name);
   auto* pads = conv->add_attribute();
   pads->set_name("pads");
@@ -85,12 +92,12 @@ void add_qdq(onnx::GraphProto* g, const std::string& t, float scale, uint8_t zp,
 
 // x → Q/DQ (xd, read by conv1 and the Add) → conv1 → Relu → Q/DQ → conv2 → Q/DQ → Add(·, xd) →
 // Relu → Q/DQ → y.
-Model residual_block(float bias_scale_error = 1.0f) {
+Model residual_block(float bias_scale_error = 1.0f, bool float_bias = false) {
   onnx::ModelProto m = testing::make_model(17);
   auto* g = m.mutable_graph();
   add_input(g, "x", {1, 4, "h", "w"});
   add_qdq(g, "x", 0.02f, 128, "xd");
-  add_quantized_conv(g, "conv1", "xd", 0.02f, 4, 4, "c1", bias_scale_error);
+  add_quantized_conv(g, "conv1", "xd", 0.02f, 4, 4, "c1", bias_scale_error, float_bias);
   add_node(g, "Relu", {"c1"}, {"r1"}, "relu1");
   add_qdq(g, "r1", 0.03f, 0, "r1d");
   add_quantized_conv(g, "conv2", "r1d", 0.03f, 4, 4, "c2");
@@ -213,6 +220,29 @@ TEST(QdqFusion, ABiasOfAnotherScaleIsSplitSayingWhyAndStillRuns) {
           .find("x_scale * w_scale"),
       std::string::npos);
   EXPECT_EQ(run(*c, 6, 6).size(), 4u * 36u);
+}
+
+// A bias the quantiser left float fuses too: the int8 kernel adds it to the dequantized sums.
+// Before, the group was refused and its DequantizeLinears ran every run.
+TEST(QdqFusion, AConvWhoseBiasStayedFloatRunsAsAnInt8Kernel) {
+  auto c = pipeline::compile(residual_block(1.0f, true), ranges(true));
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const std::vector<std::string> ops = kernel_ops(*c);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "sod2:QFusedConv"), 2);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Conv"), 0);
+  EXPECT_EQ(c->refused_groups(), 0);
+  for (const rt::NodeDesc& n : c->program.graphs[0].nodes) {
+    if (n.info.op_type != "QFusedConv" || n.info.name != "conv1") continue;
+    ASSERT_EQ(n.info.input_dtypes.size(), 9u);
+    EXPECT_EQ(n.info.input_dtypes[8], rt::DType::kFloat);
+  }
+  auto plain = pipeline::compile(residual_block(1.0f, true), ranges(false));
+  ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+  const std::vector<float> fused = run(*c, 11, 6), unfused = run(*plain, 11, 6);
+  ASSERT_EQ(fused.size(), unfused.size());
+  ASSERT_FALSE(fused.empty());
+  for (size_t i = 0; i < fused.size(); ++i)
+    EXPECT_LE(std::fabs(fused[i] - unfused[i]), 0.05f * 1.01f) << i;
 }
 
 // x → Q/DQ → MaxPool → Q (parameters `out_scale`) → DQ → y.

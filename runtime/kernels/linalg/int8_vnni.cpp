@@ -88,10 +88,14 @@ SOD2_TARGET_VNNI inline __m512i dpbusd(__m512i acc, __m512i x, __m512i w) {
 // or 8-bit values): dequantize_activate's operations, then quantize_floats's, in their order.
 // `a > b ? a : b` is vmaxps(a, b) and `a < b ? a : b` vminps(a, b), NaN included; the AVX-512
 // build of dequantize_activate contracts `alpha * x + beta` into one fused multiply-add, as here.
-SOD2_TARGET_VNNI inline void float_epilogue(__m512i biased, float scale, const VnniRequant& q,
-                                            void* dst, __mmask16 mask) {
+SOD2_TARGET_VNNI inline void float_epilogue(__m512i biased, float scale, float offset,
+                                            const VnniRequant& q, void* dst, __mmask16 mask) {
   const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.f);
-  __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(biased), _mm512_set1_ps(scale));
+  // dequantize_activate's offset rule: a zero offset is no addition (the sign of a zero
+  // product stays).
+  __m512 x = offset != 0.f ? _mm512_fmadd_ps(_mm512_cvtepi32_ps(biased), _mm512_set1_ps(scale),
+                                             _mm512_set1_ps(offset))
+                           : _mm512_mul_ps(_mm512_cvtepi32_ps(biased), _mm512_set1_ps(scale));
   switch (q.activation) {
     case Activation::kRelu: x = _mm512_max_ps(x, zero); break;
     case Activation::kLeakyRelu:
@@ -168,7 +172,7 @@ SOD2_TARGET_VNNI void micro_tile(const int8_t* wb, const uint8_t* xb, int64_t qu
       const __m512i biased = _mm512_add_epi32(sum, _mm512_set1_epi32(q->bias ? q->bias[r] : 0));
       if (q->float_epilogue) {
         const int64_t at = (r - r0) * q->ldo + v * kVnniCols;
-        float_epilogue(biased, q->scale[r], *q,
+        float_epilogue(biased, q->scale[r], q->float_bias ? q->float_bias[r] : 0.f, *q,
                        q->float_out ? static_cast<void*>(static_cast<float*>(q->out) + at)
                                     : static_cast<void*>(static_cast<char*>(q->out) + at),
                        mask);
@@ -270,6 +274,7 @@ void gemm_blocks(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* pa
       block_q.bias = q->bias ? q->bias + i0 : nullptr;
       block_q.mult = q->mult ? q->mult + i0 : nullptr;
       block_q.scale = q->scale ? q->scale + i0 : nullptr;
+      block_q.float_bias = q->float_bias ? q->float_bias + i0 : nullptr;
     }
     // The requantizing store of the tile at column j, or none.
     auto tile_q = [&](int64_t j) -> const VnniRequant* {

@@ -61,11 +61,12 @@ void vnni_gemm(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* pack
 //
 // With a float activation (`activation` other than kNone, or float_out), the store is a QDQ
 // group's float epilogue instead, qdq_epilogue.h's dequantize_activate_row and then quantize.h's
-// quantize_row: (sum + bias[i]) * scale[i], the activation (one of inline_activation's), a clamp
-// to [clip_lo, clip_hi], and quantized with y_scale and zp (saturated to `type`'s range; lo, hi
-// and mult are unused), or stored as a float where float_out. The same operations in the same
-// order (with the fused multiply-adds the AVX-512 build of dequantize_activate_row has), so the
-// bytes equal the unfused path's: a row of a few dozen sums no longer pays two calls per row.
+// quantize_row: (sum + bias[i]) * scale[i] (+ float_bias[i]), the activation (one of
+// inline_activation's), a clamp to [clip_lo, clip_hi], and quantized with y_scale and zp (saturated
+// to `type`'s range; lo, hi and mult are unused), or stored as a float where float_out. The same
+// operations in the same order (with the fused multiply-adds the AVX-512 build of
+// dequantize_activate_row has), so the bytes equal the unfused path's: a row of a few dozen sums no
+// longer pays two calls per row.
 struct VnniRequant {
   const int32_t* bias = nullptr;  // per row of the whole GEMM (index i), or nullptr
   const float* mult = nullptr;    // per row of the whole GEMM (index i)
@@ -75,7 +76,8 @@ struct VnniRequant {
   // The float epilogue.
   Activation activation = Activation::kNone;
   float alpha = 0, beta = 0;
-  const float* scale = nullptr;  // per row of the whole GEMM: x_scale * w_scale[i]
+  const float* scale = nullptr;       // per row of the whole GEMM: x_scale * w_scale[i]
+  const float* float_bias = nullptr;  // per row, added after the scale (fused), or nullptr
   float clip_lo = 0, clip_hi = 0, y_scale = 1;
   bool float_epilogue = false;  // the float epilogue rather than the requantization
   bool float_out = false;       // store the activated floats (no quantization)

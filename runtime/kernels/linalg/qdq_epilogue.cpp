@@ -1,6 +1,7 @@
 #include "runtime/kernels/linalg/qdq_epilogue.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "runtime/kernels/linalg/quantize.h"
 #include "runtime/kernels/linalg/simd.h"
@@ -49,18 +50,19 @@ void requantize_dispatch(const int32_t* acc, int64_t count, int32_t bias, float 
   requantize_body(acc, count, bias, mult, zp, lo, hi, out);
 }
 
-// A QDQ group's float epilogue on n sums: (acc + bias) * scale, the activation, clamped to
-// [lo, hi]. The plain-arithmetic activations are inlined (the operations of EpilogueRun::apply,
-// so a float-ended group computes what the float kernels would); `A` kNone leaves others to the
-// caller.
-template <Activation A>
+// A QDQ group's float epilogue on n sums: (acc + bias) * scale (+ offset, in one fused
+// multiply-add: kOffset), the activation, clamped to [lo, hi]. The plain-arithmetic activations
+// are inlined (the operations of EpilogueRun::apply, so a float-ended group computes what the
+// float kernels would); `A` kNone leaves others to the caller.
+template <Activation A, bool kOffset>
 SOD2_SIMD_INLINE void dequantize_activate(const int32_t* __restrict acc, int64_t n, int32_t bias,
-                                          float scale, float alpha, float beta, float lo, float hi,
-                                          float* __restrict v) {
+                                          float scale, float offset, float alpha, float beta,
+                                          float lo, float hi, float* __restrict v) {
   for (int64_t t = 0; t < n; ++t) {
     // Sums wrap modulo 2^32, as ONNX's int32 does.
     const uint32_t sum = static_cast<uint32_t>(acc[t]) + static_cast<uint32_t>(bias);
-    float x = static_cast<float>(static_cast<int32_t>(sum)) * scale;
+    const float d = static_cast<float>(static_cast<int32_t>(sum));
+    float x = kOffset ? std::fma(d, scale, offset) : d * scale;
     if constexpr (A == Activation::kRelu) {
       x = x > 0.f ? x : 0.f;
     } else if constexpr (A == Activation::kLeakyRelu) {
@@ -78,35 +80,46 @@ SOD2_SIMD_INLINE void dequantize_activate(const int32_t* __restrict acc, int64_t
     v[t] = x > hi ? hi : x;
   }
 }
-SOD2_SIMD_INLINE void dequantize_activate_any(Activation a, const int32_t* acc, int64_t n,
-                                              int32_t bias, float scale, float alpha, float beta,
-                                              float lo, float hi, float* v) {
+template <bool kOffset>
+SOD2_SIMD_INLINE void dequantize_activate_as(Activation a, const int32_t* acc, int64_t n,
+                                             int32_t bias, float scale, float offset, float alpha,
+                                             float beta, float lo, float hi, float* v) {
   switch (a) {
     case Activation::kRelu:
-      return dequantize_activate<Activation::kRelu>(acc, n, bias, scale, alpha, beta, lo, hi, v);
+      return dequantize_activate<Activation::kRelu, kOffset>(acc, n, bias, scale, offset, alpha,
+                                                             beta, lo, hi, v);
     case Activation::kLeakyRelu:
-      return dequantize_activate<Activation::kLeakyRelu>(acc, n, bias, scale, alpha, beta, lo, hi,
-                                                         v);
+      return dequantize_activate<Activation::kLeakyRelu, kOffset>(acc, n, bias, scale, offset,
+                                                                  alpha, beta, lo, hi, v);
     case Activation::kHardSigmoid:
-      return dequantize_activate<Activation::kHardSigmoid>(acc, n, bias, scale, alpha, beta, lo, hi,
-                                                           v);
+      return dequantize_activate<Activation::kHardSigmoid, kOffset>(acc, n, bias, scale, offset,
+                                                                    alpha, beta, lo, hi, v);
     case Activation::kHardSwish:
-      return dequantize_activate<Activation::kHardSwish>(acc, n, bias, scale, alpha, beta, lo, hi,
-                                                         v);
+      return dequantize_activate<Activation::kHardSwish, kOffset>(acc, n, bias, scale, offset,
+                                                                  alpha, beta, lo, hi, v);
     default:
-      return dequantize_activate<Activation::kNone>(acc, n, bias, scale, alpha, beta, lo, hi, v);
+      return dequantize_activate<Activation::kNone, kOffset>(acc, n, bias, scale, offset, alpha,
+                                                             beta, lo, hi, v);
   }
+}
+SOD2_SIMD_INLINE void dequantize_activate_any(Activation a, const int32_t* acc, int64_t n,
+                                              int32_t bias, float scale, float offset, float alpha,
+                                              float beta, float lo, float hi, float* v) {
+  if (offset != 0.f)
+    return dequantize_activate_as<true>(a, acc, n, bias, scale, offset, alpha, beta, lo, hi, v);
+  dequantize_activate_as<false>(a, acc, n, bias, scale, offset, alpha, beta, lo, hi, v);
 }
 #if SOD2_SIMD_X86
 SOD2_TARGET_AVX512 void dequantize_activate_avx512(Activation a, const int32_t* acc, int64_t n,
-                                                   int32_t bias, float scale, float alpha,
-                                                   float beta, float lo, float hi, float* v) {
-  dequantize_activate_any(a, acc, n, bias, scale, alpha, beta, lo, hi, v);
+                                                   int32_t bias, float scale, float offset,
+                                                   float alpha, float beta, float lo, float hi,
+                                                   float* v) {
+  dequantize_activate_any(a, acc, n, bias, scale, offset, alpha, beta, lo, hi, v);
 }
 SOD2_TARGET_AVX2 void dequantize_activate_avx2(Activation a, const int32_t* acc, int64_t n,
-                                               int32_t bias, float scale, float alpha, float beta,
-                                               float lo, float hi, float* v) {
-  dequantize_activate_any(a, acc, n, bias, scale, alpha, beta, lo, hi, v);
+                                               int32_t bias, float scale, float offset, float alpha,
+                                               float beta, float lo, float hi, float* v) {
+  dequantize_activate_any(a, acc, n, bias, scale, offset, alpha, beta, lo, hi, v);
 }
 #endif
 }  // namespace
@@ -121,17 +134,17 @@ void requantize_row(const int32_t* acc, int64_t count, int32_t bias, float mult,
 }
 
 void dequantize_activate_row(Activation a, const int32_t* acc, int64_t n, int32_t bias, float scale,
-                             float alpha, float beta, float lo, float hi, float* v) {
+                             float offset, float alpha, float beta, float lo, float hi, float* v) {
 #if SOD2_SIMD_X86
   switch (simd::simd_level()) {
     case simd::Level::kAvx512:
-      return dequantize_activate_avx512(a, acc, n, bias, scale, alpha, beta, lo, hi, v);
+      return dequantize_activate_avx512(a, acc, n, bias, scale, offset, alpha, beta, lo, hi, v);
     case simd::Level::kAvx2:
-      return dequantize_activate_avx2(a, acc, n, bias, scale, alpha, beta, lo, hi, v);
+      return dequantize_activate_avx2(a, acc, n, bias, scale, offset, alpha, beta, lo, hi, v);
     default: break;
   }
 #endif
-  dequantize_activate_any(a, acc, n, bias, scale, alpha, beta, lo, hi, v);
+  dequantize_activate_any(a, acc, n, bias, scale, offset, alpha, beta, lo, hi, v);
 }
 
 }  // namespace sod2::rt::quant

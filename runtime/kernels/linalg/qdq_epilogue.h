@@ -2,8 +2,9 @@
 // channel's int32 sums, on the widest vectors the CPU has:
 //   requantize_row: clamp(round_half_even(float(sum + bias) * mult) + zp, lo, hi), QLinearConv's
 //     exact requantization (int8_vnni.cpp's requantizing store does the same operations);
-//   dequantize_activate_row: a QDQ group's float epilogue, (sum + bias) * scale, an activation,
-//     a clamp to [lo, hi].
+//   dequantize_activate_row: a QDQ group's float epilogue, (sum + bias) * scale (+ offset, a
+//     float bias, as one fused multiply-add where it is not 0), an activation, a clamp to
+//     [lo, hi].
 // Sums and bias add modulo 2^32, as ONNX's int32 arithmetic does.
 #pragma once
 
@@ -26,6 +27,6 @@ constexpr bool inline_activation(Activation a) {
          a == Activation::kHardSigmoid || a == Activation::kHardSwish;
 }
 void dequantize_activate_row(Activation a, const int32_t* acc, int64_t n, int32_t bias, float scale,
-                             float alpha, float beta, float lo, float hi, float* v);
+                             float offset, float alpha, float beta, float lo, float hi, float* v);
 
 }  // namespace sod2::rt::quant

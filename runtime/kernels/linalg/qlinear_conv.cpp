@@ -124,10 +124,13 @@ class IntConvKernel final : public Kernel {
                                                       &y_scale, &y_zp, &out_type));
       }
       bias = ctx.input(8);
-      if (bias && (bias->dtype != DType::kInt32 || bias->numel() != m)) {
-        return invalid_argument(std::string(op) + ": B must be int32 with " + std::to_string(m) +
-                                " values, got " + dtype_name(bias->dtype) + " " +
-                                bias->shape.to_string());
+      // QFusedConv's B may also be float: a QDQ Conv whose bias was left unquantized.
+      const bool float_bias = bias && kind_ == Kind::kQFusedConv && bias->dtype == DType::kFloat;
+      if (bias && ((bias->dtype != DType::kInt32 && !float_bias) || bias->numel() != m)) {
+        return invalid_argument(std::string(op) + ": B must be int32" +
+                                (kind_ == Kind::kQFusedConv ? " or float32" : "") + " with " +
+                                std::to_string(m) + " values, got " + dtype_name(bias->dtype) +
+                                " " + bias->shape.to_string());
       }
     }
     Shape out_shape{n, m};
@@ -138,7 +141,10 @@ class IntConvKernel final : public Kernel {
     // What the epilogue needs per output channel.
     Requant e;
     e.out_type = out_type;
-    e.bias = bias ? bias->as<const int32_t>() : nullptr;
+    if (bias && bias->dtype == DType::kFloat)
+      e.float_bias = bias->as<const float>();
+    else
+      e.bias = bias ? bias->as<const int32_t>() : nullptr;
     if (requant_) {
       e.zp = y_zp.zero_point(0);
       const float ys = y_scale.scale(0);
@@ -177,11 +183,19 @@ class IntConvKernel final : public Kernel {
   struct Requant {
     DType out_type = DType::kInt32;
     const int32_t* bias = nullptr;
+    // A float bias instead, added after the dequantization: the float epilogue runs.
+    const float* float_bias = nullptr;
     int32_t zp = 0, lo = 0, hi = 0;
     float x_scale = 1, y_scale = 1;
     const QuantParam* w_scale = nullptr;
     float multiplier(int64_t oc) const {
       return requantize_multiplier(x_scale, w_scale->scale(oc), y_scale);
+    }
+    // The sums are dequantized, activated in float and quantized (activate_row), rather than
+    // requantized in one multiply.
+    bool float_epilogue() const {
+      return out_type == DType::kFloat || activation.activation != Activation::kNone ||
+             float_bias != nullptr;
     }
     // Another activation than a clamp: the sums are dequantized, activated in float, clamped to
     // [clip_lo, clip_hi] and quantized.
@@ -202,7 +216,7 @@ class IntConvKernel final : public Kernel {
       activate_row(e, acc, count, b, oc, y->as<float>() + y_off);
       return;
     }
-    if (e.activation.activation != Activation::kNone) {
+    if (e.float_epilogue()) {
       if (e.out_type == DType::kUint8)
         activate_row(e, acc, count, b, oc, y->as<uint8_t>() + y_off);
       else
@@ -216,8 +230,8 @@ class IntConvKernel final : public Kernel {
       requantize_row(acc, count, b, mult, e.zp, e.lo, e.hi, y->as<int8_t>() + y_off);
   }
 
-  // y = quantize(clip(act((acc + bias) * x_scale * w_scale[oc]))), in chunks on the stack; for
-  // float y, without the quantize.
+  // y = quantize(clip(act((acc + bias) * x_scale * w_scale[oc] + float_bias[oc]))), in chunks on
+  // the stack; for float y, without the quantize.
   template <class Q>
   static void activate_row(const Requant& e, const int32_t* acc, int64_t count, int32_t bias,
                            int64_t oc, Q* out) {
@@ -225,7 +239,7 @@ class IntConvKernel final : public Kernel {
     float v[kChunk];
     // Locals: stores through Q* may alias anything, e included.
     const float scale = e.x_scale * e.w_scale->scale(oc), lo = e.clip_lo, hi = e.clip_hi,
-                ys = e.y_scale;
+                ys = e.y_scale, offset = e.float_bias ? e.float_bias[oc] : 0.f;
     const int32_t zp = e.zp;
     const Activation act = e.activation.activation;
     const float alpha = e.activation.alpha, beta = e.activation.beta;
@@ -239,9 +253,10 @@ class IntConvKernel final : public Kernel {
         if (inlined) dst = out + t0;
       }
       if (inlined) {
-        dequantize_activate_row(act, acc + t0, n, bias, scale, alpha, beta, lo, hi, dst);
+        dequantize_activate_row(act, acc + t0, n, bias, scale, offset, alpha, beta, lo, hi, dst);
       } else {  // Sigmoid, Tanh, SiLU: EpilogueRun's, between the dequantization and the clamp
-        dequantize_activate_row(Activation::kNone, acc + t0, n, bias, scale, 0, 0, -inf, inf, v);
+        dequantize_activate_row(Activation::kNone, acc + t0, n, bias, scale, offset, 0, 0, -inf,
+                                inf, v);
         e.activation.apply(v, nullptr, 1, n, n, 0, true);
         for (int64_t t = 0; t < n; ++t) v[t] = std::min(std::max(v[t], lo), hi);
       }
@@ -482,8 +497,7 @@ class IntConvKernel final : public Kernel {
     if constexpr (kVnni) packed_w = &vnni_weights(w);
     // The epilogue happens in the GEMM's store: a plain requantization (a clamp), or a float
     // epilogue whose activation is plain arithmetic (activate_row's, in registers).
-    const bool float_epilogue =
-        requant_ && (e.out_type == DType::kFloat || e.activation.activation != Activation::kNone);
+    const bool float_epilogue = requant_ && e.float_epilogue();
     const bool store_requant =
         kVnni && requant_ && (!float_epilogue || inline_activation(e.activation.activation));
     float* mults = nullptr;  // per output channel; scratch: no heap allocation per run
@@ -606,6 +620,7 @@ class IntConvKernel final : public Kernel {
             if (float_epilogue) {
               q.float_epilogue = true;
               q.scale = mults + grp * mg;
+              q.float_bias = e.float_bias ? e.float_bias + grp * mg : nullptr;
               q.activation = e.activation.activation;
               q.alpha = e.activation.alpha;
               q.beta = e.activation.beta;

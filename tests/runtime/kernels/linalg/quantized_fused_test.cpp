@@ -212,9 +212,10 @@ TEST(QFusedConv, FloatActivationsBetweenDequantizeAndQuantize) {
   EXPECT_FALSE(bad.ok());
 }
 
-// The VNNI GEMM's store computes a float epilogue (dequantize, activate, clamp, quantize or
-// store floats) in registers; it must write what the unfused epilogue after igemm_serial writes,
-// byte for byte, for every inlined activation, output type, tile edge and channel split.
+// The VNNI GEMM's store computes a float epilogue (dequantize, add a float bias, activate, clamp,
+// quantize or store floats) in registers; it must write what the unfused epilogue after
+// igemm_serial writes, byte for byte, for every inlined activation, output type, bias type, tile
+// edge and channel split.
 TEST(QFusedConv, TheVnniStoresFloatEpilogueEqualsTheUnfusedOne) {
   if (!quant::vnni_available()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
   struct VnniRestore {
@@ -240,14 +241,16 @@ TEST(QFusedConv, TheVnniStoresFloatEpilogueEqualsTheUnfusedOne) {
     const IntConvGeometry& p = geometry->g;
     const HostTensor x = random_q<uint8_t>(DType::kUint8, {p.n, p.c, p.h, p.w}, 21);
     const HostTensor w = random_q<int8_t>(DType::kInt8, {p.m, p.c, p.kh, p.kw}, 22, -127, 127);
-    std::vector<float> wsv;
+    std::vector<float> wsv, fbv;
     std::vector<int32_t> bv;
     for (int64_t i = 0; i < p.m; ++i) {
       wsv.push_back(0.0004f * static_cast<float>(1 + i % 5));
       bv.push_back(static_cast<int32_t>((i * 613) % 3001) - 1500);
+      fbv.push_back(i % 4 == 3 ? 0.f : 0.01f * static_cast<float>(bv.back()) / 1500.f);
     }
     const HostTensor xs = floats({}, {0.019f}), xz = scalar<uint8_t>(DType::kUint8, 117);
     const HostTensor ws = floats({p.m}, wsv), b = testing::make_tensor(DType::kInt32, {p.m}, bv);
+    const HostTensor fb = floats({p.m}, fbv);
     const HostTensor wz = scalar<int8_t>(DType::kInt8, 0);
     const HostTensor ys = floats({}, {0.013f});
     const HostTensor yz_u8 = scalar<uint8_t>(DType::kUint8, 9);
@@ -261,22 +264,25 @@ TEST(QFusedConv, TheVnniStoresFloatEpilogueEqualsTheUnfusedOne) {
                               .f("beta", act.beta)
                               .f("clip_min", act.lo)
                               .f("clip_max", act.hi);
-      for (const HostTensor* yz : {&yz_u8, &yz_s8, static_cast<const HostTensor*>(nullptr)}) {
-        SCOPED_TRACE(std::string(shape) + ", activation '" + act.name + "', y " +
-                     (yz ? dtype_name(yz->dtype()) : "float"));
-        std::vector<const HostTensor*> in{&x, &xs, &xz, &w, &ws, &wz, yz ? &ys : nullptr, yz, &b};
-        quant::set_vnni_enabled(true);
-        auto fused = run_sod2("QFusedConv", in, attrs, 2);
-        quant::set_vnni_enabled(false);
-        auto unfused = run_sod2("QFusedConv", in, attrs, 2);
-        ASSERT_TRUE(fused.ok() && unfused.ok());
-        const HostTensor &a = (*fused)[0], &u = (*unfused)[0];
-        ASSERT_EQ(a.shape(), u.shape());
-        ASSERT_EQ(a.dtype(), u.dtype());
-        const auto diff = std::mismatch(a.bytes().begin(), a.bytes().end(), u.bytes().begin());
-        EXPECT_EQ(diff.first - a.bytes().begin(), a.bytes().end() - a.bytes().begin())
-            << "the first differing byte";
-      }
+      for (const HostTensor* yz : {&yz_u8, &yz_s8, static_cast<const HostTensor*>(nullptr)})
+        for (const HostTensor* bias : {&b, &fb}) {
+          SCOPED_TRACE(std::string(shape) + ", activation '" + act.name + "', y " +
+                       (yz ? dtype_name(yz->dtype()) : "float") + ", bias " +
+                       dtype_name(bias->dtype()));
+          std::vector<const HostTensor*> in{&x, &xs, &xz, &w, &ws, &wz, yz ? &ys : nullptr,
+                                            yz, bias};
+          quant::set_vnni_enabled(true);
+          auto fused = run_sod2("QFusedConv", in, attrs, 2);
+          quant::set_vnni_enabled(false);
+          auto unfused = run_sod2("QFusedConv", in, attrs, 2);
+          ASSERT_TRUE(fused.ok() && unfused.ok());
+          const HostTensor &a = (*fused)[0], &u = (*unfused)[0];
+          ASSERT_EQ(a.shape(), u.shape());
+          ASSERT_EQ(a.dtype(), u.dtype());
+          const auto diff = std::mismatch(a.bytes().begin(), a.bytes().end(), u.bytes().begin());
+          EXPECT_EQ(diff.first - a.bytes().begin(), a.bytes().end() - a.bytes().begin())
+              << "the first differing byte";
+        }
     }
   }
 }
@@ -319,6 +325,57 @@ TEST(QFusedConv, WithoutYScaleTheOutputIsTheDequantizedActivatedSums) {
       const float want = std::clamp(std::clamp(0.2f * v + 0.5f, 0.0f, 1.0f), 0.1f, 0.9f);
       ASSERT_NEAR(y.data<float>()[i], want, 1e-6f) << "element " << i;
     }
+  }
+}
+
+// A QDQ Conv whose bias stayed float (quantisers leave some so): QFusedConv takes the float B and
+// adds it after the dequantization, act(sums * x_scale * w_scale + B); QLinearConv's B stays
+// int32 only.
+TEST(QFusedConv, AFloatBiasIsAddedAfterTheDequantization) {
+  const IntConvGeometry dense{1, 6, 9, 8, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const IntConvGeometry depthwise{2, 5, 9, 8, 5, 3, 3, 5, 2, 2, 1, 1, 1, 1, 1};
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const IntConvGeometry& p : {dense, depthwise}) {
+    SCOPED_TRACE(p.group == 1 ? "dense" : "depthwise");
+    const HostTensor x = random_q<uint8_t>(DType::kUint8, {p.n, p.c, p.h, p.w}, 8);
+    const HostTensor w =
+        random_q<int8_t>(DType::kInt8, {p.m, p.c / p.group, p.kh, p.kw}, 9, -127, 127);
+    const HostTensor xs = floats({}, {0.02f}), xz = scalar<uint8_t>(DType::kUint8, 120);
+    const HostTensor ws = floats({p.m}, {0.001f, 0.002f, 0.0015f, 0.003f, 0.0007f});
+    const HostTensor wz = scalar<int8_t>(DType::kInt8, 0);
+    const std::vector<float> bv{-0.3f, 0.f, 1.75f, 0.012f, -5.f};
+    const HostTensor b = floats({p.m}, bv);
+    const Attrs attrs = A().i("group", p.group)
+                            .is("strides", {p.sy, p.sx})
+                            .is("pads", {1, 1, 1, 1})
+                            .f("clip_min", -inf)
+                            .f("clip_max", inf);
+    auto got = run_sod2("QFusedConv", {&x, &xs, &xz, &w, &ws, &wz, nullptr, nullptr, &b}, attrs, 2);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    const HostTensor& y = (*got)[0];
+    int64_t oh = 0, ow = 0;
+    const auto sums = ref_int_conv(p, x.data<uint8_t>(), w.data<int8_t>(), 120, {0}, &oh, &ow);
+    ASSERT_EQ(y.shape(), (Shape{p.n, p.m, oh, ow}));
+    for (size_t i = 0; i < sums.size(); ++i) {
+      const int64_t m = static_cast<int64_t>(i) / (oh * ow) % p.m;
+      const double want =
+          static_cast<double>(sums[i]) * 0.02 * ws.data<float>()[m] + bv[static_cast<size_t>(m)];
+      ASSERT_NEAR(y.data<float>()[i], want, 1e-5 * (1 + std::fabs(want))) << "element " << i;
+    }
+    // Quantized: the same floats, quantized with y_scale.
+    const HostTensor ys = floats({}, {0.05f}), yz = scalar<uint8_t>(DType::kUint8, 128);
+    auto q = run_sod2("QFusedConv", {&x, &xs, &xz, &w, &ws, &wz, &ys, &yz, &b}, attrs, 2);
+    ASSERT_TRUE(q.ok()) << q.status().to_string();
+    for (size_t i = 0; i < sums.size(); ++i) {
+      const int want = quantize_ref(y.data<float>()[i], 0.05f, 128, 0, 255);
+      ASSERT_EQ(int{(*q)[0].data<uint8_t>()[i]}, want) << "element " << i;
+    }
+    auto ql = testing::run_kernel(
+        registry(), "QLinearConv", 10, {&x, &xs, &xz, &w, &ws, &wz, &ys, &yz, &b}, 1,
+        A().i("group", p.group).is("strides", {p.sy, p.sx}).is("pads", {1, 1, 1, 1}), 1);
+    ASSERT_FALSE(ql.ok());
+    EXPECT_NE(ql.status().message().find("B must be int32 with"), std::string::npos)
+        << ql.status().message();
   }
 }
 
