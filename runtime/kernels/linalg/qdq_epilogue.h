@@ -4,13 +4,17 @@
 //     exact requantization (int8_vnni.cpp's requantizing store does the same operations);
 //   dequantize_activate_row: a QDQ group's float epilogue, (sum + bias) * scale (+ offset, a
 //     float bias, as one fused multiply-add where it is not 0), an activation, a clamp to
-//     [lo, hi].
+//     [lo, hi];
+//   epilogue_float_sums: either epilogue, then the output's quantization, over many channels'
+//     planes of sums held as exact integer floats (the depthwise path's) in one call: a 7x7
+//     plane no longer pays several calls of its own.
 // Sums and bias add modulo 2^32, as ONNX's int32 arithmetic does.
 #pragma once
 
 #include <cstdint>
 
 #include "runtime/kernels/linalg/epilogue.h"
+#include "runtime/tensor/dtype.h"
 
 namespace sod2::rt::quant {
 
@@ -28,5 +32,28 @@ constexpr bool inline_activation(Activation a) {
 }
 void dequantize_activate_row(Activation a, const int32_t* acc, int64_t n, int32_t bias, float scale,
                              float offset, float alpha, float beta, float lo, float hi, float* v);
+
+// A quantized convolution's epilogue, per output channel (arrays indexed by channel).
+struct ChannelEpilogue {
+  DType out_type = DType::kUint8;  // kUint8, kInt8, or kFloat (float_epilogue only)
+  const int32_t* bias = nullptr;   // int32, added to the sums, or nullptr
+  int32_t zp = 0;                  // the output's zero point
+  // The requantization, clamp(round_half_even(float(sum + bias) * mult) + zp, lo, hi).
+  const float* mult = nullptr;
+  int32_t lo = 0, hi = 255;
+  // Or the float epilogue (dequantize_activate_row's, then quantize_row's with y_scale, or the
+  // floats themselves for kFloat), where float_epilogue; `activation` one of inline_activation's.
+  bool float_epilogue = false;
+  const float* scale = nullptr;       // x_scale * w_scale
+  const float* float_bias = nullptr;  // or nullptr
+  Activation activation = Activation::kNone;
+  float alpha = 0, beta = 0, clip_lo = 0, clip_hi = 0, y_scale = 1;
+};
+// Planes [p0, p1) of `count` sums each, held as exact integer floats at sums + p * count; plane p
+// is channel p % channels and is written at element p * count of out (of e.out_type). The same
+// bytes as converting the sums to int32 and running requantize_row, or dequantize_activate_row
+// and quantize_row, per plane.
+void epilogue_float_sums(const ChannelEpilogue& e, const float* sums, int64_t count, int64_t p0,
+                         int64_t p1, int64_t channels, void* out);
 
 }  // namespace sod2::rt::quant

@@ -774,9 +774,11 @@ class IntConvKernel final : public Kernel {
     auto round64 = [](size_t v) { return (v + 63) & ~size_t{63}; };
     const size_t y_bytes = round64(static_cast<size_t>(n * c * out_size) * sizeof(float));
     const size_t w_bytes = round64(static_cast<size_t>(c * ks) * sizeof(float));
-    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(y_bytes + w_bytes + 64));
+    const size_t c_bytes = round64(static_cast<size_t>(c) * sizeof(float));
+    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(y_bytes + w_bytes + c_bytes + 64));
     auto* yf = static_cast<float*>(mem);
     auto* wf = reinterpret_cast<float*>(static_cast<char*>(mem) + y_bytes);
+    auto* per_channel = reinterpret_cast<float*>(static_cast<char*>(mem) + y_bytes + w_bytes);
     for (int64_t ch = 0; ch < c; ++ch)
       for (int64_t k = 0; k < ks; ++k)
         wf[ch * ks + k] = static_cast<float>(load8(w, ch * ks + k) - w_zp.zero_point(ch));
@@ -800,6 +802,31 @@ class IntConvKernel final : public Kernel {
       SOD2_RETURN_IF_ERROR(depthwise_forward(ctx, shape, nullptr, wf, yf, EpilogueRun{}, &x8));
     }
     const int64_t out_grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_size, 1));
+    // The epilogue over whole ranges of planes, straight from the float sums, where it is plain
+    // arithmetic: per-plane calls cost more than a 7x7 plane's arithmetic.
+    if (requant_ && inline_activation(e.activation.activation)) {
+      ChannelEpilogue ce;
+      ce.out_type = e.out_type;
+      ce.bias = e.bias;
+      ce.zp = e.zp;
+      ce.lo = e.lo;
+      ce.hi = e.hi;
+      ce.float_epilogue = e.float_epilogue();
+      for (int64_t ch = 0; ch < c; ++ch)
+        per_channel[ch] = ce.float_epilogue ? e.x_scale * e.w_scale->scale(ch) : e.multiplier(ch);
+      (ce.float_epilogue ? ce.scale : ce.mult) = per_channel;
+      ce.float_bias = e.float_bias;
+      ce.activation = e.activation.activation;
+      ce.alpha = e.activation.alpha;
+      ce.beta = e.activation.beta;
+      ce.clip_lo = e.clip_lo;
+      ce.clip_hi = e.clip_hi;
+      ce.y_scale = e.y_scale;
+      ctx.pool().parallel_for(planes, out_grain, [&](int64_t p0, int64_t p1) {
+        epilogue_float_sums(ce, yf, out_size, p0, p1, c, y->data);
+      });
+      return Status::ok_status();
+    }
     ctx.pool().parallel_for(planes, out_grain, [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
         // The plane's sums to int32 in place (same size), then its epilogue in one call.
