@@ -1,5 +1,6 @@
 #include "runtime/kernels/linalg/channel_blocks.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -64,6 +65,33 @@ SOD2_LINALG_CLONES void interleave(const float* __restrict x, int64_t stride, in
   std::memcpy(out + p * kBlock, r, sizeof(V) * rest);
 }
 
+// interleave from 8-bit planes: a tile's bytes (the last partial tile's zero-filled), widened to
+// floats and centred in one flat loop, then transposed. Written so that GCC vectorises the
+// widening: __builtin_convertvector of bytes, or a loop per row, became scalar conversions.
+template <int kBlock, class T>
+SOD2_LINALG_CLONES void interleave_8bit(const T* __restrict x, int64_t stride, int64_t count,
+                                        float zero_point, float* __restrict out) {
+  using V = Lanes<kBlock>;
+  V r[kBlock];
+  alignas(64) T bytes[kBlock * kBlock];
+  alignas(64) float tile[kBlock * kBlock];
+  for (int64_t p = 0; p < count; p += kBlock) {
+    const int64_t n = std::min<int64_t>(kBlock, count - p);
+    if (n == kBlock) {
+      for (int j = 0; j < kBlock; ++j) std::memcpy(bytes + j * kBlock, x + j * stride + p, kBlock);
+    } else {
+      std::memset(bytes, 0, sizeof bytes);
+      for (int j = 0; j < kBlock; ++j)
+        std::memcpy(bytes + j * kBlock, x + j * stride + p, static_cast<size_t>(n));
+    }
+    for (int i = 0; i < kBlock * kBlock; ++i)
+      tile[i] = static_cast<float>(static_cast<int32_t>(bytes[i])) - zero_point;
+    for (int j = 0; j < kBlock; ++j) std::memcpy(&r[j], tile + j * kBlock, sizeof(V));
+    transpose<kBlock>(r);
+    std::memcpy(out + p * kBlock, r, sizeof(V) * static_cast<size_t>(n));
+  }
+}
+
 template <int kBlock>
 SOD2_LINALG_CLONES void deinterleave(const float* __restrict in, int64_t count, int64_t stride,
                                      float* __restrict y) {
@@ -94,6 +122,28 @@ void block_positions(int block, int channels, const float* x, int64_t stride, in
   }
   for (int64_t p = 0; p < count; ++p)
     for (int j = 0; j < block; ++j) out[p * block + j] = j < channels ? x[j * stride + p] : 0.f;
+}
+
+template <class T>
+void block_positions_typed(int block, int channels, const T* x, float zp, int64_t stride,
+                           int64_t count, float* out) {
+  if (channels == block) {
+    if (block == 16) return interleave_8bit<16>(x, stride, count, zp, out);
+    if (block == 8) return interleave_8bit<8>(x, stride, count, zp, out);
+    if (block == 4) return interleave_8bit<4>(x, stride, count, zp, out);
+  }
+  for (int64_t p = 0; p < count; ++p)
+    for (int j = 0; j < block; ++j)
+      out[p * block + j] = j < channels ? static_cast<float>(x[j * stride + p]) - zp : 0.f;
+}
+
+void block_positions_8bit(int block, int channels, const void* x, bool is_signed,
+                          int32_t zero_point, int64_t stride, int64_t count, float* out) {
+  const float zp = static_cast<float>(zero_point);
+  if (is_signed)
+    return block_positions_typed(block, channels, static_cast<const int8_t*>(x), zp, stride, count,
+                                 out);
+  block_positions_typed(block, channels, static_cast<const uint8_t*>(x), zp, stride, count, out);
 }
 
 void unblock_positions(int block, int channels, const float* in, int64_t count, int64_t stride,

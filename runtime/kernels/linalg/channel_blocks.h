@@ -12,6 +12,11 @@ namespace sod2::rt {
 void block_positions(int block, int channels, const float* x, int64_t stride, int64_t count,
                      float* out);
 
+// block_positions of 8-bit planes (uint8, or int8 where is_signed), each value minus zero_point as
+// a float (exact): the int8 depthwise convolution's input, centred as it is interleaved.
+void block_positions_8bit(int block, int channels, const void* x, bool is_signed,
+                          int32_t zero_point, int64_t stride, int64_t count, float* out);
+
 // The inverse: lanes [0, channels) of `count` blocked positions into planes `stride` apart.
 void unblock_positions(int block, int channels, const float* in, int64_t count, int64_t stride,
                        float* y);

@@ -215,6 +215,9 @@ SOD2_SIMD_INLINE void run_items(const DwJob& j, int64_t i0, int64_t i1, float* s
         default: plane_nv<VL, 4>(j, tab, koff, w, j.y + off, res, oc); break;
       }
     }
+    if (j.x8.finish)  // this item's output planes
+      j.x8.finish(j.x8.finish_context, img * j.m + ic * j.mult + sl * j.mchunk, q1 - sl * j.mchunk,
+                  0, P);
   }
 }
 

@@ -36,7 +36,7 @@ constexpr int64_t kMaxSlotFloats = int64_t{1} << 18;
 
 struct LaneJob : Window2D {  // the window's spatial axes (geometry.h)
   const float* x;            // nullptr: the input is x8's 8-bit values
-  DepthwiseInt8Input x8;     // centred into floats, an item's rows at a time (slot + centred_off)
+  DepthwiseInt8Input x8;     // centred into floats as they are interleaved
   const float* w;
   float* y;
   const EpilogueRun* e;
@@ -47,7 +47,7 @@ struct LaneJob : Window2D {  // the window's spatial axes (geometry.h)
   // Work items are bands of band_rows output rows, which read band_in_rows padded input rows.
   int64_t band_rows, bands, band_in_rows;
   // Slot layout (floats from the slot's start), each part 64-byte aligned.
-  int64_t packed_off, padded_off, out_off, weights_off, bias_off, centred_off, slot_floats;
+  int64_t packed_off, padded_off, out_off, weights_off, bias_off, slot_floats;
 };
 
 inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
@@ -129,14 +129,12 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
     const int64_t iy0 = std::clamp<int64_t>(r0 - j.pt, 0, j.ih);
     const int64_t iy1 = std::clamp<int64_t>(r1 - j.pt, iy0, j.ih);
     const int64_t first = (img * j.c + c0) * in_plane + iy0 * j.iw, count = (iy1 - iy0) * j.iw;
-    if (j.x) {
+    // The band's rows are contiguous in each plane: one interleave of whole tiles for all.
+    if (j.x)
       block_positions(VL, nc, j.x + first, in_plane, count, packed);
-    } else {
-      float* centred = slot + j.centred_off;
-      for (int l = 0; l < nc; ++l)
-        centre_8bit(j.x8, first + l * in_plane, count, centred + l * count);
-      block_positions(VL, nc, centred, count, count, packed);
-    }
+    else
+      block_positions_8bit(VL, nc, static_cast<const uint8_t*>(j.x8.data) + first,
+                           j.x8.type == DType::kInt8, j.x8.zero_point, in_plane, count, packed);
     for (int64_t r = r0; r < r1; ++r) {
       float* row = padded + (r - r0) * row_floats;
       const int64_t iy = r - j.pt;
@@ -162,6 +160,7 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
     const int64_t y_first = (img * j.c + c0) * out_plane + oy0 * j.ow;
     float* y = j.y + y_first;
     unblock_positions(VL, nc, out, outputs_here, out_plane, y);
+    if (j.x8.finish) j.x8.finish(j.x8.finish_context, img * j.c + c0, nc, oy0 * j.ow, oy1 * j.ow);
     if (!j.inline_epilogue && !j.e->empty()) {
       const float* res = j.e->residual ? j.e->residual + y_first : nullptr;
       for (int l = 0; l < nc; ++l)
@@ -179,8 +178,8 @@ struct LaneItems {
   }
 };
 
-// The job's geometry and slot layout for VL lanes; an 8-bit input takes room for its centred rows.
-LaneJob lane_job(const ConvShape& s, int vl, bool eight_bit) {
+// The job's geometry and slot layout for VL lanes.
+LaneJob lane_job(const ConvShape& s, int vl) {
   const Window3& g = s.win;
   LaneJob j{};
   j.c = s.c;
@@ -201,8 +200,7 @@ LaneJob lane_job(const ConvShape& s, int vl, bool eight_bit) {
   j.out_off = j.padded_off + round_up(j.band_in_rows * j.pw * vl, 16);
   j.weights_off = j.out_off + round_up(j.band_rows * j.ow * vl, 16);
   j.bias_off = j.weights_off + round_up(j.kh * j.kw * vl, 16);
-  j.centred_off = j.bias_off + 16;
-  j.slot_floats = j.centred_off + (eight_bit ? packed_floats : 0);
+  j.slot_floats = j.bias_off + 16;
   return j;
 }
 
@@ -211,7 +209,7 @@ LaneJob lane_job(const ConvShape& s, int vl, bool eight_bit) {
 namespace {
 
 // Whether the path can run the shape at all, whatever is faster.
-bool lanes_serve(const ConvShape& s, int vl, bool eight_bit) {
+bool lanes_serve(const ConvShape& s, int vl) {
   const Window3& g = s.win;
   if (s.m != s.c || s.group != s.c || g.spatial > 2 || g.out_size() == 0) return false;
   // Each extent, a row's padded width and a band's reach within the slot's limit first, so the
@@ -222,12 +220,12 @@ bool lanes_serve(const ConvShape& s, int vl, bool eight_bit) {
   const int64_t width = std::max((g.out[2] - 1) * g.stride[2] + (g.k[2] - 1) * g.dil[2] + 1,
                                  g.pad_begin[2] + g.in[2]);
   if (width > kMaxSlotFloats || (g.k[1] - 1) * g.dil[1] + 1 > kMaxSlotFloats) return false;
-  return lane_job(s, vl, eight_bit).slot_floats <= kMaxSlotFloats;
+  return lane_job(s, vl).slot_floats <= kMaxSlotFloats;
 }
 
 }  // namespace
 
-bool depthwise_lanes_applies(const ConvShape& s, bool eight_bit) {
+bool depthwise_lanes_applies(const ConvShape& s) {
   const int vl = simd::lanes(simd::simd_level());
   // The row path wins only on rows wider than a vector with a stride-1 kernel of at most 3 taps
   // per row: each input vector it loads feeds several rows' taps, and this path pays two
@@ -235,18 +233,17 @@ bool depthwise_lanes_applies(const ConvShape& s, bool eight_bit) {
   // rows, stride 2, and 5x5/7x7 kernels 1.0-3.6x faster here.
   const Window3& g = s.win;
   const bool rows_win = g.out[2] > vl && g.stride[2] == 1 && g.k[2] <= 3;
-  return !rows_win && lanes_serve(s, vl, eight_bit);
+  return !rows_win && lanes_serve(s, vl);
 }
 
 Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const float* X,
                                const float* W, float* Y, const EpilogueRun& e,
                                const DepthwiseInt8Input* x8) {
   const simd::Level level = simd::simd_level();
-  const bool eight_bit = x8 != nullptr;
   if (!X && !(x8 && x8->data)) return invalid_argument("depthwise convolution: no input");
-  if (!lanes_serve(s, simd::lanes(level), eight_bit))
+  if (!lanes_serve(s, simd::lanes(level)))
     return internal_error("depthwise convolution: the channel-lane path does not serve this shape");
-  LaneJob j = lane_job(s, simd::lanes(level), eight_bit);
+  LaneJob j = lane_job(s, simd::lanes(level));
   j.x = X;
   if (x8) j.x8 = *x8;
   j.w = W;

@@ -27,6 +27,13 @@ struct DepthwiseInt8Input {
   DType type = DType::kUint8;  // kUint8 or kInt8
   const void* data = nullptr;
   int32_t zero_point = 0;
+  // Called by the thread that wrote them, as soon as a work item's sums are in Y: positions
+  // [q0, q1) of planes [plane0, plane0 + planes) (plane = image * channels + channel). The int8
+  // convolution requantizes them there, while they are cached, instead of in a second pass over
+  // the threads. nullptr: none.
+  void (*finish)(const void* context, int64_t plane0, int64_t planes, int64_t q0,
+                 int64_t q1) = nullptr;
+  const void* finish_context = nullptr;
 };
 
 // `count` values of x8 from element `first`, minus its zero point, as floats (exact). Inline so
@@ -50,8 +57,8 @@ Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X,
 // Depthwise with channels in vector lanes (conv_depthwise_lanes.cpp), channel multiplier 1, 1-D
 // or 2-D: whether the Conv kernel takes it for this shape rather than depthwise_forward, and the
 // run (any shape it can serve; benches time it against the row path). With x8, X is nullptr and
-// each item's input rows are centred from x8 into the thread's scratch.
-bool depthwise_lanes_applies(const ConvShape& s, bool eight_bit = false);
+// each item's input rows are centred from x8 as they are interleaved.
+bool depthwise_lanes_applies(const ConvShape& s);
 Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const float* X,
                                const float* W, float* Y, const EpilogueRun& e,
                                const DepthwiseInt8Input* x8 = nullptr);

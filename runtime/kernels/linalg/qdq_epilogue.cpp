@@ -130,103 +130,134 @@ SOD2_TARGET_AVX2 void dequantize_activate_avx2(Activation a, const int32_t* acc,
   dequantize_activate_any(a, acc, n, bias, scale, offset, alpha, beta, lo, hi, v);
 }
 #endif
+// epilogue_float_sums narrows to 8 bits in a second loop over a chunk's int32 results: a loop
+// that stored bytes directly was vectorised 64 wide, so a 7x7 plane (49 values) ran scalar.
+constexpr int64_t kNarrowChunk = 64;
+template <class Q>
+SOD2_SIMD_INLINE void narrow(const int32_t* __restrict q, int64_t n, Q* __restrict out) {
+  for (int64_t t = 0; t < n; ++t) out[t] = static_cast<Q>(q[t]);
+}
+
+// One plane's part of epilogue_float_sums, requantized: requantize_body's operations.
+template <class Q>
+SOD2_SIMD_INLINE void requantize_floats(const float* __restrict in, int64_t n, uint32_t bias,
+                                        float mult, float zpf, float lof, float hif,
+                                        Q* __restrict out) {
+  alignas(64) int32_t q[kNarrowChunk];
+  for (int64_t t0 = 0; t0 < n; t0 += kNarrowChunk) {
+    const int64_t m = std::min(kNarrowChunk, n - t0);
+    const float* __restrict src = in + t0;
+    for (int64_t t = 0; t < m; ++t) {
+      const auto sum =
+          static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(src[t])) + bias);
+      const float v = round_half_even(static_cast<float>(sum) * mult) + zpf;
+      q[t] = static_cast<int32_t>(std::min(std::max(v, lof), hif));
+    }
+    narrow(q, m, out + t0);
+  }
+}
+// Or through the float epilogue: dequantize_activate's operations, then quantize_floats's (or
+// the floats themselves for Q float).
+template <class Q, Activation A, bool kOffset>
+SOD2_SIMD_INLINE void activate_floats(const float* __restrict in, int64_t n, uint32_t bias,
+                                      float scale, float offset, const ChannelEpilogue& e,
+                                      Q* __restrict out) {
+  const float alpha = e.alpha, beta = e.beta, lo = e.clip_lo, hi = e.clip_hi, ys = e.y_scale;
+  const float zpf = static_cast<float>(e.zp);
+  const float qlo = std::is_same_v<Q, float> ? 0.f : kQMin<Q>,
+              qhi = std::is_same_v<Q, float> ? 0.f : kQMax<Q>;
+  alignas(64) int32_t q[kNarrowChunk];
+  for (int64_t t0 = 0; t0 < n; t0 += kNarrowChunk) {
+    const int64_t m = std::min(kNarrowChunk, n - t0);
+    const float* __restrict src = in + t0;
+    for (int64_t t = 0; t < m; ++t) {
+      const auto sum =
+          static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(src[t])) + bias);
+      const float d = static_cast<float>(sum);
+      const float x =
+          activate_clamp<A>(kOffset ? std::fma(d, scale, offset) : d * scale, alpha, beta, lo, hi);
+      if constexpr (std::is_same_v<Q, float>) {
+        out[t0 + t] = x;
+      } else {  // quantize_floats's operations
+        const float v = x / ys;
+        float r = round_half_even(v) + zpf;
+        r = v != v ? zpf : r;
+        r = std::min(std::max(r, qlo), qhi);
+        q[t] = static_cast<int32_t>(r);
+      }
+    }
+    if constexpr (!std::is_same_v<Q, float>) narrow(q, m, out + t0);
+  }
+}
 // epilogue_float_sums with output type Q and activation A (float epilogue) or none
 // (requantization: kRequant).
 template <class Q, Activation A, bool kRequant>
-SOD2_SIMD_INLINE void float_sums_planes(const ChannelEpilogue& e, const float* sums, int64_t count,
-                                        int64_t p0, int64_t p1, int64_t channels, Q* out) {
-  const float alpha = e.alpha, beta = e.beta, lo = e.clip_lo, hi = e.clip_hi, ys = e.y_scale;
+SOD2_SIMD_INLINE void float_sums_planes(const ChannelEpilogue& e, const FloatSums& s, Q* out) {
   const float zpf = static_cast<float>(e.zp), lof = static_cast<float>(e.lo),
               hif = static_cast<float>(e.hi);
-  const int32_t zp = e.zp;
-  for (int64_t p = p0; p < p1; ++p) {
-    const int64_t ch = p % channels;
+  const int64_t count = s.q1 - s.q0;
+  for (int64_t p = s.p0; p < s.p1; ++p) {
+    const int64_t ch = p % s.channels;
     const uint32_t b = e.bias ? static_cast<uint32_t>(e.bias[ch]) : 0u;
-    const float* __restrict in = sums + p * count;
-    Q* __restrict dst = out + p * count;
+    const float* in = s.sums + p * s.plane + s.q0;
+    Q* dst = out + p * s.plane + s.q0;
     if constexpr (kRequant) {
-      const float mult = e.mult[ch];
-      for (int64_t t = 0; t < count; ++t) {
-        const auto sum =
-            static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(in[t])) + b);
-        const float v = round_half_even(static_cast<float>(sum) * mult) + zpf;
-        dst[t] = static_cast<Q>(static_cast<int32_t>(std::min(std::max(v, lof), hif)));
-      }
+      requantize_floats(in, count, b, e.mult[ch], zpf, lof, hif, dst);
     } else {
       const float scale = e.scale[ch], offset = e.float_bias ? e.float_bias[ch] : 0.f;
-      const bool fused = offset != 0.f;
-      for (int64_t t = 0; t < count; ++t) {
-        const auto sum =
-            static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(in[t])) + b);
-        const float d = static_cast<float>(sum);
-        const float x =
-            activate_clamp<A>(fused ? std::fma(d, scale, offset) : d * scale, alpha, beta, lo, hi);
-        if constexpr (std::is_same_v<Q, float>)
-          dst[t] = x;
-        else
-          dst[t] = quantize_value<Q>(x, ys, zp);
-      }
+      // dequantize_activate's rule: the offset in one fused multiply-add where it is not 0.
+      if (offset != 0.f)
+        activate_floats<Q, A, true>(in, count, b, scale, offset, e, dst);
+      else
+        activate_floats<Q, A, false>(in, count, b, scale, offset, e, dst);
     }
   }
 }
 template <class Q>
-SOD2_SIMD_INLINE void float_sums_typed(const ChannelEpilogue& e, const float* sums, int64_t count,
-                                       int64_t p0, int64_t p1, int64_t channels, Q* out) {
+SOD2_SIMD_INLINE void float_sums_typed(const ChannelEpilogue& e, const FloatSums& s, Q* out) {
   if (!e.float_epilogue) {
     if constexpr (!std::is_same_v<Q, float>)
-      float_sums_planes<Q, Activation::kNone, true>(e, sums, count, p0, p1, channels, out);
+      float_sums_planes<Q, Activation::kNone, true>(e, s, out);
     return;
   }
   switch (e.activation) {
-    case Activation::kRelu:
-      return float_sums_planes<Q, Activation::kRelu, false>(e, sums, count, p0, p1, channels, out);
+    case Activation::kRelu: return float_sums_planes<Q, Activation::kRelu, false>(e, s, out);
     case Activation::kLeakyRelu:
-      return float_sums_planes<Q, Activation::kLeakyRelu, false>(e, sums, count, p0, p1, channels,
-                                                                 out);
+      return float_sums_planes<Q, Activation::kLeakyRelu, false>(e, s, out);
     case Activation::kHardSigmoid:
-      return float_sums_planes<Q, Activation::kHardSigmoid, false>(e, sums, count, p0, p1, channels,
-                                                                   out);
+      return float_sums_planes<Q, Activation::kHardSigmoid, false>(e, s, out);
     case Activation::kHardSwish:
-      return float_sums_planes<Q, Activation::kHardSwish, false>(e, sums, count, p0, p1, channels,
-                                                                 out);
-    default:
-      return float_sums_planes<Q, Activation::kNone, false>(e, sums, count, p0, p1, channels, out);
+      return float_sums_planes<Q, Activation::kHardSwish, false>(e, s, out);
+    default: return float_sums_planes<Q, Activation::kNone, false>(e, s, out);
   }
 }
-SOD2_SIMD_INLINE void float_sums_any(const ChannelEpilogue& e, const float* sums, int64_t count,
-                                     int64_t p0, int64_t p1, int64_t channels, void* out) {
+SOD2_SIMD_INLINE void float_sums_any(const ChannelEpilogue& e, const FloatSums& s, void* out) {
   switch (e.out_type) {
-    case DType::kUint8:
-      return float_sums_typed(e, sums, count, p0, p1, channels, static_cast<uint8_t*>(out));
-    case DType::kInt8:
-      return float_sums_typed(e, sums, count, p0, p1, channels, static_cast<int8_t*>(out));
-    default: return float_sums_typed(e, sums, count, p0, p1, channels, static_cast<float*>(out));
+    case DType::kUint8: return float_sums_typed(e, s, static_cast<uint8_t*>(out));
+    case DType::kInt8: return float_sums_typed(e, s, static_cast<int8_t*>(out));
+    default: return float_sums_typed(e, s, static_cast<float*>(out));
   }
 }
 #if SOD2_SIMD_X86
-SOD2_TARGET_AVX512 void float_sums_avx512(const ChannelEpilogue& e, const float* sums,
-                                          int64_t count, int64_t p0, int64_t p1, int64_t channels,
-                                          void* out) {
-  float_sums_any(e, sums, count, p0, p1, channels, out);
+SOD2_TARGET_AVX512 void float_sums_avx512(const ChannelEpilogue& e, const FloatSums& s, void* out) {
+  float_sums_any(e, s, out);
 }
-SOD2_TARGET_AVX2 void float_sums_avx2(const ChannelEpilogue& e, const float* sums, int64_t count,
-                                      int64_t p0, int64_t p1, int64_t channels, void* out) {
-  float_sums_any(e, sums, count, p0, p1, channels, out);
+SOD2_TARGET_AVX2 void float_sums_avx2(const ChannelEpilogue& e, const FloatSums& s, void* out) {
+  float_sums_any(e, s, out);
 }
 #endif
 
 }  // namespace
 
-void epilogue_float_sums(const ChannelEpilogue& e, const float* sums, int64_t count, int64_t p0,
-                         int64_t p1, int64_t channels, void* out) {
+void epilogue_float_sums(const ChannelEpilogue& e, const FloatSums& sums, void* out) {
 #if SOD2_SIMD_X86
   switch (simd::simd_level()) {
-    case simd::Level::kAvx512: return float_sums_avx512(e, sums, count, p0, p1, channels, out);
-    case simd::Level::kAvx2: return float_sums_avx2(e, sums, count, p0, p1, channels, out);
+    case simd::Level::kAvx512: return float_sums_avx512(e, sums, out);
+    case simd::Level::kAvx2: return float_sums_avx2(e, sums, out);
     default: break;
   }
 #endif
-  float_sums_any(e, sums, count, p0, p1, channels, out);
+  float_sums_any(e, sums, out);
 }
 
 void requantize_row(const int32_t* acc, int64_t count, int32_t bias, float mult, int32_t zp,

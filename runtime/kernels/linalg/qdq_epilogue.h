@@ -49,11 +49,17 @@ struct ChannelEpilogue {
   Activation activation = Activation::kNone;
   float alpha = 0, beta = 0, clip_lo = 0, clip_hi = 0, y_scale = 1;
 };
-// Planes [p0, p1) of `count` sums each, held as exact integer floats at sums + p * count; plane p
-// is channel p % channels and is written at element p * count of out (of e.out_type). The same
-// bytes as converting the sums to int32 and running requantize_row, or dequantize_activate_row
-// and quantize_row, per plane.
-void epilogue_float_sums(const ChannelEpilogue& e, const float* sums, int64_t count, int64_t p0,
-                         int64_t p1, int64_t channels, void* out);
+// Sums held as exact integer floats (the depthwise path's): planes of `plane` values at
+// sums + p * plane, plane p being channel p % channels; the part to finish, positions [q0, q1)
+// of planes [p0, p1).
+struct FloatSums {
+  const float* sums = nullptr;
+  int64_t plane = 0, channels = 1;
+  int64_t p0 = 0, p1 = 0, q0 = 0, q1 = 0;
+};
+// FloatSums' part through e, written at the same element offsets of out (of e.out_type): the
+// same bytes as converting the sums to int32 and running requantize_row, or
+// dequantize_activate_row and quantize_row, per plane.
+void epilogue_float_sums(const ChannelEpilogue& e, const FloatSums& sums, void* out);
 
 }  // namespace sod2::rt::quant
