@@ -133,6 +133,28 @@ SOD2_TARGET_VNNI inline void float_epilogue(__m512i biased, float scale, float o
   _mm_mask_storeu_epi8(dst, mask, _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(r)));
 }
 
+// VnniRequant's store of 16 biased sums of row r (q's arrays indexed by r) under `mask`, at
+// element `at` of q.out: the float epilogue, or the requantization.
+SOD2_TARGET_VNNI inline void store_row(__m512i biased, const VnniRequant& q, int64_t r, int64_t at,
+                                       __mmask16 mask) {
+  if (q.float_epilogue) {
+    float_epilogue(biased, q.scale[r], q.float_bias ? q.float_bias[r] : 0.f, q,
+                   q.float_out ? static_cast<void*>(static_cast<float*>(q.out) + at)
+                               : static_cast<void*>(static_cast<char*>(q.out) + at),
+                   mask);
+    return;
+  }
+  // requantize_body's operations, in its order; max(lo, x) and min(hi, x) keep a NaN as
+  // std::max(x, lo) and std::min(x, hi) do, so both paths write the same bytes.
+  __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(biased), _mm512_set1_ps(q.mult[r]));
+  x = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  x = _mm512_add_ps(x, _mm512_set1_ps(static_cast<float>(q.zp)));
+  x = _mm512_max_ps(_mm512_set1_ps(static_cast<float>(q.lo)), x);
+  x = _mm512_min_ps(_mm512_set1_ps(static_cast<float>(q.hi)), x);
+  _mm_mask_storeu_epi8(static_cast<char*>(q.out) + at, mask,
+                       _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(x)));
+}
+
 // NV vectors of 16 positions for 8 rows: acc[r][v] over every quad, then C = acc - x_zero * sum.
 // Stores rows [r0, r1) of the block, row r at c + (r - r0) * ldc, and `cols` columns; with a
 // requantizing q, 8-bit values at q->out + (r - r0) * q->ldo instead (q's bias and mult are
@@ -170,25 +192,21 @@ SOD2_TARGET_VNNI void micro_tile(const int8_t* wb, const uint8_t* xb, int64_t qu
         continue;
       }
       const __m512i biased = _mm512_add_epi32(sum, _mm512_set1_epi32(q->bias ? q->bias[r] : 0));
-      if (q->float_epilogue) {
-        const int64_t at = (r - r0) * q->ldo + v * kVnniCols;
-        float_epilogue(biased, q->scale[r], q->float_bias ? q->float_bias[r] : 0.f, *q,
-                       q->float_out ? static_cast<void*>(static_cast<float*>(q->out) + at)
-                                    : static_cast<void*>(static_cast<char*>(q->out) + at),
-                       mask);
-        continue;
-      }
-      // requantize_body's operations, in its order; max(lo, x) and min(hi, x) keep a NaN as
-      // std::max(x, lo) and std::min(x, hi) do, so both paths write the same bytes.
-      __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(biased), _mm512_set1_ps(q->mult[r]));
-      x = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-      x = _mm512_add_ps(x, _mm512_set1_ps(static_cast<float>(q->zp)));
-      x = _mm512_max_ps(_mm512_set1_ps(static_cast<float>(q->lo)), x);
-      x = _mm512_min_ps(_mm512_set1_ps(static_cast<float>(q->hi)), x);
-      const __m128i bytes = _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(x));
-      _mm_mask_storeu_epi8(static_cast<char*>(q->out) + (r - r0) * q->ldo + v * kVnniCols, mask,
-                           bytes);
+      store_row(biased, *q, r, (r - r0) * q->ldo + v * kVnniCols, mask);
     }
+  }
+}
+
+SOD2_TARGET_VNNI void finish_float_sums_vnni(const VnniRequant& q, int64_t row, const float* sums,
+                                             int64_t n) {
+  const __m512i bias = _mm512_set1_epi32(q.bias ? q.bias[row] : 0);
+  for (int64_t t = 0; t < n; t += kVnniCols) {
+    const int64_t left = n - t;
+    const __mmask16 mask =
+        left >= kVnniCols ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+    // Exact integers below 2^24 as floats: the conversion is exact; the bias adds modulo 2^32.
+    const __m512i sum = _mm512_cvttps_epi32(_mm512_maskz_loadu_ps(mask, sums + t));
+    store_row(_mm512_add_epi32(sum, bias), q, row, t, mask);
   }
 }
 
@@ -243,6 +261,14 @@ void vnni_pack_activations(const uint8_t* x, int64_t ldx, int64_t k, int64_t n, 
   pack_activations_vnni(x, ldx, k, n, out);
 #else
   (void)x, (void)ldx, (void)k, (void)n, (void)out;
+#endif
+}
+
+void vnni_finish_float_sums(const VnniRequant& q, int64_t row, const float* sums, int64_t n) {
+#if SOD2_VNNI
+  finish_float_sums_vnni(q, row, sums, n);
+#else
+  (void)q, (void)row, (void)sums, (void)n;
 #endif
 }
 

@@ -86,4 +86,8 @@ struct VnniRequant {
 void vnni_gemm_requant(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x,
                        int64_t n, int32_t x_zero, const VnniRequant& q);
 
+// The same store for n sums of row `row` held as exact integer floats (below 2^24: the depthwise
+// path's), written from q.out on (q.out already at the row; q's arrays indexed by row).
+void vnni_finish_float_sums(const VnniRequant& q, int64_t row, const float* sums, int64_t n);
+
 }  // namespace sod2::rt::quant

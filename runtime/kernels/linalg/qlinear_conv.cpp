@@ -797,6 +797,10 @@ class IntConvKernel final : public Kernel {
       ChannelEpilogue e;
       FloatSums sums;
       void* out;
+      // Where the CPU has AVX512-VNNI, the VNNI GEMM's store (the same bytes, in intrinsics).
+      bool vnni = false;
+      VnniRequant q;
+      size_t out_size = 1;  // bytes per output element
     } fin;
     const bool item_epilogue = requant_ && inline_activation(e.activation.activation);
     if (item_epilogue) {
@@ -821,9 +825,36 @@ class IntConvKernel final : public Kernel {
       fin.sums.plane = out_size;
       fin.sums.channels = c;
       fin.out = y->data;
+      fin.vnni = vnni_available();
+      fin.out_size = dtype_size(e.out_type);
+      VnniRequant& q = fin.q;
+      q.bias = e.bias;
+      q.zp = e.zp;
+      q.lo = e.lo;
+      q.hi = e.hi;
+      q.float_epilogue = ce.float_epilogue;
+      (ce.float_epilogue ? q.scale : q.mult) = per_channel;
+      q.float_bias = e.float_bias;
+      q.activation = ce.activation;
+      q.alpha = ce.alpha;
+      q.beta = ce.beta;
+      q.clip_lo = ce.clip_lo;
+      q.clip_hi = ce.clip_hi;
+      q.y_scale = ce.y_scale;
+      q.float_out = e.out_type == DType::kFloat;
+      q.to_uint8 = e.out_type == DType::kUint8;
       x8.finish_context = &fin;
       x8.finish = [](const void* context, int64_t plane0, int64_t count, int64_t q0, int64_t q1) {
         const auto& f = *static_cast<const Finish*>(context);
+        if (f.vnni) {
+          for (int64_t p = plane0; p < plane0 + count; ++p) {
+            const int64_t at = p * f.sums.plane + q0;
+            VnniRequant q = f.q;
+            q.out = static_cast<char*>(f.out) + static_cast<size_t>(at) * f.out_size;
+            vnni_finish_float_sums(q, p % f.sums.channels, f.sums.sums + at, q1 - q0);
+          }
+          return;
+        }
         FloatSums part = f.sums;
         part.p0 = plane0;
         part.p1 = plane0 + count;
