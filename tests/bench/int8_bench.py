@@ -49,7 +49,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--runs", type=int, default=50)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--models", default=",".join(MODELS))
     a = ap.parse_args()
     node_path = run(["bash", os.path.join(SHARED_BENCH, "install-ort.sh")]).strip().splitlines()[-1]
@@ -81,10 +81,14 @@ def main():
         row = {"model": name, "shape": shape, "threads": a.threads, "quantised": quant,
                "exact": MODELS[name]["exact"], "int8_outputs_match_ort": agree,
                "int8_check": " ".join(err_line.split())}
-        for kind, path in (("float", src), ("int8", qdq)):
-            print(f"{name}: timing {kind}", file=sys.stderr)
-            sod2_ms, ort_ms = [], []
-            for _ in range(max(1, a.rounds)):
+        # Each round times all four (sod2 and ORT, float and int8) back to back, so every ratio
+        # compares runs of the same minute: with the float rounds all before the int8 ones, the
+        # machine's drift between them showed up as an int8 speed-up or slow-down.
+        kinds = (("float", src), ("int8", qdq))
+        times = {f"{who}_{kind}": [] for who in ("sod2", "ort") for kind, _ in kinds}
+        print(f"{name}: timing", file=sys.stderr)
+        for _ in range(max(1, a.rounds)):
+            for kind, path in kinds:
                 ours = last_json(run([a.sod2, "run", path, "--inputs", inputs, "--threads",
                                       str(a.threads), "--runs", str(a.runs), "--json"]))
                 # Without --profile: ORT's profiler costs it more than the output copy it lets
@@ -92,13 +96,12 @@ def main():
                 # outputs are 100 floats.
                 ort = last_json(run(["node", ort_bench, path, *common, "--runs", str(a.runs)],
                                     env))
-                sod2_ms.append(ours["median_ms"])
-                ort_ms.append(ort["median_ms"])
-            row[f"sod2_{kind}_ms"] = min(sod2_ms)
-            row[f"ort_{kind}_ms"] = min(ort_ms)
-            row[f"sod2_{kind}_rounds_ms"] = sod2_ms
-            row[f"ort_{kind}_rounds_ms"] = ort_ms
-            row[f"sod2_{kind}_arena_bytes"] = ours.get("arena_bytes")
+                times[f"sod2_{kind}"].append(ours["median_ms"])
+                times[f"ort_{kind}"].append(ort["median_ms"])
+                row[f"sod2_{kind}_arena_bytes"] = ours.get("arena_bytes")
+        for key, values in times.items():
+            row[f"{key}_ms"] = min(values)
+            row[f"{key}_rounds_ms"] = values
         row["int8_speedup_vs_sod2_float"] = row["sod2_float_ms"] / row["sod2_int8_ms"]
         row["int8_vs_ort_int8"] = row["sod2_int8_ms"] / row["ort_int8_ms"]
         rows.append(row)
