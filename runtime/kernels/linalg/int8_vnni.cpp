@@ -84,12 +84,13 @@ SOD2_TARGET_VNNI inline __m512i dpbusd(__m512i acc, __m512i x, __m512i w) {
   return acc;
 }
 
-// VnniRequant's float epilogue on 16 biased sums of one row, stored under `mask` at `dst` (floats
-// or 8-bit values): dequantize_activate's operations, then quantize_floats's, in their order.
-// `a > b ? a : b` is vmaxps(a, b) and `a < b ? a : b` vminps(a, b), NaN included; the AVX-512
-// build of dequantize_activate contracts `alpha * x + beta` into one fused multiply-add, as here.
+// ChannelEpilogue's float epilogue on 16 biased sums of one row, stored under `mask` at `dst`
+// (floats or 8-bit values): dequantize_activate's operations, then quantize_floats's, in their
+// order. `a > b ? a : b` is vmaxps(a, b) and `a < b ? a : b` vminps(a, b), NaN included; the
+// AVX-512 build of dequantize_activate contracts `alpha * x + beta` into one fused multiply-add, as
+// here.
 SOD2_TARGET_VNNI inline void float_epilogue(__m512i biased, float scale, float offset,
-                                            const VnniRequant& q, void* dst, __mmask16 mask) {
+                                            const ChannelEpilogue& q, void* dst, __mmask16 mask) {
   const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.f);
   // dequantize_activate's offset rule: a zero offset is no addition (the sign of a zero
   // product stays).
@@ -116,7 +117,7 @@ SOD2_TARGET_VNNI inline void float_epilogue(__m512i biased, float scale, float o
   }
   x = _mm512_max_ps(_mm512_set1_ps(q.clip_lo), x);  // x < lo ? lo : x
   x = _mm512_min_ps(_mm512_set1_ps(q.clip_hi), x);  // x > hi ? hi : x
-  if (q.float_out) {
+  if (q.out_type == DType::kFloat) {
     _mm512_mask_storeu_ps(dst, mask, x);
     return;
   }
@@ -128,19 +129,20 @@ SOD2_TARGET_VNNI inline void float_epilogue(__m512i biased, float scale, float o
   const __m512 vc = _mm512_min_ps(_mm512_max_ps(v, _mm512_sub_ps(zero, bound)), bound);
   __m512 r = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(vc, magic), magic), zpf);
   r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), zpf);
-  const float qlo = q.to_uint8 ? 0.f : -128.f, qhi = q.to_uint8 ? 255.f : 127.f;
+  const bool u8 = q.out_type == DType::kUint8;
+  const float qlo = u8 ? 0.f : -128.f, qhi = u8 ? 255.f : 127.f;
   r = _mm512_min_ps(_mm512_max_ps(r, _mm512_set1_ps(qlo)), _mm512_set1_ps(qhi));
   _mm_mask_storeu_epi8(dst, mask, _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(r)));
 }
 
-// VnniRequant's store of 16 biased sums of row r (q's arrays indexed by r) under `mask`, at
-// element `at` of q.out: the float epilogue, or the requantization.
-SOD2_TARGET_VNNI inline void store_row(__m512i biased, const VnniRequant& q, int64_t r, int64_t at,
-                                       __mmask16 mask) {
+// The store of 16 biased sums of row r (q's arrays indexed by r) under `mask`, at element `at`
+// of out: the float epilogue, or the requantization.
+SOD2_TARGET_VNNI inline void store_row(__m512i biased, const ChannelEpilogue& q, int64_t r,
+                                       void* out, int64_t at, __mmask16 mask) {
   if (q.float_epilogue) {
     float_epilogue(biased, q.scale[r], q.float_bias ? q.float_bias[r] : 0.f, q,
-                   q.float_out ? static_cast<void*>(static_cast<float*>(q.out) + at)
-                               : static_cast<void*>(static_cast<char*>(q.out) + at),
+                   q.out_type == DType::kFloat ? static_cast<void*>(static_cast<float*>(out) + at)
+                                               : static_cast<void*>(static_cast<char*>(out) + at),
                    mask);
     return;
   }
@@ -151,7 +153,7 @@ SOD2_TARGET_VNNI inline void store_row(__m512i biased, const VnniRequant& q, int
   x = _mm512_add_ps(x, _mm512_set1_ps(static_cast<float>(q.zp)));
   x = _mm512_max_ps(_mm512_set1_ps(static_cast<float>(q.lo)), x);
   x = _mm512_min_ps(_mm512_set1_ps(static_cast<float>(q.hi)), x);
-  _mm_mask_storeu_epi8(static_cast<char*>(q.out) + at, mask,
+  _mm_mask_storeu_epi8(static_cast<char*>(out) + at, mask,
                        _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(x)));
 }
 
@@ -191,22 +193,22 @@ SOD2_TARGET_VNNI void micro_tile(const int8_t* wb, const uint8_t* xb, int64_t qu
         _mm512_mask_storeu_epi32(c + (r - r0) * ldc + v * kVnniCols, mask, sum);
         continue;
       }
-      const __m512i biased = _mm512_add_epi32(sum, _mm512_set1_epi32(q->bias ? q->bias[r] : 0));
-      store_row(biased, *q, r, (r - r0) * q->ldo + v * kVnniCols, mask);
+      const __m512i biased = _mm512_add_epi32(sum, _mm512_set1_epi32(q->e.bias ? q->e.bias[r] : 0));
+      store_row(biased, q->e, r, q->out, (r - r0) * q->ldo + v * kVnniCols, mask);
     }
   }
 }
 
-SOD2_TARGET_VNNI void finish_float_sums_vnni(const VnniRequant& q, int64_t row, const float* sums,
-                                             int64_t n) {
-  const __m512i bias = _mm512_set1_epi32(q.bias ? q.bias[row] : 0);
+SOD2_TARGET_VNNI void finish_float_sums_vnni(const ChannelEpilogue& e, int64_t row,
+                                             const float* sums, int64_t n, void* out) {
+  const __m512i bias = _mm512_set1_epi32(e.bias ? e.bias[row] : 0);
   for (int64_t t = 0; t < n; t += kVnniCols) {
     const int64_t left = n - t;
     const __mmask16 mask =
         left >= kVnniCols ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
     // Exact integers below 2^24 as floats: the conversion is exact; the bias adds modulo 2^32.
     const __m512i sum = _mm512_cvttps_epi32(_mm512_maskz_loadu_ps(mask, sums + t));
-    store_row(_mm512_add_epi32(sum, bias), q, row, t, mask);
+    store_row(_mm512_add_epi32(sum, bias), e, row, out, t, mask);
   }
 }
 
@@ -264,11 +266,12 @@ void vnni_pack_activations(const uint8_t* x, int64_t ldx, int64_t k, int64_t n, 
 #endif
 }
 
-void vnni_finish_float_sums(const VnniRequant& q, int64_t row, const float* sums, int64_t n) {
+void vnni_finish_float_sums(const ChannelEpilogue& e, int64_t row, const float* sums, int64_t n,
+                            void* out) {
 #if SOD2_VNNI
-  finish_float_sums_vnni(q, row, sums, n);
+  finish_float_sums_vnni(e, row, sums, n, out);
 #else
-  (void)q, (void)row, (void)sums, (void)n;
+  (void)e, (void)row, (void)sums, (void)n, (void)out;
 #endif
 }
 
@@ -297,17 +300,15 @@ void gemm_blocks(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* pa
     VnniRequant block_q;
     if (q) {  // the same rows, offset to the block
       block_q = *q;
-      block_q.bias = q->bias ? q->bias + i0 : nullptr;
-      block_q.mult = q->mult ? q->mult + i0 : nullptr;
-      block_q.scale = q->scale ? q->scale + i0 : nullptr;
-      block_q.float_bias = q->float_bias ? q->float_bias + i0 : nullptr;
+      block_q.e = q->e.from_channel(i0);
     }
     // The requantizing store of the tile at column j, or none.
     auto tile_q = [&](int64_t j) -> const VnniRequant* {
       if (!q) return nullptr;
       const int64_t at = (i0 + r0 - m0) * q->ldo + j;
-      block_q.out = q->float_out ? static_cast<void*>(static_cast<float*>(q->out) + at)
-                                 : static_cast<void*>(static_cast<char*>(q->out) + at);
+      block_q.out = q->e.out_type == DType::kFloat
+                        ? static_cast<void*>(static_cast<float*>(q->out) + at)
+                        : static_cast<void*>(static_cast<char*>(q->out) + at);
       return &block_q;
     };
     int64_t j = 0;

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/kernels/linalg/epilogue.h"
+#include "runtime/kernels/linalg/qdq_epilogue.h"
 
 namespace sod2::rt::quant {
 
@@ -55,39 +55,28 @@ void vnni_pack_runs(const uint8_t* const* row_base, int64_t k, const VnniRun* ru
 void vnni_gemm(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x, int64_t n,
                int32_t x_zero, int32_t* c, int64_t ldc);
 
-// vnni_gemm whose store requantizes (QLinearConv's arithmetic, quantize.h): row i of C becomes
-// clamp(round_half_even(float(sum + bias[i]) * mult[i]) + zp, lo, hi) as 8 bits, at
-// out + (i - m0) * ldo. The sums never leave the registers.
-//
-// With a float activation (`activation` other than kNone, or float_out), the store is a QDQ
-// group's float epilogue instead, qdq_epilogue.h's dequantize_activate_row and then quantize.h's
-// quantize_row: (sum + bias[i]) * scale[i] (+ float_bias[i]), the activation (one of
-// inline_activation's), a clamp to [clip_lo, clip_hi], and quantized with y_scale and zp (saturated
-// to `type`'s range; lo, hi and mult are unused), or stored as a float where float_out. The same
-// operations in the same order (with the fused multiply-adds the AVX-512 build of
-// dequantize_activate_row has), so the bytes equal the unfused path's: a row of a few dozen sums no
-// longer pays two calls per row.
+// vnni_gemm whose store finishes each row's sums as e says (qdq_epilogue.h's ChannelEpilogue, its
+// arrays indexed by the GEMM's row i), row i at out + (i - m0) * ldo, without the sums leaving the
+// registers:
+//   - the requantization (QLinearConv's arithmetic, quantize.h),
+//     clamp(round_half_even(float(sum + bias[i]) * mult[i]) + zp, lo, hi) as 8 bits;
+//   - or, where e.float_epilogue, a QDQ group's float epilogue: dequantize_activate_row and then
+//     quantize_row's operations, (sum + bias[i]) * scale[i] (+ float_bias[i]), the activation (one
+//     of inline_activation's), a clamp to [clip_lo, clip_hi], quantized with y_scale and zp, or
+//     stored as floats for a kFloat out_type. The same operations in the same order (with the
+//     fused multiply-adds the AVX-512 build of dequantize_activate_row has), so the bytes equal
+//     the unfused path's: a row of a few dozen sums no longer pays two calls per row.
 struct VnniRequant {
-  const int32_t* bias = nullptr;  // per row of the whole GEMM (index i), or nullptr
-  const float* mult = nullptr;    // per row of the whole GEMM (index i)
-  int32_t zp = 0, lo = 0, hi = 255;
-  void* out = nullptr;  // uint8 or int8 (the bytes are the same once clamped); float: float_out
+  ChannelEpilogue e;
+  void* out = nullptr;  // 8-bit values (the bytes are the same once clamped), or floats
   int64_t ldo = 0;      // in elements
-  // The float epilogue.
-  Activation activation = Activation::kNone;
-  float alpha = 0, beta = 0;
-  const float* scale = nullptr;       // per row of the whole GEMM: x_scale * w_scale[i]
-  const float* float_bias = nullptr;  // per row, added after the scale (fused), or nullptr
-  float clip_lo = 0, clip_hi = 0, y_scale = 1;
-  bool float_epilogue = false;  // the float epilogue rather than the requantization
-  bool float_out = false;       // store the activated floats (no quantization)
-  bool to_uint8 = true;         // the quantized type: uint8 [0, 255], else int8 [-128, 127]
 };
 void vnni_gemm_requant(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x,
                        int64_t n, int32_t x_zero, const VnniRequant& q);
 
-// The same store for n sums of row `row` held as exact integer floats (below 2^24: the depthwise
-// path's), written from q.out on (q.out already at the row; q's arrays indexed by row).
-void vnni_finish_float_sums(const VnniRequant& q, int64_t row, const float* sums, int64_t n);
+// The same store for n sums of channel `row` held as exact integer floats (below 2^24: the
+// depthwise path's), written from out on (elements of e.out_type).
+void vnni_finish_float_sums(const ChannelEpilogue& e, int64_t row, const float* sums, int64_t n,
+                            void* out);
 
 }  // namespace sod2::rt::quant

@@ -33,7 +33,8 @@ constexpr bool inline_activation(Activation a) {
 void dequantize_activate_row(Activation a, const int32_t* acc, int64_t n, int32_t bias, float scale,
                              float offset, float alpha, float beta, float lo, float hi, float* v);
 
-// A quantized convolution's epilogue, per output channel (arrays indexed by channel).
+// A quantized convolution's epilogue, per output channel (arrays indexed by channel): what
+// epilogue_float_sums and the VNNI GEMM's store (int8_vnni.h) both run.
 struct ChannelEpilogue {
   DType out_type = DType::kUint8;  // kUint8, kInt8, or kFloat (float_epilogue only)
   const int32_t* bias = nullptr;   // int32, added to the sums, or nullptr
@@ -48,6 +49,17 @@ struct ChannelEpilogue {
   const float* float_bias = nullptr;  // or nullptr
   Activation activation = Activation::kNone;
   float alpha = 0, beta = 0, clip_lo = 0, clip_hi = 0, y_scale = 1;
+
+  // The same epilogue with channel `first` as channel 0 (a GEMM block's or a group's rows).
+  ChannelEpilogue from_channel(int64_t first) const {
+    ChannelEpilogue e = *this;
+    auto at = [first](auto* p) { return p ? p + first : p; };
+    e.bias = at(bias);
+    e.mult = at(mult);
+    e.scale = at(scale);
+    e.float_bias = at(float_bias);
+    return e;
+  }
 };
 // Sums held as exact integer floats (the depthwise path's): planes of `plane` values at
 // sums + p * plane, plane p being channel p % channels; the part to finish, positions [q0, q1)

@@ -197,6 +197,28 @@ class IntConvKernel final : public Kernel {
       return out_type == DType::kFloat || activation.activation != Activation::kNone ||
              float_bias != nullptr;
     }
+    // The epilogue as the store kernels take it (qdq_epilogue.h), for m output channels:
+    // per_channel (m floats) receives the float epilogue's scales or the multipliers.
+    ChannelEpilogue channel_epilogue(int64_t m, float* per_channel) const {
+      ChannelEpilogue c;
+      c.out_type = out_type;
+      c.bias = bias;
+      c.zp = zp;
+      c.lo = lo;
+      c.hi = hi;
+      c.float_epilogue = float_epilogue();
+      for (int64_t oc = 0; oc < m; ++oc)
+        per_channel[oc] = c.float_epilogue ? x_scale * w_scale->scale(oc) : multiplier(oc);
+      (c.float_epilogue ? c.scale : c.mult) = per_channel;
+      c.float_bias = float_bias;
+      c.activation = activation.activation;
+      c.alpha = activation.alpha;
+      c.beta = activation.beta;
+      c.clip_lo = clip_lo;
+      c.clip_hi = clip_hi;
+      c.y_scale = y_scale;
+      return c;
+    }
     // Another activation than a clamp: the sums are dequantized, activated in float, clamped to
     // [clip_lo, clip_hi] and quantized.
     EpilogueRun activation;
@@ -500,13 +522,10 @@ class IntConvKernel final : public Kernel {
     const bool float_epilogue = requant_ && e.float_epilogue();
     const bool store_requant =
         kVnni && requant_ && (!float_epilogue || inline_activation(e.activation.activation));
-    float* mults = nullptr;  // per output channel; scratch: no heap allocation per run
+    ChannelEpilogue store;  // per output channel; its arrays in scratch: no heap allocation per run
     if (store_requant) {
       SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(static_cast<size_t>(m) * sizeof(float)));
-      mults = static_cast<float*>(mem);
-      // The float epilogue's dequantization scale (activate_row's), else the multiplier.
-      for (int64_t oc = 0; oc < m; ++oc)
-        mults[oc] = float_epilogue ? e.x_scale * e.w_scale->scale(oc) : e.multiplier(oc);
+      store = e.channel_epilogue(m, static_cast<float*>(mem));
     }
     Padded p = padded_layout(g);
     // A 1x1 stride-1 convolution reads the flipped copy as the GEMM operand: rows without slack.
@@ -613,30 +632,10 @@ class IntConvKernel final : public Kernel {
           }
           if (store_requant) {
             VnniRequant q;
-            q.bias = e.bias ? e.bias + grp * mg : nullptr;
-            q.zp = e.zp;
+            q.e = store.from_channel(grp * mg);
             const int64_t at = (img * m + grp * mg + m0) * out_size + p0;
+            q.out = static_cast<char*>(y->data) + static_cast<size_t>(at) * dtype_size(e.out_type);
             q.ldo = out_size;
-            if (float_epilogue) {
-              q.float_epilogue = true;
-              q.scale = mults + grp * mg;
-              q.float_bias = e.float_bias ? e.float_bias + grp * mg : nullptr;
-              q.activation = e.activation.activation;
-              q.alpha = e.activation.alpha;
-              q.beta = e.activation.beta;
-              q.clip_lo = e.clip_lo;
-              q.clip_hi = e.clip_hi;
-              q.y_scale = e.y_scale;
-              q.float_out = e.out_type == DType::kFloat;
-              q.to_uint8 = e.out_type == DType::kUint8;
-              q.out = q.float_out ? static_cast<void*>(y->as<float>() + at)
-                                  : static_cast<void*>(static_cast<char*>(y->data) + at);
-            } else {
-              q.mult = mults + grp * mg;
-              q.lo = e.lo;
-              q.hi = e.hi;
-              q.out = static_cast<char*>(y->data) + at;
-            }
             vnni_gemm_requant((*packed_w)[static_cast<size_t>(grp)], m0, m1, packed, width, zero,
                               q);
             return;
@@ -799,59 +798,26 @@ class IntConvKernel final : public Kernel {
       void* out;
       // Where the CPU has AVX512-VNNI, the VNNI GEMM's store (the same bytes, in intrinsics).
       bool vnni = false;
-      VnniRequant q;
       size_t out_size = 1;  // bytes per output element
     } fin;
     const bool item_epilogue = requant_ && inline_activation(e.activation.activation);
     if (item_epilogue) {
-      ChannelEpilogue& ce = fin.e;
-      ce.out_type = e.out_type;
-      ce.bias = e.bias;
-      ce.zp = e.zp;
-      ce.lo = e.lo;
-      ce.hi = e.hi;
-      ce.float_epilogue = e.float_epilogue();
-      for (int64_t ch = 0; ch < c; ++ch)
-        per_channel[ch] = ce.float_epilogue ? e.x_scale * e.w_scale->scale(ch) : e.multiplier(ch);
-      (ce.float_epilogue ? ce.scale : ce.mult) = per_channel;
-      ce.float_bias = e.float_bias;
-      ce.activation = e.activation.activation;
-      ce.alpha = e.activation.alpha;
-      ce.beta = e.activation.beta;
-      ce.clip_lo = e.clip_lo;
-      ce.clip_hi = e.clip_hi;
-      ce.y_scale = e.y_scale;
+      fin.e = e.channel_epilogue(c, per_channel);
       fin.sums.sums = yf;
       fin.sums.plane = out_size;
       fin.sums.channels = c;
       fin.out = y->data;
       fin.vnni = vnni_available();
       fin.out_size = dtype_size(e.out_type);
-      VnniRequant& q = fin.q;
-      q.bias = e.bias;
-      q.zp = e.zp;
-      q.lo = e.lo;
-      q.hi = e.hi;
-      q.float_epilogue = ce.float_epilogue;
-      (ce.float_epilogue ? q.scale : q.mult) = per_channel;
-      q.float_bias = e.float_bias;
-      q.activation = ce.activation;
-      q.alpha = ce.alpha;
-      q.beta = ce.beta;
-      q.clip_lo = ce.clip_lo;
-      q.clip_hi = ce.clip_hi;
-      q.y_scale = ce.y_scale;
-      q.float_out = e.out_type == DType::kFloat;
-      q.to_uint8 = e.out_type == DType::kUint8;
       x8.finish_context = &fin;
       x8.finish = [](const void* context, int64_t plane0, int64_t count, int64_t q0, int64_t q1) {
         const auto& f = *static_cast<const Finish*>(context);
         if (f.vnni) {
           for (int64_t p = plane0; p < plane0 + count; ++p) {
             const int64_t at = p * f.sums.plane + q0;
-            VnniRequant q = f.q;
-            q.out = static_cast<char*>(f.out) + static_cast<size_t>(at) * f.out_size;
-            vnni_finish_float_sums(q, p % f.sums.channels, f.sums.sums + at, q1 - q0);
+            vnni_finish_float_sums(
+                f.e, p % f.sums.channels, f.sums.sums + at, q1 - q0,
+                static_cast<char*>(f.out) + static_cast<size_t>(at) * f.out_size);
           }
           return;
         }
