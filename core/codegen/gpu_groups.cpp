@@ -77,6 +77,9 @@ std::optional<ElementwiseShader> lone_node_shader(const ProgramDesc& p, const No
 Expected<ElementwiseShader> fused_node_shader(const ProgramDesc& p, const NodeDesc& n) {
   ElementwiseShader s;
   SOD2_ASSIGN_OR_RETURN(s.program, rt::elementwise_program_from(n.info.attrs, n.inputs.size()));
+  if (s.program.quantize)
+    return invalid_model("FusedElementwise '" + n.info.name +
+                         "' quantizes its output, which only the CPU runs");
   for (int32_t v : n.inputs) {
     float value;
     if (v < 0) return invalid_model("FusedElementwise '" + n.info.name + "' has an absent input");

@@ -257,10 +257,9 @@ class Fuser {
     const NodeId ap = anchor_[static_cast<size_t>(gp)];
     if (ap >= 0)
       return (role(ap) == FusionRole::kContraction || is_max_pool(ap)) && !creates_cycle(gp, gc);
-    bool dequantized = false;  // an elementwise group that starts from DequantizeLinear
-    for (NodeId x : members_[static_cast<size_t>(gp)])
-      dequantized = dequantized || g_.node(x).op_type == "DequantizeLinear";
-    return dequantized && !creates_cycle(gp, gc);
+    // An elementwise group: one that starts from DequantizeLinear (a QDQ Add), or a float one
+    // whose result is quantized (a squeeze-excite's Mul): the fused kernel writes 8 bits.
+    return !creates_cycle(gp, gc);
   }
 
   // Whether some node outside groups a and b is reachable from them and reaches them.

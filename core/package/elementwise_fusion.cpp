@@ -1,13 +1,46 @@
 #include "core/package/elementwise_fusion.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 
+#include "core/ops/constant_nodes.h"
 #include "core/package/program_builder.h"
 #include "runtime/kernels/elementwise_program.h"
 #include "runtime/program/program.h"
 
 namespace sod2::package {
+namespace {
+
+// The group's trailing QuantizeLinear as the program's output quantization: per tensor, a
+// constant positive finite scale, a constant 8-bit zero point (or none: uint8 0), not blocked.
+std::optional<rt::EwQuantize> trailing_quantize(const Graph& g, const RdpResult& rdp,
+                                                const Node& q) {
+  if (q.inputs.size() < 2 || q.outputs.size() != 1) return std::nullopt;
+  if (const Attribute* b = q.attribute("block_size"); b && b->i != 0) return std::nullopt;
+  const std::optional<float> scale = constant_float_scalar(g, rdp, q.inputs[1]);
+  if (!scale || !(*scale > 0.f) || !std::isfinite(*scale)) return std::nullopt;
+  rt::EwQuantize out;
+  out.scale = *scale;
+  const DataType type = rdp.fact(g, q.outputs[0]).dtype;
+  if (type != DataType::kUint8 && type != DataType::kInt8) return std::nullopt;
+  out.type = type == DataType::kInt8 ? rt::DType::kInt8 : rt::DType::kUint8;
+  if (q.inputs.size() > 2 && q.inputs[2] != kNoValue) {
+    const Tensor* z = g.initializer_of(q.inputs[2]);
+    if (!z && g.value(q.inputs[2]).producer != kNoNode && is_constant_value(g, q.inputs[2])) {
+      const Attribute* a = g.node(g.value(q.inputs[2]).producer).attribute("value");
+      z = a ? &a->t : nullptr;
+    }
+    if (!z || z->numel() != 1) return std::nullopt;
+    const std::optional<double> v = z->double_at(0);
+    if (!v) return std::nullopt;
+    out.zero_point = static_cast<int32_t>(*v);
+  }
+  return out;
+}
+
+}  // namespace
 
 FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
                                       const opt::FusionGroup& grp, Target target) {
@@ -17,7 +50,18 @@ FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
   std::vector<bool> read(grp.nodes.size(), false);
   FusedKernel k;
   rt::ElementwiseProgram program;
-  for (size_t j = 0; j < grp.nodes.size(); ++j) {
+  // A trailing QuantizeLinear (the kernel writes 8 bits; CPU only) is no step of the program.
+  size_t steps = grp.nodes.size();
+  const Node& tail = g.node(grp.nodes.back());
+  if (tail.op_type == "QuantizeLinear" && tail.domain.empty()) {
+    program.quantize = trailing_quantize(g, rdp, tail);
+    if (!program.quantize || target != Target::kCpu)
+      return refused(g, FusionRefusal::kUnsupportedQuantization, grp.nodes.back());
+    if (tail.inputs[0] != g.node(grp.nodes[steps - 2]).outputs[0])
+      return refused(g, FusionRefusal::kNotAChain, grp.nodes[steps - 2]);
+    --steps;
+  }
+  for (size_t j = 0; j < steps; ++j) {
     const NodeId id = grp.nodes[j];
     const Node& n = g.node(id);
     if (!n.domain.empty() || n.outputs.size() != 1 || n.outputs[0] == kNoValue)
@@ -66,7 +110,7 @@ FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
   const ValueId out = g.node(grp.nodes.back()).outputs[0];
   if (grp.outputs.size() != 1 || grp.outputs[0] != out)
     return refused(g, FusionRefusal::kSeveralOutputs, grp.nodes.front());
-  for (size_t j = 0; j + 1 < grp.nodes.size(); ++j)
+  for (size_t j = 0; j + 1 < steps; ++j)
     if (!read[j]) return refused(g, FusionRefusal::kNotAChain, grp.nodes[j]);
   if (target == Target::kVulkan) {
     uint32_t tensors = 0;
@@ -84,7 +128,7 @@ FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
   k.info.attrs = rt::to_attrs(program);
   k.info.input_present.assign(k.inputs.size(), true);
   k.info.input_dtypes.assign(k.inputs.size(), rt::DType::kFloat);
-  k.info.output_dtypes = {rt::DType::kFloat};
+  k.info.output_dtypes = {program.output_type()};
   k.info.num_outputs = 1;
   k.output = out;
   FusionVerdict v;

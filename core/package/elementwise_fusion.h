@@ -4,7 +4,9 @@
 // Clip's bounds constant, and materialise one value that every node of it feeds. On Vulkan the
 // node also becomes one generated shader, so its tensor inputs (scalar constants are inlined)
 // and its rank must fit the shader's push constants (program.h); a group beyond them is split,
-// so the plan made for Vulkan holds the values its nodes then write.
+// so the plan made for Vulkan holds the values its nodes then write. On the CPU the group may
+// end in a per-tensor QuantizeLinear of constant parameters (a squeeze-excite's Mul in a QDQ
+// model): the node writes the 8-bit values.
 #pragma once
 
 #include "core/ir/graph.h"

@@ -45,11 +45,14 @@ class Matcher {
     if (grp.nodes.size() < 2) return refuse(FusionRefusal::kSingleNode, grp.nodes.front());
     for (NodeId x : grp.nodes) {
       if (fusion_role(x) != FusionRole::kQuantization) continue;
+      bool dequantizes = false;
       for (NodeId y : grp.nodes) {
         if (fusion_role(y) == FusionRole::kContraction) return match_qdq(grp);
         if (g_.node(y).op_type == "MaxPool") return match_qdq_max_pool(grp);
+        dequantizes = dequantizes || g_.node(y).op_type == "DequantizeLinear";
       }
-      return match_qdq_add(grp);
+      // Float elementwise ops whose result is quantized: a FusedElementwise with 8-bit output.
+      return dequantizes ? match_qdq_add(grp) : match_elementwise_group(g_, rdp_, grp, target_);
     }
     // A MatMul's operand Transposes come first (opt::fusion's prologue): the kernel reads their
     // inputs through a_perm / b_perm.
@@ -752,10 +755,10 @@ const char* fusion_refusal_text(FusionRefusal r) {
     case FusionRefusal::kUnsupportedQuantization:
       return "a QDQ group the int8 kernels do not run (they run DequantizeLinear -> Conv "
              "(+ an int32 bias of scale x_scale * w_scale, or a float one) (+ one activation) -> "
-             "QuantizeLinear "
-             "with per-tensor activations and weights per tensor or per output channel, and "
-             "DequantizeLinear x2 -> Add of one shape (+ Relu or constant Clip) -> "
-             "QuantizeLinear)";
+             "QuantizeLinear with per-tensor activations and weights per tensor or per output "
+             "channel; DequantizeLinear x2 -> Add of one shape (+ Relu or constant Clip) -> "
+             "QuantizeLinear; and, on the CPU, float elementwise ops -> a per-tensor "
+             "QuantizeLinear of constant parameters)";
     case FusionRefusal::kSecondActivation: return "a second activation";
     case FusionRefusal::kUnsupportedPrologue:
       return "a Transpose the contraction does not read through a permutation (the CPU's MatMul "

@@ -1,6 +1,7 @@
 #include "runtime/kernels/elementwise_program.h"
 
 #include <array>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -107,6 +108,18 @@ Attrs to_attrs(const ElementwiseProgram& program) {
   a.set("args", std::move(args));
   a.set("alpha", std::move(alpha));
   a.set("beta", std::move(beta));
+  if (program.quantize) {
+    AttrValue scale, zero_point, type;
+    scale.kind = AttrValue::Kind::kFloat;
+    scale.f = program.quantize->scale;
+    zero_point.kind = AttrValue::Kind::kInt;
+    zero_point.i = program.quantize->zero_point;
+    type.kind = AttrValue::Kind::kString;
+    type.s = dtype_name(program.quantize->type);
+    a.set("quantize_scale", std::move(scale));
+    a.set("quantize_zero_point", std::move(zero_point));
+    a.set("quantize_type", std::move(type));
+  }
   return a;
 }
 
@@ -166,6 +179,26 @@ Expected<ElementwiseProgram> elementwise_program_from(const Attrs& attrs, size_t
   if (at != args.size())
     return invalid_model("FusedElementwise: 'args' has " + std::to_string(args.size() - at) +
                          " operands more than the steps take");
+  if (attrs.has("quantize_scale") || attrs.has("quantize_zero_point") ||
+      attrs.has("quantize_type")) {
+    SOD2_ASSIGN_OR_RETURN(const float scale, attrs.get_float("quantize_scale", -1.f));
+    SOD2_ASSIGN_OR_RETURN(const int64_t zero_point, attrs.get_int("quantize_zero_point", 0));
+    SOD2_ASSIGN_OR_RETURN(const std::string type, attrs.get_string("quantize_type", ""));
+    EwQuantize q;
+    q.type = type == dtype_name(DType::kInt8) ? DType::kInt8 : DType::kUint8;
+    const int64_t lo = q.type == DType::kInt8 ? -128 : 0, hi = q.type == DType::kInt8 ? 127 : 255;
+    if (type != dtype_name(DType::kInt8) && type != dtype_name(DType::kUint8))
+      return invalid_model("FusedElementwise: quantize_type '" + type + "' is not uint8 or int8");
+    if (!(scale > 0.f) || !std::isfinite(scale))
+      return invalid_model("FusedElementwise: quantize_scale " + std::to_string(scale) +
+                           " is not a positive finite float");
+    if (zero_point < lo || zero_point > hi)
+      return invalid_model("FusedElementwise: quantize_zero_point " + std::to_string(zero_point) +
+                           " is outside " + type);
+    q.scale = scale;
+    q.zero_point = static_cast<int32_t>(zero_point);
+    p.quantize = q;
+  }
   return p;
 }
 

@@ -8,7 +8,9 @@
 // operands, flattened: k >= 0 is the node's input k, -1 - j the result of step j < this one),
 // "alpha" and "beta" (one float each per step: the op's parameters with ONNX's defaults filled
 // in). The last step's result is the output. Every value is float32; inputs broadcast to the
-// output as numpy does.
+// output as numpy does. With "quantize_scale", "quantize_zero_point" and "quantize_type"
+// (uint8 or int8), the output is the last step's result quantized (a trailing per-tensor
+// QuantizeLinear: a squeeze-excite's Mul in a QDQ model), on the CPU only.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,7 @@
 
 #include "core/status/status.h"
 #include "runtime/kernels/attrs.h"
+#include "runtime/tensor/dtype.h"
 
 namespace sod2::rt {
 
@@ -85,8 +88,18 @@ struct EwStep {
   float alpha = 0, beta = 0;
 };
 
+// The group's output quantized: saturate(round_half_even(v / scale) + zero_point) as `type`,
+// QuantizeLinear's arithmetic (runtime/kernels/linalg/quantize.h).
+struct EwQuantize {
+  float scale = 1;
+  int32_t zero_point = 0;
+  DType type = DType::kUint8;  // kUint8 or kInt8
+};
+
 struct ElementwiseProgram {
   std::vector<EwStep> steps;
+  std::optional<EwQuantize> quantize;
+  DType output_type() const { return quantize ? quantize->type : DType::kFloat; }
 };
 
 // The node that holds a program: op FusedElementwise of the sod2 domain, opset 1.
@@ -110,7 +123,8 @@ Expected<EwStep> elementwise_step(std::string_view op_type, int opset, std::vect
 
 Attrs to_attrs(const ElementwiseProgram& program);
 // Errors name what is inconsistent: unknown op, operand count, an input index >= num_inputs, a
-// step reading itself or a later step, too many steps.
+// step reading itself or a later step, too many steps, a quantization that is not a positive
+// finite scale with a zero point of its 8-bit type.
 Expected<ElementwiseProgram> elementwise_program_from(const Attrs& attrs, size_t num_inputs);
 
 }  // namespace sod2::rt

@@ -14,6 +14,7 @@
 #include "core/onnx/onnx_import.h"
 #include "core/pipeline/compiled_model.h"
 #include "runtime/exec/session.h"
+#include "runtime/kernels/elementwise_program.h"
 #include "runtime/kernels/kernel_registry.h"
 
 namespace sod2 {
@@ -304,6 +305,52 @@ Model float_ended_conv() {
   auto model = import_onnx_bytes(testing::serialize(m), "", "qdq float end");
   EXPECT_TRUE(model.ok()) << model.status().to_string();
   return std::move(*model);
+}
+
+// A squeeze-excite's scaling in a QDQ model: float x * s (s [1, C, 1, 1]) -> QuantizeLinear ->
+// DequantizeLinear -> y.
+Model quantized_scale() {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {1, 4, "h", "w"});
+  add_float_initializer(g, "s", {1, 4, 1, 1}, {0.25f, 0.5f, 0.75f, 1.f});
+  add_node(g, "Mul", {"x", "s"}, {"m"}, "scale");
+  add_qdq(g, "m", 0.05f, 7, "y");
+  add_output(g, "y", {1, 4, "h", "w"});
+  auto model = import_onnx_bytes(testing::serialize(m), "", "qdq scale");
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  return std::move(*model);
+}
+
+// The float ops before a QuantizeLinear run as one FusedElementwise that writes the 8-bit values
+// (before, the Mul wrote floats and QuantizeLinear read them back): the same values as the nodes
+// one by one; on Vulkan the group is refused, saying why.
+TEST(QdqFusion, FloatOpsBeforeAQuantizeLinearWriteTheEightBitValues) {
+  auto c = pipeline::compile(quantized_scale(), ranges(true));
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  bool fused = false;
+  for (const rt::NodeDesc& n : c->program.graphs[0].nodes) {
+    if (!rt::is_fused_elementwise(n.info.domain, n.info.op_type)) continue;
+    fused = true;
+    EXPECT_EQ(n.fused_op_types, (std::vector<std::string>{"Mul", "QuantizeLinear"}));
+    EXPECT_EQ(n.info.output_dtypes, std::vector<rt::DType>{rt::DType::kUint8});
+  }
+  EXPECT_TRUE(fused);
+  EXPECT_EQ(kernel_ops(*c).size(), 2u);  // the fused group, DequantizeLinear
+  auto plain = pipeline::compile(quantized_scale(), ranges(false));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(run(*c, 9, 13), run(*plain, 9, 13));  // exactly
+
+  pipeline::CompileOptions vulkan = ranges(true);
+  vulkan.target = pipeline::Target::kVulkan;
+  auto v = pipeline::compile(quantized_scale(), vulkan);
+  ASSERT_TRUE(v.ok()) << v.status().to_string();
+  bool refused = false;
+  for (const auto& d : v->decisions)
+    refused = refused || d.refusal == package::FusionRefusal::kUnsupportedQuantization;
+  EXPECT_TRUE(refused);
+  for (const rt::NodeDesc& n : v->program.graphs[0].nodes)
+    EXPECT_FALSE(rt::is_fused_elementwise(n.info.domain, n.info.op_type));
 }
 
 TEST(QdqFusion, AGroupEndingInFloatRunsAsAQFusedConvWithAFloatOutput) {

@@ -2,7 +2,8 @@
 // a chunk of output elements at a time, every step's result for the chunk in a small buffer that
 // stays in L1, so the group's inside values never reach the arena (the memory plan holds only
 // its inputs and output). Each step computes what the op's own kernel computes, with the same
-// vector loops where that kernel has one, so fusing changes no result.
+// vector loops where that kernel has one, so fusing changes no result; a quantized output is the
+// last step's chunk through QuantizeLinear's own arithmetic (quantize.h).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include "runtime/kernels/elementwise_program.h"
 #include "runtime/kernels/kernel_registry.h"
+#include "runtime/kernels/linalg/quantize.h"
 #include "runtime/kernels/math/broadcast.h"
 #include "runtime/kernels/math/elementwise.h"
 #include "runtime/kernels/math/math_common.h"
@@ -18,6 +20,24 @@
 
 namespace sod2::rt::math {
 namespace {
+
+// quantize.h's quantize_floats on this CPU's widest vectors (one clone per x86-64 level: the
+// library is built for baseline x86-64, whose 4-wide division made the quantization cost more
+// than the group's Mul).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SOD2_QUANTIZE_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define SOD2_QUANTIZE_CLONES
+#endif
+SOD2_QUANTIZE_CLONES void quantize_f32(const float* x, int64_t n, float scale, int32_t zp,
+                                       uint8_t* y) {
+  quant::quantize_floats(x, n, scale, zp, y);
+}
+SOD2_QUANTIZE_CLONES void quantize_f32(const float* x, int64_t n, float scale, int32_t zp,
+                                       int8_t* y) {
+  quant::quantize_floats(x, n, scale, zp, y);
+}
 
 // Floats per step's buffer: the buffers of every step and the spread one together stay within
 // about 16 KiB, in L1 beside the input and output streams (a long group takes shorter chunks),
@@ -219,14 +239,14 @@ class FusedElementwiseKernel final : public Kernel {
     Shape out_shape;
     SOD2_RETURN_IF_ERROR(
         broadcast_shapes("FusedElementwise", shapes.data(), static_cast<int>(k), &out_shape));
-    SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, DType::kFloat, out_shape));
+    SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, program_.output_type(), out_shape));
     const int64_t numel = out_shape.numel();
     if (numel == 0) return Status::ok_status();
     inputs_.assign(k, nullptr);
     for (size_t i = 0; i < k; ++i) inputs_[i] = ctx.input(i);
     plan_walk(out_shape, inputs_, st_, walk_);
     const Walk& w = walk_;
-    float* y = out->as<float>();
+    void* y = out->data;
     const size_t steps = program_.steps.size();
     // One slice of the output per thread, each with its own buffers from the scratch: a buffer
     // per step and one for a broadcast operand, then the operands and the inputs' offsets.
@@ -254,7 +274,7 @@ class FusedElementwiseKernel final : public Kernel {
   // rows of the innermost dim as fit in a chunk (a short row costs one call per step, not one
   // per row).
   void run_slice(const Walk& w, int64_t begin, int64_t end, float* temps, Arg* args,
-                 int64_t* offsets, float* y) const {
+                 int64_t* offsets, void* y) const {
     const size_t k = inputs_.size(), steps = program_.steps.size();
     const int last = w.rank - 1;
     const int64_t n_row = w.dims[last];
@@ -292,9 +312,14 @@ class FusedElementwiseKernel final : public Kernel {
               args[a] = {inputs_[in]->as<const float>() + offsets[in] + c * step, row, step};
             }
           }
-          float* dst = j + 1 == steps ? y + pos + c : temps + j * chunk_;
+          // The last step writes the output, or, quantized, its own buffer first (rows x len
+          // fit a chunk: rows > 1 only where n_row does).
+          const bool last_step = j + 1 == steps;
+          float* dst = last_step && !program_.quantize ? static_cast<float*>(y) + pos + c
+                                                       : temps + j * chunk_;
           eval_step(s, std::span<const Arg>(args, s.args.size()), dst, rows, len,
                     temps + steps * chunk_);
+          if (last_step && program_.quantize) quantize_out(dst, rows * len, y, pos + c);
         }
       }
       pos += rows * n;
@@ -305,6 +330,14 @@ class FusedElementwiseKernel final : public Kernel {
         ++idx[d - 1];
       }
     }
+  }
+
+  void quantize_out(const float* v, int64_t n, void* y, int64_t at) const {
+    const EwQuantize& q = *program_.quantize;
+    if (q.type == DType::kInt8)
+      quantize_f32(v, n, q.scale, q.zero_point, static_cast<int8_t*>(y) + at);
+    else
+      quantize_f32(v, n, q.scale, q.zero_point, static_cast<uint8_t*>(y) + at);
   }
 
   ElementwiseProgram program_;

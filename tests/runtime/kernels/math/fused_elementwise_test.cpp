@@ -1,11 +1,13 @@
 // sod2:FusedElementwise computes what the ops' own kernels compute one after the other, bit for
 // bit, at one and two threads, across broadcasts and chunk edges; and a program from a package
 // that does not add up is refused when the kernel is made, naming what is wrong.
+#include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "math_test_util.h"
 #include "runtime/kernels/elementwise_program.h"
+#include "runtime/kernels/linalg/quantize.h"
 
 namespace sod2::rt::math_test {
 namespace {
@@ -129,6 +131,44 @@ TEST(FusedElementwise, AChainEqualsItsOpsOneByOne) {
   }
 }
 
+// A program whose output is quantized (a QDQ squeeze-excite's Mul -> QuantizeLinear): the same
+// bytes as the Mul kernel then QuantizeLinear's arithmetic, for uint8 and int8, over rows shorter
+// and longer than a chunk.
+TEST(FusedElementwise, AQuantizedOutputEqualsQuantizeLinearAfterTheSteps) {
+  for (const Shape& shape : {Shape{1, 6, 7, 7}, Shape{2, 3, 40, 40}}) {
+    const HostTensor x = random_tensor(shape, 21, -4.f, 4.f);
+    const HostTensor s = random_tensor(Shape{1, shape[1], 1, 1}, 22, 0.f, 1.f);
+    auto mul = testing::run_kernel(registry(), "Mul", 17, {&x, &s}, 1);
+    ASSERT_TRUE(mul.ok());
+    ElementwiseProgram p;
+    p.steps = {*elementwise_step("Mul", 17, {{false, 0}, {false, 1}}, no_attr)};
+    for (DType type : {DType::kUint8, DType::kInt8}) {
+      SCOPED_TRACE(std::string(dtype_name(type)) + " " + shape.to_string());
+      const int32_t zp = type == DType::kUint8 ? 130 : -7;
+      // QuantizeLinear's arithmetic, element by element.
+      std::vector<uint8_t> want;
+      const float* v = (*mul)[0].data<float>();
+      for (int64_t i = 0; i < (*mul)[0].shape().numel(); ++i)
+        want.push_back(type == DType::kUint8
+                           ? quant::quantize_value<uint8_t>(v[i], 0.03f, zp)
+                           : static_cast<uint8_t>(quant::quantize_value<int8_t>(v[i], 0.03f, zp)));
+      p.quantize = EwQuantize{0.03f, zp, type};
+      for (int threads : {1, 2}) {
+        auto got = run_fused(p, {&x, &s}, threads);
+        ASSERT_TRUE(got.ok()) << got.status().message();
+        ASSERT_EQ(got->dtype(), type);
+        EXPECT_EQ(got->bytes(), want) << threads << " threads";
+      }
+      // The attributes carry the quantization.
+      auto back = elementwise_program_from(to_attrs(p), 2);
+      ASSERT_TRUE(back.ok());
+      ASSERT_TRUE(back->quantize.has_value());
+      EXPECT_EQ(back->quantize->zero_point, zp);
+      EXPECT_EQ(back->quantize->type, type);
+    }
+  }
+}
+
 // Broadcasts on both sides of the output ([4,1,6] with [5,1]), a dim of 1 inside, a scalar
 // output and an empty one.
 TEST(FusedElementwise, BroadcastShapesAndEdgeCases) {
@@ -197,6 +237,20 @@ TEST(FusedElementwise, AProgramThatDoesNotAddUpIsRefused) {
   };
   Attrs missing_alpha = program({"Relu"}, {1}, {0});
   missing_alpha.set("alpha", floats({}));
+  auto quantized = [&](float scale, int64_t zero_point, const char* type) {
+    Attrs a = program({"Relu"}, {1}, {0});
+    AttrValue s, z, t;
+    s.kind = AttrValue::Kind::kFloat;
+    s.f = scale;
+    z.kind = AttrValue::Kind::kInt;
+    z.i = zero_point;
+    t.kind = AttrValue::Kind::kString;
+    t.s = type;
+    a.set("quantize_scale", s);
+    a.set("quantize_zero_point", z);
+    a.set("quantize_type", t);
+    return a;
+  };
   const std::vector<Case> cases = {
       {"no steps", Attrs{}, "steps"},
       {"an unknown op", program({"Gelu"}, {1}, {0}), "Gelu"},
@@ -209,6 +263,10 @@ TEST(FusedElementwise, AProgramThatDoesNotAddUpIsRefused) {
       {"args left over", program({"Relu"}, {1}, {0, 0}), "more than the steps take"},
       {"a negative arity", program({"Relu"}, {-1}, {0}), "operands"},
       {"alpha per step missing", missing_alpha, "one entry per step"},
+      {"a zero quantize scale", quantized(0.f, 0, "uint8"), "quantize_scale"},
+      {"a NaN quantize scale", quantized(std::nanf(""), 0, "uint8"), "quantize_scale"},
+      {"a zero point outside int8", quantized(0.1f, 200, "int8"), "quantize_zero_point"},
+      {"a quantized type other than 8 bits", quantized(0.1f, 0, "int32"), "quantize_type"},
       {"too many steps",
        program(std::vector<std::string>(kMaxEwSteps + 1, "Relu"),
                std::vector<int64_t>(kMaxEwSteps + 1, 1), std::vector<int64_t>(kMaxEwSteps + 1, 0)),
