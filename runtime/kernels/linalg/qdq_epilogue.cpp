@@ -130,31 +130,32 @@ SOD2_TARGET_AVX2 void dequantize_activate_avx2(Activation a, const int32_t* acc,
   dequantize_activate_any(a, acc, n, bias, scale, offset, alpha, beta, lo, hi, v);
 }
 #endif
-// epilogue_float_sums narrows to 8 bits in a second loop over a chunk's int32 results: a loop
-// that stored bytes directly was vectorised 64 wide, so a 7x7 plane (49 values) ran scalar.
+// value(sum) for n sums held as exact integer floats, each sum plus bias modulo 2^32, narrowed to
+// Q in a second loop over each chunk's int32 results: a loop that stored bytes directly was
+// vectorised 64 wide, so a 7x7 plane (49 values) ran scalar.
 constexpr int64_t kNarrowChunk = 64;
-template <class Q>
-SOD2_SIMD_INLINE void narrow(const int32_t* __restrict q, int64_t n, Q* __restrict out) {
-  for (int64_t t = 0; t < n; ++t) out[t] = static_cast<Q>(q[t]);
-}
-
-// One plane's part of epilogue_float_sums, requantized: requantize_body's operations.
-template <class Q>
-SOD2_SIMD_INLINE void requantize_floats(const float* __restrict in, int64_t n, uint32_t bias,
-                                        float mult, float zpf, float lof, float hif,
-                                        Q* __restrict out) {
+template <class Q, class F>
+SOD2_SIMD_INLINE void narrowed(const float* __restrict in, int64_t n, uint32_t bias,
+                               Q* __restrict out, F value) {
   alignas(64) int32_t q[kNarrowChunk];
   for (int64_t t0 = 0; t0 < n; t0 += kNarrowChunk) {
     const int64_t m = std::min(kNarrowChunk, n - t0);
     const float* __restrict src = in + t0;
-    for (int64_t t = 0; t < m; ++t) {
-      const auto sum =
-          static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(src[t])) + bias);
-      const float v = round_half_even(static_cast<float>(sum) * mult) + zpf;
-      q[t] = static_cast<int32_t>(std::min(std::max(v, lof), hif));
-    }
-    narrow(q, m, out + t0);
+    for (int64_t t = 0; t < m; ++t)
+      q[t] =
+          value(static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(src[t])) + bias));
+    for (int64_t t = 0; t < m; ++t) out[t0 + t] = static_cast<Q>(q[t]);
   }
+}
+
+// One plane's part of epilogue_float_sums, requantized: requantize_body's operations.
+template <class Q>
+SOD2_SIMD_INLINE void requantize_floats(const float* in, int64_t n, uint32_t bias, float mult,
+                                        float zpf, float lof, float hif, Q* out) {
+  narrowed(in, n, bias, out, [=](int32_t sum) {
+    const float v = round_half_even(static_cast<float>(sum) * mult) + zpf;
+    return static_cast<int32_t>(std::min(std::max(v, lof), hif));
+  });
 }
 // Or through the float epilogue: dequantize_activate's operations, then quantize_floats's (or
 // the floats themselves for Q float).
@@ -163,30 +164,22 @@ SOD2_SIMD_INLINE void activate_floats(const float* __restrict in, int64_t n, uin
                                       float scale, float offset, const ChannelEpilogue& e,
                                       Q* __restrict out) {
   const float alpha = e.alpha, beta = e.beta, lo = e.clip_lo, hi = e.clip_hi, ys = e.y_scale;
-  const float zpf = static_cast<float>(e.zp);
-  const float qlo = std::is_same_v<Q, float> ? 0.f : kQMin<Q>,
-              qhi = std::is_same_v<Q, float> ? 0.f : kQMax<Q>;
-  alignas(64) int32_t q[kNarrowChunk];
-  for (int64_t t0 = 0; t0 < n; t0 += kNarrowChunk) {
-    const int64_t m = std::min(kNarrowChunk, n - t0);
-    const float* __restrict src = in + t0;
-    for (int64_t t = 0; t < m; ++t) {
-      const auto sum =
-          static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(src[t])) + bias);
-      const float d = static_cast<float>(sum);
-      const float x =
-          activate_clamp<A>(kOffset ? std::fma(d, scale, offset) : d * scale, alpha, beta, lo, hi);
-      if constexpr (std::is_same_v<Q, float>) {
-        out[t0 + t] = x;
-      } else {  // quantize_floats's operations
-        const float v = x / ys;
-        float r = round_half_even(v) + zpf;
-        r = v != v ? zpf : r;
-        r = std::min(std::max(r, qlo), qhi);
-        q[t] = static_cast<int32_t>(r);
-      }
-    }
-    if constexpr (!std::is_same_v<Q, float>) narrow(q, m, out + t0);
+  auto dequantized = [=](int32_t sum) {
+    const float d = static_cast<float>(sum);
+    return activate_clamp<A>(kOffset ? std::fma(d, scale, offset) : d * scale, alpha, beta, lo, hi);
+  };
+  if constexpr (std::is_same_v<Q, float>) {
+    for (int64_t t = 0; t < n; ++t)
+      out[t] = dequantized(
+          static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(in[t])) + bias));
+  } else {
+    const float zpf = static_cast<float>(e.zp), qlo = kQMin<Q>, qhi = kQMax<Q>;
+    narrowed(in, n, bias, out, [=](int32_t sum) {  // quantize_floats's operations
+      const float v = dequantized(sum) / ys;
+      float r = round_half_even(v) + zpf;
+      r = v != v ? zpf : r;
+      return static_cast<int32_t>(std::min(std::max(r, qlo), qhi));
+    });
   }
 }
 // epilogue_float_sums with output type Q and activation A (float epilogue) or none

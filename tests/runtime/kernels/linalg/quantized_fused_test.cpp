@@ -214,6 +214,31 @@ TEST(QFusedConv, FloatActivationsBetweenDequantizeAndQuantize) {
   EXPECT_FALSE(bad.ok());
 }
 
+// A QDQ group's epilogue as QFusedConv's attributes: an activation (or none) with its alpha and
+// beta, then a clamp to [lo, hi].
+struct EpilogueCase {
+  const char* activation;
+  float alpha, beta, lo, hi;
+};
+constexpr float kInf = std::numeric_limits<float>::infinity();
+const EpilogueCase kEpilogues[] = {{"HardSwish", 0, 0, -kInf, kInf},
+                                   {"HardSigmoid", 0.2f, 0.5f, -kInf, kInf},
+                                   {"LeakyRelu", 0.1f, 0, -kInf, kInf},
+                                   {"Relu", 0, 0, -kInf, 1.5f},
+                                   {"", 0, 0, 0.f, kInf},  // Relu as a clamp: the requantization
+                                   {"", 0, 0, -0.75f, 0.5f}};
+Attrs epilogue_attrs(const IntConvGeometry& p, const EpilogueCase& c) {
+  return A()
+      .i("group", p.group)
+      .is("strides", {p.sy, p.sx})
+      .is("pads", {p.pt, p.pl, p.pb, p.pr})
+      .s("activation", c.activation)
+      .f("alpha", c.alpha)
+      .f("beta", c.beta)
+      .f("clip_min", c.lo)
+      .f("clip_max", c.hi);
+}
+
 // The VNNI GEMM's store computes a float epilogue (dequantize, add a float bias, activate, clamp,
 // quantize or store floats) in registers; it must write what the unfused epilogue after
 // igemm_serial writes, byte for byte, for every inlined activation, output type, bias type, tile
@@ -223,16 +248,6 @@ TEST(QFusedConv, TheVnniStoresFloatEpilogueEqualsTheUnfusedOne) {
   struct VnniRestore {
     ~VnniRestore() { quant::set_vnni_enabled(true); }
   } restore;
-  const float inf = std::numeric_limits<float>::infinity();
-  struct Act {
-    const char* name;
-    float alpha, beta, lo, hi;
-  };
-  const Act acts[] = {{"HardSwish", 0, 0, -inf, inf},
-                      {"HardSigmoid", 0.2f, 0.5f, -inf, inf},
-                      {"LeakyRelu", 0.1f, 0, -inf, inf},
-                      {"Relu", 0, 0, -inf, 1.5f},
-                      {"", 0, 0, -0.75f, 0.5f}};
   const char* shapes[] = {"1x1", "3x3 stride 2 pad 1", "small output, 40 channels",
                           "1x1, 13 channels", "large output"};
   for (const char* shape : shapes) {
@@ -257,18 +272,11 @@ TEST(QFusedConv, TheVnniStoresFloatEpilogueEqualsTheUnfusedOne) {
     const HostTensor ys = floats({}, {0.013f});
     const HostTensor yz_u8 = scalar<uint8_t>(DType::kUint8, 9);
     const HostTensor yz_s8 = scalar<int8_t>(DType::kInt8, -4);
-    for (const Act& act : acts) {
-      const Attrs attrs = A().i("group", 1)
-                              .is("strides", {p.sy, p.sx})
-                              .is("pads", {p.pt, p.pl, p.pb, p.pr})
-                              .s("activation", act.name)
-                              .f("alpha", act.alpha)
-                              .f("beta", act.beta)
-                              .f("clip_min", act.lo)
-                              .f("clip_max", act.hi);
+    for (const EpilogueCase& act : kEpilogues) {
+      const Attrs attrs = epilogue_attrs(p, act);
       for (const HostTensor* yz : {&yz_u8, &yz_s8, static_cast<const HostTensor*>(nullptr)})
         for (const HostTensor* bias : {&b, &fb}) {
-          SCOPED_TRACE(std::string(shape) + ", activation '" + act.name + "', y " +
+          SCOPED_TRACE(std::string(shape) + ", activation '" + act.activation + "', y " +
                        (yz ? dtype_name(yz->dtype()) : "float") + ", bias " +
                        dtype_name(bias->dtype()));
           std::vector<const HostTensor*> in{&x, &xs, &xz, &w, &ws, &wz, yz ? &ys : nullptr,
@@ -293,16 +301,6 @@ TEST(QFusedConv, TheVnniStoresFloatEpilogueEqualsTheUnfusedOne) {
 // (epilogue_float_sums); it must write what the per-plane functions write from the exact sums:
 // requantize_row, or dequantize_activate_row then quantize_row (or the floats).
 TEST(QFusedConv, TheDepthwiseEpilogueEqualsThePerPlaneFunctions) {
-  const float inf = std::numeric_limits<float>::infinity();
-  struct Act {
-    const char* name;
-    float alpha, beta, lo, hi;
-  };
-  const Act acts[] = {{"HardSwish", 0, 0, -inf, inf},
-                      {"HardSigmoid", 0.2f, 0.5f, -inf, inf},
-                      {"LeakyRelu", 0.1f, 0, -inf, inf},
-                      {"", 0, 0, 0.f, inf},  // Relu as a clamp: the requantization
-                      {"", 0, 0, -0.75f, 0.5f}};
   const IntConvGeometry shapes[] = {
       {2, 20, 7, 7, 20, 5, 5, 20, 1, 1, 2, 2, 2, 2, 1},    // channels in lanes
       {1, 3, 6, 40, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1},      // wide rows
@@ -329,21 +327,14 @@ TEST(QFusedConv, TheDepthwiseEpilogueEqualsThePerPlaneFunctions) {
     const auto sums = ref_int_conv(p, x.data<uint8_t>(), w.data<int8_t>(), 121, {0}, &oh, &ow);
     const int64_t plane = oh * ow;
     std::vector<int32_t> acc(sums.begin(), sums.end());
-    for (const Act& act : acts) {
+    for (const EpilogueCase& act : kEpilogues) {
       Activation a = Activation::kNone;
-      if (*act.name) ASSERT_TRUE(activation_from_name(act.name, &a));
-      const Attrs attrs = A().i("group", p.group)
-                              .is("strides", {p.sy, p.sx})
-                              .is("pads", {p.pt, p.pl, p.pb, p.pr})
-                              .s("activation", act.name)
-                              .f("alpha", act.alpha)
-                              .f("beta", act.beta)
-                              .f("clip_min", act.lo)
-                              .f("clip_max", act.hi);
+      if (*act.activation) ASSERT_TRUE(activation_from_name(act.activation, &a));
+      const Attrs attrs = epilogue_attrs(p, act);
       for (const HostTensor* yz : {&yz_u8, &yz_s8, static_cast<const HostTensor*>(nullptr)})
         for (const HostTensor* bias : {&b, &fb}) {
           SCOPED_TRACE(std::to_string(p.kh) + "x" + std::to_string(p.kw) + " stride " +
-                       std::to_string(p.sx) + ", activation '" + act.name + "', y " +
+                       std::to_string(p.sx) + ", activation '" + act.activation + "', y " +
                        (yz ? dtype_name(yz->dtype()) : "float") + ", bias " +
                        dtype_name(bias->dtype()));
           auto got = run_sod2("QFusedConv",
