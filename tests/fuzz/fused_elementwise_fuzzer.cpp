@@ -3,7 +3,8 @@
 // parameters, even inconsistent ones) and its inputs' shapes (broadcasting or not). Making the
 // kernel either refuses the program with a Status or the kernel runs, at one or two threads; a
 // run that succeeds must equal a plain element-by-element evaluation of the same program
-// (bitwise, NaN equal to NaN). Never a crash, a sanitizer report or an unbounded allocation.
+// (bitwise, NaN equal to NaN; with a quantized output, QuantizeLinear's value of it). Never a
+// crash, a sanitizer report or an unbounded allocation.
 //
 // Built like the other fuzzers (fused_elementwise_fuzzer with SOD2_FUZZ=ON) and as
 // fused_elementwise_fuzz_replay, which ctest runs over seeds/fused_elementwise and the saved
@@ -18,6 +19,7 @@
 
 #include "runtime/kernels/elementwise_program.h"
 #include "runtime/kernels/kernel_registry.h"
+#include "runtime/kernels/linalg/quantize.h"
 
 namespace {
 
@@ -150,6 +152,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   attrs.set("args", args);
   attrs.set("alpha", alpha);
   attrs.set("beta", beta);
+  if (in.next() % 4 == 0) {  // a quantized output, its parameters as hostile as the rest
+    AttrValue scale, zero_point, type;
+    scale.kind = AttrValue::Kind::kFloat;
+    scale.f = in.next_float();
+    zero_point.kind = AttrValue::Kind::kInt;
+    zero_point.i = static_cast<int16_t>(in.next() << 8 | in.next()) % 300;
+    type.kind = AttrValue::Kind::kString;
+    const uint8_t t = in.next() % 3;
+    type.s = t == 0 ? "uint8" : t == 1 ? "int8" : "int32";
+    attrs.set("quantize_scale", scale);
+    attrs.set("quantize_zero_point", zero_point);
+    attrs.set("quantize_type", type);
+  }
 
   NodeInfo node;
   node.name = "fuzz";
@@ -209,6 +224,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       temps[j] = *r;
     }
     if (!exact) continue;
+    if (program->quantize) {
+      const EwQuantize& q = *program->quantize;
+      const bool s8 = q.type == DType::kInt8;
+      const int want = s8 ? quant::quantize_value<int8_t>(temps.back(), q.scale, q.zero_point)
+                          : quant::quantize_value<uint8_t>(temps.back(), q.scale, q.zero_point);
+      const int got = s8 ? outputs.view.as<const int8_t>()[e] : outputs.view.as<const uint8_t>()[e];
+      if (want != got) __builtin_trap();
+      continue;
+    }
     const float want = temps.back(), got = outputs.view.as<const float>()[e];
     if (std::isnan(want) && std::isnan(got)) continue;
     if (std::memcmp(&want, &got, 4) != 0) __builtin_trap();
