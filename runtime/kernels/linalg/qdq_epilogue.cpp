@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "runtime/kernels/linalg/int8_vnni.h"
 #include "runtime/kernels/linalg/quantize.h"
 #include "runtime/kernels/linalg/simd.h"
 
@@ -243,6 +244,17 @@ SOD2_TARGET_AVX2 void float_sums_avx2(const ChannelEpilogue& e, const FloatSums&
 }  // namespace
 
 void epilogue_float_sums(const ChannelEpilogue& e, const FloatSums& sums, void* out) {
+  // Where the CPU has AVX512-VNNI, the VNNI GEMM's own store, in intrinsics: GCC compiles the
+  // loops above to compare-and-blend chains.
+  if (vnni_available()) {
+    const size_t bytes = dtype_size(e.out_type);
+    for (int64_t p = sums.p0; p < sums.p1; ++p) {
+      const int64_t at = p * sums.plane + sums.q0;
+      vnni_finish_float_sums(e, p % sums.channels, sums.sums + at, sums.q1 - sums.q0,
+                             static_cast<char*>(out) + static_cast<size_t>(at) * bytes);
+    }
+    return;
+  }
 #if SOD2_SIMD_X86
   switch (simd::simd_level()) {
     case simd::Level::kAvx512: return float_sums_avx512(e, sums, out);

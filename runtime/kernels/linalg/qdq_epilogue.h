@@ -71,7 +71,8 @@ struct FloatSums {
 };
 // FloatSums' part through e, written at the same element offsets of out (of e.out_type): the
 // same bytes as converting the sums to int32 and running requantize_row, or
-// dequantize_activate_row and quantize_row, per plane.
+// dequantize_activate_row and quantize_row, per plane. On AVX512-VNNI CPUs through the VNNI
+// GEMM's store (int8_vnni.h).
 void epilogue_float_sums(const ChannelEpilogue& e, const FloatSums& sums, void* out);
 
 }  // namespace sod2::rt::quant

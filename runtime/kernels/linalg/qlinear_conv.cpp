@@ -522,9 +522,6 @@ class IntConvKernel final : public Kernel {
       ChannelEpilogue e;
       FloatSums sums;
       void* out;
-      // Where the CPU has AVX512-VNNI, the VNNI GEMM's store (the same bytes, in intrinsics).
-      bool vnni = false;
-      size_t out_size = 1;  // bytes per output element
     } fin;
     const bool item_epilogue = requant_ && inline_activation(e.activation.activation);
     if (item_epilogue) {
@@ -533,20 +530,9 @@ class IntConvKernel final : public Kernel {
       fin.sums.plane = out_size;
       fin.sums.channels = c;
       fin.out = y->data;
-      fin.vnni = vnni_available();
-      fin.out_size = dtype_size(e.out_type);
       x8.finish_context = &fin;
       x8.finish = [](const void* context, int64_t plane0, int64_t count, int64_t q0, int64_t q1) {
         const auto& f = *static_cast<const Finish*>(context);
-        if (f.vnni) {
-          for (int64_t p = plane0; p < plane0 + count; ++p) {
-            const int64_t at = p * f.sums.plane + q0;
-            vnni_finish_float_sums(
-                f.e, p % f.sums.channels, f.sums.sums + at, q1 - q0,
-                static_cast<char*>(f.out) + static_cast<size_t>(at) * f.out_size);
-          }
-          return;
-        }
         FloatSums part = f.sums;
         part.p0 = plane0;
         part.p1 = plane0 + count;

@@ -298,93 +298,101 @@ TEST(QFusedConv, TheVnniStoresFloatEpilogueEqualsTheUnfusedOne) {
 }
 
 // The depthwise path runs its epilogue over ranges of planes straight from its float sums
-// (epilogue_float_sums); it must write what the per-plane functions write from the exact sums:
+// (epilogue_float_sums: the VNNI GEMM's store where the CPU has AVX512-VNNI, else its own
+// loops); both must write what the per-plane functions write from the exact sums:
 // requantize_row, or dequantize_activate_row then quantize_row (or the floats).
 TEST(QFusedConv, TheDepthwiseEpilogueEqualsThePerPlaneFunctions) {
-  const IntConvGeometry shapes[] = {
-      {2, 20, 7, 7, 20, 5, 5, 20, 1, 1, 2, 2, 2, 2, 1},    // channels in lanes
-      {1, 3, 6, 40, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1},      // wide rows
-      {1, 24, 14, 14, 24, 3, 3, 24, 2, 2, 1, 1, 1, 1, 1},  // stride 2
-  };
-  for (const IntConvGeometry& p : shapes) {
-    const HostTensor x = random_q<uint8_t>(DType::kUint8, {p.n, p.c, p.h, p.w}, 31);
-    const HostTensor w = random_q<int8_t>(DType::kInt8, {p.m, 1, p.kh, p.kw}, 32, -127, 127);
-    std::vector<float> wsv, fbv;
-    std::vector<int32_t> bv;
-    for (int64_t i = 0; i < p.m; ++i) {
-      wsv.push_back(0.003f * static_cast<float>(1 + i % 3));
-      bv.push_back(static_cast<int32_t>((i * 211) % 801) - 400);
-      fbv.push_back(i % 3 == 1 ? 0.f : 0.002f * static_cast<float>(bv.back()));
-    }
-    const float x_scale = 0.017f, y_scale = 0.021f;
-    const HostTensor xs = floats({}, {x_scale}), xz = scalar<uint8_t>(DType::kUint8, 121);
-    const HostTensor ws = floats({p.m}, wsv), wz = scalar<int8_t>(DType::kInt8, 0);
-    const HostTensor b = testing::make_tensor(DType::kInt32, {p.m}, bv), fb = floats({p.m}, fbv);
-    const HostTensor ys = floats({}, {y_scale});
-    const HostTensor yz_u8 = scalar<uint8_t>(DType::kUint8, 7);
-    const HostTensor yz_s8 = scalar<int8_t>(DType::kInt8, -9);
-    int64_t oh = 0, ow = 0;
-    const auto sums = ref_int_conv(p, x.data<uint8_t>(), w.data<int8_t>(), 121, {0}, &oh, &ow);
-    const int64_t plane = oh * ow;
-    std::vector<int32_t> acc(sums.begin(), sums.end());
-    for (const EpilogueCase& act : kEpilogues) {
-      Activation a = Activation::kNone;
-      if (*act.activation) ASSERT_TRUE(activation_from_name(act.activation, &a));
-      const Attrs attrs = epilogue_attrs(p, act);
-      for (const HostTensor* yz : {&yz_u8, &yz_s8, static_cast<const HostTensor*>(nullptr)})
-        for (const HostTensor* bias : {&b, &fb}) {
-          SCOPED_TRACE(std::to_string(p.kh) + "x" + std::to_string(p.kw) + " stride " +
-                       std::to_string(p.sx) + ", activation '" + act.activation + "', y " +
-                       (yz ? dtype_name(yz->dtype()) : "float") + ", bias " +
-                       dtype_name(bias->dtype()));
-          auto got = run_sod2("QFusedConv",
-                              {&x, &xs, &xz, &w, &ws, &wz, yz ? &ys : nullptr, yz, bias}, attrs, 2);
-          ASSERT_TRUE(got.ok()) << got.status().to_string();
-          const HostTensor& y = (*got)[0];
-          const bool float_bias = bias == &fb;
-          const bool requantize = yz && !float_bias && a == Activation::kNone;
-          const int32_t zp = yz ? (yz == &yz_u8 ? 7 : -9) : 0;
-          std::vector<float> v(static_cast<size_t>(plane));
-          for (int64_t pl = 0; pl < p.n * p.m; ++pl) {
-            const int64_t ch = pl % p.m;
-            const size_t at = static_cast<size_t>(pl * plane);
-            const int32_t ib = float_bias ? 0 : bv[static_cast<size_t>(ch)];
-            if (requantize) {
-              const float mult = x_scale * wsv[static_cast<size_t>(ch)] / y_scale;
-              const auto q = [&](float f) {
-                return yz == &yz_u8 ? int{quant::quantize_value<uint8_t>(f, y_scale, zp)}
-                                    : int{quant::quantize_value<int8_t>(f, y_scale, zp)};
-              };
+  struct VnniRestore {
+    ~VnniRestore() { quant::set_vnni_enabled(true); }
+  } restore;
+  for (bool vnni : {true, false}) {
+    quant::set_vnni_enabled(vnni);
+    SCOPED_TRACE(vnni && quant::vnni_available() ? "VNNI store" : "epilogue loops");
+    const IntConvGeometry shapes[] = {
+        {2, 20, 7, 7, 20, 5, 5, 20, 1, 1, 2, 2, 2, 2, 1},    // channels in lanes
+        {1, 3, 6, 40, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1},      // wide rows
+        {1, 24, 14, 14, 24, 3, 3, 24, 2, 2, 1, 1, 1, 1, 1},  // stride 2
+    };
+    for (const IntConvGeometry& p : shapes) {
+      const HostTensor x = random_q<uint8_t>(DType::kUint8, {p.n, p.c, p.h, p.w}, 31);
+      const HostTensor w = random_q<int8_t>(DType::kInt8, {p.m, 1, p.kh, p.kw}, 32, -127, 127);
+      std::vector<float> wsv, fbv;
+      std::vector<int32_t> bv;
+      for (int64_t i = 0; i < p.m; ++i) {
+        wsv.push_back(0.003f * static_cast<float>(1 + i % 3));
+        bv.push_back(static_cast<int32_t>((i * 211) % 801) - 400);
+        fbv.push_back(i % 3 == 1 ? 0.f : 0.002f * static_cast<float>(bv.back()));
+      }
+      const float x_scale = 0.017f, y_scale = 0.021f;
+      const HostTensor xs = floats({}, {x_scale}), xz = scalar<uint8_t>(DType::kUint8, 121);
+      const HostTensor ws = floats({p.m}, wsv), wz = scalar<int8_t>(DType::kInt8, 0);
+      const HostTensor b = testing::make_tensor(DType::kInt32, {p.m}, bv), fb = floats({p.m}, fbv);
+      const HostTensor ys = floats({}, {y_scale});
+      const HostTensor yz_u8 = scalar<uint8_t>(DType::kUint8, 7);
+      const HostTensor yz_s8 = scalar<int8_t>(DType::kInt8, -9);
+      int64_t oh = 0, ow = 0;
+      const auto sums = ref_int_conv(p, x.data<uint8_t>(), w.data<int8_t>(), 121, {0}, &oh, &ow);
+      const int64_t plane = oh * ow;
+      std::vector<int32_t> acc(sums.begin(), sums.end());
+      for (const EpilogueCase& act : kEpilogues) {
+        Activation a = Activation::kNone;
+        if (*act.activation) ASSERT_TRUE(activation_from_name(act.activation, &a));
+        const Attrs attrs = epilogue_attrs(p, act);
+        for (const HostTensor* yz : {&yz_u8, &yz_s8, static_cast<const HostTensor*>(nullptr)})
+          for (const HostTensor* bias : {&b, &fb}) {
+            SCOPED_TRACE(std::to_string(p.kh) + "x" + std::to_string(p.kw) + " stride " +
+                         std::to_string(p.sx) + ", activation '" + act.activation + "', y " +
+                         (yz ? dtype_name(yz->dtype()) : "float") + ", bias " +
+                         dtype_name(bias->dtype()));
+            auto got = run_sod2(
+                "QFusedConv", {&x, &xs, &xz, &w, &ws, &wz, yz ? &ys : nullptr, yz, bias}, attrs, 2);
+            ASSERT_TRUE(got.ok()) << got.status().to_string();
+            const HostTensor& y = (*got)[0];
+            const bool float_bias = bias == &fb;
+            const bool requantize = yz && !float_bias && a == Activation::kNone;
+            const int32_t zp = yz ? (yz == &yz_u8 ? 7 : -9) : 0;
+            std::vector<float> v(static_cast<size_t>(plane));
+            for (int64_t pl = 0; pl < p.n * p.m; ++pl) {
+              const int64_t ch = pl % p.m;
+              const size_t at = static_cast<size_t>(pl * plane);
+              const int32_t ib = float_bias ? 0 : bv[static_cast<size_t>(ch)];
+              if (requantize) {
+                const float mult = x_scale * wsv[static_cast<size_t>(ch)] / y_scale;
+                const auto q = [&](float f) {
+                  return yz == &yz_u8 ? int{quant::quantize_value<uint8_t>(f, y_scale, zp)}
+                                      : int{quant::quantize_value<int8_t>(f, y_scale, zp)};
+                };
+                std::vector<uint8_t> want(static_cast<size_t>(plane));
+                if (yz == &yz_u8)
+                  quant::requantize_row(acc.data() + at, plane, ib, mult, zp, q(act.lo), q(act.hi),
+                                        want.data());
+                else
+                  quant::requantize_row(acc.data() + at, plane, ib, mult, zp, q(act.lo), q(act.hi),
+                                        reinterpret_cast<int8_t*>(want.data()));
+                ASSERT_EQ(0, std::memcmp(want.data(), y.bytes().data() + at, want.size()))
+                    << "plane " << pl;
+                continue;
+              }
+              quant::dequantize_activate_row(a, acc.data() + at, plane, ib,
+                                             x_scale * wsv[static_cast<size_t>(ch)],
+                                             float_bias ? fbv[static_cast<size_t>(ch)] : 0.f,
+                                             act.alpha, act.beta, act.lo, act.hi, v.data());
+              if (!yz) {
+                ASSERT_EQ(0, std::memcmp(v.data(), y.data<float>() + at, v.size() * sizeof(float)))
+                    << "plane " << pl;
+                continue;
+              }
               std::vector<uint8_t> want(static_cast<size_t>(plane));
               if (yz == &yz_u8)
-                quant::requantize_row(acc.data() + at, plane, ib, mult, zp, q(act.lo), q(act.hi),
-                                      want.data());
+                quant::quantize_row(v.data(), plane, y_scale, zp, want.data());
               else
-                quant::requantize_row(acc.data() + at, plane, ib, mult, zp, q(act.lo), q(act.hi),
-                                      reinterpret_cast<int8_t*>(want.data()));
+                quant::quantize_row(v.data(), plane, y_scale, zp,
+                                    reinterpret_cast<int8_t*>(want.data()));
               ASSERT_EQ(0, std::memcmp(want.data(), y.bytes().data() + at, want.size()))
                   << "plane " << pl;
-              continue;
             }
-            quant::dequantize_activate_row(a, acc.data() + at, plane, ib,
-                                           x_scale * wsv[static_cast<size_t>(ch)],
-                                           float_bias ? fbv[static_cast<size_t>(ch)] : 0.f,
-                                           act.alpha, act.beta, act.lo, act.hi, v.data());
-            if (!yz) {
-              ASSERT_EQ(0, std::memcmp(v.data(), y.data<float>() + at, v.size() * sizeof(float)))
-                  << "plane " << pl;
-              continue;
-            }
-            std::vector<uint8_t> want(static_cast<size_t>(plane));
-            if (yz == &yz_u8)
-              quant::quantize_row(v.data(), plane, y_scale, zp, want.data());
-            else
-              quant::quantize_row(v.data(), plane, y_scale, zp,
-                                  reinterpret_cast<int8_t*>(want.data()));
-            ASSERT_EQ(0, std::memcmp(want.data(), y.bytes().data() + at, want.size()))
-                << "plane " << pl;
           }
-        }
+      }
     }
   }
 }
