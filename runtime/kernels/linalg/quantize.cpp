@@ -3,7 +3,7 @@
 // DynamicQuantizeLinear (11), with the arithmetic of quantize.h. Also registers the quantized
 // kernels of integer_gemm.cpp.
 #include "runtime/kernels/linalg/quantize.h"
-#include "runtime/kernels/linalg/simd.h"
+#include "runtime/kernels/math/quantize_rows.h"
 #include "runtime/tensor/float8.h"
 #include "runtime/tensor/narrow_float.h"
 
@@ -445,36 +445,11 @@ void register_quantized_kernels(KernelRegistry& r) {
   r.add("sod2", "QAdd", 1, make_qadd);
 }
 
-namespace {
-#if SOD2_SIMD_X86
-template <class Q>
-SOD2_TARGET_AVX512 void quantize_avx512(const float* in, int64_t n, float scale, int32_t zp,
-                                        Q* out) {
-  quantize_floats(in, n, scale, zp, out);
-}
-template <class Q>
-SOD2_TARGET_AVX2 void quantize_avx2(const float* in, int64_t n, float scale, int32_t zp, Q* out) {
-  quantize_floats(in, n, scale, zp, out);
-}
-#endif
-template <class Q>
-void quantize_dispatch(const float* in, int64_t n, float scale, int32_t zp, Q* out) {
-#if SOD2_SIMD_X86
-  switch (simd::simd_level()) {
-    case simd::Level::kAvx512: return quantize_avx512(in, n, scale, zp, out);
-    case simd::Level::kAvx2: return quantize_avx2(in, n, scale, zp, out);
-    default: break;
-  }
-#endif
-  quantize_floats(in, n, scale, zp, out);
-}
-}  // namespace
-
 void quantize_row(const float* in, int64_t n, float scale, int32_t zp, uint8_t* out) {
-  quantize_dispatch(in, n, scale, zp, out);
+  math::quantize_rows(in, n, scale, zp, out);
 }
 void quantize_row(const float* in, int64_t n, float scale, int32_t zp, int8_t* out) {
-  quantize_dispatch(in, n, scale, zp, out);
+  math::quantize_rows(in, n, scale, zp, out);
 }
 
 }  // namespace sod2::rt::quant

@@ -89,7 +89,8 @@ inline __attribute__((always_inline)) void quantize_floats(const float* __restri
   }
 }
 
-// quantize_floats on the widest vectors this CPU has (the loop divides: AVX-512 quarters it).
+// quantize_floats on the widest vectors this CPU has (the loop divides: AVX-512 quarters it);
+// math/quantize_rows.h's, which the fused elementwise groups call too.
 void quantize_row(const float* in, int64_t n, float scale, int32_t zp, uint8_t* out);
 void quantize_row(const float* in, int64_t n, float scale, int32_t zp, int8_t* out);
 

@@ -3,7 +3,7 @@
 // stays in L1, so the group's inside values never reach the arena (the memory plan holds only
 // its inputs and output). Each step computes what the op's own kernel computes, with the same
 // vector loops where that kernel has one, so fusing changes no result; a quantized output is the
-// last step's chunk through QuantizeLinear's own arithmetic (quantize.h).
+// last step's chunk through QuantizeLinear's own arithmetic (quantize_rows.h).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -12,32 +12,14 @@
 
 #include "runtime/kernels/elementwise_program.h"
 #include "runtime/kernels/kernel_registry.h"
-#include "runtime/kernels/linalg/quantize.h"
 #include "runtime/kernels/math/broadcast.h"
 #include "runtime/kernels/math/elementwise.h"
 #include "runtime/kernels/math/math_common.h"
+#include "runtime/kernels/math/quantize_rows.h"
 #include "runtime/kernels/math/vec_kernels.h"
 
 namespace sod2::rt::math {
 namespace {
-
-// quantize.h's quantize_floats on this CPU's widest vectors (one clone per x86-64 level: the
-// library is built for baseline x86-64, whose 4-wide division made the quantization cost more
-// than the group's Mul).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SOD2_QUANTIZE_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define SOD2_QUANTIZE_CLONES
-#endif
-SOD2_QUANTIZE_CLONES void quantize_f32(const float* x, int64_t n, float scale, int32_t zp,
-                                       uint8_t* y) {
-  quant::quantize_floats(x, n, scale, zp, y);
-}
-SOD2_QUANTIZE_CLONES void quantize_f32(const float* x, int64_t n, float scale, int32_t zp,
-                                       int8_t* y) {
-  quant::quantize_floats(x, n, scale, zp, y);
-}
 
 // Floats per step's buffer: the buffers of every step and the spread one together stay within
 // about 16 KiB, in L1 beside the input and output streams (a long group takes shorter chunks),
@@ -335,9 +317,9 @@ class FusedElementwiseKernel final : public Kernel {
   void quantize_out(const float* v, int64_t n, void* y, int64_t at) const {
     const EwQuantize& q = *program_.quantize;
     if (q.type == DType::kInt8)
-      quantize_f32(v, n, q.scale, q.zero_point, static_cast<int8_t*>(y) + at);
+      quantize_rows(v, n, q.scale, q.zero_point, static_cast<int8_t*>(y) + at);
     else
-      quantize_f32(v, n, q.scale, q.zero_point, static_cast<uint8_t*>(y) + at);
+      quantize_rows(v, n, q.scale, q.zero_point, static_cast<uint8_t*>(y) + at);
   }
 
   ElementwiseProgram program_;
