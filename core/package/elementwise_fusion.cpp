@@ -5,7 +5,6 @@
 #include <map>
 #include <optional>
 
-#include "core/ops/constant_nodes.h"
 #include "core/package/program_builder.h"
 #include "runtime/kernels/elementwise_program.h"
 #include "runtime/program/program.h"
@@ -27,11 +26,7 @@ std::optional<rt::EwQuantize> trailing_quantize(const Graph& g, const RdpResult&
   if (type != DataType::kUint8 && type != DataType::kInt8) return std::nullopt;
   out.type = type == DataType::kInt8 ? rt::DType::kInt8 : rt::DType::kUint8;
   if (q.inputs.size() > 2 && q.inputs[2] != kNoValue) {
-    const Tensor* z = g.initializer_of(q.inputs[2]);
-    if (!z && g.value(q.inputs[2]).producer != kNoNode && is_constant_value(g, q.inputs[2])) {
-      const Attribute* a = g.node(g.value(q.inputs[2]).producer).attribute("value");
-      z = a ? &a->t : nullptr;
-    }
+    const Tensor* z = constant_tensor(g, q.inputs[2]);
     if (!z || z->numel() != 1) return std::nullopt;
     const std::optional<double> v = z->double_at(0);
     if (!v) return std::nullopt;

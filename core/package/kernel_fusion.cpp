@@ -242,14 +242,7 @@ class Matcher {
   FusionRole fusion_role(NodeId x) const { return opt::fusion_role(g_.node(x)); }
 
   // A float32 tensor held by a constant value (initializer or Constant node).
-  const Tensor* constant_tensor(ValueId v) const {
-    if (v == kNoValue) return nullptr;
-    if (const Tensor* t = g_.initializer_of(v)) return t;
-    const Value& value = g_.value(v);
-    if (value.producer == kNoNode || !is_constant_value(g_, v)) return nullptr;
-    const Attribute* a = g_.node(value.producer).attribute("value");
-    return a ? &a->t : nullptr;
-  }
+  const Tensor* constant_tensor(ValueId v) const { return package::constant_tensor(g_, v); }
   // Per-tensor (one value) or, with `per_channel` > 0, that many values along DequantizeLinear's
   // axis 0.
   // A parameter of q: absent, one value, or with per_channel > 0 that many along axis
@@ -720,6 +713,15 @@ FusionVerdict refused(const Graph& graph, FusionRefusal why, NodeId at) {
   return v;
 }
 
+const Tensor* constant_tensor(const Graph& g, ValueId v) {
+  if (v == kNoValue) return nullptr;
+  if (const Tensor* t = g.initializer_of(v)) return t;
+  const Value& value = g.value(v);
+  if (value.producer == kNoNode || !is_constant_value(g, v)) return nullptr;
+  const Attribute* a = g.node(value.producer).attribute("value");
+  return a ? &a->t : nullptr;
+}
+
 std::optional<float> constant_float_scalar(const Graph& g, const RdpResult& rdp, ValueId v) {
   if (v == kNoValue) return std::nullopt;
   const TensorFact& f = rdp.fact(g, v);
@@ -731,67 +733,6 @@ std::optional<float> constant_float_scalar(const Graph& g, const RdpResult& rdp,
   if (!t || t->numel() != 1 || f.dtype != DataType::kFloat) return std::nullopt;
   const auto d = t->double_at(0);
   return d ? std::optional<float>(static_cast<float>(*d)) : std::nullopt;
-}
-
-const char* fusion_refusal_text(FusionRefusal r) {
-  switch (r) {
-    case FusionRefusal::kNone: return "runs fused";
-    case FusionRefusal::kSingleNode: return "a single node";
-    case FusionRefusal::kNoContractionAnchor:
-      return "a normalization or reduction group (fused kernels start with a Conv, MatMul, Gemm "
-             "or BatchNormalization, or hold elementwise ops alone)";
-    case FusionRefusal::kBatchNormNotInference:
-      return "a BatchNormalization in training mode, per element (spatial = 0) or with statistics "
-             "that are not float32 constants";
-    case FusionRefusal::kSeveralOutputs: return "the group materialises more than one value";
-    case FusionRefusal::kNotFloat32:
-      return "the contraction's output is not float32, float16 or bfloat16 of rank >= 2";
-    case FusionRefusal::kSymbolicChannels:
-      return "the contraction's output channels are not a constant";
-    case FusionRefusal::kNotAChain:
-      return "the epilogue is not a chain (a value inside is read twice or is a graph output)";
-    case FusionRefusal::kUnsupportedAdd:
-      return "an Add that is neither a per-channel constant bias nor a same-shape residual";
-    case FusionRefusal::kUnsupportedQuantization:
-      return "a QDQ group the int8 kernels do not run (they run DequantizeLinear -> Conv "
-             "(+ an int32 bias of scale x_scale * w_scale, or a float one) (+ one activation) -> "
-             "QuantizeLinear with per-tensor activations and weights per tensor or per output "
-             "channel; DequantizeLinear x2 -> Add of one shape (+ Relu or constant Clip) -> "
-             "QuantizeLinear; and, on the CPU, float elementwise ops -> a per-tensor "
-             "QuantizeLinear of constant parameters)";
-    case FusionRefusal::kSecondActivation: return "a second activation";
-    case FusionRefusal::kUnsupportedPrologue:
-      return "a Transpose the contraction does not read through a permutation (the CPU's MatMul "
-             "does, for operand A or B; Vulkan does not)";
-    case FusionRefusal::kNotInFusedElementwise: {
-      static const std::string text = [] {
-        std::string t = "an op a fused elementwise kernel does not evaluate (it evaluates ";
-        for (const OpSupport& row : op_support_table())
-          if (row.fused_elementwise) t += std::string(row.op_type) + ", ";
-        return t + "float32, from opset 7, Clip only with constant bounds)";
-      }();
-      return text.c_str();
-    }
-    case FusionRefusal::kShaderLimits: {
-      static const std::string text =
-          "more tensor inputs (" + std::to_string(rt::kMaxGpuKernelInputs) +
-          ") or a higher rank (" + std::to_string(rt::kMaxGpuRank) +
-          ") than a generated Vulkan shader takes (fewer at a high rank: the push constants hold "
-          "32 words)";
-      return text.c_str();
-    }
-    case FusionRefusal::kUnsupportedEpilogueOp: {
-      // Named from the per-op table, so the text lists what the matcher accepts.
-      static const std::string text = [] {
-        std::string t = "an op the fused epilogue does not run (it runs bias Add, ";
-        for (const OpSupport& row : op_support_table())
-          if (row.epilogue_activation) t += std::string(row.op_type) + ", ";
-        return t + "Clip only with constant bounds, SiLU as Sigmoid then Mul, residual Add)";
-      }();
-      return text.c_str();
-    }
-  }
-  return "unknown";
 }
 
 std::vector<FusionVerdict> match_fused_kernels(const Graph& graph, const RdpResult& rdp,

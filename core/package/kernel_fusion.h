@@ -86,6 +86,10 @@ std::vector<FusionVerdict> match_fused_kernels(const Graph& graph, const RdpResu
                                                const opt::FusionPlan& plan,
                                                Target target = Target::kCpu);
 
+// The tensor a constant value holds (an initializer, or a Constant node's output, through
+// Identities), or nullptr.
+const Tensor* constant_tensor(const Graph& g, ValueId v);
+
 // A scalar float held by a constant value (an initializer or a Constant node's output).
 std::optional<float> constant_float_scalar(const Graph& g, const RdpResult& rdp, ValueId v);
 
