@@ -118,6 +118,9 @@ void max_pool_plane_separable(const T* x, T* y, const Window3& g) {
   // Past ext too: the phase split reads up to s - 1 beyond it (the caller checks the room).
   std::fill(padded, padded + ext + s, std::numeric_limits<T>::lowest());
   T* row = padded + pl;
+  // ox * s - pl + k <= 0 for ox < left; ox * s - pl >= w for ox >= right.
+  const int64_t left = pl >= k ? std::min(ow, (pl - k) / s + 1) : 0;
+  const int64_t right = std::clamp<int64_t>((w + pl + s - 1) / s, left, ow);
   for (int64_t oy = 0; oy < g.out[1]; ++oy) {
     const AxisWindow wy = axis_window(g, 1, oy);
     T* __restrict out = y + oy * ow;
@@ -163,11 +166,11 @@ void max_pool_plane_separable(const T* x, T* y, const Window3& g) {
         out[ox] = a < b ? b : a;
       }
     }
-    // Windows entirely in padding (pads at least the kernel): 0, as the definition says.
-    for (int64_t ox = 0; ox < ow; ++ox) {
-      const int64_t start = ox * s - pl;
-      if (start + k <= 0 || start >= w) out[ox] = T(0);
-    }
+    // Windows entirely in padding (pads at least the kernel): 0, as the definition says. They
+    // are the first `left` outputs and those from `right` on; a per-output test of every row
+    // cost a ResNet stem's pool a quarter of its time.
+    std::fill(out, out + left, T(0));
+    std::fill(out + right, out + ow, T(0));
   }
 }
 
