@@ -84,13 +84,61 @@ SOD2_TARGET_VNNI inline __m512i dpbusd(__m512i acc, __m512i x, __m512i w) {
   return acc;
 }
 
+// quantize_floats' operations on 16 floats: round_half_even(x / scale) + zp, a NaN to zp,
+// saturated to `type`'s range; exact integers as floats.
+SOD2_TARGET_VNNI inline __m512 quantize16(__m512 x, float scale, int32_t zp, DType type) {
+  const __m512 v = _mm512_div_ps(x, _mm512_set1_ps(scale));
+  const __m512 bound = _mm512_set1_ps(4194304.0f), magic = _mm512_set1_ps(12582912.0f);
+  const __m512 zpf = _mm512_set1_ps(static_cast<float>(zp));
+  // std::min(std::max(v, -bound), bound); a NaN is replaced below.
+  const __m512 vc = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(-4194304.0f)), bound);
+  __m512 r = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(vc, magic), magic), zpf);
+  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), zpf);
+  const bool u8 = type == DType::kUint8;
+  const float qlo = u8 ? 0.f : -128.f, qhi = u8 ? 255.f : 127.f;
+  return _mm512_min_ps(_mm512_max_ps(r, _mm512_set1_ps(qlo)), _mm512_set1_ps(qhi));
+}
+
+// Bytes of type `type` widened to int32.
+SOD2_TARGET_VNNI inline __m512i widen8(__m128i bytes, DType type) {
+  return type == DType::kUint8 ? _mm512_cvtepu8_epi32(bytes) : _mm512_cvtepi8_epi32(bytes);
+}
+
+// 16 8-bit values q (integers as floats) stored under `mask` at dst; with a join, the
+// QuantizedAdd of their bytes (what an unfused store would have written, NaN included) and the
+// residual's bytes at `residual` instead, in add_body's operations (qlinear_add.cpp): each
+// product rounds on its own, as in the unfused nodes (the asm keeps GCC from contracting a
+// product and the sum into a fused multiply-add).
+SOD2_TARGET_VNNI inline void store_8bit(__m512 q, const QuantizedAdd* join, const void* residual,
+                                        void* dst, __mmask16 mask) {
+  const __m128i bytes = _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(q));
+  if (!join) {
+    _mm_mask_storeu_epi8(dst, mask, bytes);
+    return;
+  }
+  const QuantizedAdd& p = *join;
+  const __m512i a = widen8(bytes, p.a_type);
+  const __m512i b = widen8(_mm_maskz_loadu_epi8(mask, residual), p.b_type);
+  __m512 da = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(a, _mm512_set1_epi32(p.a_zp))),
+                            _mm512_set1_ps(p.a_scale));
+  __m512 db = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(b, _mm512_set1_epi32(p.b_zp))),
+                            _mm512_set1_ps(p.b_scale));
+  asm("" : "+v"(da), "+v"(db));
+  __m512 v = _mm512_add_ps(da, db);
+  v = _mm512_max_ps(_mm512_set1_ps(p.lo), v);  // std::max(v, lo)
+  v = _mm512_min_ps(_mm512_set1_ps(p.hi), v);  // std::min(v, hi)
+  const __m512 z = quantize16(v, p.y_scale, p.y_zp, p.y_type);
+  _mm_mask_storeu_epi8(dst, mask, _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(z)));
+}
+
 // ChannelEpilogue's float epilogue on 16 biased sums of one row, stored under `mask` at `dst`
 // (floats or 8-bit values): dequantize_activate's operations, then quantize_floats's, in their
 // order. `a > b ? a : b` is vmaxps(a, b) and `a < b ? a : b` vminps(a, b), NaN included; the
 // AVX-512 build of dequantize_activate contracts `alpha * x + beta` into one fused multiply-add, as
 // here.
 SOD2_TARGET_VNNI inline void float_epilogue(__m512i biased, float scale, float offset,
-                                            const ChannelEpilogue& q, void* dst, __mmask16 mask) {
+                                            const ChannelEpilogue& q, void* dst, __mmask16 mask,
+                                            const QuantizedAdd* join, const void* residual) {
   const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.f);
   // dequantize_activate's offset rule: a zero offset is no addition (the sign of a zero
   // product stays).
@@ -121,29 +169,21 @@ SOD2_TARGET_VNNI inline void float_epilogue(__m512i biased, float scale, float o
     _mm512_mask_storeu_ps(dst, mask, x);
     return;
   }
-  // quantize_floats: round_half_even(x / y_scale) + zp, a NaN to zp, saturated.
-  const __m512 v = _mm512_div_ps(x, _mm512_set1_ps(q.y_scale));
-  const __m512 bound = _mm512_set1_ps(4194304.0f), magic = _mm512_set1_ps(12582912.0f);
-  const __m512 zpf = _mm512_set1_ps(static_cast<float>(q.zp));
-  // std::min(std::max(v, -bound), bound); a NaN is replaced below.
-  const __m512 vc = _mm512_min_ps(_mm512_max_ps(v, _mm512_sub_ps(zero, bound)), bound);
-  __m512 r = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(vc, magic), magic), zpf);
-  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), zpf);
-  const bool u8 = q.out_type == DType::kUint8;
-  const float qlo = u8 ? 0.f : -128.f, qhi = u8 ? 255.f : 127.f;
-  r = _mm512_min_ps(_mm512_max_ps(r, _mm512_set1_ps(qlo)), _mm512_set1_ps(qhi));
-  _mm_mask_storeu_epi8(dst, mask, _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(r)));
+  store_8bit(quantize16(x, q.y_scale, q.zp, q.out_type), join, residual, dst, mask);
 }
 
 // The store of 16 biased sums of row r (q's arrays indexed by r) under `mask`, at element `at`
-// of out: the float epilogue, or the requantization.
+// of out (and of residual, for a join): the float epilogue, or the requantization.
 SOD2_TARGET_VNNI inline void store_row(__m512i biased, const ChannelEpilogue& q, int64_t r,
-                                       void* out, int64_t at, __mmask16 mask) {
+                                       void* out, int64_t at, __mmask16 mask,
+                                       const QuantizedAdd* join = nullptr,
+                                       const void* residual = nullptr) {
+  const void* res = join ? static_cast<const char*>(residual) + at : nullptr;
   if (q.float_epilogue) {
     float_epilogue(biased, q.scale[r], q.float_bias ? q.float_bias[r] : 0.f, q,
                    q.out_type == DType::kFloat ? static_cast<void*>(static_cast<float*>(out) + at)
                                                : static_cast<void*>(static_cast<char*>(out) + at),
-                   mask);
+                   mask, join, res);
     return;
   }
   // requantize_body's operations, in its order; max(lo, x) and min(hi, x) keep a NaN as
@@ -153,8 +193,7 @@ SOD2_TARGET_VNNI inline void store_row(__m512i biased, const ChannelEpilogue& q,
   x = _mm512_add_ps(x, _mm512_set1_ps(static_cast<float>(q.zp)));
   x = _mm512_max_ps(_mm512_set1_ps(static_cast<float>(q.lo)), x);
   x = _mm512_min_ps(_mm512_set1_ps(static_cast<float>(q.hi)), x);
-  _mm_mask_storeu_epi8(static_cast<char*>(out) + at, mask,
-                       _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(x)));
+  store_8bit(x, join, res, static_cast<char*>(out) + at, mask);
 }
 
 // NV vectors of 16 positions for 8 rows: acc[r][v] over every quad, then C = acc - x_zero * sum.
@@ -194,7 +233,8 @@ SOD2_TARGET_VNNI void micro_tile(const int8_t* wb, const uint8_t* xb, int64_t qu
         continue;
       }
       const __m512i biased = _mm512_add_epi32(sum, _mm512_set1_epi32(q->e.bias ? q->e.bias[r] : 0));
-      store_row(biased, q->e, r, q->out, (r - r0) * q->ldo + v * kVnniCols, mask);
+      store_row(biased, q->e, r, q->out, (r - r0) * q->ldo + v * kVnniCols, mask, q->join,
+                q->residual);
     }
   }
 }
@@ -309,6 +349,7 @@ void gemm_blocks(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* pa
       block_q.out = q->e.out_type == DType::kFloat
                         ? static_cast<void*>(static_cast<float*>(q->out) + at)
                         : static_cast<void*>(static_cast<char*>(q->out) + at);
+      if (q->join) block_q.residual = static_cast<const char*>(q->residual) + at;
       return &block_q;
     };
     int64_t j = 0;

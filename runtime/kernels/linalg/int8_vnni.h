@@ -66,10 +66,15 @@ void vnni_gemm(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* pack
 //     stored as floats for a kFloat out_type. The same operations in the same order (with the
 //     fused multiply-adds the AVX-512 build of dequantize_activate_row has), so the bytes equal
 //     the unfused path's: a row of a few dozen sums no longer pays two calls per row.
+// With a join, each 8-bit result then goes through QuantizedAdd (qdq_epilogue.h) with the
+// residual's byte at the same element offset, as sod2:QAdd would after the store: a residual
+// block's sum without its convolution's result ever reaching memory.
 struct VnniRequant {
   ChannelEpilogue e;
   void* out = nullptr;  // 8-bit values (the bytes are the same once clamped), or floats
   int64_t ldo = 0;      // in elements
+  const QuantizedAdd* join = nullptr;  // 8-bit results only
+  const void* residual = nullptr;      // its b, laid out as out
 };
 void vnni_gemm_requant(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x,
                        int64_t n, int32_t x_zero, const VnniRequant& q);

@@ -8,15 +8,34 @@
 //   epilogue_float_sums: either epilogue, then the output's quantization, over many channels'
 //     planes of sums held as exact integer floats (the depthwise path's) in one call: a 7x7
 //     plane no longer pays several calls of its own.
+//   QuantizedAdd: sod2:QAdd's arithmetic, which QFusedConv's residual join also runs on its
+//     8-bit result (in the VNNI GEMM's store, or over the output).
 // Sums and bias add modulo 2^32, as ONNX's int32 arithmetic does.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "runtime/kernels/linalg/epilogue.h"
 #include "runtime/tensor/dtype.h"
 
 namespace sod2::rt::quant {
+
+// sod2:QAdd's arithmetic (qlinear_add.cpp), which QFusedConv's residual join runs too:
+//   y = quantize(clip((a - a_zp) * a_scale + (b - b_zp) * b_scale, lo, hi), y_scale, y_zp)
+// in the float operations of DequantizeLinear ×2, Add, Relu/Clip and QuantizeLinear one by one,
+// in their order and without fused multiply-adds, so a fused join writes the nodes' bytes (a NaN
+// to y_zp, as quantize_floats).
+struct QuantizedAdd {
+  DType a_type = DType::kUint8, b_type = DType::kUint8, y_type = DType::kUint8;
+  float a_scale = 1, b_scale = 1, y_scale = 1;
+  int32_t a_zp = 0, b_zp = 0, y_zp = 0;
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+};
+// Elements [begin, end) of y from those of a and b (8-bit, of p's types); y may be a or b.
+void quantized_add(const QuantizedAdd& p, const void* a, const void* b, int64_t begin, int64_t end,
+                   void* y);
 
 void requantize_row(const int32_t* acc, int64_t count, int32_t bias, float mult, int32_t zp,
                     int32_t lo, int32_t hi, uint8_t* out);

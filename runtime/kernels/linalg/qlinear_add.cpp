@@ -1,13 +1,10 @@
 // sod2:QAdd: a quantized residual join as one pass, what kernel_fusion.h makes of
-// DequantizeLinear(a), DequantizeLinear(b) → Add → (Relu or Clip) → QuantizeLinear:
-//
-//   y = saturate(round_half_even(clip((a - a_zp) * a_scale + (b - b_zp) * b_scale) / y_scale)
-//                + y_zp)
-//
-// in the same float operations, in the same order, as those nodes one by one (this file is built
-// without FMA contraction), so the fused and unfused runs give the same bits. Inputs: a, a_scale,
-// a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point (per tensor); a and b of one
-// shape. Attributes clip_min/clip_max (infinite when absent).
+// DequantizeLinear(a), DequantizeLinear(b) → Add → (Relu or Clip) → QuantizeLinear, in
+// quantize.h's QuantizedAdd arithmetic: the same float operations, in the same order, as those
+// nodes one by one (this file is built without FMA contraction), so the fused and unfused runs
+// give the same bits. Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+// y_zero_point (per tensor); a and b of one shape. Attributes clip_min/clip_max (infinite when
+// absent).
 #include <limits>
 #include <memory>
 #include <string>
@@ -18,23 +15,21 @@
 namespace sod2::rt::quant {
 namespace {
 
-struct AddParams {
-  float as, bs, ys, lo, hi, zpf, qlo, qhi;
-  int32_t az, bz;
-};
-
+// No restrict on y: QFusedConv's join writes over a.
 template <class A, class B, class Q>
-SOD2_SIMD_INLINE void add_body(const A* __restrict a, const B* __restrict b, int64_t n,
-                               const AddParams& p, Q* __restrict y) {
-  const float as = p.as, bs = p.bs, ys = p.ys, lo = p.lo, hi = p.hi, zpf = p.zpf, qlo = p.qlo,
-              qhi = p.qhi;
-  const int32_t az = p.az, bz = p.bz;
+SOD2_SIMD_INLINE void add_body(const A* a, const B* __restrict b, int64_t n, const QuantizedAdd& p,
+                               Q* y) {
+  const float as = p.a_scale, bs = p.b_scale, ys = p.y_scale, lo = p.lo, hi = p.hi,
+              zpf = static_cast<float>(p.y_zp), qlo = kQMin<Q>, qhi = kQMax<Q>;
+  const int32_t az = p.a_zp, bz = p.b_zp;
   for (int64_t i = 0; i < n; ++i) {
     const float da = static_cast<float>(static_cast<int32_t>(a[i]) - az) * as;
     const float db = static_cast<float>(static_cast<int32_t>(b[i]) - bz) * bs;
     float v = da + db;
     v = std::min(std::max(v, lo), hi);
-    float r = round_half_even(v / ys) + zpf;
+    const float u = v / ys;
+    float r = round_half_even(u) + zpf;
+    r = u != u ? zpf : r;
     r = std::min(std::max(r, qlo), qhi);
     y[i] = static_cast<Q>(static_cast<int32_t>(r));
   }
@@ -42,17 +37,17 @@ SOD2_SIMD_INLINE void add_body(const A* __restrict a, const B* __restrict b, int
 
 #if SOD2_SIMD_X86
 template <class A, class B, class Q>
-SOD2_TARGET_AVX2 void add_avx2(const A* a, const B* b, int64_t n, const AddParams& p, Q* y) {
+SOD2_TARGET_AVX2 void add_avx2(const A* a, const B* b, int64_t n, const QuantizedAdd& p, Q* y) {
   add_body(a, b, n, p, y);
 }
 template <class A, class B, class Q>
-SOD2_TARGET_AVX512 void add_avx512(const A* a, const B* b, int64_t n, const AddParams& p, Q* y) {
+SOD2_TARGET_AVX512 void add_avx512(const A* a, const B* b, int64_t n, const QuantizedAdd& p, Q* y) {
   add_body(a, b, n, p, y);
 }
 #endif
 
 template <class A, class B, class Q>
-void add_run(const A* a, const B* b, int64_t n, const AddParams& p, Q* y) {
+void add_run(const A* a, const B* b, int64_t n, const QuantizedAdd& p, Q* y) {
 #if SOD2_SIMD_X86
   switch (simd::simd_level()) {
     case simd::Level::kAvx512: return add_avx512(a, b, n, p, y);
@@ -61,6 +56,17 @@ void add_run(const A* a, const B* b, int64_t n, const AddParams& p, Q* y) {
   }
 #endif
   add_body(a, b, n, p, y);
+}
+
+template <class A, class B>
+void add_typed(const QuantizedAdd& p, const void* a, const void* b, int64_t lo, int64_t hi,
+               void* y) {
+  const A* at = static_cast<const A*>(a) + lo;
+  const B* bt = static_cast<const B*>(b) + lo;
+  if (p.y_type == DType::kUint8)
+    add_run(at, bt, hi - lo, p, static_cast<uint8_t*>(y) + lo);
+  else
+    add_run(at, bt, hi - lo, p, static_cast<int8_t*>(y) + lo);
 }
 
 class QAddKernel final : public Kernel {
@@ -77,73 +83,76 @@ class QAddKernel final : public Kernel {
       return invalid_argument(std::string(kOp) + ": a " + a->shape.to_string() + " and b " +
                               b->shape.to_string() + " differ in shape");
     }
-    if (!ctx.input(1) || !ctx.input(4) || !ctx.input(6))
-      return invalid_argument("QAdd: a_scale, b_scale and y_scale are required");
-    QuantParam as, az, bs, bz, ys, yz;
-    SOD2_RETURN_IF_ERROR(
-        read_quant_param(kOp, "a_scale", ctx.input(1), true, DType::kFloat, 1, false, &as));
-    SOD2_RETURN_IF_ERROR(
-        read_quant_param(kOp, "b_scale", ctx.input(4), true, DType::kFloat, 1, false, &bs));
-    SOD2_RETURN_IF_ERROR(
-        read_quant_param(kOp, "y_scale", ctx.input(6), true, DType::kFloat, 1, false, &ys));
-    if (ctx.input(2))
-      SOD2_RETURN_IF_ERROR(
-          read_quant_param(kOp, "a_zero_point", ctx.input(2), false, a->dtype, 1, false, &az));
-    if (ctx.input(5))
-      SOD2_RETURN_IF_ERROR(
-          read_quant_param(kOp, "b_zero_point", ctx.input(5), false, b->dtype, 1, false, &bz));
-    const Tensor* yzt = ctx.input(7);
-    const DType out = yzt ? yzt->dtype : DType::kUint8;
-    if (!is_8bit(out)) {
-      return unsupported(std::string(kOp) + ": y_zero_point of type " + dtype_name(out) +
-                         " is not supported (uint8 or int8)");
-    }
-    if (yzt)
-      SOD2_RETURN_IF_ERROR(read_quant_param(kOp, "y_zero_point", yzt, false, out, 1, false, &yz));
-    // DequantizeLinear multiplies by any scale; QuantizeLinear divides by y_scale, which must be
-    // usable.
-    SOD2_RETURN_IF_ERROR(check_scale(kOp, "y_scale", ys.scale(0), 0));
-    AddParams p;
-    p.as = as.scale(0);
-    p.bs = bs.scale(0);
-    p.ys = ys.scale(0);
-    p.az = az.zero_point(0);
-    p.bz = bz.zero_point(0);
+    SOD2_ASSIGN_OR_RETURN(QuantizedAdd p,
+                          read_quantized_add(kOp, ctx, a->dtype, 1, b->dtype, 4, 6));
     p.lo = lo_;
     p.hi = hi_;
-    p.zpf = static_cast<float>(yz.zero_point(0));
-    p.qlo = out == DType::kUint8 ? kQMin<uint8_t> : kQMin<int8_t>;
-    p.qhi = out == DType::kUint8 ? kQMax<uint8_t> : kQMax<int8_t>;
-    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, out, a->shape));
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, p.y_type, a->shape));
     const int64_t n = y->numel();
     if (n == 0) return Status::ok_status();
-    ctx.pool().parallel_for(n, kQuantGrain,
-                            [&](int64_t lo, int64_t hi) { dispatch(*a, *b, lo, hi, p, y); });
+    ctx.pool().parallel_for(n, kQuantGrain, [&](int64_t lo, int64_t hi) {
+      quantized_add(p, a->data, b->data, lo, hi, y->data);
+    });
     return Status::ok_status();
   }
 
  private:
-  template <class A, class B>
-  static void typed(const Tensor& a, const Tensor& b, int64_t lo, int64_t hi, const AddParams& p,
-                    Tensor* y) {
-    if (y->dtype == DType::kUint8)
-      add_run(a.as<const A>() + lo, b.as<const B>() + lo, hi - lo, p, y->as<uint8_t>() + lo);
-    else
-      add_run(a.as<const A>() + lo, b.as<const B>() + lo, hi - lo, p, y->as<int8_t>() + lo);
-  }
-  static void dispatch(const Tensor& a, const Tensor& b, int64_t lo, int64_t hi, const AddParams& p,
-                       Tensor* y) {
-    const bool au = a.dtype == DType::kUint8, bu = b.dtype == DType::kUint8;
-    if (au && bu) return typed<uint8_t, uint8_t>(a, b, lo, hi, p, y);
-    if (au) return typed<uint8_t, int8_t>(a, b, lo, hi, p, y);
-    if (bu) return typed<int8_t, uint8_t>(a, b, lo, hi, p, y);
-    typed<int8_t, int8_t>(a, b, lo, hi, p, y);
-  }
-
   float lo_, hi_;
 };
 
 }  // namespace
+
+Expected<QuantizedAdd> read_quantized_add(const char* op, KernelContext& ctx, DType a_type,
+                                          int a_params, DType b_type, int b_params, int y_params) {
+  const Tensor* a_scale = ctx.input(a_params);
+  const Tensor* b_scale = ctx.input(b_params);
+  const Tensor* y_scale = ctx.input(y_params);
+  if (!a_scale || !b_scale || !y_scale)
+    return invalid_argument(std::string(op) +
+                            ": the join's a_scale, b_scale and y_scale are required");
+  QuantParam as, az, bs, bz, ys, yz;
+  SOD2_RETURN_IF_ERROR(
+      read_quant_param(op, "a_scale", a_scale, true, DType::kFloat, 1, false, &as));
+  SOD2_RETURN_IF_ERROR(
+      read_quant_param(op, "b_scale", b_scale, true, DType::kFloat, 1, false, &bs));
+  SOD2_RETURN_IF_ERROR(
+      read_quant_param(op, "y_scale", y_scale, true, DType::kFloat, 1, false, &ys));
+  if (const Tensor* t = ctx.input(a_params + 1))
+    SOD2_RETURN_IF_ERROR(read_quant_param(op, "a_zero_point", t, false, a_type, 1, false, &az));
+  if (const Tensor* t = ctx.input(b_params + 1))
+    SOD2_RETURN_IF_ERROR(read_quant_param(op, "b_zero_point", t, false, b_type, 1, false, &bz));
+  const Tensor* yzt = ctx.input(y_params + 1);
+  const DType out = yzt ? yzt->dtype : DType::kUint8;
+  if (!is_8bit(out)) {
+    return unsupported(std::string(op) + ": y_zero_point of type " + dtype_name(out) +
+                       " is not supported (uint8 or int8)");
+  }
+  if (yzt)
+    SOD2_RETURN_IF_ERROR(read_quant_param(op, "y_zero_point", yzt, false, out, 1, false, &yz));
+  // DequantizeLinear multiplies by any scale; QuantizeLinear divides by y_scale, which must be
+  // usable.
+  SOD2_RETURN_IF_ERROR(check_scale(op, "y_scale", ys.scale(0), 0));
+  QuantizedAdd p;
+  p.a_type = a_type;
+  p.b_type = b_type;
+  p.y_type = out;
+  p.a_scale = as.scale(0);
+  p.b_scale = bs.scale(0);
+  p.y_scale = ys.scale(0);
+  p.a_zp = az.zero_point(0);
+  p.b_zp = bz.zero_point(0);
+  p.y_zp = yz.zero_point(0);
+  return p;
+}
+
+void quantized_add(const QuantizedAdd& p, const void* a, const void* b, int64_t begin, int64_t end,
+                   void* y) {
+  const bool au = p.a_type == DType::kUint8, bu = p.b_type == DType::kUint8;
+  if (au && bu) return add_typed<uint8_t, uint8_t>(p, a, b, begin, end, y);
+  if (au) return add_typed<uint8_t, int8_t>(p, a, b, begin, end, y);
+  if (bu) return add_typed<int8_t, uint8_t>(p, a, b, begin, end, y);
+  add_typed<int8_t, int8_t>(p, a, b, begin, end, y);
+}
 
 Expected<std::unique_ptr<Kernel>> make_qadd(const NodeInfo& node) {
   float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();

@@ -40,8 +40,15 @@ constexpr int64_t kRefTile = 256;  // reference path: output positions per im2co
 class IntConvKernel final : public Kernel {
  public:
   enum class Kind : uint8_t { kConvInteger, kQLinearConv, kQFusedConv };
+  // A residual join after a QFusedConv's 8-bit result (inputs 9-15): whether there is one, and
+  // its clamp.
+  struct Join {
+    bool present = false;
+    float lo = -std::numeric_limits<float>::infinity();
+    float hi = std::numeric_limits<float>::infinity();
+  };
   IntConvKernel(WindowAttrs attrs, int64_t group, Kind kind, float clip_lo, float clip_hi,
-                EpilogueRun activation, bool constant_weights, bool float_out)
+                EpilogueRun activation, bool constant_weights, bool float_out, Join join)
       : attrs_(std::move(attrs)),
         group_(group),
         kind_(kind),
@@ -50,7 +57,8 @@ class IntConvKernel final : public Kernel {
         clip_hi_(clip_hi),
         activation_(activation),
         constant_weights_(constant_weights),
-        float_out_(float_out) {}
+        float_out_(float_out),
+        join_(join) {}
 
   Status run(KernelContext& ctx) override {
     const char* op = kind_ == Kind::kConvInteger   ? "ConvInteger"
@@ -123,7 +131,25 @@ class IntConvKernel final : public Kernel {
     }
     Shape out_shape{n, m};
     for (int i = 0; i < g.spatial; ++i) out_shape.push_back(g.out[3 - g.spatial + i]);
-    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, out_type, out_shape));
+    // The residual join: QAdd's arithmetic on the 8-bit result and the residual (input 9), whose
+    // output is the kernel's.
+    QuantizedAdd join;
+    const Tensor* residual = nullptr;
+    if (join_.present) {
+      residual = ctx.input(9);
+      if (float_out_)
+        return invalid_argument(std::string(op) + ": a residual join needs y_scale (input 6)");
+      SOD2_RETURN_IF_ERROR(require_8bit(op, "residual", residual));
+      if (residual->shape != out_shape) {
+        return invalid_argument(std::string(op) + ": residual " + residual->shape.to_string() +
+                                " differs from the output " + out_shape.to_string());
+      }
+      SOD2_ASSIGN_OR_RETURN(join,
+                            read_quantized_add(op, ctx, out_type, 12, residual->dtype, 10, 14));
+      join.lo = join_.lo;
+      join.hi = join_.hi;
+    }
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, residual ? join.y_type : out_type, out_shape));
     if (y->numel() == 0) return Status::ok_status();
 
     // What the epilogue needs per output channel.
@@ -154,20 +180,40 @@ class IntConvKernel final : public Kernel {
       e.clip_lo = clip_lo_;
       e.clip_hi = clip_hi_;
     }
-    const bool w_zero = !wz || [&] {
+    if (residual) {
+      e.join = &join;
+      e.residual = residual->data;
+    }
+    SOD2_RETURN_IF_ERROR(convolve(ctx, g, *x, *w, x_zp, w_zp, wz != nullptr, e, y));
+    // Paths without the join in their store: the result is in y; the join over it, in place.
+    if (residual && !e.joined) {
+      ctx.pool().parallel_for(y->numel(), kQuantGrain, [&](int64_t lo, int64_t hi) {
+        quantized_add(join, y->data, residual->data, lo, hi, y->data);
+      });
+    }
+    return Status::ok_status();
+  }
+
+ private:
+  struct Requant;
+
+  Status convolve(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
+                  const QuantParam& x_zp, const QuantParam& w_zp, bool has_w_zp, const Requant& e,
+                  Tensor* y) {
+    const int64_t c = x.shape[1], m = w.shape[0];
+    const bool w_zero = !has_w_zp || [&] {
       for (int64_t i = 0; i < w_zp.count; ++i)
         if (w_zp.zero_point(i) != 0) return false;
       return true;
     }();
     if (c == group_ && m == group_) {
-      if (depthwise_exact_in_float(g)) return depthwise_float(ctx, g, *x, *w, x_zp, w_zp, e, y);
-      return depthwise(ctx, g, *x, *w, x_zp, w_zp, e, y);
+      if (depthwise_exact_in_float(g)) return depthwise_float(ctx, g, x, w, x_zp, w_zp, e, y);
+      return depthwise(ctx, g, x, w, x_zp, w_zp, e, y);
     }
-    if (w->dtype == DType::kInt8 && w_zero) return dense(ctx, g, *x, *w, x_zp.zero_point(0), e, y);
-    return reference(ctx, g, *x, *w, x_zp.zero_point(0), w_zp, e, y);
+    if (w.dtype == DType::kInt8 && w_zero) return dense(ctx, g, x, w, x_zp.zero_point(0), e, y);
+    return reference(ctx, g, x, w, x_zp.zero_point(0), w_zp, e, y);
   }
 
- private:
   struct Requant {
     DType out_type = DType::kInt32;
     const int32_t* bias = nullptr;
@@ -211,6 +257,12 @@ class IntConvKernel final : public Kernel {
     // [clip_lo, clip_hi] and quantized.
     EpilogueRun activation;
     float clip_lo = 0, clip_hi = 0;
+    // A residual join (sod2:QAdd's arithmetic) after the 8-bit result, and its other operand.
+    // A path that runs it in its store sets `joined`; the kernel runs it over the output after
+    // any other.
+    const QuantizedAdd* join = nullptr;
+    const void* residual = nullptr;
+    mutable bool joined = false;
   };
 
   // `count` sums of output channel oc into y at element offset y_off.
@@ -358,6 +410,7 @@ class IntConvKernel final : public Kernel {
     if (store_requant) {
       SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(static_cast<size_t>(m) * sizeof(float)));
       store = e.channel_epilogue(m, static_cast<float*>(mem));
+      e.joined = e.join != nullptr;
     }
     Padded p = padded_layout(g);
     // A 1x1 stride-1 convolution reads the flipped copy as the GEMM operand: rows without slack.
@@ -468,6 +521,10 @@ class IntConvKernel final : public Kernel {
             const int64_t at = (img * m + grp * mg + m0) * out_size + p0;
             q.out = static_cast<char*>(y->data) + static_cast<size_t>(at) * dtype_size(e.out_type);
             q.ldo = out_size;
+            if (e.join) {
+              q.join = e.join;
+              q.residual = static_cast<const char*>(e.residual) + at;  // 8-bit, as out
+            }
             vnni_gemm_requant((*packed_w)[static_cast<size_t>(grp)], m0, m1, packed, width, zero,
                               q);
             return;
@@ -695,9 +752,10 @@ class IntConvKernel final : public Kernel {
   Kind kind_;
   bool requant_;
   float clip_lo_, clip_hi_;
-  EpilogueRun activation_;         // QFusedConv's float activation, if any
-  bool constant_weights_;          // NodeInfo::input_constant of w
-  bool float_out_;                 // QFusedConv without y_scale: a float result
+  EpilogueRun activation_;  // QFusedConv's float activation, if any
+  bool constant_weights_;   // NodeInfo::input_constant of w
+  bool float_out_;          // QFusedConv without y_scale: a float result
+  Join join_;
   std::vector<VnniWeights> vnni_;  // per group, vnni_weights()
   // centred_weights(): the float weights, the zero points and the tensor they came from.
   std::vector<float> dw_weights_;
@@ -714,6 +772,7 @@ Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKer
                          std::to_string(group));
   float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
   EpilogueRun act;
+  IntConvKernel::Join join;
   if (kind == IntConvKernel::Kind::kQFusedConv) {
     SOD2_ASSIGN_OR_RETURN(lo, node.attrs.get_float("clip_min", lo));
     SOD2_ASSIGN_OR_RETURN(hi, node.attrs.get_float("clip_max", hi));
@@ -725,6 +784,12 @@ Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKer
       return invalid_model("QFusedConv: unknown activation '" + name + "'");
     SOD2_ASSIGN_OR_RETURN(act.alpha, node.attrs.get_float("alpha", 0.f));
     SOD2_ASSIGN_OR_RETURN(act.beta, node.attrs.get_float("beta", 0.f));
+    join.present = node.input_present.size() > 9 && node.input_present[9];
+    SOD2_ASSIGN_OR_RETURN(join.lo, node.attrs.get_float("join_clip_min", join.lo));
+    SOD2_ASSIGN_OR_RETURN(join.hi, node.attrs.get_float("join_clip_max", join.hi));
+    if (std::isnan(join.lo) || std::isnan(join.hi) || join.lo > join.hi)
+      return invalid_model("QFusedConv: join_clip_min " + std::to_string(join.lo) +
+                           " and join_clip_max " + std::to_string(join.hi) + " are not a range");
   }
   const size_t w_slot = kind == IntConvKernel::Kind::kConvInteger ? 1 : 3;
   const bool constant_w = w_slot < node.input_constant.size() && node.input_constant[w_slot];
@@ -732,7 +797,7 @@ Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKer
   const bool float_out = kind == IntConvKernel::Kind::kQFusedConv &&
                          (node.input_present.size() < 7 || !node.input_present[6]);
   return std::unique_ptr<Kernel>(std::make_unique<IntConvKernel>(std::move(w), group, kind, lo, hi,
-                                                                 act, constant_w, float_out));
+                                                                 act, constant_w, float_out, join));
 }
 
 }  // namespace

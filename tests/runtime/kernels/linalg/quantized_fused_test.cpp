@@ -14,41 +14,10 @@
 #include "runtime/kernels/linalg/quantize.h"
 #include "tests/runtime/kernels/linalg/int_conv_reference.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
+#include "tests/runtime/kernels/linalg/quantized_test_util.h"
 
 namespace sod2::rt::linalg_test {
 namespace {
-
-template <class T>
-HostTensor random_q(DType dt, Shape s, uint32_t seed, int lo = -128, int hi = 255) {
-  std::mt19937 g(seed);
-  std::uniform_int_distribution<int> d(std::max<int>(lo, std::numeric_limits<T>::min()),
-                                       std::min<int>(hi, std::numeric_limits<T>::max()));
-  std::vector<T> v(static_cast<size_t>(s.numel()));
-  for (T& x : v) x = static_cast<T>(d(g));
-  return testing::make_tensor(dt, s, v);
-}
-
-template <class T>
-HostTensor scalar(DType dt, T v) {
-  return testing::make_tensor(dt, Shape{}, std::vector<T>{v});
-}
-
-Expected<std::vector<HostTensor>> run_sod2(const std::string& op,
-                                           const std::vector<const HostTensor*>& in,
-                                           const Attrs& attrs, int threads) {
-  NodeInfo info = testing::node_info(op, 1, in, 1, attrs);
-  info.domain = "sod2";
-  SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, registry().create(info));
-  std::vector<Tensor> views;
-  for (const HostTensor* t : in) views.push_back(t ? t->view() : Tensor{});
-  std::vector<const Tensor*> ptrs;
-  for (size_t i = 0; i < in.size(); ++i) ptrs.push_back(in[i] ? &views[i] : nullptr);
-  testing::HeapAllocator alloc(1);
-  ThreadPool pool(threads);
-  KernelContext ctx(ptrs, &alloc, &pool);
-  SOD2_RETURN_IF_ERROR(kernel->run(ctx));
-  return std::move(alloc.outputs);
-}
 
 struct Geometry {
   const char* name;
@@ -557,6 +526,21 @@ TEST(QAdd, SameBitsAsDequantizeAddClipQuantizeOneByOne) {
     check_qadd<uint8_t, int8_t, uint8_t>(DType::kUint8, DType::kInt8, DType::kUint8, 77, -1.5f,
                                          2.0f, threads);
   }
+}
+
+// An infinite scale times a zero difference is NaN, which QuantizeLinear maps to the zero point:
+// so must QAdd (before, it wrote whatever the float-to-int conversion of NaN gave, 0).
+TEST(QAdd, ANanSumQuantizesToTheZeroPointAsQuantizeLinearDoes) {
+  const HostTensor a = testing::make_tensor(DType::kUint8, {3}, std::vector<uint8_t>{5, 5, 6});
+  const HostTensor b = testing::make_tensor(DType::kUint8, {3}, std::vector<uint8_t>{1, 2, 3});
+  const HostTensor inf = floats({}, {std::numeric_limits<float>::infinity()});
+  const HostTensor s = floats({}, {0.5f}), az = scalar<uint8_t>(DType::kUint8, 5);
+  const HostTensor z = scalar<uint8_t>(DType::kUint8, 0), yz = scalar<uint8_t>(DType::kUint8, 77);
+  auto got = run_sod2("QAdd", {&a, &inf, &az, &b, &s, &z, &s, &yz}, {}, 1);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  EXPECT_EQ(int{(*got)[0].data<uint8_t>()[0]}, 77);
+  EXPECT_EQ(int{(*got)[0].data<uint8_t>()[1]}, 77);
+  EXPECT_EQ(int{(*got)[0].data<uint8_t>()[2]}, 255);  // +inf saturates
 }
 
 TEST(QAdd, MismatchedShapesAndBadScalesAreErrors) {

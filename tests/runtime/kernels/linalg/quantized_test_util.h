@@ -1,0 +1,48 @@
+// What the quantized kernel tests share: random 8-bit tensors, scalars, and a sod2-domain kernel
+// (QFusedConv, QAdd...) run on host tensors.
+#pragma once
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/runtime/kernels/linalg/linalg_test_util.h"
+
+namespace sod2::rt::linalg_test {
+
+template <class T>
+inline HostTensor random_q(DType dt, Shape s, uint32_t seed, int lo = -128, int hi = 255) {
+  std::mt19937 g(seed);
+  std::uniform_int_distribution<int> d(std::max<int>(lo, std::numeric_limits<T>::min()),
+                                       std::min<int>(hi, std::numeric_limits<T>::max()));
+  std::vector<T> v(static_cast<size_t>(s.numel()));
+  for (T& x : v) x = static_cast<T>(d(g));
+  return testing::make_tensor(dt, s, v);
+}
+
+template <class T>
+inline HostTensor scalar(DType dt, T v) {
+  return testing::make_tensor(dt, Shape{}, std::vector<T>{v});
+}
+
+inline Expected<std::vector<HostTensor>> run_sod2(const std::string& op,
+                                                  const std::vector<const HostTensor*>& in,
+                                                  const Attrs& attrs, int threads) {
+  NodeInfo info = testing::node_info(op, 1, in, 1, attrs);
+  info.domain = "sod2";
+  SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, registry().create(info));
+  std::vector<Tensor> views;
+  for (const HostTensor* t : in) views.push_back(t ? t->view() : Tensor{});
+  std::vector<const Tensor*> ptrs;
+  for (size_t i = 0; i < in.size(); ++i) ptrs.push_back(in[i] ? &views[i] : nullptr);
+  testing::HeapAllocator alloc(1);
+  ThreadPool pool(threads);
+  KernelContext ctx(ptrs, &alloc, &pool);
+  SOD2_RETURN_IF_ERROR(kernel->run(ctx));
+  return std::move(alloc.outputs);
+}
+
+}  // namespace sod2::rt::linalg_test
