@@ -1,6 +1,7 @@
 #include "core/opt/fusion.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <queue>
 
@@ -89,6 +90,7 @@ class Fuser {
       for (int pass = 0; pass < 2; ++pass)
         for (ValueId v : g_.node(c).inputs) consider(v, c);
     }
+    fold_quantized_joins();
     return build();
   }
 
@@ -260,6 +262,48 @@ class Fuser {
     // An elementwise group: one that starts from DequantizeLinear (a QDQ Add), or a float one
     // whose result is quantized (a squeeze-excite's Mul): the fused kernel writes 8 bits.
     return !creates_cycle(gp, gc);
+  }
+
+  // A QDQ residual join (DequantizeLinears → Add → ... , a group without an anchor) one of whose
+  // DequantizeLinears reads the QuantizeLinear that ends a contraction's group joins that group:
+  // the int8 kernel then adds the residual to its 8-bit result in its store, so that result is
+  // never written and read back. Visiting each edge once in topological order cannot find this
+  // (the DequantizeLinear between them is visited before the Add), hence a pass afterwards. Where
+  // both operands are such results (a ResNet's downsampling block), the later contraction joins:
+  // the earlier one's result is then a plain residual input.
+  void fold_quantized_joins() {
+    for (NodeId c : order_) {
+      const Node& add = g_.node(c);
+      if (add.op_type != "Add" || !add.domain.empty() || add.inputs.size() != 2) continue;
+      const int32_t gj = find(c);
+      if (anchor_[static_cast<size_t>(gj)] >= 0) continue;
+      int32_t best = -1;
+      NodeId best_end = kNoNode;
+      for (ValueId v : add.inputs) {
+        const NodeId d = v == kNoValue ? kNoNode : g_.value(v).producer;
+        if (d == kNoNode || find(d) != gj || g_.node(d).op_type != "DequantizeLinear" ||
+            g_.node(d).inputs.empty() || g_.node(d).inputs[0] == kNoValue)
+          continue;
+        const ValueId q = g_.node(d).inputs[0];
+        const NodeId end = g_.value(q).producer;
+        if (end == kNoNode || g_.node(end).op_type != "QuantizeLinear") continue;
+        const int32_t gq = find(end);
+        const NodeId anchor = anchor_[static_cast<size_t>(gq)];
+        if (gq == gj || anchor < 0 || role(anchor) != FusionRole::kContraction) continue;
+        // The contraction's result must vanish into the join: read by this DequantizeLinear alone.
+        const auto& readers = g_.value(q).consumers;
+        if (readers.size() != 1 || readers[0] != d ||
+            std::find(g_.outputs().begin(), g_.outputs().end(), q) != g_.outputs().end())
+          continue;
+        if (best_end == kNoNode ||
+            pos_[static_cast<size_t>(end)] > pos_[static_cast<size_t>(best_end)]) {
+          best = gq;
+          best_end = end;
+        }
+      }
+      if (best < 0 || creates_cycle(best, gj)) continue;
+      merge(best, gj);
+    }
   }
 
   // Whether some node outside groups a and b is reachable from them and reaches them.
@@ -450,6 +494,74 @@ FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
       // topological.
       for (NodeId n : grp.nodes) out.groups.push_back(alone(graph, n, split_because[i]));
     }
+  }
+  return finish(graph, std::move(out));
+}
+
+std::optional<std::array<FusionGroup, 2>> quantized_join_sides(const Graph& graph,
+                                                               const FusionGroup& grp) {
+  std::vector<char> inside(graph.num_nodes(), 0);
+  for (NodeId n : grp.nodes) inside[static_cast<size_t>(n)] = 1;
+  NodeId end = kNoNode;
+  for (NodeId n : grp.nodes) {
+    const Node& node = graph.node(n);
+    if (node.op_type != "QuantizeLinear" || node.outputs.size() != 1 || node.outputs[0] == kNoValue)
+      continue;
+    for (NodeId reader : graph.value(node.outputs[0]).consumers)
+      if (inside[static_cast<size_t>(reader)]) end = n;
+    if (end != kNoNode) break;
+  }
+  if (end == kNoNode) return std::nullopt;
+  // The first side: the QuantizeLinear and the group's nodes it reads, directly or not.
+  std::vector<char> first(graph.num_nodes(), 0);
+  first[static_cast<size_t>(end)] = 1;
+  std::vector<NodeId> stack{end};
+  while (!stack.empty()) {
+    const NodeId n = stack.back();
+    stack.pop_back();
+    for (ValueId v : graph.node(n).inputs) {
+      const NodeId p = v == kNoValue ? kNoNode : graph.value(v).producer;
+      if (p == kNoNode || !inside[static_cast<size_t>(p)] || first[static_cast<size_t>(p)])
+        continue;
+      first[static_cast<size_t>(p)] = 1;
+      stack.push_back(p);
+    }
+  }
+  FusionPlan sides;
+  sides.groups.resize(2);
+  sides.groups[0].kind = grp.kind;
+  sides.groups[1].kind = "elementwise";
+  for (NodeId n : grp.nodes) sides.groups[first[static_cast<size_t>(n)] ? 0 : 1].nodes.push_back(n);
+  if (sides.groups[1].nodes.empty()) return std::nullopt;
+  for (FusionGroup& side : sides.groups)
+    if (side.nodes.size() == 1) side.kind = "single";
+  sides.group_of.assign(graph.num_nodes(), -1);
+  for (int32_t i = 0; i < 2; ++i)
+    for (NodeId n : sides.groups[static_cast<size_t>(i)].nodes)
+      sides.group_of[static_cast<size_t>(n)] = i;
+  fill_group_io(graph, &sides);
+  return std::array<FusionGroup, 2>{std::move(sides.groups[0]), std::move(sides.groups[1])};
+}
+
+FusionPlan split_quantized_joins(const Graph& graph, const FusionPlan& plan,
+                                 std::span<const std::string> split_because) {
+  FusionPlan out;
+  out.kernels_unfused = plan.kernels_unfused;
+  for (size_t i = 0; i < plan.groups.size(); ++i) {
+    const FusionGroup& grp = plan.groups[i];
+    auto sides = i < split_because.size() && !split_because[i].empty()
+                     ? quantized_join_sides(graph, grp)
+                     : std::nullopt;
+    if (!sides) {
+      out.groups.push_back(grp);
+      continue;
+    }
+    const NodeId end = (*sides)[0].nodes.back();
+    (*sides)[0].not_fused = grp.not_fused;
+    (*sides)[0].not_fused.push_back(
+        "'" + graph.node(end).name +
+        "' not fused with the residual join after it: " + split_because[i]);
+    for (FusionGroup& side : *sides) out.groups.push_back(std::move(side));
   }
   return finish(graph, std::move(out));
 }

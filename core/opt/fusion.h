@@ -19,8 +19,13 @@
 //    output is the anchor's data input.
 //  - the merged group stays convex: no path leaves it and comes back (else no order could run
 //    it as one step).
+// Then, QDQ residual joins: a group of DequantizeLinears → Add → ... (no anchor) one of whose
+// DequantizeLinears alone reads the QuantizeLinear that ends a contraction's group joins that
+// group (the later contraction's, where both operands are such), so an int8 kernel can add the
+// residual in its store; a backend that cannot splits them again (split_quantized_joins).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -67,6 +72,20 @@ std::optional<std::vector<int64_t>> gemm_readable_perm(const Graph& graph, const
 // inputs and outputs are recomputed.
 FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
                            std::span<const std::string> split_because);
+
+// A group that holds a QuantizeLinear read inside it (a contraction's group joined with the
+// quantized residual join after it, as fuse() forms them) in two: that QuantizeLinear with the
+// group's nodes it reads, directly or not (the contraction's group), and the rest (the join),
+// each with its inputs and outputs; nullopt for any other group. Both sides are convex: a path
+// from the second back to the first would make a node of the second an ancestor of the first.
+std::optional<std::array<FusionGroup, 2>> quantized_join_sides(const Graph& graph,
+                                                               const FusionGroup& grp);
+
+// `plan` with each group whose `split_because` entry is not empty and that has quantized_join_sides
+// split into them, in that order (a backend without a kernel for the contraction and the join
+// together may still have one for each); the first side's not_fused says why. Other groups stay.
+FusionPlan split_quantized_joins(const Graph& graph, const FusionPlan& plan,
+                                 std::span<const std::string> split_because);
 
 // `plan` with each group whose `peel_because` entry is not empty split around its anchor (its
 // one node that is not elementwise: a contraction, normalization or reduction): the prologue (the

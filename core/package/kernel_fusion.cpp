@@ -1,6 +1,7 @@
 #include "core/package/kernel_fusion.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -452,6 +453,7 @@ class Matcher {
   // classifier head's) the kernel writes the dequantized sums, activated, as float: QFusedConv
   // without y_scale and y_zero_point.
   FusionVerdict match_qdq(const opt::FusionGroup& grp) {
+    if (auto sides = opt::quantized_join_sides(g_, grp)) return match_qdq_join(*sides);
     auto refuse_here = [&](NodeId at) {
       return refuse(FusionRefusal::kUnsupportedQuantization, at);
     };
@@ -484,6 +486,39 @@ class Matcher {
     for (const Attribute& at : conv.attributes) copy_attribute(at, &k.info.attrs);
     const rt::DType y_type = to_rt_dtype(rdp_.fact(g_, k.output).dtype);
     return verdict(std::move(k), y_type);
+  }
+
+  // A QDQ Conv group and the quantized residual join after it (opt::fuse joins them): one
+  // sod2:QFusedConv that runs QAdd's arithmetic on its own 8-bit result and the residual, in its
+  // store where it can, so the result is never written and read back. The same bytes as the
+  // QFusedConv and the QAdd one after the other: the result is the same 8-bit values either way.
+  // Inputs 9-15: the residual, its scale and zero point, the parameters that dequantize the
+  // convolution's result in the join, and the join's output scale and zero point; the join's
+  // clamp as join_clip_min / join_clip_max.
+  FusionVerdict match_qdq_join(const std::array<opt::FusionGroup, 2>& sides) {
+    FusionVerdict conv = match_qdq(sides[0]);
+    if (!conv.kernel) return conv;
+    FusionVerdict join = match_qdq_add(sides[1]);
+    if (!join.kernel) return join;
+    FusedKernel k = std::move(*conv.kernel);
+    const FusedKernel& j = *join.kernel;
+    const ValueId result = k.output;
+    // QAdd's inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point.
+    // Addition is commutative, in float too: which operand the convolution's is does not matter.
+    const size_t own = j.inputs[0] == result ? 0 : 3, other = 3 - own;
+    if (k.info.op_type != "QFusedConv" || j.inputs[own] != result || j.inputs[other] == result)
+      return refuse(FusionRefusal::kUnsupportedQuantization, sides[1].nodes.front());
+    k.inputs.resize(9, kNoValue);
+    for (size_t i : {other, other + 1, other + 2, own + 1, own + 2, size_t{6}, size_t{7}})
+      k.inputs.push_back(j.inputs[i]);
+    k.output = j.output;
+    if (const rt::AttrValue* lo = j.info.attrs.find("clip_min"))
+      set_float(&k.info.attrs, "join_clip_min", lo->f);
+    if (const rt::AttrValue* hi = j.info.attrs.find("clip_max"))
+      set_float(&k.info.attrs, "join_clip_max", hi->f);
+    k.info.input_present.clear();
+    k.info.input_dtypes.clear();
+    return verdict(std::move(k), j.info.output_dtypes.at(0));
   }
 
   static ValueId in(const Node* n, size_t i) {

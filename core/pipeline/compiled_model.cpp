@@ -39,8 +39,22 @@ std::vector<package::FusionVerdict> decide_fusion(const Graph& graph, const RdpR
                                                   Target target, opt::FusionPlan* candidates) {
   std::vector<package::FusionVerdict> verdicts =
       package::match_fused_kernels(graph, rdp, *candidates, target);
-  std::vector<std::string> peel(verdicts.size());
+  // A contraction joined with the quantized residual join after it that does not run as one
+  // kernel: each side asked again on its own (the join as a QAdd).
+  std::vector<std::string> split(verdicts.size());
   bool any = false;
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    const opt::FusionGroup& g = candidates->groups[i];
+    if (verdicts[i].kernel || !opt::quantized_join_sides(graph, g)) continue;
+    split[i] = refused_because(target, g, verdicts[i]);
+    any = true;
+  }
+  if (any) {
+    *candidates = opt::split_quantized_joins(graph, *candidates, split);
+    verdicts = package::match_fused_kernels(graph, rdp, *candidates, target);
+  }
+  std::vector<std::string> peel(verdicts.size());
+  any = false;
   for (size_t i = 0; i < verdicts.size(); ++i) {
     const opt::FusionGroup& g = candidates->groups[i];
     if (verdicts[i].kernel || g.nodes.size() < 3) continue;

@@ -169,11 +169,26 @@ TEST(QdqFusion, ConvChainsAndTheResidualAddRunAsInt8Kernels) {
   ASSERT_TRUE(c.ok()) << c.status().to_string();
   const std::vector<std::string> ops = kernel_ops(*c);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "sod2:QFusedConv"), 2);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), "sod2:QAdd"), 1);
+  // The residual join runs in conv2's kernel, not as a QAdd of its own.
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "sod2:QAdd"), 0);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "Conv"), 0);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "Add"), 0);
   // Left: quantizing the input and dequantizing the output.
-  EXPECT_EQ(ops.size(), 5u);
+  EXPECT_EQ(ops.size(), 4u);
+  for (const rt::NodeDesc& n : c->program.graphs[0].nodes) {
+    if (n.info.op_type != "QFusedConv" || n.info.name != "conv2") continue;
+    std::vector<std::string> types = n.fused_op_types;
+    std::sort(types.begin(), types.end());
+    EXPECT_EQ(types,
+              (std::vector<std::string>{"Add", "Conv", "DequantizeLinear", "DequantizeLinear",
+                                        "DequantizeLinear", "DequantizeLinear", "DequantizeLinear",
+                                        "QuantizeLinear", "QuantizeLinear", "Relu"}));
+    // Inputs 9-15: the residual (the input's 8-bit values), its parameters, those of conv2's
+    // result, and the join's output.
+    ASSERT_EQ(n.info.input_present.size(), 16u);
+    EXPECT_EQ(n.info.input_dtypes[9], rt::DType::kUint8);
+    EXPECT_EQ(n.info.output_dtypes, std::vector<rt::DType>{rt::DType::kUint8});
+  }
   // conv1's group holds its three DequantizeLinears, the Relu and the QuantizeLinear.
   for (const rt::NodeDesc& n : c->program.graphs[0].nodes) {
     if (n.info.op_type != "QFusedConv" || n.info.name != "conv1") continue;
@@ -221,6 +236,98 @@ TEST(QdqFusion, ABiasOfAnotherScaleIsSplitSayingWhyAndStillRuns) {
           .find("x_scale * w_scale"),
       std::string::npos);
   EXPECT_EQ(run(*c, 6, 6).size(), 4u * 36u);
+}
+
+// x → Q/DQ (xd) → conv1 → Q/DQ → conv2 → Q/DQ → Add ← Q/DQ ← conv3 (xd's downsampling) ... →
+// Relu → Q/DQ → y: both operands of the join are convolutions' results (a ResNet's first block
+// of a stage).
+Model downsample_block() {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {1, 4, "h", "w"});
+  add_qdq(g, "x", 0.02f, 128, "xd");
+  add_quantized_conv(g, "conv1", "xd", 0.02f, 4, 4, "c1");
+  add_qdq(g, "c1", 0.03f, 0, "c1d");
+  add_quantized_conv(g, "conv2", "c1d", 0.03f, 4, 4, "c2");
+  add_qdq(g, "c2", 0.04f, 120, "c2d");
+  add_quantized_conv(g, "conv3", "xd", 0.02f, 4, 4, "c3");
+  add_qdq(g, "c3", 0.035f, 127, "c3d");
+  add_node(g, "Add", {"c2d", "c3d"}, {"s"}, "add");
+  add_node(g, "Relu", {"s"}, {"r"}, "relu");
+  add_qdq(g, "r", 0.05f, 0, "y");
+  add_output(g, "y", {1, 4, "h", "w"});
+  auto model = import_onnx_bytes(testing::serialize(m), "", "qdq downsampling block");
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  return std::move(*model);
+}
+
+// Differences from the nodes one by one of at most one quantum (the int8 kernels sum exactly
+// where the float Conv rounds), in few elements.
+void expect_within_a_quantum(const pipeline::CompiledModel& fused,
+                             const pipeline::CompiledModel& plain, float quantum) {
+  for (auto [h, w] : {std::pair<int64_t, int64_t>{5, 7}, {16, 9}}) {
+    const std::vector<float> a = run(fused, h, w), b = run(plain, h, w);
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_FALSE(a.empty());
+    int differ = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_LE(std::fabs(a[i] - b[i]), quantum * 1.01f) << i;
+      differ += a[i] != b[i];
+    }
+    EXPECT_LT(differ, static_cast<int>(a.size()) / 10);
+  }
+}
+
+// Where both operands of a join are convolutions' results, the later convolution runs the join
+// and reads the other's 8-bit result as its residual.
+TEST(QdqFusion, TheLaterOfTwoConvolutionsRunsTheirJoin) {
+  auto c = pipeline::compile(downsample_block(), ranges(true));
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const std::vector<std::string> ops = kernel_ops(*c);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "sod2:QFusedConv"), 3);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "sod2:QAdd"), 0);
+  EXPECT_EQ(c->refused_groups(), 0);
+  const Graph& g = c->graph();
+  NodeId conv3 = kNoNode;
+  for (NodeId i = 0; i < static_cast<NodeId>(g.num_nodes()); ++i)
+    if (g.node(i).name == "conv3") conv3 = i;
+  ASSERT_NE(conv3, kNoNode);
+  // conv3 comes after conv2 in the file's order: its group holds the Add.
+  const opt::FusionGroup& grp =
+      c->candidates.groups[static_cast<size_t>(c->candidates.group_of[static_cast<size_t>(conv3)])];
+  bool has_add = false;
+  for (NodeId n : grp.nodes) has_add = has_add || g.node(n).op_type == "Add";
+  EXPECT_TRUE(has_add);
+  auto plain = pipeline::compile(downsample_block(), ranges(false));
+  ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+  expect_within_a_quantum(*c, *plain, 0.05f);
+}
+
+// A join that ends in float (the last block before a float head) has no int8 kernel: it is
+// split off the convolution, which still runs as QFusedConv, and says why.
+TEST(QdqFusion, AJoinEndingInFloatIsSplitOffItsConvolution) {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {1, 4, "h", "w"});
+  add_qdq(g, "x", 0.02f, 128, "xd");
+  add_quantized_conv(g, "conv1", "xd", 0.02f, 4, 4, "c1");
+  add_qdq(g, "c1", 0.04f, 120, "c1d");
+  add_node(g, "Add", {"c1d", "xd"}, {"s"}, "add");
+  add_node(g, "Relu", {"s"}, {"y"}, "relu");
+  add_output(g, "y", {1, 4, "h", "w"});
+  auto model = import_onnx_bytes(testing::serialize(m), "", "float-ended join");
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  auto c = pipeline::compile(std::move(*model), ranges(true));
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const std::vector<std::string> ops = kernel_ops(*c);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "sod2:QFusedConv"), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Add"), 1);
+  bool said = false;
+  for (const opt::FusionGroup& grp : c->candidates.groups)
+    for (const std::string& note : grp.not_fused)
+      said = said || note.find("not fused with the residual join after it") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_EQ(run(*c, 6, 5).size(), 4u * 30u);
 }
 
 // A bias the quantiser left float fuses too: the int8 kernel adds it to the dequantized sums.
