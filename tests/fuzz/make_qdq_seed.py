@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Writes seeds/onnx_import/valid_qdq_conv_add.onnx: a QDQ int8 block (QuantizeLinear ->
 DequantizeLinear -> Conv with int8 weights and int32 bias -> Relu -> QuantizeLinear, then a
-quantized residual Add), which compiles to sod2:QFusedConv and sod2:QAdd. The package seeds
-tiny_qdq_int8.sod2 are `sod2 compile` of it (--range h=1:16,w=1:16).
+quantized residual Add), which compiles to one sod2:QFusedConv with a residual join (before
+2026-12-06, a QFusedConv and a sod2:QAdd). The package seeds tiny_qdq_join_int8.sod2 (and, from
+before, tiny_qdq_int8.sod2) are `sod2 compile` of it (--range h=1:16,w=1:16).
 
 usage: make_qdq_seed.py OUT.onnx
 """
