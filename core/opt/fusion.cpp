@@ -500,18 +500,24 @@ FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
 
 std::optional<std::array<FusionGroup, 2>> quantized_join_sides(const Graph& graph,
                                                                const FusionGroup& grp) {
-  std::vector<char> inside(graph.num_nodes(), 0);
-  for (NodeId n : grp.nodes) inside[static_cast<size_t>(n)] = 1;
+  // Most groups have no such QuantizeLinear: found without a per-node table (groups are small).
+  auto member = [&](NodeId n) {
+    return std::find(grp.nodes.begin(), grp.nodes.end(), n) != grp.nodes.end();
+  };
   NodeId end = kNoNode;
   for (NodeId n : grp.nodes) {
     const Node& node = graph.node(n);
     if (node.op_type != "QuantizeLinear" || node.outputs.size() != 1 || node.outputs[0] == kNoValue)
       continue;
-    for (NodeId reader : graph.value(node.outputs[0]).consumers)
-      if (inside[static_cast<size_t>(reader)]) end = n;
-    if (end != kNoNode) break;
+    const auto& readers = graph.value(node.outputs[0]).consumers;
+    if (std::any_of(readers.begin(), readers.end(), member)) {
+      end = n;
+      break;
+    }
   }
   if (end == kNoNode) return std::nullopt;
+  std::vector<char> inside(graph.num_nodes(), 0);
+  for (NodeId n : grp.nodes) inside[static_cast<size_t>(n)] = 1;
   // The first side: the QuantizeLinear and the group's nodes it reads, directly or not.
   std::vector<char> first(graph.num_nodes(), 0);
   first[static_cast<size_t>(end)] = 1;
