@@ -43,8 +43,8 @@ int64_t vnni_packed_bytes(int64_t k, int64_t n);
 void vnni_pack_activations(const uint8_t* x, int64_t ldx, int64_t k, int64_t n, uint8_t* out);
 
 // An im2col tile packed straight from the input, without the tile itself: row r's positions
-// [t, t + count) of each run are row_base[r] + offset + [0, count). Reads up to 15 bytes past each
-// run and writes up to 64 bytes past vnni_packed_bytes(k, n): callers leave that slack.
+// [t, t + count) of each run are row_base[r] + offset + [0, count). Reads up to 31 bytes past each
+// run and writes up to 128 bytes past vnni_packed_bytes(k, n): callers leave that slack.
 struct VnniRun {
   int64_t t = 0, offset = 0, count = 0;
 };

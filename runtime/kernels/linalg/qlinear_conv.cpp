@@ -442,8 +442,10 @@ class IntConvKernel final : public Kernel {
     const int64_t jobs = tiles * oc_blocks;
     const int64_t slots = std::min(threads, jobs);
     auto round64 = [](size_t v) { return (v + 63) & ~size_t{63}; };
+    // Slack past the last row: im2col's chunked copies read up to kCopyChunk - 1 bytes beyond
+    // a run, vnni_pack_runs up to 31.
     const size_t padded_bytes =
-        direct ? 0 : round64(static_cast<size_t>(cg * p.channel_bytes()) + kCopyChunk);
+        direct ? 0 : round64(static_cast<size_t>(cg * p.channel_bytes()) + 32);
     // The VNNI path packs its operand straight from the padded input: no im2col tile.
     const size_t col_bytes =
         direct || point || kVnni ? 0 : round64(static_cast<size_t>(rows * tile) + kCopyChunk);
@@ -452,7 +454,7 @@ class IntConvKernel final : public Kernel {
     const size_t seg_bytes = round64(static_cast<size_t>(max_segs) * sizeof(Segment));
     const size_t run_bytes = kVnni ? round64(static_cast<size_t>(max_segs) * sizeof(VnniRun)) : 0;
     const size_t pack_bytes =
-        kVnni ? round64(static_cast<size_t>(vnni_packed_bytes(rows, tile)) + 64) : 0;
+        kVnni ? round64(static_cast<size_t>(vnni_packed_bytes(rows, tile)) + 128) : 0;
     const size_t slot_bytes = col_bytes + acc_bytes + seg_bytes + run_bytes + pack_bytes;
     // Per im2col row (tap), where its values for output position 0 start in the padded input.
     const size_t base_bytes =

@@ -33,8 +33,11 @@ TEST(VnniGemm, MatchesAPlainLoopOnEveryEdge) {
   struct Case {
     int64_t m, k, n, m0, m1;
   };
+  // Runs of 7 positions (a 7-wide map's rows) and of up to 57 (a 56-wide map's rows: 64 at a
+  // time, then 16); 200 columns: 64 at a time from rows.
   const Case cases[] = {{8, 4, 16, 0, 8},      {1, 1, 1, 0, 1},       {13, 27, 45, 0, 13},
-                        {24, 576, 100, 5, 19}, {64, 147, 33, 40, 64}, {9, 3, 70, 8, 9}};
+                        {24, 576, 100, 5, 19}, {64, 147, 33, 40, 64}, {9, 3, 70, 8, 9},
+                        {16, 12, 200, 0, 16}};
   for (const Case& cs : cases) {
     SCOPED_TRACE("m " + std::to_string(cs.m) + " k " + std::to_string(cs.k) + " n " +
                  std::to_string(cs.n) + " rows [" + std::to_string(cs.m0) + ", " +
@@ -48,18 +51,21 @@ TEST(VnniGemm, MatchesAPlainLoopOnEveryEdge) {
     VnniWeights packed_w;
     vnni_pack_weights(w.data(), cs.m, cs.k, cs.k, &packed_w);
     // Packed from rows, and from runs (one run per 7 positions: rows of an output).
-    std::vector<uint8_t> from_rows(static_cast<size_t>(vnni_packed_bytes(cs.k, cs.n)) + 64);
+    std::vector<uint8_t> from_rows(static_cast<size_t>(vnni_packed_bytes(cs.k, cs.n)) + 128);
     vnni_pack_activations(x.data(), cs.n, cs.k, cs.n, from_rows.data());
-    std::vector<uint8_t> padded_x(x.size() + 16);
+    std::vector<uint8_t> padded_x(x.size() + 32);  // the slack vnni_pack_runs reads
     std::copy(x.begin(), x.end(), padded_x.begin());
     std::vector<const uint8_t*> bases;
     for (int64_t r = 0; r < cs.k; ++r) bases.push_back(padded_x.data() + r * cs.n);
-    std::vector<VnniRun> runs;
-    for (int64_t t = 0; t < cs.n; t += 7) runs.push_back({t, t, std::min<int64_t>(7, cs.n - t)});
-    std::vector<uint8_t> from_runs(from_rows.size());
-    vnni_pack_runs(bases.data(), cs.k, runs.data(), static_cast<int64_t>(runs.size()), cs.n,
-                   from_runs.data());
-    for (const auto* packed : {&from_rows, &from_runs}) {
+    std::vector<uint8_t> from_runs(from_rows.size()), from_long_runs(from_rows.size());
+    for (int64_t run_length : {7, 57}) {
+      std::vector<VnniRun> runs;
+      for (int64_t t = 0; t < cs.n; t += run_length)
+        runs.push_back({t, t, std::min<int64_t>(run_length, cs.n - t)});
+      vnni_pack_runs(bases.data(), cs.k, runs.data(), static_cast<int64_t>(runs.size()), cs.n,
+                     (run_length == 7 ? from_runs : from_long_runs).data());
+    }
+    for (const auto* packed : {&from_rows, &from_runs, &from_long_runs}) {
       std::vector<int32_t> c(static_cast<size_t>((cs.m1 - cs.m0) * cs.n), -1);
       vnni_gemm(packed_w, cs.m0, cs.m1, packed->data(), cs.n, zero, c.data(), cs.n);
       for (int64_t i = cs.m0; i < cs.m1; ++i)
