@@ -137,6 +137,23 @@ std::vector<float> run(const pipeline::CompiledModel& c, int64_t h, int64_t w,
   return std::vector<float>(y, y + (*out)[0].numel());
 }
 
+// Differences from the nodes one by one of at most one quantum (the int8 kernels sum exactly
+// where the float Conv rounds), in few elements.
+void expect_within_a_quantum(const pipeline::CompiledModel& fused,
+                             const pipeline::CompiledModel& plain, float quantum) {
+  for (auto [h, w] : {std::pair<int64_t, int64_t>{5, 7}, {16, 9}}) {
+    const std::vector<float> a = run(fused, h, w), b = run(plain, h, w);
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_FALSE(a.empty());
+    int differ = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_LE(std::fabs(a[i] - b[i]), quantum * 1.01f) << i;
+      differ += a[i] != b[i];
+    }
+    EXPECT_LT(differ, static_cast<int>(a.size()) / 10);
+  }
+}
+
 std::vector<std::string> kernel_ops(const pipeline::CompiledModel& c) {
   std::vector<std::string> ops;
   for (const rt::NodeDesc& n : c.program.graphs[0].nodes)
@@ -201,21 +218,11 @@ TEST(QdqFusion, ConvChainsAndTheResidualAddRunAsInt8Kernels) {
   }
   EXPECT_EQ(c->refused_groups(), 0);
 
-  // Against the nodes one by one (float Conv between them): the int8 kernels sum exactly where
-  // the float Conv rounds, so a value may land one quantum (0.05) away, never more.
+  // Against the nodes one by one (float Conv between them): a value may land one quantum (0.05)
+  // away, never more.
   auto plain = pipeline::compile(residual_block(), ranges(false));
   ASSERT_TRUE(plain.ok()) << plain.status().to_string();
-  for (auto [h, w] : {std::pair<int64_t, int64_t>{5, 7}, {16, 9}}) {
-    const std::vector<float> fused = run(*c, h, w), unfused = run(*plain, h, w);
-    ASSERT_EQ(fused.size(), unfused.size());
-    ASSERT_FALSE(fused.empty());
-    int differ = 0;
-    for (size_t i = 0; i < fused.size(); ++i) {
-      EXPECT_LE(std::fabs(fused[i] - unfused[i]), 0.05f * 1.01f) << i;
-      differ += fused[i] != unfused[i];
-    }
-    EXPECT_LT(differ, static_cast<int>(fused.size()) / 10);
-  }
+  expect_within_a_quantum(*c, *plain, 0.05f);
 }
 
 TEST(QdqFusion, ABiasOfAnotherScaleIsSplitSayingWhyAndStillRuns) {
@@ -259,23 +266,6 @@ Model downsample_block() {
   auto model = import_onnx_bytes(testing::serialize(m), "", "qdq downsampling block");
   EXPECT_TRUE(model.ok()) << model.status().to_string();
   return std::move(*model);
-}
-
-// Differences from the nodes one by one of at most one quantum (the int8 kernels sum exactly
-// where the float Conv rounds), in few elements.
-void expect_within_a_quantum(const pipeline::CompiledModel& fused,
-                             const pipeline::CompiledModel& plain, float quantum) {
-  for (auto [h, w] : {std::pair<int64_t, int64_t>{5, 7}, {16, 9}}) {
-    const std::vector<float> a = run(fused, h, w), b = run(plain, h, w);
-    ASSERT_EQ(a.size(), b.size());
-    ASSERT_FALSE(a.empty());
-    int differ = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-      EXPECT_LE(std::fabs(a[i] - b[i]), quantum * 1.01f) << i;
-      differ += a[i] != b[i];
-    }
-    EXPECT_LT(differ, static_cast<int>(a.size()) / 10);
-  }
 }
 
 // Where both operands of a join are convolutions' results, the later convolution runs the join
