@@ -163,6 +163,13 @@ class Fuser {
                  (op_class_of(g_.node(bad)) == OpClass::kISVDOS ? " with unresolved value inputs"
                                                                 : ""));
     }
+    // A QDQ group (a residual join's DequantizeLinears...) stays out of a normalization's or
+    // reduction's group, which no int8 kernel runs: it may then join the convolution before it
+    // (fold_quantized_joins), where a ResNet's last join before its GlobalAveragePool ran as
+    // five nodes one by one.
+    if ((rc == FusionRole::kNormalization || rc == FusionRole::kReduction) && quantized(gp))
+      return note(c, who + ": a QDQ group does not fuse into a " +
+                         std::string(fusion_role_name(rc)) + " (no int8 kernel runs one)");
     if (!joins_alone(v, c, gc, who)) return;
     const NodeId ap = anchor_[static_cast<size_t>(gp)], ac = anchor_[static_cast<size_t>(gc)];
     if (ap >= 0 && ac >= 0)
@@ -226,6 +233,13 @@ class Fuser {
     for (NodeId x : members_[static_cast<size_t>(gc)])
       if (x != c && g_.node(x).op_type != "Transpose") return false;
     return gemm_readable_perm(g_, rdp_, pn).has_value() && !creates_cycle(gp, gc);
+  }
+
+  // Whether group g holds a DequantizeLinear or QuantizeLinear.
+  bool quantized(int32_t g) const {
+    const auto& m = members_[static_cast<size_t>(g)];
+    return std::any_of(m.begin(), m.end(),
+                       [&](NodeId x) { return role(x) == FusionRole::kQuantization; });
   }
 
   bool is_max_pool(NodeId n) const {

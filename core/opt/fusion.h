@@ -19,6 +19,8 @@
 //    output is the anchor's data input.
 //  - the merged group stays convex: no path leaves it and comes back (else no order could run
 //    it as one step).
+//  - a group holding a DequantizeLinear or QuantizeLinear does not join a normalization or a
+//    reduction (no int8 kernel runs one).
 // Then, QDQ residual joins: a group of DequantizeLinears → Add → ... (no anchor) one of whose
 // DequantizeLinears alone reads the QuantizeLinear that ends a contraction's group joins that
 // group (the later contraction's, where both operands are such), so an int8 kernel can add the

@@ -402,8 +402,8 @@ class Matcher {
   }
 
   // DequantizeLinear(a), DequantizeLinear(b) → Add (same shapes) (+ Relu or constant Clip) →
-  // QuantizeLinear, as one sod2:QAdd: the same float arithmetic as the nodes one by one (so the
-  // same bits), without materialising the float values.
+  // QuantizeLinear, or a float end, as one sod2:QAdd: the same float arithmetic as the nodes one
+  // by one (so the same bits), without materialising the float operands.
   FusionVerdict match_qdq_add(const opt::FusionGroup& grp) {
     auto refuse_here = [&](NodeId at) {
       return refuse(FusionRefusal::kUnsupportedQuantization, at);
@@ -428,16 +428,19 @@ class Matcher {
         return refuse_here(grp.nodes[a]);
     }
     QuantizedTail tail;
-    if (!match_quantized_tail(grp, a + 1, add.outputs[0], false, &tail))
+    if (!match_quantized_tail(grp, a + 1, add.outputs[0], false, &tail) &&
+        tail.float_end == kNoValue)
       return refuse_here(grp.nodes[std::min(tail.failed_at, grp.nodes.size() - 1)]);
     FusedKernel k;
     k.info.name = add.name;
     k.info.op_type = "QAdd";
     k.info.domain = "sod2";
     k.info.opset = 1;
-    k.inputs = {in(dq[0], 0), in(dq[0], 1), in(dq[0], 2),      in(dq[1], 0),
-                in(dq[1], 1), in(dq[1], 2), tail.q->inputs[1], in(tail.q, 2)};
-    k.output = tail.q->outputs[0];
+    // Without a QuantizeLinear (the last block before a float head), no y_scale/y_zero_point
+    // and a float result.
+    k.inputs = {in(dq[0], 0), in(dq[0], 1), in(dq[0], 2),  in(dq[1], 0),
+                in(dq[1], 1), in(dq[1], 2), in(tail.q, 1), in(tail.q, 2)};
+    k.output = tail.q ? tail.q->outputs[0] : tail.float_end;
     set_float(&k.info.attrs, "clip_min", tail.lo);
     set_float(&k.info.attrs, "clip_max", tail.hi);
     const rt::DType y_type = to_rt_dtype(rdp_.fact(g_, k.output).dtype);

@@ -8,7 +8,8 @@
 //     sod2:QFusedConv (QLinearConv's inputs and exact arithmetic, plus a clamp for Relu/Clip or
 //     a float activation), or without the QuantizeLinear, a QFusedConv with a float output;
 //   - the same around MatMul or Gemm (constant 2-D int8 weights), as one sod2:QFusedMatMul;
-//   - DequantizeLinear ×2 → Add (+ Relu/Clip) → QuantizeLinear, as one sod2:QAdd, or, where
+//   - DequantizeLinear ×2 → Add (+ Relu/Clip) (→ QuantizeLinear, or a float result), as one
+//     sod2:QAdd, or, where
 //     one operand is a QFusedConv's result that nothing else reads (a residual block's sum), as
 //     part of that QFusedConv (inputs 9-15), the QAdd arithmetic on its 8-bit result in its
 //     store;

@@ -25,7 +25,8 @@ namespace sod2::rt::quant {
 //   y = quantize(clip((a - a_zp) * a_scale + (b - b_zp) * b_scale, lo, hi), y_scale, y_zp)
 // in the float operations of DequantizeLinear ×2, Add, Relu/Clip and QuantizeLinear one by one,
 // in their order and without fused multiply-adds, so a fused join writes the nodes' bytes (a NaN
-// to y_zp, as quantize_floats).
+// to y_zp, as quantize_floats); with a kFloat y_type (no QuantizeLinear after the join), the
+// clamped sum itself.
 struct QuantizedAdd {
   DType a_type = DType::kUint8, b_type = DType::kUint8, y_type = DType::kUint8;
   float a_scale = 1, b_scale = 1, y_scale = 1;

@@ -1,13 +1,14 @@
 // sod2:QAdd: a quantized residual join as one pass, what kernel_fusion.h makes of
 // DequantizeLinear(a), DequantizeLinear(b) → Add → (Relu or Clip) → QuantizeLinear, in
-// quantize.h's QuantizedAdd arithmetic: the same float operations, in the same order, as those
+// qdq_epilogue.h's QuantizedAdd arithmetic: the same float operations, in the same order, as those
 // nodes one by one (this file is built without FMA contraction), so the fused and unfused runs
 // give the same bits. Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
-// y_zero_point (per tensor); a and b of one shape. Attributes clip_min/clip_max (infinite when
-// absent).
+// y_zero_point (per tensor; without y_scale, the sum itself as float: a join no QuantizeLinear
+// follows); a and b of one shape. Attributes clip_min/clip_max (infinite when absent).
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "runtime/kernels/linalg/quantize.h"
 #include "runtime/kernels/linalg/simd.h"
@@ -15,18 +16,24 @@
 namespace sod2::rt::quant {
 namespace {
 
-// No restrict on y: QFusedConv's join writes over a.
+// No restrict on y: QFusedConv's join writes over a. A float Q is the join without a
+// QuantizeLinear: the clamped sum itself.
 template <class A, class B, class Q>
 SOD2_SIMD_INLINE void add_body(const A* a, const B* __restrict b, int64_t n, const QuantizedAdd& p,
                                Q* y) {
   const float as = p.a_scale, bs = p.b_scale, ys = p.y_scale, lo = p.lo, hi = p.hi,
-              zpf = static_cast<float>(p.y_zp), qlo = kQMin<Q>, qhi = kQMax<Q>;
+              zpf = static_cast<float>(p.y_zp);
   const int32_t az = p.a_zp, bz = p.b_zp;
   for (int64_t i = 0; i < n; ++i) {
     const float da = static_cast<float>(static_cast<int32_t>(a[i]) - az) * as;
     const float db = static_cast<float>(static_cast<int32_t>(b[i]) - bz) * bs;
     float v = da + db;
     v = std::min(std::max(v, lo), hi);
+    if constexpr (std::is_same_v<Q, float>) {
+      y[i] = v;
+      continue;
+    }
+    const float qlo = kQMin<Q>, qhi = kQMax<Q>;
     const float u = v / ys;
     float r = round_half_even(u) + zpf;
     r = u != u ? zpf : r;
@@ -65,8 +72,10 @@ void add_typed(const QuantizedAdd& p, const void* a, const void* b, int64_t lo, 
   const B* bt = static_cast<const B*>(b) + lo;
   if (p.y_type == DType::kUint8)
     add_run(at, bt, hi - lo, p, static_cast<uint8_t*>(y) + lo);
-  else
+  else if (p.y_type == DType::kInt8)
     add_run(at, bt, hi - lo, p, static_cast<int8_t*>(y) + lo);
+  else
+    add_run(at, bt, hi - lo, p, static_cast<float*>(y) + lo);
 }
 
 class QAddKernel final : public Kernel {
@@ -107,21 +116,32 @@ Expected<QuantizedAdd> read_quantized_add(const char* op, KernelContext& ctx, DT
   const Tensor* a_scale = ctx.input(a_params);
   const Tensor* b_scale = ctx.input(b_params);
   const Tensor* y_scale = ctx.input(y_params);
-  if (!a_scale || !b_scale || !y_scale)
-    return invalid_argument(std::string(op) +
-                            ": the join's a_scale, b_scale and y_scale are required");
+  const Tensor* yzt = ctx.input(y_params + 1);
+  if (!a_scale || !b_scale)
+    return invalid_argument(std::string(op) + ": the join's a_scale and b_scale are required");
+  if (!y_scale && yzt)
+    return invalid_argument(std::string(op) + ": the join's y_zero_point comes without y_scale");
   QuantParam as, az, bs, bz, ys, yz;
   SOD2_RETURN_IF_ERROR(
       read_quant_param(op, "a_scale", a_scale, true, DType::kFloat, 1, false, &as));
   SOD2_RETURN_IF_ERROR(
       read_quant_param(op, "b_scale", b_scale, true, DType::kFloat, 1, false, &bs));
-  SOD2_RETURN_IF_ERROR(
-      read_quant_param(op, "y_scale", y_scale, true, DType::kFloat, 1, false, &ys));
   if (const Tensor* t = ctx.input(a_params + 1))
     SOD2_RETURN_IF_ERROR(read_quant_param(op, "a_zero_point", t, false, a_type, 1, false, &az));
   if (const Tensor* t = ctx.input(b_params + 1))
     SOD2_RETURN_IF_ERROR(read_quant_param(op, "b_zero_point", t, false, b_type, 1, false, &bz));
-  const Tensor* yzt = ctx.input(y_params + 1);
+  QuantizedAdd p;
+  p.a_type = a_type;
+  p.b_type = b_type;
+  p.a_scale = as.scale(0);
+  p.b_scale = bs.scale(0);
+  p.a_zp = az.zero_point(0);
+  p.b_zp = bz.zero_point(0);
+  // Without y_scale the join ends in float (no QuantizeLinear after it).
+  p.y_type = DType::kFloat;
+  if (!y_scale) return p;
+  SOD2_RETURN_IF_ERROR(
+      read_quant_param(op, "y_scale", y_scale, true, DType::kFloat, 1, false, &ys));
   const DType out = yzt ? yzt->dtype : DType::kUint8;
   if (!is_8bit(out)) {
     return unsupported(std::string(op) + ": y_zero_point of type " + dtype_name(out) +
@@ -132,15 +152,8 @@ Expected<QuantizedAdd> read_quantized_add(const char* op, KernelContext& ctx, DT
   // DequantizeLinear multiplies by any scale; QuantizeLinear divides by y_scale, which must be
   // usable.
   SOD2_RETURN_IF_ERROR(check_scale(op, "y_scale", ys.scale(0), 0));
-  QuantizedAdd p;
-  p.a_type = a_type;
-  p.b_type = b_type;
   p.y_type = out;
-  p.a_scale = as.scale(0);
-  p.b_scale = bs.scale(0);
   p.y_scale = ys.scale(0);
-  p.a_zp = az.zero_point(0);
-  p.b_zp = bz.zero_point(0);
   p.y_zp = yz.zero_point(0);
   return p;
 }

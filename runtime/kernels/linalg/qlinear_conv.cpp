@@ -180,15 +180,21 @@ class IntConvKernel final : public Kernel {
       e.clip_lo = clip_lo_;
       e.clip_hi = clip_hi_;
     }
-    if (residual) {
+    // The 8-bit result goes to y, where the join (in the store or after) then writes over it, or
+    // for a join that ends in float (no QuantizeLinear after it) to scratch.
+    Tensor result = *y;
+    result.dtype = out_type;
+    if (residual && join.y_type == DType::kFloat) {
+      SOD2_ASSIGN_OR_RETURN(result.data, ctx.scratch(static_cast<size_t>(y->numel())));
+    } else if (residual) {
       e.join = &join;
       e.residual = residual->data;
     }
-    SOD2_RETURN_IF_ERROR(convolve(ctx, g, *x, *w, x_zp, w_zp, wz != nullptr, e, y));
-    // Paths without the join in their store: the result is in y; the join over it, in place.
+    SOD2_RETURN_IF_ERROR(convolve(ctx, g, *x, *w, x_zp, w_zp, wz != nullptr, e, &result));
+    // Paths without the join in their store: the join over the result, into y.
     if (residual && !e.joined) {
       ctx.pool().parallel_for(y->numel(), kQuantGrain, [&](int64_t lo, int64_t hi) {
-        quantized_add(join, y->data, residual->data, lo, hi, y->data);
+        quantized_add(join, result.data, residual->data, lo, hi, y->data);
       });
     }
     return Status::ok_status();

@@ -39,8 +39,8 @@ Expected<std::unique_ptr<Kernel>> make_qfused_matmul(const NodeInfo& node);
 // (attributes clip_min/clip_max: a fused Relu or Clip) or a float activation (activation, alpha,
 // beta), kernel_fusion.h's QDQ groups, and optionally a residual join after its 8-bit result:
 // inputs 9-15 (residual, residual_scale, residual_zero_point, the scale and zero point that
-// dequantize the result, join y_scale, join y_zero_point) and join_clip_min/join_clip_max,
-// sod2:QAdd's arithmetic, whose output is the kernel's.
+// dequantize the result, join y_scale, join y_zero_point: both absent for a float result) and
+// join_clip_min/join_clip_max, sod2:QAdd's arithmetic, whose output is the kernel's.
 Expected<std::unique_ptr<Kernel>> make_conv_integer(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_qlinear_conv(const NodeInfo& node);
 Expected<std::unique_ptr<Kernel>> make_qfused_conv(const NodeInfo& node);
@@ -100,7 +100,8 @@ void quantize_row(const float* in, int64_t n, float scale, int32_t zp, int8_t* o
 
 // A QuantizedAdd (qdq_epilogue.h) from a kernel's per-tensor inputs: a's scale and zero point
 // at slots a_params and a_params + 1 (a of type a_type), b's at b_params, y's at y_params (y's
-// type that of its zero point, uint8 without one; y's scale usable); lo and hi unbounded.
+// type that of its zero point, uint8 without one; y's scale usable; float without y's scale and
+// zero point); lo and hi unbounded.
 Expected<QuantizedAdd> read_quantized_add(const char* op, KernelContext& ctx, DType a_type,
                                           int a_params, DType b_type, int b_params, int y_params);
 

@@ -543,6 +543,32 @@ TEST(QAdd, ANanSumQuantizesToTheZeroPointAsQuantizeLinearDoes) {
   EXPECT_EQ(int{(*got)[0].data<uint8_t>()[2]}, 255);  // +inf saturates
 }
 
+// Without y_scale and y_zero_point (a join no QuantizeLinear follows: the last block before a
+// float head) the result is the clamped float sum, as DequantizeLinear ×2, Add and Relu give it.
+TEST(QAdd, WithoutYScaleTheResultIsTheClampedFloatSum) {
+  const HostTensor a = random_q<uint8_t>(DType::kUint8, {1000}, 7);
+  const HostTensor b = random_q<int8_t>(DType::kInt8, {1000}, 8);
+  const HostTensor as = floats({}, {0.0173f}), bs = floats({}, {0.0291f});
+  const HostTensor az = scalar<uint8_t>(DType::kUint8, 121), bz = scalar<int8_t>(DType::kInt8, 3);
+  auto got =
+      run_sod2("QAdd", {&a, &as, &az, &b, &bs, &bz, nullptr, nullptr},
+               A().f("clip_min", 0.f).f("clip_max", std::numeric_limits<float>::infinity()), 2);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  ASSERT_EQ((*got)[0].dtype(), DType::kFloat);
+  auto da = testing::run_kernel(registry(), "DequantizeLinear", 13, {&a, &as, &az}, 1);
+  auto db = testing::run_kernel(registry(), "DequantizeLinear", 13, {&b, &bs, &bz}, 1);
+  ASSERT_TRUE(da.ok() && db.ok());
+  for (int64_t i = 0; i < 1000; ++i) {
+    const float v = (*da)[0].data<float>()[i] + (*db)[0].data<float>()[i];
+    ASSERT_EQ((*got)[0].data<float>()[i], std::max(v, 0.f)) << "element " << i;
+  }
+  // A zero point without its scale is an error.
+  const HostTensor yz = scalar<uint8_t>(DType::kUint8, 0);
+  auto bad = run_sod2("QAdd", {&a, &as, &az, &b, &bs, &bz, nullptr, &yz}, {}, 1);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("y_zero_point"), std::string::npos);
+}
+
 TEST(QAdd, MismatchedShapesAndBadScalesAreErrors) {
   const HostTensor a = random_q<uint8_t>(DType::kUint8, {4, 3}, 1);
   const HostTensor b = random_q<uint8_t>(DType::kUint8, {3, 4}, 2);

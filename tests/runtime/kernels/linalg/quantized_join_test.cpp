@@ -1,8 +1,8 @@
 // sod2:QFusedConv with a residual join (inputs 9-15: a QDQ Conv group and the quantized residual
 // Add after it, core/package/kernel_fusion.h): it must write the bytes that QFusedConv and then
 // QAdd write, on every path of qlinear_conv.cpp (the join in the VNNI GEMM's store, or over the
-// output after the other paths), for both 8-bit types of each operand, a requantizing and a float
-// epilogue, a join clamp, and one or two threads.
+// output after the other paths), for both 8-bit types of each operand and a float join result, a
+// requantizing and a float epilogue, a join clamp, and one or two threads.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -93,13 +93,18 @@ void check_join(const JoinShape& shape, Types t, const char* activation, float j
   // The join dequantizes the result with its own parameters (a DequantizeLinear of its own).
   const HostTensor rs = floats({}, {0.029f}), rz = zero_point(t.residual, 7);
   const HostTensor as = floats({}, {0.041f}), az = zero_point(t.y, t.y == DType::kUint8 ? 125 : -3);
-  const HostTensor zs = floats({}, {0.053f}), zz = zero_point(t.z, t.z == DType::kUint8 ? 4 : -9);
-  auto want = run_sod2("QAdd", {&result, &as, &az, &r, &rs, &rz, &zs, &zz},
+  // A float z: the join without a QuantizeLinear after it (no z scale or zero point).
+  const bool float_z = t.z == DType::kFloat;
+  const HostTensor zs = floats({}, {0.053f}),
+                   zz = zero_point(float_z ? DType::kUint8 : t.z, t.z == DType::kUint8 ? 4 : -9);
+  const HostTensor* z_scale = float_z ? nullptr : &zs;
+  const HostTensor* z_zero = float_z ? nullptr : &zz;
+  auto want = run_sod2("QAdd", {&result, &as, &az, &r, &rs, &rz, z_scale, z_zero},
                        A().f("clip_min", join_lo).f("clip_max", join_hi), threads);
   ASSERT_TRUE(want.ok()) << want.status().to_string();
 
   std::vector<const HostTensor*> joined_in = conv_in;
-  for (const HostTensor* v : {&r, &rs, &rz, &as, &az, &zs, &zz}) joined_in.push_back(v);
+  for (const HostTensor* v : {&r, &rs, &rz, &as, &az, z_scale, z_zero}) joined_in.push_back(v);
   conv.f("join_clip_min", join_lo).f("join_clip_max", join_hi);
   auto got = run_sod2("QFusedConv", joined_in, conv, threads);
   ASSERT_TRUE(got.ok()) << got.status().to_string();
@@ -118,7 +123,8 @@ TEST(QFusedConvJoin, EqualsTheConvolutionThenQAddOnEveryPath) {
   } restore;
   const Types types[] = {{DType::kUint8, DType::kUint8, DType::kUint8},
                          {DType::kInt8, DType::kUint8, DType::kInt8},
-                         {DType::kUint8, DType::kInt8, DType::kInt8}};
+                         {DType::kUint8, DType::kInt8, DType::kInt8},
+                         {DType::kUint8, DType::kUint8, DType::kFloat}};
   for (bool vnni : {true, false}) {
     quant::set_vnni_enabled(vnni);
     for (const JoinShape& shape : kShapes)
