@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "runtime/kernels/cpu_clones.h"
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/simd.h"
 
@@ -45,8 +46,8 @@ inline void transpose(Lanes<N>* r) {
 // Square tiles of kBlock positions x kBlock channels, so both sides move whole vectors; the last
 // partial tile goes through a zero-filled full one.
 template <int kBlock>
-SOD2_LINALG_CLONES void interleave(const float* __restrict x, int64_t stride, int64_t count,
-                                   float* __restrict out) {
+SOD2_CPU_CLONES void interleave(const float* __restrict x, int64_t stride, int64_t count,
+                                float* __restrict out) {
   using V = Lanes<kBlock>;
   V r[kBlock];
   int64_t p = 0;
@@ -69,8 +70,8 @@ SOD2_LINALG_CLONES void interleave(const float* __restrict x, int64_t stride, in
 // floats and centred in one flat loop, then transposed. Written so that GCC vectorises the
 // widening: __builtin_convertvector of bytes, or a loop per row, became scalar conversions.
 template <int kBlock, class T>
-SOD2_LINALG_CLONES void interleave_8bit(const T* __restrict x, int64_t stride, int64_t count,
-                                        float zero_point, float* __restrict out) {
+SOD2_CPU_CLONES void interleave_8bit(const T* __restrict x, int64_t stride, int64_t count,
+                                     float zero_point, float* __restrict out) {
   using V = Lanes<kBlock>;
   V r[kBlock];
   alignas(64) T bytes[kBlock * kBlock];
@@ -93,8 +94,8 @@ SOD2_LINALG_CLONES void interleave_8bit(const T* __restrict x, int64_t stride, i
 }
 
 template <int kBlock>
-SOD2_LINALG_CLONES void deinterleave(const float* __restrict in, int64_t count, int64_t stride,
-                                     float* __restrict y) {
+SOD2_CPU_CLONES void deinterleave(const float* __restrict in, int64_t count, int64_t stride,
+                                  float* __restrict y) {
   using V = Lanes<kBlock>;
   V r[kBlock];
   int64_t p = 0;

@@ -92,13 +92,4 @@ bool broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b,
 
 std::string dims_string(std::span<const int64_t> dims);
 
-// Per-target vectorisation of direct loops: the runtime is built for baseline x86-64 (SSE2), so
-// hot loops get AVX2/AVX-512 clones picked at load time; other targets compile them once.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SOD2_LINALG_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define SOD2_LINALG_CLONES
-#endif
-
 }  // namespace sod2::rt

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/kernels/cpu_clones.h"
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/conv_blocked.h"
 #include "runtime/kernels/linalg/conv_internal.h"
@@ -28,7 +29,7 @@ namespace {
 
 // Rows [0, cg*k_size) x columns [p0, p1) of the im2col matrix of one group's input `x`
 // (cg planes of g.in_size()), written densely (row stride p1 - p0) to `dst`.
-SOD2_LINALG_CLONES
+SOD2_CPU_CLONES
 void im2col_tile(const float* x, int64_t cg, const Window3& g, int64_t p0, int64_t p1, float* dst) {
   const int64_t tp = p1 - p0;
   const int64_t ow = g.out[2], oh = g.out[1];

@@ -6,18 +6,14 @@
 #include <cstring>
 #include <limits>
 
+#include "runtime/kernels/cpu_clones.h"
 #include "runtime/kernels/math/fast_math.h"
 
-// One clone per x86-64 level, chosen by an ifunc resolver at load time. The helpers below are
-// inline and get compiled into each clone with its instruction set. (vec_isa_test.cpp defines
-// the macro empty and compiles this file once per level, to test the levels this machine would
-// not pick.)
-#if defined(SOD2_MATH_CLONES)
-#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SOD2_MATH_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define SOD2_MATH_CLONES
+// One clone per x86-64 level (cpu_clones.h). The helpers below are inline and get compiled into
+// each clone with its instruction set. (vec_isa_test.cpp defines the macro empty and compiles this
+// file once per level, to test the levels this machine would not pick.)
+#if !defined(SOD2_MATH_CLONES)
+#define SOD2_MATH_CLONES SOD2_CPU_CLONES
 #endif
 
 namespace sod2::rt::math {
