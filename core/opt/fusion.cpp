@@ -493,6 +493,25 @@ FusionPlan finish(const Graph& graph, FusionPlan out) {
   return out;
 }
 
+// The nodes `from` reads, directly or through others of them, among those `member` accepts (a
+// group's): a flag per NodeId; `from` itself is not flagged.
+template <class Member>
+std::vector<char> members_read_by(const Graph& graph, NodeId from, Member member) {
+  std::vector<char> reads(graph.num_nodes(), 0);
+  std::vector<NodeId> stack{from};
+  while (!stack.empty()) {
+    const NodeId n = stack.back();
+    stack.pop_back();
+    for (ValueId v : graph.node(n).inputs) {
+      const NodeId p = v == kNoValue ? kNoNode : graph.value(v).producer;
+      if (p == kNoNode || reads[static_cast<size_t>(p)] || !member(p)) continue;
+      reads[static_cast<size_t>(p)] = 1;
+      stack.push_back(p);
+    }
+  }
+  return reads;
+}
+
 }  // namespace
 
 FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
@@ -530,23 +549,9 @@ std::optional<std::array<FusionGroup, 2>> quantized_join_sides(const Graph& grap
     }
   }
   if (end == kNoNode) return std::nullopt;
-  std::vector<char> inside(graph.num_nodes(), 0);
-  for (NodeId n : grp.nodes) inside[static_cast<size_t>(n)] = 1;
   // The first side: the QuantizeLinear and the group's nodes it reads, directly or not.
-  std::vector<char> first(graph.num_nodes(), 0);
+  std::vector<char> first = members_read_by(graph, end, member);
   first[static_cast<size_t>(end)] = 1;
-  std::vector<NodeId> stack{end};
-  while (!stack.empty()) {
-    const NodeId n = stack.back();
-    stack.pop_back();
-    for (ValueId v : graph.node(n).inputs) {
-      const NodeId p = v == kNoValue ? kNoNode : graph.value(v).producer;
-      if (p == kNoNode || !inside[static_cast<size_t>(p)] || first[static_cast<size_t>(p)])
-        continue;
-      first[static_cast<size_t>(p)] = 1;
-      stack.push_back(p);
-    }
-  }
   FusionPlan sides;
   sides.groups.resize(2);
   sides.groups[0].kind = grp.kind;
@@ -555,11 +560,7 @@ std::optional<std::array<FusionGroup, 2>> quantized_join_sides(const Graph& grap
   if (sides.groups[1].nodes.empty()) return std::nullopt;
   for (FusionGroup& side : sides.groups)
     if (side.nodes.size() == 1) side.kind = "single";
-  sides.group_of.assign(graph.num_nodes(), -1);
-  for (int32_t i = 0; i < 2; ++i)
-    for (NodeId n : sides.groups[static_cast<size_t>(i)].nodes)
-      sides.group_of[static_cast<size_t>(n)] = i;
-  fill_group_io(graph, &sides);
+  sides = finish(graph, std::move(sides));
   return std::array<FusionGroup, 2>{std::move(sides.groups[0]), std::move(sides.groups[1])};
 }
 
@@ -624,21 +625,9 @@ FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
       });
     const NodeId a = first == grp.nodes.end() ? grp.nodes.front() : *first;
     // Its prologue: the group's nodes it reads, directly or through others of them.
-    std::vector<bool> feeds(graph.num_nodes(), false);
-    std::vector<NodeId> stack{a};
-    while (!stack.empty()) {
-      const NodeId n = stack.back();
-      stack.pop_back();
-      for (ValueId v : graph.node(n).inputs) {
-        if (v == kNoValue) continue;
-        const NodeId p = graph.value(v).producer;
-        if (p == kNoNode || feeds[static_cast<size_t>(p)] ||
-            plan.group_of[static_cast<size_t>(p)] != static_cast<int32_t>(i))
-          continue;
-        feeds[static_cast<size_t>(p)] = true;
-        stack.push_back(p);
-      }
-    }
+    const std::vector<char> feeds = members_read_by(graph, a, [&](NodeId p) {
+      return plan.group_of[static_cast<size_t>(p)] == static_cast<int32_t>(i);
+    });
     std::vector<NodeId> prologue, epilogue, operands;
     const Node& anchor = graph.node(a);
     for (NodeId n : grp.nodes) {
