@@ -1,5 +1,5 @@
-// What the quantized kernel tests share: random 8-bit tensors, scalars, and a sod2-domain kernel
-// (QFusedConv, QAdd...) run on host tensors.
+// What the quantized kernel tests share: random 8-bit tensors, scalars, a sod2-domain kernel
+// (QFusedConv, QAdd...) run on host tensors, and a byte-for-byte comparison of two results.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +8,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
 
@@ -43,6 +45,15 @@ inline Expected<std::vector<HostTensor>> run_sod2(const std::string& op,
   KernelContext ctx(ptrs, &alloc, &pool);
   SOD2_RETURN_IF_ERROR(kernel->run(ctx));
   return std::move(alloc.outputs);
+}
+
+// `got` has `want`'s shape, type and bytes; a failure names the first differing byte.
+inline void expect_same_bytes(const HostTensor& got, const HostTensor& want) {
+  ASSERT_EQ(got.shape(), want.shape());
+  ASSERT_EQ(got.dtype(), want.dtype());
+  const auto diff = std::mismatch(got.bytes().begin(), got.bytes().end(), want.bytes().begin());
+  EXPECT_EQ(diff.first - got.bytes().begin(), got.bytes().end() - got.bytes().begin())
+      << "the first differing byte";
 }
 
 }  // namespace sod2::rt::linalg_test
