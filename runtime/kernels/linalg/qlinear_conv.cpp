@@ -7,9 +7,11 @@
 //     the int8 weights, on int8_vnni.h's GEMM (weights packed once) where the CPU has
 //     AVX512-VNNI, else on int8_gemm.h's; 1x1 stride-1 convolutions read the input directly.
 //     Needs int8 weights with zero point 0 (what quantisers write for weights);
-//   - depthwise (one input and one output channel per group), any zero points: on the float
-//     depthwise kernels over the centred values where the sums stay below 2^24 (exact there),
-//     each work item's sums finished by its thread; else an int16 stencil per channel;
+//   - depthwise (one input and one output channel per group), any zero points: on
+//     int8_depthwise_vnni.h's kernel where the CPU has AVX512-VNNI and -VBMI, output rows are
+//     28 wide or more and the centred weights fit in int8; else on the float depthwise kernels
+//     over the centred values where the sums stay below 2^24 (exact there), each work item's
+//     sums finished by its thread; else an int16 stencil per channel;
 //   - reference: operands centred into int16, for everything else (uint8 weights, per-channel
 //     weight zero points).
 // The layouts the dense path and the int16 stencil read are int8_conv_layout.h's.
@@ -26,6 +28,7 @@
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "runtime/kernels/linalg/int8_conv_layout.h"
+#include "runtime/kernels/linalg/int8_depthwise_vnni.h"
 #include "runtime/kernels/linalg/int8_gemm.h"
 #include "runtime/kernels/linalg/int8_vnni.h"
 #include "runtime/kernels/linalg/qdq_epilogue.h"
@@ -213,6 +216,9 @@ class IntConvKernel final : public Kernel {
       return true;
     }();
     if (c == group_ && m == group_) {
+      if (g.spatial <= 2 && vnni_depthwise_applies(window_2d(g)) &&
+          depthwise_weights(g, w, w_zp, c).taps_fit)
+        return depthwise_vnni(ctx, g, x, x_zp.zero_point(0), e, y);
       if (depthwise_exact_in_float(g)) return depthwise_float(ctx, g, x, w, x_zp, w_zp, e, y);
       return depthwise(ctx, g, x, w, x_zp, w_zp, e, y);
     }
@@ -269,6 +275,19 @@ class IntConvKernel final : public Kernel {
     const QuantizedAdd* join = nullptr;
     const void* residual = nullptr;
     mutable bool joined = false;
+  };
+
+  // A depthwise convolution's weights centred on their zero points (depthwise_weights()), and
+  // the tensor they came from.
+  struct DepthwiseWeights {
+    std::vector<float> floats;
+    // Where every one fits in [-128, 127] (taps_fit), int8_depthwise_vnni.h's packed taps of
+    // each channel (for 1-D and 2-D windows), and each channel's sum.
+    bool taps_fit = false;
+    std::vector<int32_t> tap_words;
+    std::vector<int32_t> tap_sums;
+    std::vector<int32_t> zero_points;
+    const void* source = nullptr;
   };
 
   // `count` sums of output channel oc into y at element offset y_off.
@@ -551,6 +570,54 @@ class IntConvKernel final : public Kernel {
     return Status::ok_status();
   }
 
+  // One input and one output channel per group on int8_depthwise_vnni.h's kernel, a plane per
+  // job, with depthwise_weights()'s taps. The epilogue runs in its store where it is plain
+  // arithmetic, else over each plane's sums (in the slot's scratch) while they are cached.
+  Status depthwise_vnni(KernelContext& ctx, const Window3& g, const Tensor& x, int32_t xzp,
+                        const Requant& e, Tensor* y) {
+    const int64_t n = x.shape[0], c = x.shape[1], out_size = g.out_size(), in_size = g.in_size();
+    const Window2D g2 = window_2d(g);
+    const bool store = requant_ && inline_activation(e.activation.activation);
+    const int64_t planes = n * c;
+    const int64_t slots = std::min(
+        parallel_parts(ctx.pool(), static_cast<double>(planes * out_size * g.k_size())), planes);
+    const size_t sums_bytes = store ? 0 : static_cast<size_t>(out_size) * sizeof(int32_t);
+    const size_t channel_bytes = static_cast<size_t>(c) * sizeof(float);
+    SOD2_ASSIGN_OR_RETURN(
+        void* mem, ctx.scratch(channel_bytes + sums_bytes * static_cast<size_t>(slots) + 64));
+    ChannelEpilogue ce;
+    if (store) {
+      ce = e.channel_epilogue(c, static_cast<float*>(mem));
+      e.joined = e.join != nullptr;
+    }
+    auto* sums = reinterpret_cast<int32_t*>(static_cast<char*>(mem) + channel_bytes);
+    const DepthwiseWeights& d = dw_;
+    const VnniDepthwiseWindow window = vnni_depthwise_window(g2);
+    const int64_t words = vnni_depthwise_tap_words(g2);
+    for_slots(ctx.pool(), planes, slots, [&](int64_t plane, int64_t slot) {
+      const int64_t ch = plane % c;
+      VnniDepthwisePlane p;
+      p.x = static_cast<const char*>(x.data) + plane * in_size;
+      p.x_signed = x.dtype == DType::kInt8;
+      p.x_zero = xzp;
+      p.taps = d.tap_words.data() + ch * words;
+      p.tap_sum = d.tap_sums[static_cast<size_t>(ch)];
+      p.channel = ch;
+      if (store) {
+        p.e = &ce;
+        p.out = y->data;
+        p.at = plane * out_size;
+        p.join = e.join;
+        p.residual = e.residual;
+      } else {
+        p.sums = sums + slot * out_size;
+      }
+      vnni_depthwise_plane(window, p);
+      if (!store) finish(e, p.sums, out_size, ch, plane * out_size, y);
+    });
+    return Status::ok_status();
+  }
+
   // One input and one output channel per group, on the float depthwise convolution (channels in
   // lanes or vectorised along output rows, as for float models): the input and the taps centred on
   // their zero points as floats, the exact sums back to int32 for the epilogue. Several times
@@ -567,7 +634,7 @@ class IntConvKernel final : public Kernel {
     SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(y_bytes + c_bytes + 64));
     auto* yf = static_cast<float*>(mem);
     auto* per_channel = reinterpret_cast<float*>(static_cast<char*>(mem) + y_bytes);
-    const float* wf = centred_weights(w, w_zp, c, ks);
+    const float* wf = depthwise_weights(g, w, w_zp, c).floats.data();
     // The kernel centres the input into floats as it reads it.
     DepthwiseInt8Input x8;
     x8.type = x.dtype;
@@ -626,27 +693,46 @@ class IntConvKernel final : public Kernel {
     });
     return Status::ok_status();
   }
-  // The depthwise weights minus their zero points, as floats: kept while the weights are a
-  // constant (the same tensor at the same address every run) and their zero points unchanged,
-  // else computed again (a 720-channel 5x5 layer spent a tenth of its time here every run).
-  const float* centred_weights(const Tensor& w, const QuantParam& w_zp, int64_t c, int64_t ks) {
-    dw_zero_points_.resize(static_cast<size_t>(c));
-    bool same = constant_weights_ && dw_source_ == w.data &&
-                dw_weights_.size() == static_cast<size_t>(c * ks);
+  // The depthwise weights minus their zero points, as floats and, where every one fits, as int8
+  // taps with each channel's sum (the VNNI kernel's): kept while the weights are a constant (the
+  // same tensor at the same address every run) and their zero points unchanged, else computed
+  // again (a 720-channel 5x5 layer spent a tenth of its time here every run).
+  const DepthwiseWeights& depthwise_weights(const Window3& g, const Tensor& w,
+                                            const QuantParam& w_zp, int64_t c) {
+    const int64_t ks = g.k_size();
+    DepthwiseWeights& d = dw_;
+    d.zero_points.resize(static_cast<size_t>(c));
+    bool same =
+        constant_weights_ && d.source == w.data && d.floats.size() == static_cast<size_t>(c * ks);
     for (int64_t ch = 0; ch < c; ++ch) {
       const int32_t zp = w_zp.zero_point(ch);
-      same = same && dw_zero_points_[static_cast<size_t>(ch)] == zp;
-      dw_zero_points_[static_cast<size_t>(ch)] = zp;
+      same = same && d.zero_points[static_cast<size_t>(ch)] == zp;
+      d.zero_points[static_cast<size_t>(ch)] = zp;
     }
-    if (!same) {
-      dw_weights_.resize(static_cast<size_t>(c * ks));
+    if (same) return d;
+    d.floats.resize(static_cast<size_t>(c * ks));
+    std::vector<int8_t> taps(static_cast<size_t>(c * ks));
+    d.tap_sums.assign(static_cast<size_t>(c), 0);
+    d.taps_fit = true;
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t k = 0; k < ks; ++k) {
+        const size_t i = static_cast<size_t>(ch * ks + k);
+        const int32_t v = load8(w, ch * ks + k) - d.zero_points[static_cast<size_t>(ch)];
+        d.floats[i] = static_cast<float>(v);
+        d.taps_fit = d.taps_fit && v >= -128 && v <= 127;
+        taps[i] = static_cast<int8_t>(v);
+        d.tap_sums[static_cast<size_t>(ch)] += v;
+      }
+    d.tap_words.clear();
+    if (g.spatial <= 2 && d.taps_fit) {
+      const Window2D g2 = window_2d(g);
+      const int64_t words = vnni_depthwise_tap_words(g2);
+      d.tap_words.resize(static_cast<size_t>(c * words));
       for (int64_t ch = 0; ch < c; ++ch)
-        for (int64_t k = 0; k < ks; ++k)
-          dw_weights_[static_cast<size_t>(ch * ks + k)] =
-              static_cast<float>(load8(w, ch * ks + k) - dw_zero_points_[static_cast<size_t>(ch)]);
-      dw_source_ = w.data;
+        vnni_depthwise_pack_taps(g2, taps.data() + ch * ks, d.tap_words.data() + ch * words);
     }
-    return dw_weights_.data();
+    d.source = w.data;
+    return d;
   }
 
   // Exact integers held as floats to int32, in place (the same 4 bytes each).
@@ -765,10 +851,7 @@ class IntConvKernel final : public Kernel {
   bool float_out_;          // QFusedConv without y_scale: a float result
   Join join_;
   std::vector<VnniWeights> vnni_;  // per group, vnni_weights()
-  // centred_weights(): the float weights, the zero points and the tensor they came from.
-  std::vector<float> dw_weights_;
-  std::vector<int32_t> dw_zero_points_;
-  const void* dw_source_ = nullptr;
+  DepthwiseWeights dw_;            // depthwise_weights()
 };
 
 Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKernel::Kind kind) {

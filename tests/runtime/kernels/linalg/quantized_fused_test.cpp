@@ -100,6 +100,9 @@ const Geometry kGeometries[] = {
     {"depthwise 5x5, 20 channels", {2, 20, 7, 7, 20, 5, 5, 20, 1, 1, 2, 2, 2, 2, 1}},
     // Rows wider than a vector, 3x3 stride 1: the row path.
     {"depthwise 3x3, wide rows", {1, 3, 6, 40, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1}},
+    // Output rows 28 wide or more: the VNNI depthwise kernel where the CPU has AVX512-VBMI.
+    {"depthwise 3x3 stride 2, 30 wide", {2, 5, 9, 60, 5, 3, 3, 5, 2, 2, 1, 1, 1, 1, 1}},
+    {"depthwise 5x5, 45 wide", {1, 4, 7, 45, 4, 5, 5, 4, 1, 1, 2, 2, 2, 2, 1}},
     // 289 taps: past what float sums hold exactly, so the int16 stencil runs.
     {"depthwise 17x17", {1, 4, 20, 18, 4, 17, 17, 4, 1, 1, 8, 8, 8, 8, 1}},
     // Small output, many channels: threads split the output channels.
@@ -276,6 +279,7 @@ TEST(QFusedConv, TheDepthwiseEpilogueEqualsThePerPlaneFunctions) {
         {2, 20, 7, 7, 20, 5, 5, 20, 1, 1, 2, 2, 2, 2, 1},    // channels in lanes
         {1, 3, 6, 40, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1},      // wide rows
         {1, 24, 14, 14, 24, 3, 3, 24, 2, 2, 1, 1, 1, 1, 1},  // stride 2
+        {1, 4, 9, 60, 4, 3, 3, 4, 2, 2, 1, 1, 1, 1, 1},      // 30 wide: the VNNI kernel
     };
     for (const IntConvGeometry& p : shapes) {
       const HostTensor x = random_q<uint8_t>(DType::kUint8, {p.n, p.c, p.h, p.w}, 31);

@@ -33,18 +33,7 @@ inline HostTensor scalar(DType dt, T v) {
 inline Expected<std::vector<HostTensor>> run_sod2(const std::string& op,
                                                   const std::vector<const HostTensor*>& in,
                                                   const Attrs& attrs, int threads) {
-  NodeInfo info = testing::node_info(op, 1, in, 1, attrs);
-  info.domain = "sod2";
-  SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, registry().create(info));
-  std::vector<Tensor> views;
-  for (const HostTensor* t : in) views.push_back(t ? t->view() : Tensor{});
-  std::vector<const Tensor*> ptrs;
-  for (size_t i = 0; i < in.size(); ++i) ptrs.push_back(in[i] ? &views[i] : nullptr);
-  testing::HeapAllocator alloc(1);
-  ThreadPool pool(threads);
-  KernelContext ctx(ptrs, &alloc, &pool);
-  SOD2_RETURN_IF_ERROR(kernel->run(ctx));
-  return std::move(alloc.outputs);
+  return testing::run_kernel(registry(), op, 1, in, 1, attrs, threads, "sod2");
 }
 
 // `got` has `want`'s shape, type and bytes; a failure names the first differing byte.
