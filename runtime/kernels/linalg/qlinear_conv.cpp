@@ -2,19 +2,17 @@
 // output) and sod2:QFusedConv (QLinearConv whose result is clamped: a fused Relu or Clip of a QDQ
 // group, core/package/kernel_fusion.h).
 //
-// Three ways to compute the same int32 sums (quantize.h's semantics, bit for bit):
+// Three ways to compute the same int32 sums (quantize.h's semantics, bit for bit), each finished
+// through IntConvEpilogue (int_conv_epilogue.h):
 //   - dense: an im2col tile of raw 8-bit input (padding holds x's zero point, so it adds 0) times
 //     the int8 weights, on int8_vnni.h's GEMM (weights packed once) where the CPU has
 //     AVX512-VNNI, else on int8_gemm.h's; 1x1 stride-1 convolutions read the input directly.
 //     Needs int8 weights with zero point 0 (what quantisers write for weights);
-//   - depthwise (one input and one output channel per group), any zero points: on
-//     int8_depthwise_vnni.h's kernel where the CPU has AVX512-VNNI and -VBMI, output rows are
-//     28 wide or more and the centred weights fit in int8; else on the float depthwise kernels
-//     over the centred values where the sums stay below 2^24 (exact there), each work item's
-//     sums finished by its thread; else an int16 stencil per channel;
+//   - depthwise (one input and one output channel per group), any zero points:
+//     int_conv_depthwise.h's paths;
 //   - reference: operands centred into int16, for everything else (uint8 weights, per-channel
 //     weight zero points).
-// The layouts the dense path and the int16 stencil read are int8_conv_layout.h's.
+// The layouts the dense path reads are int8_conv_layout.h's.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -28,9 +26,10 @@
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "runtime/kernels/linalg/int8_conv_layout.h"
-#include "runtime/kernels/linalg/int8_depthwise_vnni.h"
 #include "runtime/kernels/linalg/int8_gemm.h"
 #include "runtime/kernels/linalg/int8_vnni.h"
+#include "runtime/kernels/linalg/int_conv_depthwise.h"
+#include "runtime/kernels/linalg/int_conv_epilogue.h"
 #include "runtime/kernels/linalg/qdq_epilogue.h"
 #include "runtime/kernels/linalg/quantize.h"
 #include "runtime/kernels/linalg/simd.h"
@@ -61,7 +60,8 @@ class IntConvKernel final : public Kernel {
         activation_(activation),
         constant_weights_(constant_weights),
         float_out_(float_out),
-        join_(join) {}
+        join_(join),
+        depthwise_(constant_weights) {}
 
   Status run(KernelContext& ctx) override {
     const char* op = kind_ == Kind::kConvInteger   ? "ConvInteger"
@@ -156,7 +156,8 @@ class IntConvKernel final : public Kernel {
     if (y->numel() == 0) return Status::ok_status();
 
     // What the epilogue needs per output channel.
-    Requant e;
+    IntConvEpilogue e;
+    e.requant = requant_;
     e.out_type = out_type;
     if (bias && bias->dtype == DType::kFloat)
       e.float_bias = bias->as<const float>();
@@ -204,159 +205,22 @@ class IntConvKernel final : public Kernel {
   }
 
  private:
-  struct Requant;
-
   Status convolve(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
-                  const QuantParam& x_zp, const QuantParam& w_zp, bool has_w_zp, const Requant& e,
-                  Tensor* y) {
+                  const QuantParam& x_zp, const QuantParam& w_zp, bool has_w_zp,
+                  const IntConvEpilogue& e, Tensor* y) {
     const int64_t c = x.shape[1], m = w.shape[0];
     const bool w_zero = !has_w_zp || [&] {
       for (int64_t i = 0; i < w_zp.count; ++i)
         if (w_zp.zero_point(i) != 0) return false;
       return true;
     }();
-    if (c == group_ && m == group_) {
-      if (g.spatial <= 2 && vnni_depthwise_applies(window_2d(g)) &&
-          depthwise_weights(g, w, w_zp, c).taps_fit)
-        return depthwise_vnni(ctx, g, x, x_zp.zero_point(0), e, y);
-      if (depthwise_exact_in_float(g)) return depthwise_float(ctx, g, x, w, x_zp, w_zp, e, y);
-      return depthwise(ctx, g, x, w, x_zp, w_zp, e, y);
-    }
+    if (c == group_ && m == group_) return depthwise_.run(ctx, g, x, w, x_zp, w_zp, e, y);
     if (w.dtype == DType::kInt8 && w_zero) return dense(ctx, g, x, w, x_zp.zero_point(0), e, y);
     return reference(ctx, g, x, w, x_zp.zero_point(0), w_zp, e, y);
   }
 
-  struct Requant {
-    DType out_type = DType::kInt32;
-    const int32_t* bias = nullptr;
-    // A float bias instead, added after the dequantization: the float epilogue runs.
-    const float* float_bias = nullptr;
-    int32_t zp = 0, lo = 0, hi = 0;
-    float x_scale = 1, y_scale = 1;
-    const QuantParam* w_scale = nullptr;
-    float multiplier(int64_t oc) const {
-      return requantize_multiplier(x_scale, w_scale->scale(oc), y_scale);
-    }
-    // The sums are dequantized, activated in float and quantized (activate_row), rather than
-    // requantized in one multiply.
-    bool float_epilogue() const {
-      return out_type == DType::kFloat || activation.activation != Activation::kNone ||
-             float_bias != nullptr;
-    }
-    // The epilogue as the store kernels take it (qdq_epilogue.h), for m output channels:
-    // per_channel (m floats) receives the float epilogue's scales or the multipliers.
-    ChannelEpilogue channel_epilogue(int64_t m, float* per_channel) const {
-      ChannelEpilogue c;
-      c.out_type = out_type;
-      c.bias = bias;
-      c.zp = zp;
-      c.lo = lo;
-      c.hi = hi;
-      c.float_epilogue = float_epilogue();
-      for (int64_t oc = 0; oc < m; ++oc)
-        per_channel[oc] = c.float_epilogue ? x_scale * w_scale->scale(oc) : multiplier(oc);
-      (c.float_epilogue ? c.scale : c.mult) = per_channel;
-      c.float_bias = float_bias;
-      c.activation = activation.activation;
-      c.alpha = activation.alpha;
-      c.beta = activation.beta;
-      c.clip_lo = clip_lo;
-      c.clip_hi = clip_hi;
-      c.y_scale = y_scale;
-      return c;
-    }
-    // Another activation than a clamp: the sums are dequantized, activated in float, clamped to
-    // [clip_lo, clip_hi] and quantized.
-    EpilogueRun activation;
-    float clip_lo = 0, clip_hi = 0;
-    // A residual join (sod2:QAdd's arithmetic) after the 8-bit result, and its other operand.
-    // A path that runs it in its store sets `joined`; the kernel runs it over the output after
-    // any other.
-    const QuantizedAdd* join = nullptr;
-    const void* residual = nullptr;
-    mutable bool joined = false;
-  };
-
-  // A depthwise convolution's weights centred on their zero points (depthwise_weights()), and
-  // the tensor they came from.
-  struct DepthwiseWeights {
-    std::vector<float> floats;
-    // Where every one fits in [-128, 127] (taps_fit), int8_depthwise_vnni.h's packed taps of
-    // each channel (for 1-D and 2-D windows), and each channel's sum.
-    bool taps_fit = false;
-    std::vector<int32_t> tap_words;
-    std::vector<int32_t> tap_sums;
-    std::vector<int32_t> zero_points;
-    const void* source = nullptr;
-  };
-
-  // `count` sums of output channel oc into y at element offset y_off.
-  void finish(const Requant& e, const int32_t* acc, int64_t count, int64_t oc, int64_t y_off,
-              Tensor* y) const {
-    const int32_t b = e.bias ? e.bias[oc] : 0;
-    if (!requant_) {
-      int32_t* out = y->as<int32_t>() + y_off;
-      std::memcpy(out, acc, static_cast<size_t>(count) * sizeof(int32_t));
-      return;
-    }
-    if (e.out_type == DType::kFloat) {  // QFusedConv without y_scale: dequantized, activated
-      activate_row(e, acc, count, b, oc, y->as<float>() + y_off);
-      return;
-    }
-    if (e.float_epilogue()) {
-      if (e.out_type == DType::kUint8)
-        activate_row(e, acc, count, b, oc, y->as<uint8_t>() + y_off);
-      else
-        activate_row(e, acc, count, b, oc, y->as<int8_t>() + y_off);
-      return;
-    }
-    const float mult = e.multiplier(oc);
-    if (e.out_type == DType::kUint8)
-      requantize_row(acc, count, b, mult, e.zp, e.lo, e.hi, y->as<uint8_t>() + y_off);
-    else
-      requantize_row(acc, count, b, mult, e.zp, e.lo, e.hi, y->as<int8_t>() + y_off);
-  }
-
-  // y = quantize(clip(act((acc + bias) * x_scale * w_scale[oc] + float_bias[oc]))), in chunks on
-  // the stack; for float y, without the quantize.
-  template <class Q>
-  static void activate_row(const Requant& e, const int32_t* acc, int64_t count, int32_t bias,
-                           int64_t oc, Q* out) {
-    constexpr int64_t kChunk = 256;
-    float v[kChunk];
-    // Locals: stores through Q* may alias anything, e included.
-    const float scale = e.x_scale * e.w_scale->scale(oc), lo = e.clip_lo, hi = e.clip_hi,
-                ys = e.y_scale, offset = e.float_bias ? e.float_bias[oc] : 0.f;
-    const int32_t zp = e.zp;
-    const Activation act = e.activation.activation;
-    const float alpha = e.activation.alpha, beta = e.activation.beta;
-    const bool inlined = inline_activation(act);
-    const float inf = std::numeric_limits<float>::infinity();
-    for (int64_t t0 = 0; t0 < count; t0 += kChunk) {
-      const int64_t n = std::min(kChunk, count - t0);
-      // A float result goes straight to the output.
-      float* dst = v;
-      if constexpr (std::is_same_v<Q, float>) {
-        if (inlined) dst = out + t0;
-      }
-      if (inlined) {
-        dequantize_activate_row(act, acc + t0, n, bias, scale, offset, alpha, beta, lo, hi, dst);
-      } else {  // Sigmoid, Tanh, SiLU: EpilogueRun's, between the dequantization and the clamp
-        dequantize_activate_row(Activation::kNone, acc + t0, n, bias, scale, offset, 0, 0, -inf,
-                                inf, v);
-        e.activation.apply(v, nullptr, 1, n, n, 0, true);
-        for (int64_t t = 0; t < n; ++t) v[t] = std::min(std::max(v[t], lo), hi);
-      }
-      if constexpr (std::is_same_v<Q, float>) {
-        if (!inlined) std::copy(v, v + n, out + t0);
-      } else {
-        quantize_row(v, n, ys, zp, out + t0);
-      }
-    }
-  }
-
   Status dense(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w, int32_t xzp,
-               const Requant& e, Tensor* y) {
+               const IntConvEpilogue& e, Tensor* y) {
     if (strided_pointwise(g)) {
       // The input it reads, copied compactly, is the operand of a stride-1 1x1 conv: a GEMM on it
       // as it is, instead of the padded, phase-split copy of the whole input and the packing of
@@ -414,7 +278,7 @@ class IntConvKernel final : public Kernel {
   // to it where it is the other type.
   template <class T, bool kVnni>
   Status dense_typed(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
-                     int32_t xzp, const Requant& e, Tensor* y) {
+                     int32_t xzp, const IntConvEpilogue& e, Tensor* y) {
     const int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
     const int64_t cg = c / group_, mg = m / group_, rows = cg * g.k_size();
     const int64_t out_size = g.out_size(), in_size = g.in_size();
@@ -563,225 +427,16 @@ class IntConvKernel final : public Kernel {
         }
         for (int64_t mm = m0; mm < m1; ++mm) {
           const int64_t oc = grp * mg + mm;
-          finish(e, acc + (mm - m0) * width, width, oc, (img * m + oc) * out_size + p0, y);
+          e.finish(acc + (mm - m0) * width, width, oc, (img * m + oc) * out_size + p0, y);
         }
       });
     }
     return Status::ok_status();
   }
 
-  // One input and one output channel per group on int8_depthwise_vnni.h's kernel, a plane per
-  // job, with depthwise_weights()'s taps. The epilogue runs in its store where it is plain
-  // arithmetic, else over each plane's sums (in the slot's scratch) while they are cached.
-  Status depthwise_vnni(KernelContext& ctx, const Window3& g, const Tensor& x, int32_t xzp,
-                        const Requant& e, Tensor* y) {
-    const int64_t n = x.shape[0], c = x.shape[1], out_size = g.out_size(), in_size = g.in_size();
-    const Window2D g2 = window_2d(g);
-    const bool store = requant_ && inline_activation(e.activation.activation);
-    const int64_t planes = n * c;
-    const int64_t slots = std::min(
-        parallel_parts(ctx.pool(), static_cast<double>(planes * out_size * g.k_size())), planes);
-    const size_t sums_bytes = store ? 0 : static_cast<size_t>(out_size) * sizeof(int32_t);
-    const size_t channel_bytes = static_cast<size_t>(c) * sizeof(float);
-    SOD2_ASSIGN_OR_RETURN(
-        void* mem, ctx.scratch(channel_bytes + sums_bytes * static_cast<size_t>(slots) + 64));
-    ChannelEpilogue ce;
-    if (store) {
-      ce = e.channel_epilogue(c, static_cast<float*>(mem));
-      e.joined = e.join != nullptr;
-    }
-    auto* sums = reinterpret_cast<int32_t*>(static_cast<char*>(mem) + channel_bytes);
-    const DepthwiseWeights& d = dw_;
-    const VnniDepthwiseWindow window = vnni_depthwise_window(g2);
-    const int64_t words = vnni_depthwise_tap_words(g2);
-    for_slots(ctx.pool(), planes, slots, [&](int64_t plane, int64_t slot) {
-      const int64_t ch = plane % c;
-      VnniDepthwisePlane p;
-      p.x = static_cast<const char*>(x.data) + plane * in_size;
-      p.x_signed = x.dtype == DType::kInt8;
-      p.x_zero = xzp;
-      p.taps = d.tap_words.data() + ch * words;
-      p.tap_sum = d.tap_sums[static_cast<size_t>(ch)];
-      p.channel = ch;
-      if (store) {
-        p.e = &ce;
-        p.out = y->data;
-        p.at = plane * out_size;
-        p.join = e.join;
-        p.residual = e.residual;
-      } else {
-        p.sums = sums + slot * out_size;
-      }
-      vnni_depthwise_plane(window, p);
-      if (!store) finish(e, p.sums, out_size, ch, plane * out_size, y);
-    });
-    return Status::ok_status();
-  }
-
-  // One input and one output channel per group, on the float depthwise convolution (channels in
-  // lanes or vectorised along output rows, as for float models): the input and the taps centred on
-  // their zero points as floats, the exact sums back to int32 for the epilogue. Several times
-  // faster than a stencil per channel on int16, whose per-channel overhead dominates a network's
-  // small planes.
-  Status depthwise_float(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
-                         const QuantParam& x_zp, const QuantParam& w_zp, const Requant& e,
-                         Tensor* y) {
-    const int64_t n = x.shape[0], c = x.shape[1];
-    const int64_t ks = g.k_size(), out_size = g.out_size();
-    auto round64 = [](size_t v) { return (v + 63) & ~size_t{63}; };
-    const size_t y_bytes = round64(static_cast<size_t>(n * c * out_size) * sizeof(float));
-    const size_t c_bytes = round64(static_cast<size_t>(c) * sizeof(float));
-    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(y_bytes + c_bytes + 64));
-    auto* yf = static_cast<float*>(mem);
-    auto* per_channel = reinterpret_cast<float*>(static_cast<char*>(mem) + y_bytes);
-    const float* wf = depthwise_weights(g, w, w_zp, c).floats.data();
-    // The kernel centres the input into floats as it reads it.
-    DepthwiseInt8Input x8;
-    x8.type = x.dtype;
-    x8.data = x.data;
-    x8.zero_point = x_zp.zero_point(0);
-    const int64_t planes = n * c;
-    ConvShape shape;
-    shape.n = n;
-    shape.c = c;
-    shape.m = c;
-    shape.group = c;
-    shape.win = g;
-    shape.out = y->shape;
-    // Where the epilogue is plain arithmetic, each work item's sums are finished by the thread
-    // that computed them, while cached (x8.finish): no second pass, and no call per plane.
-    struct Finish {
-      ChannelEpilogue e;
-      FloatSums sums;
-      void* out;
-    } fin;
-    const bool item_epilogue = requant_ && inline_activation(e.activation.activation);
-    if (item_epilogue) {
-      fin.e = e.channel_epilogue(c, per_channel);
-      fin.sums.sums = yf;
-      fin.sums.plane = out_size;
-      fin.sums.channels = c;
-      fin.out = y->data;
-      x8.finish_context = &fin;
-      x8.finish = [](const void* context, int64_t plane0, int64_t count, int64_t q0, int64_t q1) {
-        const auto& f = *static_cast<const Finish*>(context);
-        FloatSums part = f.sums;
-        part.p0 = plane0;
-        part.p1 = plane0 + count;
-        part.q0 = q0;
-        part.q1 = q1;
-        epilogue_float_sums(f.e, part, f.out);
-      };
-    }
-    if (depthwise_lanes_applies(shape)) {
-      SOD2_RETURN_IF_ERROR(
-          depthwise_lanes_forward(ctx, shape, nullptr, wf, yf, EpilogueRun{}, &x8));
-    } else {
-      SOD2_RETURN_IF_ERROR(depthwise_forward(ctx, shape, nullptr, wf, yf, EpilogueRun{}, &x8));
-    }
-    if (item_epilogue) return Status::ok_status();
-    // Other activations (Sigmoid, Tanh, SiLU) and ConvInteger's int32 sums: per plane.
-    const int64_t out_grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_size, 1));
-    ctx.pool().parallel_for(planes, out_grain, [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        // The plane's sums to int32 in place (same size), then its epilogue in one call.
-        float* sums = yf + p * out_size;
-        auto* acc = reinterpret_cast<int32_t*>(sums);
-        to_int32(sums, out_size, acc);
-        finish(e, acc, out_size, p % c, p * out_size, y);
-      }
-    });
-    return Status::ok_status();
-  }
-  // The depthwise weights minus their zero points, as floats and, where every one fits, as int8
-  // taps with each channel's sum (the VNNI kernel's): kept while the weights are a constant (the
-  // same tensor at the same address every run) and their zero points unchanged, else computed
-  // again (a 720-channel 5x5 layer spent a tenth of its time here every run).
-  const DepthwiseWeights& depthwise_weights(const Window3& g, const Tensor& w,
-                                            const QuantParam& w_zp, int64_t c) {
-    const int64_t ks = g.k_size();
-    DepthwiseWeights& d = dw_;
-    d.zero_points.resize(static_cast<size_t>(c));
-    bool same =
-        constant_weights_ && d.source == w.data && d.floats.size() == static_cast<size_t>(c * ks);
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const int32_t zp = w_zp.zero_point(ch);
-      same = same && d.zero_points[static_cast<size_t>(ch)] == zp;
-      d.zero_points[static_cast<size_t>(ch)] = zp;
-    }
-    if (same) return d;
-    d.floats.resize(static_cast<size_t>(c * ks));
-    std::vector<int8_t> taps(static_cast<size_t>(c * ks));
-    d.tap_sums.assign(static_cast<size_t>(c), 0);
-    d.taps_fit = true;
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t k = 0; k < ks; ++k) {
-        const size_t i = static_cast<size_t>(ch * ks + k);
-        const int32_t v = load8(w, ch * ks + k) - d.zero_points[static_cast<size_t>(ch)];
-        d.floats[i] = static_cast<float>(v);
-        d.taps_fit = d.taps_fit && v >= -128 && v <= 127;
-        taps[i] = static_cast<int8_t>(v);
-        d.tap_sums[static_cast<size_t>(ch)] += v;
-      }
-    d.tap_words.clear();
-    if (g.spatial <= 2 && d.taps_fit) {
-      const Window2D g2 = window_2d(g);
-      const int64_t words = vnni_depthwise_tap_words(g2);
-      d.tap_words.resize(static_cast<size_t>(c * words));
-      for (int64_t ch = 0; ch < c; ++ch)
-        vnni_depthwise_pack_taps(g2, taps.data() + ch * ks, d.tap_words.data() + ch * words);
-    }
-    d.source = w.data;
-    return d;
-  }
-
-  // Exact integers held as floats to int32, in place (the same 4 bytes each).
-  static void to_int32(const float* v, int64_t count, int32_t* out) {
-    for (int64_t i = 0; i < count; ++i) {
-      const float f = v[i];
-      out[i] = static_cast<int32_t>(f);
-    }
-  }
-
-  // One input and one output channel per group: a direct stencil per (image, channel) over the
-  // channel's centred, padded, phase-split copy (DwLayout).
-  Status depthwise(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
-                   const QuantParam& x_zp, const QuantParam& w_zp, const Requant& e,
-                   Tensor* y) const {
-    const int64_t n = x.shape[0], c = x.shape[1];
-    const int64_t ks = g.k_size(), out_size = g.out_size(), in_size = g.in_size();
-    const DwLayout l = dw_layout(g);
-    const int64_t threads =
-        parallel_parts(ctx.pool(), static_cast<double>(n * c) * out_size * ks / 4);
-    const int64_t slots = std::min(threads, n * c);
-    auto round64 = [](size_t v) { return (v + 63) & ~size_t{63}; };
-    const size_t plane_bytes = round64(static_cast<size_t>(l.elements()) * 2);
-    const size_t acc_bytes = round64(static_cast<size_t>(g.out[0] * g.out[1] * l.wp) * 4);
-    const size_t slot_bytes = plane_bytes + acc_bytes + round64(static_cast<size_t>(ks) * 2);
-    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(slot_bytes * static_cast<size_t>(slots) + 64));
-    const int32_t xzp = x_zp.zero_point(0);
-    for_slots(ctx.pool(), n * c, slots, [&](int64_t job, int64_t slot) {
-      const int64_t img = job / c, ch = job % c;
-      char* base = static_cast<char*>(mem) + slot_bytes * static_cast<size_t>(slot);
-      auto* plane = reinterpret_cast<int16_t*>(base);
-      auto* acc = reinterpret_cast<int32_t*>(base + plane_bytes);
-      // In [-255, 255]: int16 taps times int16 inputs widen to int32 in one vector multiply.
-      auto* taps = reinterpret_cast<int16_t*>(base + plane_bytes + acc_bytes);
-      for (int64_t k = 0; k < ks; ++k)
-        taps[k] = static_cast<int16_t>(load8(w, ch * ks + k) - w_zp.zero_point(ch));
-      const int64_t x_off = (img * c + ch) * in_size;
-      if (x.dtype == DType::kUint8)
-        depthwise_channel(g, l, x.as<const uint8_t>() + x_off, xzp, taps, plane, acc);
-      else
-        depthwise_channel(g, l, x.as<const int8_t>() + x_off, xzp, taps, plane, acc);
-      finish(e, acc, out_size, ch, (img * c + ch) * out_size, y);
-    });
-    return Status::ok_status();
-  }
-
   // Any zero points and weight types: operands centred into int16, summed modulo 2^32.
   Status reference(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
-                   int32_t xzp, const QuantParam& w_zp, const Requant& e, Tensor* y) const {
+                   int32_t xzp, const QuantParam& w_zp, const IntConvEpilogue& e, Tensor* y) const {
     const int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
     const int64_t cg = c / group_, mg = m / group_, rows = cg * g.k_size();
     const int64_t out_size = g.out_size(), in_size = g.in_size();
@@ -834,8 +489,8 @@ class IntConvKernel final : public Kernel {
       for (int64_t mm = 0; mm < mg; ++mm) {
         const int64_t oc = grp * mg + mm;
         dot_row(w16 + oc * rows, col, rows, width, kRefTile, acc);
-        finish(e, reinterpret_cast<const int32_t*>(acc), width, oc, (img * m + oc) * out_size + p0,
-               y);
+        e.finish(reinterpret_cast<const int32_t*>(acc), width, oc, (img * m + oc) * out_size + p0,
+                 y);
       }
     });
     return Status::ok_status();
@@ -851,7 +506,7 @@ class IntConvKernel final : public Kernel {
   bool float_out_;          // QFusedConv without y_scale: a float result
   Join join_;
   std::vector<VnniWeights> vnni_;  // per group, vnni_weights()
-  DepthwiseWeights dw_;            // depthwise_weights()
+  DepthwiseIntConv depthwise_;     // one input and one output channel per group
 };
 
 Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKernel::Kind kind) {
