@@ -9,6 +9,7 @@
 #include <sod2/runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -68,22 +69,46 @@ void fill(sod2::api::ElementType type, std::vector<unsigned char>* bytes) {
   }
 }
 
-void print_values(const sod2::api::TensorView& t) {
+// Element i as a double, or NaN for a type this example does not print.
+double value(const sod2::api::TensorView& t, size_t i) {
   using T = sod2::api::ElementType;
+  switch (t.type) {
+    case T::kFloat32: return static_cast<double>(t.as<float>()[i]);
+    case T::kFloat64: return t.as<double>()[i];
+    case T::kInt64: return static_cast<double>(t.as<int64_t>()[i]);
+    case T::kInt32: return static_cast<double>(t.as<int32_t>()[i]);
+    case T::kBool:
+    case T::kUint8: return static_cast<double>(t.as<uint8_t>()[i]);
+    default: return std::nan("");
+  }
+}
+
+// The first four values, then two sums over every element: of |v|, and of |v| weighted by
+// 1 + i % 7 (a value moved to another position changes it). Comparing two runs' lines (the
+// cross tests: arm64 against the host) then covers the whole tensor, not its first values.
+void print_values(const sod2::api::TensorView& t) {
   const size_t n = t.size_bytes() / std::max<size_t>(sod2::api::element_size(t.type), 1);
   const size_t show = std::min<size_t>(n, 4);
   for (size_t i = 0; i < show; ++i) {
-    switch (t.type) {
-      case T::kFloat32: std::printf(" %g", static_cast<double>(t.as<float>()[i])); break;
-      case T::kFloat64: std::printf(" %g", t.as<double>()[i]); break;
-      case T::kInt64: std::printf(" %lld", static_cast<long long>(t.as<int64_t>()[i])); break;
-      case T::kInt32: std::printf(" %d", t.as<int32_t>()[i]); break;
-      case T::kBool:
-      case T::kUint8: std::printf(" %u", t.as<uint8_t>()[i]); break;
-      default: std::printf(" ?"); break;
+    const double v = value(t, i);
+    if (std::isnan(v) && t.type != sod2::api::ElementType::kFloat32 &&
+        t.type != sod2::api::ElementType::kFloat64) {
+      std::printf(" ?");
+      continue;
     }
+    if (t.type == sod2::api::ElementType::kInt64 || t.type == sod2::api::ElementType::kInt32)
+      std::printf(" %lld", static_cast<long long>(v));
+    else
+      std::printf(" %g", v);
   }
   if (n > show) std::printf(" ...");
+  double abs_sum = 0, weighted = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double a = std::fabs(value(t, i));
+    abs_sum += a;
+    weighted += a * static_cast<double>(1 + i % 7);
+  }
+  std::printf(" | abs sum %.9g weighted %.9g", abs_sum, weighted);
 }
 
 }  // namespace

@@ -9,6 +9,9 @@
 #     `sod2 profile` over the local transport with the arm64 agent under qemu as the device: the
 #     whole protocol (hello, package upload, runs, timings) between an x86-64 host and an arm64
 #     agent.
+#   cross_test.sh gemm_check ARM64_DIR SOURCE_DIR WORKDIR
+#     cross-compiles tests/cross/int8_gemm_check.cpp with this tree's int8 GEMM and runs it under
+#     qemu: the arm64 SDOT kernel against the definition.
 #   cross_test.sh agent_version ARM64_DIR
 #     runs ARM64_DIR/bin/sod2-agent --version under qemu; checks the binary is static when the
 #     arm64 build was configured with SOD2_STATIC_AGENT.
@@ -103,6 +106,20 @@ case "$mode" in
       echo "static: no ELF interpreter"
     fi
     echo "PASS"
+    ;;
+  gemm_check)
+    # ARM64_DIR is unused: the check compiles this tree's int8 GEMM itself.
+    src=$1 work=$2
+    CXX=$(command -v aarch64-linux-gnu-g++) ||
+      skip "aarch64-linux-gnu-g++ not found ('make cross-arm64' runs scripts/install-cross-deps.sh)"
+    mkdir -p "$work"
+    "$CXX" -std=c++20 -O2 -static -I"$src" "$src/tests/cross/int8_gemm_check.cpp" \
+      "$src/runtime/kernels/linalg/int8_gemm.cpp" -o "$work/int8_gemm_check" ||
+      fail "cross-compiling int8_gemm_check"
+    out=$("${RUN[@]}" "$work/int8_gemm_check" 2>&1) || { echo "$out"; fail "int8_gemm_check"; }
+    echo "$out"
+    # qemu's CPU has the dot product instructions: the SDOT kernel is what ran.
+    [[ "$out" == *"SDOT"* ]] || fail "the SDOT kernel did not run"
     ;;
   *) fail "unknown mode $mode" ;;
 esac

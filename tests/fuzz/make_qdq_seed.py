@@ -10,7 +10,12 @@ compiles to one sod2:QFusedConv on the int8 depthwise paths; tiny_qdq_depthwise_
 `sod2 compile` of it with --range h=1:8,w=28:64, so the fuzzed runs reach the AVX512-VNNI kernel
 (rows 28 wide or more) on CPUs that have it.
 
-usage: make_qdq_seed.py OUT.onnx [--depthwise]
+With --convs it writes a chain of QDQ convolutions of awkward sizes (3x3 stride 2 from 3 to 13
+channels, 1x1 to 24, depthwise 3x3, 3x3 to 20 with HardSwish: channel counts and tap counts that
+are not multiples of the int8 kernels' blocks): valid_qdq_convs.onnx, which the cross tests run
+on arm64 (the SDOT GEMM) and the host (the VNNI one) and compare.
+
+usage: make_qdq_seed.py OUT.onnx [--depthwise | --convs]
 """
 import sys
 
@@ -54,7 +59,59 @@ def depthwise():
     onnx.save(m, sys.argv[1])
 
 
+def convs():
+    rng = np.random.default_rng(5)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, "h", "w"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 20, "oh", "ow"])
+    mk = helper.make_node
+    inits = [numpy_helper.from_array(np.array(0.03, np.float32), "s0"),
+             numpy_helper.from_array(np.array(128, np.uint8), "z0")]
+    nodes = [mk("QuantizeLinear", ["x", "s0", "z0"], ["q0"]),
+             mk("DequantizeLinear", ["q0", "s0", "z0"], ["d0"])]
+    # (input channels, output channels, kernel, stride, group, activation)
+    layers = [(3, 13, 3, 2, 1, "Relu"), (13, 24, 1, 1, 1, None), (24, 24, 3, 1, 24, "Relu"),
+              (24, 20, 3, 1, 1, "HardSwish")]
+    for i, (c, m, k, st, grp, act) in enumerate(layers):
+        p = f"l{i}_"
+        ws = (rng.random(m) * 0.004 + 0.001).astype(np.float32)
+        inits += [
+            numpy_helper.from_array(rng.integers(-127, 128, (m, c // grp, k, k)).astype(np.int8),
+                                    p + "wq"),
+            numpy_helper.from_array(ws, p + "ws"),
+            numpy_helper.from_array(np.zeros(m, np.int8), p + "wz"),
+            numpy_helper.from_array(rng.integers(-300, 300, m).astype(np.int32), p + "bq"),
+            # The bias at scale x_scale * w_scale, as quantisers write it.
+            numpy_helper.from_array((ws * (0.03 if i == 0 else 0.05)).astype(np.float32),
+                                    p + "bs"),
+            numpy_helper.from_array(np.zeros(m, np.int32), p + "bz"),
+            numpy_helper.from_array(np.array(0.05, np.float32), p + "ys"),
+            numpy_helper.from_array(np.array(20, np.uint8), p + "yz"),
+        ]
+        nodes += [
+            mk("DequantizeLinear", [p + "wq", p + "ws", p + "wz"], [p + "w"], axis=0),
+            mk("DequantizeLinear", [p + "bq", p + "bs", p + "bz"], [p + "b"], axis=0),
+            mk("Conv", [f"d{i}", p + "w", p + "b"], [p + "c"], pads=[k // 2] * 4,
+               strides=[st, st], group=grp, name=p + "conv"),
+        ]
+        out = p + "c"
+        if act:
+            nodes.append(mk(act, [out], [p + "a"]))
+            out = p + "a"
+        last = i == len(layers) - 1
+        nodes += [mk("QuantizeLinear", [out, p + "ys", p + "yz"], [f"q{i + 1}"]),
+                  mk("DequantizeLinear", [f"q{i + 1}", p + "ys", p + "yz"],
+                     ["y" if last else f"d{i + 1}"])]
+    g = helper.make_graph(nodes, "qdq_convs", [x], [y], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, sys.argv[1])
+
+
 def main():
+    if "--convs" in sys.argv[2:]:
+        convs()
+        return
     if "--depthwise" in sys.argv[2:]:
         depthwise()
         return

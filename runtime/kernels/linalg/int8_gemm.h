@@ -6,9 +6,11 @@
 // channel; X an int8 im2col tile (a row per tap, a column per output position). uint8
 // activations are passed flipped to int8 (v ^ 0x80 = v - 128, zero point - 128), which changes no
 // difference v - zero_point. oneDNN's s8s8s32 GEMM on x86-64 CPUs with VNNI, whose dot products
-// do not saturate (oneDNN documents that its older vpmaddubsw path may); elsewhere (arm64, x86-64
-// without VNNI) a portable int32 loop the compiler vectorises. Both are exact. Single-threaded:
-// callers tile the work over their pool.
+// do not saturate (oneDNN documents that its older vpmaddubsw path may); on arm64 CPUs with the
+// Armv8.2 dot product instructions (SDOT: most phone cores since 2017) our own kernel, four taps
+// per instruction over 8x8 tiles, both operands packed into quads of taps per call; elsewhere a
+// portable int32 loop the compiler vectorises. All exact. Single-threaded: callers tile the work
+// over their pool.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,8 @@ void igemm_rows(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, 
 void igemm_rows(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, int32_t a_zero,
                 const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc);
 
-// "oneDNN (VNNI)" or "portable": what igemm_serial runs on this machine.
+// "oneDNN (VNNI)", "arm64 dot product (SDOT)" or "portable": what igemm_serial runs on this
+// machine.
 const char* igemm_backend_name();
 
 }  // namespace sod2::rt::quant
