@@ -2,7 +2,11 @@
 
 #include <algorithm>
 
-#if defined(__aarch64__) && defined(__linux__)
+// The SDOT kernel: GCC builds it for any arm64 target with a function attribute (the CPU is asked
+// at run time); clang's arm_neon.h (before 16) declares the dot product intrinsics only when the
+// whole file targets them, so a clang build has the kernel where -march includes +dotprod.
+#if defined(__aarch64__) && defined(__linux__) && \
+    (!defined(__clang__) || defined(__ARM_FEATURE_DOTPROD))
 #include <arm_neon.h>
 #include <asm/hwcap.h>
 #include <sys/auxv.h>
@@ -10,7 +14,7 @@
 #include <vector>
 #define SOD2_ARM_DOT 1
 #if defined(__clang__)
-#define SOD2_TARGET_DOTPROD __attribute__((target("dotprod")))
+#define SOD2_TARGET_DOTPROD
 #else
 #define SOD2_TARGET_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
 #endif
