@@ -1,10 +1,11 @@
-// igemm_serial (runtime/kernels/linalg/int8_gemm.h) against the definition, on whatever this
-// machine runs: on arm64 with the dot product instructions, the SDOT kernel. Built by
-// cross_test.sh with the arm64 cross compiler and run under qemu-aarch64 (whose CPU has them):
+// igemm_serial and igemm_rows (runtime/kernels/linalg/int8_gemm.h) against the definition, on
+// whatever this machine runs: on arm64 with the dot product instructions, the SDOT kernel. Built
+// by cross_test.sh with the arm64 cross compiler and run under qemu-aarch64 (whose CPU has them):
 // the host's unit tests cannot reach arm64 code. Exits 1 naming the first mismatch.
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/kernels/linalg/int8_gemm.h"
@@ -51,6 +52,37 @@ bool check(const Case& t, std::mt19937& g) {
   return true;
 }
 
+// igemm_rows: (A - a_zero) . B with A uint8 or int8 activations (m x k) and B int8 (k x n).
+template <class TA>
+bool check_rows(const Case& t, std::mt19937& g) {
+  std::uniform_int_distribution<int> byte(-128, 127);
+  std::vector<TA> a(static_cast<size_t>(t.m * t.ldw));
+  std::vector<int8_t> b(static_cast<size_t>(t.k * t.ldx));
+  for (auto& v : a) v = static_cast<TA>(byte(g));
+  for (auto& v : b) v = static_cast<int8_t>(byte(g));
+  // The zero point in A's type's range: uint8 0..255.
+  const int32_t a_zero = std::is_same_v<TA, uint8_t> ? t.x_zero + 128 : t.x_zero;
+  const int64_t ldc = t.n + 1;
+  std::vector<int32_t> c(static_cast<size_t>(t.m * ldc), 0x5a5a5a5a);
+  sod2::rt::quant::igemm_rows(t.m, t.n, t.k, a.data(), t.ldw, a_zero, b.data(), t.ldx, c.data(),
+                              ldc);
+  for (int64_t i = 0; i < t.m; ++i)
+    for (int64_t j = 0; j < t.n; ++j) {
+      uint32_t want = 0;
+      for (int64_t kk = 0; kk < t.k; ++kk)
+        want += static_cast<uint32_t>((int32_t{a[static_cast<size_t>(i * t.ldw + kk)]} - a_zero) *
+                                      int32_t{b[static_cast<size_t>(kk * t.ldx + j)]});
+      if (static_cast<uint32_t>(c[static_cast<size_t>(i * ldc + j)]) != want) {
+        std::printf("FAIL igemm_rows (%s A) m=%lld n=%lld k=%lld a_zero=%d: c[%lld][%lld]\n",
+                    std::is_same_v<TA, uint8_t> ? "uint8" : "int8", static_cast<long long>(t.m),
+                    static_cast<long long>(t.n), static_cast<long long>(t.k), a_zero,
+                    static_cast<long long>(i), static_cast<long long>(j));
+        return false;
+      }
+    }
+  return true;
+}
+
 }  // namespace
 
 int main() {
@@ -73,8 +105,8 @@ int main() {
     cases.push_back({m, n, k, k + i % 3, n + i % 5, zp(g)});
   }
   for (const Case& t : cases)
-    if (!check(t, g)) return 1;
-  std::printf("PASS igemm_serial (%s): %zu cases equal the definition\n",
+    if (!check(t, g) || !check_rows<uint8_t>(t, g) || !check_rows<int8_t>(t, g)) return 1;
+  std::printf("PASS igemm_serial and igemm_rows (%s): %zu cases each equal the definition\n",
               sod2::rt::quant::igemm_backend_name(), cases.size());
   return 0;
 }

@@ -1,6 +1,7 @@
 #include "runtime/kernels/linalg/int8_gemm.h"
 
 #include <algorithm>
+#include <type_traits>
 
 // The SDOT kernel: GCC builds it for any arm64 target with a function attribute (the CPU is asked
 // at run time); clang's arm_neon.h (before 16) declares the dot product intrinsics only when the
@@ -64,73 +65,133 @@ bool has_dotprod() {
   return yes;
 }
 
-constexpr int64_t kDotRows = 8;  // output channels per micro-tile: two vectors of four rows' quads
-constexpr int64_t kDotCols = 8;  // positions per micro-tile: two vectors of four
+constexpr int64_t kDotRows = 8;  // rows of C per micro-tile: two vectors of four rows' quads
+constexpr int64_t kDotCols = 8;  // columns of C per micro-tile: two vectors of four
+// Fewer rows of C than this run the portable loop: B is packed per call, which a row or two of
+// multiply-adds does not repay (a decoder's single token through a MatMul).
+constexpr int64_t kDotMinRows = 4;
 
-// C rows [i0, i0 + 8) (those below m), columns [j0, j0 + 8) (those below n), from W's rows
-// packed as [quad][row][4] (wp) and X packed as [quad][position][4] (xp, np positions a quad):
-// SDOT's lane form multiplies four positions' quads by one row's quad.
-SOD2_TARGET_DOTPROD void dot_tile(const int8_t* wp, const int8_t* xp, int64_t quads, int64_t np,
-                                  const int32_t* row_sums, int32_t x_zero, int64_t rows,
+// C rows [i0, i0 + 8) (`rows` of them), columns [j0, j0 + 8) (`cols`), from A's rows packed as
+// [quad][row][4] (ap) and B packed as [quad][column][4] (bp, np columns a quad), less
+// row_corr[r] + col_corr[j]: SDOT's lane form multiplies four columns' quads by one row's quad.
+SOD2_TARGET_DOTPROD void dot_tile(const int8_t* ap, const int8_t* bp, int64_t quads, int64_t np,
+                                  const int32_t* row_corr, const int32_t* col_corr, int64_t rows,
                                   int64_t cols, int32_t* c, int64_t ldc) {
   int32x4_t acc[kDotRows][2];
   for (auto& r : acc) r[0] = r[1] = vdupq_n_s32(0);
   for (int64_t q = 0; q < quads; ++q) {
-    const int8x16_t x0 = vld1q_s8(xp + q * np * 4), x1 = vld1q_s8(xp + q * np * 4 + 16);
-    const int8x16_t w0 = vld1q_s8(wp + q * 32), w1 = vld1q_s8(wp + q * 32 + 16);
-#define SOD2_DOT_ROW(r, w, lane)                       \
-  acc[r][0] = vdotq_laneq_s32(acc[r][0], x0, w, lane); \
-  acc[r][1] = vdotq_laneq_s32(acc[r][1], x1, w, lane);
-    SOD2_DOT_ROW(0, w0, 0)
-    SOD2_DOT_ROW(1, w0, 1)
-    SOD2_DOT_ROW(2, w0, 2)
-    SOD2_DOT_ROW(3, w0, 3)
-    SOD2_DOT_ROW(4, w1, 0)
-    SOD2_DOT_ROW(5, w1, 1)
-    SOD2_DOT_ROW(6, w1, 2)
-    SOD2_DOT_ROW(7, w1, 3)
+    const int8x16_t b0 = vld1q_s8(bp + q * np * 4), b1 = vld1q_s8(bp + q * np * 4 + 16);
+    const int8x16_t a0 = vld1q_s8(ap + q * 32), a1 = vld1q_s8(ap + q * 32 + 16);
+#define SOD2_DOT_ROW(r, a, lane)                       \
+  acc[r][0] = vdotq_laneq_s32(acc[r][0], b0, a, lane); \
+  acc[r][1] = vdotq_laneq_s32(acc[r][1], b1, a, lane);
+    SOD2_DOT_ROW(0, a0, 0)
+    SOD2_DOT_ROW(1, a0, 1)
+    SOD2_DOT_ROW(2, a0, 2)
+    SOD2_DOT_ROW(3, a0, 3)
+    SOD2_DOT_ROW(4, a1, 0)
+    SOD2_DOT_ROW(5, a1, 1)
+    SOD2_DOT_ROW(6, a1, 2)
+    SOD2_DOT_ROW(7, a1, 3)
 #undef SOD2_DOT_ROW
   }
+  // Wrapping subtractions: the sums are modulo 2^32 as ONNX's int32, and as SDOT's.
+  const int32x4_t cc0 = vld1q_s32(col_corr), cc1 = vld1q_s32(col_corr + 4);
   for (int64_t r = 0; r < rows; ++r) {
-    // uint32: the sums wrap modulo 2^32 as ONNX's int32 does, and as SDOT's do.
-    const int32_t zs =
-        static_cast<int32_t>(static_cast<uint32_t>(x_zero) * static_cast<uint32_t>(row_sums[r]));
+    const int32x4_t rc = vdupq_n_s32(row_corr[r]);
     int32_t out[kDotCols];
-    vst1q_s32(out, vsubq_s32(acc[r][0], vdupq_n_s32(zs)));
-    vst1q_s32(out + 4, vsubq_s32(acc[r][1], vdupq_n_s32(zs)));
+    vst1q_s32(out, vsubq_s32(vsubq_s32(acc[r][0], rc), cc0));
+    vst1q_s32(out + 4, vsubq_s32(vsubq_s32(acc[r][1], rc), cc1));
     std::copy(out, out + cols, c + r * ldc);
   }
 }
 
-// igemm_serial on SDOT: X packed once per call into quads of taps per position, W a block of 8
-// rows at a time; sum w * (x - x_zero) = sum w * x - x_zero * sum w.
-void igemm_dot(int64_t m, int64_t n, int64_t k, const int8_t* w, int64_t ldw, const int8_t* x,
-               int64_t ldx, int32_t x_zero, int32_t* c, int64_t ldc) {
+// B's rows [0, k) of n columns (row kk at b + kk * ldb) as quads of rows per column:
+// out[(kk / 4) * np * 4 + j * 4 + kk % 4] = B[kk][j], zero past k and n (out holds quads * np * 4
+// bytes). Four rows and 16 columns at a time by byte and halfword zips.
+SOD2_TARGET_DOTPROD void pack_quads(const int8_t* b, int64_t ldb, int64_t k, int64_t n, int64_t np,
+                                    int8_t* out) {
+  const int64_t quads = (k + 3) / 4;
+  std::fill(out, out + quads * np * 4, int8_t{0});
+  for (int64_t q = 0; q < quads; ++q) {
+    int8_t* dst = out + q * np * 4;
+    int64_t j = 0;
+    if (4 * q + 3 < k) {
+      const int8_t* r0 = b + (4 * q) * ldb;
+      const int8_t* r1 = r0 + ldb;
+      const int8_t* r2 = r1 + ldb;
+      const int8_t* r3 = r2 + ldb;
+      for (; j + 16 <= n; j += 16) {
+        const int8x16_t a0 = vld1q_s8(r0 + j), a1 = vld1q_s8(r1 + j);
+        const int8x16_t a2 = vld1q_s8(r2 + j), a3 = vld1q_s8(r3 + j);
+        const int16x8_t lo01 = vreinterpretq_s16_s8(vzip1q_s8(a0, a1));
+        const int16x8_t hi01 = vreinterpretq_s16_s8(vzip2q_s8(a0, a1));
+        const int16x8_t lo23 = vreinterpretq_s16_s8(vzip1q_s8(a2, a3));
+        const int16x8_t hi23 = vreinterpretq_s16_s8(vzip2q_s8(a2, a3));
+        int8_t* d = dst + j * 4;
+        vst1q_s8(d, vreinterpretq_s8_s16(vzip1q_s16(lo01, lo23)));
+        vst1q_s8(d + 16, vreinterpretq_s8_s16(vzip2q_s16(lo01, lo23)));
+        vst1q_s8(d + 32, vreinterpretq_s8_s16(vzip1q_s16(hi01, hi23)));
+        vst1q_s8(d + 48, vreinterpretq_s8_s16(vzip2q_s16(hi01, hi23)));
+      }
+    }
+    for (int64_t kk = 4 * q; kk < std::min(k, 4 * q + 4); ++kk) {
+      const int8_t* row = b + kk * ldb;
+      for (int64_t jj = j; jj < n; ++jj) dst[jj * 4 + kk % 4] = row[jj];
+    }
+  }
+}
+
+// a * b modulo 2^32.
+int32_t wrap_mul(int64_t a, int64_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+}
+
+// C = sum over kk < k of (A[i][kk] - a_zero) * (B[kk][j] - b_zero), exact modulo 2^32, on SDOT:
+// A (m x k, row i at a + i * lda) int8, or uint8 moved to int8 (v ^ 0x80 = v - 128, and its zero
+// point with it); B int8 (k x n, row kk at b + kk * ldb). Expanded, the sum is A.B less
+// b_zero * (A's row sums) less a_zero * (B's column sums) plus k * a_zero * b_zero. B is packed
+// once per call into quads of k per column, A a block of 8 rows at a time.
+template <class TA>
+void igemm_dot(int64_t m, int64_t n, int64_t k, const TA* a, int64_t lda, int32_t a_zero,
+               const int8_t* b, int64_t ldb, int32_t b_zero, int32_t* c, int64_t ldc) {
+  constexpr bool kFlip = std::is_same_v<TA, uint8_t>;
+  if constexpr (kFlip) a_zero -= 128;
   const int64_t quads = (k + 3) / 4, np = (n + kDotCols - 1) / kDotCols * kDotCols;
   // Per thread, grown to the largest call and reused: no allocation in the steady state.
-  thread_local std::vector<int8_t> xp, wp;
-  xp.assign(static_cast<size_t>(quads * np * 4), 0);
-  wp.resize(static_cast<size_t>(quads * kDotRows * 4));
-  for (int64_t kk = 0; kk < k; ++kk) {
-    const int8_t* row = x + kk * ldx;
-    int8_t* dst = xp.data() + (kk / 4) * np * 4 + kk % 4;
-    for (int64_t j = 0; j < n; ++j) dst[j * 4] = row[j];
+  thread_local std::vector<int8_t> bp, ap;
+  thread_local std::vector<int32_t> col_corr;
+  bp.resize(static_cast<size_t>(quads * np * 4));
+  ap.resize(static_cast<size_t>(quads * kDotRows * 4));
+  col_corr.assign(static_cast<size_t>(np), 0);
+  pack_quads(b, ldb, k, n, np, bp.data());
+  for (int64_t kk = 0; kk < k && a_zero != 0; ++kk) {
+    const int8_t* row = b + kk * ldb;
+    for (int64_t j = 0; j < n; ++j) {  // wrapping, as the sums
+      int32_t& sum = col_corr[static_cast<size_t>(j)];
+      sum = static_cast<int32_t>(static_cast<uint32_t>(sum) +
+                                 static_cast<uint32_t>(static_cast<int32_t>(row[j])));
+    }
   }
-  int32_t row_sums[kDotRows];
+  for (auto& v : col_corr) v = wrap_mul(a_zero, v);
+  int32_t row_corr[kDotRows];
   for (int64_t i0 = 0; i0 < m; i0 += kDotRows) {
     const int64_t rows = std::min(kDotRows, m - i0);
-    std::fill(wp.begin(), wp.end(), int8_t{0});
+    std::fill(ap.begin(), ap.end(), int8_t{0});
     for (int64_t r = 0; r < rows; ++r) {
-      const int8_t* wrow = w + (i0 + r) * ldw;
+      const TA* arow = a + (i0 + r) * lda;
       uint32_t sum = 0;  // wraps, as the sums do
       for (int64_t kk = 0; kk < k; ++kk) {
-        wp[static_cast<size_t>((kk / 4) * kDotRows * 4 + r * 4 + kk % 4)] = wrow[kk];
-        sum += static_cast<uint32_t>(static_cast<int32_t>(wrow[kk]));
+        const auto v = static_cast<int8_t>(kFlip ? arow[kk] ^ 0x80 : arow[kk]);
+        ap[static_cast<size_t>((kk / 4) * kDotRows * 4 + r * 4 + kk % 4)] = v;
+        sum += static_cast<uint32_t>(static_cast<int32_t>(v));
       }
-      row_sums[r] = static_cast<int32_t>(sum);
+      row_corr[r] =
+          static_cast<int32_t>(static_cast<uint32_t>(wrap_mul(b_zero, sum)) -
+                               static_cast<uint32_t>(wrap_mul(k, wrap_mul(a_zero, b_zero))));
     }
     for (int64_t j0 = 0; j0 < n; j0 += kDotCols)
-      dot_tile(wp.data(), xp.data() + j0 * 4, quads, np, row_sums, x_zero, rows,
+      dot_tile(ap.data(), bp.data() + j0 * 4, quads, np, row_corr, col_corr.data() + j0, rows,
                std::min(kDotCols, n - j0), c + i0 * ldc + j0, ldc);
   }
 }
@@ -178,8 +239,8 @@ void igemm_serial(int64_t m, int64_t n, int64_t k, const int8_t* w, int64_t ldw,
   }
 #endif
 #if SOD2_ARM_DOT
-  if (has_dotprod()) {
-    igemm_dot(m, n, k, w, ldw, x, ldx, x_zero, c, ldc);
+  if (has_dotprod() && m >= kDotMinRows) {
+    igemm_dot(m, n, k, w, ldw, 0, x, ldx, x_zero, c, ldc);
     return;
   }
 #endif
@@ -218,6 +279,12 @@ void igemm_rows(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, 
       return;
   }
 #endif
+#if SOD2_ARM_DOT
+  if (has_dotprod() && m >= kDotMinRows) {
+    igemm_dot(m, n, k, a, lda, a_zero, b, ldb, 0, c, ldc);
+    return;
+  }
+#endif
   igemm_rows_portable(m, n, k, a, lda, a_zero, b, ldb, c, ldc);
 }
 
@@ -231,6 +298,12 @@ void igemm_rows(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, i
     if (dnnl_gemm_s8s8s32('N', 'N', 'F', m, n, k, 1.0f, a, lda, static_cast<int8_t>(a_zero), b, ldb,
                           0, 0.0f, c, ldc, &co) == dnnl_success)
       return;
+  }
+#endif
+#if SOD2_ARM_DOT
+  if (has_dotprod() && m >= kDotMinRows) {
+    igemm_dot(m, n, k, a, lda, a_zero, b, ldb, 0, c, ldc);
+    return;
   }
 #endif
   igemm_rows_portable(m, n, k, a, lda, a_zero, b, ldb, c, ldc);

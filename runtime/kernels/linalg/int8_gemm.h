@@ -25,7 +25,8 @@ void igemm_serial(int64_t m, int64_t n, int64_t k, const int8_t* w, int64_t ldw,
 //   c[i * ldc + j] = sum over kk < k of (a[i * lda + kk] - a_zero) * b[kk * ldb + j]
 //
 // with A the 8-bit activations (M x K, row-major) and B int8 (K x N). oneDNN's u8s8s32/s8s8s32
-// GEMM on CPUs with VNNI, a portable int32 loop (vectorised over j) elsewhere.
+// GEMM on CPUs with VNNI, the SDOT kernel on arm64 CPUs with the dot product instructions, a
+// portable int32 loop (vectorised over j) elsewhere.
 void igemm_rows(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, int32_t a_zero,
                 const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc);
 void igemm_rows(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, int32_t a_zero,
