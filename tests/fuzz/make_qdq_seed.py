@@ -24,53 +24,20 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def depthwise():
-    c = 4
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, "h", "w"])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c, "h", "w"])
-    a = np.array
-    inits = [
-        numpy_helper.from_array(a(0.05, np.float32), "xs"),
-        numpy_helper.from_array(a(128, np.uint8), "xz"),
-        numpy_helper.from_array((np.arange(36) % 9 - 4).astype(np.int8).reshape(c, 1, 3, 3), "wq"),
-        numpy_helper.from_array(a([0.01, 0.02, 0.015, 0.03], np.float32), "ws"),
-        numpy_helper.from_array(np.zeros(c, np.int8), "wz"),
-        numpy_helper.from_array(a([5, -5, 40, 0], np.int32), "bq"),
-        numpy_helper.from_array(a([0.0005, 0.001, 0.00075, 0.0015], np.float32), "bs"),
-        numpy_helper.from_array(np.zeros(c, np.int32), "bz"),
-        numpy_helper.from_array(a(0.04, np.float32), "ys"),
-        numpy_helper.from_array(a(10, np.uint8), "yz"),
-    ]
+def chain(name, channels, layers, seed):
+    """x [1, channels, h, w] -> QuantizeLinear -> DequantizeLinear, then per layer (input
+    channels, output channels, kernel, stride, group, activation or None) a QDQ Conv with int8
+    weights per output channel, an int32 bias at x_scale * w_scale, the activation and a
+    QuantizeLinear -> DequantizeLinear; y is the last DequantizeLinear."""
+    rng = np.random.default_rng(seed)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, "h", "w"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, layers[-1][1], "oh", "ow"])
     mk = helper.make_node
-    nodes = [
-        mk("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
-        mk("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
-        mk("DequantizeLinear", ["wq", "ws", "wz"], ["w"], axis=0),
-        mk("DequantizeLinear", ["bq", "bs", "bz"], ["b"], axis=0),
-        mk("Conv", ["xd", "w", "b"], ["c"], pads=[1, 1, 1, 1], group=c, name="conv"),
-        mk("HardSwish", ["c"], ["r"]),
-        mk("QuantizeLinear", ["r", "ys", "yz"], ["rq"]),
-        mk("DequantizeLinear", ["rq", "ys", "yz"], ["y"]),
-    ]
-    g = helper.make_graph(nodes, "tiny_qdq_depthwise", [x], [y], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    onnx.checker.check_model(m)
-    onnx.save(m, sys.argv[1])
-
-
-def convs():
-    rng = np.random.default_rng(5)
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, "h", "w"])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 20, "oh", "ow"])
-    mk = helper.make_node
-    inits = [numpy_helper.from_array(np.array(0.03, np.float32), "s0"),
+    x_scale = 0.03
+    inits = [numpy_helper.from_array(np.array(x_scale, np.float32), "s0"),
              numpy_helper.from_array(np.array(128, np.uint8), "z0")]
     nodes = [mk("QuantizeLinear", ["x", "s0", "z0"], ["q0"]),
              mk("DequantizeLinear", ["q0", "s0", "z0"], ["d0"])]
-    # (input channels, output channels, kernel, stride, group, activation)
-    layers = [(3, 13, 3, 2, 1, "Relu"), (13, 24, 1, 1, 1, None), (24, 24, 3, 1, 24, "Relu"),
-              (24, 20, 3, 1, 1, "HardSwish")]
     for i, (c, m, k, st, grp, act) in enumerate(layers):
         p = f"l{i}_"
         ws = (rng.random(m) * 0.004 + 0.001).astype(np.float32)
@@ -80,9 +47,7 @@ def convs():
             numpy_helper.from_array(ws, p + "ws"),
             numpy_helper.from_array(np.zeros(m, np.int8), p + "wz"),
             numpy_helper.from_array(rng.integers(-300, 300, m).astype(np.int32), p + "bq"),
-            # The bias at scale x_scale * w_scale, as quantisers write it.
-            numpy_helper.from_array((ws * (0.03 if i == 0 else 0.05)).astype(np.float32),
-                                    p + "bs"),
+            numpy_helper.from_array((ws * x_scale).astype(np.float32), p + "bs"),
             numpy_helper.from_array(np.zeros(m, np.int32), p + "bz"),
             numpy_helper.from_array(np.array(0.05, np.float32), p + "ys"),
             numpy_helper.from_array(np.array(20, np.uint8), p + "yz"),
@@ -101,7 +66,8 @@ def convs():
         nodes += [mk("QuantizeLinear", [out, p + "ys", p + "yz"], [f"q{i + 1}"]),
                   mk("DequantizeLinear", [f"q{i + 1}", p + "ys", p + "yz"],
                      ["y" if last else f"d{i + 1}"])]
-    g = helper.make_graph(nodes, "qdq_convs", [x], [y], inits)
+        x_scale = 0.05
+    g = helper.make_graph(nodes, name, [x], [y], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     m.ir_version = 8
     onnx.checker.check_model(m)
@@ -110,10 +76,12 @@ def convs():
 
 def main():
     if "--convs" in sys.argv[2:]:
-        convs()
+        # (input channels, output channels, kernel, stride, group, activation)
+        chain("qdq_convs", 3, [(3, 13, 3, 2, 1, "Relu"), (13, 24, 1, 1, 1, None),
+                               (24, 24, 3, 1, 24, "Relu"), (24, 20, 3, 1, 1, "HardSwish")], 5)
         return
     if "--depthwise" in sys.argv[2:]:
-        depthwise()
+        chain("tiny_qdq_depthwise", 4, [(4, 4, 3, 1, 4, "HardSwish")], 3)
         return
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, "h", "w"])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, "h", "w"])

@@ -139,8 +139,10 @@ SOD2_TARGET_VBMI void plane_vbmi(const VnniDepthwiseWindow& w, const VnniDepthwi
 }  // namespace
 
 bool vnni_depthwise_applies(const Window2D& g) {
+  // Strides and dilations bounded before span() multiplies them (a crafted model's may be huge).
   return vnni_available() && cpu_has_vbmi() && g.kw <= 4 * VnniDepthwiseWindow::kMaxQuads &&
-         g.kh <= kMaxRows && span(g, kLanes) <= 64 && g.oh > 0 && g.ow >= 28;
+         g.kh <= kMaxRows && g.sw >= 1 && g.sw <= 64 && g.dw >= 1 && g.dw <= 64 &&
+         span(g, kLanes) <= 64 && g.oh > 0 && g.ow >= 28;
 }
 
 VnniDepthwiseWindow vnni_depthwise_window(const Window2D& g) {
