@@ -75,9 +75,9 @@ void print_bodies(const rt::Session& session, std::ostream& out) {
   }
 }
 
-// Per op type and the ten slowest nodes, in ms per run, with the GOP/s they reach where their
-// operations are counted.
-void print_profile(const rt::Session& session, std::ostream& out) {
+// Per op type and the `max_nodes` slowest nodes (0: all), in ms per run, with the GOP/s they
+// reach where their operations are counted.
+void print_profile(const rt::Session& session, size_t max_nodes, std::ostream& out) {
   const rt::NodeTimes& t = session.node_times();
   const auto& nodes = session.program().graphs[0].nodes;
   if (t.runs == 0) return;
@@ -127,7 +127,8 @@ void print_profile(const rt::Session& session, std::ostream& out) {
   std::sort(idx.begin(), idx.end(),
             [&](size_t a, size_t b) { return t.total_ms[a] > t.total_ms[b]; });
   out << "slowest nodes:\n";
-  for (size_t k = 0; k < std::min<size_t>(10, idx.size()); ++k) {
+  const size_t listed = max_nodes == 0 ? idx.size() : std::min(max_nodes, idx.size());
+  for (size_t k = 0; k < listed; ++k) {
     const auto& n = nodes[idx[k]];
     const double ms = t.total_ms[idx[k]] / runs;
     out << "  " << std::setw(9) << ms << " ms  " << std::setw(7) << gops(ops_of(idx[k]), ms)
@@ -148,6 +149,7 @@ BenchmarkOptions benchmark_options_from(const CommandLine& cl) {
   o.seed = static_cast<uint32_t>(parse_count(cl.value("--seed"), 1, "--seed", 0));
   o.json = cl.has("--json");
   o.profile = cl.has("--profile");
+  o.profile_nodes = parse_count(cl.value("--profile-nodes"), 10, "--profile-nodes", 0);
   // Bounds may name the model's symbols (lengths=seq), valued at --bind.
   if (auto r = cl.value("--int-range")) o.int_ranges = parse_int_ranges(*r);
   if (auto f = cl.value("--input")) o.input_files = parse_input_files(*f);
@@ -242,7 +244,7 @@ int run_benchmark(rt::Session& session, const BenchmarkOptions& o, std::ostream&
     j["upload_bytes_per_run"] = c.upload_bytes / runs;
     j["runtime_fallbacks_per_run"] = c.runtime_fallbacks / runs;
   }
-  if (o.profile) print_profile(session, o.json ? err : out);
+  if (o.profile) print_profile(session, static_cast<size_t>(o.profile_nodes), o.json ? err : out);
   if (o.json) {
     out << j.dump() << "\n";
   } else {

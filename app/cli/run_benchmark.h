@@ -26,7 +26,8 @@ struct BenchmarkOptions {
   int runs = 20;
   int warmup = 3;
   bool json = false;
-  bool profile = false;  // print where the time goes, per op type and the slowest nodes
+  bool profile = false;    // print where the time goes, per op type and the slowest nodes
+  int profile_nodes = 10;  // how many of the slowest nodes; 0: every node
   double load_ms = 0;
 };
 

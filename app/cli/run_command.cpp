@@ -42,6 +42,9 @@ CommandLine make_parser() {
       {"--profile", false,
        "with a benchmark: time per op type, the slowest nodes and what ran inside control flow",
        ""},
+      {"--profile-nodes", true,
+       "with --profile: how many of the slowest nodes to list (default 10; 0 lists every node)",
+       "N"},
       {"--no-fusion", false, "run every node alone, every value in the arena", ""},
       {"--dump-plan", true,
        "after the runs, write the memory plan the runtime ran with (binding, version, tensors "
