@@ -28,6 +28,8 @@ const Case kCases[] = {
     {"3x9, asymmetric pads: three quads", {1, 3, 6, 33, 3, 3, 9, 3, 1, 1, 0, 4, 2, 3, 1}},
     {"1x5 stride 2 over one row", {1, 4, 1, 70, 4, 1, 5, 4, 1, 2, 0, 2, 0, 2, 1}},
     {"3x3 without padding, 112 wide", {1, 2, 5, 114, 2, 3, 3, 2, 1, 1, 0, 0, 0, 0, 1}},
+    // Pads wider than the kernel and the input: output rows and whole vectors in padding.
+    {"pads past the input", {1, 2, 3, 30, 2, 3, 3, 2, 1, 1, 5, 40, 5, 40, 1}},
 };
 
 struct VnniRestore {
