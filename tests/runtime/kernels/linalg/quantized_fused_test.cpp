@@ -304,7 +304,9 @@ TEST(QFusedConv, TheDepthwiseEpilogueEqualsThePerPlaneFunctions) {
       std::vector<int32_t> acc(sums.begin(), sums.end());
       for (const EpilogueCase& act : kEpilogues) {
         Activation a = Activation::kNone;
-        if (*act.activation) ASSERT_TRUE(activation_from_name(act.activation, &a));
+        if (*act.activation) {
+          ASSERT_TRUE(activation_from_name(act.activation, &a));
+        }
         const Attrs attrs = epilogue_attrs(p, act);
         for (const HostTensor* yz : {&yz_u8, &yz_s8, static_cast<const HostTensor*>(nullptr)})
           for (const HostTensor* bias : {&b, &fb}) {
