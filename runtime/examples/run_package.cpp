@@ -90,16 +90,16 @@ void print_values(const sod2::api::TensorView& t) {
   const size_t n = t.size_bytes() / std::max<size_t>(sod2::api::element_size(t.type), 1);
   const size_t show = std::min<size_t>(n, 4);
   for (size_t i = 0; i < show; ++i) {
-    const double v = value(t, i);
-    if (std::isnan(v) && t.type != sod2::api::ElementType::kFloat32 &&
-        t.type != sod2::api::ElementType::kFloat64) {
-      std::printf(" ?");
-      continue;
+    using T = sod2::api::ElementType;
+    switch (t.type) {  // integers exactly, not through a double
+      case T::kInt64: std::printf(" %lld", static_cast<long long>(t.as<int64_t>()[i])); break;
+      case T::kInt32: std::printf(" %d", t.as<int32_t>()[i]); break;
+      case T::kBool:
+      case T::kUint8: std::printf(" %u", t.as<uint8_t>()[i]); break;
+      case T::kFloat32:
+      case T::kFloat64: std::printf(" %g", value(t, i)); break;
+      default: std::printf(" ?"); break;
     }
-    if (t.type == sod2::api::ElementType::kInt64 || t.type == sod2::api::ElementType::kInt32)
-      std::printf(" %lld", static_cast<long long>(v));
-    else
-      std::printf(" %g", v);
   }
   if (n > show) std::printf(" ...");
   double abs_sum = 0, weighted = 0;
