@@ -512,23 +512,33 @@ std::vector<char> members_read_by(const Graph& graph, NodeId from, Member member
   return reads;
 }
 
-}  // namespace
-
-FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
-                           std::span<const std::string> split_because) {
+// The plan with each group of two or more nodes that has a reason (because[i] not empty) handed
+// to split(i, group, reason, groups), which appends what replaces it and returns true, or
+// returns false to keep it as it is; in the plan's order (each split keeps its nodes'
+// topological order), then finish()ed.
+template <class Split>
+FusionPlan replace_groups(const Graph& graph, const FusionPlan& plan,
+                          std::span<const std::string> because, Split split) {
   FusionPlan out;
   out.kernels_unfused = plan.kernels_unfused;
   for (size_t i = 0; i < plan.groups.size(); ++i) {
     const FusionGroup& grp = plan.groups[i];
-    if (grp.nodes.size() == 1 || i >= split_because.size() || split_because[i].empty()) {
-      out.groups.push_back(grp);
-    } else {
-      // Split in place, in the group's own (topological) node order: the group order stays
-      // topological.
-      for (NodeId n : grp.nodes) out.groups.push_back(alone(graph, n, split_because[i]));
-    }
+    const bool asked = grp.nodes.size() > 1 && i < because.size() && !because[i].empty();
+    if (!asked || !split(i, grp, because[i], out.groups)) out.groups.push_back(grp);
   }
   return finish(graph, std::move(out));
+}
+
+}  // namespace
+
+FusionPlan restrict_fusion(const Graph& graph, const FusionPlan& plan,
+                           std::span<const std::string> split_because) {
+  return replace_groups(graph, plan, split_because,
+                        [&](size_t, const FusionGroup& grp, const std::string& why,
+                            std::vector<FusionGroup>& groups) {
+                          for (NodeId n : grp.nodes) groups.push_back(alone(graph, n, why));
+                          return true;
+                        });
 }
 
 std::optional<std::array<FusionGroup, 2>> quantized_join_sides(const Graph& graph,
@@ -566,34 +576,27 @@ std::optional<std::array<FusionGroup, 2>> quantized_join_sides(const Graph& grap
 
 FusionPlan split_quantized_joins(const Graph& graph, const FusionPlan& plan,
                                  std::span<const std::string> split_because) {
-  FusionPlan out;
-  out.kernels_unfused = plan.kernels_unfused;
-  for (size_t i = 0; i < plan.groups.size(); ++i) {
-    const FusionGroup& grp = plan.groups[i];
-    auto sides = i < split_because.size() && !split_because[i].empty()
-                     ? quantized_join_sides(graph, grp)
-                     : std::nullopt;
-    if (!sides) {
-      out.groups.push_back(grp);
-      continue;
-    }
-    const NodeId end = (*sides)[0].nodes.back();
-    (*sides)[0].not_fused = grp.not_fused;
-    (*sides)[0].not_fused.push_back(
-        "'" + graph.node(end).name +
-        "' not fused with the residual join after it: " + split_because[i]);
-    for (FusionGroup& side : *sides) out.groups.push_back(std::move(side));
-  }
-  return finish(graph, std::move(out));
+  return replace_groups(
+      graph, plan, split_because,
+      [&](size_t, const FusionGroup& grp, const std::string& why,
+          std::vector<FusionGroup>& groups) {
+        auto sides = quantized_join_sides(graph, grp);
+        if (!sides) return false;
+        const NodeId end = (*sides)[0].nodes.back();
+        (*sides)[0].not_fused = grp.not_fused;
+        (*sides)[0].not_fused.push_back("'" + graph.node(end).name +
+                                        "' not fused with the residual join after it: " + why);
+        for (FusionGroup& side : *sides) groups.push_back(std::move(side));
+        return true;
+      });
 }
 
 FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
                         std::span<const std::string> peel_because) {
-  FusionPlan out;
-  out.kernels_unfused = plan.kernels_unfused;
   // Nodes of one side of the anchor: one "elementwise" group when they all are and there are
   // two or more, else each alone (saying why when it is not elementwise).
-  auto add_side = [&](const FusionGroup& grp, std::vector<NodeId> side, const std::string& why) {
+  auto add_side = [&](const FusionGroup& grp, std::vector<NodeId> side, const std::string& why,
+                      std::vector<FusionGroup>& groups) {
     const bool elementwise = std::all_of(side.begin(), side.end(), [&](NodeId n) {
       return fusion_role(graph.node(n)) == FusionRole::kElementwise;
     });
@@ -602,17 +605,13 @@ FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
       g.nodes = std::move(side);
       g.kind = "elementwise";
       g.not_fused = grp.not_fused;
-      out.groups.push_back(std::move(g));
+      groups.push_back(std::move(g));
       return;
     }
-    for (NodeId n : side) out.groups.push_back(alone(graph, n, elementwise ? "" : why));
+    for (NodeId n : side) groups.push_back(alone(graph, n, elementwise ? "" : why));
   };
-  for (size_t i = 0; i < plan.groups.size(); ++i) {
-    const FusionGroup& grp = plan.groups[i];
-    if (grp.nodes.size() == 1 || i >= peel_because.size() || peel_because[i].empty()) {
-      out.groups.push_back(grp);
-      continue;
-    }
+  auto peel = [&](size_t i, const FusionGroup& grp, const std::string& why,
+                  std::vector<FusionGroup>& groups) {
     // The anchor: the group's contraction, else its one node that is not elementwise (an
     // elementwise node of its epilogue that reads only outside values may come first in the
     // order, and a MatMul's operand Transposes do).
@@ -640,21 +639,21 @@ FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
                                anchor.inputs.end();
       (operand ? operands : feeds[static_cast<size_t>(n)] ? prologue : epilogue).push_back(n);
     }
-    add_side(grp, std::move(prologue), peel_because[i]);
+    add_side(grp, std::move(prologue), why, groups);
     if (operands.empty()) {
-      out.groups.push_back(alone(graph, a, peel_because[i]));
+      groups.push_back(alone(graph, a, why));
     } else {
       FusionGroup g;
       g.nodes = std::move(operands);
       g.nodes.push_back(a);
       g.kind = grp.kind;
-      g.not_fused.push_back("'" + anchor.name +
-                            "' runs with its operand Transposes only: " + peel_because[i]);
-      out.groups.push_back(std::move(g));
+      g.not_fused.push_back("'" + anchor.name + "' runs with its operand Transposes only: " + why);
+      groups.push_back(std::move(g));
     }
-    add_side(grp, std::move(epilogue), peel_because[i]);
-  }
-  return finish(graph, std::move(out));
+    add_side(grp, std::move(epilogue), why, groups);
+    return true;
+  };
+  return replace_groups(graph, plan, peel_because, peel);
 }
 
 }  // namespace sod2::opt
