@@ -15,10 +15,7 @@
 namespace sod2::rt::linalg_test {
 namespace {
 
-struct Case {
-  const char* name;
-  IntConvGeometry g;
-};
+using Case = NamedIntConvGeometry;
 
 // Depthwise (group = channels), output rows 28 wide or more (the kernel's range).
 const Case kCases[] = {
@@ -30,10 +27,6 @@ const Case kCases[] = {
     {"3x3 without padding, 112 wide", {1, 2, 5, 114, 2, 3, 3, 2, 1, 1, 0, 0, 0, 0, 1}},
     // Pads wider than the kernel and the input: output rows and whole vectors in padding.
     {"pads past the input", {1, 2, 3, 30, 2, 3, 3, 2, 1, 1, 5, 40, 5, 40, 1}},
-};
-
-struct VnniRestore {
-  ~VnniRestore() { quant::set_vnni_enabled(true); }
 };
 
 template <class TX, class TW>

@@ -14,6 +14,12 @@ struct IntConvGeometry {
   int64_t dil;
 };
 
+// A geometry and the name a test's trace gives it.
+struct NamedIntConvGeometry {
+  const char* name;
+  IntConvGeometry g;
+};
+
 // sum over (c, ky, kx) of (x - xzp) * (w - wzp[m]) (one zero point, or one per output channel);
 // taps in the padding add nothing. Sets the output's spatial size.
 template <class TX, class TW>

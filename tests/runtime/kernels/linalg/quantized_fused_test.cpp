@@ -19,10 +19,7 @@
 namespace sod2::rt::linalg_test {
 namespace {
 
-struct Geometry {
-  const char* name;
-  IntConvGeometry g;
-};
+using Geometry = NamedIntConvGeometry;
 
 int32_t quantize_ref(float v, float scale, int32_t zp, int lo, int hi) {
   if (std::isinf(v)) return v < 0 ? lo : hi;
@@ -118,9 +115,7 @@ const Geometry kGeometries[] = {
 TEST(QFusedConv, EveryPathMatchesTheInt64ReferenceBitForBit) {
   const float inf = std::numeric_limits<float>::infinity();
   // Both GEMMs of the dense path where the CPU has VNNI; restored however the test ends.
-  struct VnniRestore {
-    ~VnniRestore() { quant::set_vnni_enabled(true); }
-  } restore;
+  VnniRestore restore;
   for (bool vnni : {true, false}) {
     quant::set_vnni_enabled(vnni);
     SCOPED_TRACE(vnni && quant::vnni_available() ? "VNNI GEMM" : "igemm_serial");
@@ -217,9 +212,7 @@ Attrs epilogue_attrs(const IntConvGeometry& p, const EpilogueCase& c) {
 // edge and channel split.
 TEST(QFusedConv, TheVnniStoresFloatEpilogueEqualsTheUnfusedOne) {
   if (!quant::vnni_available()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
-  struct VnniRestore {
-    ~VnniRestore() { quant::set_vnni_enabled(true); }
-  } restore;
+  VnniRestore restore;
   const char* shapes[] = {"1x1", "3x3 stride 2 pad 1", "small output, 40 channels",
                           "1x1, 13 channels", "large output"};
   for (const char* shape : shapes) {
@@ -269,9 +262,7 @@ TEST(QFusedConv, TheVnniStoresFloatEpilogueEqualsTheUnfusedOne) {
 // loops); both must write what the per-plane functions write from the exact sums:
 // requantize_row, or dequantize_activate_row then quantize_row (or the floats).
 TEST(QFusedConv, TheDepthwiseEpilogueEqualsThePerPlaneFunctions) {
-  struct VnniRestore {
-    ~VnniRestore() { quant::set_vnni_enabled(true); }
-  } restore;
+  VnniRestore restore;
   for (bool vnni : {true, false}) {
     quant::set_vnni_enabled(vnni);
     SCOPED_TRACE(vnni && quant::vnni_available() ? "VNNI store" : "epilogue loops");

@@ -114,9 +114,7 @@ void check_join(const JoinShape& shape, Types t, const char* activation, float j
 }
 
 TEST(QFusedConvJoin, EqualsTheConvolutionThenQAddOnEveryPath) {
-  struct VnniRestore {
-    ~VnniRestore() { quant::set_vnni_enabled(true); }
-  } restore;
+  VnniRestore restore;
   const Types types[] = {{DType::kUint8, DType::kUint8, DType::kUint8},
                          {DType::kInt8, DType::kUint8, DType::kInt8},
                          {DType::kUint8, DType::kInt8, DType::kInt8},

@@ -1,5 +1,6 @@
 // What the quantized kernel tests share: random 8-bit tensors, scalars, a sod2-domain kernel
-// (QFusedConv, QAdd...) run on host tensors, and a byte-for-byte comparison of two results.
+// (QFusedConv, QAdd...) run on host tensors, a byte-for-byte comparison of two results, and the
+// VNNI paths restored after a test turns them off.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/kernels/linalg/int8_vnni.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
 
 namespace sod2::rt::linalg_test {
@@ -35,6 +37,15 @@ inline Expected<std::vector<HostTensor>> run_sod2(const std::string& op,
                                                   const Attrs& attrs, int threads) {
   return testing::run_kernel(registry(), op, 1, in, 1, attrs, threads, "sod2");
 }
+
+// Turns the VNNI paths back on when it goes out of scope, however the test ends: tests that run
+// the other paths on a VNNI CPU (quant::set_vnni_enabled(false)) leave the process as it was.
+struct VnniRestore {
+  VnniRestore() = default;
+  VnniRestore(const VnniRestore&) = delete;
+  VnniRestore& operator=(const VnniRestore&) = delete;
+  ~VnniRestore() { quant::set_vnni_enabled(true); }
+};
 
 // `got` has `want`'s shape, type and bytes; a failure names the first differing byte.
 inline void expect_same_bytes(const HostTensor& got, const HostTensor& want) {
