@@ -122,6 +122,19 @@ void print_profile(const rt::Session& session, size_t max_nodes, std::ostream& o
                    std::to_string(e.nodes), gops(e.ops, e.ms)});
   }
   out << table.str();
+  // Which results stay channel-blocked between nodes (SessionOptions::channel_blocked).
+  const std::string blocked_tag =
+      session.channel_block() > 0 ? "nChw" + std::to_string(session.channel_block()) + "c" : "";
+  auto output_blocked = [&](const rt::NodeDesc& n) {
+    return !n.outputs.empty() && n.outputs[0] >= 0 &&
+           session.value_blocked(static_cast<size_t>(n.outputs[0]));
+  };
+  if (!blocked_tag.empty()) {
+    size_t blocked = 0;
+    for (const rt::NodeDesc& n : nodes) blocked += output_blocked(n) ? 1 : 0;
+    out << "channel-blocked: " << blocked << " of " << nodes.size()
+        << " nodes pass their result on as " << blocked_tag << " (marked below)\n";
+  }
   std::vector<size_t> idx(nodes.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::sort(idx.begin(), idx.end(),
@@ -132,8 +145,8 @@ void print_profile(const rt::Session& session, size_t max_nodes, std::ostream& o
     const auto& n = nodes[idx[k]];
     const double ms = t.total_ms[idx[k]] / runs;
     out << "  " << std::setw(9) << ms << " ms  " << std::setw(7) << gops(ops_of(idx[k]), ms)
-        << " GOP/s  " << text::visible(n.info.op_type) << " '" << text::visible(n.info.name)
-        << "'\n";
+        << " GOP/s  " << text::visible(n.info.op_type) << " '" << text::visible(n.info.name) << "'"
+        << (output_blocked(n) ? "  " + blocked_tag : "") << "\n";
   }
   print_bodies(session, out);
 }

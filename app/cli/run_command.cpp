@@ -46,6 +46,10 @@ CommandLine make_parser() {
        "with --profile: how many of the slowest nodes to list (default 10; 0 lists every node)",
        "N"},
       {"--no-fusion", false, "run every node alone, every value in the arena", ""},
+      {"--plain-layout", false,
+       "hold every value NCHW (by default, values passed between blocked convolutions, pools "
+       "and concats stay channel-blocked)",
+       ""},
       {"--dump-plan", true,
        "after the runs, write the memory plan the runtime ran with (binding, version, tensors "
        "with size and offset, arena, steps) as JSON, to compare with sod2 plan --bind --json",
@@ -161,6 +165,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   session_options.threads = threads;
   session_options.limits = limits;
   session_options.profile = cl.has("--profile");
+  session_options.channel_blocked = !cl.has("--plain-layout");
   auto backend = make_backend(backend_choice);
   if (!backend.ok()) return fail(backend.status());
   session_options.backend = *backend;

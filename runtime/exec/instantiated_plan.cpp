@@ -19,10 +19,14 @@ InstantiatedPlan instantiated_plan(const Session& session) {
     if (session.symbol_bound(s))
       out.symbols.emplace_back(p.symbols[s].name, session.symbol_value(s));
   out.tensors.resize(n);
-  for (const ValueDesc& v : main.values) {
+  const std::string blocked = "nChw" + std::to_string(session.channel_block()) + "c";
+  for (size_t id = 0; id < main.values.size(); ++id) {
+    const ValueDesc& v = main.values[id];
     if (v.storage != ValueStorage::kArena || v.arena_tensor < 0) continue;
     const size_t t = static_cast<size_t>(v.arena_tensor);
-    if (t < n && out.tensors[t].name.empty()) out.tensors[t].name = v.name;
+    if (t >= n || !out.tensors[t].name.empty()) continue;
+    out.tensors[t].name = v.name;
+    if (session.value_blocked(id)) out.tensors[t].layout = blocked;
   }
   for (size_t t = 0; t < n; ++t) {
     out.tensors[t].size = values[t];

@@ -15,6 +15,9 @@ struct InstantiatedTensor {
   std::string name;  // the main-graph value the arena tensor holds
   int64_t size = 0;
   int64_t offset = 0;
+  // How its bytes are ordered: "plain" (the ONNX layout), or "nChw16c" / "nChw8c" where the
+  // session holds the value channel-blocked between kernels (SessionOptions::channel_blocked).
+  std::string layout = "plain";
 };
 
 struct InstantiatedPlan {

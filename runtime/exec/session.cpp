@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "runtime/exec/blocked_values.h"
 #include "runtime/exec/frame.h"
 #include "runtime/exec/node_outputs.h"
 #include "runtime/exec/process_info.h"
@@ -271,6 +272,9 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
       s->kernels_[g].push_back(std::move(k));
     }
   }
+  // With a device backend the main graph's values cross to the device as they are: NCHW.
+  if (!s->backend_ && options.channel_blocked && registry.channel_block() > 0)
+    s->choose_blocked_values(registry.channel_block(), enclosing);
   size_t all_values = 0;
   s->releases_after_.reserve(p.graphs.size());
   for (const GraphDesc& g : p.graphs) {
@@ -293,6 +297,35 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   s->outputs_.resize(p.graphs[0].outputs.size());
   s->reset_node_times();
   return s;
+}
+
+void Session::choose_blocked_values(int block, const std::vector<int32_t>& enclosing) {
+  const ProgramDesc& p = program_;
+  const GraphDesc& main = p.graphs[0];
+  // Main-graph values a body reads through outer-scope references, at any depth.
+  std::vector<char> read_by_bodies(main.values.size(), 0);
+  for (size_t g = 1; g < p.graphs.size(); ++g)
+    for (const ValueDesc& d : p.graphs[g].values) {
+      if (d.storage != ValueStorage::kOuterScope) continue;
+      // Walk up to the graph the reference lands in; mark it when that is the main graph.
+      int32_t up = static_cast<int32_t>(g);
+      for (int32_t l = 0; l < d.outer_levels && up >= 0; ++l)
+        up = static_cast<size_t>(up) < enclosing.size() ? enclosing[static_cast<size_t>(up)] : -1;
+      if (up == 0 && d.outer_value >= 0 && static_cast<size_t>(d.outer_value) < main.values.size())
+        read_by_bodies[static_cast<size_t>(d.outer_value)] = 1;
+    }
+  std::vector<BlockedIo> io(main.nodes.size());
+  for (size_t n = 0; n < main.nodes.size() && n < kernels_[0].size(); ++n)
+    if (kernels_[0][n]) io[n] = kernels_[0][n]->blocked_io(block);
+  blocked_values_ = sod2::rt::choose_blocked_values(main, io, read_by_bodies);
+  bool any = false;
+  for (size_t n = 0; n < main.nodes.size() && n < kernels_[0].size(); ++n) {
+    const NodeBlocked nb = node_blocked(main.nodes[n], blocked_values_);
+    if (!nb.any() || !kernels_[0][n]) continue;
+    kernels_[0][n]->use_blocked(block, nb.inputs, nb.output);
+    any = true;
+  }
+  channel_block_ = any ? block : 0;
 }
 
 Status Session::create_main_kernels(const KernelRegistry& registry) {

@@ -55,6 +55,9 @@ struct SessionOptions {
   // only. Not with a shared arena: the backend supplies the arena's memory.
   std::shared_ptr<DeviceBackend> backend = nullptr;
   RunLimits limits = {};
+  // Hold values between the kernels that can take them channel-blocked (kernel.h, BlockedIo).
+  // false keeps every value NCHW (for comparisons; results differ only in rounding).
+  bool channel_blocked = true;
 };
 
 // Where a main-graph node runs, for `sod2 plan` and the studio.
@@ -126,6 +129,10 @@ class Session {
   // Per main-graph node (after generated groups replaced their nodes), where it runs.
   const std::vector<NodeBackend>& node_backends() const { return node_backends_; }
   DeviceBackend* backend() const { return backend_.get(); }
+  // Channels per block of the values held channel-blocked (0: none is), and whether main-graph
+  // value v is one of them (blocked_values.h).
+  int channel_block() const { return channel_block_; }
+  bool value_blocked(size_t v) const { return v < blocked_values_.size() && blocked_values_[v]; }
   void reset_node_times();
   int threads() const { return pool_->num_threads(); }
 
@@ -147,6 +154,8 @@ class Session {
   // With a backend: each generated group the backend takes replaces its nodes by one node, and
   // each other main-graph node gets the backend's kernel where it has one.
   Status create_main_kernels(const KernelRegistry& registry);
+  // Chooses the main-graph values held channel-blocked and tells their kernels.
+  void choose_blocked_values(int block, const std::vector<int32_t>& enclosing);
   Status run_node(Frame& frame, const NodeDesc& node, size_t node_index);
   Status run_if(Frame& frame, const NodeDesc& node);
   Status run_loop(Frame& frame, const NodeDesc& node);
@@ -213,7 +222,9 @@ class Session {
   std::shared_ptr<DeviceBackend> backend_;  // null: CPU only
   bool attached_ = false;                   // to backend_
   std::vector<NodeBackend> node_backends_;  // per main-graph node
-  std::shared_ptr<Arena> arena_;            // never null
+  int channel_block_ = 0;
+  std::vector<char> blocked_values_;  // per main-graph value
+  std::shared_ptr<Arena> arena_;      // never null
   std::vector<int64_t> symbol_values_;
   std::vector<char> symbol_bound_;
   const rt::ShapeProgram* plan_ = nullptr;  // the plan_program or version of this run

@@ -78,6 +78,18 @@ class KernelContext {
   ThreadPool* pool_;
 };
 
+// Channel-blocked values. Between kernels that can all read and write it, a main-graph [N, C, H, W]
+// float tensor whose C is a multiple of `block` may be held as [N, C / block, H, W, block]
+// (oneDNN's nChw16c / nChw8c): the same bytes in the arena in another order, so the memory plan is
+// the plan either way, and blocked convolutions then pass their results on without converting them.
+// The session decides which values are held so (runtime/exec/blocked_values.h), from what each
+// kernel says it can do, and tells each kernel before the first run.
+struct BlockedIo {
+  uint64_t inputs = 0;  // bit i: input slot i may arrive blocked
+  bool output = false;  // output 0 may be written blocked
+  uint64_t tied = 0;  // bit i: input slot i is held exactly as output 0 is (a residual, a pool's X)
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -98,6 +110,19 @@ class Kernel {
   // Whether run() handles string tensors (elements are std::strings, not bytes); the session
   // refuses to pass them to any other kernel.
   virtual bool takes_strings() const { return false; }
+  // Which of its values this kernel can take and give channel-blocked with `block` channels per
+  // block (after prepare(), so it may depend on constant weights' shapes). Nothing by default.
+  virtual BlockedIo blocked_io(int block) const {
+    (void)block;
+    return {};
+  }
+  // The session's choice, before the first run, within what blocked_io(block) offered: the input
+  // slots that arrive blocked and whether output 0 is to be written blocked.
+  virtual void use_blocked(int block, uint64_t inputs, bool output) {
+    (void)block;
+    (void)inputs;
+    (void)output;
+  }
 };
 
 // Validates the node's attributes and input types; an unsupported case (a mode, a dtype) is an

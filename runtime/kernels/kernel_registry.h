@@ -23,6 +23,10 @@ class KernelRegistry {
   // factory's own.
   Expected<std::unique_ptr<Kernel>> create(const NodeInfo& node) const;
   std::vector<std::string> op_types() const;  // "Conv", "com.microsoft:Foo"...
+  // Channels per block of the channel-blocked values these kernels hold (kernel.h, BlockedIo): 16
+  // or 8 where the blocked convolutions run on this CPU, 0 where none do.
+  int channel_block() const { return channel_block_; }
+  void set_channel_block(int block) { channel_block_ = block; }
 
   // Every kernel of this runtime.
   static const KernelRegistry& standard();
@@ -30,6 +34,7 @@ class KernelRegistry {
  private:
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<int, KernelFactory>>>
       entries_;
+  int channel_block_ = 0;
 };
 
 // One per kernel family (runtime/kernels/<family>/); standard() calls them all.

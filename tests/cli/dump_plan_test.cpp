@@ -13,6 +13,7 @@
 
 #include "app/cli/plan_command.h"
 #include "app/cli/run_command.h"
+#include "runtime/kernels/kernel_registry.h"
 
 namespace sod2::cli {
 namespace {
@@ -76,6 +77,8 @@ TEST_P(DumpPlan, ThePlanPrintedAtTheRunsValuesIsThePlanItRan) {
     ASSERT_EQ(a["name"], b["name"]) << "tensor " << t;
     EXPECT_EQ(a["size"], b["size"]) << b["name"];
     EXPECT_EQ(a["offset"], b["offset"]) << b["name"];
+    const std::string layout = b["layout"].get<std::string>();
+    EXPECT_TRUE(layout == "plain" || layout == "nChw16c" || layout == "nChw8c") << layout;
   }
   // The order also lists nodes in no group (group -1): constants the package holds, computed
   // when it was compiled, which the run has no step for.
@@ -86,6 +89,39 @@ TEST_P(DumpPlan, ThePlanPrintedAtTheRunsValuesIsThePlanItRan) {
   for (size_t s = 0; s < steps.size(); ++s)
     EXPECT_EQ(steps[s], ran["steps"][s]["nodes"]) << "step " << s;
   fs::remove(dumped);
+}
+
+// Which tensors the session held channel-blocked (the same size and offset, another order of
+// their bytes), and none with --plain-layout.
+TEST(DumpPlanLayout, NamesTheTensorsHeldChannelBlocked) {
+  const std::string sample =
+      std::string(SOD2_SOURCE_DIR) + "/resources/models/sample_yolo_tiny.onnx";
+  auto blocked_tensors = [&](bool plain) {
+    const std::string dumped =
+        fs::temp_directory_path() / ("sod2_dump_layout_" + std::to_string(::getpid()) + ".json");
+    std::vector<std::string> args = {sample,
+                                     "--range",
+                                     "height=32:256:32,width=32:256:32",
+                                     "--bind",
+                                     "height=64,width=96",
+                                     "--runs",
+                                     "1",
+                                     "--dump-plan",
+                                     dumped};
+    if (plain) args.push_back("--plain-layout");
+    std::ostringstream out, err;
+    EXPECT_EQ(run_run(args, out, err), 0) << err.str();
+    std::ifstream in(dumped);
+    const nlohmann::json ran = nlohmann::json::parse(in);
+    int blocked = 0;
+    for (const auto& t : ran["tensors"]) blocked += t["layout"] != "plain";
+    fs::remove(dumped);
+    return blocked;
+  };
+  EXPECT_EQ(blocked_tensors(true), 0);
+  if (rt::KernelRegistry::standard().channel_block() == 0)
+    GTEST_SKIP() << "no blocked convolutions on this CPU or build";
+  EXPECT_GT(blocked_tensors(false), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedModels, DumpPlan, ::testing::ValuesIn(shared_models()),

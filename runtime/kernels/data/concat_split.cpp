@@ -14,7 +14,21 @@ namespace {
 
 class ConcatKernel final : public Kernel {
  public:
-  explicit ConcatKernel(int64_t axis) : axis_(axis) {}
+  ConcatKernel(int64_t axis, size_t inputs) : axis_(axis), inputs_(inputs) {}
+
+  // Along the channels of [N, C, H, W] tensors whose channels fill whole blocks, each image's
+  // blocks follow one another just as its planes do: the same copies serve both layouts, as long
+  // as every input and the output are held alike.
+  BlockedIo blocked_io(int block) const override {
+    BlockedIo io;
+    if ((axis_ != 1 && axis_ != -3) || inputs_ == 0 || inputs_ > 63 || block <= 0) return io;
+    io.inputs = io.tied = (uint64_t{1} << inputs_) - 1;
+    io.output = true;
+    return io;
+  }
+  void use_blocked(int block, uint64_t inputs, bool output) override {
+    blocked_ = inputs != 0 && output ? block : 0;
+  }
 
   Status run(KernelContext& ctx) override {
     int axis = 0;
@@ -22,6 +36,9 @@ class ConcatKernel final : public Kernel {
     const size_t n = ctx.num_inputs();
     const Tensor& first = *ctx.input(0);
     const int rank = first.shape.rank();
+    if (blocked_ > 0 && (rank != 4 || axis != 1))
+      return internal_error("Concat: inputs " + first.shape.to_string() + " along axis " +
+                            std::to_string(axis) + " cannot be held in channel blocks");
     const int64_t axis_total = out_shape[axis];
     SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, first.dtype, out_shape));
     if (out_shape.numel() == 0) return Status::ok_status();
@@ -61,6 +78,8 @@ class ConcatKernel final : public Kernel {
 
  private:
   int64_t axis_;
+  size_t inputs_;
+  int blocked_ = 0;  // channels per block where the inputs and the output are held blocked
 };
 
 // Split's sizes come from the 'split' attribute (before 13), input 1 (since 13, and also
@@ -164,7 +183,7 @@ Expected<std::unique_ptr<Kernel>> make_concat(const NodeInfo& node) {
     return invalid_model("Concat: attribute 'axis' is missing");
   }
   SOD2_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 1));
-  return make_kernel<ConcatKernel>(axis);
+  return make_kernel<ConcatKernel>(axis, node.input_dtypes.size());
 }
 
 Expected<std::unique_ptr<Kernel>> make_split_v1(const NodeInfo& node) {

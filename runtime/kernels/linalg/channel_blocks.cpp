@@ -158,4 +158,16 @@ void unblock_positions(int block, int channels, const float* in, int64_t count, 
     for (int64_t p = 0; p < count; ++p) y[j * stride + p] = in[p * block + j];
 }
 
+void block_tensor(int block, const float* x, int64_t images, int64_t channels, int64_t count,
+                  float* out) {
+  for (int64_t i = 0; i < images * channels; i += block)
+    block_positions(block, block, x + i * count, count, count, out + i * count);
+}
+
+void unblock_tensor(int block, const float* in, int64_t images, int64_t channels, int64_t count,
+                    float* y) {
+  for (int64_t i = 0; i < images * channels; i += block)
+    unblock_positions(block, block, in + i * count, count, count, y + i * count);
+}
+
 }  // namespace sod2::rt

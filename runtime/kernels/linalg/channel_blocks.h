@@ -21,4 +21,11 @@ void block_positions_8bit(int block, int channels, const void* x, bool is_signed
 void unblock_positions(int block, int channels, const float* in, int64_t count, int64_t stride,
                        float* y);
 
+// A whole [images, channels, count] tensor into channel blocks ([images, channels / block, count,
+// block]: a value held blocked, kernel.h) and back. channels is a multiple of block.
+void block_tensor(int block, const float* x, int64_t images, int64_t channels, int64_t count,
+                  float* out);
+void unblock_tensor(int block, const float* in, int64_t images, int64_t channels, int64_t count,
+                    float* y);
+
 }  // namespace sod2::rt

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runtime/kernels/cpu_clones.h"
+#include "runtime/kernels/linalg/channel_blocks.h"
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/conv_blocked.h"
 #include "runtime/kernels/linalg/conv_internal.h"
@@ -91,9 +92,53 @@ class ConvKernel : public Kernel {
         constant_weights_(constant_weights) {}
 
   Status prepare(std::span<const Tensor* const> constants) override {
-    if (constants.size() > 1 && constants[1] && constants[1]->dtype == DType::kFloat)
+    if (constants.size() > 1 && constants[1] && constants[1]->dtype == DType::kFloat) {
       blocked_.prepare(*constants[1], attrs_, group_);
+      const auto dims = constants[1]->shape.dims();
+      weight_dims_.assign(dims.begin(), dims.end());
+      weights_ = *constants[1];
+    }
     return Status::ok_status();
+  }
+
+  // X, and Y with its residual, when the weights are constants the blocked path can hold.
+  BlockedIo blocked_io(int block) const override {
+    BlockedIo io;
+    if (weight_dims_.size() != 4 || block <= 0) return io;
+    if (is_depthwise_2d()) {
+      // The channel-lane depthwise path's own layout (conv_depthwise_lanes.cpp).
+      if (weight_dims_[0] % block != 0) return io;
+      io.inputs = uint64_t{1};
+    } else {
+      if (!BlockedConv::can_write_blocked(weight_dims_, group_, block)) return io;
+      const bool reads = BlockedConv::can_read_blocked(weight_dims_, group_, block);
+      if (reads) io.inputs = uint64_t{1};
+      // A pointwise conv between NCHW tensors is a GEMM on them as they are, faster than any
+      // conversion on one side (as measured on MobileNet's expansions): both sides or neither.
+      if (weight_dims_[2] * weight_dims_[3] == 1) {
+        if (!reads) return io;
+        io.tied = uint64_t{1};
+      }
+    }
+    io.output = true;
+    if (epi_.residual_input >= 0) {
+      io.inputs |= uint64_t{1} << epi_.residual_input;
+      io.tied |= uint64_t{1} << epi_.residual_input;
+    }
+    return io;
+  }
+
+  // Weights [C, 1, kH, kW] of a 2-D conv with one channel per group.
+  bool is_depthwise_2d() const {
+    return weight_dims_.size() == 4 && weight_dims_[1] == 1 && weight_dims_[0] == group_;
+  }
+  void use_blocked(int block, uint64_t inputs, bool output) override {
+    held_.block = block;
+    held_.input = (inputs & 1) != 0;
+    held_.output = output;
+    // Pointwise convs run the blocked path only on held tensors: their weights are reordered
+    // now, so that the copy is memory of the loaded model, as the others' is.
+    if (held_.any() && weights_.data) blocked_.prepare(weights_, attrs_, group_, true);
   }
 
   Status run(KernelContext& ctx) override {
@@ -112,8 +157,13 @@ class ConvKernel : public Kernel {
       SOD2_ASSIGN_OR_RETURN(wd, live_weights(ctx, s, live, wd));
       s.win = trimmed_window(s.win, live);
     }
-    SOD2_ASSIGN_OR_RETURN(bool done, blocked_.run(ctx, s, x->as<float>(), wd, y->as<float>(), e));
+    if (held_.any() && s.c == s.group && s.m == s.c &&
+        depthwise_lanes_serves_blocked(s, held_.block))
+      return depthwise_lanes_forward(ctx, s, x->as<float>(), wd, y->as<float>(), e, nullptr, held_);
+    SOD2_ASSIGN_OR_RETURN(bool done,
+                          blocked_.run(ctx, s, x->as<float>(), wd, y->as<float>(), e, held_));
     if (done) return Status::ok_status();
+    if (held_.any()) return run_plain_for_blocked(ctx, s, x->as<float>(), wd, y->as<float>(), e);
     return conv_forward(ctx, s, x->as<float>(), wd, y->as<float>(), e);
   }
 
@@ -140,10 +190,37 @@ class ConvKernel : public Kernel {
     return live_weights_.data();
   }
 
+  // A shape the blocked path declines (no JIT kernel for it, an image wholly in the padding) of
+  // a conv whose tensors are held blocked: the NCHW paths, converting around them.
+  Status run_plain_for_blocked(KernelContext& ctx, const ConvShape& s, const float* X,
+                               const float* W, float* Y, const EpilogueRun& e) {
+    const int64_t in_count = s.win.in_size(), out_count = s.win.out_size();
+    const float* x = X;
+    if (held_.input) {
+      SOD2_ASSIGN_OR_RETURN(float* plain, scratch_floats(ctx, s.n * s.c * in_count));
+      unblock_tensor(held_.block, X, s.n, s.c, in_count, plain);
+      x = plain;
+    }
+    if (!held_.output) return conv_forward(ctx, s, x, W, Y, e);
+    EpilogueRun plain_e = e;
+    if (e.residual) {
+      SOD2_ASSIGN_OR_RETURN(float* res, scratch_floats(ctx, s.n * s.m * out_count));
+      unblock_tensor(held_.block, e.residual, s.n, s.m, out_count, res);
+      plain_e.residual = res;
+    }
+    SOD2_ASSIGN_OR_RETURN(float* y, scratch_floats(ctx, s.n * s.m * out_count));
+    SOD2_RETURN_IF_ERROR(conv_forward(ctx, s, x, W, y, plain_e));
+    block_tensor(held_.block, y, s.n, s.m, out_count, Y);
+    return Status::ok_status();
+  }
+
   WindowAttrs attrs_;
   int64_t group_;
   Epilogue epi_;
   BlockedConv blocked_;
+  std::vector<int64_t> weight_dims_;  // of constant float weights, from prepare()
+  Tensor weights_;                    // those weights (the program's, alive with the session)
+  BlockedTensors held_;
   bool constant_weights_;
   std::vector<float> live_weights_;
   const float* live_from_ = nullptr;

@@ -12,6 +12,7 @@
 #include "runtime/kernels/linalg/channel_blocks.h"
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/gemm.h"
+#include "runtime/kernels/linalg/simd.h"
 
 #if defined(SOD2_GEMM_ONEDNN)
 #include <dnnl.h>
@@ -184,14 +185,15 @@ struct PackedWeights {
   OwnedPrimitive reorder;
 };
 
-std::optional<Geometry> geometry_of(const ConvShape& s) {
+std::optional<Geometry> geometry_of(const ConvShape& s, bool held_blocked) {
   const Window3& w = s.win;
   // Depthwise convs (one input channel per group) have paths of their own.
   if (s.c == s.group || w.spatial > 2 || w.in[0] != 1 || w.k[0] != 1 || w.out[0] != 1)
     return std::nullopt;
-  // A pointwise conv is a GEMM on the input as it is (conv.cpp): faster than blocking it and
-  // back, as measured on ResNet's and MobileNet's 1x1 shapes.
-  if (w.k_size() == 1) return std::nullopt;
+  // A pointwise conv on NCHW tensors is a GEMM on the input as it is (conv.cpp): faster than
+  // blocking it and back, as measured on ResNet's and MobileNet's 1x1 shapes. On tensors held
+  // blocked there is nothing to convert.
+  if (w.k_size() == 1 && !held_blocked) return std::nullopt;
   Geometry g;
   g.c = s.c;
   g.m = s.m;
@@ -245,18 +247,23 @@ constexpr int64_t kPartOutputFloats = 64 * 1024;
 // ranges of output-channel blocks when the weights outweigh the input (each thread then reads
 // only its share of them), otherwise by at least as many bands as threads.
 // Fills `parts` (emptied first; false when the image lies wholly in the padding).
-bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
+bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block, bool held,
            std::vector<Part>* parts) {
   parts->clear();
   const bool per_image = s.n % threads != 0;
   const int64_t blocks = g.m / block;
-  // (A grouped conv's weights are small: its images split by bands.)
-  const bool by_channels =
-      per_image && g.groups == 1 && blocks >= 2 * threads && g.m * g.kh * g.kw > g.ih * g.iw;
+  // (A grouped conv's weights are small: its images split by bands.) On tensors held blocked a
+  // pointwise conv splits by channels too: its bands would cost a copy of their input and output
+  // rows, where whole images are read and written in place.
+  const bool by_channels = per_image && g.groups == 1 && blocks >= 2 * threads &&
+                           (g.m * g.kh * g.kw > g.ih * g.iw || (held && g.kh * g.kw == 1));
   const int64_t channel_parts = by_channels ? threads : 1;
   const int64_t band_rows =
       std::max<int64_t>(1, kPartOutputFloats / std::max<int64_t>(1, g.m * g.ow));
-  int64_t bands = std::min(g.oh, (g.oh + band_rows - 1) / band_rows);
+  // Bands that keep a part's output cached for its conversion back or its copy into place: none
+  // is needed where whole images are written in place.
+  const bool whole_images = !per_image || by_channels;
+  int64_t bands = held && whole_images ? 1 : std::min(g.oh, (g.oh + band_rows - 1) / band_rows);
   if (per_image && !by_channels) bands = std::max(bands, std::min(threads, g.oh));
   // Bands of one height, the last one shorter, read their padding rows as zeros from their
   // copy of the input: the conv then needs one primitive for every band but the last (each
@@ -292,6 +299,32 @@ bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
     }
   }
   return true;
+}
+
+// A strided 1x1 conv without padding: on a blocked X it reads every stride-th row and column
+// only, so those positions, gathered, make it a stride-1 conv. oneDNN's 1x1 kernels run that at
+// full speed, where their own strided path took up to twice as long (ResNet-50's downsamples).
+bool strided_pointwise(const Geometry& g) {
+  return g.kh == 1 && g.kw == 1 && (g.sh > 1 || g.sw > 1) && g.pt == 0 && g.pl == 0 && g.pb == 0 &&
+         g.pr == 0 && g.dh == 1 && g.dw == 1;
+}
+
+// The positions a strided_pointwise conv reads of `images` blocked images of g's input, into
+// [images, c / block, oh, ow, block].
+void gather_strided(ThreadPool& pool, const float* x, int64_t images, const Geometry& g, int block,
+                    float* out) {
+  const int64_t rows = images * (g.c / block) * g.oh;
+  const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, g.ow * block));
+  pool.parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t plane = r / g.oh, oy = r % g.oh;
+      const float* src = x + (plane * g.ih + oy * g.sh) * g.iw * block;
+      float* dst = out + r * g.ow * block;
+      for (int64_t ox = 0; ox < g.ow; ++ox)
+        std::memcpy(dst + ox * block, src + ox * g.sw * block,
+                    static_cast<size_t>(block) * sizeof(float));
+    }
+  });
 }
 
 }  // namespace
@@ -396,7 +429,7 @@ int64_t BlockedConv::weight_reorders() const {
   return state_->reorders;
 }
 
-void BlockedConv::prepare(const Tensor& w, const WindowAttrs& attrs, int64_t group) {
+void BlockedConv::prepare(const Tensor& w, const WindowAttrs& attrs, int64_t group, bool held) {
   const int rank = w.shape.rank();
   if (group < 1 || (rank != 3 && rank != 4) || !available()) return;
   auto attr = [](const std::vector<int64_t>& v, int i) {
@@ -420,7 +453,9 @@ void BlockedConv::prepare(const Tensor& w, const WindowAttrs& attrs, int64_t gro
   constexpr int64_t kLimit = int64_t{1} << 16;
   for (const int64_t v : {g.kh, g.kw, g.sh, g.sw, g.dh, g.dw})
     if (v <= 0 || v > kLimit) return;
-  if (g.kh * g.kw == 1 || g.m <= 0 || g.c <= 0) return;
+  if ((g.kh * g.kw == 1 && !held) || g.m <= 0 || g.c <= 0) return;
+  // A strided pointwise conv on held tensors runs at stride 1 on the positions it reads.
+  if (g.kh * g.kw == 1) g.sh = g.sw = 1;
   g.oh = spatial == 2 ? 16 : 1;
   g.ow = 16;
   g.ih = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
@@ -439,22 +474,79 @@ void BlockedConv::prepare(const Tensor& w, const WindowAttrs& attrs, int64_t gro
   }
 }
 
+namespace {
+std::atomic<bool> g_declines{false};
+}  // namespace
+
+void BlockedConv::set_declines_for_testing(bool declines) { g_declines.store(declines); }
+
+int BlockedConv::block_width() {
+  if (!available()) return 0;
+  switch (simd::simd_level()) {
+    case simd::Level::kAvx512: return 16;
+    case simd::Level::kAvx2: return 8;
+    default: return 0;
+  }
+}
+
+namespace {
+
+// The channels per group of weights [M, C / group, kH, kW] of a 2-D, not depthwise conv that the
+// blocked path could serve with `block` channels per block; false otherwise.
+bool blockable(std::span<const int64_t> w_dims, int64_t group, int block, int64_t* cg,
+               int64_t* mg) {
+  if (w_dims.size() != 4 || group < 1 || block <= 0 || block != BlockedConv::block_width())
+    return false;
+  const int64_t m = w_dims[0];
+  *cg = w_dims[1];
+  if (m <= 0 || *cg <= 0 || m % group != 0 || *cg == 1) return false;
+  *mg = m / group;
+  // The path's own condition (block_fits): output blocks whole, input blocks whole or one
+  // partial block of an ungrouped conv.
+  return *mg % block == 0 && (*cg % block == 0 || (group == 1 && *cg < block));
+}
+
+}  // namespace
+
+bool BlockedConv::can_read_blocked(std::span<const int64_t> w_dims, int64_t group, int block) {
+  int64_t cg = 0, mg = 0;
+  return blockable(w_dims, group, block, &cg, &mg) && cg % block == 0;
+}
+
+bool BlockedConv::can_write_blocked(std::span<const int64_t> w_dims, int64_t group, int block) {
+  int64_t cg = 0, mg = 0;
+  return blockable(w_dims, group, block, &cg, &mg);
+}
+
 Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const float* X,
-                                const float* W, float* Y, const EpilogueRun& e) {
-  const std::optional<Geometry> geometry = geometry_of(s);
-  if (!geometry || !available() || s.n <= 0) return false;
+                                const float* W, float* Y, const EpilogueRun& e,
+                                BlockedTensors held) {
+  std::optional<Geometry> geometry = geometry_of(s, held.any());
+  if (!geometry || !available() || s.n <= 0 || g_declines.load(std::memory_order_relaxed))
+    return false;
+  ThreadPool& pool = ctx.pool();
+  if (held.input && strided_pointwise(*geometry)) {
+    Geometry& sg = *geometry;
+    SOD2_ASSIGN_OR_RETURN(float* gathered, scratch_floats(ctx, s.n * sg.c * sg.oh * sg.ow));
+    gather_strided(pool, X, s.n, sg, held.block, gathered);
+    X = gathered;
+    sg.ih = sg.oh;
+    sg.iw = sg.ow;
+    sg.sh = sg.sw = 1;
+  }
   const Geometry& g = *geometry;
   State& st = *state_;
   std::lock_guard<std::mutex> lock(st.mu);
   st.begin_run();
 
-  ThreadPool& pool = ctx.pool();
   std::vector<Part>& parts = st.parts;
   int block = 0;
   bool plain_src = false;
   for (const int candidate : {16, 8}) {
+    if (held.any() && candidate != held.block) continue;
     if (!block_fits(g, candidate, &plain_src)) continue;
-    bool usable = split(s, g, pool.num_threads(), candidate, &parts);
+    if (held.input && plain_src) continue;
+    bool usable = split(s, g, pool.num_threads(), candidate, held.output, &parts);
     for (size_t i = 0; usable && i < parts.size(); ++i) {
       parts[i].prim = &st.primitive(PrimitiveKey{parts[i].g, candidate, plain_src});
       usable = parts[i].prim->usable;
@@ -470,8 +562,12 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
   for (Part& part : parts) {
     SOD2_ASSIGN_OR_RETURN(part.weights, st.weights(*part.prim, W, part.first_channel, g.m));
     scratchpad = std::max(scratchpad, part.prim->scratchpad_bytes);
-    in_floats = std::max(in_floats, (g.c * part.g.ih * g.iw + 15) / 16 * 16);
-    out_floats = std::max(out_floats, (part.g.m * part.g.oh * g.ow + 15) / 16 * 16);
+    // Parts that read X or write Y in place need no copy of it.
+    const bool whole_image = part.g.ih == g.ih && part.in_row0 == 0;
+    if (!((plain_src || held.input) && whole_image))
+      in_floats = std::max(in_floats, (g.c * part.g.ih * g.iw + 15) / 16 * 16);
+    if (!(held.output && part.g.oh == g.oh))
+      out_floats = std::max(out_floats, (part.g.m * part.g.oh * g.ow + 15) / 16 * 16);
   }
   const int64_t pad_floats = static_cast<int64_t>((scratchpad + 63) / 64 * 16);
   const int slots = ScratchSlots::count(pool);
@@ -500,10 +596,22 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
       const int64_t first = std::clamp<int64_t>(0, part.in_row0, end);
       const int64_t last = std::clamp<int64_t>(g.ih, first, end);
       const int64_t before = (first - part.in_row0) * g.iw, inside = (last - first) * g.iw;
+      // (A blocked image starts where its NCHW one would: same channels, same count.)
       const float* x_image = X + part.image * g.c * in_plane;
       const float* src = xb;
-      if (plain_src && in_count == in_plane && part.in_row0 == 0) {
+      const bool whole_image = part.g.ih == g.ih && part.in_row0 == 0;
+      if ((plain_src || held.input) && whole_image) {
         src = x_image;
+      } else if (held.input) {
+        // The part's rows of each block are one run of the blocked image.
+        for (int64_t cb = 0; cb < g.c / block; ++cb) {
+          float* dst = xb + cb * block * in_count;
+          std::fill(dst, dst + before * block, 0.f);
+          if (inside > 0)
+            std::memcpy(dst + before * block, x_image + (cb * in_plane + first * g.iw) * block,
+                        static_cast<size_t>(inside * block) * sizeof(float));
+          std::fill(dst + (before + inside) * block, dst + in_count * block, 0.f);
+        }
       } else {
         const int64_t lanes = plain_src ? 1 : block;
         for (int64_t ch = 0; ch < g.c; ch += lanes) {
@@ -518,13 +626,16 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
           std::fill(dst + (before + inside) * lanes, dst + in_count * lanes, 0.f);
         }
       }
+      // A blocked Y takes a part of whole images directly: its channel blocks are one run.
+      const bool direct_out = held.output && part.g.oh == g.oh;
+      float* dst = direct_out ? Y + (part.image * g.m + part.first_channel) * out_plane : yb;
       dnnl_engine_t eng = cpu_engine();
       dnnl_memory_t src_m = nullptr, w_m = nullptr, dst_m = nullptr, pad_m = nullptr;
       bool ok = stream != nullptr;
       ok = ok && dnnl_memory_create(&src_m, &p.src, eng, const_cast<float*>(src)) == dnnl_success;
       ok = ok && dnnl_memory_create(&w_m, &p.weights, eng, const_cast<float*>(part.weights)) ==
                      dnnl_success;
-      ok = ok && dnnl_memory_create(&dst_m, &p.dst, eng, yb) == dnnl_success;
+      ok = ok && dnnl_memory_create(&dst_m, &p.dst, eng, dst) == dnnl_success;
       if (ok && p.scratchpad_bytes > 0) {
         dnnl_memory_desc_t pad_md;
         const dnnl_dims_t pad_dims = {static_cast<int64_t>(p.scratchpad_bytes)};
@@ -546,8 +657,23 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
         failed.store(true, std::memory_order_relaxed);
         break;
       }
-      // Back to NCHW, one block of channels at a time while it is cached, with the epilogue.
       const int64_t count = part.g.oh * g.ow;
+      if (held.output) {
+        // The part's rows of each block into their place (unless written there), then the
+        // epilogue with the channel in the lanes.
+        for (int64_t cb = 0; cb < part.g.m / block; ++cb) {
+          const int64_t ch = part.first_channel + cb * block;
+          const int64_t off = (part.image * g.m + ch) * out_plane + part.row0 * g.ow * block;
+          if (!direct_out)
+            std::memcpy(Y + off, yb + cb * block * count,
+                        static_cast<size_t>(count * block) * sizeof(float));
+          if (!e.empty())
+            e.apply(Y + off, e.residual ? e.residual + off : nullptr, count, block, block, ch,
+                    false);
+        }
+        continue;
+      }
+      // Back to NCHW, one block of channels at a time while it is cached, with the epilogue.
       for (int64_t cb = 0; cb < part.g.m / block; ++cb) {
         const int64_t ch = part.first_channel + cb * block;
         const int64_t off = (part.image * g.m + ch) * out_plane + part.row0 * g.ow;
@@ -569,10 +695,14 @@ struct BlockedConv::State {};
 BlockedConv::BlockedConv(bool) {}
 BlockedConv::~BlockedConv() = default;
 bool BlockedConv::available() { return false; }
-void BlockedConv::prepare(const Tensor&, const WindowAttrs&, int64_t) {}
+void BlockedConv::prepare(const Tensor&, const WindowAttrs&, int64_t, bool) {}
 int64_t BlockedConv::weight_reorders() const { return 0; }
+void BlockedConv::set_declines_for_testing(bool) {}
+int BlockedConv::block_width() { return 0; }
+bool BlockedConv::can_read_blocked(std::span<const int64_t>, int64_t, int) { return false; }
+bool BlockedConv::can_write_blocked(std::span<const int64_t>, int64_t, int) { return false; }
 Expected<bool> BlockedConv::run(KernelContext&, const ConvShape&, const float*, const float*,
-                                float*, const EpilogueRun&) {
+                                float*, const EpilogueRun&, BlockedTensors) {
   return false;
 }
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 
 #include "runtime/kernels/linalg/conv_internal.h"
 
@@ -29,20 +30,36 @@ class BlockedConv {
 
   // Runs the convolution when this path serves the shape (not depthwise, 1-D or 2-D, channel
   // counts per group that fill whole blocks, a JIT kernel for this CPU) and returns true;
-  // returns false, having written nothing, when another path must run it.
+  // returns false, having written nothing, when another path must run it. With `held`, X and/or
+  // Y (and the residual) are channel-blocked with held.block channels per block: they are read
+  // and written as they are, and 1x1 convolutions run here too.
   Expected<bool> run(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
-                     float* Y, const EpilogueRun& e);
+                     float* Y, const EpilogueRun& e, BlockedTensors held = {});
 
   // At load, with constant weights W: reorders them for the kernels this path would run them
   // on, so the first run does not (and the copy is memory of the loaded model). Shapes it does
   // not serve, or primitives that turn out to want another layout, are left to run().
-  void prepare(const Tensor& w, const WindowAttrs& attrs, int64_t group);
+  // `held`: the conv's tensors are held blocked, so a pointwise conv runs here too.
+  void prepare(const Tensor& w, const WindowAttrs& attrs, int64_t group, bool held = false);
 
   // How many times weights were reordered so far (for tests: constant weights once per layout).
   int64_t weight_reorders() const;
 
   // Whether this build has the path at all (oneDNN is the GEMM library).
   static bool available();
+  // For tests: run() declines every shape (returns false), so callers' other paths run, those
+  // of tensors held blocked included.
+  static void set_declines_for_testing(bool declines);
+
+  // Channels per block of its layout on this CPU: 16 with AVX-512, 8 with AVX2, 0 without the
+  // path.
+  static int block_width();
+  // Whether a convolution of these weights ([M, C / group, kH, kW]) and group can read X and
+  // write Y blocked with `block` channels per block: 2-D, not depthwise, and the tensor's
+  // channels whole blocks per group. Y may be blocked over an NCHW X of fewer channels than a
+  // block (an RGB stem).
+  static bool can_read_blocked(std::span<const int64_t> w_dims, int64_t group, int block);
+  static bool can_write_blocked(std::span<const int64_t> w_dims, int64_t group, int block);
 
  private:
   struct State;

@@ -42,8 +42,9 @@ struct LaneJob : Window2D {  // the window's spatial axes (geometry.h)
   const EpilogueRun* e;
   InlineEpilogue act;  // the activation, when applied to the accumulators (bias handled apart)
   bool inline_epilogue;
-  int64_t c, groups;  // channels; channel groups per image (ceil(c / VL))
-  int64_t pw;         // columns of the padded buffer
+  bool x_blocked, y_blocked;  // X, Y (with the residual) held channel-blocked, VL per block
+  int64_t c, groups;          // channels; channel groups per image (ceil(c / VL))
+  int64_t pw;                 // columns of the padded buffer
   // Work items are bands of band_rows output rows, which read band_in_rows padded input rows.
   int64_t band_rows, bands, band_in_rows;
   // Slot layout (floats from the slot's start), each part 64-byte aligned.
@@ -129,8 +130,13 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
     const int64_t iy0 = std::clamp<int64_t>(r0 - j.pt, 0, j.ih);
     const int64_t iy1 = std::clamp<int64_t>(r1 - j.pt, iy0, j.ih);
     const int64_t first = (img * j.c + c0) * in_plane + iy0 * j.iw, count = (iy1 - iy0) * j.iw;
-    // The band's rows are contiguous in each plane: one interleave of whole tiles for all.
-    if (j.x)
+    // The band's rows are contiguous in each plane: one interleave of whole tiles for all. A
+    // blocked X holds them interleaved already, in one run (its block starts where the NCHW
+    // block of planes would).
+    const float* rows = packed;
+    if (j.x_blocked)
+      rows = j.x + (img * j.c + c0) * in_plane + iy0 * j.iw * VL;
+    else if (j.x)
       block_positions(VL, nc, j.x + first, in_plane, count, packed);
     else
       block_positions_8bit(VL, nc, static_cast<const uint8_t*>(j.x8.data) + first,
@@ -139,7 +145,7 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
       float* row = padded + (r - r0) * row_floats;
       const int64_t iy = r - j.pt;
       if (iy >= iy0 && iy < iy1)
-        std::memcpy(row + j.pl * VL, packed + (iy - iy0) * j.iw * VL, sizeof(float) * j.iw * VL);
+        std::memcpy(row + j.pl * VL, rows + (iy - iy0) * j.iw * VL, sizeof(float) * j.iw * VL);
       else
         std::fill(row, row + row_floats, 0.f);
     }
@@ -153,9 +159,17 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
     }
     const Vec<VL> bv = simd::load<VL>(bias);
     const int64_t outputs_here = (oy1 - oy0) * j.ow;
+    // A blocked Y takes the band's outputs in place, interleaved as they are computed.
+    float* results = j.y_blocked ? j.y + (img * j.c + c0) * out_plane + oy0 * j.ow * VL : out;
     for (int64_t q = 0; q < outputs_here; q += kOutputsPerBlock) {
       const int count = static_cast<int>(std::min<int64_t>(kOutputsPerBlock, outputs_here - q));
-      output_block<VL>(j, padded, q, count, wt, bv, out);
+      output_block<VL>(j, padded, q, count, wt, bv, results);
+    }
+    if (j.y_blocked) {
+      if (!j.inline_epilogue && !j.e->empty())
+        j.e->apply(results, j.e->residual ? j.e->residual + (results - j.y) : nullptr, outputs_here,
+                   VL, VL, c0, false);
+      continue;
     }
     const int64_t y_first = (img * j.c + c0) * out_plane + oy0 * j.ow;
     float* y = j.y + y_first;
@@ -225,6 +239,11 @@ bool lanes_serve(const ConvShape& s, int vl) {
 
 }  // namespace
 
+bool depthwise_lanes_serves_blocked(const ConvShape& s, int block) {
+  return block == simd::lanes(simd::simd_level()) && s.c % block == 0 && s.win.spatial == 2 &&
+         lanes_serve(s, block);
+}
+
 bool depthwise_lanes_applies(const ConvShape& s) {
   const int vl = simd::lanes(simd::simd_level());
   // The row path wins only on rows wider than a vector with a stride-1 kernel of at most 3 taps
@@ -238,12 +257,15 @@ bool depthwise_lanes_applies(const ConvShape& s) {
 
 Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const float* X,
                                const float* W, float* Y, const EpilogueRun& e,
-                               const DepthwiseInt8Input* x8) {
+                               const DepthwiseInt8Input* x8, BlockedTensors held) {
   const simd::Level level = simd::simd_level();
   if (!X && !(x8 && x8->data)) return invalid_argument("depthwise convolution: no input");
-  if (!lanes_serve(s, simd::lanes(level)))
+  if (!lanes_serve(s, simd::lanes(level)) ||
+      (held.any() && (x8 || !depthwise_lanes_serves_blocked(s, held.block))))
     return internal_error("depthwise convolution: the channel-lane path does not serve this shape");
   LaneJob j = lane_job(s, simd::lanes(level));
+  j.x_blocked = held.input;
+  j.y_blocked = held.output;
   j.x = X;
   if (x8) j.x8 = *x8;
   j.w = W;

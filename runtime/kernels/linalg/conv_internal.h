@@ -13,6 +13,15 @@ struct ConvShape {
   Shape out;
 };
 
+// Which of a convolution's tensors are held channel-blocked (kernel.h, BlockedIo) with `block`
+// channels per block: X, and Y with the epilogue's residual.
+struct BlockedTensors {
+  int block = 0;
+  bool input = false;
+  bool output = false;
+  bool any() const { return input || output; }
+};
+
 // Validates X, W, B (dtypes, ranks, group, kernel_shape) and computes the output shape.
 Expected<ConvShape> conv_shape(const Tensor* x, const Tensor* w, const Tensor* b,
                                const WindowAttrs& attrs, int64_t group, const char* op);
@@ -58,10 +67,13 @@ Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X,
 // or 2-D: whether the Conv kernel takes it for this shape rather than depthwise_forward, and the
 // run (any shape it can serve; benches time it against the row path). With x8, X is nullptr and
 // each item's input rows are centred from x8 as they are interleaved.
+// With `held`, X and/or Y (and the residual) are channel-blocked, read and written as they are:
+// the path's own layout, with nothing to interleave (depthwise_lanes_serves_blocked).
 bool depthwise_lanes_applies(const ConvShape& s);
+bool depthwise_lanes_serves_blocked(const ConvShape& s, int block);
 Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const float* X,
                                const float* W, float* Y, const EpilogueRun& e,
-                               const DepthwiseInt8Input* x8 = nullptr);
+                               const DepthwiseInt8Input* x8 = nullptr, BlockedTensors held = {});
 
 // Dense direct convolution (conv_direct.cpp): whether it serves this shape, and the run.
 bool direct_conv_applies(const ConvShape& s);

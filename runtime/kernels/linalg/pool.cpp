@@ -13,6 +13,7 @@
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
+#include "runtime/kernels/linalg/pool_blocked.h"
 #include "runtime/kernels/linalg/pool_lanes.h"
 #include "runtime/kernels/linalg/pool_rows.h"
 #include "runtime/kernels/linalg/simd.h"
@@ -483,6 +484,13 @@ class PoolKernel : public Kernel {
     }
     const float* X = x->as<float>();
     float* Y = y->as<float>();
+    if (block_ > 0) {
+      if (r != 4 || x->shape[1] % block_ != 0 || !blocked_pool_applies(g))
+        return internal_error(std::string(op_) + ": X " + x->shape.to_string() +
+                              " cannot be held in channel blocks of " + std::to_string(block_));
+      return pool_blocked(ctx, kind_ == PoolKind::kAverage, include_pad_, g, block_,
+                          planes / block_, X, Y);
+    }
     int64_t* I = ind ? ind->as<int64_t>() : nullptr;
     (void)Pin;
     if (kind_ == PoolKind::kMax && !I) {
@@ -503,6 +511,20 @@ class PoolKernel : public Kernel {
     return t == DType::kDouble || t == DType::kInt8 || t == DType::kUint8;
   }
 
+  // A 2-D float pool without Indices keeps its input's layout.
+  BlockedIo blocked_io(int block) const override {
+    BlockedIo io;
+    if (!float_ || indices_ || attrs_.kernel_shape.size() != 2 || (block != 16 && block != 8))
+      return io;
+    io.inputs = io.tied = uint64_t{1};
+    io.output = true;
+    return io;
+  }
+  void use_blocked(int block, uint64_t inputs, bool output) override {
+    block_ = (inputs & 1) != 0 && output ? block : 0;
+  }
+  void set_float(bool f) { float_ = f; }
+
  private:
   const char* op_;
   PoolKind kind_;
@@ -510,6 +532,8 @@ class PoolKernel : public Kernel {
   bool include_pad_;
   bool indices_;
   bool column_major_;
+  bool float_ = false;  // X is float32 (the node's declared type)
+  int block_ = 0;       // channels per block of X and Y where they are held blocked
 };
 
 template <PoolKind K>
@@ -534,11 +558,31 @@ class GlobalPoolKernel : public Kernel {
                               " has no elements to take the maximum of");
     const float* X = x->as<float>();
     float* Y = y->as<float>();
+    if (block_ > 0) {
+      if (x->shape.rank() != 4 || x->shape[1] % block_ != 0)
+        return internal_error(std::string(op) + ": X " + x->shape.to_string() +
+                              " cannot be held in channel blocks of " + std::to_string(block_));
+      global_pool_blocked(ctx.pool(), K == PoolKind::kAverage, block_, planes / block_, P, X, Y);
+      return Status::ok_status();
+    }
     ctx.pool().parallel_for(
         planes, std::max<int64_t>(1, 65536 / std::max<int64_t>(P, 1)),
         [&](int64_t p0, int64_t p1) { global_planes_dispatch<K>(X, Y, P, p0, p1); });
     return Status::ok_status();
   }
+
+  // Its output, [N, C, 1, ...], is the same bytes in either layout: only X may be blocked.
+  BlockedIo blocked_io(int block) const override {
+    BlockedIo io;
+    if (block == 16 || block == 8) io.inputs = uint64_t{1};
+    return io;
+  }
+  void use_blocked(int block, uint64_t inputs, bool) override {
+    block_ = (inputs & 1) != 0 ? block : 0;
+  }
+
+ private:
+  int block_ = 0;
 };
 
 Expected<std::unique_ptr<Kernel>> make_pool(const NodeInfo& node, PoolKind kind, const char* op) {
@@ -555,8 +599,10 @@ Expected<std::unique_ptr<Kernel>> make_pool(const NodeInfo& node, PoolKind kind,
   if (storage_order != 0 && storage_order != 1)
     return invalid_argument("MaxPool: storage_order must be 0 or 1, got " +
                             std::to_string(storage_order));
-  return std::unique_ptr<Kernel>(
-      new PoolKernel(op, kind, std::move(w), include_pad != 0, indices, storage_order == 1));
+  auto k = std::make_unique<PoolKernel>(op, kind, std::move(w), include_pad != 0, indices,
+                                        storage_order == 1);
+  k->set_float(xt == DType::kFloat);
+  return std::unique_ptr<Kernel>(std::move(k));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "runtime/kernels/kernel_registry.h"
+#include "runtime/kernels/linalg/conv_blocked.h"
 #include "runtime/kernels/linalg/fused_ops.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
 #include "runtime/kernels/linalg/quantize.h"
@@ -8,6 +9,7 @@ namespace sod2::rt {
 // Each op is registered at every opset where its ONNX definition changed (within 1..17); the
 // kernels read the node's opset where the versions differ (Resize, pooling's ceil_mode...).
 void register_linalg_kernels(KernelRegistry& r) {
+  r.set_channel_block(BlockedConv::block_width());
   for (int v : {1, 9, 13}) r.add("", "MatMul", v, make_matmul);
   for (int v : {1, 6, 7, 9, 11, 13}) r.add("", "Gemm", v, make_gemm);
   for (int v : {1, 11}) r.add("", "Conv", v, make_conv);

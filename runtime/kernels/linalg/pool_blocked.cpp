@@ -1,0 +1,128 @@
+#include "runtime/kernels/linalg/pool_blocked.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "runtime/kernels/linalg/simd.h"
+
+namespace sod2::rt {
+namespace {
+
+using simd::Vec;
+
+struct BlockedPoolJob {
+  bool average;
+  bool include_pad;
+  Window3 g;
+  const float* x;
+  float* y;
+};
+
+// Output rows [r0, r1) of the flattened (block, output row) range.
+template <int VL>
+SOD2_SIMD_INLINE void pool_rows(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
+  const Window3& g = j.g;
+  const int64_t ih = g.in[1], iw = g.in[2], oh = g.out[1], ow = g.out[2];
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t b = r / oh, oy = r % oh;
+    const float* xb = j.x + b * ih * iw * VL;
+    float* yr = j.y + (b * oh + oy) * ow * VL;
+    const AxisWindow wy = axis_window(g, 1, oy);
+    for (int64_t ox = 0; ox < ow; ++ox) {
+      const AxisWindow wx = axis_window(g, 2, ox);
+      Vec<VL> acc = simd::splat<VL>(0.f);
+      bool any = false;
+      for (int64_t ty = wy.t0; ty < wy.t1; ++ty) {
+        const float* xr = xb + ((wy.start + ty * g.dil[1]) * iw + wx.start) * VL;
+        for (int64_t tx = wx.t0; tx < wx.t1; ++tx) {
+          const Vec<VL> v = simd::load<VL>(xr + tx * g.dil[2] * VL);
+          if (j.average) {
+            acc += v;
+          } else {
+            // The NCHW paths' comparison: the first tap, then any greater one.
+            acc = any ? (v > acc ? v : acc) : v;
+            any = true;
+          }
+        }
+      }
+      if (j.average) {
+        const int64_t n = j.include_pad ? wy.padded * wx.padded : (wy.t1 - wy.t0) * (wx.t1 - wx.t0);
+        acc = n > 0 ? acc / static_cast<float>(n) : simd::splat<VL>(0.f);
+      }
+      simd::store<VL>(yr + ox * VL, acc);  // 0 for a window wholly in padding, as there
+    }
+  }
+}
+
+template <int VL>
+SOD2_SIMD_INLINE void global_blocks(bool average, const float* x, float* y, int64_t count,
+                                    int64_t b0, int64_t b1) {
+  for (int64_t b = b0; b < b1; ++b) {
+    const float* xb = x + b * count * VL;
+    Vec<VL> acc = count > 0 ? simd::load<VL>(xb) : simd::splat<VL>(0.f);
+    for (int64_t p = 1; p < count; ++p) {
+      const Vec<VL> v = simd::load<VL>(xb + p * VL);
+      if (average)
+        acc += v;
+      else
+        acc = v > acc ? v : acc;
+    }
+    if (average && count > 0) acc /= static_cast<float>(count);
+    simd::store<VL>(y + b * VL, acc);
+  }
+}
+
+#if SOD2_SIMD_X86
+SOD2_TARGET_AVX512 void pool_rows_16(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
+  pool_rows<16>(j, r0, r1);
+}
+SOD2_TARGET_AVX2 void pool_rows_8(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
+  pool_rows<8>(j, r0, r1);
+}
+SOD2_TARGET_AVX512 void global_16(bool average, const float* x, float* y, int64_t count, int64_t b0,
+                                  int64_t b1) {
+  global_blocks<16>(average, x, y, count, b0, b1);
+}
+SOD2_TARGET_AVX2 void global_8(bool average, const float* x, float* y, int64_t count, int64_t b0,
+                               int64_t b1) {
+  global_blocks<8>(average, x, y, count, b0, b1);
+}
+#else
+void pool_rows_16(const BlockedPoolJob& j, int64_t r0, int64_t r1) { pool_rows<16>(j, r0, r1); }
+void pool_rows_8(const BlockedPoolJob& j, int64_t r0, int64_t r1) { pool_rows<8>(j, r0, r1); }
+void global_16(bool average, const float* x, float* y, int64_t count, int64_t b0, int64_t b1) {
+  global_blocks<16>(average, x, y, count, b0, b1);
+}
+void global_8(bool average, const float* x, float* y, int64_t count, int64_t b0, int64_t b1) {
+  global_blocks<8>(average, x, y, count, b0, b1);
+}
+#endif
+
+}  // namespace
+
+bool blocked_pool_applies(const Window3& g) {
+  return g.spatial <= 2 && g.in[0] == 1 && g.out[0] == 1 && g.k[0] == 1;
+}
+
+Status pool_blocked(KernelContext& ctx, bool average, bool include_pad, const Window3& g, int block,
+                    int64_t blocks, const float* X, float* Y) {
+  if (block != 16 && block != 8)
+    return internal_error("pooling: channel blocks of " + std::to_string(block));
+  const BlockedPoolJob job{average, include_pad, g, X, Y};
+  const int64_t rows = blocks * g.out[1];
+  const int64_t per_row = std::max<int64_t>(1, g.out[2] * g.k[1] * g.k[2] * block);
+  const int64_t grain = std::max<int64_t>(1, 32768 / per_row);
+  auto fn = block == 16 ? &pool_rows_16 : &pool_rows_8;
+  ctx.pool().parallel_for(rows, grain, [&](int64_t r0, int64_t r1) { fn(job, r0, r1); });
+  return Status::ok_status();
+}
+
+void global_pool_blocked(ThreadPool& pool, bool average, int block, int64_t blocks, int64_t count,
+                         const float* X, float* Y) {
+  auto fn = block == 16 ? &global_16 : &global_8;
+  const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(count * block, 1));
+  pool.parallel_for(blocks, grain,
+                    [&](int64_t b0, int64_t b1) { fn(average, X, Y, count, b0, b1); });
+}
+
+}  // namespace sod2::rt

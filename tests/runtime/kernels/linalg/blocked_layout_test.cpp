@@ -1,0 +1,304 @@
+// Kernels on channel-blocked values (kernel.h, BlockedIo): what each offers, and that with any
+// combination of its tensors held blocked it computes what it computes on NCHW tensors (convs,
+// depthwise convs, pools, global pools, Concat), also where the blocked convolution declines the
+// shape and the Conv kernel converts around its NCHW paths.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "runtime/kernels/linalg/channel_blocks.h"
+#include "runtime/kernels/linalg/conv_blocked.h"
+#include "tests/runtime/kernels/linalg/conv_reference.h"
+#include "tests/runtime/kernels/linalg/linalg_test_util.h"
+
+namespace sod2::rt::linalg_test {
+namespace {
+
+int block_here() { return BlockedConv::block_width(); }
+
+// Concat is a data kernel: both families.
+const KernelRegistry& kernels() {
+  static const KernelRegistry r = [] {
+    KernelRegistry k;
+    register_linalg_kernels(k);
+    register_data_kernels(k);
+    return k;
+  }();
+  return r;
+}
+
+HostTensor blocked_copy(const HostTensor& t, int block) {
+  HostTensor out(DType::kFloat, t.shape());
+  const Shape& s = t.shape();
+  block_tensor(block, t.data<float>(), s[0], s[1], s.numel() / (s[0] * s[1]), out.data<float>());
+  return out;
+}
+
+HostTensor plain_copy(const HostTensor& t, int block) {
+  HostTensor out(DType::kFloat, t.shape());
+  const Shape& s = t.shape();
+  unblock_tensor(block, t.data<float>(), s[0], s[1], s.numel() / (s[0] * s[1]), out.data<float>());
+  return out;
+}
+
+struct Held {
+  uint64_t inputs = 0;
+  bool output = false;
+};
+
+// Runs the node's kernel once with `threads` threads: `constants` (a bit per input slot) go to
+// prepare(), the slots of held.inputs arrive blocked and output 0 is read back from blocked when
+// held.output. Returns output 0 as NCHW; *offered gets what the kernel offered.
+Expected<HostTensor> run_held(const NodeInfo& info, const std::vector<const HostTensor*>& inputs,
+                              uint64_t constants, Held held, int threads,
+                              BlockedIo* offered = nullptr) {
+  const int block = block_here();
+  SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> k, kernels().create(info));
+  std::vector<HostTensor> blocked(inputs.size());
+  std::vector<Tensor> views(inputs.size());
+  std::vector<const Tensor*> ptrs(inputs.size(), nullptr), consts(inputs.size(), nullptr);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]) continue;
+    const bool is_held = (held.inputs >> i) & 1;
+    if (is_held) blocked[i] = blocked_copy(*inputs[i], block);
+    views[i] = is_held ? blocked[i].view() : inputs[i]->view();
+    ptrs[i] = &views[i];
+    if ((constants >> i) & 1) consts[i] = &views[i];
+  }
+  SOD2_RETURN_IF_ERROR(k->prepare(consts));
+  const BlockedIo io = k->blocked_io(block);
+  if (offered) *offered = io;
+  if ((held.inputs & ~io.inputs) != 0 || (held.output && !io.output))
+    return internal_error("the test holds more than the kernel offered");
+  if (held.inputs != 0 || held.output) k->use_blocked(block, held.inputs, held.output);
+  testing::HeapAllocator alloc(info.num_outputs);
+  ThreadPool pool(threads);
+  KernelContext ctx(ptrs, &alloc, &pool);
+  SOD2_RETURN_IF_ERROR(k->run(ctx));
+  return held.output ? plain_copy(alloc.outputs[0], block) : std::move(alloc.outputs[0]);
+}
+
+NodeInfo info_for(const std::string& op, int opset, const std::vector<const HostTensor*>& in,
+                  Attrs attrs, size_t outputs = 1, const std::string& domain = "") {
+  NodeInfo n = testing::node_info(op, opset, in, outputs, std::move(attrs), domain);
+  n.input_constant.assign(in.size(), false);
+  for (size_t i = 1; i < in.size() && i < 3; ++i) n.input_constant[i] = in[i] != nullptr;
+  return n;
+}
+
+// Every way `io` allows to hold X and output 0 (tied slots follow output 0): X alone, Y alone,
+// both.
+std::vector<Held> combinations(const BlockedIo& io) {
+  const bool x_tied = (io.tied & 1) != 0, reads = (io.inputs & 1) != 0;
+  std::vector<Held> out;
+  if (reads && !x_tied) out.push_back(Held{1, false});
+  if (io.output && !x_tied) out.push_back(Held{io.tied, true});
+  if (io.output && reads) out.push_back(Held{1 | io.tied, true});
+  return out;
+}
+
+struct ConvCase {
+  std::string name;
+  Shape xs, ws;
+  ConvP p;
+  bool residual_relu = false;  // FusedConv: y = relu(conv + residual)
+};
+
+std::vector<ConvCase> conv_cases(int block) {
+  const int64_t b = block, b2 = 2 * block;
+  return {
+      {"3x3", {1, b, 13, 11}, {b2, b, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
+      {"3x3 stride 2, batch 3", {3, b2, 15, 15}, {b2, b2, 3, 3}, {1, {2, 2}, {}, {1, 1}, {1, 1}}},
+      {"1x1", {2, b2, 7, 9}, {3 * b, b2, 1, 1}, {}},
+      {"1x1 stride 2 (gathered)", {1, b2, 14, 13}, {b, b2, 1, 1}, {1, {2, 2}, {}, {}, {}}},
+      {"7x7 stride 2 stem", {1, 3, 23, 20}, {b, 3, 7, 7}, {1, {2, 2}, {}, {3, 3}, {3, 3}}},
+      {"depthwise 3x3", {2, b2, 9, 9}, {b2, 1, 3, 3}, {b2, {}, {}, {1, 1}, {1, 1}}},
+      // Tall enough for the lanes path to work in bands of rows.
+      {"depthwise 3x3 in bands", {1, b, 90, 70}, {b, 1, 3, 3}, {b, {}, {}, {1, 1}, {1, 1}}},
+      {"depthwise 5x5 stride 2", {1, b, 15, 15}, {b, 1, 5, 5}, {b, {2, 2}, {}, {2, 2}, {2, 2}}},
+      {"grouped 3x3", {1, b2, 8, 8}, {b2, b, 3, 3}, {2, {}, {}, {1, 1}, {1, 1}}},
+      {"3x3 + residual + Relu", {1, b, 9, 10}, {b, b, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}, true},
+  };
+}
+
+void expect_same_as_plain(const ConvCase& c, int threads) {
+  const HostTensor x = rand_tensor(c.xs, 1), w = rand_tensor(c.ws, 2);
+  const HostTensor bias = rand_tensor(Shape{c.ws[0]}, 3);
+  Shape out;
+  (void)ref_conv(x, w, nullptr, c.p, &out);
+  const HostTensor res = rand_tensor(out, 4);
+  Attrs attrs = conv_attrs(c.p);
+  std::vector<const HostTensor*> in = {&x, &w, &bias};
+  std::string op = "Conv", domain;
+  if (c.residual_relu) {
+    op = "FusedConv";
+    domain = "sod2";
+    in.push_back(&res);
+    attrs = A{attrs}.i("residual_input", 3).s("activation", "Relu");
+  }
+  const NodeInfo info = info_for(op, c.residual_relu ? 1 : 11, in, attrs, 1, domain);
+  BlockedIo io;
+  auto plain = run_held(info, in, 0b110, Held{}, threads, &io);
+  ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+  ASSERT_TRUE(io.output) << "the conv offers no blocked output";
+  const std::vector<Held> all = combinations(io);
+  ASSERT_FALSE(all.empty());
+  for (const Held& h : all) {
+    SCOPED_TRACE("held inputs " + std::to_string(h.inputs) + " output " + std::to_string(h.output));
+    auto got = run_held(info, in, 0b110, h, threads);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    expect_close(*got, plain->shape(), values(*plain), 1e-5);
+  }
+}
+
+TEST(BlockedLayout, ConvsOnHeldTensorsComputeWhatTheyComputeOnNchw) {
+  if (block_here() == 0) GTEST_SKIP() << "no blocked convolutions on this CPU or build";
+  for (const ConvCase& c : conv_cases(block_here()))
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(c.name + ", " + std::to_string(threads) + " threads");
+      expect_same_as_plain(c, threads);
+    }
+}
+
+// The blocked convolution declining every shape: the Conv kernel converts the held tensors
+// around its NCHW paths, with the same results.
+TEST(BlockedLayout, ConvsStillComputeTheSameWhereTheBlockedPathDeclines) {
+  if (block_here() == 0) GTEST_SKIP() << "no blocked convolutions on this CPU or build";
+  struct Restore {
+    ~Restore() { BlockedConv::set_declines_for_testing(false); }
+  } restore;
+  BlockedConv::set_declines_for_testing(true);
+  for (const ConvCase& c : conv_cases(block_here())) {
+    SCOPED_TRACE(c.name);
+    expect_same_as_plain(c, 2);
+  }
+}
+
+TEST(BlockedLayout, WhatConvsOffer) {
+  const int b = block_here();
+  if (b == 0) GTEST_SKIP() << "no blocked convolutions on this CPU or build";
+  auto offered = [&](Shape xs, Shape ws, ConvP p) {
+    const HostTensor x = rand_tensor(xs, 1), w = rand_tensor(ws, 2);
+    BlockedIo io;
+    auto r =
+        run_held(info_for("Conv", 11, {&x, &w}, conv_attrs(p)), {&x, &w}, 0b10, Held{}, 1, &io);
+    EXPECT_TRUE(r.ok()) << r.status().to_string();
+    return io;
+  };
+  // A 3x3 conv: X and Y apart.
+  BlockedIo io = offered({1, b, 6, 6}, {b, b, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}});
+  EXPECT_EQ(io.inputs, 1u);
+  EXPECT_TRUE(io.output);
+  EXPECT_EQ(io.tied, 0u);
+  // A pointwise conv: both or neither.
+  io = offered({1, b, 6, 6}, {2 * b, b, 1, 1}, {});
+  EXPECT_EQ(io.tied, 1u);
+  // An RGB stem: Y only.
+  io = offered({1, 3, 9, 9}, {b, 3, 3, 3}, {});
+  EXPECT_EQ(io.inputs, 0u);
+  EXPECT_TRUE(io.output);
+  // Output channels that do not fill blocks: nothing.
+  io = offered({1, b, 6, 6}, {b + 2, b, 3, 3}, {});
+  EXPECT_EQ(io.inputs, 0u);
+  EXPECT_FALSE(io.output);
+  // Weights that are not constants: nothing (their shape is unknown before the run).
+  const HostTensor x = rand_tensor({1, b, 6, 6}, 1), w = rand_tensor({b, b, 3, 3}, 2);
+  io = BlockedIo{};
+  ASSERT_TRUE(run_held(info_for("Conv", 11, {&x, &w}, Attrs{}), {&x, &w}, 0, Held{}, 1, &io).ok());
+  EXPECT_FALSE(io.output);
+}
+
+TEST(BlockedLayout, PoolsOnHeldTensorsComputeWhatTheyComputeOnNchw) {
+  const int b = block_here();
+  if (b == 0) GTEST_SKIP() << "no blocked convolutions on this CPU or build";
+  struct PoolCase {
+    std::string op;
+    Attrs attrs;
+    double tol;
+  };
+  const std::vector<PoolCase> cases = {
+      {"MaxPool", A().is("kernel_shape", {3, 3}).is("strides", {2, 2}).is("pads", {1, 1, 1, 1}), 0},
+      {"MaxPool", A().is("kernel_shape", {2, 3}).is("dilations", {2, 1}).i("ceil_mode", 1), 0},
+      // Pads as wide as the kernel: windows wholly in the padding give 0.
+      {"MaxPool", A().is("kernel_shape", {2, 2}).is("pads", {2, 2, 2, 2}), 0},
+      {"AveragePool", A().is("kernel_shape", {3, 3}).is("pads", {1, 1, 1, 1}), 1e-6},
+      {"AveragePool",
+       A().is("kernel_shape", {3, 3}).is("pads", {1, 1, 1, 1}).i("count_include_pad", 1), 1e-6},
+      {"AveragePool", A().is("kernel_shape", {5, 5}).is("strides", {3, 3}).i("ceil_mode", 1), 1e-6},
+  };
+  for (const PoolCase& c : cases)
+    for (const Shape xs : {Shape{1, b, 11, 9}, Shape{3, 2 * b, 7, 8}})
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(c.op + " X " + xs.to_string());
+        const HostTensor x = rand_tensor(xs, 5);
+        const NodeInfo info = info_for(c.op, 19, {&x}, c.attrs);
+        BlockedIo io;
+        auto plain = run_held(info, {&x}, 0, Held{}, threads, &io);
+        ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+        EXPECT_EQ(io.inputs, 1u);
+        EXPECT_EQ(io.tied, 1u);
+        ASSERT_TRUE(io.output);
+        auto got = run_held(info, {&x}, 0, Held{1, true}, threads);
+        ASSERT_TRUE(got.ok()) << got.status().to_string();
+        if (c.tol == 0) {
+          ASSERT_EQ(std::memcmp(got->data<float>(), plain->data<float>(),
+                                static_cast<size_t>(plain->shape().numel()) * sizeof(float)),
+                    0);
+        } else {
+          expect_close(*got, plain->shape(), values(*plain), c.tol);
+        }
+      }
+  // With an Indices output the pool stays NCHW.
+  const HostTensor x = rand_tensor({1, b, 4, 4}, 5);
+  BlockedIo io;
+  ASSERT_TRUE(run_held(info_for("MaxPool", 12, {&x}, A().is("kernel_shape", {2, 2}), 2), {&x}, 0,
+                       Held{}, 1, &io)
+                  .ok());
+  EXPECT_FALSE(io.output);
+  EXPECT_EQ(io.inputs, 0u);
+}
+
+TEST(BlockedLayout, GlobalPoolsReadHeldTensors) {
+  const int b = block_here();
+  if (b == 0) GTEST_SKIP() << "no blocked convolutions on this CPU or build";
+  for (const std::string op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+    SCOPED_TRACE(op);
+    const HostTensor x = rand_tensor({2, 2 * b, 7, 5}, 6);
+    const NodeInfo info = info_for(op, 1, {&x}, Attrs{});
+    BlockedIo io;
+    auto plain = run_held(info, {&x}, 0, Held{}, 2, &io);
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ(io.inputs, 1u);
+    EXPECT_FALSE(io.output);  // [N, C, 1, 1] is the same bytes either way
+    auto got = run_held(info, {&x}, 0, Held{1, false}, 2);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    expect_close(*got, plain->shape(), values(*plain), 1e-6);
+  }
+}
+
+TEST(BlockedLayout, ConcatAlongChannelsKeepsTheLayout) {
+  const int b = block_here();
+  if (b == 0) GTEST_SKIP() << "no blocked convolutions on this CPU or build";
+  const HostTensor x = rand_tensor({2, b, 5, 6}, 7), y = rand_tensor({2, 3 * b, 5, 6}, 8);
+  const NodeInfo info = info_for("Concat", 13, {&x, &y}, A().i("axis", 1));
+  BlockedIo io;
+  auto plain = run_held(info, {&x, &y}, 0, Held{}, 2, &io);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(io.inputs, 3u);
+  EXPECT_EQ(io.tied, 3u);
+  auto got = run_held(info, {&x, &y}, 0, Held{3, true}, 2);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  ASSERT_EQ(std::memcmp(got->data<float>(), plain->data<float>(),
+                        static_cast<size_t>(plain->shape().numel()) * sizeof(float)),
+            0);
+  // Along another axis it offers nothing.
+  io = BlockedIo{};
+  ASSERT_TRUE(
+      run_held(info_for("Concat", 13, {&x, &x}, A().i("axis", 2)), {&x, &x}, 0, Held{}, 1, &io)
+          .ok());
+  EXPECT_EQ(io.inputs, 0u);
+  EXPECT_FALSE(io.output);
+}
+
+}  // namespace
+}  // namespace sod2::rt::linalg_test
