@@ -274,7 +274,7 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   }
   // With a device backend the main graph's values cross to the device as they are: NCHW.
   if (!s->backend_ && options.channel_blocked && registry.channel_block() > 0)
-    s->choose_blocked_values(registry.channel_block(), enclosing);
+    s->hold_blocked_values(registry.channel_block(), enclosing);
   size_t all_values = 0;
   s->releases_after_.reserve(p.graphs.size());
   for (const GraphDesc& g : p.graphs) {
@@ -299,7 +299,7 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   return s;
 }
 
-void Session::choose_blocked_values(int block, const std::vector<int32_t>& enclosing) {
+void Session::hold_blocked_values(int block, const std::vector<int32_t>& enclosing) {
   const ProgramDesc& p = program_;
   const GraphDesc& main = p.graphs[0];
   // Main-graph values a body reads through outer-scope references, at any depth.

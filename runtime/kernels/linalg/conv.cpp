@@ -110,13 +110,17 @@ class ConvKernel : public Kernel {
       if (weight_dims_[0] % block != 0) return io;
       io.inputs = uint64_t{1};
     } else {
-      if (!BlockedConv::can_write_blocked(weight_dims_, group_, block)) return io;
       const bool reads = BlockedConv::can_read_blocked(weight_dims_, group_, block);
       if (reads) io.inputs = uint64_t{1};
-      // A pointwise conv between NCHW tensors is a GEMM on them as they are, faster than any
-      // conversion on one side (as measured on MobileNet's expansions): both sides or neither.
+      // Output channels that do not fill blocks (a classifier's) leave Y NCHW while X may still
+      // arrive blocked: the conversion has to happen somewhere, and here it leaves the producers
+      // blocked (SqueezeNet's last conv, whose X is every fire module's concat).
+      if (!BlockedConv::can_write_blocked(weight_dims_, group_, block)) return io;
+      // Otherwise a pointwise conv holds both sides or neither: between NCHW tensors it is a
+      // GEMM on them as they are, faster than blocking one side (as measured on MobileNet's
+      // expansions and DenseNet's bottlenecks, whose X comes from a BatchNormalization).
       if (weight_dims_[2] * weight_dims_[3] == 1) {
-        if (!reads) return io;
+        if (!reads) return BlockedIo{};
         io.tied = uint64_t{1};
       }
     }

@@ -491,31 +491,21 @@ int BlockedConv::block_width() {
 
 namespace {
 
-// The channels per group of weights [M, C / group, kH, kW] of a 2-D, not depthwise conv that the
-// blocked path could serve with `block` channels per block; false otherwise.
-bool blockable(std::span<const int64_t> w_dims, int64_t group, int block, int64_t* cg,
-               int64_t* mg) {
-  if (w_dims.size() != 4 || group < 1 || block <= 0 || block != BlockedConv::block_width())
-    return false;
-  const int64_t m = w_dims[0];
-  *cg = w_dims[1];
-  if (m <= 0 || *cg <= 0 || m % group != 0 || *cg == 1) return false;
-  *mg = m / group;
-  // The path's own condition (block_fits): output blocks whole, input blocks whole or one
-  // partial block of an ungrouped conv.
-  return *mg % block == 0 && (*cg % block == 0 || (group == 1 && *cg < block));
+// Weights [M, C / group, kH, kW] of a 2-D conv that is not depthwise, and a block this CPU's
+// blocked kernels use.
+bool dense_2d(std::span<const int64_t> w_dims, int64_t group, int block) {
+  return w_dims.size() == 4 && group >= 1 && block > 0 && block == BlockedConv::block_width() &&
+         w_dims[0] > 0 && w_dims[0] % group == 0 && w_dims[1] > 1;
 }
 
 }  // namespace
 
 bool BlockedConv::can_read_blocked(std::span<const int64_t> w_dims, int64_t group, int block) {
-  int64_t cg = 0, mg = 0;
-  return blockable(w_dims, group, block, &cg, &mg) && cg % block == 0;
+  return dense_2d(w_dims, group, block) && (w_dims[1] * group) % block == 0;
 }
 
 bool BlockedConv::can_write_blocked(std::span<const int64_t> w_dims, int64_t group, int block) {
-  int64_t cg = 0, mg = 0;
-  return blockable(w_dims, group, block, &cg, &mg);
+  return dense_2d(w_dims, group, block) && w_dims[0] % block == 0;
 }
 
 Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const float* X,

@@ -56,8 +56,10 @@ class BlockedConv {
   static int block_width();
   // Whether a convolution of these weights ([M, C / group, kH, kW]) and group can read X and
   // write Y blocked with `block` channels per block: 2-D, not depthwise, and the tensor's
-  // channels whole blocks per group. Y may be blocked over an NCHW X of fewer channels than a
-  // block (an RGB stem).
+  // channels whole blocks. Where the path does not serve the conv as it is held (a group's
+  // channels not whole blocks, an NCHW X of more channels than a block), the Conv kernel
+  // converts the held tensors around its NCHW paths: one conversion there rather than at every
+  // value tied to them.
   static bool can_read_blocked(std::span<const int64_t> w_dims, int64_t group, int block);
   static bool can_write_blocked(std::span<const int64_t> w_dims, int64_t group, int block);
 

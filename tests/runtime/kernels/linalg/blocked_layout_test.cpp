@@ -117,6 +117,16 @@ std::vector<ConvCase> conv_cases(int block) {
       {"depthwise 3x3 in bands", {1, b, 90, 70}, {b, 1, 3, 3}, {b, {}, {}, {1, 1}, {1, 1}}},
       {"depthwise 5x5 stride 2", {1, b, 15, 15}, {b, 1, 5, 5}, {b, {2, 2}, {}, {2, 2}, {2, 2}}},
       {"grouped 3x3", {1, b2, 8, 8}, {b2, b, 3, 3}, {2, {}, {}, {1, 1}, {1, 1}}},
+      // Shapes the blocked path does not serve as held: converted around the NCHW paths.
+      {"3x3 from 1.5 blocks",
+       {2, b + b / 2, 9, 7},
+       {b, b + b / 2, 3, 3},
+       {1, {}, {}, {1, 1}, {1, 1}}},
+      {"1x1 classifier", {1, b2, 5, 6}, {b + 4, b2, 1, 1}, {}},
+      {"grouped 3x3, half a block per group",
+       {1, b2, 8, 8},
+       {b2, b / 2, 3, 3},
+       {4, {}, {}, {1, 1}, {1, 1}}},
       {"3x3 + residual + Relu", {1, b, 9, 10}, {b, b, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}, true},
   };
 }
@@ -140,7 +150,7 @@ void expect_same_as_plain(const ConvCase& c, int threads) {
   BlockedIo io;
   auto plain = run_held(info, in, 0b110, Held{}, threads, &io);
   ASSERT_TRUE(plain.ok()) << plain.status().to_string();
-  ASSERT_TRUE(io.output) << "the conv offers no blocked output";
+  ASSERT_TRUE(io.output || io.inputs) << "the conv offers nothing blocked";
   const std::vector<Held> all = combinations(io);
   ASSERT_FALSE(all.empty());
   for (const Held& h : all) {
@@ -197,9 +207,20 @@ TEST(BlockedLayout, WhatConvsOffer) {
   io = offered({1, 3, 9, 9}, {b, 3, 3, 3}, {});
   EXPECT_EQ(io.inputs, 0u);
   EXPECT_TRUE(io.output);
-  // Output channels that do not fill blocks: nothing.
+  // Output channels that do not fill blocks (a classifier): X only, pointwise or not.
   io = offered({1, b, 6, 6}, {b + 2, b, 3, 3}, {});
+  EXPECT_EQ(io.inputs, 1u);
+  EXPECT_FALSE(io.output);
+  io = offered({1, 2 * b, 6, 6}, {b + 4, 2 * b, 1, 1}, {});
+  EXPECT_EQ(io.inputs, 1u);
+  EXPECT_EQ(io.tied, 0u);
+  EXPECT_FALSE(io.output);
+  // Input channels that do not fill blocks (GoogLeNet's 24-channel reductions): Y only; a
+  // pointwise conv nothing.
+  io = offered({1, b + b / 2, 6, 6}, {b, b + b / 2, 3, 3}, {});
   EXPECT_EQ(io.inputs, 0u);
+  EXPECT_TRUE(io.output);
+  io = offered({1, b + b / 2, 6, 6}, {b, b + b / 2, 1, 1}, {});
   EXPECT_FALSE(io.output);
   // Weights that are not constants: nothing (their shape is unknown before the run).
   const HostTensor x = rand_tensor({1, b, 6, 6}, 1), w = rand_tensor({b, b, 3, 3}, 2);
