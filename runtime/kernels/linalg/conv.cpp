@@ -195,26 +195,46 @@ class ConvKernel : public Kernel {
   }
 
   // A shape the blocked path declines (no JIT kernel for it, an image wholly in the padding) of
-  // a conv whose tensors are held blocked: the NCHW paths, converting around them.
+  // a conv whose tensors are held blocked: the NCHW paths, converting around them one image at a
+  // time, so the copies take an image's memory rather than the batch's.
   Status run_plain_for_blocked(KernelContext& ctx, const ConvShape& s, const float* X,
                                const float* W, float* Y, const EpilogueRun& e) {
     const int64_t in_count = s.win.in_size(), out_count = s.win.out_size();
-    const float* x = X;
+    const int64_t x_image = s.c * in_count, y_image = s.m * out_count;
+    float* x_plain = nullptr;
+    float* y_plain = nullptr;
+    float* res_plain = nullptr;
     if (held_.input) {
-      SOD2_ASSIGN_OR_RETURN(float* plain, scratch_floats(ctx, s.n * s.c * in_count));
-      unblock_tensor(held_.block, X, s.n, s.c, in_count, plain);
-      x = plain;
+      SOD2_ASSIGN_OR_RETURN(x_plain, scratch_floats(ctx, x_image));
     }
-    if (!held_.output) return conv_forward(ctx, s, x, W, Y, e);
-    EpilogueRun plain_e = e;
-    if (e.residual) {
-      SOD2_ASSIGN_OR_RETURN(float* res, scratch_floats(ctx, s.n * s.m * out_count));
-      unblock_tensor(held_.block, e.residual, s.n, s.m, out_count, res);
-      plain_e.residual = res;
+    if (held_.output) {
+      SOD2_ASSIGN_OR_RETURN(y_plain, scratch_floats(ctx, y_image));
+      if (e.residual) {
+        SOD2_ASSIGN_OR_RETURN(res_plain, scratch_floats(ctx, y_image));
+      }
     }
-    SOD2_ASSIGN_OR_RETURN(float* y, scratch_floats(ctx, s.n * s.m * out_count));
-    SOD2_RETURN_IF_ERROR(conv_forward(ctx, s, x, W, y, plain_e));
-    block_tensor(held_.block, y, s.n, s.m, out_count, Y);
+    ConvShape one = s;
+    one.n = 1;
+    one.out[0] = 1;
+    for (int64_t img = 0; img < s.n; ++img) {
+      const float* x = X + img * x_image;
+      if (held_.input) {
+        unblock_tensor(held_.block, x, 1, s.c, in_count, x_plain);
+        x = x_plain;
+      }
+      EpilogueRun plain_e = e;
+      if (e.residual) plain_e.residual = e.residual + img * y_image;
+      float* y = Y + img * y_image;
+      if (held_.output) {
+        if (e.residual) {
+          unblock_tensor(held_.block, plain_e.residual, 1, s.m, out_count, res_plain);
+          plain_e.residual = res_plain;
+        }
+        y = y_plain;
+      }
+      SOD2_RETURN_IF_ERROR(conv_forward(ctx, one, x, W, y, plain_e));
+      if (held_.output) block_tensor(held_.block, y_plain, 1, s.m, out_count, Y + img * y_image);
+    }
     return Status::ok_status();
   }
 

@@ -128,6 +128,11 @@ std::vector<ConvCase> conv_cases(int block) {
        {b2, b / 2, 3, 3},
        {4, {}, {}, {1, 1}, {1, 1}}},
       {"3x3 + residual + Relu", {1, b, 9, 10}, {b, b, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}, true},
+      {"3x3 + residual + Relu, batch 3",
+       {3, b, 7, 6},
+       {b, b, 3, 3},
+       {1, {}, {}, {1, 1}, {1, 1}},
+       true},
   };
 }
 
