@@ -274,7 +274,7 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   }
   // With a device backend the main graph's values cross to the device as they are: NCHW.
   if (!s->backend_ && options.channel_blocked && registry.channel_block() > 0)
-    s->hold_blocked_values(registry.channel_block(), enclosing);
+    s->hold_blocked_values(registry.channel_block());
   size_t all_values = 0;
   s->releases_after_.reserve(p.graphs.size());
   for (const GraphDesc& g : p.graphs) {
@@ -299,21 +299,18 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
   return s;
 }
 
-void Session::hold_blocked_values(int block, const std::vector<int32_t>& enclosing) {
+void Session::hold_blocked_values(int block) {
   const ProgramDesc& p = program_;
   const GraphDesc& main = p.graphs[0];
-  // Main-graph values a body reads through outer-scope references, at any depth.
+  // Main-graph values a body reads through outer-scope references, at any depth (the release
+  // schedule's walk: each is marked with the control-flow node whose body reads it).
+  std::vector<int64_t> body_reader(main.values.size(), -1);
+  for (size_t n = 0; n < main.nodes.size(); ++n)
+    for (int32_t g : main.nodes[n].subgraphs)
+      if (g > 0 && static_cast<size_t>(g) < p.graphs.size())
+        mark_nested_reads(p, p.graphs[static_cast<size_t>(g)], 1, n, body_reader);
   std::vector<char> read_by_bodies(main.values.size(), 0);
-  for (size_t g = 1; g < p.graphs.size(); ++g)
-    for (const ValueDesc& d : p.graphs[g].values) {
-      if (d.storage != ValueStorage::kOuterScope) continue;
-      // Walk up to the graph the reference lands in; mark it when that is the main graph.
-      int32_t up = static_cast<int32_t>(g);
-      for (int32_t l = 0; l < d.outer_levels && up >= 0; ++l)
-        up = static_cast<size_t>(up) < enclosing.size() ? enclosing[static_cast<size_t>(up)] : -1;
-      if (up == 0 && d.outer_value >= 0 && static_cast<size_t>(d.outer_value) < main.values.size())
-        read_by_bodies[static_cast<size_t>(d.outer_value)] = 1;
-    }
+  for (size_t v = 0; v < main.values.size(); ++v) read_by_bodies[v] = body_reader[v] >= 0;
   std::vector<BlockedIo> io(main.nodes.size());
   for (size_t n = 0; n < main.nodes.size() && n < kernels_[0].size(); ++n)
     if (kernels_[0][n]) io[n] = kernels_[0][n]->blocked_io(block);

@@ -155,7 +155,7 @@ class Session {
   // each other main-graph node gets the backend's kernel where it has one.
   Status create_main_kernels(const KernelRegistry& registry);
   // Chooses the main-graph values held channel-blocked and tells their kernels.
-  void hold_blocked_values(int block, const std::vector<int32_t>& enclosing);
+  void hold_blocked_values(int block);
   Status run_node(Frame& frame, const NodeDesc& node, size_t node_index);
   Status run_if(Frame& frame, const NodeDesc& node);
   Status run_loop(Frame& frame, const NodeDesc& node);

@@ -94,8 +94,6 @@ class ConvKernel : public Kernel {
   Status prepare(std::span<const Tensor* const> constants) override {
     if (constants.size() > 1 && constants[1] && constants[1]->dtype == DType::kFloat) {
       blocked_.prepare(*constants[1], attrs_, group_);
-      const auto dims = constants[1]->shape.dims();
-      weight_dims_.assign(dims.begin(), dims.end());
       weights_ = *constants[1];
     }
     return Status::ok_status();
@@ -104,22 +102,23 @@ class ConvKernel : public Kernel {
   // X, and Y with its residual, when the weights are constants the blocked path can hold.
   BlockedIo blocked_io(int block) const override {
     BlockedIo io;
-    if (weight_dims_.size() != 4 || block <= 0) return io;
+    const std::span<const int64_t> w_dims = weights_.shape.dims();
+    if (!weights_.data || w_dims.size() != 4 || block <= 0) return io;
     if (is_depthwise_2d()) {
       // The channel-lane depthwise path's own layout (conv_depthwise_lanes.cpp).
-      if (weight_dims_[0] % block != 0) return io;
+      if (w_dims[0] % block != 0) return io;
       io.inputs = uint64_t{1};
     } else {
-      const bool reads = BlockedConv::can_read_blocked(weight_dims_, group_, block);
+      const bool reads = BlockedConv::can_read_blocked(w_dims, group_, block);
       if (reads) io.inputs = uint64_t{1};
       // Output channels that do not fill blocks (a classifier's) leave Y NCHW while X may still
       // arrive blocked: the conversion has to happen somewhere, and here it leaves the producers
       // blocked (SqueezeNet's last conv, whose X is every fire module's concat).
-      if (!BlockedConv::can_write_blocked(weight_dims_, group_, block)) return io;
+      if (!BlockedConv::can_write_blocked(w_dims, group_, block)) return io;
       // Otherwise a pointwise conv holds both sides or neither: between NCHW tensors it is a
       // GEMM on them as they are, faster than blocking one side (as measured on MobileNet's
       // expansions and DenseNet's bottlenecks, whose X comes from a BatchNormalization).
-      if (weight_dims_[2] * weight_dims_[3] == 1) {
+      if (w_dims[2] * w_dims[3] == 1) {
         if (!reads) return BlockedIo{};
         io.tied = uint64_t{1};
       }
@@ -134,15 +133,19 @@ class ConvKernel : public Kernel {
 
   // Weights [C, 1, kH, kW] of a 2-D conv with one channel per group.
   bool is_depthwise_2d() const {
-    return weight_dims_.size() == 4 && weight_dims_[1] == 1 && weight_dims_[0] == group_;
+    const std::span<const int64_t> d = weights_.shape.dims();
+    return weights_.data && d.size() == 4 && d[1] == 1 && d[0] == group_;
   }
   void use_blocked(int block, uint64_t inputs, bool output) override {
     held_.block = block;
     held_.input = (inputs & 1) != 0;
     held_.output = output;
     // Pointwise convs run the blocked path only on held tensors: their weights are reordered
-    // now, so that the copy is memory of the loaded model, as the others' is.
-    if (held_.any() && weights_.data) blocked_.prepare(weights_, attrs_, group_, true);
+    // now, so that the copy is memory of the loaded model, as the others' is (prepare() did
+    // theirs).
+    const std::span<const int64_t> d = weights_.shape.dims();
+    if (held_.any() && weights_.data && d.size() == 4 && d[2] * d[3] == 1)
+      blocked_.prepare(weights_, attrs_, group_, true);
   }
 
   Status run(KernelContext& ctx) override {
@@ -242,8 +245,8 @@ class ConvKernel : public Kernel {
   int64_t group_;
   Epilogue epi_;
   BlockedConv blocked_;
-  std::vector<int64_t> weight_dims_;  // of constant float weights, from prepare()
-  Tensor weights_;                    // those weights (the program's, alive with the session)
+  // Constant float weights, from prepare() (the program's, alive with the session).
+  Tensor weights_;
   BlockedTensors held_;
   bool constant_weights_;
   std::vector<float> live_weights_;

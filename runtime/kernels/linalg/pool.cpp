@@ -431,13 +431,14 @@ void global_planes_dispatch(const float* X, float* Y, int64_t P, int64_t p0, int
 class PoolKernel : public Kernel {
  public:
   PoolKernel(const char* op, PoolKind kind, WindowAttrs w, bool include_pad, bool indices,
-             bool column_major)
+             bool column_major, bool float_input)
       : op_(op),
         kind_(kind),
         attrs_(std::move(w)),
         include_pad_(include_pad),
         indices_(indices),
-        column_major_(column_major) {}
+        column_major_(column_major),
+        float_(float_input) {}
 
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -523,7 +524,6 @@ class PoolKernel : public Kernel {
   void use_blocked(int block, uint64_t inputs, bool output) override {
     block_ = (inputs & 1) != 0 && output ? block : 0;
   }
-  void set_float(bool f) { float_ = f; }
 
  private:
   const char* op_;
@@ -532,8 +532,8 @@ class PoolKernel : public Kernel {
   bool include_pad_;
   bool indices_;
   bool column_major_;
-  bool float_ = false;  // X is float32 (the node's declared type)
-  int block_ = 0;       // channels per block of X and Y where they are held blocked
+  bool float_;     // X is float32 (the node's declared type)
+  int block_ = 0;  // channels per block of X and Y where they are held blocked
 };
 
 template <PoolKind K>
@@ -599,10 +599,8 @@ Expected<std::unique_ptr<Kernel>> make_pool(const NodeInfo& node, PoolKind kind,
   if (storage_order != 0 && storage_order != 1)
     return invalid_argument("MaxPool: storage_order must be 0 or 1, got " +
                             std::to_string(storage_order));
-  auto k = std::make_unique<PoolKernel>(op, kind, std::move(w), include_pad != 0, indices,
-                                        storage_order == 1);
-  k->set_float(xt == DType::kFloat);
-  return std::unique_ptr<Kernel>(std::move(k));
+  return std::unique_ptr<Kernel>(new PoolKernel(op, kind, std::move(w), include_pad != 0, indices,
+                                                storage_order == 1, xt == DType::kFloat));
 }
 
 }  // namespace
