@@ -43,14 +43,28 @@ std::vector<char> choose_blocked_values(const GraphDesc& graph, std::span<const 
       if (valid_value(graph, v) && !slot_bit(takes, i)) blocked[static_cast<size_t>(v)] = 0;
     }
   }
-  // Tied slots agree with output 0: wherever one side is plain, both are.
+  // Tied slots agree with output 0: wherever one side is plain, both are. An output that follows
+  // its inputs is plain where all of them are.
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t n = 0; n < graph.nodes.size() && n < io.size(); ++n) {
       const NodeDesc& node = graph.nodes[n];
-      if (io[n].tied == 0) continue;
+      if (io[n].tied == 0 && io[n].follows == 0) continue;
       const int32_t out = node.outputs.empty() ? -1 : node.outputs[0];
       const bool out_blocked = valid_value(graph, out) && blocked[static_cast<size_t>(out)];
+      if (out_blocked && io[n].follows != 0) {
+        bool any_blocked = false;
+        for (size_t i = 0; i < node.inputs.size(); ++i)
+          any_blocked =
+              any_blocked || (slot_bit(io[n].follows, i) && valid_value(graph, node.inputs[i]) &&
+                              blocked[static_cast<size_t>(node.inputs[i])]);
+        if (!any_blocked) {
+          blocked[static_cast<size_t>(out)] = 0;
+          changed = true;
+          continue;
+        }
+      }
+      if (io[n].tied == 0) continue;
       bool all_blocked = out_blocked;
       for (size_t i = 0; i < node.inputs.size(); ++i)
         if (slot_bit(io[n].tied, i))

@@ -5,7 +5,8 @@
 // (callers get NCHW), not read by a control-flow body, and not a graph input or a constant. Tied
 // slots (a residual and the output it is added to, a pool's input and output) must agree; where
 // they do not, both become plain, until nothing changes (each step only turns values plain, so it
-// ends). Values that go blocked in a chain of convolutions then pass between them with no
+// ends); an output that follows its inputs (an elementwise op's) is plain where all of them
+// are. Values that go blocked in a chain of convolutions then pass between them with no
 // conversion at all.
 #pragma once
 

@@ -88,6 +88,9 @@ struct BlockedIo {
   uint64_t inputs = 0;  // bit i: input slot i may arrive blocked
   bool output = false;  // output 0 may be written blocked
   uint64_t tied = 0;  // bit i: input slot i is held exactly as output 0 is (a residual, a pool's X)
+  // Output 0 may be held blocked only where one of these input slots is (an elementwise op's
+  // operands: a blocked one fixes the output's channels), though they need not agree.
+  uint64_t follows = 0;
 };
 
 class Kernel {

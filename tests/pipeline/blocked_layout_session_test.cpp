@@ -53,8 +53,10 @@ onnx::NodeProto* conv(onnx::GraphProto* g, const std::string& x, const std::stri
 }
 
 // x[n, 3, h, w] -> stem 3x3/2 -> Relu -> MaxPool 3x3/2 -> [conv 3x3 -> Relu -> conv 3x3 + pool
-// -> Relu] -> depthwise 3x3 -> 1x1 to 32 and, beside it, 3x3 to 16 -> Concat (48) -> 1x1 stride
-// 2 -> GlobalAveragePool -> y; the block's sum is a second output ("mid").
+// -> Relu] -> depthwise 3x3 -> squeeze-excitation (GlobalAveragePool, 1x1 to 4, Relu, 1x1 to
+// 16, Sigmoid, Mul) -> 1x1 to 32 and, beside it, 3x3 to 16 -> Concat (48) -> 1x1 stride 2 ->
+// GlobalAveragePool -> y; the block's sum is a second output ("mid"); from the Concat, 1x1 to
+// 24 channels (a block and a half) -> 3x3 to 32 -> GlobalAveragePool -> y2.
 Model small_net() {
   onnx::ModelProto m = testing::make_model(17);
   auto* g = m.mutable_graph();
@@ -71,14 +73,24 @@ Model small_net() {
   add_node(g, "Add", {"c2", "pool"}, {"sum"});
   add_node(g, "Relu", {"sum"}, {"mid"});
   conv(g, "mid", "dw", 16, 16, 3, 1, 16, 4);
-  conv(g, "dw", "wide", 16, 32, 1, 1, 1, 5);
-  conv(g, "dw", "side", 16, 16, 3, 1, 1, 6);
+  add_node(g, "GlobalAveragePool", {"dw"}, {"squeezed"}, "se_gap");
+  conv(g, "squeezed", "fc1", 16, 4, 1, 1, 1, 8);
+  add_node(g, "Relu", {"fc1"}, {"fc1_r"});
+  conv(g, "fc1_r", "fc2", 4, 16, 1, 1, 1, 9);
+  add_node(g, "Sigmoid", {"fc2"}, {"s"});
+  add_node(g, "Mul", {"dw", "s"}, {"dws"}, "se_mul");
+  conv(g, "dws", "wide", 16, 32, 1, 1, 1, 5);
+  conv(g, "dws", "side", 16, 16, 3, 1, 1, 6);
   auto* cat = add_node(g, "Concat", {"wide", "side"}, {"cat"}, "cat");
   add_int_attr(cat, "axis", 1);
   conv(g, "cat", "down", 48, 32, 1, 2, 1, 7);
   add_node(g, "GlobalAveragePool", {"down"}, {"y"}, "gap");
+  conv(g, "cat", "narrow", 48, 24, 1, 1, 1, 10);
+  conv(g, "narrow", "widen", 24, 32, 3, 1, 1, 11);
+  add_node(g, "GlobalAveragePool", {"widen"}, {"y2"}, "gap2");
   add_output(g, "y", {"n", 32, 1, 1});
   add_output(g, "mid", {"n", 16, "h4", "w4"});
+  add_output(g, "y2", {"n", 32, 1, 1});
   const auto bytes = testing::serialize(m);
   auto model = import_onnx_bytes(bytes, "", "blocked layout net");
   EXPECT_TRUE(model.ok()) << model.status().to_string();
@@ -115,14 +127,18 @@ TEST(BlockedLayoutSession, HoldsTheInsideBlockedAndComputesWhatNchwComputes) {
   EXPECT_EQ(b.channel_block(), rt::KernelRegistry::standard().channel_block());
   // The graph's outputs stay NCHW, and so does what is tied to one: "mid" is the residual
   // conv's output, so its residual "pool" is plain, and through the pool the stem's result.
-  // The rest, read only by kernels that take it blocked, is held blocked.
+  // The rest, read only by kernels that take it blocked, is held blocked: the excitation's
+  // scale "s" (from a conv of 4 input channels) is NCHW, and the Mul that applies it follows
+  // its blocked operand. A tensor of 24 channels ("narrow") is NCHW, though the convs on each
+  // side of it are blocked.
   auto held = [&](const char* name) {
     const int32_t v = value_id(b, name);
     EXPECT_GE(v, 0) << name;
     return v >= 0 && b.value_blocked(static_cast<size_t>(v));
   };
-  for (const char* name : {"x", "y", "mid", "pool", "stem_r"}) EXPECT_FALSE(held(name)) << name;
-  for (const char* name : {"c1_r", "dw", "wide", "side", "cat", "down"})
+  for (const char* name : {"x", "y", "mid", "pool", "stem_r", "s", "narrow", "y2"})
+    EXPECT_FALSE(held(name)) << name;
+  for (const char* name : {"c1_r", "dw", "dws", "wide", "side", "cat", "down", "widen"})
     EXPECT_TRUE(held(name)) << name;
 
   for (const auto& [n, h, w] :

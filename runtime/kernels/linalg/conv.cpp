@@ -109,16 +109,18 @@ class ConvKernel : public Kernel {
       if (w_dims[0] % block != 0) return io;
       io.inputs = uint64_t{1};
     } else {
+      const bool pointwise = w_dims[2] * w_dims[3] == 1;
+      const bool writes = BlockedConv::can_write_blocked(w_dims, group_, block);
       const bool reads = BlockedConv::can_read_blocked(w_dims, group_, block);
       if (reads) io.inputs = uint64_t{1};
       // Output channels that do not fill blocks (a classifier's) leave Y NCHW while X may still
       // arrive blocked: the conversion has to happen somewhere, and here it leaves the producers
       // blocked (SqueezeNet's last conv, whose X is every fire module's concat).
-      if (!BlockedConv::can_write_blocked(w_dims, group_, block)) return io;
+      if (!writes) return io;
       // Otherwise a pointwise conv holds both sides or neither: between NCHW tensors it is a
       // GEMM on them as they are, faster than blocking one side (as measured on MobileNet's
       // expansions and DenseNet's bottlenecks, whose X comes from a BatchNormalization).
-      if (w_dims[2] * w_dims[3] == 1) {
+      if (pointwise) {
         if (!reads) return BlockedIo{};
         io.tied = uint64_t{1};
       }
@@ -164,13 +166,18 @@ class ConvKernel : public Kernel {
       SOD2_ASSIGN_OR_RETURN(wd, live_weights(ctx, s, live, wd));
       s.win = trimmed_window(s.win, live);
     }
-    if (held_.any() && s.c == s.group && s.m == s.c &&
-        depthwise_lanes_serves_blocked(s, held_.block))
-      return depthwise_lanes_forward(ctx, s, x->as<float>(), wd, y->as<float>(), e, nullptr, held_);
+    // A held tensor of one position per channel has the same bytes in either layout (a
+    // squeeze-excitation's [N, C, 1, 1]): the residual is Y's shape.
+    BlockedTensors held = held_;
+    if (s.win.in_size() == 1) held.input = false;
+    if (s.win.out_size() == 1) held.output = false;
+    if (held.any() && s.c == s.group && s.m == s.c && depthwise_lanes_serves_blocked(s, held.block))
+      return depthwise_lanes_forward(ctx, s, x->as<float>(), wd, y->as<float>(), e, nullptr, held);
     SOD2_ASSIGN_OR_RETURN(bool done,
-                          blocked_.run(ctx, s, x->as<float>(), wd, y->as<float>(), e, held_));
+                          blocked_.run(ctx, s, x->as<float>(), wd, y->as<float>(), e, held));
     if (done) return Status::ok_status();
-    if (held_.any()) return run_plain_for_blocked(ctx, s, x->as<float>(), wd, y->as<float>(), e);
+    if (held.any())
+      return run_plain_for_blocked(ctx, s, held, x->as<float>(), wd, y->as<float>(), e);
     return conv_forward(ctx, s, x->as<float>(), wd, y->as<float>(), e);
   }
 
@@ -197,20 +204,34 @@ class ConvKernel : public Kernel {
     return live_weights_.data();
   }
 
+  // One image's channel blocks to or from NCHW, a block per task (a block's values start at the
+  // same offset in either layout).
+  static void convert_image(ThreadPool& pool, bool to_blocked, int block, const float* from,
+                            int64_t channels, int64_t count, float* to) {
+    const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, block * count));
+    pool.parallel_for(channels / block, grain, [&](int64_t b0, int64_t b1) {
+      const int64_t at = b0 * block * count, n = (b1 - b0) * block;
+      if (to_blocked)
+        block_tensor(block, from + at, 1, n, count, to + at);
+      else
+        unblock_tensor(block, from + at, 1, n, count, to + at);
+    });
+  }
+
   // A shape the blocked path declines (no JIT kernel for it, an image wholly in the padding) of
   // a conv whose tensors are held blocked: the NCHW paths, converting around them one image at a
   // time, so the copies take an image's memory rather than the batch's.
-  Status run_plain_for_blocked(KernelContext& ctx, const ConvShape& s, const float* X,
-                               const float* W, float* Y, const EpilogueRun& e) {
+  Status run_plain_for_blocked(KernelContext& ctx, const ConvShape& s, BlockedTensors held,
+                               const float* X, const float* W, float* Y, const EpilogueRun& e) {
     const int64_t in_count = s.win.in_size(), out_count = s.win.out_size();
     const int64_t x_image = s.c * in_count, y_image = s.m * out_count;
     float* x_plain = nullptr;
     float* y_plain = nullptr;
     float* res_plain = nullptr;
-    if (held_.input) {
+    if (held.input) {
       SOD2_ASSIGN_OR_RETURN(x_plain, scratch_floats(ctx, x_image));
     }
-    if (held_.output) {
+    if (held.output) {
       SOD2_ASSIGN_OR_RETURN(y_plain, scratch_floats(ctx, y_image));
       if (e.residual) {
         SOD2_ASSIGN_OR_RETURN(res_plain, scratch_floats(ctx, y_image));
@@ -221,22 +242,23 @@ class ConvKernel : public Kernel {
     one.out[0] = 1;
     for (int64_t img = 0; img < s.n; ++img) {
       const float* x = X + img * x_image;
-      if (held_.input) {
-        unblock_tensor(held_.block, x, 1, s.c, in_count, x_plain);
+      if (held.input) {
+        convert_image(ctx.pool(), false, held.block, x, s.c, in_count, x_plain);
         x = x_plain;
       }
       EpilogueRun plain_e = e;
       if (e.residual) plain_e.residual = e.residual + img * y_image;
       float* y = Y + img * y_image;
-      if (held_.output) {
+      if (held.output) {
         if (e.residual) {
-          unblock_tensor(held_.block, plain_e.residual, 1, s.m, out_count, res_plain);
+          convert_image(ctx.pool(), false, held.block, plain_e.residual, s.m, out_count, res_plain);
           plain_e.residual = res_plain;
         }
         y = y_plain;
       }
       SOD2_RETURN_IF_ERROR(conv_forward(ctx, one, x, W, y, plain_e));
-      if (held_.output) block_tensor(held_.block, y_plain, 1, s.m, out_count, Y + img * y_image);
+      if (held.output)
+        convert_image(ctx.pool(), true, held.block, y_plain, s.m, out_count, Y + img * y_image);
     }
     return Status::ok_status();
   }

@@ -59,6 +59,28 @@ SOD2_SIMD_INLINE void row_pass(float* __restrict y, const float* __restrict res,
   }
 }
 
+// Rows of exactly L contiguous columns (a channel-blocked tile: a position's L channels per
+// row): row_pass's arithmetic with the row length known, so each row is one vector and the
+// activation's constants stay in registers across rows.
+template <Activation A, int NB, int RM, int L>
+SOD2_SIMD_INLINE void lanes_pass(float* __restrict y, const float* __restrict res, int64_t rows,
+                                 const float* __restrict b0, const float* __restrict b1,
+                                 float alpha, float beta) {
+  constexpr float rb0 = 0.f, rb1 = 0.f;
+  for (int64_t r = 0; r < rows; ++r) {
+    float* __restrict yr = y + r * L;
+    for (int j = 0; j < L; ++j) {
+      float v = yr[j] + rb0 + rb1;
+      if constexpr (NB >= 1) v += b0[j];
+      if constexpr (NB >= 2) v += b1[j];
+      if constexpr (RM == 1) v += res[r * L + j];
+      v = activate<A>(v, alpha, beta);
+      if constexpr (RM == 2) v += res[r * L + j];
+      yr[j] = v;
+    }
+  }
+}
+
 template <Activation A, int NB, int RM>
 SOD2_SIMD_INLINE void tile_pass(const EpilogueRun& e, float* y, const float* res, int64_t rows,
                                 int64_t cols, int64_t ld, int64_t ch0, bool channel_is_row) {
@@ -69,6 +91,10 @@ SOD2_SIMD_INLINE void tile_pass(const EpilogueRun& e, float* y, const float* res
     const float* first = e.bias[0] ? e.bias[0] : e.bias[1];
     cb0 = first ? first + ch0 : nullptr;
     cb1 = e.bias[0] && e.bias[1] ? e.bias[1] + ch0 : nullptr;
+    if (ld == cols && cols == 16)
+      return lanes_pass<A, NB, RM, 16>(y, res, rows, cb0, cb1, e.alpha, e.beta);
+    if (ld == cols && cols == 8)
+      return lanes_pass<A, NB, RM, 8>(y, res, rows, cb0, cb1, e.alpha, e.beta);
   }
   for (int64_t r = 0; r < rows; ++r) {
     float rb0 = 0.f, rb1 = 0.f;

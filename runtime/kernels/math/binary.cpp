@@ -279,8 +279,41 @@ inline constexpr bool kBinarySupports = [] {
 template <class Op>
 class BinaryKernel final : public Kernel {
  public:
-  BinaryKernel(Op op, LegacyBroadcast legacy, bool output_is_a_shape)
-      : op_(op), legacy_(legacy), output_is_a_shape_(output_is_a_shape) {}
+  // `constants`: a bit per input slot that is a program constant. `blockable`: the node may keep
+  // channel-blocked values (a float arithmetic op with numpy broadcasting).
+  BinaryKernel(Op op, LegacyBroadcast legacy, bool output_is_a_shape, uint32_t constants,
+               bool blockable)
+      : op_(op),
+        legacy_(legacy),
+        output_is_a_shape_(output_is_a_shape),
+        constants_(constants),
+        blockable_(blockable) {}
+
+  // A constant of rank above 4 would give a value that is not [N, C, H, W].
+  Status prepare(std::span<const Tensor* const> constants) override {
+    for (const Tensor* t : constants)
+      if (t && t->shape.rank() > 4) blockable_ = false;
+    return Status::ok_status();
+  }
+
+  // Either operand may arrive channel-blocked and the output may be written so, as long as a
+  // blocked operand fixes its channels: a squeeze-excitation scale or an unfused residual Add
+  // then sits between blocked convolutions, and one whose reader wants NCHW converts on the way
+  // at no extra pass. Constant operands (a per-channel scale or shift) are read NCHW.
+  BlockedIo blocked_io(int block) const override {
+    BlockedIo io;
+    const uint32_t computed = ~constants_ & 3u;
+    if (!blockable_ || block <= 0 || computed == 0) return io;
+    io.inputs = computed;
+    io.follows = computed;
+    io.output = true;
+    return io;
+  }
+  void use_blocked(int block, uint64_t inputs, bool output) override {
+    blocked_inputs_ = static_cast<uint32_t>(inputs & 3);
+    output_blocked_ = output;
+    block_ = blocked_inputs_ != 0 || output ? block : 0;
+  }
 
   Status run(KernelContext& ctx) override {
     const Tensor* a = ctx.input(0);
@@ -290,6 +323,12 @@ class BinaryKernel final : public Kernel {
       return invalid_argument(std::string(Op::kName) + ": inputs have different types " +
                               dtype_name(a->dtype) + " and " + dtype_name(b->dtype));
     }
+    if (block_ > 0) return run_blocked(ctx, *a, *b);
+    return run_plain(ctx, a, b);
+  }
+
+ private:
+  Status run_plain(KernelContext& ctx, const Tensor* a, const Tensor* b) {
     Shape b_shape = b->shape;
     if (legacy_.enabled)
       SOD2_RETURN_IF_ERROR(legacy_b_shape(Op::kName, legacy_, a->shape, b->shape, &b_shape));
@@ -339,10 +378,67 @@ class BinaryKernel final : public Kernel {
     });
   }
 
- private:
+  Status run_blocked(KernelContext& ctx, const Tensor& a, const Tensor& b) {
+    if constexpr (kFastF32<Op> >= 0) {
+      Shape out_shape;
+      SOD2_RETURN_IF_ERROR(broadcast_shapes(Op::kName, a.shape, b.shape, &out_shape));
+      const Tensor* in[2] = {&a, &b};
+      bool blocked_right = a.dtype == DType::kFloat && b.dtype == DType::kFloat;
+      for (int k = 0; k < 2; ++k)
+        if ((blocked_inputs_ >> k) & 1)
+          blocked_right = blocked_right && in[k]->shape.rank() == 4 &&
+                          in[k]->shape[1] % block_ == 0 &&
+                          in[k]->shape[1] == out_shape[out_shape.rank() - 3];
+      if (!blocked_right)
+        return internal_error(std::string(Op::kName) + ": inputs " + a.shape.to_string() + " and " +
+                              b.shape.to_string() + " cannot be held in channel blocks of " +
+                              std::to_string(block_));
+      if (out_shape.rank() != 4) {
+        // A plain operand of higher rank: NCHW copies of the blocked ones, then the plain walk.
+        if (output_blocked_)
+          return internal_error(std::string(Op::kName) + ": output " + out_shape.to_string() +
+                                " cannot be held in channel blocks");
+        Tensor plain[2] = {a, b};
+        for (int k = 0; k < 2; ++k) {
+          if (!((blocked_inputs_ >> k) & 1)) continue;
+          SOD2_ASSIGN_OR_RETURN(void* copy, ctx.scratch(in[k]->bytes()));
+          unblock_copy(*in[k], static_cast<float*>(copy));
+          plain[k].data = copy;
+        }
+        return run_plain(ctx, &plain[0], &plain[1]);
+      }
+      SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, DType::kFloat, out_shape));
+      if (out_shape.numel() == 0) return Status::ok_status();
+      const Shape* in_shapes[2] = {&a.shape, &b.shape};
+      const BroadcastPlan plan =
+          plan_broadcast_blocked(out_shape, in_shapes, 2, blocked_inputs_, output_blocked_, block_);
+      run_binary_f32(ctx.pool(), plan, static_cast<BinaryF32>(kFastF32<Op>), a.as<const float>(),
+                     b.as<const float>(), out->as<float>());
+      return Status::ok_status();
+    } else {
+      return internal_error(std::string(Op::kName) + " cannot hold channel-blocked values");
+    }
+  }
+
+  // A blocked [N, C, H, W] float tensor's values in NCHW order.
+  void unblock_copy(const Tensor& t, float* out) const {
+    const int64_t n = t.shape[0], c = t.shape[1], plane = t.shape[2] * t.shape[3];
+    const float* x = t.as<const float>();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t ch = 0; ch < c; ++ch)
+        for (int64_t p = 0; p < plane; ++p)
+          out[(i * c + ch) * plane + p] =
+              x[((i * c + ch / block_ * block_) * plane + p * block_) + ch % block_];
+  }
+
   Op op_;
   LegacyBroadcast legacy_;
   bool output_is_a_shape_;
+  uint32_t constants_;
+  bool blockable_;
+  int block_ = 0;  // channels per block where an operand or the output is held blocked
+  uint32_t blocked_inputs_ = 0;
+  bool output_blocked_ = false;
 };
 
 // Checks a known input dtype at load time so an unsupported model fails early.
@@ -371,7 +467,12 @@ Expected<std::unique_ptr<Kernel>> make_binary(const NodeInfo& node, Op op, bool 
     SOD2_ASSIGN_OR_RETURN(lb.axis, node.attrs.get_int("axis", 0));
   }
   const bool output_is_a_shape = std::is_same_v<Op, PReluOp>;
-  return std::unique_ptr<Kernel>(std::make_unique<BinaryKernel<Op>>(op, lb, output_is_a_shape));
+  uint32_t constants = 0;
+  for (size_t i = 0; i < 2 && i < node.input_constant.size(); ++i)
+    if (node.input_constant[i]) constants |= 1u << i;
+  const bool blockable = kFastF32<Op> >= 0 && !legacy && node.input_dtypes[0] == DType::kFloat;
+  return std::unique_ptr<Kernel>(
+      std::make_unique<BinaryKernel<Op>>(op, lb, output_is_a_shape, constants, blockable));
 }
 
 template <class Op, bool kLegacy>

@@ -34,6 +34,16 @@ struct BroadcastPlan {
 // `out` must be the broadcast of `inputs` (each input's dims either match or are 1).
 BroadcastPlan plan_broadcast(const Shape& out, const Shape* const* inputs, int n);
 
+// The same walk where channel-blocked tensors take part (kernel.h, BlockedIo): `out` is
+// [N, C, H, W] with C a multiple of `block`, held blocked ([N, C / block, H, W, block]) where
+// out_blocked, and walked in its bytes' order either way. Inputs whose bit is set in
+// `blocked_inputs` are held blocked (rank 4, C channels); the others are NCHW (or of lower rank,
+// right-aligned) and are read through strides, so a per-channel scale [N, C, 1, 1] or a scalar
+// costs nothing extra, and a blocked input with an NCHW output converts on the way. The caller
+// checks the shapes.
+BroadcastPlan plan_broadcast_blocked(const Shape& out, const Shape* const* inputs, int n,
+                                     uint32_t blocked_inputs, bool out_blocked, int block);
+
 // Calls row(out_offset, const int64_t* input_offsets, count) for each maximal piece of an
 // innermost row inside the output range [begin, end). Pieces are visited in order.
 template <class RowFn>

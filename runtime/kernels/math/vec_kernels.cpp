@@ -187,12 +187,31 @@ template <BinaryF32 kOp>
 SOD2_FORCE_INLINE void rows_op(float* out, const float* a, int64_t a_row, int64_t a_step,
                                const float* b, int64_t b_row, int64_t b_step, int64_t rows,
                                int64_t n) {
+  V16f x, y;
+  // Rows of one vector against the same row of the other operand: a channel-blocked tensor
+  // against a per-channel [N, C, 1, 1] one (16 channels a position). The shared row is loaded
+  // once.
+  if (n == 16 && a_step == 1 && b_step == 1 && (a_row == 0 || b_row == 0)) {
+    if (b_row == 0) {
+      load(&y, b);
+      for (int64_t r = 0; r < rows; ++r) {
+        load(&x, a + r * a_row);
+        apply<kOp>(x, y, out + r * 16);
+      }
+    } else {
+      load(&x, a);
+      for (int64_t r = 0; r < rows; ++r) {
+        load(&y, b + r * b_row);
+        apply<kOp>(x, y, out + r * 16);
+      }
+    }
+    return;
+  }
   for (int64_t r = 0; r < rows; ++r) {
     const float* pa = a + r * a_row;
     const float* pb = b + r * b_row;
     float* o = out + r * n;
     int64_t i = 0;
-    V16f x, y;
     if (a_step == 1 && b_step == 1) {
       for (; i + 16 <= n; i += 16) {
         load(&x, pa + i);

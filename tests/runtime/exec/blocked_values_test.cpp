@@ -128,6 +128,56 @@ TEST(BlockedValues, ValuesABodyReadsOrTwoNodesWriteStayPlain) {
   EXPECT_FALSE(blocked(b, v, "d"));
 }
 
+// An elementwise op (a squeeze-excitation's Mul): either operand may arrive blocked and the
+// output follows them, blocked only where one of them is.
+BlockedIo follows_io() {
+  BlockedIo io;
+  io.inputs = io.follows = 3;
+  io.output = true;
+  return io;
+}
+
+TEST(BlockedValues, AnOutputThatFollowsItsInputsIsBlockedOnlyWhereOneOfThemIs) {
+  // conv -> dw; gap(dw) -> fc (a conv that writes NCHW) -> s; Mul(dw, s) -> proj (a conv).
+  GraphBuilder b;
+  b.value("x", ValueStorage::kGraphInput);
+  b.value("w", ValueStorage::kConstant);
+  b.node({"x", "w"}, "dw");
+  b.node({"dw"}, "gap");
+  b.node({"gap", "w"}, "s");
+  b.node({"dw", "s"}, "scaled");
+  b.node({"scaled", "w"}, "y");
+  b.g.outputs = {b.value("y")};
+  BlockedIo gap;
+  gap.inputs = 1;
+  BlockedIo fc;  // reads and writes NCHW
+  std::vector<BlockedIo> io = {conv_io(), gap, fc, follows_io(), conv_io()};
+  std::vector<char> v = choose_blocked_values(b.g, io, {});
+  EXPECT_TRUE(blocked(b, v, "dw"));
+  EXPECT_FALSE(blocked(b, v, "s"));  // the operands need not agree
+  EXPECT_TRUE(blocked(b, v, "scaled"));
+  // With both operands plain, the output is too, though its reader could take it blocked.
+  io[0] = BlockedIo{};
+  v = choose_blocked_values(b.g, io, {});
+  EXPECT_FALSE(blocked(b, v, "dw"));
+  EXPECT_FALSE(blocked(b, v, "scaled"));
+  // An operand made plain by a tie elsewhere turns a following output plain in turn.
+  GraphBuilder c;
+  c.value("x", ValueStorage::kGraphInput);
+  c.value("k", ValueStorage::kConstant);
+  c.node({"x", "k"}, "a");
+  c.node({"a"}, "pooled");
+  c.node({"pooled", "k"}, "m");
+  c.node({"m", "k"}, "z");
+  c.node({"pooled"}, "out");
+  c.g.outputs = {c.value("z"), c.value("out")};
+  const std::vector<BlockedIo> io2 = {conv_io(), pool_io(), follows_io(), conv_io(), BlockedIo{}};
+  v = choose_blocked_values(c.g, io2, {});
+  EXPECT_FALSE(blocked(c, v, "pooled"));  // read by a node that takes it plain
+  EXPECT_FALSE(blocked(c, v, "a"));       // tied to it through the pool
+  EXPECT_FALSE(blocked(c, v, "m"));       // follows pooled (k is a constant)
+}
+
 TEST(BlockedValues, OnlyOutputZeroOfAKernelThatOffersIt) {
   GraphBuilder b;
   b.value("x", ValueStorage::kGraphInput);

@@ -117,16 +117,18 @@ std::vector<ConvCase> conv_cases(int block) {
       {"depthwise 3x3 in bands", {1, b, 90, 70}, {b, 1, 3, 3}, {b, {}, {}, {1, 1}, {1, 1}}},
       {"depthwise 5x5 stride 2", {1, b, 15, 15}, {b, 1, 5, 5}, {b, {2, 2}, {}, {2, 2}, {2, 2}}},
       {"grouped 3x3", {1, b2, 8, 8}, {b2, b, 3, 3}, {2, {}, {}, {1, 1}, {1, 1}}},
-      // Shapes the blocked path does not serve as held: converted around the NCHW paths.
+      // Channels that fill their last block only partly, on one side: the blocked path pads its
+      // own buffers (MobileNet's 24-channel projections and the convs that read them).
       {"3x3 from 1.5 blocks",
        {2, b + b / 2, 9, 7},
        {b, b + b / 2, 3, 3},
        {1, {}, {}, {1, 1}, {1, 1}}},
+      {"1x1 to 1.5 blocks", {2, 3 * b, 7, 9}, {b + b / 2, 3 * b, 1, 1}, {}},
+      // More padding than that: converted around the NCHW paths.
       {"1x1 classifier", {1, b2, 5, 6}, {b + 4, b2, 1, 1}, {}},
-      {"grouped 3x3, half a block per group",
-       {1, b2, 8, 8},
-       {b2, b / 2, 3, 3},
-       {4, {}, {}, {1, 1}, {1, 1}}},
+      // One position per channel (a squeeze-excitation's): the same bytes in either layout.
+      {"1x1 on one position", {2, b2, 1, 1}, {b2, b2, 1, 1}, {}},
+      {"3x3 to one position", {1, b, 3, 3}, {b2, b, 3, 3}, {}},
       {"3x3 + residual + Relu", {1, b, 9, 10}, {b, b, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}, true},
       {"3x3 + residual + Relu, batch 3",
        {3, b, 7, 6},
@@ -226,6 +228,10 @@ TEST(BlockedLayout, WhatConvsOffer) {
   EXPECT_EQ(io.inputs, 0u);
   EXPECT_TRUE(io.output);
   io = offered({1, b + b / 2, 6, 6}, {b, b + b / 2, 1, 1}, {});
+  EXPECT_FALSE(io.output);
+  // Groups narrower than a block: nothing (held, they would leave the blocked path).
+  io = offered({1, 2 * b, 8, 8}, {2 * b, b / 2, 3, 3}, {4, {}, {}, {1, 1}, {1, 1}});
+  EXPECT_EQ(io.inputs, 0u);
   EXPECT_FALSE(io.output);
   // Weights that are not constants: nothing (their shape is unknown before the run).
   const HostTensor x = rand_tensor({1, b, 6, 6}, 1), w = rand_tensor({b, b, 3, 3}, 2);

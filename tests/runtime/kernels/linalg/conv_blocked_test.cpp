@@ -47,8 +47,9 @@ struct Case {
 
 // Each exercises one way of splitting: whole images per thread, bands of rows (several sizes,
 // the first and last padded), ranges of output channels (weights larger than the input), 8-wide
-// blocks, 1-D, strides, dilations and asymmetric padding; and an input read as NCHW (fewer
-// channels than a block, as an RGB stem).
+// blocks, 1-D, strides, dilations and asymmetric padding; an input read as NCHW (fewer
+// channels than a block, as an RGB stem); and channels that fill their last block only partly
+// (MobileNet's 24 and 40), padded with zeros.
 std::vector<Case> served_cases() {
   return {
       {{1, 32, 13, 17}, {48, 32, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
@@ -66,6 +67,9 @@ std::vector<Case> served_cases() {
       {{1, 32, 8, 8}, {32, 16, 3, 3}, {2, {}, {}, {1, 1}, {1, 1}}},
       {{3, 64, 9, 7}, {64, 16, 3, 3}, {4, {2, 2}, {}, {1, 1}, {1, 1}}},
       {{1, 48, 30, 9}, {48, 8, 3, 3}, {6, {}, {}, {1, 1}, {1, 1}}},
+      {{1, 24, 9, 9}, {40, 24, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
+      {{2, 40, 11, 7}, {24, 40, 3, 3}, {1, {2, 2}, {}, {1, 1}, {1, 1}}},
+      {{1, 24, 33, 30}, {56, 24, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
   };
 }
 
@@ -115,11 +119,10 @@ TEST(BlockedConv, BandsWhollyInThePaddingReadZeros) {
 TEST(BlockedConv, LeavesWhatItDoesNotServeToTheOtherPaths) {
   if (!BlockedConv::available()) GTEST_SKIP() << "this build's GEMM library is not oneDNN";
   const std::vector<Case> others = {
-      // Channels that fill no whole block (more input channels than a block), 1x1 kernels (a GEMM
-      // on the input as it is), groups narrower than a block, depthwise (paths of its own), 3-D,
-      // and an image wholly in the padding of the one band it makes.
-      {{1, 20, 8, 8}, {16, 20, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
-      {{1, 16, 8, 8}, {20, 16, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
+      // Output channels whose padding to whole blocks (of 8 or 16) would add more than half their
+      // work, 1x1 kernels (a GEMM on the input as it is), groups narrower than a block, depthwise
+      // (paths of its own), 3-D, and an image wholly in the padding of the one band it makes.
+      {{1, 16, 8, 8}, {4, 16, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
       {{1, 16, 8, 8}, {32, 16, 1, 1}, {}},
       {{1, 32, 8, 8}, {32, 4, 3, 3}, {8, {}, {}, {1, 1}, {1, 1}}},
       {{1, 32, 8, 8}, {32, 1, 3, 3}, {32, {}, {}, {1, 1}, {1, 1}}},
