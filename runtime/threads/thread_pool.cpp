@@ -6,13 +6,7 @@
 namespace sod2::rt {
 namespace {
 
-constexpr int kChunkBits = 16;
-constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkBits) - 1;
-constexpr int64_t kMaxChunks = static_cast<int64_t>(kChunkMask);
-
-uint32_t ticket_chunks(uint64_t t) { return static_cast<uint32_t>((t >> kChunkBits) & kChunkMask); }
-uint32_t ticket_next(uint64_t t) { return static_cast<uint32_t>(t & kChunkMask); }
-bool has_work(uint64_t t) { return ticket_next(t) < ticket_chunks(t); }
+thread_local int t_index = 0;
 
 void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -43,9 +37,11 @@ bool spin_until(Pred pred) {
 
 }  // namespace
 
+int ThreadPool::this_thread_index() { return t_index; }
+
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -55,16 +51,27 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::run_chunks(uint64_t ticket) {
-  while (has_work(ticket)) {
-    // On failure `ticket` is reloaded: another thread took the chunk, or a new job began (its
-    // fields were written before its ticket was published, so running it is as safe).
-    if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acquire,
-                                       std::memory_order_acquire))
-      continue;
-    const int64_t b = static_cast<int64_t>(ticket_next(ticket)) * chunk_;
+void ThreadPool::run_chunks(int index) {
+  const uint64_t all = ~uint64_t{0};
+  const int64_t threads = num_threads();
+  for (;;) {
+    const uint64_t taken = claimed_.load(std::memory_order_acquire);
+    if (taken == all) return;
+    // Its own share first, then the lowest chunk still waiting. (count_ may already be a newer
+    // job's: any chunk whose bit is clear is one to run.)
+    const int64_t count = count_.load(std::memory_order_relaxed);
+    const int64_t first = index * count / threads, last = (index + 1) * count / threads;
+    int k = -1;
+    for (int64_t c = first; c < last && c < kMaxChunks; ++c)
+      if (!((taken >> c) & 1)) {
+        k = static_cast<int>(c);
+        break;
+      }
+    if (k < 0) k = __builtin_ctzll(~taken);
+    const uint64_t bit = uint64_t{1} << k;
+    if (claimed_.fetch_or(bit, std::memory_order_acq_rel) & bit) continue;
+    const int64_t b = static_cast<int64_t>(k) * chunk_;
     (*job_)(b, std::min(n_, b + chunk_));
-    ++ticket;
     // seq_cst, paired with parallel_for's store of caller_sleeps_: either the caller sees this
     // chunk done or this thread sees it asleep.
     done_.fetch_add(1);
@@ -75,21 +82,23 @@ void ThreadPool::run_chunks(uint64_t ticket) {
   }
 }
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(int index) {
+  t_index = index;
   for (;;) {
-    const uint64_t t = ticket_.load(std::memory_order_acquire);
+    const uint32_t g = generation_.load(std::memory_order_acquire);
     if (stop_.load()) return;
-    if (has_work(t)) {
-      run_chunks(t);
+    if (claimed_.load(std::memory_order_acquire) != ~uint64_t{0}) {
+      run_chunks(index);
       continue;
     }
     auto changed = [&] {
-      return ticket_.load(std::memory_order_relaxed) != t || stop_.load(std::memory_order_relaxed);
+      return generation_.load(std::memory_order_relaxed) != g ||
+             stop_.load(std::memory_order_relaxed);
     };
     if (spin_until(changed)) continue;
     std::unique_lock<std::mutex> lock(mu_);
-    sleepers_.fetch_add(1);  // seq_cst, paired with parallel_for's publication of the ticket
-    work_cv_.wait(lock, [&] { return ticket_.load() != t || stop_.load(); });
+    sleepers_.fetch_add(1);  // seq_cst, paired with parallel_for's publication of the job
+    work_cv_.wait(lock, [&] { return generation_.load() != g || stop_.load(); });
     sleepers_.fetch_sub(1);
   }
 }
@@ -109,15 +118,15 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain, RangeFn fn) {
   chunk_ = (n + chunks - 1) / chunks;
   const auto count = static_cast<uint32_t>((n + chunk_ - 1) / chunk_);
   done_.store(0, std::memory_order_relaxed);
-  ++generation_;
-  const uint64_t ticket = static_cast<uint64_t>(generation_) << 32 | static_cast<uint64_t>(count)
-                                                                         << kChunkBits;
-  ticket_.store(ticket);  // seq_cst: publishes the fields above (release) and pairs with sleepers_
+  count_.store(count, std::memory_order_relaxed);
+  // Publishes the fields above (release) with the job's bits clear.
+  claimed_.store(count == kMaxChunks ? 0 : ~uint64_t{0} << count);
+  generation_.fetch_add(1);  // seq_cst, paired with sleepers_
   if (sleepers_.load() > 0) {
     { std::lock_guard<std::mutex> lock(mu_); }
     work_cv_.notify_all();
   }
-  run_chunks(ticket);
+  run_chunks(0);
   auto finished = [&] { return done_.load(std::memory_order_acquire) == count; };
   if (!spin_until(finished)) {
     std::unique_lock<std::mutex> lock(mu_);

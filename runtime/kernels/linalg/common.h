@@ -25,8 +25,8 @@ Status require_float_inputs(const NodeInfo& node);
     out = std::move(sod2_attr_).value();              \
   } while (0)
 
-// Slices of one scratch buffer, one per concurrently running parallel_for chunk: the pool gives
-// no thread index, but at most num_threads() chunks run at once, so a free slice always exists.
+// Slices of one scratch buffer, one per concurrently running parallel_for chunk: at most
+// num_threads() chunks run at once, so a free slice always exists.
 class ScratchSlots {
  public:
   static constexpr int kMaxSlots = 256;
@@ -38,9 +38,13 @@ class ScratchSlots {
   static int count(const ThreadPool& pool) {
     return pool.num_threads() < kMaxSlots ? pool.num_threads() : kMaxSlots;
   }
+  // A thread starts with the slot of its index in the pool (ThreadPool::this_thread_index), so
+  // from job to job each thread keeps the buffer its core has cached.
   int acquire() {
+    const int first = slots_ > 0 ? ThreadPool::this_thread_index() % slots_ : 0;
     for (;;) {
-      for (int i = 0; i < slots_; ++i) {
+      for (int k = 0; k < slots_; ++k) {
+        const int i = (first + k) % slots_;
         bool expected = false;
         if (!busy_[i].load(std::memory_order_relaxed) &&
             busy_[i].compare_exchange_strong(expected, true, std::memory_order_acquire))

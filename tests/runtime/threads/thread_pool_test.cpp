@@ -103,5 +103,36 @@ TEST(ThreadPool, DestroysPromptlyWhileWorkersSleepOrSpin) {
   }
 }
 
+// A job of one chunk per thread whose chunks each wait until every chunk has started: no
+// thread can run two, so each runs the one it went for first, its own share. Thread t (the
+// caller is 0) runs chunk t, job after job, however late a worker wakes.
+TEST(ThreadPool, EachThreadRunsItsOwnShareFirst) {
+  for (int threads : {2, 3, 4}) {
+    ThreadPool pool(threads);
+    for (int job = 0; job < 20; ++job) {
+      if (job % 5 == 4) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // workers sleep
+      std::atomic<int> started{0};
+      std::vector<int> ran_by(static_cast<size_t>(threads), -1);
+      pool.parallel_for(threads, 1, [&](int64_t b, int64_t e) {
+        ASSERT_EQ(e, b + 1);
+        ran_by[static_cast<size_t>(b)] = ThreadPool::this_thread_index();
+        started.fetch_add(1);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (started.load() < threads && std::chrono::steady_clock::now() < deadline)
+          std::this_thread::yield();
+      });
+      for (int t = 0; t < threads; ++t)
+        EXPECT_EQ(ran_by[static_cast<size_t>(t)], t) << threads << " threads, job " << job;
+    }
+  }
+  EXPECT_EQ(ThreadPool::this_thread_index(), 0);  // a thread outside any pool
+}
+
+// Jobs of more chunks than 64 (the most one job makes) and of every count up to it.
+TEST(ThreadPool, ManyThreadsAndChunkCountsUpToTheMost) {
+  ThreadPool pool(20);
+  for (int64_t n : {1, 2, 63, 64, 65, 80, 1000, 100000}) expect_each_index_once(pool, n, 1);
+}
+
 }  // namespace
 }  // namespace sod2::rt
