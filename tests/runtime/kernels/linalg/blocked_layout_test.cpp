@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/kernels/linalg/channel_blocks.h"
 #include "runtime/kernels/linalg/conv_blocked.h"
+#include "tests/runtime/blocked_kernel_harness.h"
 #include "tests/runtime/kernels/linalg/conv_reference.h"
 #include "tests/runtime/kernels/linalg/linalg_test_util.h"
 
@@ -27,55 +27,15 @@ const KernelRegistry& kernels() {
   return r;
 }
 
-HostTensor blocked_copy(const HostTensor& t, int block) {
-  HostTensor out(DType::kFloat, t.shape());
-  const Shape& s = t.shape();
-  block_tensor(block, t.data<float>(), s[0], s[1], s.numel() / (s[0] * s[1]), out.data<float>());
-  return out;
-}
+using testing::Held;
 
-HostTensor plain_copy(const HostTensor& t, int block) {
-  HostTensor out(DType::kFloat, t.shape());
-  const Shape& s = t.shape();
-  unblock_tensor(block, t.data<float>(), s[0], s[1], s.numel() / (s[0] * s[1]), out.data<float>());
-  return out;
-}
-
-struct Held {
-  uint64_t inputs = 0;
-  bool output = false;
-};
-
-// Runs the node's kernel once with `threads` threads: `constants` (a bit per input slot) go to
-// prepare(), the slots of held.inputs arrive blocked and output 0 is read back from blocked when
-// held.output. Returns output 0 as NCHW; *offered gets what the kernel offered.
+// Runs the node's kernel once with the blocks of this CPU's blocked path
+// (tests/runtime/blocked_kernel_harness.h).
 Expected<HostTensor> run_held(const NodeInfo& info, const std::vector<const HostTensor*>& inputs,
                               uint64_t constants, Held held, int threads,
                               BlockedIo* offered = nullptr) {
-  const int block = block_here();
-  SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> k, kernels().create(info));
-  std::vector<HostTensor> blocked(inputs.size());
-  std::vector<Tensor> views(inputs.size());
-  std::vector<const Tensor*> ptrs(inputs.size(), nullptr), consts(inputs.size(), nullptr);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i]) continue;
-    const bool is_held = (held.inputs >> i) & 1;
-    if (is_held) blocked[i] = blocked_copy(*inputs[i], block);
-    views[i] = is_held ? blocked[i].view() : inputs[i]->view();
-    ptrs[i] = &views[i];
-    if ((constants >> i) & 1) consts[i] = &views[i];
-  }
-  SOD2_RETURN_IF_ERROR(k->prepare(consts));
-  const BlockedIo io = k->blocked_io(block);
-  if (offered) *offered = io;
-  if ((held.inputs & ~io.inputs) != 0 || (held.output && !io.output))
-    return internal_error("the test holds more than the kernel offered");
-  if (held.inputs != 0 || held.output) k->use_blocked(block, held.inputs, held.output);
-  testing::HeapAllocator alloc(info.num_outputs);
-  ThreadPool pool(threads);
-  KernelContext ctx(ptrs, &alloc, &pool);
-  SOD2_RETURN_IF_ERROR(k->run(ctx));
-  return held.output ? plain_copy(alloc.outputs[0], block) : std::move(alloc.outputs[0]);
+  return testing::run_held(kernels(), info, inputs, constants, block_here(), held, threads,
+                           offered);
 }
 
 NodeInfo info_for(const std::string& op, int opset, const std::vector<const HostTensor*>& in,

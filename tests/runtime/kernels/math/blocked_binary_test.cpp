@@ -5,44 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/runtime/blocked_kernel_harness.h"
 #include "tests/runtime/kernels/math/math_test_util.h"
 
 namespace sod2::rt::math_test {
 namespace {
 
-// [N, C, H, W] (C a multiple of block) as [N, C / block, H, W, block].
-HostTensor to_blocked(const HostTensor& t, int block) {
-  const Shape& s = t.shape();
-  HostTensor out(DType::kFloat, s);
-  const int64_t n = s[0], c = s[1], plane = s[2] * s[3];
-  const float* x = t.data<float>();
-  float* y = out.data<float>();
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t p = 0; p < plane; ++p)
-        y[((i * c + ch / block * block) * plane + p * block) + ch % block] =
-            x[(i * c + ch) * plane + p];
-  return out;
-}
-
-HostTensor to_plain(const HostTensor& t, int block) {
-  const Shape& s = t.shape();
-  HostTensor out(DType::kFloat, s);
-  const int64_t n = s[0], c = s[1], plane = s[2] * s[3];
-  const float* x = t.data<float>();
-  float* y = out.data<float>();
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t p = 0; p < plane; ++p)
-        y[(i * c + ch) * plane + p] =
-            x[((i * c + ch / block * block) * plane + p * block) + ch % block];
-  return out;
-}
-
-struct Held {
-  uint64_t inputs = 0;
-  bool output = false;
-};
+using testing::Held;
 
 // Runs `op` once: the operands of held.inputs arrive blocked, output 0 is read back from blocked
 // when held.output; `constants` (a bit per slot) are the program's constants.
@@ -51,30 +20,7 @@ Expected<HostTensor> run_held(const std::string& op, const HostTensor& a, const 
                               BlockedIo* offered = nullptr) {
   NodeInfo info = testing::node_info(op, 14, {&a, &b}, 1);
   info.input_constant = {(constants & 1) != 0, (constants & 2) != 0};
-  SOD2_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> k, registry().create(info));
-  const HostTensor* in[2] = {&a, &b};
-  HostTensor blocked[2];
-  Tensor views[2];
-  const Tensor* ptrs[2];
-  const Tensor* consts[2] = {nullptr, nullptr};
-  for (int i = 0; i < 2; ++i) {
-    const bool is_held = (held.inputs >> i) & 1;
-    if (is_held) blocked[i] = to_blocked(*in[i], block);
-    views[i] = is_held ? blocked[i].view() : in[i]->view();
-    ptrs[i] = &views[i];
-    if ((constants >> i) & 1) consts[i] = &views[i];
-  }
-  SOD2_RETURN_IF_ERROR(k->prepare(consts));
-  const BlockedIo io = k->blocked_io(block);
-  if (offered) *offered = io;
-  if ((held.inputs & ~io.inputs) != 0 || (held.output && !io.output))
-    return internal_error("the test holds more than the kernel offered");
-  if (held.inputs != 0 || held.output) k->use_blocked(block, held.inputs, held.output);
-  testing::HeapAllocator alloc(1);
-  ThreadPool pool(threads);
-  KernelContext ctx(ptrs, &alloc, &pool);
-  SOD2_RETURN_IF_ERROR(k->run(ctx));
-  return held.output ? to_plain(alloc.outputs[0], block) : std::move(alloc.outputs[0]);
+  return testing::run_held(registry(), info, {&a, &b}, constants, block, held, threads, offered);
 }
 
 void expect_same_bits(const HostTensor& got, const HostTensor& want, const std::string& what) {
@@ -166,7 +112,7 @@ TEST(BlockedBinary, AnOperandOfHigherRankGetsAnNchwCopyOfTheBlockedOne) {
   NodeInfo info = testing::node_info("Mul", 14, {&x, &five}, 1);
   std::unique_ptr<Kernel> k = std::move(registry().create(info)).value();
   k->use_blocked(16, 1, true);
-  const HostTensor bx = to_blocked(x, 16);
+  const HostTensor bx = testing::convert_blocked(x, 16, true);
   const Tensor views[2] = {bx.view(), five.view()};
   const Tensor* ptrs[2] = {&views[0], &views[1]};
   testing::HeapAllocator alloc(1);
