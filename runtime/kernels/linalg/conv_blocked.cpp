@@ -247,9 +247,6 @@ struct Part {
 // Floats a part's blocked output may hold: each thread's copies stay about within its L2, so
 // the output is still cached when it is unblocked, and the session's scratch stays small.
 constexpr int64_t kPartOutputFloats = 64 * 1024;
-// Floats of a part's output written in place that its epilogue may then read back from the
-// cache.
-constexpr int64_t kEpilogueFloats = 128 * 1024;
 
 // One image per part, and an image whose output is larger than a part may hold in bands of
 // output rows (each band's input rows, halo included, are blocked into a buffer of its own).
@@ -258,30 +255,16 @@ constexpr int64_t kEpilogueFloats = 128 * 1024;
 // only its share of them), otherwise by at least as many bands as threads.
 // Fills `parts` (emptied first; false when the image lies wholly in the padding).
 bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block, bool held,
-           bool epilogue, std::vector<Part>* parts) {
+           std::vector<Part>* parts) {
   parts->clear();
   const bool per_image = s.n % threads != 0;
   const int64_t blocks = (g.m + block - 1) / block;
   // (A grouped conv's weights are small: its images split by bands.) On tensors held blocked a
   // pointwise conv splits by channels too: its bands would cost a copy of their input and output
   // rows, where whole images are read and written in place.
-  bool by_channels = per_image && g.groups == 1 && blocks >= 2 * threads &&
-                     (g.m * g.kh * g.kw > g.ih * g.iw || (held && g.kh * g.kw == 1));
-  int64_t channel_parts = by_channels ? threads : 1;
-  // An epilogue runs over a part's output after the primitive wrote it: written in place as
-  // whole images, an output larger than the cache would be read back from memory (EfficientNet's
-  // 96 x 112 x 112 expansions, whose SiLU then took longer than the conv). Such images are
-  // split into groups of channel blocks, each one run of the blocked image.
-  if (held && epilogue && g.groups == 1 && (by_channels || !per_image)) {
-    const int64_t image_floats = g.m * g.oh * g.ow;
-    int64_t want = (image_floats + kEpilogueFloats - 1) / kEpilogueFloats;
-    if (per_image) want = (want + threads - 1) / threads * threads;
-    want = std::min(want, blocks);
-    if (want > channel_parts) {
-      channel_parts = want;
-      by_channels = true;
-    }
-  }
+  const bool by_channels = per_image && g.groups == 1 && blocks >= 2 * threads &&
+                           (g.m * g.kh * g.kw > g.ih * g.iw || (held && g.kh * g.kw == 1));
+  const int64_t channel_parts = by_channels ? threads : 1;
   const int64_t band_rows =
       std::max<int64_t>(1, kPartOutputFloats / std::max<int64_t>(1, g.m * g.ow));
   // Bands that keep a part's output cached for its conversion back or its copy into place: none
@@ -566,7 +549,7 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
     if ((held.input && (plain_src || g.c % candidate != 0)) ||
         (held.output && g.m % candidate != 0))
       continue;
-    bool usable = split(s, g, pool.num_threads(), candidate, held.output, !e.empty(), &parts);
+    bool usable = split(s, g, pool.num_threads(), candidate, held.output, &parts);
     for (size_t i = 0; usable && i < parts.size(); ++i) {
       parts[i].prim = &st.primitive(PrimitiveKey{parts[i].g, candidate, plain_src});
       usable = parts[i].prim->usable;
