@@ -298,8 +298,9 @@ class BinaryKernel final : public Kernel {
 
   // Either operand may arrive channel-blocked and the output may be written so, as long as a
   // blocked operand fixes its channels: a squeeze-excitation scale or an unfused residual Add
-  // then sits between blocked convolutions, and one whose reader wants NCHW converts on the way
-  // at no extra pass. Constant operands (a per-channel scale or shift) are read NCHW.
+  // then sits between blocked convolutions. One whose reader wants NCHW converts on the way
+  // (element by element: correct, not fast). Constant operands (a per-channel scale or shift)
+  // are read NCHW.
   BlockedIo blocked_io(int block) const override {
     BlockedIo io;
     const uint32_t computed = ~constants_ & 3u;
@@ -407,6 +408,9 @@ class BinaryKernel final : public Kernel {
         }
         return run_plain(ctx, &plain[0], &plain[1]);
       }
+      if (out_shape[1] % block_ != 0)
+        return internal_error(std::string(Op::kName) + ": output " + out_shape.to_string() +
+                              " cannot be held in channel blocks of " + std::to_string(block_));
       SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, DType::kFloat, out_shape));
       if (out_shape.numel() == 0) return Status::ok_status();
       const Shape* in_shapes[2] = {&a.shape, &b.shape};
