@@ -158,16 +158,37 @@ void unblock_positions(int block, int channels, const float* in, int64_t count, 
     for (int64_t p = 0; p < count; ++p) y[j * stride + p] = in[p * block + j];
 }
 
-void block_tensor(int block, const float* x, int64_t images, int64_t channels, int64_t count,
-                  float* out) {
-  for (int64_t i = 0; i < images * channels; i += block)
-    block_positions(block, block, x + i * count, count, count, out + i * count);
+namespace {
+
+// Calls f(nchw offset, blocked offset, channels) for each block of the tensor, on `pool`.
+template <class F>
+void for_each_block(ThreadPool& pool, int block, int64_t images, int64_t channels, int64_t count,
+                    const F& f) {
+  const int64_t blocks = (channels + block - 1) / block;
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, block * count));
+  pool.parallel_for(images * blocks, grain, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t image = b / blocks, ch = b % blocks * block;
+      f((image * channels + ch) * count, (image * blocks * block + ch) * count,
+        static_cast<int>(std::min<int64_t>(block, channels - ch)));
+    }
+  });
 }
 
-void unblock_tensor(int block, const float* in, int64_t images, int64_t channels, int64_t count,
-                    float* y) {
-  for (int64_t i = 0; i < images * channels; i += block)
-    unblock_positions(block, block, in + i * count, count, count, y + i * count);
+}  // namespace
+
+void block_tensor(ThreadPool& pool, int block, const float* x, int64_t images, int64_t channels,
+                  int64_t count, float* out) {
+  for_each_block(pool, block, images, channels, count, [&](int64_t at, int64_t to, int nc) {
+    block_positions(block, nc, x + at, count, count, out + to);
+  });
+}
+
+void unblock_tensor(ThreadPool& pool, int block, const float* in, int64_t images, int64_t channels,
+                    int64_t count, float* y) {
+  for_each_block(pool, block, images, channels, count, [&](int64_t at, int64_t from, int nc) {
+    unblock_positions(block, nc, in + from, count, count, y + at);
+  });
 }
 
 }  // namespace sod2::rt

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "runtime/threads/thread_pool.h"
+
 namespace sod2::rt {
 
 // `count` positions of `channels` planes (`stride` floats apart, channels <= block) into
@@ -21,11 +23,13 @@ void block_positions_8bit(int block, int channels, const void* x, bool is_signed
 void unblock_positions(int block, int channels, const float* in, int64_t count, int64_t stride,
                        float* y);
 
-// A whole [images, channels, count] tensor into channel blocks ([images, channels / block, count,
-// block]: a value held blocked, kernel.h) and back. channels is a multiple of block.
-void block_tensor(int block, const float* x, int64_t images, int64_t channels, int64_t count,
-                  float* out);
-void unblock_tensor(int block, const float* in, int64_t images, int64_t channels, int64_t count,
-                    float* y);
+// A whole [images, channels, count] tensor into channel blocks ([images, ceil(channels / block),
+// count, block]: a value held blocked, kernel.h; the last block's lanes past `channels` are zeros,
+// as a blocked convolution's padded buffers want them), a block per task on `pool`; and back
+// (the lanes that hold channels).
+void block_tensor(ThreadPool& pool, int block, const float* x, int64_t images, int64_t channels,
+                  int64_t count, float* out);
+void unblock_tensor(ThreadPool& pool, int block, const float* in, int64_t images, int64_t channels,
+                    int64_t count, float* y);
 
 }  // namespace sod2::rt

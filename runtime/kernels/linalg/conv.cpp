@@ -204,20 +204,6 @@ class ConvKernel : public Kernel {
     return live_weights_.data();
   }
 
-  // One image's channel blocks to or from NCHW, a block per task (a block's values start at the
-  // same offset in either layout).
-  static void convert_image(ThreadPool& pool, bool to_blocked, int block, const float* from,
-                            int64_t channels, int64_t count, float* to) {
-    const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, block * count));
-    pool.parallel_for(channels / block, grain, [&](int64_t b0, int64_t b1) {
-      const int64_t at = b0 * block * count, n = (b1 - b0) * block;
-      if (to_blocked)
-        block_tensor(block, from + at, 1, n, count, to + at);
-      else
-        unblock_tensor(block, from + at, 1, n, count, to + at);
-    });
-  }
-
   // A shape the blocked path declines (no JIT kernel for it, an image wholly in the padding) of
   // a conv whose tensors are held blocked: the NCHW paths, converting around them one image at a
   // time, so the copies take an image's memory rather than the batch's.
@@ -243,7 +229,7 @@ class ConvKernel : public Kernel {
     for (int64_t img = 0; img < s.n; ++img) {
       const float* x = X + img * x_image;
       if (held.input) {
-        convert_image(ctx.pool(), false, held.block, x, s.c, in_count, x_plain);
+        unblock_tensor(ctx.pool(), held.block, x, 1, s.c, in_count, x_plain);
         x = x_plain;
       }
       EpilogueRun plain_e = e;
@@ -251,14 +237,14 @@ class ConvKernel : public Kernel {
       float* y = Y + img * y_image;
       if (held.output) {
         if (e.residual) {
-          convert_image(ctx.pool(), false, held.block, plain_e.residual, s.m, out_count, res_plain);
+          unblock_tensor(ctx.pool(), held.block, plain_e.residual, 1, s.m, out_count, res_plain);
           plain_e.residual = res_plain;
         }
         y = y_plain;
       }
       SOD2_RETURN_IF_ERROR(conv_forward(ctx, one, x, W, y, plain_e));
       if (held.output)
-        convert_image(ctx.pool(), true, held.block, y_plain, s.m, out_count, Y + img * y_image);
+        block_tensor(ctx.pool(), held.block, y_plain, 1, s.m, out_count, Y + img * y_image);
     }
     return Status::ok_status();
   }

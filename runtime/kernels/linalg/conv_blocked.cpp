@@ -565,32 +565,24 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
   // threads, rather than by each part; then it is read like a held one (of whole blocks, the
   // last one padded with zeros).
   bool x_blocked = held.input;
-  int64_t x_image_floats = g.c * in_plane;
+  int64_t x_channels = g.c;  // as X is stored: a held X's, or its padded copy's
   if (!held.input && !plain_src && parts.size() > static_cast<size_t>(s.n) &&
       parts.front().g.ih == g.ih && parts.front().in_row0 == 0) {
     const int64_t padded = whole_blocks(g.c, block);
     SOD2_ASSIGN_OR_RETURN(float* xbl, scratch_floats(ctx, s.n * padded * in_plane));
-    const int64_t blocks_per_image = padded / block;
-    pool.parallel_for(s.n * blocks_per_image, 1, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        const int64_t img = b / blocks_per_image, ch = b % blocks_per_image * block;
-        block_positions(block, static_cast<int>(std::min<int64_t>(block, g.c - ch)),
-                        X + (img * g.c + ch) * in_plane, in_plane, in_plane,
-                        xbl + (img * padded + ch) * in_plane);
-      }
-    });
+    block_tensor(pool, block, X, s.n, g.c, in_plane, xbl);
     X = xbl;
     x_blocked = true;
-    x_image_floats = padded * in_plane;
+    x_channels = padded;
   }
   size_t scratchpad = 0;
   int64_t in_floats = 0, out_floats = 0;  // the largest part's blocked input and output
+  const int64_t in_channels = plain_src ? g.c : whole_blocks(g.c, block);
   for (Part& part : parts) {
     SOD2_ASSIGN_OR_RETURN(part.weights, st.weights(*part.prim, W, part.first_channel, g.m));
     scratchpad = std::max(scratchpad, part.prim->scratchpad_bytes);
     // Parts that read X or write Y in place need no copy of it.
     const bool whole_image = part.g.ih == g.ih && part.in_row0 == 0;
-    const int64_t in_channels = plain_src ? g.c : whole_blocks(g.c, block);
     if (!((plain_src || x_blocked) && whole_image))
       in_floats = std::max(in_floats, (in_channels * part.g.ih * g.iw + 15) / 16 * 16);
     if (!(held.output && part.g.oh == g.oh))
@@ -624,14 +616,14 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
       const int64_t last = std::clamp<int64_t>(g.ih, first, end);
       const int64_t before = (first - part.in_row0) * g.iw, inside = (last - first) * g.iw;
       // (A blocked image starts where its NCHW one would: same channels, same count.)
-      const float* x_image = X + part.image * x_image_floats;
+      const float* x_image = X + part.image * x_channels * in_plane;
       const float* src = xb;
       const bool whole_image = part.g.ih == g.ih && part.in_row0 == 0;
       if ((plain_src || x_blocked) && whole_image) {
         src = x_image;
       } else if (x_blocked) {
         // The part's rows of each block are one run of the blocked image.
-        for (int64_t cb = 0; cb < x_image_floats / (in_plane * block); ++cb) {
+        for (int64_t cb = 0; cb < x_channels / block; ++cb) {
           float* dst = xb + cb * block * in_count;
           std::fill(dst, dst + before * block, 0.f);
           if (inside > 0)
