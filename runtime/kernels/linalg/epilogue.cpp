@@ -60,25 +60,13 @@ SOD2_SIMD_INLINE void row_pass(float* __restrict y, const float* __restrict res,
 }
 
 // Rows of exactly L contiguous columns (a channel-blocked tile: a position's L channels per
-// row): row_pass's arithmetic with the row length known, so each row is one vector and the
-// activation's constants stay in registers across rows.
+// row): row_pass with the row length known, so each row is one vector and the activation's
+// constants stay in registers across rows.
 template <Activation A, int NB, int RM, int L>
-SOD2_SIMD_INLINE void lanes_pass(float* __restrict y, const float* __restrict res, int64_t rows,
-                                 const float* __restrict b0, const float* __restrict b1,
-                                 float alpha, float beta) {
-  constexpr float rb0 = 0.f, rb1 = 0.f;
-  for (int64_t r = 0; r < rows; ++r) {
-    float* __restrict yr = y + r * L;
-    for (int j = 0; j < L; ++j) {
-      float v = yr[j] + rb0 + rb1;
-      if constexpr (NB >= 1) v += b0[j];
-      if constexpr (NB >= 2) v += b1[j];
-      if constexpr (RM == 1) v += res[r * L + j];
-      v = activate<A>(v, alpha, beta);
-      if constexpr (RM == 2) v += res[r * L + j];
-      yr[j] = v;
-    }
-  }
+SOD2_SIMD_INLINE void lanes_pass(float* y, const float* res, int64_t rows, const float* b0,
+                                 const float* b1, float alpha, float beta) {
+  for (int64_t r = 0; r < rows; ++r)
+    row_pass<A, NB, RM>(y + r * L, res ? res + r * L : nullptr, L, b0, b1, 0.f, 0.f, alpha, beta);
 }
 
 template <Activation A, int NB, int RM>
