@@ -16,6 +16,7 @@
 #include "app/profiling/input_files.h"
 #include "app/profiling/run_inputs.h"
 #include "core/text/text_table.h"
+#include "runtime/exec/blocked_values.h"
 #include "runtime/program/step_work.h"
 
 namespace sod2::cli {
@@ -124,7 +125,7 @@ void print_profile(const rt::Session& session, size_t max_nodes, std::ostream& o
   out << table.str();
   // Which results stay channel-blocked between nodes (SessionOptions::channel_blocked).
   const std::string blocked_tag =
-      session.channel_block() > 0 ? "nChw" + std::to_string(session.channel_block()) + "c" : "";
+      session.channel_block() > 0 ? rt::blocked_layout_name(session.channel_block()) : "";
   auto output_blocked = [&](const rt::NodeDesc& n) {
     return !n.outputs.empty() && n.outputs[0] >= 0 &&
            session.value_blocked(static_cast<size_t>(n.outputs[0]));

@@ -47,8 +47,8 @@ CommandLine make_parser() {
        "N"},
       {"--no-fusion", false, "run every node alone, every value in the arena", ""},
       {"--plain-layout", false,
-       "hold every value NCHW (by default, values passed between blocked convolutions, pools "
-       "and concats stay channel-blocked)",
+       "hold every value NCHW (by default, values passed between the kernels that take them "
+       "- convolutions, pools, concats, elementwise arithmetic - stay channel-blocked)",
        ""},
       {"--dump-plan", true,
        "after the runs, write the memory plan the runtime ran with (binding, version, tensors "

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "runtime/kernels/kernel.h"
@@ -32,5 +33,8 @@ struct NodeBlocked {
   bool any() const { return inputs != 0 || output; }
 };
 NodeBlocked node_blocked(const NodeDesc& node, std::span<const char> blocked);
+
+// oneDNN's name of the layout with `block` channels per block ("nChw16c"), as tools show it.
+inline std::string blocked_layout_name(int block) { return "nChw" + std::to_string(block) + "c"; }
 
 }  // namespace sod2::rt

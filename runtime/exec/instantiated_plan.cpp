@@ -1,5 +1,7 @@
 #include "runtime/exec/instantiated_plan.h"
 
+#include "runtime/exec/blocked_values.h"
+
 namespace sod2::rt {
 
 InstantiatedPlan instantiated_plan(const Session& session) {
@@ -19,7 +21,7 @@ InstantiatedPlan instantiated_plan(const Session& session) {
     if (session.symbol_bound(s))
       out.symbols.emplace_back(p.symbols[s].name, session.symbol_value(s));
   out.tensors.resize(n);
-  const std::string blocked = "nChw" + std::to_string(session.channel_block()) + "c";
+  const std::string blocked = blocked_layout_name(session.channel_block());
   for (size_t id = 0; id < main.values.size(); ++id) {
     const ValueDesc& v = main.values[id];
     if (v.storage != ValueStorage::kArena || v.arena_tensor < 0) continue;
