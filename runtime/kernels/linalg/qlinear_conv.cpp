@@ -348,6 +348,12 @@ class IntConvKernel final : public Kernel {
     const int64_t oc_blocks = split_channels && tiles < threads ? std::min(threads, mg / 16) : 1;
     const int64_t jobs = tiles * oc_blocks;
     const int64_t slots = std::min(threads, jobs);
+    // Where each thread's jobs are one part of a 2D image's output rows, each pads the input rows
+    // its part reads (halo included) into a copy of its own, as its first job: no pass over all
+    // threads and no wait for it, and what a thread reads it wrote itself (a cache line that one
+    // core writes and another reads has to move between them: the shared copy of a 32x56x56
+    // input took 27 us to pad on 2 threads here, against 12 us on one).
+    const bool own_pad = !direct && !split_channels && p.pz == 1 && parts > 1 && slots == parts;
     auto round64 = [](size_t v) { return (v + 63) & ~size_t{63}; };
     // Slack past the last row: im2col's chunked copies read up to kCopyChunk - 1 bytes beyond
     // a run, vnni_pack_runs up to 31.
@@ -366,17 +372,18 @@ class IntConvKernel final : public Kernel {
     // Per im2col row (tap), where its values for output position 0 start in the padded input.
     const size_t base_bytes =
         kVnni && !point ? round64(static_cast<size_t>(rows) * sizeof(const uint8_t*)) : 0;
-    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(padded_bytes + base_bytes +
+    const size_t pads_bytes = padded_bytes * static_cast<size_t>(own_pad ? slots : 1);
+    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(pads_bytes + base_bytes +
                                                  slot_bytes * static_cast<size_t>(slots) + 64));
     auto* xp = static_cast<int8_t*>(mem);
-    auto* row_base = reinterpret_cast<const uint8_t**>(static_cast<char*>(mem) + padded_bytes);
-    char* slot_base = static_cast<char*>(mem) + padded_bytes + base_bytes;
+    auto* row_base = reinterpret_cast<const uint8_t**>(static_cast<char*>(mem) + pads_bytes);
+    char* slot_base = static_cast<char*>(mem) + pads_bytes + base_bytes;
     const int8_t* wd = w.as<const int8_t>();
     if (base_bytes > 0) tap_bases(g, p, xp, cg, row_base);
     for (int64_t ng = 0; ng < n * group_; ++ng) {
       const int64_t img = ng / group_, grp = ng % group_;
       const T* x_img = x.as<const T>() + (img * c + grp * cg) * in_size;
-      if (!direct) {
+      if (!direct && !own_pad) {
         const int64_t prow = cg * p.pz * p.py;
         if (threads == 1) {
           pad_rows<T, kFlip>(g, p, x_img, static_cast<int8_t>(zero), 0, prow, xp);
@@ -394,6 +401,19 @@ class IntConvKernel final : public Kernel {
         const int64_t p0 = out_size * part / parts + t0 % part_tiles * tile;
         const int64_t width = std::min(tile, part_end - p0);
         if (width <= 0) return;
+        // This slot's padded copy (own_pad: at the same offsets as the shared one's, so the tap
+        // bases hold for it shifted by `shift`).
+        int8_t* xs = own_pad ? xp + padded_bytes * static_cast<size_t>(slot) : xp;
+        const int64_t shift = xs - xp;
+        if (own_pad && job == jobs * slot / slots) {
+          const int64_t part_begin = out_size * part / parts;
+          const int64_t oy0 = part_begin / g.out[2], oy1 = (part_end - 1) / g.out[2];
+          const int64_t y0 = oy0 * g.stride[1];
+          const int64_t y1 = std::min(p.py, oy1 * g.stride[1] + (g.k[1] - 1) * g.dil[1] + 1);
+          for (int64_t ch = 0; ch < cg; ++ch)
+            pad_rows<T, kFlip>(g, p, x_img, static_cast<int8_t>(zero), ch * p.py + y0,
+                               ch * p.py + y1, xs);
+        }
         char* base = slot_base + slot_bytes * static_cast<size_t>(slot);
         auto* col = reinterpret_cast<int8_t*>(base);
         auto* acc = reinterpret_cast<int32_t*>(base + col_bytes);
@@ -401,10 +421,10 @@ class IntConvKernel final : public Kernel {
         const int8_t* b = reinterpret_cast<const int8_t*>(x_img) + p0;
         int64_t ldb = in_size;
         if (point && !direct) {
-          b = xp + p0;  // 1x1, stride 1, no padding: the flipped copy is the operand
+          b = xs + p0;  // 1x1, stride 1, no padding: the flipped copy is the operand
         } else if (!direct && !kVnni) {
           const int64_t nsegs = segments(g, p0, width, segs);
-          im2col(g, p, xp, cg, segs, nsegs, width, col);
+          im2col(g, p, xs, cg, segs, nsegs, width, col);
           b = col;
           ldb = width;
         }
@@ -419,7 +439,8 @@ class IntConvKernel final : public Kernel {
             for (int64_t i = 0; i < nsegs; ++i) {
               const Segment& sg = segs[i];
               runs[i] = {sg.t,
-                         (sg.oz * g.stride[0] * p.py + sg.oy * g.stride[1]) * p.row_bytes() + sg.ox,
+                         (sg.oz * g.stride[0] * p.py + sg.oy * g.stride[1]) * p.row_bytes() +
+                             sg.ox + shift,
                          sg.run};
             }
             vnni_pack_runs(row_base, rows, runs, nsegs, width, packed);

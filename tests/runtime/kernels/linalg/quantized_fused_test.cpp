@@ -110,6 +110,13 @@ const Geometry kGeometries[] = {
     {"1x1, 13 channels", {1, 13, 6, 5, 9, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}},
     // Large output: several tiles per thread.
     {"large output", {1, 4, 70, 66, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
+    // Work enough for two threads, each padding the input rows its output rows read (halos
+    // included) into a copy of its own: stride 1 and 2, two images, a 1x1 whose int8 input is
+    // flipped to the VNNI GEMM's uint8, asymmetric pads with dilation.
+    {"two parts, 3x3", {1, 16, 40, 38, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
+    {"two parts, 3x3 stride 2, two images", {2, 32, 41, 39, 48, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1}},
+    {"two parts, 1x1", {1, 52, 40, 40, 64, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}},
+    {"two parts, asymmetric pads, dilation 2", {1, 24, 33, 31, 40, 3, 3, 1, 1, 1, 0, 2, 1, 0, 2}},
 };
 
 TEST(QFusedConv, EveryPathMatchesTheInt64ReferenceBitForBit) {
