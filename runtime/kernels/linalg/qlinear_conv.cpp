@@ -46,6 +46,26 @@ SOD2_CPU_CLONES void every_second_byte(const uint8_t* __restrict in, int64_t n,
   for (int64_t i = 0; i < n; ++i) out[i] = in[2 * i];
 }
 
+// Rows [r0, r1) of the compact copy of the input that strided 1x1 conv f reads (a row: one
+// (channel, z, y) of its output), each byte xor kFlip.
+template <class T, uint8_t kFlip>
+void compact_rows(const Window3& f, const T* x, int64_t r0, int64_t r1, int8_t* out) {
+  const int64_t sx = f.stride[2], ow = f.out[2];
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t oy = r % f.out[1], oz = r / f.out[1] % f.out[0], ch = r / (f.out[1] * f.out[0]);
+    const auto* row = reinterpret_cast<const uint8_t*>(x) +
+                      ((ch * f.in[0] + oz * f.stride[0]) * f.in[1] + oy * f.stride[1]) * f.in[2];
+    auto* o = reinterpret_cast<uint8_t*>(out) + r * ow;
+    if (sx == 2) {
+      every_second_byte(row, ow, o);
+    } else {
+      for (int64_t ox = 0; ox < ow; ++ox) o[ox] = row[ox * sx];
+    }
+    if constexpr (kFlip != 0)
+      for (int64_t ox = 0; ox < ow; ++ox) o[ox] ^= kFlip;
+  }
+}
+
 class IntConvKernel final : public Kernel {
  public:
   enum class Kind : uint8_t { kConvInteger, kQLinearConv, kQFusedConv };
@@ -228,50 +248,25 @@ class IntConvKernel final : public Kernel {
 
   Status dense(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w, int32_t xzp,
                const IntConvEpilogue& e, Tensor* y) {
+    // A strided 1x1 conv without padding (ResNet's downsample) is a stride-1 1x1 conv on the
+    // input it reads, copied compactly (compact_rows): a GEMM on the copy as it is, instead of
+    // the padded, phase-split copy of the whole input and the packing of a general window
+    // (which ran these 12x slower than the 3x3 convs around them).
+    const Window3* from = nullptr;
+    Window3 sg = g;
     if (strided_pointwise(g)) {
-      // The input it reads, copied compactly, is the operand of a stride-1 1x1 conv: a GEMM on it
-      // as it is, instead of the padded, phase-split copy of the whole input and the packing of
-      // a general window (which ran these 12x slower than the 3x3 convs around them).
-      const int64_t planes = x.shape[0] * x.shape[1];
-      SOD2_ASSIGN_OR_RETURN(void* mem,
-                            ctx.scratch(static_cast<size_t>(planes * g.out_size()) + 64));
-      // Over the threads, planes at a time: a serial scalar copy took 40% of a ResNet
-      // downsample's time. Stride 2 (the common case) is a loop the compiler vectorises.
-      const auto* in = static_cast<const uint8_t*>(x.data);
-      const int64_t out_size = g.out_size(), sx = g.stride[2];
-      const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_size, 1));
-      ctx.pool().parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) {
-          const uint8_t* plane = in + p * g.in_size();
-          uint8_t* out = static_cast<uint8_t*>(mem) + p * out_size;
-          for (int64_t oz = 0; oz < g.out[0]; ++oz)
-            for (int64_t oy = 0; oy < g.out[1]; ++oy, out += g.out[2]) {
-              const uint8_t* row =
-                  plane + (oz * g.stride[0] * g.in[1] + oy * g.stride[1]) * g.in[2];
-              if (sx == 2) {
-                every_second_byte(row, g.out[2], out);
-              } else {
-                for (int64_t ox = 0; ox < g.out[2]; ++ox) out[ox] = row[ox * sx];
-              }
-            }
-        }
-      });
-      Window3 sg = g;
+      from = &g;
       for (int i = 0; i < 3; ++i) {
         sg.in[i] = g.out[i];
         sg.stride[i] = 1;
       }
-      Tensor xs = x;
-      xs.data = mem;
-      for (int i = 0; i < g.spatial; ++i) xs.shape[2 + i] = g.out[3 - g.spatial + i];
-      return dense(ctx, sg, xs, w, xzp, e, y);
     }
     if (vnni_available()) {
-      return x.dtype == DType::kUint8 ? dense_typed<uint8_t, true>(ctx, g, x, w, xzp, e, y)
-                                      : dense_typed<int8_t, true>(ctx, g, x, w, xzp, e, y);
+      return x.dtype == DType::kUint8 ? dense_typed<uint8_t, true>(ctx, sg, from, x, w, xzp, e, y)
+                                      : dense_typed<int8_t, true>(ctx, sg, from, x, w, xzp, e, y);
     }
-    return x.dtype == DType::kUint8 ? dense_typed<uint8_t, false>(ctx, g, x, w, xzp, e, y)
-                                    : dense_typed<int8_t, false>(ctx, g, x, w, xzp, e, y);
+    return x.dtype == DType::kUint8 ? dense_typed<uint8_t, false>(ctx, sg, from, x, w, xzp, e, y)
+                                    : dense_typed<int8_t, false>(ctx, sg, from, x, w, xzp, e, y);
   }
 
   // The weights of each group packed for vnni_gemm: kept while the weights are a constant (the
@@ -294,17 +289,20 @@ class IntConvKernel final : public Kernel {
   // small outputs, blocks of output channels) over the threads: im2col, GEMM, requantization.
   // kVnni: the operand is uint8 (vnni_gemm's), else int8 (igemm_serial's); the input is flipped
   // to it where it is the other type.
+  // With `from` (a strided 1x1 conv's geometry), g is the stride-1 1x1 conv over the compact copy
+  // of the input `from` reads, and x is that input.
   template <class T, bool kVnni>
-  Status dense_typed(KernelContext& ctx, const Window3& g, const Tensor& x, const Tensor& w,
-                     int32_t xzp, const IntConvEpilogue& e, Tensor* y) {
+  Status dense_typed(KernelContext& ctx, const Window3& g, const Window3* from, const Tensor& x,
+                     const Tensor& w, int32_t xzp, const IntConvEpilogue& e, Tensor* y) {
     const int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
     const int64_t cg = c / group_, mg = m / group_, rows = cg * g.k_size();
     const int64_t out_size = g.out_size(), in_size = g.in_size();
+    const int64_t x_plane = from ? from->in_size() : in_size;
     const bool point = pointwise(g);
     constexpr bool kNative = std::is_same_v<T, std::conditional_t<kVnni, uint8_t, int8_t>>;
     constexpr uint8_t kFlip = kNative ? 0 : 0x80;
     // Input of the operand's type in a 1x1 stride-1 convolution is the GEMM's operand as it is.
-    const bool direct = kNative && point;
+    const bool direct = kNative && point && !from;
     const int32_t zero = kNative ? xzp : std::is_same_v<T, uint8_t> ? xzp - 128 : xzp + 128;
     const std::vector<VnniWeights>* packed_w = nullptr;
     if constexpr (kVnni) packed_w = &vnni_weights(w);
@@ -320,12 +318,24 @@ class IntConvKernel final : public Kernel {
       e.joined = e.join != nullptr;
     }
     Padded p = padded_layout(g);
-    // A 1x1 stride-1 convolution reads the flipped copy as the GEMM operand: rows without slack.
+    // A 1x1 stride-1 convolution reads the flipped (or compact) copy as the GEMM operand: rows
+    // without slack.
     if (point) p.wp = g.in[2];
-    // Threads worth waking for one image and group (an int8 multiply-add costs about a quarter
-    // of a float one); tiles: enough for each, each im2col tile within ~256 KiB (L2).
-    const int64_t threads =
-        parallel_parts(ctx.pool(), static_cast<double>(out_size) * mg * rows / 4);
+    // Rows [r0, r1) of the GEMM's input copy: the padded one, or the compact one of `from`.
+    auto prepare = [&](const T* x_img, int64_t r0, int64_t r1, int8_t* dst) {
+      if (from) {
+        compact_rows<T, kFlip>(*from, x_img, r0, r1, dst);
+      } else {
+        pad_rows<T, kFlip>(g, p, x_img, static_cast<int8_t>(zero), r0, r1, dst);
+      }
+    };
+    // Threads worth waking for one image and group: as many as a float conv of as many
+    // multiply-adds gets, though an int8 one costs about a quarter. Each thread then prepares the
+    // input rows its part reads and writes its part's output rows, which the next conv's same
+    // part reads from the same core (with a quarter, ResNet's downsamples ran on one thread that
+    // read half its input from the other core's cache: 0.061 -> 0.033 ms on two). Tiles: enough
+    // for each thread, each im2col tile within ~256 KiB (L2).
+    const int64_t threads = parallel_parts(ctx.pool(), static_cast<double>(out_size) * mg * rows);
     int64_t tile = std::max<int64_t>(64, (256 << 10) / std::max<int64_t>(rows, 1));
     const int64_t per_thread = (out_size + threads - 1) / threads;
     // Below 64 positions a thread's GEMM is too narrow: small outputs (a network's last stages)
@@ -382,16 +392,14 @@ class IntConvKernel final : public Kernel {
     if (base_bytes > 0) tap_bases(g, p, xp, cg, row_base);
     for (int64_t ng = 0; ng < n * group_; ++ng) {
       const int64_t img = ng / group_, grp = ng % group_;
-      const T* x_img = x.as<const T>() + (img * c + grp * cg) * in_size;
+      const T* x_img = x.as<const T>() + (img * c + grp * cg) * x_plane;
       if (!direct && !own_pad) {
         const int64_t prow = cg * p.pz * p.py;
         if (threads == 1) {
-          pad_rows<T, kFlip>(g, p, x_img, static_cast<int8_t>(zero), 0, prow, xp);
+          prepare(x_img, 0, prow, xp);
         } else {
-          ctx.pool().parallel_for(
-              prow, std::max<int64_t>(1, 16384 / p.row_bytes()), [&](int64_t r0, int64_t r1) {
-                pad_rows<T, kFlip>(g, p, x_img, static_cast<int8_t>(zero), r0, r1, xp);
-              });
+          ctx.pool().parallel_for(prow, std::max<int64_t>(1, 16384 / p.row_bytes()),
+                                  [&](int64_t r0, int64_t r1) { prepare(x_img, r0, r1, xp); });
         }
       }
       for_slots(ctx.pool(), jobs, slots, [&](int64_t job, int64_t slot) {
@@ -410,9 +418,7 @@ class IntConvKernel final : public Kernel {
           const int64_t oy0 = part_begin / g.out[2], oy1 = (part_end - 1) / g.out[2];
           const int64_t y0 = oy0 * g.stride[1];
           const int64_t y1 = std::min(p.py, oy1 * g.stride[1] + (g.k[1] - 1) * g.dil[1] + 1);
-          for (int64_t ch = 0; ch < cg; ++ch)
-            pad_rows<T, kFlip>(g, p, x_img, static_cast<int8_t>(zero), ch * p.py + y0,
-                               ch * p.py + y1, xs);
+          for (int64_t ch = 0; ch < cg; ++ch) prepare(x_img, ch * p.py + y0, ch * p.py + y1, xs);
         }
         char* base = slot_base + slot_bytes * static_cast<size_t>(slot);
         auto* col = reinterpret_cast<int8_t*>(base);
