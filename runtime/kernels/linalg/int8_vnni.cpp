@@ -41,6 +41,8 @@ void vnni_pack_weights(const int8_t* w, int64_t m, int64_t k, int64_t ldw, VnniW
   const int64_t blocks = (m + kVnniRows - 1) / kVnniRows;
   out->data.assign(static_cast<size_t>(blocks * out->quads * kVnniRows * 4), 0);
   out->row_sums.assign(static_cast<size_t>(m), 0);
+  out->mp = 0;
+  out->lanes.clear();
   for (int64_t i = 0; i < m; ++i) {
     const int8_t* row = w + i * ldw;
     int8_t* dst =
@@ -52,6 +54,21 @@ void vnni_pack_weights(const int8_t* w, int64_t m, int64_t k, int64_t ldw, VnniW
     }
     out->row_sums[static_cast<size_t>(i)] = static_cast<int32_t>(sum);
   }
+}
+
+void vnni_pack_lanes(VnniWeights* w) {
+  w->mp = (w->m + 15) / 16 * 16;
+  w->lanes.assign(static_cast<size_t>(w->quads * w->mp * 4), 0);
+  for (int64_t i = 0; i < w->m; ++i) {
+    const int8_t* src =
+        w->data.data() + (i / kVnniRows) * w->quads * kVnniRows * 4 + (i % kVnniRows) * 4;
+    for (int64_t q = 0; q < w->quads; ++q)
+      std::memcpy(w->lanes.data() + (q * w->mp + i) * 4, src + q * kVnniRows * 4, 4);
+  }
+}
+
+int64_t vnni_lanes_stage_ints(int64_t m0, int64_t m1, int64_t n) {
+  return n * ((m1 + 15) / 16 * 16 - m0 / 16 * 16);
 }
 
 int64_t vnni_packed_columns(int64_t n) { return (n + kVnniCols - 1) / kVnniCols * kVnniCols; }
@@ -144,6 +161,85 @@ SOD2_TARGET_VNNI void micro_tile(const int8_t* wb, const uint8_t* xb, int64_t qu
   }
 }
 
+// P positions x NV vectors of 16 channels: acc[p][v] over every quad, stored to stage row p
+// (columns v * 16 on, rows ld apart). wl: the lanes of the tile's first channel; xb: the packed
+// operand at the tile's first position.
+template <int P, int NV>
+SOD2_TARGET_VNNI void lanes_tile(const int8_t* wl, int64_t quad_w, const uint8_t* xb,
+                                 int64_t quad_x, int64_t quads, int32_t* stage, int64_t ld) {
+  __m512i acc[P][NV];
+  for (auto& r : acc)
+    for (auto& v : r) v = _mm512_setzero_si512();
+  for (int64_t q = 0; q < quads; ++q) {
+    __m512i w[NV];
+    for (int v = 0; v < NV; ++v) w[v] = _mm512_loadu_si512(wl + q * quad_w + v * 64);
+    const int32_t* xq = reinterpret_cast<const int32_t*>(xb + q * quad_x);
+    for (int p = 0; p < P; ++p) {
+      const __m512i x = _mm512_set1_epi32(xq[p]);
+      for (int v = 0; v < NV; ++v) acc[p][v] = dpbusd(acc[p][v], x, w[v]);
+    }
+  }
+  for (int p = 0; p < P; ++p)
+    for (int v = 0; v < NV; ++v) _mm512_storeu_si512(stage + p * ld + v * 16, acc[p][v]);
+}
+
+template <int P>
+SOD2_TARGET_VNNI void lanes_tile_nv(int nv, const int8_t* wl, int64_t quad_w, const uint8_t* xb,
+                                    int64_t quad_x, int64_t quads, int32_t* stage, int64_t ld) {
+  switch (nv) {
+    case 1: lanes_tile<P, 1>(wl, quad_w, xb, quad_x, quads, stage, ld); break;
+    case 2: lanes_tile<P, 2>(wl, quad_w, xb, quad_x, quads, stage, ld); break;
+    case 3: lanes_tile<P, 3>(wl, quad_w, xb, quad_x, quads, stage, ld); break;
+    default: lanes_tile<P, 4>(wl, quad_w, xb, quad_x, quads, stage, ld); break;
+  }
+}
+
+SOD2_TARGET_VNNI void gemm_lanes_vnni(const VnniWeights& w, int64_t m0, int64_t m1,
+                                      const uint8_t* packed_x, int64_t n, int32_t x_zero,
+                                      const VnniRequant& q, int32_t* stage) {
+  constexpr int kP = 6, kNv = 4;
+  const int64_t c0 = m0 / 16 * 16, c1 = (m1 + 15) / 16 * 16, ld = c1 - c0;
+  const int64_t quad_x = vnni_packed_columns(n) * 4, quad_w = w.mp * 4;
+  // Channel blocks outside, positions inside: a block's weights (4 x 64 bytes a quad) stay in
+  // L1 while the positions pass.
+  for (int64_t o = c0; o < c1; o += 16 * kNv) {
+    const int nv = static_cast<int>(std::min<int64_t>(kNv, (c1 - o) / 16));
+    const int8_t* wl = w.lanes.data() + o * 4;
+    for (int64_t j = 0; j < n; j += kP) {
+      const uint8_t* xb = packed_x + j * 4;
+      int32_t* st = stage + j * ld + (o - c0);
+      switch (std::min<int64_t>(kP, n - j)) {
+        case 1: lanes_tile_nv<1>(nv, wl, quad_w, xb, quad_x, w.quads, st, ld); break;
+        case 2: lanes_tile_nv<2>(nv, wl, quad_w, xb, quad_x, w.quads, st, ld); break;
+        case 3: lanes_tile_nv<3>(nv, wl, quad_w, xb, quad_x, w.quads, st, ld); break;
+        case 4: lanes_tile_nv<4>(nv, wl, quad_w, xb, quad_x, w.quads, st, ld); break;
+        case 5: lanes_tile_nv<5>(nv, wl, quad_w, xb, quad_x, w.quads, st, ld); break;
+        default: lanes_tile_nv<6>(nv, wl, quad_w, xb, quad_x, w.quads, st, ld); break;
+      }
+    }
+  }
+  // Each channel's sums, 16 positions at a time (a column of stage), through micro_tile's store.
+  const __m512i step =
+      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(static_cast<int32_t>(ld)));
+  for (int64_t r = m0; r < m1; ++r) {
+    // uint32 arithmetic: the sums wrap modulo 2^32, as ONNX's int32 does.
+    const __m512i zs = _mm512_set1_epi32(
+        static_cast<int32_t>(static_cast<uint32_t>(x_zero) * static_cast<uint32_t>(w.row_sums[r])));
+    const __m512i bias = _mm512_set1_epi32(q.e.bias ? q.e.bias[r] : 0);
+    const int32_t* col = stage + (r - c0);
+    for (int64_t t = 0; t < n; t += kVnniCols) {
+      const int64_t left = n - t;
+      const __mmask16 mask =
+          left >= kVnniCols ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+      const __m512i sums =
+          _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), mask, step, col + t * ld, 4);
+      store_row(_mm512_add_epi32(_mm512_sub_epi32(sums, zs), bias), q.e, r, q.out,
+                (r - m0) * q.ldo + t, mask, q.join, q.residual);
+    }
+  }
+}
+
 SOD2_TARGET_VNNI void finish_float_sums_vnni(const ChannelEpilogue& e, int64_t row,
                                              const float* sums, int64_t n, void* out) {
   const __m512i bias = _mm512_set1_epi32(e.bias ? e.bias[row] : 0);
@@ -218,6 +314,15 @@ void vnni_pack_activations(const uint8_t* x, int64_t ldx, int64_t k, int64_t n, 
   pack_activations_vnni(x, ldx, k, n, out);
 #else
   (void)x, (void)ldx, (void)k, (void)n, (void)out;
+#endif
+}
+
+void vnni_gemm_lanes_requant(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x,
+                             int64_t n, int32_t x_zero, const VnniRequant& q, int32_t* stage) {
+#if SOD2_VNNI
+  gemm_lanes_vnni(w, m0, m1, packed_x, n, x_zero, q, stage);
+#else
+  (void)w, (void)m0, (void)m1, (void)packed_x, (void)n, (void)x_zero, (void)q, (void)stage;
 #endif
 }
 

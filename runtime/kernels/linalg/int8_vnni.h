@@ -32,9 +32,15 @@ struct VnniWeights {
   std::vector<int8_t> data;       // [m / 8 blocks][quads][8 rows][4], zero past m and k
   std::vector<int32_t> row_sums;  // sum of each row's weights
   const void* source = nullptr;   // the weights it was packed from (a cache's key)
+  // For vnni_gemm_lanes_requant, where vnni_pack_lanes filled it: [quads][mp][4], mp = m
+  // rounded up to 16, zero past m.
+  int64_t mp = 0;
+  std::vector<int8_t> lanes;
 };
 // W rows of k int8 weights at stride ldw.
 void vnni_pack_weights(const int8_t* w, int64_t m, int64_t k, int64_t ldw, VnniWeights* out);
+// Fills w->lanes from w->data.
+void vnni_pack_lanes(VnniWeights* w);
 
 // Bytes vnni_pack_activations writes for k rows of n positions.
 int64_t vnni_packed_columns(int64_t n);  // n rounded up to a multiple of kVnniCols
@@ -78,6 +84,16 @@ struct VnniRequant {
 };
 void vnni_gemm_requant(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x,
                        int64_t n, int32_t x_zero, const VnniRequant& q);
+
+// vnni_gemm_requant's product and store with the output channels in vector lanes (w.lanes): per
+// tile, 4 vectors of 16 channels times 6 positions' quads, each broadcast. Where k is deep this
+// loads less per multiply-add, and no lanes are wasted on an n that 16 does not divide (a 7x7
+// map's 49 positions take 64 lanes the other way). The sums pass through `stage`
+// (vnni_lanes_stage_ints of them), then each channel's 16 positions at a time through the same
+// store, so the bytes are vnni_gemm_requant's.
+int64_t vnni_lanes_stage_ints(int64_t m0, int64_t m1, int64_t n);
+void vnni_gemm_lanes_requant(const VnniWeights& w, int64_t m0, int64_t m1, const uint8_t* packed_x,
+                             int64_t n, int32_t x_zero, const VnniRequant& q, int32_t* stage);
 
 // The same store for n sums of channel `row` held as exact integer floats (below 2^24: the
 // depthwise path's), written from out on (elements of e.out_type).

@@ -311,6 +311,15 @@ class IntConvKernel final : public Kernel {
     const bool float_epilogue = requant_ && e.float_epilogue();
     const bool store_requant =
         kVnni && requant_ && (!float_epilogue || inline_activation(e.activation.activation));
+    // Deep dot products over enough channels run with the channels in vector lanes
+    // (vnni_gemm_lanes_requant): 3x3 convs of 128 and 256 channels, 0.33-0.37 -> 0.28-0.30 ns
+    // per 64 multiply-adds on one core here, and a 7x7 map's 49 positions no longer fill 64 lanes.
+    const bool lanes = store_requant && rows >= 1024 && mg >= 64;
+    if constexpr (kVnni) {
+      if (lanes)
+        for (VnniWeights& vw : vnni_)
+          if (vw.lanes.empty()) vnni_pack_lanes(&vw);
+    }
     ChannelEpilogue store;  // per output channel; its arrays in scratch: no heap allocation per run
     if (store_requant) {
       SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(static_cast<size_t>(m) * sizeof(float)));
@@ -372,7 +381,10 @@ class IntConvKernel final : public Kernel {
     // The VNNI path packs its operand straight from the padded input: no im2col tile.
     const size_t col_bytes =
         direct || point || kVnni ? 0 : round64(static_cast<size_t>(rows * tile) + kCopyChunk);
-    const size_t acc_bytes = round64(static_cast<size_t>(tile * mg) * 4);
+    // The int32 sums of a tile; the lanes path's rows are whole blocks of 16 channels, from a
+    // block that may start before the first.
+    const size_t acc_bytes =
+        round64(static_cast<size_t>(tile * (lanes ? (mg + 15) / 16 * 16 + 16 : mg)) * 4);
     const int64_t max_segs = max_segments(g, tile);
     const size_t seg_bytes = round64(static_cast<size_t>(max_segs) * sizeof(Segment));
     const size_t run_bytes = kVnni ? round64(static_cast<size_t>(max_segs) * sizeof(VnniRun)) : 0;
@@ -461,8 +473,13 @@ class IntConvKernel final : public Kernel {
               q.join = e.join;
               q.residual = static_cast<const char*>(e.residual) + at;  // 8-bit, as out
             }
-            vnni_gemm_requant((*packed_w)[static_cast<size_t>(grp)], m0, m1, packed, width, zero,
-                              q);
+            if (lanes) {
+              vnni_gemm_lanes_requant((*packed_w)[static_cast<size_t>(grp)], m0, m1, packed, width,
+                                      zero, q, acc);
+            } else {
+              vnni_gemm_requant((*packed_w)[static_cast<size_t>(grp)], m0, m1, packed, width, zero,
+                                q);
+            }
             return;
           }
           vnni_gemm((*packed_w)[static_cast<size_t>(grp)], m0, m1, packed, width, zero, acc, width);

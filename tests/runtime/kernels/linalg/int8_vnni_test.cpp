@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -73,6 +74,67 @@ TEST(VnniGemm, MatchesAPlainLoopOnEveryEdge) {
           ASSERT_EQ(c[static_cast<size_t>((i - cs.m0) * cs.n + j)],
                     want[static_cast<size_t>(i * cs.n + j)])
               << "row " << i << " column " << j;
+    }
+  }
+}
+
+// The GEMM with the output channels in vector lanes writes the bytes (or floats) the
+// position-lane GEMM writes: channel counts not a multiple of 16, row ranges starting mid-block,
+// 1 to 6 positions left over after tiles of 6, a requantization and a float epilogue.
+TEST(VnniGemm, ChannelsInLanesStoreTheSameValues) {
+  if (!vnni_available()) GTEST_SKIP() << "this CPU has no AVX512-VNNI: the path is not used here";
+  std::mt19937 gen(9);
+  std::uniform_int_distribution<int> byte(0, 255);
+  struct Case {
+    int64_t m, k, n, m0, m1;
+  };
+  const Case cases[] = {{64, 1152, 49, 0, 64},
+                        {80, 1030, 13, 40, 80},
+                        {200, 36, 1, 3, 197},
+                        {16, 4, 7, 0, 16},
+                        {96, 300, 98, 17, 96}};
+  for (const Case& cs : cases) {
+    for (bool float_out : {false, true}) {
+      SCOPED_TRACE("m " + std::to_string(cs.m) + " k " + std::to_string(cs.k) + " n " +
+                   std::to_string(cs.n) + " rows [" + std::to_string(cs.m0) + ", " +
+                   std::to_string(cs.m1) + ")" + (float_out ? ", float epilogue" : ""));
+      std::vector<int8_t> w(static_cast<size_t>(cs.m * cs.k));
+      std::vector<uint8_t> x(static_cast<size_t>(cs.k * cs.n));
+      for (auto& v : w) v = static_cast<int8_t>(byte(gen) - 128);
+      for (auto& v : x) v = static_cast<uint8_t>(byte(gen));
+      VnniWeights packed_w;
+      vnni_pack_weights(w.data(), cs.m, cs.k, cs.k, &packed_w);
+      vnni_pack_lanes(&packed_w);
+      std::vector<uint8_t> packed(static_cast<size_t>(vnni_packed_bytes(cs.k, cs.n)) + 128);
+      vnni_pack_activations(x.data(), cs.n, cs.k, cs.n, packed.data());
+      std::vector<int32_t> bias(static_cast<size_t>(cs.m));
+      std::vector<float> mult(static_cast<size_t>(cs.m)), scale(static_cast<size_t>(cs.m));
+      for (int64_t i = 0; i < cs.m; ++i) {
+        bias[static_cast<size_t>(i)] = static_cast<int32_t>(i * 37 % 2001) - 1000;
+        mult[static_cast<size_t>(i)] = 0.0003f * static_cast<float>(1 + i % 5);
+        scale[static_cast<size_t>(i)] = 0.0001f * static_cast<float>(1 + i % 3);
+      }
+      VnniRequant q;
+      q.e.bias = bias.data();
+      q.e.mult = mult.data();
+      q.e.zp = 120;
+      if (float_out) {
+        q.e.float_epilogue = true;
+        q.e.out_type = DType::kFloat;
+        q.e.scale = scale.data();
+        q.e.activation = Activation::kHardSwish;
+        q.e.clip_lo = -std::numeric_limits<float>::infinity();
+        q.e.clip_hi = std::numeric_limits<float>::infinity();
+      }
+      q.ldo = cs.n;
+      const size_t bytes = static_cast<size_t>((cs.m1 - cs.m0) * cs.n) * (float_out ? 4 : 1);
+      std::vector<uint8_t> want(bytes, 0xAB), got(bytes, 0xCD);
+      q.out = want.data();
+      vnni_gemm_requant(packed_w, cs.m0, cs.m1, packed.data(), cs.n, 117, q);
+      q.out = got.data();
+      std::vector<int32_t> stage(static_cast<size_t>(vnni_lanes_stage_ints(cs.m0, cs.m1, cs.n)));
+      vnni_gemm_lanes_requant(packed_w, cs.m0, cs.m1, packed.data(), cs.n, 117, q, stage.data());
+      for (size_t i = 0; i < bytes; ++i) ASSERT_EQ(got[i], want[i]) << "byte " << i;
     }
   }
 }

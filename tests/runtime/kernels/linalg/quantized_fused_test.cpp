@@ -117,6 +117,12 @@ const Geometry kGeometries[] = {
     {"two parts, 3x3 stride 2, two images", {2, 32, 41, 39, 48, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1}},
     {"two parts, 1x1", {1, 52, 40, 40, 64, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}},
     {"two parts, asymmetric pads, dilation 2", {1, 24, 33, 31, 40, 3, 3, 1, 1, 1, 0, 2, 1, 0, 2}},
+    // Dot products of 1,024 taps or more over 64 channels or more: the VNNI GEMM with the
+    // channels in vector lanes; channel blocks split at 40 (not a block of 16), two parts, and
+    // two images whose rows of 13 positions fill no whole vector.
+    {"deep, channel blocks in lanes", {1, 128, 9, 9, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
+    {"deep, two parts in lanes", {1, 128, 20, 18, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
+    {"deep, two images in lanes", {2, 120, 11, 13, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
 };
 
 TEST(QFusedConv, EveryPathMatchesTheInt64ReferenceBitForBit) {

@@ -31,6 +31,8 @@ const JoinShape kShapes[] = {
     {"depthwise 5x5, 20 channels", {2, 20, 7, 7, 20, 5, 5, 20, 1, 1, 2, 2, 2, 2, 1}},
     {"depthwise 17x17", {1, 4, 20, 18, 4, 17, 17, 4, 1, 1, 8, 8, 8, 8, 1}},
     {"depthwise 3x3, 45 wide", {1, 6, 5, 45, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1}},
+    // 1,152 taps over 80 channels in two blocks of 40: the VNNI GEMM with channels in lanes.
+    {"deep, channels in lanes", {1, 128, 7, 7, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
     {"weight zero points", {1, 6, 7, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, true},
 };
 
