@@ -341,9 +341,9 @@ class IntConvKernel final : public Kernel {
     // Threads worth waking for one image and group: as many as a float conv of as many
     // multiply-adds gets, though an int8 one costs about a quarter. Each thread then prepares the
     // input rows its part reads and writes its part's output rows, which the next conv's same
-    // part reads from the same core (with a quarter, ResNet's downsamples ran on one thread that
-    // read half its input from the other core's cache: 0.061 -> 0.033 ms on two). Tiles: enough
-    // for each thread, each im2col tile within ~256 KiB (L2).
+    // part reads from the same core (with a quarter, ResNet's downsamples ran on one thread:
+    // 0.061 -> 0.033 ms on two). Tiles: enough for each thread, each im2col tile within ~256 KiB
+    // (L2).
     const int64_t threads = parallel_parts(ctx.pool(), static_cast<double>(out_size) * mg * rows);
     int64_t tile = std::max<int64_t>(64, (256 << 10) / std::max<int64_t>(rows, 1));
     const int64_t per_thread = (out_size + threads - 1) / threads;
