@@ -79,6 +79,18 @@ namespace {
 
 using namespace vnni_store;
 
+// The first min(n, 16) lanes of a vector of positions.
+inline __mmask16 first_positions(int64_t n) {
+  return n >= kVnniCols ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
+}
+
+// x_zero times a row's weight sum, in every lane: what the zero point adds to each of the row's
+// sums. uint32 arithmetic: the sums wrap modulo 2^32, as ONNX's int32 does.
+SOD2_TARGET_VNNI inline __m512i zero_point_term(int32_t x_zero, int32_t row_sum) {
+  return _mm512_set1_epi32(
+      static_cast<int32_t>(static_cast<uint32_t>(x_zero) * static_cast<uint32_t>(row_sum)));
+}
+
 // Four rows' bytes j..j+15 interleaved: out[4 * t + r] = row r's byte j + t.
 SOD2_TARGET_VNNI inline void interleave16(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,
                                           const uint8_t* r3, uint8_t* out) {
@@ -141,14 +153,11 @@ SOD2_TARGET_VNNI void micro_tile(const int8_t* wb, const uint8_t* xb, int64_t qu
     }
   }
   for (int64_t r = r0; r < r1; ++r) {
-    // uint32 arithmetic: the sums wrap modulo 2^32, as ONNX's int32 does.
-    const __m512i zs = _mm512_set1_epi32(
-        static_cast<int32_t>(static_cast<uint32_t>(x_zero) * static_cast<uint32_t>(sums[r])));
+    const __m512i zs = zero_point_term(x_zero, sums[r]);
     for (int v = 0; v < NV; ++v) {
       const int64_t left = cols - v * kVnniCols;
       if (left <= 0) break;
-      const __mmask16 mask =
-          left >= kVnniCols ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+      const __mmask16 mask = first_positions(left);
       const __m512i sum = _mm512_sub_epi32(acc[r][v], zs);
       if (!q) {
         _mm512_mask_storeu_epi32(c + (r - r0) * ldc + v * kVnniCols, mask, sum);
@@ -223,15 +232,11 @@ SOD2_TARGET_VNNI void gemm_lanes_vnni(const VnniWeights& w, int64_t m0, int64_t 
       _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                          _mm512_set1_epi32(static_cast<int32_t>(ld)));
   for (int64_t r = m0; r < m1; ++r) {
-    // uint32 arithmetic: the sums wrap modulo 2^32, as ONNX's int32 does.
-    const __m512i zs = _mm512_set1_epi32(
-        static_cast<int32_t>(static_cast<uint32_t>(x_zero) * static_cast<uint32_t>(w.row_sums[r])));
+    const __m512i zs = zero_point_term(x_zero, w.row_sums[r]);
     const __m512i bias = _mm512_set1_epi32(q.e.bias ? q.e.bias[r] : 0);
     const int32_t* col = stage + (r - c0);
     for (int64_t t = 0; t < n; t += kVnniCols) {
-      const int64_t left = n - t;
-      const __mmask16 mask =
-          left >= kVnniCols ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+      const __mmask16 mask = first_positions(n - t);
       const __m512i sums =
           _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), mask, step, col + t * ld, 4);
       store_row(_mm512_add_epi32(_mm512_sub_epi32(sums, zs), bias), q.e, r, q.out,
@@ -244,9 +249,7 @@ SOD2_TARGET_VNNI void finish_float_sums_vnni(const ChannelEpilogue& e, int64_t r
                                              const float* sums, int64_t n, void* out) {
   const __m512i bias = _mm512_set1_epi32(e.bias ? e.bias[row] : 0);
   for (int64_t t = 0; t < n; t += kVnniCols) {
-    const int64_t left = n - t;
-    const __mmask16 mask =
-        left >= kVnniCols ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+    const __mmask16 mask = first_positions(n - t);
     // Exact integers below 2^24 as floats: the conversion is exact; the bias adds modulo 2^32.
     const __m512i sum = _mm512_cvttps_epi32(_mm512_maskz_loadu_ps(mask, sums + t));
     store_row(_mm512_add_epi32(sum, bias), e, row, out, t, mask);

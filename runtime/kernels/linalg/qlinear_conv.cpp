@@ -269,9 +269,10 @@ class IntConvKernel final : public Kernel {
                                     : dense_typed<int8_t, false>(ctx, sg, from, x, w, xzp, e, y);
   }
 
-  // The weights of each group packed for vnni_gemm: kept while the weights are a constant (the
-  // same tensor at the same address every run), else packed again per run.
-  const std::vector<VnniWeights>& vnni_weights(const Tensor& w) {
+  // The weights of each group packed for vnni_gemm (and, with `lanes`, for
+  // vnni_gemm_lanes_requant too): kept while the weights are a constant (the same tensor at the
+  // same address every run), else packed again per run.
+  const std::vector<VnniWeights>& vnni_weights(const Tensor& w, bool lanes) {
     const int64_t m = w.shape[0], mg = m / group_, rows = w.numel() / std::max<int64_t>(m, 1);
     if (!constant_weights_ || vnni_.size() != static_cast<size_t>(group_) ||
         vnni_[0].source != w.data || vnni_[0].m != mg || vnni_[0].k != rows) {
@@ -282,6 +283,9 @@ class IntConvKernel final : public Kernel {
         vnni_[static_cast<size_t>(grp)].source = w.data;
       }
     }
+    if (lanes)
+      for (VnniWeights& vw : vnni_)
+        if (vw.lanes.empty()) vnni_pack_lanes(&vw);
     return vnni_;
   }
 
@@ -304,8 +308,6 @@ class IntConvKernel final : public Kernel {
     // Input of the operand's type in a 1x1 stride-1 convolution is the GEMM's operand as it is.
     const bool direct = kNative && point && !from;
     const int32_t zero = kNative ? xzp : std::is_same_v<T, uint8_t> ? xzp - 128 : xzp + 128;
-    const std::vector<VnniWeights>* packed_w = nullptr;
-    if constexpr (kVnni) packed_w = &vnni_weights(w);
     // The epilogue happens in the GEMM's store: a plain requantization (a clamp), or a float
     // epilogue whose activation is plain arithmetic (activate_row's, in registers).
     const bool float_epilogue = requant_ && e.float_epilogue();
@@ -315,11 +317,8 @@ class IntConvKernel final : public Kernel {
     // (vnni_gemm_lanes_requant): 3x3 convs of 128 and 256 channels, 0.33-0.37 -> 0.28-0.30 ns
     // per 64 multiply-adds on one core here, and a 7x7 map's 49 positions no longer fill 64 lanes.
     const bool lanes = store_requant && rows >= 1024 && mg >= 64;
-    if constexpr (kVnni) {
-      if (lanes)
-        for (VnniWeights& vw : vnni_)
-          if (vw.lanes.empty()) vnni_pack_lanes(&vw);
-    }
+    const std::vector<VnniWeights>* packed_w = nullptr;
+    if constexpr (kVnni) packed_w = &vnni_weights(w, lanes);
     ChannelEpilogue store;  // per output channel; its arrays in scratch: no heap allocation per run
     if (store_requant) {
       SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(static_cast<size_t>(m) * sizeof(float)));

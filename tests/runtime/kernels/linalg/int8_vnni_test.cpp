@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace sod2::rt::quant {
@@ -27,26 +28,38 @@ std::vector<int32_t> reference(const std::vector<int8_t>& w, const std::vector<u
   return c;
 }
 
+// An m x k times k x n product whose rows [m0, m1) are computed.
+struct Case {
+  int64_t m, k, n, m0, m1;
+  std::string label() const {
+    return "m " + std::to_string(m) + " k " + std::to_string(k) + " n " + std::to_string(n) +
+           " rows [" + std::to_string(m0) + ", " + std::to_string(m1) + ")";
+  }
+};
+
+// Random int8 weights W [m, k] and uint8 activations X [k, n] for the case.
+void random_operands(const Case& cs, std::mt19937& gen, std::vector<int8_t>* w,
+                     std::vector<uint8_t>* x) {
+  std::uniform_int_distribution<int> byte(0, 255);
+  w->resize(static_cast<size_t>(cs.m * cs.k));
+  x->resize(static_cast<size_t>(cs.k * cs.n));
+  for (auto& v : *w) v = static_cast<int8_t>(byte(gen) - 128);
+  for (auto& v : *x) v = static_cast<uint8_t>(byte(gen));
+}
+
 TEST(VnniGemm, MatchesAPlainLoopOnEveryEdge) {
   if (!vnni_available()) GTEST_SKIP() << "this CPU has no AVX512-VNNI: the path is not used here";
   std::mt19937 gen(5);
-  std::uniform_int_distribution<int> byte(0, 255);
-  struct Case {
-    int64_t m, k, n, m0, m1;
-  };
   // Runs of 7 positions (a 7-wide map's rows) and of up to 57 (a 56-wide map's rows: 64 at a
   // time, then 16); 200 columns: 64 at a time from rows.
   const Case cases[] = {{8, 4, 16, 0, 8},      {1, 1, 1, 0, 1},       {13, 27, 45, 0, 13},
                         {24, 576, 100, 5, 19}, {64, 147, 33, 40, 64}, {9, 3, 70, 8, 9},
                         {16, 12, 200, 0, 16}};
   for (const Case& cs : cases) {
-    SCOPED_TRACE("m " + std::to_string(cs.m) + " k " + std::to_string(cs.k) + " n " +
-                 std::to_string(cs.n) + " rows [" + std::to_string(cs.m0) + ", " +
-                 std::to_string(cs.m1) + ")");
-    std::vector<int8_t> w(static_cast<size_t>(cs.m * cs.k));
-    std::vector<uint8_t> x(static_cast<size_t>(cs.k * cs.n));
-    for (auto& v : w) v = static_cast<int8_t>(byte(gen) - 128);
-    for (auto& v : x) v = static_cast<uint8_t>(byte(gen));
+    SCOPED_TRACE(cs.label());
+    std::vector<int8_t> w;
+    std::vector<uint8_t> x;
+    random_operands(cs, gen, &w, &x);
     const int32_t zero = 117;
     const auto want = reference(w, x, cs.m, cs.k, cs.n, zero);
     VnniWeights packed_w;
@@ -84,10 +97,6 @@ TEST(VnniGemm, MatchesAPlainLoopOnEveryEdge) {
 TEST(VnniGemm, ChannelsInLanesStoreTheSameValues) {
   if (!vnni_available()) GTEST_SKIP() << "this CPU has no AVX512-VNNI: the path is not used here";
   std::mt19937 gen(9);
-  std::uniform_int_distribution<int> byte(0, 255);
-  struct Case {
-    int64_t m, k, n, m0, m1;
-  };
   const Case cases[] = {{64, 1152, 49, 0, 64},
                         {80, 1030, 13, 40, 80},
                         {200, 36, 1, 3, 197},
@@ -95,13 +104,10 @@ TEST(VnniGemm, ChannelsInLanesStoreTheSameValues) {
                         {96, 300, 98, 17, 96}};
   for (const Case& cs : cases) {
     for (bool float_out : {false, true}) {
-      SCOPED_TRACE("m " + std::to_string(cs.m) + " k " + std::to_string(cs.k) + " n " +
-                   std::to_string(cs.n) + " rows [" + std::to_string(cs.m0) + ", " +
-                   std::to_string(cs.m1) + ")" + (float_out ? ", float epilogue" : ""));
-      std::vector<int8_t> w(static_cast<size_t>(cs.m * cs.k));
-      std::vector<uint8_t> x(static_cast<size_t>(cs.k * cs.n));
-      for (auto& v : w) v = static_cast<int8_t>(byte(gen) - 128);
-      for (auto& v : x) v = static_cast<uint8_t>(byte(gen));
+      SCOPED_TRACE(cs.label() + (float_out ? ", float epilogue" : ""));
+      std::vector<int8_t> w;
+      std::vector<uint8_t> x;
+      random_operands(cs, gen, &w, &x);
       VnniWeights packed_w;
       vnni_pack_weights(w.data(), cs.m, cs.k, cs.k, &packed_w);
       vnni_pack_lanes(&packed_w);
