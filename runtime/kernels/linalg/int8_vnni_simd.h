@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "runtime/kernels/linalg/qdq_epilogue.h"
+#include "runtime/kernels/linalg/quantize_avx512.h"
 
 #define SOD2_TARGET_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 
@@ -22,19 +23,10 @@ SOD2_TARGET_VNNI inline __m512i dpbusd(__m512i acc, __m512i x, __m512i w) {
   return acc;
 }
 
-// quantize_floats' operations on 16 floats: round_half_even(x / scale) + zp, a NaN to zp,
-// saturated to `type`'s range; exact integers as floats.
+// quantize_avx512.h's quantize16 with `type`'s range.
 SOD2_TARGET_VNNI inline __m512 quantize16(__m512 x, float scale, int32_t zp, DType type) {
-  const __m512 v = _mm512_div_ps(x, _mm512_set1_ps(scale));
-  const __m512 bound = _mm512_set1_ps(4194304.0f), magic = _mm512_set1_ps(12582912.0f);
-  const __m512 zpf = _mm512_set1_ps(static_cast<float>(zp));
-  // std::min(std::max(v, -bound), bound); a NaN is replaced below.
-  const __m512 vc = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(-4194304.0f)), bound);
-  __m512 r = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(vc, magic), magic), zpf);
-  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), zpf);
   const bool u8 = type == DType::kUint8;
-  const float qlo = u8 ? 0.f : -128.f, qhi = u8 ? 255.f : 127.f;
-  return _mm512_min_ps(_mm512_max_ps(r, _mm512_set1_ps(qlo)), _mm512_set1_ps(qhi));
+  return quant::quantize16(x, scale, static_cast<float>(zp), u8 ? 0.f : -128.f, u8 ? 255.f : 127.f);
 }
 
 // Bytes of type `type` widened to int32.
@@ -66,7 +58,7 @@ SOD2_TARGET_VNNI inline void store_8bit(__m512 q, const QuantizedAdd* join, cons
   v = _mm512_max_ps(_mm512_set1_ps(p.lo), v);  // std::max(v, lo)
   v = _mm512_min_ps(_mm512_set1_ps(p.hi), v);  // std::min(v, hi)
   const __m512 z = quantize16(v, p.y_scale, p.y_zp, p.y_type);
-  _mm_mask_storeu_epi8(dst, mask, _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(z)));
+  store_bytes16(z, dst, mask);
 }
 
 // ChannelEpilogue's float epilogue on 16 biased sums of one row, stored under `mask` at `dst`
