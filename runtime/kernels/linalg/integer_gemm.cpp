@@ -291,9 +291,8 @@ class QFusedMatMulKernel final : public Kernel {
       for (int64_t j = 0; j < b_zp.count; ++j)
         if (b_zp.zero_point(j) != 0) return unsupported("QFusedMatMul: B's zero point must be 0");
     }
-    SOD2_RETURN_IF_ERROR(check_scale(kOp, "a_scale", a_scale.scale(0), 0));
-    for (int64_t j = 0; j < b_scale.count; ++j)
-      SOD2_RETURN_IF_ERROR(check_scale(kOp, "b_scale", b_scale.scale(j), j));
+    SOD2_RETURN_IF_ERROR(check_scales(kOp, "a_scale", a_scale));
+    SOD2_RETURN_IF_ERROR(check_scales(kOp, "b_scale", b_scale));
     DType out_type = DType::kFloat;
     if (!float_out_) {
       SOD2_RETURN_IF_ERROR(read_output_quantization(kOp, ctx.input(6), ctx.input(7), a->dtype,

@@ -77,7 +77,8 @@ class IntConvKernel final : public Kernel {
     float hi = std::numeric_limits<float>::infinity();
   };
   IntConvKernel(WindowAttrs attrs, int64_t group, Kind kind, float clip_lo, float clip_hi,
-                EpilogueRun activation, bool constant_weights, bool float_out, Join join)
+                EpilogueRun activation, bool constant_weights, bool constant_w_scale,
+                bool float_out, Join join)
       : attrs_(std::move(attrs)),
         group_(group),
         kind_(kind),
@@ -88,7 +89,8 @@ class IntConvKernel final : public Kernel {
         constant_weights_(constant_weights),
         float_out_(float_out),
         join_(join),
-        depthwise_(constant_weights) {}
+        depthwise_(constant_weights),
+        w_scale_check_(constant_w_scale) {}
 
   Status run(KernelContext& ctx) override {
     const char* op = kind_ == Kind::kConvInteger   ? "ConvInteger"
@@ -140,9 +142,8 @@ class IntConvKernel final : public Kernel {
           read_quant_param(op, "x_scale", ctx.input(1), true, DType::kFloat, 1, false, &x_scale));
       SOD2_RETURN_IF_ERROR(
           read_quant_param(op, "w_scale", ctx.input(4), true, DType::kFloat, m, true, &w_scale));
-      SOD2_RETURN_IF_ERROR(check_scale(op, "x_scale", x_scale.scale(0), 0));
-      for (int64_t i = 0; i < w_scale.count; ++i)
-        SOD2_RETURN_IF_ERROR(check_scale(op, "w_scale", w_scale.scale(i), i));
+      SOD2_RETURN_IF_ERROR(check_scales(op, "x_scale", x_scale));
+      SOD2_RETURN_IF_ERROR(w_scale_check_.check(op, "w_scale", w_scale));
       if (float_out_) {
         out_type = DType::kFloat;
       } else {
@@ -568,6 +569,7 @@ class IntConvKernel final : public Kernel {
   Join join_;
   std::vector<VnniWeights> vnni_;  // per group, vnni_weights()
   DepthwiseIntConv depthwise_;     // one input and one output channel per group
+  ScaleCheck w_scale_check_;
 };
 
 Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKernel::Kind kind) {
@@ -600,11 +602,12 @@ Expected<std::unique_ptr<Kernel>> make_int_conv(const NodeInfo& node, IntConvKer
   }
   const size_t w_slot = kind == IntConvKernel::Kind::kConvInteger ? 1 : 3;
   const bool constant_w = w_slot < node.input_constant.size() && node.input_constant[w_slot];
+  const bool constant_w_scale = node.input_constant.size() > 4 && node.input_constant[4];
   // A QDQ group that ends in float (no QuantizeLinear): QFusedConv without y_scale.
   const bool float_out = kind == IntConvKernel::Kind::kQFusedConv &&
                          (node.input_present.size() < 7 || !node.input_present[6]);
-  return std::unique_ptr<Kernel>(std::make_unique<IntConvKernel>(std::move(w), group, kind, lo, hi,
-                                                                 act, constant_w, float_out, join));
+  return std::unique_ptr<Kernel>(std::make_unique<IntConvKernel>(
+      std::move(w), group, kind, lo, hi, act, constant_w, constant_w_scale, float_out, join));
 }
 
 }  // namespace

@@ -445,6 +445,18 @@ void register_quantized_kernels(KernelRegistry& r) {
   r.add("sod2", "QAdd", 1, make_qadd);
 }
 
+Status check_scales(const char* op, const char* what, const QuantParam& scales) {
+  if (!scales.t) return Status::ok_status();
+  const float* s = scales.t->as<const float>();
+  const int64_t n = scales.per_tensor() ? 1 : scales.count;
+  bool valid = true;
+  // NaN fails the first comparison, infinity the second.
+  for (int64_t i = 0; i < n; ++i) valid &= s[i] > 0.f && s[i] <= std::numeric_limits<float>::max();
+  if (valid) return Status::ok_status();
+  for (int64_t i = 0; i < n; ++i) SOD2_RETURN_IF_ERROR(check_scale(op, what, s[i], i));
+  return Status::ok_status();
+}
+
 void quantize_row(const float* in, int64_t n, float scale, int32_t zp, uint8_t* out) {
   math::quantize_rows(in, n, scale, zp, out);
 }

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "runtime/kernels/linalg/int8_vnni.h"
 #include "runtime/kernels/linalg/qdq_epilogue.h"
@@ -473,6 +475,14 @@ TEST(QFusedConv, ZeroNegativeOrNanScalesAreErrorsNamingTheScale) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("w_scale[1]"), std::string::npos) << r.status().to_string();
+  // Per channel, an infinity or NaN past the first value is found too.
+  const HostTensor ws_inf = floats({3}, {0.1f, 0.1f, std::numeric_limits<float>::infinity()});
+  const HostTensor ws_nan = floats({3}, {0.1f, std::nanf(""), 0.1f});
+  for (auto [bad, name] : {std::pair{&ws_inf, "w_scale[2]"}, std::pair{&ws_nan, "w_scale[1]"}}) {
+    auto e = run_sod2("QFusedConv", {&x, &s, &z, &w, bad, &wz, &s, &z}, {}, 1);
+    ASSERT_FALSE(e.ok());
+    EXPECT_NE(e.status().message().find(name), std::string::npos) << e.status().to_string();
+  }
   const HostTensor nan = floats({}, {std::nanf("")}), neg = floats({}, {-1.0f});
   const HostTensor ws = floats({3}, {0.1f, 0.1f, 0.1f});
   for (const HostTensor* bad : {&nan, &neg}) {

@@ -58,6 +58,27 @@ TEST(Quantize, RoundHalfEvenSaturationAndNan) {
   EXPECT_EQ(quant::requantize<int8_t>(100, 0.025f, -1), 1);  // 2.5 -> 2, + -1
 }
 
+// A constant input's scales are checked on its first run and again only if its tensor moves; any
+// other input's, every run.
+TEST(Quantize, ScaleCheckSkipsOnlyAConstantItHasChecked) {
+  Tensor good, bad;
+  float good_values[3] = {0.1f, 0.2f, 0.3f}, bad_values[3] = {0.1f, 0.f, 0.3f};
+  good.dtype = bad.dtype = DType::kFloat;
+  good.shape = bad.shape = Shape({3});
+  good.data = good_values;
+  bad.data = bad_values;
+  const quant::QuantParam g{&good, 3}, b{&bad, 3};
+  quant::ScaleCheck constant(true), varying(false);
+  EXPECT_FALSE(constant.check("Op", "w_scale", b).ok());
+  EXPECT_TRUE(constant.check("Op", "w_scale", g).ok());
+  EXPECT_FALSE(constant.check("Op", "w_scale", b).ok()) << "another tensor is checked again";
+  EXPECT_TRUE(varying.check("Op", "w_scale", g).ok());
+  good_values[2] = -1.f;
+  const Status s = varying.check("Op", "w_scale", g);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("w_scale[2]"), std::string::npos) << s.to_string();
+}
+
 TEST(Quantize, OnnxExamplePerTensor) {
   const HostTensor x = floats({6}, {0, 2, 3, 1000, -254, -1000});
   const HostTensor s = floats({}, {2});
