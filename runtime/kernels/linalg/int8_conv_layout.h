@@ -131,6 +131,13 @@ inline void pad_rows(const Window3& g, const Padded& p, const T* x, int8_t pad, 
   }
 }
 
+// pad_rows on AVX-512 vectors (int8_pad_rows.cpp), for stride 1: the same bytes, 8-bit input
+// x of either type stored xor `flip`. Where may_overrun, a row's last store may write up to 63
+// bytes past it (the rows after are the caller's to rewrite or ignore, and the buffer has that
+// slack). Returns false, having written nothing, where it does not apply.
+bool pad_rows_vector(const Window3& g, const Padded& p, const void* x, uint8_t flip, int8_t pad,
+                     int64_t r0, int64_t r1, int8_t* out, bool may_overrun);
+
 // im2col of a tile's segments into col[rows][width] from the padded input: per tap and
 // segment, one run copied in 8-byte chunks (inlined moves; the overrun lands where the next
 // segment or row writes, or in the buffers' slack).

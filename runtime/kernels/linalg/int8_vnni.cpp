@@ -214,10 +214,15 @@ SOD2_TARGET_VNNI void gemm_lanes_vnni(const VnniWeights& w, int64_t m0, int64_t 
   for (int64_t o = c0; o < c1; o += 16 * kNv) {
     const int nv = static_cast<int>(std::min<int64_t>(kNv, (c1 - o) / 16));
     const int8_t* wl = w.lanes.data() + o * 4;
-    for (int64_t j = 0; j < n; j += kP) {
+    // Tiles of 6 positions, the last two of 7 or 8 as 4 + 3 or 4 + 4: a tile of one or two
+    // positions keeps too few sums in flight to hide the multiply-add's latency (a 7x7 map's
+    // 49th position cost a twentieth of its conv on one thread).
+    for (int64_t j = 0, p = 0; j < n; j += p) {
+      const int64_t left = n - j;
+      p = left == 7 || left == 8 ? 4 : std::min<int64_t>(kP, left);
       const uint8_t* xb = packed_x + j * 4;
       int32_t* st = stage + j * ld + (o - c0);
-      switch (std::min<int64_t>(kP, n - j)) {
+      switch (p) {
         case 1: lanes_tile_nv<1>(nv, wl, quad_w, xb, quad_x, w.quads, st, ld); break;
         case 2: lanes_tile_nv<2>(nv, wl, quad_w, xb, quad_x, w.quads, st, ld); break;
         case 3: lanes_tile_nv<3>(nv, wl, quad_w, xb, quad_x, w.quads, st, ld); break;

@@ -331,10 +331,12 @@ class IntConvKernel final : public Kernel {
     // without slack.
     if (point) p.wp = g.in[2];
     // Rows [r0, r1) of the GEMM's input copy: the padded one, or the compact one of `from`.
-    auto prepare = [&](const T* x_img, int64_t r0, int64_t r1, int8_t* dst) {
+    // may_overrun: the rows after r1 in dst are this thread's to rewrite or ignore.
+    auto prepare = [&](const T* x_img, int64_t r0, int64_t r1, int8_t* dst, bool may_overrun) {
       if (from) {
         compact_rows<T, kFlip>(*from, x_img, r0, r1, dst);
-      } else {
+      } else if (!pad_rows_vector(g, p, x_img, kFlip, static_cast<int8_t>(zero), r0, r1, dst,
+                                  may_overrun)) {
         pad_rows<T, kFlip>(g, p, x_img, static_cast<int8_t>(zero), r0, r1, dst);
       }
     };
@@ -375,9 +377,9 @@ class IntConvKernel final : public Kernel {
     const bool own_pad = !direct && !split_channels && p.pz == 1 && parts > 1 && slots == parts;
     auto round64 = [](size_t v) { return (v + 63) & ~size_t{63}; };
     // Slack past the last row: im2col's chunked copies read up to kCopyChunk - 1 bytes beyond
-    // a run, vnni_pack_runs up to 31.
+    // a run, vnni_pack_runs up to 31, and pad_rows_vector's last store may write 63.
     const size_t padded_bytes =
-        direct ? 0 : round64(static_cast<size_t>(cg * p.channel_bytes()) + 32);
+        direct ? 0 : round64(static_cast<size_t>(cg * p.channel_bytes()) + 64);
     // The VNNI path packs its operand straight from the padded input: no im2col tile.
     const size_t col_bytes =
         direct || point || kVnni ? 0 : round64(static_cast<size_t>(rows * tile) + kCopyChunk);
@@ -408,10 +410,11 @@ class IntConvKernel final : public Kernel {
       if (!direct && !own_pad) {
         const int64_t prow = cg * p.pz * p.py;
         if (threads == 1) {
-          prepare(x_img, 0, prow, xp);
+          prepare(x_img, 0, prow, xp, true);
         } else {
-          ctx.pool().parallel_for(prow, std::max<int64_t>(1, 16384 / p.row_bytes()),
-                                  [&](int64_t r0, int64_t r1) { prepare(x_img, r0, r1, xp); });
+          ctx.pool().parallel_for(
+              prow, std::max<int64_t>(1, 16384 / p.row_bytes()),
+              [&](int64_t r0, int64_t r1) { prepare(x_img, r0, r1, xp, false); });
         }
       }
       for_slots(ctx.pool(), jobs, slots, [&](int64_t job, int64_t slot) {
@@ -430,7 +433,8 @@ class IntConvKernel final : public Kernel {
           const int64_t oy0 = part_begin / g.out[2], oy1 = (part_end - 1) / g.out[2];
           const int64_t y0 = oy0 * g.stride[1];
           const int64_t y1 = std::min(p.py, oy1 * g.stride[1] + (g.k[1] - 1) * g.dil[1] + 1);
-          for (int64_t ch = 0; ch < cg; ++ch) prepare(x_img, ch * p.py + y0, ch * p.py + y1, xs);
+          for (int64_t ch = 0; ch < cg; ++ch)
+            prepare(x_img, ch * p.py + y0, ch * p.py + y1, xs, true);
         }
         char* base = slot_base + slot_bytes * static_cast<size_t>(slot);
         auto* col = reinterpret_cast<int8_t*>(base);

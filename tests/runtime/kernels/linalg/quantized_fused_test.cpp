@@ -125,6 +125,9 @@ const Geometry kGeometries[] = {
     {"deep, channel blocks in lanes", {1, 128, 9, 9, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
     {"deep, two parts in lanes", {1, 128, 20, 18, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
     {"deep, two images in lanes", {2, 120, 11, 13, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
+    // 49 and 44 positions: tiles of 6 positions, the last 7 as 4 + 3 and the last 8 as 4 + 4.
+    {"deep 7x7 map in lanes", {1, 128, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
+    {"deep 4x11 map in lanes", {1, 128, 4, 11, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}},
 };
 
 TEST(QFusedConv, EveryPathMatchesTheInt64ReferenceBitForBit) {
