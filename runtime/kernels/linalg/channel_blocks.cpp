@@ -43,18 +43,45 @@ inline void transpose(Lanes<N>* r) {
   transpose_stage<N, 1>(r);
 }
 
+// Where blocked positions go: position p at out[(p / row_len) * row_stride + (p % row_len) *
+// block], rows of row_len positions row_stride floats apart (a padded buffer's rows); one row
+// of `count` is plain position-major.
+struct RowsOut {
+  float* out;
+  int64_t row_len, row_stride;
+};
+
+// Stores the first n vectors of r, positions p.. of `to`, `col` being p's column in its row.
+template <class V>
+inline void store_positions(const V* r, int64_t n, const RowsOut& to, int64_t p, int64_t col,
+                            int block) {
+  float* dst = to.out + p / to.row_len * to.row_stride + col * block;
+  for (int64_t k = 0; k < n; ++k) {
+    std::memcpy(dst, &r[k], sizeof(V));
+    dst += block;
+    if (++col == to.row_len) {
+      col = 0;
+      dst += to.row_stride - to.row_len * block;
+    }
+  }
+}
+
 // Square tiles of kBlock positions x kBlock channels, so both sides move whole vectors; the last
 // partial tile goes through a zero-filled full one.
 template <int kBlock>
 SOD2_CPU_CLONES void interleave(const float* __restrict x, int64_t stride, int64_t count,
-                                float* __restrict out) {
+                                RowsOut to) {
   using V = Lanes<kBlock>;
   V r[kBlock];
+  const bool one_row = to.row_len >= count;
   int64_t p = 0;
   for (; p + kBlock <= count; p += kBlock) {
     for (int j = 0; j < kBlock; ++j) std::memcpy(&r[j], x + j * stride + p, sizeof(V));
     transpose<kBlock>(r);
-    std::memcpy(out + p * kBlock, r, sizeof r);
+    if (one_row)
+      std::memcpy(to.out + p * kBlock, r, sizeof r);
+    else
+      store_positions(r, kBlock, to, p, p % to.row_len, kBlock);
   }
   if (p == count) return;
   const int64_t rest = count - p;
@@ -63,7 +90,7 @@ SOD2_CPU_CLONES void interleave(const float* __restrict x, int64_t stride, int64
     std::memcpy(&r[j], x + j * stride + p, sizeof(float) * rest);
   }
   transpose<kBlock>(r);
-  std::memcpy(out + p * kBlock, r, sizeof(V) * rest);
+  store_positions(r, rest, to, p, p % to.row_len, kBlock);
 }
 
 // interleave from 8-bit planes: a tile's bytes (the last partial tile's zero-filled), widened to
@@ -71,11 +98,12 @@ SOD2_CPU_CLONES void interleave(const float* __restrict x, int64_t stride, int64
 // widening: __builtin_convertvector of bytes, or a loop per row, became scalar conversions.
 template <int kBlock, class T>
 SOD2_CPU_CLONES void interleave_8bit(const T* __restrict x, int64_t stride, int64_t count,
-                                     float zero_point, float* __restrict out) {
+                                     float zero_point, RowsOut to) {
   using V = Lanes<kBlock>;
   V r[kBlock];
   alignas(64) T bytes[kBlock * kBlock];
   alignas(64) float tile[kBlock * kBlock];
+  const bool one_row = to.row_len >= count;
   for (int64_t p = 0; p < count; p += kBlock) {
     const int64_t n = std::min<int64_t>(kBlock, count - p);
     if (n == kBlock) {
@@ -89,7 +117,10 @@ SOD2_CPU_CLONES void interleave_8bit(const T* __restrict x, int64_t stride, int6
       tile[i] = static_cast<float>(static_cast<int32_t>(bytes[i])) - zero_point;
     for (int j = 0; j < kBlock; ++j) std::memcpy(&r[j], tile + j * kBlock, sizeof(V));
     transpose<kBlock>(r);
-    std::memcpy(out + p * kBlock, r, sizeof(V) * static_cast<size_t>(n));
+    if (one_row)
+      std::memcpy(to.out + p * kBlock, r, sizeof(V) * static_cast<size_t>(n));
+    else
+      store_positions(r, n, to, p, p % to.row_len, kBlock);
   }
 }
 
@@ -114,37 +145,55 @@ SOD2_CPU_CLONES void deinterleave(const float* __restrict in, int64_t count, int
 
 }  // namespace
 
+void block_positions_rows(int block, int channels, const float* x, int64_t stride, int64_t count,
+                          int64_t row_len, int64_t row_stride, float* out) {
+  const RowsOut to{out, std::max<int64_t>(row_len, 1), row_stride};
+  if (channels == block) {
+    if (block == 16) return interleave<16>(x, stride, count, to);
+    if (block == 8) return interleave<8>(x, stride, count, to);
+    if (block == 4) return interleave<4>(x, stride, count, to);
+  }
+  for (int64_t p = 0; p < count; ++p) {
+    float* dst = out + p / to.row_len * row_stride + p % to.row_len * block;
+    for (int j = 0; j < block; ++j) dst[j] = j < channels ? x[j * stride + p] : 0.f;
+  }
+}
+
 void block_positions(int block, int channels, const float* x, int64_t stride, int64_t count,
                      float* out) {
-  if (channels == block) {
-    if (block == 16) return interleave<16>(x, stride, count, out);
-    if (block == 8) return interleave<8>(x, stride, count, out);
-    if (block == 4) return interleave<4>(x, stride, count, out);
-  }
-  for (int64_t p = 0; p < count; ++p)
-    for (int j = 0; j < block; ++j) out[p * block + j] = j < channels ? x[j * stride + p] : 0.f;
+  block_positions_rows(block, channels, x, stride, count, count, 0, out);
 }
 
 template <class T>
 void block_positions_typed(int block, int channels, const T* x, float zp, int64_t stride,
-                           int64_t count, float* out) {
+                           int64_t count, const RowsOut& to) {
   if (channels == block) {
-    if (block == 16) return interleave_8bit<16>(x, stride, count, zp, out);
-    if (block == 8) return interleave_8bit<8>(x, stride, count, zp, out);
-    if (block == 4) return interleave_8bit<4>(x, stride, count, zp, out);
+    if (block == 16) return interleave_8bit<16>(x, stride, count, zp, to);
+    if (block == 8) return interleave_8bit<8>(x, stride, count, zp, to);
+    if (block == 4) return interleave_8bit<4>(x, stride, count, zp, to);
   }
-  for (int64_t p = 0; p < count; ++p)
+  for (int64_t p = 0; p < count; ++p) {
+    float* dst = to.out + p / to.row_len * to.row_stride + p % to.row_len * block;
     for (int j = 0; j < block; ++j)
-      out[p * block + j] = j < channels ? static_cast<float>(x[j * stride + p]) - zp : 0.f;
+      dst[j] = j < channels ? static_cast<float>(x[j * stride + p]) - zp : 0.f;
+  }
+}
+
+void block_positions_8bit_rows(int block, int channels, const void* x, bool is_signed,
+                               int32_t zero_point, int64_t stride, int64_t count, int64_t row_len,
+                               int64_t row_stride, float* out) {
+  const float zp = static_cast<float>(zero_point);
+  const RowsOut to{out, std::max<int64_t>(row_len, 1), row_stride};
+  if (is_signed)
+    return block_positions_typed(block, channels, static_cast<const int8_t*>(x), zp, stride, count,
+                                 to);
+  block_positions_typed(block, channels, static_cast<const uint8_t*>(x), zp, stride, count, to);
 }
 
 void block_positions_8bit(int block, int channels, const void* x, bool is_signed,
                           int32_t zero_point, int64_t stride, int64_t count, float* out) {
-  const float zp = static_cast<float>(zero_point);
-  if (is_signed)
-    return block_positions_typed(block, channels, static_cast<const int8_t*>(x), zp, stride, count,
-                                 out);
-  block_positions_typed(block, channels, static_cast<const uint8_t*>(x), zp, stride, count, out);
+  block_positions_8bit_rows(block, channels, x, is_signed, zero_point, stride, count, count, 0,
+                            out);
 }
 
 void unblock_positions(int block, int channels, const float* in, int64_t count, int64_t stride,

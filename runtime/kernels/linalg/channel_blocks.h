@@ -19,6 +19,15 @@ void block_positions(int block, int channels, const float* x, int64_t stride, in
 void block_positions_8bit(int block, int channels, const void* x, bool is_signed,
                           int32_t zero_point, int64_t stride, int64_t count, float* out);
 
+// block_positions and block_positions_8bit into rows: position p at out[(p / row_len) *
+// row_stride + (p % row_len) * block], so a band of input rows lands straight in the rows of a
+// padded buffer (row_stride floats apart) with no copy between.
+void block_positions_rows(int block, int channels, const float* x, int64_t stride, int64_t count,
+                          int64_t row_len, int64_t row_stride, float* out);
+void block_positions_8bit_rows(int block, int channels, const void* x, bool is_signed,
+                               int32_t zero_point, int64_t stride, int64_t count, int64_t row_len,
+                               int64_t row_stride, float* out);
+
 // The inverse: lanes [0, channels) of `count` blocked positions into planes `stride` apart.
 void unblock_positions(int block, int channels, const float* in, int64_t count, int64_t stride,
                        float* y);

@@ -48,7 +48,7 @@ struct LaneJob : Window2D {  // the window's spatial axes (geometry.h)
   // Work items are bands of band_rows output rows, which read band_in_rows padded input rows.
   int64_t band_rows, bands, band_in_rows;
   // Slot layout (floats from the slot's start), each part 64-byte aligned.
-  int64_t packed_off, padded_off, out_off, weights_off, bias_off, slot_floats;
+  int64_t padded_off, out_off, weights_off, bias_off, slot_floats;
 };
 
 inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
@@ -107,7 +107,6 @@ SOD2_SIMD_INLINE void output_block(const LaneJob& j, const float* padded, int64_
 
 template <int VL>
 SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
-  float* packed = slot + j.packed_off;
   float* padded = slot + j.padded_off;
   float* out = slot + j.out_off;
   float* wt = slot + j.weights_off;
@@ -130,24 +129,28 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
     const int64_t iy0 = std::clamp<int64_t>(r0 - j.pt, 0, j.ih);
     const int64_t iy1 = std::clamp<int64_t>(r1 - j.pt, iy0, j.ih);
     const int64_t first = (img * j.c + c0) * in_plane + iy0 * j.iw, count = (iy1 - iy0) * j.iw;
-    // The band's rows are contiguous in each plane: one interleave of whole tiles for all. A
-    // blocked X holds them interleaved already, in one run (its block starts where the NCHW
-    // block of planes would).
-    const float* rows = packed;
-    if (j.x_blocked)
-      rows = j.x + (img * j.c + c0) * in_plane + iy0 * j.iw * VL;
-    else if (j.x)
-      block_positions(VL, nc, j.x + first, in_plane, count, packed);
-    else
-      block_positions_8bit(VL, nc, static_cast<const uint8_t*>(j.x8.data) + first,
-                           j.x8.type == DType::kInt8, j.x8.zero_point, in_plane, count, packed);
+    // The band's rows are contiguous in each plane: one interleave of whole tiles for all,
+    // each position stored straight into its padded row. A blocked X holds them interleaved
+    // already, in one run (its block starts where the NCHW block of planes would), copied in.
+    float* band_rows = padded + (iy0 + j.pt - r0) * row_floats + j.pl * VL;
+    if (j.x_blocked) {
+      const float* rows = j.x + (img * j.c + c0) * in_plane + iy0 * j.iw * VL;
+      for (int64_t iy = iy0; iy < iy1; ++iy)
+        std::memcpy(band_rows + (iy - iy0) * row_floats, rows + (iy - iy0) * j.iw * VL,
+                    sizeof(float) * j.iw * VL);
+    } else if (j.x) {
+      block_positions_rows(VL, nc, j.x + first, in_plane, count, j.iw, row_floats, band_rows);
+    } else {
+      block_positions_8bit_rows(VL, nc, static_cast<const uint8_t*>(j.x8.data) + first,
+                                j.x8.type == DType::kInt8, j.x8.zero_point, in_plane, count, j.iw,
+                                row_floats, band_rows);
+    }
     for (int64_t r = r0; r < r1; ++r) {
-      float* row = padded + (r - r0) * row_floats;
       const int64_t iy = r - j.pt;
-      if (iy >= iy0 && iy < iy1)
-        std::memcpy(row + j.pl * VL, rows + (iy - iy0) * j.iw * VL, sizeof(float) * j.iw * VL);
-      else
+      if (iy < iy0 || iy >= iy1) {
+        float* row = padded + (r - r0) * row_floats;
         std::fill(row, row + row_floats, 0.f);
+      }
     }
     block_positions(VL, nc, j.w + c0 * taps, taps, taps, wt);
     for (int l = 0; l < VL; ++l) {
@@ -208,9 +211,7 @@ LaneJob lane_job(const ConvShape& s, int vl) {
                                     std::max<int64_t>(j.oh, 1));
   j.bands = (j.oh + j.band_rows - 1) / j.band_rows;
   j.band_in_rows = (j.band_rows - 1) * j.sh + reach;
-  const int64_t packed_floats = round_up(std::min(j.band_in_rows, j.ih) * j.iw * vl, 16);
-  j.packed_off = 0;
-  j.padded_off = packed_floats;
+  j.padded_off = 0;
   j.out_off = j.padded_off + round_up(j.band_in_rows * j.pw * vl, 16);
   j.weights_off = j.out_off + round_up(j.band_rows * j.ow * vl, 16);
   j.bias_off = j.weights_off + round_up(j.kh * j.kw * vl, 16);
