@@ -16,8 +16,7 @@ namespace {
 
 using simd::Vec;
 
-// Largest per-thread scratch (floats): the packed input, its padded copy and the output of VL
-// planes.
+// Largest per-thread scratch (floats): the padded input and the output of VL planes.
 constexpr int64_t kMaxSlotFloats = int64_t{64} << 10;
 
 struct LaneJob : Window2D {  // the window's spatial axes (geometry.h)
@@ -27,7 +26,7 @@ struct LaneJob : Window2D {  // the window's spatial axes (geometry.h)
   Window3 g;       // the whole window, for the taps each output's window keeps (axis_window)
   int64_t ph, pw;  // the padded buffer's rows and columns
   // Slot layout (floats from the slot's start), each part 64-byte aligned.
-  int64_t packed_off, padded_off, out_off, slot_floats;
+  int64_t padded_off, out_off, slot_floats;
 };
 
 inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
@@ -45,8 +44,7 @@ LaneJob lane_job(const Window3& g, int vl) {
   // Rows and columns the taps read, or the input reaches, whichever is further.
   j.ph = std::max((j.oh - 1) * j.sh + (j.kh - 1) * j.dh + 1, j.pt + j.ih);
   j.pw = std::max((j.ow - 1) * j.sw + (j.kw - 1) * j.dw + 1, j.pl + j.iw);
-  j.packed_off = 0;
-  j.padded_off = round_up(j.ih * j.iw * vl, 16);
+  j.padded_off = 0;
   j.out_off = j.padded_off + round_up(j.ph * j.pw * vl, 16);
   j.slot_floats = j.out_off + round_up(j.oh * j.ow * vl, 16);
   return j;
@@ -82,7 +80,6 @@ SOD2_SIMD_INLINE void pool_item(const LaneJob& j, const float* padded, const boo
 
 template <int VL>
 SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float* slot) {
-  float* packed = slot + j.packed_off;
   float* padded = slot + j.padded_off;
   float* out = slot + j.out_off;
   constexpr float kLow = -std::numeric_limits<float>::infinity();
@@ -95,10 +92,9 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
   for (int64_t it = i0; it < i1; ++it) {
     const int64_t p0 = it * VL;
     const int nc = static_cast<int>(std::min<int64_t>(VL, j.planes - p0));
-    block_positions(VL, nc, j.x + p0 * in_plane, in_plane, in_plane, packed);
-    for (int64_t iy = 0; iy < j.ih; ++iy)
-      std::copy(packed + iy * j.iw * VL, packed + (iy + 1) * j.iw * VL,
-                padded + (iy + j.pt) * row + j.pl * VL);
+    // Straight into the padded buffer's interior rows.
+    block_positions_rows(VL, nc, j.x + p0 * in_plane, in_plane, in_plane, j.iw, row,
+                         padded + j.pt * row + j.pl * VL);
     if (k3)
       pool_item<VL, 3>(j, padded, column_reaches, out);
     else
