@@ -389,12 +389,14 @@ SOD2_SIMD_INLINE void global_planes(const float* X, float* Y, int64_t P, int64_t
       }
       for (; i < P; ++i) r = xp[i] > r ? xp[i] : r;
     } else {
+      // Four accumulators, then one for the whole vectors left (a 7x7 plane is three of them,
+      // which the four-vector loop alone left to 49 dependent scalar adds), a tree across the
+      // lanes, the rest one by one.
       Vec<VL> s[4] = {};
       for (; i + 4 * VL <= P; i += 4 * VL)
         for (int u = 0; u < 4; ++u) s[u] += simd::load<VL>(xp + i + u * VL);
-      const Vec<VL> ss = (s[0] + s[1]) + (s[2] + s[3]);
-      r = 0.f;
-      for (int l = 0; l < VL; ++l) r += ss[l];
+      for (; i + VL <= P; i += VL) s[0] += simd::load<VL>(xp + i);
+      r = simd::reduce_add<VL>((s[0] + s[1]) + (s[2] + s[3]));
       for (; i < P; ++i) r += xp[i];
       r = P ? r / static_cast<float>(P) : 0.f;
     }

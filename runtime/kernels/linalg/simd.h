@@ -48,6 +48,24 @@ SOD2_SIMD_INLINE Vec<VL> vmax(Vec<VL> a, Vec<VL> b) {
   return a > b ? a : b;
 }
 
+// The sum of v's lanes as a tree (halves added until one lane is left): log2(VL) dependent adds
+// instead of VL.
+template <int VL>
+SOD2_SIMD_INLINE float reduce_add(Vec<VL> v) {
+  if constexpr (VL == 16) {
+    const Vec<8> lo = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
+    const Vec<8> hi = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+    return reduce_add<8>(lo + hi);
+  } else if constexpr (VL == 8) {
+    const Vec<4> lo = __builtin_shufflevector(v, v, 0, 1, 2, 3);
+    const Vec<4> hi = __builtin_shufflevector(v, v, 4, 5, 6, 7);
+    return reduce_add<4>(lo + hi);
+  } else {
+    static_assert(VL == 4);
+    return (v[0] + v[2]) + (v[1] + v[3]);
+  }
+}
+
 enum class Level { kBase, kAvx2, kAvx512 };
 
 // The level tests force (kBase..detected); -1 when not forced.

@@ -317,8 +317,9 @@ TEST(Pool, AutoPadOneDAndErrors) {
 }
 
 TEST(Pool, Global) {
-  // Plane sizes below, at and above the vector accumulators' block (4 x 16 floats), and odd.
-  for (int64_t w : {6, 16, 64, 71, 200}) {
+  // Plane sizes below, at and above the vector accumulators' block (4 x 16 floats), and odd;
+  // 7x7 is three whole vectors and one float.
+  for (int64_t w : {6, 7, 16, 64, 71, 200}) {
     SCOPED_TRACE("plane 7x" + std::to_string(w));
     const HostTensor x = rand_tensor({2, 5, 7, w}, 3);
     const int64_t P = 7 * w;
