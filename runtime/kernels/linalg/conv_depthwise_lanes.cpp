@@ -174,6 +174,10 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
                    VL, VL, c0, false);
       continue;
     }
+    if (VL == 16 && j.x8.finish_lanes) {
+      j.x8.finish_lanes(j.x8.finish_context, img * j.c + c0, nc, oy0 * j.ow, outputs_here, out);
+      continue;
+    }
     const int64_t y_first = (img * j.c + c0) * out_plane + oy0 * j.ow;
     float* y = j.y + y_first;
     unblock_positions(VL, nc, out, outputs_here, out_plane, y);
@@ -261,6 +265,9 @@ Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const flo
                                const DepthwiseInt8Input* x8, BlockedTensors held) {
   const simd::Level level = simd::simd_level();
   if (!X && !(x8 && x8->data)) return invalid_argument("depthwise convolution: no input");
+  // Sums handed over in lanes are 16 wide; any other width goes through Y.
+  const bool lanes_out = x8 && x8->finish_lanes && simd::lanes(level) == 16;
+  if (!Y && !lanes_out) return invalid_argument("depthwise convolution: no output");
   if (!lanes_serve(s, simd::lanes(level)) ||
       (held.any() && (x8 || !depthwise_lanes_serves_blocked(s, held.block))))
     return internal_error("depthwise convolution: the channel-lane path does not serve this shape");

@@ -43,6 +43,11 @@ struct DepthwiseInt8Input {
   void (*finish)(const void* context, int64_t plane0, int64_t planes, int64_t q0,
                  int64_t q1) = nullptr;
   const void* finish_context = nullptr;
+  // Or, where set and the item's channels are 16 vector lanes, the item's sums as the path holds
+  // them, never written to Y: `count` positions from q0 of planes [plane0, plane0 + planes),
+  // lanes[p * 16 + l] the sum of plane0 + l at position q0 + p.
+  void (*finish_lanes)(const void* context, int64_t plane0, int64_t planes, int64_t q0,
+                       int64_t count, const float* lanes) = nullptr;
 };
 
 // `count` values of x8 from element `first`, minus its zero point, as floats (exact). Inline so

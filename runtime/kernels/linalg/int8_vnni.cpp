@@ -297,6 +297,28 @@ SOD2_TARGET_VNNI void finish_float_sums_vnni(const ChannelEpilogue& e, int64_t r
   }
 }
 
+SOD2_TARGET_VNNI void finish_float_lanes_vnni(const ChannelEpilogue& e, int64_t row0, int channels,
+                                              const float* lanes, int64_t count, int64_t plane,
+                                              int64_t at, void* out) {
+  const size_t bytes = dtype_size(e.out_type);
+  for (int64_t t = 0; t < count; t += kVnniCols) {
+    const int64_t rows = std::min<int64_t>(kVnniCols, count - t);
+    __m512i v[16];
+    for (int64_t i = 0; i < 16; ++i)
+      v[i] = i < rows ? _mm512_cvttps_epi32(_mm512_loadu_ps(lanes + (t + i) * 16))
+                      : _mm512_setzero_si512();
+    transpose16(v);
+    const __mmask16 mask = first_positions(count - t);
+    for (int l = 0; l < channels; ++l) {
+      const int64_t r = row0 + l;
+      const __m512i bias = _mm512_set1_epi32(e.bias ? e.bias[r] : 0);
+      // store_row's `at` counts from out, in elements; rows are channels of e.
+      store_row(_mm512_add_epi32(v[l], bias), e, r,
+                static_cast<char*>(out) + static_cast<size_t>(at + l * plane + t) * bytes, 0, mask);
+    }
+  }
+}
+
 SOD2_TARGET_VNNI void pack_activations_vnni(const uint8_t* x, int64_t ldx, int64_t k, int64_t n,
                                             uint8_t* out) {
   const int64_t np = vnni_packed_columns(n), quads = (k + 3) / 4;
@@ -376,6 +398,16 @@ void vnni_finish_float_sums(const ChannelEpilogue& e, int64_t row, const float* 
   finish_float_sums_vnni(e, row, sums, n, out);
 #else
   (void)e, (void)row, (void)sums, (void)n, (void)out;
+#endif
+}
+
+void vnni_finish_float_lanes(const ChannelEpilogue& e, int64_t row0, int channels,
+                             const float* lanes, int64_t count, int64_t plane, int64_t at,
+                             void* out) {
+#if SOD2_VNNI
+  finish_float_lanes_vnni(e, row0, channels, lanes, count, plane, at, out);
+#else
+  (void)e, (void)row0, (void)channels, (void)lanes, (void)count, (void)plane, (void)at, (void)out;
 #endif
 }
 

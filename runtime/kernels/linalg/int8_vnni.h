@@ -99,5 +99,11 @@ void vnni_gemm_lanes_requant(const VnniWeights& w, int64_t m0, int64_t m1, const
 // depthwise path's), written from out on (elements of e.out_type).
 void vnni_finish_float_sums(const ChannelEpilogue& e, int64_t row, const float* sums, int64_t n,
                             void* out);
+// The same for `count` positions of `channels` (<= 16) channels held in vector lanes:
+// lanes[p * 16 + l] the sum of channel row0 + l at position p, whose output is at element
+// at + l * plane + p of out.
+void vnni_finish_float_lanes(const ChannelEpilogue& e, int64_t row0, int channels,
+                             const float* lanes, int64_t count, int64_t plane, int64_t at,
+                             void* out);
 
 }  // namespace sod2::rt::quant

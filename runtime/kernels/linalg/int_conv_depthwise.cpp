@@ -6,6 +6,7 @@
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/int8_conv_layout.h"
 #include "runtime/kernels/linalg/int8_depthwise_vnni.h"
+#include "runtime/kernels/linalg/int8_vnni.h"
 
 namespace sod2::rt::quant {
 namespace {
@@ -88,8 +89,23 @@ Status DepthwiseIntConv::in_float(KernelContext& ctx, const Window3& g, const Te
                                   const IntConvEpilogue& e, Tensor* y) {
   const int64_t n = x.shape[0], c = x.shape[1];
   const int64_t out_size = g.out_size();
+  ConvShape shape;
+  shape.n = n;
+  shape.c = c;
+  shape.m = c;
+  shape.group = c;
+  shape.win = g;
+  shape.out = y->shape;
+  const bool lanes = depthwise_lanes_applies(shape);
+  // Where the epilogue is plain arithmetic, each work item's sums are finished by the thread
+  // that computed them, while cached: no second pass, and no call per plane. With channels in
+  // lanes on an AVX512-VNNI CPU, straight from the lanes (no float planes of sums at all).
+  const bool item_epilogue = e.requant && inline_activation(e.activation.activation);
+  const bool from_lanes =
+      item_epilogue && lanes && vnni_available() && simd::simd_level() == simd::Level::kAvx512;
   auto round64 = [](size_t v) { return (v + 63) & ~size_t{63}; };
-  const size_t y_bytes = round64(static_cast<size_t>(n * c * out_size) * sizeof(float));
+  const size_t y_bytes =
+      from_lanes ? 0 : round64(static_cast<size_t>(n * c * out_size) * sizeof(float));
   const size_t c_bytes = round64(static_cast<size_t>(c) * sizeof(float));
   SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(y_bytes + c_bytes + 64));
   auto* yf = static_cast<float*>(mem);
@@ -101,21 +117,11 @@ Status DepthwiseIntConv::in_float(KernelContext& ctx, const Window3& g, const Te
   x8.data = x.data;
   x8.zero_point = x_zp.zero_point(0);
   const int64_t planes = n * c;
-  ConvShape shape;
-  shape.n = n;
-  shape.c = c;
-  shape.m = c;
-  shape.group = c;
-  shape.win = g;
-  shape.out = y->shape;
-  // Where the epilogue is plain arithmetic, each work item's sums are finished by the thread
-  // that computed them, while cached (x8.finish): no second pass, and no call per plane.
   struct Finish {
     ChannelEpilogue e;
     FloatSums sums;
     void* out;
   } fin;
-  const bool item_epilogue = e.requant && inline_activation(e.activation.activation);
   if (item_epilogue) {
     fin.e = e.channel_epilogue(c, per_channel);
     fin.sums.sums = yf;
@@ -132,9 +138,17 @@ Status DepthwiseIntConv::in_float(KernelContext& ctx, const Window3& g, const Te
       part.q1 = q1;
       epilogue_float_sums(f.e, part, f.out);
     };
+    if (from_lanes)
+      x8.finish_lanes = [](const void* context, int64_t plane0, int64_t planes, int64_t q0,
+                           int64_t count, const float* lanes) {
+        const auto& f = *static_cast<const Finish*>(context);
+        vnni_finish_float_lanes(f.e, plane0 % f.sums.channels, static_cast<int>(planes), lanes,
+                                count, f.sums.plane, plane0 * f.sums.plane + q0, f.out);
+      };
   }
-  if (depthwise_lanes_applies(shape)) {
-    SOD2_RETURN_IF_ERROR(depthwise_lanes_forward(ctx, shape, nullptr, wf, yf, EpilogueRun{}, &x8));
+  if (lanes) {
+    SOD2_RETURN_IF_ERROR(depthwise_lanes_forward(ctx, shape, nullptr, wf, from_lanes ? nullptr : yf,
+                                                 EpilogueRun{}, &x8));
   } else {
     SOD2_RETURN_IF_ERROR(depthwise_forward(ctx, shape, nullptr, wf, yf, EpilogueRun{}, &x8));
   }
