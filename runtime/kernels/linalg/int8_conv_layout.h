@@ -15,6 +15,14 @@ namespace sod2::rt::quant {
 
 constexpr int64_t kCopyChunk = 16;  // im2col copies runs in chunks of this many bytes
 
+// Bits [lo, hi) of a 64-bit mask (0 <= lo, hi <= 64): the bytes of a 64-byte vector that fall
+// inside a row, for the masked loads and stores of the AVX-512 kernels.
+inline uint64_t bit_range(int64_t lo, int64_t hi) {
+  if (hi <= lo) return 0;
+  const uint64_t below_hi = hi >= 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
+  return below_hi & ~((uint64_t{1} << lo) - 1);
+}
+
 // Where each stride phase of an input row lands: input column j0 + i * s goes to phase index
 // first + i, for i < count. The same for every row: computed once per call (divisions are slow
 // in a per-row loop).

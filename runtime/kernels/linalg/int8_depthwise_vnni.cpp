@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "runtime/kernels/linalg/int8_conv_layout.h"
 #include "runtime/kernels/linalg/int8_vnni.h"
 
 #if defined(__x86_64__)
@@ -22,27 +23,8 @@ constexpr int64_t kMaxRows = 16;  // kernel rows
 // Input bytes that n positions of a row read.
 int64_t span(const Window2D& g, int64_t n) { return (n - 1) * g.sw + (g.kw - 1) * g.dw + 1; }
 
-bool cpu_has_vbmi() {
-#if SOD2_VNNI
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512vbmi");
-  }();
-  return yes;
-#else
-  return false;
-#endif
-}
-
 #if SOD2_VNNI
 using namespace vnni_store;
-
-// Bits [lo, hi) of a 64-bit mask (0 <= lo, hi <= 64).
-inline uint64_t bit_range(int64_t lo, int64_t hi) {
-  if (hi <= lo) return 0;
-  const uint64_t below_hi = hi >= 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
-  return below_hi & ~((uint64_t{1} << lo) - 1);
-}
 
 // A channel's epilogue with its parameters copied into the object: the plane's stores go
 // through a void*, after which the compiler would read every parameter again from the shared
@@ -140,7 +122,7 @@ SOD2_TARGET_VBMI void plane_vbmi(const VnniDepthwiseWindow& w, const VnniDepthwi
 
 bool vnni_depthwise_applies(const Window2D& g) {
   // Strides and dilations bounded before span() multiplies them (a crafted model's may be huge).
-  return vnni_available() && cpu_has_vbmi() && g.kw <= 4 * VnniDepthwiseWindow::kMaxQuads &&
+  return vnni_available() && vbmi_available() && g.kw <= 4 * VnniDepthwiseWindow::kMaxQuads &&
          g.kh <= kMaxRows && g.sw >= 1 && g.sw <= 64 && g.dw >= 1 && g.dw <= 64 &&
          span(g, kLanes) <= 64 && g.oh > 0 && g.ow >= 28;
 }

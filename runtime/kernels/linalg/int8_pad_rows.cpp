@@ -6,27 +6,13 @@
 #include <cstdint>
 
 #include "runtime/kernels/linalg/int8_conv_layout.h"
+#include "runtime/kernels/linalg/int8_vnni.h"
 
 namespace sod2::rt::quant {
 namespace {
 
 #if SOD2_SIMD_X86
-// Bits [lo, hi) of a 64-bit mask (0 <= lo <= hi <= 64).
-inline uint64_t bit_range(int64_t lo, int64_t hi) {
-  if (hi <= lo) return 0;
-  const uint64_t below_hi = hi >= 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
-  return below_hi & ~((uint64_t{1} << lo) - 1);
-}
-
 #define SOD2_TARGET_AVX512_VBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
-
-bool cpu_has_vbmi() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512vbmi");
-  }();
-  return yes;
-}
 
 // Padded columns [c0, c0 + 64) of a row: the input bytes there xor flip, the zero point around
 // them (src null: all zero point). Masked-off lanes are neither read nor able to fault.
@@ -134,7 +120,7 @@ bool pad_rows_vector(const Window3& g, const Padded& p, const void* x, uint8_t f
     pad_rows_avx512(g, p, bytes, flip, pad, r0, r1, out, may_overrun);
     return true;
   }
-  if (p.s == 2 && cpu_has_vbmi()) {
+  if (p.s == 2 && vbmi_available()) {
     pad_rows_s2_vbmi(g, p, bytes, flip, pad, r0, r1, out, may_overrun);
     return true;
   }

@@ -32,6 +32,18 @@ bool cpu_has_vnni() {
 
 bool vnni_available() { return cpu_has_vnni() && g_vnni_enabled.load(std::memory_order_relaxed); }
 
+bool vbmi_available() {
+#if SOD2_VNNI
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+  }();
+  return yes;
+#else
+  return false;
+#endif
+}
+
 void set_vnni_enabled(bool enabled) { g_vnni_enabled.store(enabled); }
 
 void vnni_pack_weights(const int8_t* w, int64_t m, int64_t k, int64_t ldw, VnniWeights* out) {

@@ -19,6 +19,8 @@ namespace sod2::rt::quant {
 
 // AVX512-VNNI (with AVX512-BW) on this CPU and not turned off: the convolutions use vnni_gemm.
 bool vnni_available();
+// AVX512-VBMI (vpermb) with AVX512-BW on this CPU, whatever set_vnni_enabled says.
+bool vbmi_available();
 // Turns the VNNI path off (or back on, where the CPU has it), for every kernel of the process:
 // lets tests and benchmarks run the other path on a machine with VNNI.
 void set_vnni_enabled(bool enabled);

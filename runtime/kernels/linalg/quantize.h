@@ -200,7 +200,7 @@ inline Status check_scale(const char* op, const char* what, float scale, int64_t
                           std::to_string(scale) + "; scales must be positive and finite");
 }
 
-// check_scale over every value of a scale input, as one loop the compiler vectorises (a call per
+// check_scale over every value of a scale input in one loop with no call per value (a call per
 // value cost a MobileNetV3's run 1.4%: its per-channel scales are checked every run); the
 // message, on failure, names the first bad value.
 Status check_scales(const char* op, const char* what, const QuantParam& scales);
