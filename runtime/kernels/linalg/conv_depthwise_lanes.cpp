@@ -132,18 +132,18 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
     // The band's rows are contiguous in each plane: one interleave of whole tiles for all,
     // each position stored straight into its padded row. A blocked X holds them interleaved
     // already, in one run (its block starts where the NCHW block of planes would), copied in.
-    float* band_rows = padded + (iy0 + j.pt - r0) * row_floats + j.pl * VL;
+    float* band_in = padded + (iy0 + j.pt - r0) * row_floats + j.pl * VL;
     if (j.x_blocked) {
       const float* rows = j.x + (img * j.c + c0) * in_plane + iy0 * j.iw * VL;
       for (int64_t iy = iy0; iy < iy1; ++iy)
-        std::memcpy(band_rows + (iy - iy0) * row_floats, rows + (iy - iy0) * j.iw * VL,
+        std::memcpy(band_in + (iy - iy0) * row_floats, rows + (iy - iy0) * j.iw * VL,
                     sizeof(float) * j.iw * VL);
     } else if (j.x) {
-      block_positions_rows(VL, nc, j.x + first, in_plane, count, j.iw, row_floats, band_rows);
+      block_positions_rows(VL, nc, j.x + first, in_plane, count, j.iw, row_floats, band_in);
     } else {
       block_positions_8bit_rows(VL, nc, static_cast<const uint8_t*>(j.x8.data) + first,
                                 j.x8.type == DType::kInt8, j.x8.zero_point, in_plane, count, j.iw,
-                                row_floats, band_rows);
+                                row_floats, band_in);
     }
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t iy = r - j.pt;
