@@ -67,16 +67,19 @@ inline void store_positions(const V* r, int64_t n, const RowsOut& to, int64_t p,
 }
 
 // Square tiles of kBlock positions x kBlock channels, so both sides move whole vectors; the last
-// partial tile goes through a zero-filled full one.
+// partial tile goes through a zero-filled full one, and so do the lanes past `channels` (a
+// block of fewer channels: MobileNetV3's 72 and 120, ShuffleNet's 24).
 template <int kBlock>
-SOD2_CPU_CLONES void interleave(const float* __restrict x, int64_t stride, int64_t count,
-                                RowsOut to) {
+SOD2_CPU_CLONES void interleave(const float* __restrict x, int channels, int64_t stride,
+                                int64_t count, RowsOut to) {
   using V = Lanes<kBlock>;
   V r[kBlock];
   const bool one_row = to.row_len >= count;
   int64_t p = 0;
   for (; p + kBlock <= count; p += kBlock) {
-    for (int j = 0; j < kBlock; ++j) std::memcpy(&r[j], x + j * stride + p, sizeof(V));
+    // (The transpose leaves data in every row: the missing channels' rows are zeroed each tile.)
+    for (int j = 0; j < channels; ++j) std::memcpy(&r[j], x + j * stride + p, sizeof(V));
+    for (int j = channels; j < kBlock; ++j) r[j] = V{};
     transpose<kBlock>(r);
     if (one_row)
       std::memcpy(to.out + p * kBlock, r, sizeof r);
@@ -87,7 +90,7 @@ SOD2_CPU_CLONES void interleave(const float* __restrict x, int64_t stride, int64
   const int64_t rest = count - p;
   for (int j = 0; j < kBlock; ++j) {
     r[j] = V{};
-    std::memcpy(&r[j], x + j * stride + p, sizeof(float) * rest);
+    if (j < channels) std::memcpy(&r[j], x + j * stride + p, sizeof(float) * rest);
   }
   transpose<kBlock>(r);
   store_positions(r, rest, to, p, p % to.row_len, kBlock);
@@ -97,8 +100,8 @@ SOD2_CPU_CLONES void interleave(const float* __restrict x, int64_t stride, int64
 // floats and centred in one flat loop, then transposed. Written so that GCC vectorises the
 // widening: __builtin_convertvector of bytes, or a loop per row, became scalar conversions.
 template <int kBlock, class T>
-SOD2_CPU_CLONES void interleave_8bit(const T* __restrict x, int64_t stride, int64_t count,
-                                     float zero_point, RowsOut to) {
+SOD2_CPU_CLONES void interleave_8bit(const T* __restrict x, int channels, int64_t stride,
+                                     int64_t count, float zero_point, RowsOut to) {
   using V = Lanes<kBlock>;
   V r[kBlock];
   alignas(64) T bytes[kBlock * kBlock];
@@ -107,14 +110,17 @@ SOD2_CPU_CLONES void interleave_8bit(const T* __restrict x, int64_t stride, int6
   for (int64_t p = 0; p < count; p += kBlock) {
     const int64_t n = std::min<int64_t>(kBlock, count - p);
     if (n == kBlock) {
-      for (int j = 0; j < kBlock; ++j) std::memcpy(bytes + j * kBlock, x + j * stride + p, kBlock);
+      for (int j = 0; j < channels; ++j)
+        std::memcpy(bytes + j * kBlock, x + j * stride + p, kBlock);
     } else {
       std::memset(bytes, 0, sizeof bytes);
-      for (int j = 0; j < kBlock; ++j)
+      for (int j = 0; j < channels; ++j)
         std::memcpy(bytes + j * kBlock, x + j * stride + p, static_cast<size_t>(n));
     }
     for (int i = 0; i < kBlock * kBlock; ++i)
       tile[i] = static_cast<float>(static_cast<int32_t>(bytes[i])) - zero_point;
+    // Lanes past the channels are zeros, not the zero point's negation.
+    for (int i = channels * kBlock; i < kBlock * kBlock; ++i) tile[i] = 0.f;
     for (int j = 0; j < kBlock; ++j) std::memcpy(&r[j], tile + j * kBlock, sizeof(V));
     transpose<kBlock>(r);
     if (one_row)
@@ -124,23 +130,24 @@ SOD2_CPU_CLONES void interleave_8bit(const T* __restrict x, int64_t stride, int6
   }
 }
 
+// The inverse of interleave, into the planes of the first `channels` lanes.
 template <int kBlock>
-SOD2_CPU_CLONES void deinterleave(const float* __restrict in, int64_t count, int64_t stride,
-                                  float* __restrict y) {
+SOD2_CPU_CLONES void deinterleave(const float* __restrict in, int channels, int64_t count,
+                                  int64_t stride, float* __restrict y) {
   using V = Lanes<kBlock>;
   V r[kBlock];
   int64_t p = 0;
   for (; p + kBlock <= count; p += kBlock) {
     std::memcpy(r, in + p * kBlock, sizeof r);
     transpose<kBlock>(r);
-    for (int j = 0; j < kBlock; ++j) std::memcpy(y + j * stride + p, &r[j], sizeof(V));
+    for (int j = 0; j < channels; ++j) std::memcpy(y + j * stride + p, &r[j], sizeof(V));
   }
   if (p == count) return;
   const int64_t rest = count - p;
   for (int q = 0; q < kBlock; ++q) r[q] = V{};
   std::memcpy(r, in + p * kBlock, sizeof(V) * rest);
   transpose<kBlock>(r);
-  for (int j = 0; j < kBlock; ++j) std::memcpy(y + j * stride + p, &r[j], sizeof(float) * rest);
+  for (int j = 0; j < channels; ++j) std::memcpy(y + j * stride + p, &r[j], sizeof(float) * rest);
 }
 
 }  // namespace
@@ -148,10 +155,10 @@ SOD2_CPU_CLONES void deinterleave(const float* __restrict in, int64_t count, int
 void block_positions_rows(int block, int channels, const float* x, int64_t stride, int64_t count,
                           int64_t row_len, int64_t row_stride, float* out) {
   const RowsOut to{out, std::max<int64_t>(row_len, 1), row_stride};
-  if (channels == block) {
-    if (block == 16) return interleave<16>(x, stride, count, to);
-    if (block == 8) return interleave<8>(x, stride, count, to);
-    if (block == 4) return interleave<4>(x, stride, count, to);
+  if (channels > 0 && channels <= block) {
+    if (block == 16) return interleave<16>(x, channels, stride, count, to);
+    if (block == 8) return interleave<8>(x, channels, stride, count, to);
+    if (block == 4) return interleave<4>(x, channels, stride, count, to);
   }
   for (int64_t p = 0; p < count; ++p) {
     float* dst = out + p / to.row_len * row_stride + p % to.row_len * block;
@@ -167,10 +174,10 @@ void block_positions(int block, int channels, const float* x, int64_t stride, in
 template <class T>
 void block_positions_typed(int block, int channels, const T* x, float zp, int64_t stride,
                            int64_t count, const RowsOut& to) {
-  if (channels == block) {
-    if (block == 16) return interleave_8bit<16>(x, stride, count, zp, to);
-    if (block == 8) return interleave_8bit<8>(x, stride, count, zp, to);
-    if (block == 4) return interleave_8bit<4>(x, stride, count, zp, to);
+  if (channels > 0 && channels <= block) {
+    if (block == 16) return interleave_8bit<16>(x, channels, stride, count, zp, to);
+    if (block == 8) return interleave_8bit<8>(x, channels, stride, count, zp, to);
+    if (block == 4) return interleave_8bit<4>(x, channels, stride, count, zp, to);
   }
   for (int64_t p = 0; p < count; ++p) {
     float* dst = to.out + p / to.row_len * to.row_stride + p % to.row_len * block;
@@ -198,10 +205,10 @@ void block_positions_8bit(int block, int channels, const void* x, bool is_signed
 
 void unblock_positions(int block, int channels, const float* in, int64_t count, int64_t stride,
                        float* y) {
-  if (channels == block) {
-    if (block == 16) return deinterleave<16>(in, count, stride, y);
-    if (block == 8) return deinterleave<8>(in, count, stride, y);
-    if (block == 4) return deinterleave<4>(in, count, stride, y);
+  if (channels > 0 && channels <= block) {
+    if (block == 16) return deinterleave<16>(in, channels, count, stride, y);
+    if (block == 8) return deinterleave<8>(in, channels, count, stride, y);
+    if (block == 4) return deinterleave<4>(in, channels, count, stride, y);
   }
   for (int j = 0; j < channels; ++j)
     for (int64_t p = 0; p < count; ++p) y[j * stride + p] = in[p * block + j];

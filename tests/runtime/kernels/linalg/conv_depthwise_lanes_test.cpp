@@ -39,6 +39,46 @@ TEST(ChannelBlocks, InterleaveAndBackAtEveryBlockChannelCountAndTail) {
       }
 }
 
+// The same into rows of a padded buffer (row_len positions, row_stride floats apart), from floats
+// and from 8-bit planes centred on their zero point: the lanes past the channels and the
+// buffer's padding between rows untouched or zero as they should be.
+TEST(ChannelBlocks, InterleaveIntoRowsFromFloatsAndBytes) {
+  for (int block : {4, 8, 16})
+    for (int channels : {1, block / 2 + 1, block})
+      for (int64_t row_len : {1, 3, 7, 14, 17})
+        for (int64_t rows : {1, 2, 5}) {
+          SCOPED_TRACE("block " + std::to_string(block) + " channels " + std::to_string(channels) +
+                       " row " + std::to_string(row_len) + " x " + std::to_string(rows));
+          const int64_t count = row_len * rows, stride = count + 3;
+          const int64_t row_stride = (row_len + 2) * block;  // two positions of padding a row
+          std::vector<float> x(static_cast<size_t>(channels * stride));
+          std::vector<uint8_t> x8(x.size());
+          for (size_t i = 0; i < x.size(); ++i) {
+            x[i] = static_cast<float>(i) + 0.25f;
+            x8[i] = static_cast<uint8_t>(i * 7 % 256);
+          }
+          std::vector<float> out(static_cast<size_t>(rows * row_stride), -1.f),
+              out8(out.size(), -1.f);
+          block_positions_rows(block, channels, x.data(), stride, count, row_len, row_stride,
+                               out.data());
+          block_positions_8bit_rows(block, channels, x8.data(), false, 100, stride, count, row_len,
+                                    row_stride, out8.data());
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < row_len + 2; ++c)
+              for (int j = 0; j < block; ++j) {
+                const size_t at = static_cast<size_t>(r * row_stride + c * block + j);
+                const int64_t p = r * row_len + c;
+                const bool inside = c < row_len;
+                const float want = !inside ? -1.f : j < channels ? x[j * stride + p] : 0.f;
+                const float want8 = !inside        ? -1.f
+                                    : j < channels ? static_cast<float>(x8[j * stride + p]) - 100.f
+                                                   : 0.f;
+                ASSERT_EQ(out[at], want) << "row " << r << " column " << c << " lane " << j;
+                ASSERT_EQ(out8[at], want8) << "row " << r << " column " << c << " lane " << j;
+              }
+        }
+}
+
 struct Case {
   Shape xs;
   std::vector<int64_t> k;
