@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <limits>
 
 #include "runtime/kernels/linalg/qdq_epilogue.h"
 #include "runtime/kernels/linalg/quantize_avx512.h"
@@ -93,8 +94,12 @@ SOD2_TARGET_VNNI inline void float_epilogue(__m512i biased, float scale, float o
     }
     default: break;
   }
-  x = _mm512_max_ps(_mm512_set1_ps(q.clip_lo), x);  // x < lo ? lo : x
-  x = _mm512_min_ps(_mm512_set1_ps(q.clip_hi), x);  // x > hi ? hi : x
+  // x < lo ? lo : x and x > hi ? hi : x; an infinite bound changes nothing, NaN included (vmaxps
+  // and vminps return their second operand then), so it is skipped.
+  if (q.clip_lo != -std::numeric_limits<float>::infinity())
+    x = _mm512_max_ps(_mm512_set1_ps(q.clip_lo), x);
+  if (q.clip_hi != std::numeric_limits<float>::infinity())
+    x = _mm512_min_ps(_mm512_set1_ps(q.clip_hi), x);
   if (q.out_type == DType::kFloat) {
     _mm512_mask_storeu_ps(dst, mask, x);
     return;
