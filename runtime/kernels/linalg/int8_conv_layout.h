@@ -86,6 +86,41 @@ inline Padded padded_layout(const Window3& g) {
   p.wp = (p.px + p.s - 1) / p.s + kCopyChunk;
   return p;
 }
+// The padded rows from r0 on (a row: one (channel, z, y)), each next() the element offset in the
+// input of the next one's input row, or -1 for a row of padding: (ch, z, y) of row r0, then
+// stepped, with no divisions per row. The extents are copied in, so stores through int8_t* (which
+// may alias anything) do not make the compiler read them again.
+class PaddedRowWalk {
+ public:
+  PaddedRowWalk(const Window3& g, const Padded& p, int64_t r0)
+      : py_(p.py),
+        pz_(p.pz),
+        top_(g.pad_begin[1]),
+        front_(g.pad_begin[0]),
+        ih_(g.in[1]),
+        id_(g.in[0]),
+        iw_(g.in[2]),
+        y_(r0 % p.py),
+        z_(r0 / p.py % p.pz),
+        ch_(r0 / (p.py * p.pz)) {}
+  int64_t next() {
+    if (y_ == py_) {
+      y_ = 0;
+      if (++z_ == pz_) {
+        z_ = 0;
+        ++ch_;
+      }
+    }
+    const int64_t iy = y_++ - top_, iz = z_ - front_;
+    if (iy < 0 || iy >= ih_ || iz < 0 || iz >= id_) return -1;
+    return ((ch_ * id_ + iz) * ih_ + iy) * iw_;
+  }
+
+ private:
+  int64_t py_, pz_, top_, front_, ih_, id_, iw_;
+  int64_t y_, z_, ch_;
+};
+
 // Rows [r0, r1) of the padded input (a row: one (channel, z, y)).
 // Values are stored xor kFlip: 0x80 turns uint8 into int8 or back (v ^ 0x80 = v -/+ 128).
 template <class T, uint8_t kFlip>
@@ -94,21 +129,13 @@ inline void pad_rows(const Window3& g, const Padded& p, const T* x, int8_t pad, 
   PhaseRun runs[kMaxCachedPhases];
   for (int64_t ph = 0; ph < p.s && ph < kMaxCachedPhases; ++ph)
     runs[ph] = phase_run(ph, g.pad_begin[2], g.in[2], p.s);
-  // (ch, z, y) of row r0, then stepped: no divisions per row.
-  int64_t y = r0 % p.py, z = r0 / p.py % p.pz, ch = r0 / (p.py * p.pz);
-  for (int64_t r = r0; r < r1; ++r, ++y) {
-    if (y == p.py) {
-      y = 0;
-      if (++z == p.pz) {
-        z = 0;
-        ++ch;
-      }
-    }
+  PaddedRowWalk walk(g, p, r0);
+  for (int64_t r = r0; r < r1; ++r) {
     int8_t* dst = out + r * p.row_bytes();
-    const int64_t iy = y - g.pad_begin[1], iz = z - g.pad_begin[0];
+    const int64_t at = walk.next();
     std::memset(dst, pad, static_cast<size_t>(p.row_bytes()));
-    if (iy < 0 || iy >= g.in[1] || iz < 0 || iz >= g.in[0]) continue;
-    const T* __restrict src = x + ((ch * g.in[0] + iz) * g.in[1] + iy) * g.in[2];
+    if (at < 0) continue;
+    const T* __restrict src = x + at;
     const int64_t x0 = g.pad_begin[2];
     // Locals: stores through int8_t* may alias anything, g included.
     const int64_t w = g.in[2], s = p.s, wp = p.wp;

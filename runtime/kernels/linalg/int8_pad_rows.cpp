@@ -28,29 +28,6 @@ SOD2_TARGET_AVX512 inline __m512i padded_chunk(const uint8_t* src, int64_t x0, i
                                 _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, from), flip_v));
 }
 
-// The input row of padded row r (nullptr: a padding row), stepping (ch, z, y) along.
-struct RowWalk {
-  const Window3& g;
-  const Padded& p;
-  const uint8_t* x;
-  int64_t y, z, ch;
-  RowWalk(const Window3& g_, const Padded& p_, const uint8_t* x_, int64_t r0)
-      : g(g_), p(p_), x(x_), y(r0 % p_.py), z(r0 / p_.py % p_.pz), ch(r0 / (p_.py * p_.pz)) {}
-  const uint8_t* next() {
-    if (y == p.py) {
-      y = 0;
-      if (++z == p.pz) {
-        z = 0;
-        ++ch;
-      }
-    }
-    const int64_t iy = y - g.pad_begin[1], iz = z - g.pad_begin[0];
-    ++y;
-    if (iy < 0 || iy >= g.in[1] || iz < 0 || iz >= g.in[0]) return nullptr;
-    return x + ((ch * g.in[0] + iz) * g.in[1] + iy) * g.in[2];
-  }
-};
-
 // Stride 2: each 64 padded columns split by vpermb into their even (phase 0) and odd (phase 1)
 // 32, stored at the same index of each phase's row.
 SOD2_TARGET_AVX512_VBMI void pad_rows_s2_vbmi(const Window3& g, const Padded& p, const uint8_t* x,
@@ -64,9 +41,10 @@ SOD2_TARGET_AVX512_VBMI void pad_rows_s2_vbmi(const Window3& g, const Padded& p,
     split[32 + i] = static_cast<uint8_t>(2 * i + 1);
   }
   const __m512i perm = _mm512_load_si512(split);
-  RowWalk walk(g, p, x, r0);
+  PaddedRowWalk walk(g, p, r0);
   for (int64_t r = r0; r < r1; ++r) {
-    const uint8_t* src = walk.next();
+    const int64_t at = walk.next();
+    const uint8_t* src = at < 0 ? nullptr : x + at;
     int8_t* dst = out + r * rb;
     for (int64_t i0 = 0; i0 < wp; i0 += 32) {
       const __m512i v =
@@ -93,9 +71,10 @@ SOD2_TARGET_AVX512 void pad_rows_avx512(const Window3& g, const Padded& p, const
                                         int8_t* out, bool may_overrun) {
   const int64_t rb = p.row_bytes(), x0 = g.pad_begin[2], w = g.in[2];
   const __m512i pad_v = _mm512_set1_epi8(pad), flip_v = _mm512_set1_epi8(static_cast<char>(flip));
-  RowWalk walk(g, p, x, r0);
+  PaddedRowWalk walk(g, p, r0);
   for (int64_t r = r0; r < r1; ++r) {
-    const uint8_t* src = walk.next();
+    const int64_t at = walk.next();
+    const uint8_t* src = at < 0 ? nullptr : x + at;
     int8_t* dst = out + r * rb;
     for (int64_t c0 = 0; c0 < rb; c0 += 64) {
       const __m512i v = padded_chunk(src, x0, w, c0, pad_v, flip_v);
