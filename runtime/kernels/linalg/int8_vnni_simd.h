@@ -42,13 +42,12 @@ SOD2_TARGET_VNNI inline __m512i widen8(__m128i bytes, DType type) {
 // product and the sum into a fused multiply-add).
 SOD2_TARGET_VNNI inline void store_8bit(__m512 q, const QuantizedAdd* join, const void* residual,
                                         void* dst, __mmask16 mask) {
-  const __m128i bytes = _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(q));
   if (!join) {
-    _mm_mask_storeu_epi8(dst, mask, bytes);
+    store_bytes16(q, dst, mask);
     return;
   }
   const QuantizedAdd& p = *join;
-  const __m512i a = widen8(bytes, p.a_type);
+  const __m512i a = widen8(_mm512_cvtepi32_epi8(_mm512_cvttps_epi32(q)), p.a_type);
   const __m512i b = widen8(_mm_maskz_loadu_epi8(mask, residual), p.b_type);
   __m512 da = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(a, _mm512_set1_epi32(p.a_zp))),
                             _mm512_set1_ps(p.a_scale));
