@@ -23,6 +23,7 @@ namespace {
 // pool's workers spin between the kernels of a run (thread_pool.h), so handing them work costs
 // well under a microsecond; it was 2e6 when every hand-over was a futex wake.
 constexpr double kMacsPerPart = 0.5e6;
+constexpr int64_t kRowsForFullReuse = 8;
 
 // C = beta * C, for k == 0 (libraries disagree on whether they touch C then).
 void scale_c(const GemmArgs& g) {
@@ -102,7 +103,11 @@ int64_t parallel_parts(const ThreadPool& pool, double macs) {
 
 void sgemm(ThreadPool& pool, const GemmArgs& g, const TileFn* on_tile) {
   if (g.m <= 0 || g.n <= 0) return;
-  int64_t parts = parallel_parts(pool, static_cast<double>(g.m) * g.n * std::max<int64_t>(g.k, 1));
+  // With few rows of A each element of B is used few times: the GEMM streams B at memory speed,
+  // not at the FMA units', so a multiply-add costs more time than the kMacsPerPart rule assumes.
+  const double reuse = static_cast<double>(std::min<int64_t>(g.m, kRowsForFullReuse));
+  int64_t parts = parallel_parts(pool, static_cast<double>(g.m) * g.n * std::max<int64_t>(g.k, 1) *
+                                           (kRowsForFullReuse / reuse));
   // With an epilogue, keep each tile of C within about half of L2 so it is still cached when
   // the epilogue reads it back.
   constexpr int64_t kTileBytes = 512 * 1024;
