@@ -23,7 +23,7 @@ SOD2_SIMD_INLINE float activate(float v, float alpha, float beta) {
     const float t = v < alpha ? alpha : v;
     return t > beta ? beta : t;
   } else if constexpr (A == Activation::kSigmoid) {
-    return 1.f / (1.f + math::vec_expf(-v));
+    return math::vec_sigmoidf(v);
   } else if constexpr (A == Activation::kHardSigmoid) {
     float t = alpha * v + beta;
     t = t > 0.f ? t : 0.f;
@@ -35,7 +35,7 @@ SOD2_SIMD_INLINE float activate(float v, float alpha, float beta) {
   } else if constexpr (A == Activation::kSilu) {
     // Sigmoid's formula, then the Mul (the chain torch exports). No NaN for finite v: e^-v
     // saturates to inf below -88.7 (the sigmoid is then 0 and v * 0 is -0) and to 0 above 87.3.
-    return v * (1.f / (1.f + math::vec_expf(-v)));
+    return v * math::vec_sigmoidf(v);
   } else {
     static_assert(A == Activation::kTanh);
     return math::vec_tanhf(v);
@@ -48,7 +48,25 @@ template <Activation A, int NB, int RM>
 SOD2_SIMD_INLINE void row_pass(float* __restrict y, const float* __restrict res, int64_t n,
                                const float* __restrict b0, const float* __restrict b1, float rb0,
                                float rb1, float alpha, float beta) {
-  for (int64_t j = 0; j < n; ++j) {
+  int64_t j = 0;
+  if constexpr (A == Activation::kSigmoid || A == Activation::kSilu) {
+    // The auto-vectoriser turns the logistic's clamps into masked copies of the whole formula;
+    // written on vectors it is one pass (math::sigmoid_lanes, the same operations as the scalar
+    // tail below).
+    using V16 = simd::Vec<16>;
+    using simd::load;
+    for (; j + 16 <= n; j += 16) {
+      V16 v = load<16>(y + j) + rb0 + rb1;
+      if constexpr (NB >= 1) v += load<16>(b0 + j);
+      if constexpr (NB >= 2) v += load<16>(b1 + j);
+      if constexpr (RM == 1) v += load<16>(res + j);
+      const V16 s = math::sigmoid_lanes(v);
+      v = A == Activation::kSilu ? v * s : s;
+      if constexpr (RM == 2) v += load<16>(res + j);
+      simd::store<16>(y + j, v);
+    }
+  }
+  for (; j < n; ++j) {
     float v = y[j] + rb0 + rb1;
     if constexpr (NB >= 1) v += b0[j];
     if constexpr (NB >= 2) v += b1[j];

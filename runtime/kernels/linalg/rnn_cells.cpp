@@ -7,7 +7,7 @@ namespace sod2::rt {
 namespace {
 
 // As the Sigmoid and Tanh ops compute them, so a model's cell matches its unrolled graph.
-SOD2_SIMD_INLINE float sigmoid(float v) { return 1.f / (1.f + math::vec_expf(-v)); }
+SOD2_SIMD_INLINE float sigmoid(float v) { return math::vec_sigmoidf(v); }
 
 SOD2_SIMD_INLINE void lstm_impl(const float* __restrict xg, const float* __restrict rg,
                                 float* __restrict c, float* __restrict h, int64_t n, int64_t H) {

@@ -38,6 +38,20 @@ SOD2_FORCE_INLINE void map(const float* x, float* y, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
 }
 
+// The logistic function on whole vectors, then the tail one float at a time with the same
+// operations (sigmoid_lanes): the auto-vectoriser turns its clamps into masked copies of the
+// whole formula.
+SOD2_FORCE_INLINE void sigmoid_row(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    V16f v;
+    load(&v, x + i);
+    v = sigmoid_lanes(v);
+    std::memcpy(y + i, &v, sizeof v);
+  }
+  for (; i < n; ++i) y[i] = vec_sigmoidf(x[i]);
+}
+
 // The largest element of x[0, n), n >= 1. A NaN may or may not win; the caller's sum turns NaN
 // either way, so a row with a NaN comes out all NaN. Also prefetches `ahead` floats further on in
 // x, and in y for writing (the row after next), so that the input arrives and the output lines
@@ -249,8 +263,7 @@ void unary_f32(UnaryF32 op, const float* x, float* y, int64_t n, float alpha, fl
     case UnaryF32::kRelu: return map(x, y, n, [](float v) { return v > 0.0f ? v : 0.0f; });
     case UnaryF32::kLeakyRelu:
       return map(x, y, n, [alpha](float v) { return v < 0.0f ? v * alpha : v; });
-    case UnaryF32::kSigmoid:
-      return map(x, y, n, [](float v) { return 1.0f / (1.0f + vec_expf(-v)); });
+    case UnaryF32::kSigmoid: return sigmoid_row(x, y, n);
     case UnaryF32::kHardSigmoid:
       return map(x, y, n, [alpha, beta](float v) {
         float t = alpha * v + beta;
