@@ -2,6 +2,7 @@
 // sweep, every unary fast path at lengths that leave vector tails, the broadcast patterns of
 // transformer graphs for Add/Sub/Mul/Div, Softmax/LogSoftmax along the last and a strided axis
 // with extreme values, and bit-identical results with one and two threads.
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -129,6 +130,36 @@ TEST(MathVecUnary, ExtremeInputs) {
   EXPECT_EQ(th[0], -1.0f);
   EXPECT_EQ(th[1], 1.0f);
   EXPECT_TRUE(std::isnan(th[2]));
+}
+
+// Sigmoid runs whole vectors of 16 and then the rest one float at a time (sigmoid_lanes): the
+// same values either way, the limits exact, NaN kept, and within 2e-7 of the definition where
+// -x crosses the clamps (e^-x leaving the float range at both ends).
+TEST(MathVecUnary, SigmoidIsTheSameInVectorsAndInTheTail) {
+  const std::vector<float> special = {-kInf, kInf,   std::nanf(""), -0.0f,  0.0f,  -1e30f,
+                                      1e30f, -88.5f, -88.0f,        -87.0f, 87.0f, 88.0f,
+                                      89.0f, -20.f,  20.f,          0.25f,  -0.25f};
+  std::vector<float> all;
+  for (int r = 0; r < 5; ++r) all.insert(all.end(), special.begin(), special.end());
+  const HostTensor x = f32_of(all);
+  const auto sg = values<float>(run_ok("Sigmoid", 13, {&x})[0]);
+  ASSERT_EQ(sg.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const float v = all[i];
+    SCOPED_TRACE("x = " + std::to_string(v) + " at " + std::to_string(i));
+    if (std::isnan(v)) {
+      EXPECT_TRUE(std::isnan(sg[i]));
+      continue;
+    }
+    EXPECT_EQ(std::bit_cast<uint32_t>(sg[i]), std::bit_cast<uint32_t>(sg[i % special.size()]));
+    const double want = 1 / (1 + std::exp(-static_cast<double>(v)));
+    EXPECT_NEAR(sg[i], want, 2e-7 * std::max(want, 1e-30)) << "relative";
+    EXPECT_GE(sg[i], 0.0f);
+    EXPECT_LE(sg[i], 1.0f);
+  }
+  EXPECT_EQ(sg[0], 0.0f);
+  EXPECT_EQ(sg[1], 1.0f);
+  EXPECT_EQ(sg[3], 0.5f);
 }
 
 // ---- binary broadcasting
