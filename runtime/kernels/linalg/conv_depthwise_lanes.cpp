@@ -53,8 +53,10 @@ struct LaneJob : Window2D {  // the window's spatial axes (geometry.h)
 
 inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 
-// B outputs: in[b] is the padded buffer at output b's window, out the first one's result.
-template <int VL, int B>
+// B outputs: in[b] is the padded buffer at output b's window, out the first one's result. A is
+// the activation applied to the sums (kNone also where the epilogue runs after the store): a
+// compile-time constant, so the sums stay in registers through it.
+template <int VL, int B, Activation A>
 SOD2_SIMD_INLINE void outputs(const LaneJob& j, const float* const* in, const float* wt,
                               Vec<VL> bias, float* out) {
   Vec<VL> acc[B];
@@ -71,37 +73,43 @@ SOD2_SIMD_INLINE void outputs(const LaneJob& j, const float* const* in, const fl
       for (int b = 0; b < B; ++b) acc[b] += wv * simd::load<VL>(in[b] + t);
     }
   }
+  InlineEpilogue act = j.act;
+  act.act = A;
 #pragma GCC unroll 8
   for (int b = 0; b < B; ++b) {
-    if (j.inline_epilogue) acc[b] = inline_epilogue<VL>(acc[b], j.act, 0);
+    if constexpr (A != Activation::kNone) acc[b] = inline_epilogue<VL>(acc[b], act, 0);
     simd::store<VL>(out + b * VL, acc[b]);
   }
 }
 
-// Outputs [q0, q0 + count) of the plane (row-major), count <= kOutputsPerBlock: blocks run
-// across row ends, so a 7-wide row still gets independent accumulators.
-template <int VL>
-SOD2_SIMD_INLINE void output_block(const LaneJob& j, const float* padded, int64_t q0, int count,
+// The band's `count` outputs (row-major from its first row) into out, in blocks of
+// kOutputsPerBlock that run across row ends, so a 7-wide row still gets independent
+// accumulators.
+template <int VL, Activation A>
+SOD2_SIMD_INLINE void band_outputs(const LaneJob& j, const float* padded, int64_t count,
                                    const float* wt, Vec<VL> bias, float* out) {
   const float* in[kOutputsPerBlock];
-  int64_t oy = q0 / j.ow, ox = q0 % j.ow;
-  for (int b = 0; b < count; ++b) {
-    in[b] = padded + (oy * j.sh * j.pw + ox * j.sw) * VL;
-    if (++ox == j.ow) {
-      ox = 0;
-      ++oy;
+  int64_t oy = 0, ox = 0;
+  for (int64_t q0 = 0; q0 < count; q0 += kOutputsPerBlock) {
+    const int n = static_cast<int>(std::min<int64_t>(kOutputsPerBlock, count - q0));
+    for (int b = 0; b < n; ++b) {
+      in[b] = padded + (oy * j.sh * j.pw + ox * j.sw) * VL;
+      if (++ox == j.ow) {
+        ox = 0;
+        ++oy;
+      }
     }
-  }
-  float* o = out + q0 * VL;
-  switch (count) {
-    case 8: return outputs<VL, 8>(j, in, wt, bias, o);
-    case 7: return outputs<VL, 7>(j, in, wt, bias, o);
-    case 6: return outputs<VL, 6>(j, in, wt, bias, o);
-    case 5: return outputs<VL, 5>(j, in, wt, bias, o);
-    case 4: return outputs<VL, 4>(j, in, wt, bias, o);
-    case 3: return outputs<VL, 3>(j, in, wt, bias, o);
-    case 2: return outputs<VL, 2>(j, in, wt, bias, o);
-    default: return outputs<VL, 1>(j, in, wt, bias, o);
+    float* o = out + q0 * VL;
+    switch (n) {
+      case 8: outputs<VL, 8, A>(j, in, wt, bias, o); break;
+      case 7: outputs<VL, 7, A>(j, in, wt, bias, o); break;
+      case 6: outputs<VL, 6, A>(j, in, wt, bias, o); break;
+      case 5: outputs<VL, 5, A>(j, in, wt, bias, o); break;
+      case 4: outputs<VL, 4, A>(j, in, wt, bias, o); break;
+      case 3: outputs<VL, 3, A>(j, in, wt, bias, o); break;
+      case 2: outputs<VL, 2, A>(j, in, wt, bias, o); break;
+      default: outputs<VL, 1, A>(j, in, wt, bias, o); break;
+    }
   }
 }
 
@@ -164,9 +172,16 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
     const int64_t outputs_here = (oy1 - oy0) * j.ow;
     // A blocked Y takes the band's outputs in place, interleaved as they are computed.
     float* results = j.y_blocked ? j.y + (img * j.c + c0) * out_plane + oy0 * j.ow * VL : out;
-    for (int64_t q = 0; q < outputs_here; q += kOutputsPerBlock) {
-      const int count = static_cast<int>(std::min<int64_t>(kOutputsPerBlock, outputs_here - q));
-      output_block<VL>(j, padded, q, count, wt, bv, results);
+    switch (j.inline_epilogue ? j.act.act : Activation::kNone) {
+#define SOD2_DW_CASE(A) \
+  case A: band_outputs<VL, A>(j, padded, outputs_here, wt, bv, results); break;
+      SOD2_DW_CASE(Activation::kRelu)
+      SOD2_DW_CASE(Activation::kLeakyRelu)
+      SOD2_DW_CASE(Activation::kClip)
+      SOD2_DW_CASE(Activation::kHardSigmoid)
+      SOD2_DW_CASE(Activation::kHardSwish)
+#undef SOD2_DW_CASE
+      default: band_outputs<VL, Activation::kNone>(j, padded, outputs_here, wt, bv, results);
     }
     if (j.y_blocked) {
       if (!j.inline_epilogue && !j.e->empty())
