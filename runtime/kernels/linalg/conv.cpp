@@ -1,6 +1,6 @@
 // Conv (1-D to 3-D, groups, dilations, pads, auto_pad, bias) on NCHW float32.
 //
-// Five paths, all ending in the same per-tile epilogue (bias + activation + residual):
+// Seven paths, all ending in the same per-tile epilogue (bias + activation + residual):
 //  - 1-D/2-D convs larger than 1x1 whose channel counts (per group, for grouped ones) fill whole
 //    blocks (or whose input has fewer channels than a block), where oneDNN is the GEMM library:
 //    its JIT kernels in a channel-blocked layout (conv_blocked.cpp);
@@ -8,7 +8,11 @@
 //    (conv_depthwise.cpp); im2col would copy every input value k*k times for k*k multiply-adds;
 //  - dense kernels larger than 1x1 up to 128 channels x 3x3 per group (1-D/2-D): direct
 //    vectorised loops (conv_direct.cpp), no im2col;
-//  - pointwise (1x1, stride 1, no pads): a GEMM on the input as it is;
+//  - pointwise (1x1, stride 1, no pads) between channel-blocked tensors, weights up to 1 MB:
+//    register tiles of positions x output blocks (conv_pointwise_blocked.cpp), in place;
+//  - pointwise on NCHW with up to 48 input channels per group: register tiles of output
+//    channels x positions (conv_pointwise.cpp), no packing and no second pass for the epilogue;
+//  - other pointwise convs: a GEMM on the input as it is;
 //  - otherwise im2col + GEMM, tiled over output positions so each thread builds a panel of
 //    columns that fits in L2 and multiplies it right away.
 #include <algorithm>
@@ -24,6 +28,7 @@
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
+#include "runtime/kernels/linalg/simd.h"
 
 namespace sod2::rt {
 namespace {
@@ -146,8 +151,15 @@ class ConvKernel : public Kernel {
     // now, so that the copy is memory of the loaded model, as the others' is (prepare() did
     // theirs).
     const std::span<const int64_t> d = weights_.shape.dims();
-    if (held_.any() && weights_.data && d.size() == 4 && d[2] * d[3] == 1)
-      blocked_.prepare(weights_, attrs_, group_, true);
+    if (!held_.any() || !weights_.data || d.size() != 4 || d[2] * d[3] != 1) return;
+    // Between blocked tensors a pointwise conv of one group runs on its own path, on weights
+    // repacked for it (conv_pointwise_blocked.cpp); oneDNN's takes the rest.
+    if (held_.input && held_.output && pointwise_blocked_takes(d[0], d[1], group_, block)) {
+      pointwise_weights_.resize(static_cast<size_t>(d[0] * d[1]));
+      pack_pointwise_blocked(weights_.as<float>(), d[0], d[1], block, pointwise_weights_.data());
+      return;
+    }
+    blocked_.prepare(weights_, attrs_, group_, true);
   }
 
   Status run(KernelContext& ctx) override {
@@ -173,6 +185,10 @@ class ConvKernel : public Kernel {
     if (s.win.out_size() == 1) held.output = false;
     if (held.any() && s.c == s.group && s.m == s.c && depthwise_lanes_serves_blocked(s, held.block))
       return depthwise_lanes_forward(ctx, s, x->as<float>(), wd, y->as<float>(), e, nullptr, held);
+    if (held.input && held.output && !pointwise_weights_.empty() && wd == weights_.data &&
+        pointwise_blocked_applies(s, held.block))
+      return pointwise_blocked_forward(ctx, s, x->as<float>(), pointwise_weights_.data(),
+                                       y->as<float>(), e);
     SOD2_ASSIGN_OR_RETURN(bool done,
                           blocked_.run(ctx, s, x->as<float>(), wd, y->as<float>(), e, held));
     if (done) return Status::ok_status();
@@ -257,6 +273,8 @@ class ConvKernel : public Kernel {
   Tensor weights_;
   BlockedTensors held_;
   bool constant_weights_;
+  // W repacked for the blocked pointwise path, when this conv is one it serves.
+  std::vector<float> pointwise_weights_;
   std::vector<float> live_weights_;
   const float* live_from_ = nullptr;
   LiveTaps live_taps_;
@@ -310,6 +328,7 @@ Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, cons
     return depthwise_lanes_applies(s) ? depthwise_lanes_forward(ctx, s, X, W, Y, e)
                                       : depthwise_forward(ctx, s, X, W, Y, e);
   if (direct_conv_applies(s)) return direct_conv_forward(ctx, s, X, W, Y, e);
+  if (pointwise_narrow_applies(s)) return pointwise_narrow_forward(ctx, s, X, W, Y, e);
 
   const bool pointwise = kvol == 1 && g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1 &&
                          g.pad_begin[0] + g.pad_begin[1] + g.pad_begin[2] == 0 &&

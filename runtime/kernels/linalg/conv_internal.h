@@ -85,4 +85,20 @@ bool direct_conv_applies(const ConvShape& s);
 Status direct_conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, const float* W,
                            float* Y, const EpilogueRun& e);
 
+// Pointwise convolution with few input channels per group, NCHW, tiles summed and finished in
+// registers (conv_pointwise.cpp): whether it serves this shape, and the run.
+bool pointwise_narrow_applies(const ConvShape& s);
+Status pointwise_narrow_forward(KernelContext& ctx, const ConvShape& s, const float* X,
+                                const float* W, float* Y, const EpilogueRun& e);
+
+// Pointwise convolution of one group between channel-blocked tensors of `block` channels per
+// block (conv_pointwise_blocked.cpp), on weights packed by pack_pointwise_blocked ([M / block]
+// [C][block], from W [M, C]): whether it takes weights [M, C] of `group` groups (at this CPU's
+// vector width), whether it serves the shape, and the run.
+bool pointwise_blocked_takes(int64_t m, int64_t c, int64_t group, int block);
+bool pointwise_blocked_applies(const ConvShape& s, int block);
+void pack_pointwise_blocked(const float* w, int64_t m, int64_t c, int block, float* out);
+Status pointwise_blocked_forward(KernelContext& ctx, const ConvShape& s, const float* X,
+                                 const float* packed_w, float* Y, const EpilogueRun& e);
+
 }  // namespace sod2::rt

@@ -155,6 +155,25 @@ SOD2_SIMD_INLINE void store_n(float* p, Vec<VL> v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) p[i] = v[i];
 }
 
+// Loads lanes [0, n) of p, n in [0, VL], zeros in the others; nothing past p + n is read.
+template <int VL>
+SOD2_SIMD_INLINE Vec<VL> load_n(const float* p, int64_t n) {
+#if SOD2_SIMD_X86
+  if constexpr (VL == 16) {
+    return (Vec<VL>)__builtin_ia32_loadups512_mask(p, (__v16sf)Vec<VL>{},
+                                                   static_cast<__mmask16>((1u << n) - 1u));
+  } else if constexpr (VL == 8) {
+    typedef int IVec8 __attribute__((vector_size(32)));
+    const IVec8 lanes = {0, 1, 2, 3, 4, 5, 6, 7};
+    const IVec8 mask = lanes < static_cast<int>(n);
+    return (Vec<VL>)__builtin_ia32_maskloadps256((const __v8sf*)p, (__v8si)mask);
+  }
+#endif
+  Vec<VL> v{};
+  for (int64_t i = 0; i < n; ++i) v[i] = p[i];
+  return v;
+}
+
 // The even / odd lanes of the 2*VL floats a:b (a stride-2 deinterleave).
 template <int VL>
 SOD2_SIMD_INLINE Vec<VL> even_lanes(Vec<VL> a, Vec<VL> b);

@@ -61,7 +61,8 @@ struct ConvCase {
   std::string name;
   Shape xs, ws;
   ConvP p;
-  bool residual_relu = false;  // FusedConv: y = relu(conv + residual)
+  bool residual_relu = false;  // FusedConv: y = act(conv + residual)
+  std::string act = "Relu";
 };
 
 std::vector<ConvCase> conv_cases(int block) {
@@ -95,6 +96,13 @@ std::vector<ConvCase> conv_cases(int block) {
        {b, b, 3, 3},
        {1, {}, {}, {1, 1}, {1, 1}},
        true},
+      // Pointwise between held tensors (conv_pointwise_blocked.cpp): 63 positions (whole tiles
+      // and single ones), an odd number of output blocks, the epilogue in registers or after the
+      // store (Silu), and weights too large for that path (oneDNN's then).
+      {"1x1 + residual + Relu", {2, b, 7, 9}, {3 * b, b, 1, 1}, {}, true},
+      {"1x1 + residual + HardSwish", {1, b2, 5, 11}, {b2, b2, 1, 1}, {}, true, "HardSwish"},
+      {"1x1 + residual + Silu", {1, b2, 5, 5}, {b, b2, 1, 1}, {}, true, "Silu"},
+      {"1x1, 1 MB of weights and more", {1, 32 * b, 3, 4}, {32 * b, 32 * b, 1, 1}, {}},
   };
 }
 
@@ -111,7 +119,7 @@ void expect_same_as_plain(const ConvCase& c, int threads) {
     op = "FusedConv";
     domain = "sod2";
     in.push_back(&res);
-    attrs = A{attrs}.i("residual_input", 3).s("activation", "Relu");
+    attrs = A{attrs}.i("residual_input", 3).s("activation", c.act);
   }
   const NodeInfo info = info_for(op, c.residual_relu ? 1 : 11, in, attrs, 1, domain);
   BlockedIo io;
