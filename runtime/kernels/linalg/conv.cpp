@@ -1,6 +1,6 @@
 // Conv (1-D to 3-D, groups, dilations, pads, auto_pad, bias) on NCHW float32.
 //
-// Seven paths, all ending in the same per-tile epilogue (bias + activation + residual):
+// Eight paths, all ending in the same per-tile epilogue (bias + activation + residual):
 //  - 1-D/2-D convs larger than 1x1 whose channel counts (per group, for grouped ones) fill whole
 //    blocks (or whose input has fewer channels than a block), where oneDNN is the GEMM library:
 //    its JIT kernels in a channel-blocked layout (conv_blocked.cpp);
@@ -10,6 +10,8 @@
 //    vectorised loops (conv_direct.cpp), no im2col;
 //  - pointwise (1x1, stride 1, no pads) between channel-blocked tensors, weights up to 1 MB:
 //    register tiles of positions x output blocks (conv_pointwise_blocked.cpp), in place;
+//  - pointwise on one position per image (a squeeze-excitation's): a matrix-vector product
+//    (conv_single_position.cpp);
 //  - pointwise on NCHW with up to 48 input channels per group: register tiles of output
 //    channels x positions (conv_pointwise.cpp), no packing and no second pass for the epilogue;
 //  - other pointwise convs: a GEMM on the input as it is;
@@ -328,6 +330,7 @@ Status conv_forward(KernelContext& ctx, const ConvShape& s, const float* X, cons
     return depthwise_lanes_applies(s) ? depthwise_lanes_forward(ctx, s, X, W, Y, e)
                                       : depthwise_forward(ctx, s, X, W, Y, e);
   if (direct_conv_applies(s)) return direct_conv_forward(ctx, s, X, W, Y, e);
+  if (single_position_applies(s)) return single_position_forward(ctx, s, X, W, Y, e);
   if (pointwise_narrow_applies(s)) return pointwise_narrow_forward(ctx, s, X, W, Y, e);
 
   const bool pointwise = kvol == 1 && g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1 &&

@@ -91,6 +91,12 @@ bool pointwise_narrow_applies(const ConvShape& s);
 Status pointwise_narrow_forward(KernelContext& ctx, const ConvShape& s, const float* X,
                                 const float* W, float* Y, const EpilogueRun& e);
 
+// Pointwise convolution of one position per image (conv_single_position.cpp): whether it serves
+// the shape, and the run.
+bool single_position_applies(const ConvShape& s);
+Status single_position_forward(KernelContext& ctx, const ConvShape& s, const float* X,
+                               const float* W, float* Y, const EpilogueRun& e);
+
 // Pointwise convolution of one group between channel-blocked tensors of `block` channels per
 // block (conv_pointwise_blocked.cpp), on weights packed by pack_pointwise_blocked ([M / block]
 // [C][block], from W [M, C]): whether it takes weights [M, C] of `group` groups (at this CPU's

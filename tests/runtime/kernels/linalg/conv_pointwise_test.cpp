@@ -1,7 +1,9 @@
-// The pointwise path for few input channels (conv_pointwise.cpp) against the definition: every
-// tile shape it has (whole tiles, fewer output channels than a tile, a last vector of positions
-// that is partly outside the plane), groups and images, every activation with each residual
-// placement, at each SIMD level and on one and two threads.
+// The pointwise paths on NCHW against the definition: for few input channels
+// (conv_pointwise.cpp) every tile shape it has (whole tiles, fewer output channels than a tile, a
+// last vector of positions that is partly outside the plane), and for one position per image
+// (conv_single_position.cpp) rows in fours and alone, input channels in whole and part vectors;
+// groups and images, every activation with each residual placement, at each SIMD level and on
+// one and two threads.
 #include <cmath>
 
 #include "runtime/kernels/linalg/conv_internal.h"
@@ -75,8 +77,8 @@ TEST(ConvPointwise, EveryTileShapeAndEpilogueMatchesTheDefinition) {
       {{1, 16, 9, 15}, {13, 16, 1, 1}, 1},
       // Two groups of three input channels, two images, 49 positions (no whole tile).
       {{2, 6, 7, 7}, {10, 3, 1, 1}, 2},
-      // The most input channels the path takes; one output channel; a single position.
-      {{1, 48, 1, 1}, {1, 48, 1, 1}, 1},
+      // One output channel.
+      {{1, 48, 3, 5}, {1, 48, 1, 1}, 1},
       {{1, 48, 20, 20}, {24, 48, 1, 1}, 1},
       // 1-D and 3-D.
       {{1, 3, 70}, {5, 3, 1}, 1},
@@ -85,6 +87,26 @@ TEST(ConvPointwise, EveryTileShapeAndEpilogueMatchesTheDefinition) {
   const Activation acts[] = {Activation::kNone,      Activation::kRelu,    Activation::kLeakyRelu,
                              Activation::kClip,      Activation::kSigmoid, Activation::kHardSigmoid,
                              Activation::kHardSwish, Activation::kTanh,    Activation::kSilu};
+  for (int level : {2, 1, 0}) {
+    SCOPED_TRACE("simd level " + std::to_string(level));
+    simd::force_simd_level(level);
+    for (const Case& c : cases)
+      for (Activation a : acts)
+        for (int residual : {0, 1, 2})
+          for (int threads : {1, 2}) check(c, a, residual, threads);
+  }
+  simd::force_simd_level(-1);
+}
+
+TEST(ConvPointwise, SinglePositionsMatchTheDefinition) {
+  const Case cases[] = {
+      {{2, 40, 1, 1}, {38, 20, 1, 1}, 2},     // 19 rows per group: fours and three alone
+      {{1, 720, 1, 1}, {184, 720, 1, 1}, 1},  // over two threads' worth of weights
+      {{1, 184, 1, 1}, {720, 184, 1, 1}, 1}, {{3, 5, 1}, {7, 5, 1}, 1},
+      {{1, 48, 1, 1}, {1, 48, 1, 1}, 1},
+  };
+  const Activation acts[] = {Activation::kNone, Activation::kRelu, Activation::kHardSigmoid,
+                             Activation::kSilu};
   for (int level : {2, 1, 0}) {
     SCOPED_TRACE("simd level " + std::to_string(level));
     simd::force_simd_level(level);
