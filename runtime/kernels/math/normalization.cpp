@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/kernels/math/accumulate.h"
@@ -368,6 +369,14 @@ class InstanceNormKernel final : public Kernel {
         ctx.pool().parallel_for(planes, grain, [&](int64_t begin, int64_t end) {
           for (int64_t p = begin; p < end; ++p) {
             const T* src = in + p * plane;
+            if constexpr (std::is_same_v<T, float>) {
+              // Each plane a row of LayerNormalization's vectorised loops (double statistics,
+              // the channel's scale and bias as one value each).
+              const int64_t c = p % channels;
+              layer_norm_rows_f32(src, out + p * plane, 1, plane, s + c, 0, b + c, 0, eps, nullptr,
+                                  nullptr);
+              continue;
+            }
             const double mean = row_sum(src, plane) / static_cast<double>(plane);
             const double var = row_squared_deviation(src, plane, mean) / static_cast<double>(plane);
             const int64_t c = p % channels;

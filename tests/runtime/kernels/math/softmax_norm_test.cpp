@@ -158,23 +158,28 @@ TEST(MathBatchNorm, InferenceMode) {
 }
 
 TEST(MathInstanceNorm, PerSampleAndChannel) {
-  const HostTensor x = random_f32({2, 3, 5}, -3, 3, 9);
-  const HostTensor scale = f32({3}, {1, 2, 0.5f});
-  const HostTensor bias = f32({3}, {0, 1, -1});
-  const auto out = run_ok("InstanceNormalization", 6, {&x, &scale, &bias});
-  const auto xv = values<float>(x);
-  std::vector<double> y;
-  for (int p = 0; p < 6; ++p) {
-    double m = 0, v = 0;
-    for (int i = 0; i < 5; ++i) m += xv[p * 5 + i];
-    m /= 5;
-    for (int i = 0; i < 5; ++i) v += (xv[p * 5 + i] - m) * (xv[p * 5 + i] - m);
-    v /= 5;
-    for (int i = 0; i < 5; ++i)
-      y.push_back((xv[p * 5 + i] - m) / std::sqrt(v + 1e-5f) * scale.data<float>()[p % 3] +
-                  bias.data<float>()[p % 3]);
+  // Planes shorter than a vector, with a vector tail, and long ones (LayerNormalization's
+  // vectorised rows serve float planes).
+  for (const int64_t n : {5, 37, 300}) {
+    SCOPED_TRACE("plane of " + std::to_string(n));
+    const HostTensor x = random_f32({2, 3, n}, -3, 3, 9);
+    const HostTensor scale = f32({3}, {1, 2, 0.5f});
+    const HostTensor bias = f32({3}, {0, 1, -1});
+    const auto out = run_ok("InstanceNormalization", 6, {&x, &scale, &bias});
+    const auto xv = values<float>(x);
+    std::vector<double> y;
+    for (int64_t p = 0; p < 6; ++p) {
+      double m = 0, v = 0;
+      for (int64_t i = 0; i < n; ++i) m += xv[p * n + i];
+      m /= static_cast<double>(n);
+      for (int64_t i = 0; i < n; ++i) v += (xv[p * n + i] - m) * (xv[p * n + i] - m);
+      v /= static_cast<double>(n);
+      for (int64_t i = 0; i < n; ++i)
+        y.push_back((xv[p * n + i] - m) / std::sqrt(v + 1e-5f) * scale.data<float>()[p % 3] +
+                    bias.data<float>()[p % 3]);
+    }
+    expect_near_all<float>(out[0], y, 1e-5, 1e-5);
   }
-  expect_near_all<float>(out[0], y, 1e-5, 1e-5);
 }
 
 TEST(MathThreads, SoftmaxAndLayerNormIdenticalWithOneAndTwoThreads) {
