@@ -227,7 +227,7 @@ TEST(BlockedLayout, PoolsOnHeldTensorsComputeWhatTheyComputeOnNchw) {
       {"AveragePool", A().is("kernel_shape", {5, 5}).is("strides", {3, 3}).i("ceil_mode", 1), 1e-6},
   };
   for (const PoolCase& c : cases)
-    for (const Shape xs : {Shape{1, b, 11, 9}, Shape{3, 2 * b, 7, 8}})
+    for (const Shape& xs : {Shape{1, b, 11, 9}, Shape{3, 2 * b, 7, 8}})
       for (int threads : {1, 2}) {
         SCOPED_TRACE(c.op + " X " + xs.to_string());
         const HostTensor x = rand_tensor(xs, 5);
