@@ -14,7 +14,7 @@
 // tap's phase and offset a constant; everything else (1-D, other sizes, dilations, unequal or
 // larger strides) takes a generic vectorised loop over the same layout. Bias and plain
 // activations are applied to the accumulators before the store (epilogue_simd.h); residuals
-// and Sigmoid/Tanh run per block of rows right after it is stored, while it is in L1.
+// and Tanh run per block of rows right after it is stored, while it is in L1.
 #include <algorithm>
 #include <cstring>
 

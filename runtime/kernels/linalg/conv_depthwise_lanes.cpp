@@ -9,7 +9,7 @@
 // size. Blocks of B outputs, running across row ends, are accumulated together (B independent
 // FMA chains hide the latency; each tap's weight vector is loaded once for all of them). The result
 // is interleaved back into the output planes while it is cached; bias and plain activations are
-// applied to the accumulators (the bias as a per-lane vector), residuals and Sigmoid/Tanh per plane
+// applied to the accumulators (the bias as a per-lane vector), residuals and Tanh per plane
 // afterwards.
 #include <algorithm>
 #include <cstring>
@@ -180,6 +180,8 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
       SOD2_DW_CASE(Activation::kClip)
       SOD2_DW_CASE(Activation::kHardSigmoid)
       SOD2_DW_CASE(Activation::kHardSwish)
+      SOD2_DW_CASE(Activation::kSigmoid)
+      SOD2_DW_CASE(Activation::kSilu)
 #undef SOD2_DW_CASE
       default: band_outputs<VL, Activation::kNone>(j, padded, outputs_here, wt, bv, results);
     }

@@ -9,7 +9,7 @@
 // each input channel and tap, NV input vectors are loaded once and feed MB multiply-adds each,
 // the weights being broadcast from a copy repacked as [channel block][input channel][ky][kx][MB]
 // (one run-time repack, a few KiB). Bias and plain activations are applied to the accumulators
-// (epilogue_simd.h); residuals and Sigmoid/Tanh run on each block of MB output rows right after
+// (epilogue_simd.h); residuals and Tanh run on each block of MB output rows right after
 // they are written. Rows too narrow to fill vectors (19 outputs in 2 x 16 lanes) vectorise over
 // output channels instead when those come in whole vectors (rows_by_channel).
 #include <algorithm>

@@ -112,10 +112,12 @@ SOD2_SIMD_INLINE void tile(const PwJob& j, const float* x, const float* w, float
     SOD2_PW_CASE(Activation::kClip)
     SOD2_PW_CASE(Activation::kHardSigmoid)
     SOD2_PW_CASE(Activation::kHardSwish)
+    SOD2_PW_CASE(Activation::kSigmoid)
+    SOD2_PW_CASE(Activation::kSilu)
 #undef SOD2_PW_CASE
     default: break;
   }
-    // Sigmoid, Tanh, Silu: the sums stored, then EpilogueRun::apply on the tile while it is in L1.
+    // Tanh: the sums stored, then EpilogueRun::apply on the tile while it is in L1.
 #pragma GCC unroll 8
   for (int r = 0; r < MB; ++r)
 #pragma GCC unroll 4

@@ -102,11 +102,13 @@ SOD2_SIMD_INLINE void tile(const PbJob& j, const float* x, int64_t ob, float* y,
     SOD2_PB_CASE(Activation::kClip)
     SOD2_PB_CASE(Activation::kHardSigmoid)
     SOD2_PB_CASE(Activation::kHardSwish)
+    SOD2_PB_CASE(Activation::kSigmoid)
+    SOD2_PB_CASE(Activation::kSilu)
 #undef SOD2_PB_CASE
     default: break;
   }
   finish<VL, OB, NP, Activation::kNone>(j, acc, ob, y, res);
-  // Sigmoid, Tanh, Silu: EpilogueRun::apply on the tile just stored (biases and residual with
+  // Tanh: EpilogueRun::apply on the tile just stored (biases and residual with
   // it), while it is in L1. `act` was kNone, so finish() stored the bare sums.
   if (!is_plain_arithmetic(j.e->activation))
     for (int o = 0; o < OB; ++o)
@@ -189,7 +191,7 @@ Status pointwise_blocked_forward(KernelContext& ctx, const ConvShape& s, const f
   j.bias[0] = e.bias[0];
   j.bias[1] = e.bias[1];
   j.rm = !e.residual ? 0 : e.residual_before_activation ? 1 : 2;
-  // Sigmoid, Tanh and Silu run in EpilogueRun::apply with the biases and the residual.
+  // Tanh runs in EpilogueRun::apply with the biases and the residual.
   if (!is_plain_arithmetic(e.activation)) {
     j.bias[0] = j.bias[1] = nullptr;
     j.rm = 0;

@@ -1,17 +1,18 @@
 // The epilogue applied to accumulator vectors before they are stored, for the direct-loop
-// kernels (depthwise and dense conv): per-channel bias and the activations that are plain
-// arithmetic. Same operations in the same order as EpilogueRun::apply, so results are equal.
-// Residuals and Sigmoid/Tanh/Silu stay with EpilogueRun::apply after the store (still on the
-// tile just written, so in cache).
+// kernels (depthwise and dense conv): per-channel bias and the activations written on vectors
+// (Sigmoid and SiLU through math::sigmoid_lanes, as EpilogueRun::apply computes them). Same
+// operations in the same order as EpilogueRun::apply, so results are equal. Residuals and Tanh
+// stay with EpilogueRun::apply after the store (still on the tile just written, so in cache).
 #pragma once
 
 #include "runtime/kernels/linalg/epilogue.h"
 #include "runtime/kernels/linalg/simd.h"
+#include "runtime/kernels/math/fast_math.h"
 
 namespace sod2::rt {
 
-// Whether inline_epilogue below computes `a` (no exp / tanh). Every enumerator is listed, so a
-// new activation is a compiler warning here, and it stays with EpilogueRun::apply until added.
+// Whether inline_epilogue below computes `a`. Every enumerator is listed, so a new activation is
+// a compiler warning here, and it stays with EpilogueRun::apply until added.
 constexpr bool is_plain_arithmetic(Activation a) {
   switch (a) {
     case Activation::kNone:
@@ -19,10 +20,10 @@ constexpr bool is_plain_arithmetic(Activation a) {
     case Activation::kLeakyRelu:
     case Activation::kClip:
     case Activation::kHardSigmoid:
-    case Activation::kHardSwish: return true;
+    case Activation::kHardSwish:
     case Activation::kSigmoid:
-    case Activation::kTanh:
-    case Activation::kSilu: return false;
+    case Activation::kSilu: return true;
+    case Activation::kTanh: return false;
   }
   return false;
 }
@@ -73,6 +74,8 @@ SOD2_SIMD_INLINE simd::Vec<VL> inline_epilogue(simd::Vec<VL> v, const InlineEpil
       t = t > 0.f ? t : zero;
       return v * (t < 1.f ? t : one);
     }
+    case Activation::kSigmoid: return math::sigmoid_lanes(v);
+    case Activation::kSilu: return v * math::sigmoid_lanes(v);
     default: return v;
   }
 }

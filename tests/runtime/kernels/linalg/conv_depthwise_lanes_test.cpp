@@ -170,8 +170,8 @@ TEST(DepthwiseLanes, LeavesWideStrideOneThreeTapRowsAndMultipliedConvsToTheRowPa
   EXPECT_FALSE(depthwise_lanes_applies(s.value()));
 }
 
-// The bias and plain activations ride on the accumulators, per lane; a residual or Sigmoid
-// runs per plane after the transpose back.
+// The bias and the activations written on vectors (Sigmoid and SiLU included) ride on the
+// accumulators, per lane; a residual or Tanh runs per plane after the transpose back.
 TEST(DepthwiseLanes, EpiloguesOnTheAccumulatorsAndPerPlane) {
   struct Variant {
     Activation act;
@@ -183,8 +183,9 @@ TEST(DepthwiseLanes, EpiloguesOnTheAccumulatorsAndPerPlane) {
   const HostTensor b = rand_tensor({20}, 23);
   for (const Variant& v :
        {Variant{Activation::kRelu, false}, Variant{Activation::kHardSwish, false},
-        Variant{Activation::kSigmoid, false}, Variant{Activation::kRelu, true},
-        Variant{Activation::kNone, true}}) {
+        Variant{Activation::kSigmoid, false}, Variant{Activation::kSilu, false},
+        Variant{Activation::kSilu, true}, Variant{Activation::kTanh, false},
+        Variant{Activation::kRelu, true}, Variant{Activation::kNone, true}}) {
     SCOPED_TRACE("activation " + std::to_string(static_cast<int>(v.act)) + " residual " +
                  std::to_string(v.residual));
     Shape out;
@@ -195,6 +196,8 @@ TEST(DepthwiseLanes, EpiloguesOnTheAccumulatorsAndPerPlane) {
       if (v.act == Activation::kRelu) t = std::max(0.0, t);
       if (v.act == Activation::kHardSwish) t = t * std::min(1.0, std::max(0.0, t / 6 + 0.5));
       if (v.act == Activation::kSigmoid) t = 1.0 / (1.0 + std::exp(-t));
+      if (v.act == Activation::kSilu) t = t / (1.0 + std::exp(-t));
+      if (v.act == Activation::kTanh) t = std::tanh(t);
       want[i] = t;
     }
     Epilogue e;
