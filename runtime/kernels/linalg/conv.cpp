@@ -156,7 +156,7 @@ class ConvKernel : public Kernel {
     if (!held_.any() || !weights_.data || d.size() != 4 || d[2] * d[3] != 1) return;
     // Between blocked tensors a pointwise conv of one group runs on its own path, on weights
     // repacked for it (conv_pointwise_blocked.cpp); oneDNN's takes the rest.
-    if (held_.input && held_.output && pointwise_blocked_takes(d[0], d[1], group_, block)) {
+    if (held_.input && held_.output && pointwise_blocked_takes(attrs_, d, group_, block)) {
       pointwise_weights_.resize(static_cast<size_t>(d[0] * d[1]));
       pack_pointwise_blocked(weights_.as<float>(), d[0], d[1], block, pointwise_weights_.data());
       return;

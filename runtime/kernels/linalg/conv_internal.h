@@ -1,6 +1,8 @@
 // Conv's shape checks and forward pass, shared with ConvTranspose's checks.
 #pragma once
 
+#include <span>
+
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/linalg/epilogue.h"
 #include "runtime/kernels/linalg/geometry.h"
@@ -99,9 +101,10 @@ Status single_position_forward(KernelContext& ctx, const ConvShape& s, const flo
 
 // Pointwise convolution of one group between channel-blocked tensors of `block` channels per
 // block (conv_pointwise_blocked.cpp), on weights packed by pack_pointwise_blocked ([M / block]
-// [C][block], from W [M, C]): whether it takes weights [M, C] of `group` groups (at this CPU's
-// vector width), whether it serves the shape, and the run.
-bool pointwise_blocked_takes(int64_t m, int64_t c, int64_t group, int block);
+// [C][block], from W [M, C]): whether it takes a conv of these attributes, weights [M, C, 1, 1]
+// and groups (at this CPU's vector width), whether it serves the shape, and the run.
+bool pointwise_blocked_takes(const WindowAttrs& attrs, std::span<const int64_t> w_dims,
+                             int64_t group, int block);
 bool pointwise_blocked_applies(const ConvShape& s, int block);
 void pack_pointwise_blocked(const float* w, int64_t m, int64_t c, int block, float* out);
 Status pointwise_blocked_forward(KernelContext& ctx, const ConvShape& s, const float* X,

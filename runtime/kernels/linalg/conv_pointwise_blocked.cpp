@@ -154,18 +154,28 @@ bool pointwise_window(const Window3& g) {
 
 }  // namespace
 
-bool pointwise_blocked_takes(int64_t m, int64_t c, int64_t group, int block) {
+bool pointwise_blocked_takes(const WindowAttrs& attrs, std::span<const int64_t> w_dims,
+                             int64_t group, int block) {
   // Each tile streams all the weights: past a core's L2 they come from L3, where oneDNN's
   // kernels, which keep a block of them cached over many positions, win (ResNet-50's 1024 ->
   // 512 on 14x14: 1.85 ms oneDNN, 1.94 here on one thread; its 256 -> 1024, 1 MB of weights,
   // 1.05 against 1.01 here).
   constexpr int64_t kMaxWeights = 256 * 1024;
+  // A 1x1 window keeps the positions only at stride 1 without pads (auto_pad gives none there).
+  const auto all = [](const std::vector<int64_t>& v, int64_t want) {
+    return std::all_of(v.begin(), v.end(), [&](int64_t x) { return x == want; });
+  };
+  if (w_dims.size() != 4 || w_dims[2] != 1 || w_dims[3] != 1 || !all(attrs.strides, 1) ||
+      !all(attrs.pads, 0))
+    return false;
+  const int64_t m = w_dims[0], c = w_dims[1];
   return group == 1 && block > 1 && block == simd::lanes(simd::simd_level()) && c % block == 0 &&
          m % block == 0 && m * c <= kMaxWeights;
 }
 
 bool pointwise_blocked_applies(const ConvShape& s, int block) {
-  return pointwise_window(s.win) && pointwise_blocked_takes(s.m, s.c, s.group, block);
+  const int64_t dims[4] = {s.m, s.c / std::max<int64_t>(s.group, 1), 1, 1};
+  return pointwise_window(s.win) && pointwise_blocked_takes(WindowAttrs{}, dims, s.group, block);
 }
 
 void pack_pointwise_blocked(const float* w, int64_t m, int64_t c, int block, float* out) {

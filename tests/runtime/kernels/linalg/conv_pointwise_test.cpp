@@ -143,5 +143,32 @@ TEST(ConvPointwise, TakesOnlyPointwiseConvsWithFewInputChannels) {
   EXPECT_FALSE(pointwise_narrow_applies(shape(16, 1, 1, 1, 1)));
 }
 
+// Which convs between blocked tensors the blocked pointwise path takes (and repacks weights for
+// at load): 1x1 windows that keep the positions, one group, whole blocks, weights up to 1 MB. A
+// strided 1x1 conv stays with oneDNN, whose weights are reordered at load for it.
+TEST(ConvPointwiseBlocked, TakesUnitWindowsOfOneGroupAndSmallWeights) {
+  const int b = simd::lanes(simd::simd_level());
+  if (b < 8) GTEST_SKIP() << "no channel-blocked values at this SIMD level";
+  WindowAttrs unit;
+  WindowAttrs strided;
+  strided.strides = {2, 2};
+  WindowAttrs explicit_unit;
+  explicit_unit.strides = {1, 1};
+  explicit_unit.pads = {0, 0, 0, 0};
+  WindowAttrs padded;
+  padded.pads = {1, 1, 1, 1};
+  const std::vector<int64_t> w = {3 * b, 2 * b, 1, 1};
+  EXPECT_TRUE(pointwise_blocked_takes(unit, w, 1, b));
+  EXPECT_TRUE(pointwise_blocked_takes(explicit_unit, w, 1, b));
+  EXPECT_FALSE(pointwise_blocked_takes(strided, w, 1, b));
+  EXPECT_FALSE(pointwise_blocked_takes(padded, w, 1, b));
+  EXPECT_FALSE(pointwise_blocked_takes(unit, w, 2, b));
+  EXPECT_FALSE(pointwise_blocked_takes(unit, std::vector<int64_t>{3 * b, 2 * b, 3, 3}, 1, b));
+  EXPECT_FALSE(pointwise_blocked_takes(unit, std::vector<int64_t>{3 * b + 1, 2 * b, 1, 1}, 1, b));
+  EXPECT_FALSE(pointwise_blocked_takes(unit, w, 1, b / 2));
+  EXPECT_TRUE(pointwise_blocked_takes(unit, std::vector<int64_t>{512, 512, 1, 1}, 1, b));
+  EXPECT_FALSE(pointwise_blocked_takes(unit, std::vector<int64_t>{1024, 512, 1, 1}, 1, b));
+}
+
 }  // namespace
 }  // namespace sod2::rt::linalg_test
