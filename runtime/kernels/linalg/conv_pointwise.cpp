@@ -33,11 +33,8 @@ struct PwJob {
   const float* x;
   const float* w;
   float* y;
-  const float* res;  // the residual, laid out as Y, or nullptr
   const EpilogueRun* e;
-  InlineEpilogue act;  // the activation alone (biases are added before the residual)
-  const float* bias[2];
-  int rm;  // residual: 0 none, 1 before the activation, 2 after it
+  RegisterEpilogue ep;  // the residual laid out as Y
   int64_t c, m, cg, mg, p;
   int64_t span, spans;     // positions per NV vectors, and such runs in a plane (the last short)
   int64_t chunks;          // items per image and group along the positions, spans shared evenly
@@ -50,13 +47,13 @@ template <int VL>
 constexpr int kVecs = VL == 16 ? 4 : 2;  // vectors of positions per tile (NV)
 
 // Stores the tile's sums with the epilogue applied to them, activation A known at compile time
-// (a switch per vector would keep the sums out of registers). The order of EpilogueRun::apply:
-// biases, a residual before the activation, the activation, a residual after it.
+// (a switch per vector would keep the sums out of registers).
 template <int VL, int MB, int NV, bool Masked, Activation A>
 SOD2_SIMD_INLINE void finish(const PwJob& j, Vec<VL> (&acc)[MB][NV], float* y, const float* res,
                              int64_t ch, int64_t n) {
   using V = Vec<VL>;
-  InlineEpilogue act = j.act;
+  const RegisterEpilogue& ep = j.ep;
+  InlineEpilogue act = ep.act;
   act.act = A;
 #pragma GCC unroll 8
   for (int r = 0; r < MB; ++r) {
@@ -64,12 +61,16 @@ SOD2_SIMD_INLINE void finish(const PwJob& j, Vec<VL> (&acc)[MB][NV], float* y, c
     const float* rr = res ? res + r * j.p : nullptr;
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
+      // EpilogueRun::apply's order: each bias, a residual before the activation, the
+      // activation, a residual after it.
       V s = acc[r][v];
-      if (j.bias[0]) s = s + j.bias[0][ch + r];
-      if (j.bias[1]) s = s + j.bias[1][ch + r];
-      if (j.rm == 1) s += Masked ? simd::load_n<VL>(rr, n) : simd::load<VL>(rr + v * VL);
-      s = inline_epilogue<VL>(s, act, ch + r);
-      if (j.rm == 2) s += Masked ? simd::load_n<VL>(rr, n) : simd::load<VL>(rr + v * VL);
+      if (ep.bias[0]) s = s + ep.bias[0][ch + r];
+      if (ep.bias[1]) s = s + ep.bias[1][ch + r];
+      if (ep.residual_mode == 1)
+        s += Masked ? simd::load_n<VL>(rr, n) : simd::load<VL>(rr + v * VL);
+      s = inline_epilogue<VL>(s, act, 0);
+      if (ep.residual_mode == 2)
+        s += Masked ? simd::load_n<VL>(rr, n) : simd::load<VL>(rr + v * VL);
       if (Masked) {
         simd::store_n<VL>(yr, s, n);
       } else {
@@ -103,7 +104,7 @@ SOD2_SIMD_INLINE void tile(const PwJob& j, const float* x, const float* w, float
       for (int v = 0; v < NV; ++v) acc[r][v] += wr * xv[v];
     }
   }
-  switch (j.act.act) {
+  switch (j.ep.act.act) {
 #define SOD2_PW_CASE(A) \
   case A: return finish<VL, MB, NV, Masked, A>(j, acc, y, res, ch, n);
     SOD2_PW_CASE(Activation::kNone)
@@ -167,7 +168,7 @@ struct PwItems {
       // Lambdas would not inline into the ISA wrappers: the tile's pointers are spelled out.
       const float* wg = j.w + grp * j.mg * j.cg;
       float* yg = j.y + y_off;
-      const float* rg = j.res ? j.res + y_off : nullptr;
+      const float* rg = j.ep.residual ? j.ep.residual + y_off : nullptr;
       const int64_t ch0 = grp * j.mg;
       int64_t p = p0;
       for (; p + NV * VL <= p1; p += NV * VL)
@@ -194,12 +195,8 @@ struct PwItems {
 }  // namespace
 
 bool pointwise_narrow_applies(const ConvShape& s) {
-  const Window3& g = s.win;
-  if (g.k_size() != 1) return false;
-  for (int a = 0; a < 3; ++a)
-    if (g.stride[a] != 1 || g.pad_begin[a] != 0 || g.pad_end[a] != 0) return false;
   const int64_t cg = s.c / s.group;
-  return cg >= 1 && cg <= kMaxInputChannels;
+  return keeps_positions(s.win) && cg >= 1 && cg <= kMaxInputChannels;
 }
 
 Status pointwise_narrow_forward(KernelContext& ctx, const ConvShape& s, const float* X,
@@ -208,13 +205,8 @@ Status pointwise_narrow_forward(KernelContext& ctx, const ConvShape& s, const fl
   j.x = X;
   j.w = W;
   j.y = Y;
-  j.res = e.residual;
   j.e = &e;
-  j.act = InlineEpilogue::from(e);
-  j.act.bias[0] = j.act.bias[1] = nullptr;
-  j.bias[0] = e.bias[0];
-  j.bias[1] = e.bias[1];
-  j.rm = !e.residual ? 0 : e.residual_before_activation ? 1 : 2;
+  j.ep = RegisterEpilogue::from(e);
   j.c = s.c;
   j.m = s.m;
   j.cg = s.c / s.group;

@@ -27,9 +27,7 @@ struct PbJob {
   float* y;
   const float* res;  // the residual, blocked as Y, or nullptr
   const EpilogueRun* e;
-  InlineEpilogue act;  // the activation alone (biases are added before the residual)
-  const float* bias[2];
-  int rm;  // residual: 0 none, 1 before the activation, 2 after it
+  RegisterEpilogue ep;  // without biases and residual where EpilogueRun::apply runs (Tanh)
   int64_t c, m, p;
   int64_t tiles, chunks;  // tiles of NP positions in a plane; items per image, tiles shared evenly
 };
@@ -43,26 +41,26 @@ template <int VL, int OB, int NP, Activation A>
 SOD2_SIMD_INLINE void finish(const PbJob& j, Vec<VL> (&acc)[OB][NP], int64_t ob, float* y,
                              const float* res) {
   using V = Vec<VL>;
-  InlineEpilogue act = j.act;
+  const RegisterEpilogue& ep = j.ep;
+  InlineEpilogue act = ep.act;
   act.act = A;
 #pragma GCC unroll 2
   for (int o = 0; o < OB; ++o) {
     const int64_t ch = (ob + o) * VL;
-    V bias{};
-    if (j.bias[0]) bias = simd::load<VL>(j.bias[0] + ch);
-    if (j.bias[1]) bias = bias + simd::load<VL>(j.bias[1] + ch);
-    const bool any_bias = j.bias[0] || j.bias[1];
+    const V b0 = ep.bias[0] ? simd::load<VL>(ep.bias[0] + ch) : V{};
+    const V b1 = ep.bias[1] ? simd::load<VL>(ep.bias[1] + ch) : V{};
     float* yo = y + o * j.p * VL;
     const float* ro = res ? res + o * j.p * VL : nullptr;
 #pragma GCC unroll 12
     for (int q = 0; q < NP; ++q) {
-      V s = acc[o][q];
-      // The order of EpilogueRun::apply: biases, a residual before the activation, the
+      // EpilogueRun::apply's order: each bias, a residual before the activation, the
       // activation, a residual after it.
-      if (any_bias) s = s + bias;
-      if (j.rm == 1) s += simd::load<VL>(ro + q * VL);
+      V s = acc[o][q];
+      if (ep.bias[0]) s = s + b0;
+      if (ep.bias[1]) s = s + b1;
+      if (ep.residual_mode == 1) s += simd::load<VL>(ro + q * VL);
       s = inline_epilogue<VL>(s, act, 0);
-      if (j.rm == 2) s += simd::load<VL>(ro + q * VL);
+      if (ep.residual_mode == 2) s += simd::load<VL>(ro + q * VL);
       simd::store<VL>(yo + q * VL, s);
     }
   }
@@ -94,7 +92,7 @@ SOD2_SIMD_INLINE void tile(const PbJob& j, const float* x, int64_t ob, float* y,
       }
     }
   }
-  switch (j.act.act) {
+  switch (j.ep.act.act) {
 #define SOD2_PB_CASE(A) \
   case A: return finish<VL, OB, NP, A>(j, acc, ob, y, res);
     SOD2_PB_CASE(Activation::kRelu)
@@ -145,13 +143,6 @@ struct PbItems {
   }
 };
 
-bool pointwise_window(const Window3& g) {
-  if (g.k_size() != 1) return false;
-  for (int a = 0; a < 3; ++a)
-    if (g.stride[a] != 1 || g.pad_begin[a] != 0 || g.pad_end[a] != 0) return false;
-  return true;
-}
-
 }  // namespace
 
 bool pointwise_blocked_takes(const WindowAttrs& attrs, std::span<const int64_t> w_dims,
@@ -175,7 +166,7 @@ bool pointwise_blocked_takes(const WindowAttrs& attrs, std::span<const int64_t> 
 
 bool pointwise_blocked_applies(const ConvShape& s, int block) {
   const int64_t dims[4] = {s.m, s.c / std::max<int64_t>(s.group, 1), 1, 1};
-  return pointwise_window(s.win) && pointwise_blocked_takes(WindowAttrs{}, dims, s.group, block);
+  return keeps_positions(s.win) && pointwise_blocked_takes(WindowAttrs{}, dims, s.group, block);
 }
 
 void pack_pointwise_blocked(const float* w, int64_t m, int64_t c, int block, float* out) {
@@ -196,15 +187,11 @@ Status pointwise_blocked_forward(KernelContext& ctx, const ConvShape& s, const f
   j.y = Y;
   j.res = e.residual;
   j.e = &e;
-  j.act = InlineEpilogue::from(e);
-  j.act.bias[0] = j.act.bias[1] = nullptr;
-  j.bias[0] = e.bias[0];
-  j.bias[1] = e.bias[1];
-  j.rm = !e.residual ? 0 : e.residual_before_activation ? 1 : 2;
+  j.ep = RegisterEpilogue::from(e);
   // Tanh runs in EpilogueRun::apply with the biases and the residual.
   if (!is_plain_arithmetic(e.activation)) {
-    j.bias[0] = j.bias[1] = nullptr;
-    j.rm = 0;
+    j.ep.bias[0] = j.ep.bias[1] = nullptr;
+    j.ep.residual_mode = 0;
   }
   j.c = s.c;
   j.m = s.m;

@@ -80,4 +80,24 @@ SOD2_SIMD_INLINE simd::Vec<VL> inline_epilogue(simd::Vec<VL> v, const InlineEpil
   }
 }
 
+// The whole epilogue for kernels that finish every tile in registers, a residual included: the
+// biases and the residual kept apart from the activation, since a residual may come before it.
+struct RegisterEpilogue {
+  InlineEpilogue act;  // the activation alone (its biases cleared)
+  const float* bias[2] = {nullptr, nullptr};
+  const float* residual = nullptr;
+  int residual_mode = 0;  // 0 none, 1 before the activation, 2 after it
+
+  static RegisterEpilogue from(const EpilogueRun& e) {
+    RegisterEpilogue r;
+    r.act = InlineEpilogue::from(e);
+    r.act.bias[0] = r.act.bias[1] = nullptr;
+    r.bias[0] = e.bias[0];
+    r.bias[1] = e.bias[1];
+    r.residual = e.residual;
+    r.residual_mode = !e.residual ? 0 : e.residual_before_activation ? 1 : 2;
+    return r;
+  }
+};
+
 }  // namespace sod2::rt

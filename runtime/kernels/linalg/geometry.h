@@ -35,6 +35,15 @@ struct Window3 {
   int64_t k_size() const { return k[0] * k[1] * k[2]; }
 };
 
+// Whether each output position is the input position of the same index: a 1x1 window at stride 1
+// without pads (the pointwise convs' own paths need it).
+inline bool keeps_positions(const Window3& g) {
+  if (g.k_size() != 1) return false;
+  for (int a = 0; a < 3; ++a)
+    if (g.stride[a] != 1 || g.pad_begin[a] != 0 || g.pad_end[a] != 0) return false;
+  return true;
+}
+
 // Computes pads and output sizes of a convolution / pooling window over spatial dims `in`
 // (1..3 of them) with kernel `kernel`. `op` names the op in errors.
 Expected<Window3> resolve_window(const WindowAttrs& a, std::span<const int64_t> in,

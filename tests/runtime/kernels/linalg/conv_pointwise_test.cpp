@@ -5,6 +5,7 @@
 // groups and images, every activation with each residual placement, at each SIMD level and on
 // one and two threads.
 #include <cmath>
+#include <span>
 
 #include "runtime/kernels/linalg/conv_internal.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
@@ -70,6 +71,20 @@ void check(const Case& c, Activation act, int residual, int threads) {
   expect_close(got.value()[0], out, want);
 }
 
+// Every case with every activation and residual placement, at each SIMD level, on one and two
+// threads.
+void check_all(std::span<const Case> cases, std::span<const Activation> acts) {
+  for (int level : {2, 1, 0}) {
+    SCOPED_TRACE("simd level " + std::to_string(level));
+    simd::force_simd_level(level);
+    for (const Case& c : cases)
+      for (Activation a : acts)
+        for (int residual : {0, 1, 2})
+          for (int threads : {1, 2}) check(c, a, residual, threads);
+  }
+  simd::force_simd_level(-1);
+}
+
 TEST(ConvPointwise, EveryTileShapeAndEpilogueMatchesTheDefinition) {
   const Case cases[] = {
       // 135 positions: two whole tiles of 4 vectors at 16 lanes, a whole vector and a part one;
@@ -87,15 +102,7 @@ TEST(ConvPointwise, EveryTileShapeAndEpilogueMatchesTheDefinition) {
   const Activation acts[] = {Activation::kNone,      Activation::kRelu,    Activation::kLeakyRelu,
                              Activation::kClip,      Activation::kSigmoid, Activation::kHardSigmoid,
                              Activation::kHardSwish, Activation::kTanh,    Activation::kSilu};
-  for (int level : {2, 1, 0}) {
-    SCOPED_TRACE("simd level " + std::to_string(level));
-    simd::force_simd_level(level);
-    for (const Case& c : cases)
-      for (Activation a : acts)
-        for (int residual : {0, 1, 2})
-          for (int threads : {1, 2}) check(c, a, residual, threads);
-  }
-  simd::force_simd_level(-1);
+  check_all(cases, acts);
 }
 
 TEST(ConvPointwise, SinglePositionsMatchTheDefinition) {
@@ -107,15 +114,7 @@ TEST(ConvPointwise, SinglePositionsMatchTheDefinition) {
   };
   const Activation acts[] = {Activation::kNone, Activation::kRelu, Activation::kHardSigmoid,
                              Activation::kSilu};
-  for (int level : {2, 1, 0}) {
-    SCOPED_TRACE("simd level " + std::to_string(level));
-    simd::force_simd_level(level);
-    for (const Case& c : cases)
-      for (Activation a : acts)
-        for (int residual : {0, 1, 2})
-          for (int threads : {1, 2}) check(c, a, residual, threads);
-  }
-  simd::force_simd_level(-1);
+  check_all(cases, acts);
 }
 
 TEST(ConvPointwise, TakesOnlyPointwiseConvsWithFewInputChannels) {
