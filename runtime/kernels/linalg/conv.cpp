@@ -30,7 +30,6 @@
 #include "runtime/kernels/linalg/gemm.h"
 #include "runtime/kernels/linalg/geometry.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
-#include "runtime/kernels/linalg/simd.h"
 
 namespace sod2::rt {
 namespace {

@@ -7,7 +7,7 @@
 // vectors of positions is summed over every input channel in registers, gets the whole epilogue
 // (bias, activation, residual) there and is stored once. Work items are runs of positions of one
 // image and group (and ranges of output channels where positions are few); within an item the X
-// tile of the current NV vectors (cg x NV x VL floats, at most 16 KiB) stays in L1 while every
+// tile of the current NV vectors (cg x NV x VL floats, at most 12 KiB) stays in L1 while every
 // block of output channels reads it.
 #include <algorithm>
 
@@ -116,9 +116,8 @@ SOD2_SIMD_INLINE void tile(const PwJob& j, const float* x, const float* w, float
     SOD2_PW_CASE(Activation::kSigmoid)
     SOD2_PW_CASE(Activation::kSilu)
 #undef SOD2_PW_CASE
-    default: break;
+    default: break;  // Tanh: the sums stored, then EpilogueRun::apply on the tile in L1
   }
-    // Tanh: the sums stored, then EpilogueRun::apply on the tile while it is in L1.
 #pragma GCC unroll 8
   for (int r = 0; r < MB; ++r)
 #pragma GCC unroll 4

@@ -25,9 +25,10 @@ struct PbJob {
   const float* x;
   const float* w;  // [M / VL][C][VL]
   float* y;
-  const float* res;  // the residual, blocked as Y, or nullptr
   const EpilogueRun* e;
-  RegisterEpilogue ep;  // without biases and residual where EpilogueRun::apply runs (Tanh)
+  // The residual blocked as Y. Its mode and the biases are cleared where EpilogueRun::apply
+  // runs them (Tanh).
+  RegisterEpilogue ep;
   int64_t c, m, p;
   int64_t tiles, chunks;  // tiles of NP positions in a plane; items per image, tiles shared evenly
 };
@@ -134,7 +135,7 @@ struct PbItems {
       const int64_t q1 = std::min(j.p, (pc + 1) * j.tiles / j.chunks * NP);
       const float* x = j.x + img * j.c * j.p;
       float* y = j.y + img * j.m * j.p;
-      const float* res = j.res ? j.res + img * j.m * j.p : nullptr;
+      const float* res = j.ep.residual ? j.ep.residual + img * j.m * j.p : nullptr;
       int64_t q = q0;
       for (; q + NP <= q1; q += NP)
         tiles_at<VL, NP>(j, x + q * VL, y + q * VL, res ? res + q * VL : nullptr);
@@ -185,7 +186,6 @@ Status pointwise_blocked_forward(KernelContext& ctx, const ConvShape& s, const f
   j.x = X;
   j.w = packed_w;
   j.y = Y;
-  j.res = e.residual;
   j.e = &e;
   j.ep = RegisterEpilogue::from(e);
   // Tanh runs in EpilogueRun::apply with the biases and the residual.

@@ -34,7 +34,8 @@ SOD2_SIMD_INLINE float activate(float v, float alpha, float beta) {
     return v * (t < 1.f ? t : 1.f);
   } else if constexpr (A == Activation::kSilu) {
     // Sigmoid's formula, then the Mul (the chain torch exports). No NaN for finite v: e^-v
-    // saturates to inf below -88.7 (the sigmoid is then 0 and v * 0 is -0) and to 0 above 87.3.
+    // reaches inf below about -88.0 (the sigmoid is then 0 and v * 0 is -0) and the sigmoid
+    // rounds to 1 above 87.3.
     return v * math::vec_sigmoidf(v);
   } else {
     static_assert(A == Activation::kTanh);
