@@ -262,8 +262,12 @@ bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block, bo
   // (A grouped conv's weights are small: its images split by bands.) On tensors held blocked a
   // pointwise conv splits by channels too: its bands would cost a copy of their input and output
   // rows, where whole images are read and written in place.
-  const bool by_channels = per_image && g.groups == 1 && blocks >= 2 * threads &&
-                           (g.m * g.kh * g.kw > g.ih * g.iw || (held && g.kh * g.kw == 1));
+  // An image of fewer output rows than threads (a 1-D conv is one row: wav2vec2's feature
+  // extractor) has no bands to share, so it splits by channels whenever it has a block per thread.
+  const bool few_rows = g.oh < threads;
+  const bool by_channels =
+      per_image && g.groups == 1 && blocks >= (few_rows ? threads : 2 * threads) &&
+      (g.m * g.kh * g.kw > g.ih * g.iw || (held && g.kh * g.kw == 1) || few_rows);
   const int64_t channel_parts = by_channels ? threads : 1;
   const int64_t band_rows =
       std::max<int64_t>(1, kPartOutputFloats / std::max<int64_t>(1, g.m * g.ow));

@@ -46,7 +46,8 @@ struct Case {
 };
 
 // Each exercises one way of splitting: whole images per thread, bands of rows (several sizes,
-// the first and last padded), ranges of output channels (weights larger than the input), 8-wide
+// the first and last padded), ranges of output channels (weights larger than the input, or
+// fewer output rows than threads), 8-wide
 // blocks, 1-D, strides, dilations and asymmetric padding; an input read as NCHW (fewer
 // channels than a block, as an RGB stem); and channels that fill their last block only partly
 // (MobileNet's 24 and 40), padded with zeros.
@@ -74,6 +75,10 @@ std::vector<Case> served_cases() {
       // them (padded, and whole).
       {{1, 24, 6, 6}, {64, 24, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
       {{1, 32, 7, 7}, {64, 32, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
+      // Fewer output rows than threads (a 1-D conv is one; two rows on three threads): ranges
+      // of output channels although the input outweighs the weights.
+      {{1, 64, 99}, {64, 64, 3}, {1, {2}, {}, {1}, {1}}},
+      {{1, 48, 2, 40}, {48, 48, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}},
   };
 }
 
