@@ -17,6 +17,9 @@ Status unsupported_dtype(const char* op, const char* input, DType t);
 // Checks that every present input of the node is float32 (at creation time).
 Status require_float_inputs(const NodeInfo& node);
 
+// a rounded up to a multiple of b (b > 0, a >= 0): scratch sizes and offsets in whole vectors.
+inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
+
 // Reads an int attribute into *out, or returns the error (for use in factories).
 #define SOD2_ATTR(out, expr)                          \
   do {                                                \

@@ -53,8 +53,6 @@ struct DwJob : Window2D {  // the window's spatial axes (geometry.h)
   int64_t buf_off, zero_off, tab_off, koff_off, plane_off, slot_floats;
 };
 
-inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
-
 int rows_per_block(int nv) { return nv == 1 ? 8 : nv == 2 ? 4 : 2; }
 
 // Stores rows [0, nrows) of a block whose first `cols` columns are valid.

@@ -51,8 +51,6 @@ struct LaneJob : Window2D {  // the window's spatial axes (geometry.h)
   int64_t padded_off, out_off, weights_off, bias_off, slot_floats;
 };
 
-inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
-
 // B outputs: in[b] is the padded buffer at output b's window, out the first one's result. A is
 // the activation applied to the sums (kNone also where the epilogue runs after the store): a
 // compile-time constant, so the sums stay in registers through it.

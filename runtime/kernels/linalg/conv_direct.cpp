@@ -51,8 +51,6 @@ struct Band {
   const float* planes;
 };
 
-inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
-
 // Output rows [oy0, oy1) of the current (image, group); KW > 0 fixes kw.
 template <int VL, int NV, int KW>
 SOD2_SIMD_INLINE void rows_block(const DcJob& j, const Band& b) {

@@ -29,8 +29,6 @@ struct LaneJob : Window2D {  // the window's spatial axes (geometry.h)
   int64_t padded_off, out_off, slot_floats;
 };
 
-inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
-
 // Whether any tap of output o's window on axis a reads the input.
 inline bool window_reaches_input(const Window3& g, int a, int64_t o) {
   const AxisWindow w = axis_window(g, a, o);

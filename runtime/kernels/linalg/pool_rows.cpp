@@ -23,8 +23,6 @@ using simd::Vec;
 constexpr int64_t kMaxSlotFloats = int64_t{64} << 10;
 constexpr int kMaxLanes = 16;
 
-inline int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
-
 struct RowJob : Window2D {  // the window's spatial axes (geometry.h)
   const float* x = nullptr;
   float* y = nullptr;
