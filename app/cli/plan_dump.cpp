@@ -14,8 +14,11 @@ nlohmann::ordered_json instantiated_plan_json(const rt::InstantiatedPlan& plan) 
   doc["arena_bytes"] = plan.arena_bytes;
   Json tensors = Json::array();
   for (const rt::InstantiatedTensor& t : plan.tensors)
-    tensors.push_back(
-        {{"name", t.name}, {"size", t.size}, {"offset", t.offset}, {"layout", t.layout}});
+    tensors.push_back({{"name", t.name},
+                       {"size", t.size},
+                       {"offset", t.offset},
+                       {"layout", t.layout},
+                       {"views", t.views}});
   doc["tensors"] = tensors;
   Json steps = Json::array();
   for (size_t i = 0; i < plan.steps.size(); ++i)

@@ -184,6 +184,10 @@ nlohmann::ordered_json plan_json(const PlanReportData& d) {
     j["last_step"] = p.lives[t].last_step;
     j["segment"] = p.segments[t];
     j["graph_output"] = p.tensors.tensors[t].graph_output;
+    // Values that are these bytes under another shape (Reshape, Squeeze...): never copied.
+    Json views = Json::array();
+    for (ValueId v : p.tensors.tensors[t].views) views.push_back(g.value(v).name);
+    j["views"] = views;
     tensors.push_back(j);
   }
   plan["tensors"] = tensors;

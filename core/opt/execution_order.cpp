@@ -25,8 +25,8 @@ UnitGraph unit_graph(const Graph& graph, const StepUnits& units, const TensorSet
     for (NodeId x : units.nodes[u]) {
       const Node& node = graph.node(x);
       for (ValueId v : node.outputs) {
-        const int32_t t = set.index_of(v);
-        if (t >= 0) ug.writes[u].push_back(t);
+        // A view adds no bytes: its tensor was written by the value it views.
+        if (set.writes_tensor(v)) ug.writes[u].push_back(set.index_of(v));
       }
       auto read = [&](ValueId v) {
         if (v == kNoValue) return;

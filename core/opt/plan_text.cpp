@@ -30,7 +30,12 @@ std::string order_line(const MemoryPlan& plan) {
 }
 
 std::string tensors_line(const TensorSet& set) {
-  return "tensors  " + std::to_string(set.tensors.size()) + " in the arena, " +
+  size_t views = 0;
+  for (const ArenaTensor& t : set.tensors) views += t.views.size();
+  // A view (a Reshape's output...) is its input's bytes: counted, never placed.
+  const std::string viewing =
+      views == 0 ? "" : " (and " + std::to_string(views) + " views of their bytes)";
+  return "tensors  " + std::to_string(set.tensors.size()) + " in the arena" + viewing + ", " +
          std::to_string(set.package_constants) + " constants in the package, " +
          std::to_string(set.fused_values) + " kept inside fused groups, " +
          std::to_string(set.off_arena.size()) + " left out\n";

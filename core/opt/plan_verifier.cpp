@@ -33,10 +33,21 @@ Status verify_lifetimes(const Graph& graph, std::span<const int32_t> step, int32
     if (v.producer == kNoNode || step[static_cast<size_t>(v.producer)] != l.first_step) {
       return internal_error(who + " does not start at its producer's step");
     }
-    for (NodeId c : v.consumers) {
-      if (!l.contains(step[static_cast<size_t>(c)])) {
-        return internal_error(who + " is not live when '" + graph.node(c).name + "' (step " +
-                              std::to_string(step[static_cast<size_t>(c)]) + ") reads it");
+    // Its views' bytes are its own: they are read, and made, while it lives.
+    std::vector<ValueId> held{set.tensors[t].value};
+    held.insert(held.end(), set.tensors[t].views.begin(), set.tensors[t].views.end());
+    for (ValueId h : held) {
+      const Value& hv = graph.value(h);
+      if (h != set.tensors[t].value && !l.contains(step[static_cast<size_t>(hv.producer)])) {
+        return internal_error(who + " is not live when '" + graph.node(hv.producer).name +
+                              "' makes its view '" + hv.name + "'");
+      }
+      for (NodeId c : hv.consumers) {
+        if (!l.contains(step[static_cast<size_t>(c)])) {
+          return internal_error(who + " is not live when '" + graph.node(c).name + "' (step " +
+                                std::to_string(step[static_cast<size_t>(c)]) + ") reads '" +
+                                hv.name + "'");
+        }
       }
     }
     if (set.tensors[t].graph_output && l.last_step != last) {

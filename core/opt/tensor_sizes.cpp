@@ -4,6 +4,7 @@
 #include "core/ops/constant_nodes.h"
 #include "core/opt/plan_types.h"
 #include "core/sym/prover.h"
+#include "runtime/program/byte_views.h"
 
 namespace sod2::opt {
 namespace {
@@ -30,6 +31,20 @@ Sizing size_of(const Value& value, const TensorFact& fact) {
   const sym::SymExpr bytes = *numel * sym::SymExpr(static_cast<int64_t>(elem));
   if (bytes.is_overflow()) return {std::nullopt, "size overflows int64"};
   return {bytes, ""};
+}
+
+// The arena tensor whose bytes node `n`'s output `v` can be, unchanged (byte_views.h); -1 when it
+// needs bytes of its own. A fused node is out: its group's kernel, not the view op, writes `v`.
+int32_t viewed_tensor(const Graph& graph, const FusionPlan* fusion, NodeId n, ValueId v,
+                      const TensorSet& set) {
+  const Node& node = graph.node(n);
+  if (!rt::keeps_input_bytes(node.domain, node.op_type)) return -1;
+  if (node.outputs.empty() || node.outputs[0] != v || node.inputs.empty()) return -1;
+  if (fusion) {
+    const int32_t g = fusion->group_of[static_cast<size_t>(n)];
+    if (g < 0 || fusion->groups[static_cast<size_t>(g)].nodes.size() != 1) return -1;
+  }
+  return set.index_of(node.inputs[0]);
 }
 
 }  // namespace
@@ -71,9 +86,21 @@ TensorSet arena_tensors(const Graph& graph, const RdpResult& rdp, const FusionPl
         set.off_arena.push_back({v, value.name, std::move(s.reason)});
         continue;
       }
+      const int32_t viewed = viewed_tensor(graph, fusion, static_cast<NodeId>(n), v, set);
+      if (viewed >= 0) {
+        ArenaTensor& tensor = set.tensors[static_cast<size_t>(viewed)];
+        tensor.views.push_back(v);
+        tensor.graph_output = tensor.graph_output || output;
+        set.index_of_value[static_cast<size_t>(v)] = viewed;
+        continue;
+      }
       set.index_of_value[static_cast<size_t>(v)] = static_cast<int32_t>(set.tensors.size());
-      set.tensors.push_back({v, value.name, static_cast<NodeId>(n),
-                             sym::simplify(align_bytes(*s.bytes), rdp.ranges()), output});
+      set.tensors.push_back({v,
+                             value.name,
+                             static_cast<NodeId>(n),
+                             sym::simplify(align_bytes(*s.bytes), rdp.ranges()),
+                             output,
+                             {}});
     }
   }
   return set;

@@ -10,8 +10,11 @@
 //    runtime when the body runs; the If/Loop node's own outputs are in the arena like any other.
 //  - With fusion, a value that stays inside its fused group (fusion.h) is never materialised:
 //    only a group's outputs are in the arena.
-//  - No aliasing: Identity, Reshape, Squeeze... get their own bytes. In-place reuse is a later
-//    optimisation that only has to shorten lifetimes.
+//  - A view shares its input's bytes: the output of Reshape, Flatten, Squeeze, Unsqueeze or
+//    Identity (runtime/program/byte_views.h), unfused, whose input is an arena tensor, is that
+//    tensor under another shape: it is listed in the tensor's `views` and lengthens its lifetime
+//    instead of getting bytes of its own, so the op copies nothing. Every other op's output gets
+//    its own bytes (in-place reuse by elementwise ops is a later optimisation).
 //  - A value whose size RDP could not express (an unknown dim, a sequence, a string tensor) is
 //    left out and listed with the reason, so a report shows it instead of failing.
 #pragma once
@@ -31,8 +34,11 @@ struct ArenaTensor {
   ValueId value = kNoValue;
   std::string name;
   NodeId producer = kNoNode;
-  sym::SymExpr bytes;  // numel * element size, aligned up to kTensorAlignment
-  bool graph_output = false;
+  sym::SymExpr bytes;         // numel * element size, aligned up to kTensorAlignment
+  bool graph_output = false;  // `value` or one of `views` is a graph output
+  // Values that hold these same bytes under another shape (see above), in node order: each is
+  // made by its producer from `value` or from an earlier view.
+  std::vector<ValueId> views;
 };
 
 // A value the runtime materialises but the arena cannot hold, and why.
@@ -47,13 +53,19 @@ struct TensorSet {
   std::vector<OffArenaValue> off_arena;
   int32_t package_constants = 0;  // Constant outputs kept in the package
   int32_t fused_values = 0;       // values kept inside a fused group
-  // Index into `tensors` per ValueId of the graph; -1 for values the arena does not hold.
+  // Index into `tensors` per ValueId of the graph (a view's is its tensor's); -1 for values the
+  // arena does not hold.
   std::vector<int32_t> index_of_value;
 
   int32_t index_of(ValueId v) const {
     return v >= 0 && static_cast<size_t>(v) < index_of_value.size()
                ? index_of_value[static_cast<size_t>(v)]
                : -1;
+  }
+  // Whether `v` is the value that writes tensor `index_of(v)` (not a view of it).
+  bool writes_tensor(ValueId v) const {
+    const int32_t t = index_of(v);
+    return t >= 0 && tensors[static_cast<size_t>(t)].value == v;
   }
 };
 

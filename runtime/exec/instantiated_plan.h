@@ -18,6 +18,8 @@ struct InstantiatedTensor {
   // How its bytes are ordered: "plain" (the ONNX layout), or "nChw16c" / "nChw8c" where the
   // session holds the value channel-blocked between kernels (SessionOptions::channel_blocked).
   std::string layout = "plain";
+  // Values that are its bytes under another shape, in step order (byte_views.h).
+  std::vector<std::string> views;
 };
 
 struct InstantiatedPlan {

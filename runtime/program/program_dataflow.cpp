@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/program/byte_views.h"
+
 namespace sod2::rt {
 namespace {
 
@@ -104,10 +106,48 @@ Expected<ArenaLifetimes> check_program_dataflow(const ProgramDesc& p) {
       if (written_by_nodes(d.storage) && producer[static_cast<size_t>(v)] < 0)
         return invalid_model(gname() + ": output " + vname(v) + " is written by no node");
     }
-    // Arena tensors: one value each (two values in one tensor would alias), main graph only.
+    // Arena tensors: one value each, besides the views a byte-keeping op makes of it
+    // (byte_views.h); two values a node writes into one tensor would overwrite each other.
+    std::vector<int32_t> owner(nv, -1);  // per arena value: the value that writes its tensor
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      const NodeDesc& node = graph.nodes[n];
+      for (size_t o = 0; o < node.outputs.size(); ++o) {
+        const int32_t v = node.outputs[o];
+        if (v < 0) continue;
+        const ValueDesc& d = graph.values[static_cast<size_t>(v)];
+        if (d.storage != ValueStorage::kArena) continue;
+        if (g != 0 || d.arena_tensor < 0 || static_cast<size_t>(d.arena_tensor) >= na)
+          return invalid_model(gname() + ": value " + vname(v) + " names arena tensor " +
+                               std::to_string(d.arena_tensor) + " outside the plan's " +
+                               std::to_string(na));
+        const size_t k = static_cast<size_t>(d.arena_tensor);
+        if (out.value[k] < 0) {
+          out.value[k] = v;
+          owner[static_cast<size_t>(v)] = v;
+          continue;
+        }
+        // Inputs are written before their readers (checked above), so the viewed value has
+        // its owner by now.
+        const int32_t viewed = node.inputs.empty() ? -1 : node.inputs[0];
+        const bool view =
+            o == 0 && node.fused_nodes.empty() &&
+            keeps_input_bytes(node.info.domain, node.info.op_type) && viewed >= 0 &&
+            graph.values[static_cast<size_t>(viewed)].storage == ValueStorage::kArena &&
+            graph.values[static_cast<size_t>(viewed)].arena_tensor == d.arena_tensor;
+        if (!view) {
+          return invalid_model("values " + vname(out.value[k]) + " and " + vname(v) +
+                               " share arena tensor " + std::to_string(k) + ", and node '" +
+                               node.info.name + "' is not a view of " + vname(out.value[k]) +
+                               " (only Reshape, Flatten, Squeeze, Unsqueeze and Identity keep "
+                               "their input's bytes)");
+        }
+        owner[static_cast<size_t>(v)] = owner[static_cast<size_t>(viewed)];
+      }
+    }
+    // A value no node writes still names a tensor of its own (the plan may reserve it).
     for (size_t v = 0; v < nv; ++v) {
       const ValueDesc& d = graph.values[v];
-      if (d.storage != ValueStorage::kArena) continue;
+      if (d.storage != ValueStorage::kArena || owner[v] >= 0) continue;
       if (g != 0 || d.arena_tensor < 0 || static_cast<size_t>(d.arena_tensor) >= na)
         return invalid_model(gname() + ": value " + vname(static_cast<int32_t>(v)) +
                              " names arena tensor " + std::to_string(d.arena_tensor) +
@@ -140,6 +180,12 @@ Expected<ArenaLifetimes> check_program_dataflow(const ProgramDesc& p) {
       const int32_t first = producer[static_cast<size_t>(v)];
       out.life[k] = {first, std::max(first, last_read[static_cast<size_t>(v)])};
       out.used[k] = 1;
+    }
+    // A view's reads are reads of its tensor.
+    for (size_t v = 0; v < nv; ++v) {
+      if (owner[v] < 0 || owner[v] == static_cast<int32_t>(v)) continue;
+      plan::Lifetime& l = out.life[static_cast<size_t>(graph.values[v].arena_tensor)];
+      l.last_step = std::max(l.last_step, last_read[v]);
     }
   }
   return out;

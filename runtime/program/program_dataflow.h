@@ -18,15 +18,16 @@ namespace sod2::rt {
 struct ArenaLifetimes {
   std::vector<plan::Lifetime> life;  // per arena tensor
   std::vector<char> used;            // per arena tensor: some node writes it
-  std::vector<int32_t> value;        // per arena tensor: its main-graph value, or -1
+  std::vector<int32_t> value;        // per arena tensor: the main-graph value that writes it, or -1
 };
 
 // Proves, for every graph: each value is written by at most one node, and only values the
 // executor places (arena or heap) are written; every arena or heap value a node reads is written
 // by an earlier node of its graph; every graph output is written or given; each arena tensor
-// belongs to at most one value. Then derives the arena tensors' lifetimes by the compiler's rule
-// (producer to last reader, reads inside bodies counted at their control-flow node, graph outputs
-// to the last step). Errors name the graph, node and value.
+// belongs to one value, and besides it only to views of it that byte-keeping ops make
+// (byte_views.h). Then derives the arena tensors' lifetimes by the compiler's rule (producer to
+// the last reader of the value or of a view, reads inside bodies counted at their control-flow
+// node, graph outputs to the last step). Errors name the graph, node and value.
 Expected<ArenaLifetimes> check_program_dataflow(const ProgramDesc& program);
 
 }  // namespace sod2::rt

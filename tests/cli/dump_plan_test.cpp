@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -77,6 +78,14 @@ TEST_P(DumpPlan, ThePlanPrintedAtTheRunsValuesIsThePlanItRan) {
     ASSERT_EQ(a["name"], b["name"]) << "tensor " << t;
     EXPECT_EQ(a["size"], b["size"]) << b["name"];
     EXPECT_EQ(a["offset"], b["offset"]) << b["name"];
+    // The values viewing the tensor's bytes, as the compiler listed them and as the run found
+    // them (the compiler in node order, the run in step order).
+    auto sorted = [](const nlohmann::json& names) {
+      std::vector<std::string> v = names.get<std::vector<std::string>>();
+      std::sort(v.begin(), v.end());
+      return v;
+    };
+    EXPECT_EQ(sorted(shown["plan"]["tensors"][t]["views"]), sorted(b["views"])) << b["name"];
     const std::string layout = b["layout"].get<std::string>();
     EXPECT_TRUE(layout == "plain" || layout == "nChw16c" || layout == "nChw8c") << layout;
   }

@@ -130,7 +130,7 @@ TEST(SweepCommand, MarksWhereTheLayoutChanges) {
   const std::string model = std::string(SOD2_SHARED_DIR) + "/models/gpt_tiny_kv/model.onnx";
   if (!std::filesystem::exists(model)) GTEST_SKIP() << "no shared models at " << model;
   const CliRun s = sweep({model, "--range", "batch=1:64:1,seq=1:1024:1,past=0:512:1", "--sym",
-                          "seq=1:64:1", "--bind", "batch=1,past=4", "--json"});
+                          "seq=1:1024:16", "--bind", "batch=1,past=4", "--json"});
   ASSERT_EQ(s.code, 0) << s.err;
   const auto doc = nlohmann::json::parse(s.out);
   ASSERT_EQ(doc["points"].size(), 64u);

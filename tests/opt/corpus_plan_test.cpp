@@ -165,7 +165,7 @@ TEST_P(CorpusPlan, VerifiedAtBenchmarkAndRandomBindings) {
       EXPECT_EQ(at->version_arena_bytes, planned->arena_bytes);
       if (at->version == plan::kBindingGreedyVersion) {
         EXPECT_LT(at->arena_bytes, planned->arena_bytes) << where;
-        EXPECT_EQ(at->arena_bytes, at->greedy_bytes) << where;
+        EXPECT_LE(at->arena_bytes, at->greedy_bytes) << where;
       } else {
         EXPECT_EQ(at->version, own) << where;
         EXPECT_EQ(at->arena_bytes, planned->arena_bytes) << where;

@@ -109,7 +109,7 @@ void build_random_dag(uint64_t seed, RandomDag* dag) {
     dag->set.index_of_value[static_cast<size_t>(v)] = static_cast<int32_t>(i);
     const bool is_out = std::find(outputs.begin(), outputs.end(), v) != outputs.end();
     dag->set.tensors.push_back(
-        {v, g.value(v).name, static_cast<NodeId>(i), sym::SymExpr(0), is_out});
+        {v, g.value(v).name, static_cast<NodeId>(i), sym::SymExpr(0), is_out, {}});
     for (auto& s : dag->sizes) s.push_back(64 * static_cast<int64_t>(next(100)));
   }
 }

@@ -1,6 +1,8 @@
 // Which values the arena holds, their sizes as SymExprs, and their lifetimes in an order.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "core/opt/lifetimes.h"
 #include "core/opt/tensor_sizes.h"
 #include "golden_models.h"
@@ -102,6 +104,63 @@ TEST(TensorSizes, ValuesWithoutAFixedSizeAreLeftOutWithAReason) {
 }
 
 std::vector<NodeId> source_order(const Analysed& a) { return *a.graph().topological_order(); }
+
+// x[n,16] -> Relu a -> Reshape r [16n] -> Unsqueeze u [1,16n] -> Relu y (output); u is an
+// output too, and x -> Flatten fx -> Relu z (output): a view of a graph input.
+onnx::ModelProto views_model() {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {std::string("n"), int64_t{16}});
+  for (const auto& [name, value] : {std::pair<const char*, int64_t>{"flat", -1}, {"axis0", 0}}) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(1);
+    t->add_int64_data(value);
+  }
+  add_node(g, "Relu", {"x"}, {"a"}, "relu_a");
+  add_node(g, "Reshape", {"a", "flat"}, {"r"}, "reshape");
+  add_node(g, "Unsqueeze", {"r", "axis0"}, {"u"}, "unsqueeze");
+  add_node(g, "Relu", {"u"}, {"y"}, "relu_y");
+  add_node(g, "Flatten", {"x"}, {"fx"}, "flatten_x");
+  add_node(g, "Relu", {"fx"}, {"z"}, "relu_z");
+  add_output(g, "y");
+  add_output(g, "u");
+  add_output(g, "z");
+  return m;
+}
+
+TEST(TensorSizes, AViewOfAnArenaTensorIsThatTensor) {
+  Analysed a = analyse(views_model(), range_of("n", 1, 8));
+  TensorSet set = arena_tensors(a.graph(), a.rdp);
+  // r and u are a's bytes; fx views the caller's x, which the arena does not hold.
+  EXPECT_EQ(names(set), (std::vector<std::string>{"a", "y", "fx", "z"}));
+  const ArenaTensor& t = tensor(set, "a");
+  EXPECT_EQ(t.views, (std::vector<ValueId>{a.graph().find("r"), a.graph().find("u")}));
+  EXPECT_TRUE(t.graph_output);  // through u
+  EXPECT_EQ(set.index_of(a.graph().find("u")), set.index_of(a.graph().find("a")));
+  EXPECT_TRUE(set.writes_tensor(a.graph().find("a")));
+  EXPECT_FALSE(set.writes_tensor(a.graph().find("u")));
+  EXPECT_TRUE(tensor(set, "fx").views.empty());
+}
+
+TEST(Lifetimes, AViewsReadersKeepItsTensorAlive) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {std::string("n"), int64_t{16}});
+  add_node(g, "Relu", {"x"}, {"a"}, "relu_a");
+  add_node(g, "Identity", {"a"}, {"v"}, "identity");
+  add_node(g, "Relu", {"x"}, {"b"}, "relu_b");
+  add_node(g, "Add", {"b", "v"}, {"y"}, "add");
+  add_output(g, "y");
+  Analysed an = analyse(m, range_of("n", 1, 8));
+  TensorSet set = arena_tensors(an.graph(), an.rdp);
+  ASSERT_EQ(names(set), (std::vector<std::string>{"a", "b", "y"}));
+  auto lives = tensor_lifetimes(an.graph(), source_order(an), set);
+  ASSERT_TRUE(lives.ok()) << lives.status().to_string();
+  // a is read by Identity at step 1, and its view v by Add at step 3.
+  EXPECT_EQ(*lives, (std::vector<Lifetime>{{0, 3}, {2, 3}, {3, 3}}));
+}
 
 TEST(Lifetimes, RunFromProducerToLastReaderAndOutputsToTheEnd) {
   Analysed a = analyse(residual_mlp_model(), range_of("n", 1, 8));

@@ -77,6 +77,15 @@ std::string compare(const pipeline::CompiledModel& c, const rt::Session& session
       return "tensor " + std::to_string(t) + ": shown " + name + " " + std::to_string(s.size) +
              " B at " + std::to_string(s.offset) + ", ran " + r.name + " " +
              std::to_string(r.size) + " B at " + std::to_string(r.offset);
+    // The values viewing its bytes (compiled in node order, run in step order).
+    std::vector<std::string> shown_views, ran_views = r.views;
+    for (ValueId v : c.plan.tensors.tensors[t].views)
+      shown_views.push_back(c.model.graph->value(v).name);
+    std::sort(shown_views.begin(), shown_views.end());
+    std::sort(ran_views.begin(), ran_views.end());
+    if (shown_views != ran_views)
+      return "tensor " + std::to_string(t) + " (" + name + "): shown " +
+             std::to_string(shown_views.size()) + " views, ran " + std::to_string(ran_views.size());
   }
   // The same nodes in the same order. A device backend may run a generated elementwise group
   // (several steps of the plan, whose inside values the plan still holds) as one dispatch: then

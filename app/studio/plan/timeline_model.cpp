@@ -46,6 +46,7 @@ Expected<TimelineModel> TimelineModel::build(const Model& model, const RdpResult
     r.tensor = static_cast<int>(t);
     r.name = tensor.name;
     r.producer = tensor.producer;
+    for (ValueId v : tensor.views) r.views.push_back(g.value(v).name);
     if (tensor.producer != kNoNode) {
       const Node& node = g.node(tensor.producer);
       m.producer_names_[t] = node.name + " (" + node.op_type + ")";
@@ -166,6 +167,16 @@ std::string TimelineModel::tooltip_text(int rect) const {
   text += "lifetime  steps " + std::to_string(r.first_step) + "–" + std::to_string(r.last_step) +
           " (" + std::to_string(steps) + (steps == 1 ? " step)" : " steps)");
   if (!producer_name(rect).empty()) text += "\nproducer  " + producer_name(rect);
+  if (!r.views.empty()) {
+    // A long chain of views names its first few: the tooltip stays a tooltip.
+    constexpr size_t kNamed = 3;
+    std::string names;
+    for (size_t i = 0; i < std::min(r.views.size(), kNamed); ++i)
+      names += (i ? ", " : "") + r.views[i];
+    if (r.views.size() > kNamed)
+      names += " and " + std::to_string(r.views.size() - kNamed) + " more";
+    text += "\nviews     " + names + " (the same bytes, not copied)";
+  }
   return text;
 }
 

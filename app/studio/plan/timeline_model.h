@@ -29,6 +29,9 @@ struct TimelineRect {
   std::string size_expr;
   std::string offset_expr;
   NodeId producer = kNoNode;
+  // Values that are this tensor's bytes under another shape (tensor_sizes.h): their Reshape,
+  // Squeeze... copies nothing, and their readers keep the rectangle alive.
+  std::vector<std::string> views;
 };
 
 class TimelineModel {

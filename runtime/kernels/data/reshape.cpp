@@ -1,6 +1,6 @@
 // Ops that change only the shape: Reshape, Flatten, Squeeze, Unsqueeze. The bytes (or a string
-// tensor's strings) are copied unchanged (the executor, not the kernel, decides when an output
-// may alias its input).
+// tensor's strings) are copied unchanged, unless the memory plan made the output a view of the
+// input (runtime/program/byte_views.h): the executor then hands out the input's own bytes.
 #include <algorithm>
 #include <string>
 
@@ -18,7 +18,7 @@ Status copy_with_shape(KernelContext& ctx, const Tensor& in, const Shape& shape,
   }
   SOD2_RETURN_IF_ERROR(require_fixed_size(in.dtype, op));
   SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, in.dtype, shape));
-  parallel_memcpy(ctx.pool(), out->data, in.data, in.bytes());
+  if (out->data != in.data) parallel_memcpy(ctx.pool(), out->data, in.data, in.bytes());
   return Status::ok_status();
 }
 

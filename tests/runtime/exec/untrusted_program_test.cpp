@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "core/sym/shape_compiler.h"
@@ -114,6 +115,88 @@ TEST(UntrustedProgram, AValueIsWrittenOnceAndOnlyWhereTheExecutorPlacesIt) {
     EXPECT_TRUE(contains(message_of(s.status()), "output 'y' is written by no node"))
         << message_of(s.status());
   }
+}
+
+// Identity as the real kernels do it: copies, unless the executor handed out the input's own
+// bytes (a view, byte_views.h); counts the runs that copied nothing.
+int g_views_in_place = 0;
+class ForwardKernel : public Kernel {
+ public:
+  Status run(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    SOD2_ASSIGN_OR_RETURN(Tensor * y, ctx.output(0, x->dtype, x->shape));
+    if (y->data == x->data) {
+      ++g_views_in_place;
+    } else {
+      std::memcpy(y->data, x->data, x->bytes());
+    }
+    return Status::ok_status();
+  }
+};
+
+// x[n] -> Double a (tensor 0) -> `op` v (tensor 0: a view when `op` is Identity) -> Double y
+// (tensor 1). `y_offset` places y; a lives, through v, until y's step.
+ProgramDesc view_program(const std::string& op, const sym::SymExpr& y_offset) {
+  ProgramDesc p = chain_program();
+  GraphDesc& g = p.graphs[0];
+  g.values = {value("x", ValueStorage::kGraphInput), value("a", ValueStorage::kArena, 0),
+              value("v", ValueStorage::kArena, 0), value("y", ValueStorage::kArena, 1)};
+  g.outputs = {3};
+  g.nodes = {node("Double", {0}, {1}), node(op, {1}, {2}), node("Double", {2}, {3})};
+  const sym::SymExpr size = 64 * sym::floordiv(4 * sym::SymExpr(sym::symbol("n")) + 63, 64);
+  p.plan_program = plan_of({size, size, sym::SymExpr(0), y_offset, size + y_offset});
+  return p;
+}
+
+KernelRegistry view_registry() {
+  KernelRegistry r = test_registry();
+  r.add("", "Identity", 1, &testing::make<ForwardKernel>);
+  r.add("", "Forward", 1, &testing::make<ForwardKernel>);
+  return r;
+}
+
+TEST(UntrustedProgram, AViewSharesItsInputsTensorAndNoOtherNodeMay) {
+  const sym::SymExpr size = 64 * sym::floordiv(4 * sym::SymExpr(sym::symbol("n")) + 63, 64);
+  {
+    auto s = Session::create(view_program("Identity", size), view_registry(), {1});
+    ASSERT_TRUE(s.ok()) << s.status().to_string();
+    HostTensor x(DType::kFloat, Shape{20});
+    for (int i = 0; i < 20; ++i) x.view().as<float>()[i] = static_cast<float>(i);
+    const Tensor in[] = {x.view()};
+    g_views_in_place = 0;
+    auto out = (*s)->run(in);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_EQ(g_views_in_place, 1);
+    for (int i = 0; i < 20; ++i) EXPECT_EQ((*out)[0].as<float>()[i], 4.f * i);
+  }
+  {
+    // The same kernel under another op name writes into a tensor that holds another value.
+    auto s = Session::create(view_program("Forward", size), view_registry(), {1});
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.status().code(), StatusCode::kInvalidModel);
+    EXPECT_TRUE(contains(message_of(s.status()),
+                         "share arena tensor 0, and node 'Forward_2' is "
+                         "not a view of 'a'"))
+        << message_of(s.status());
+  }
+  {
+    // A view of a value in another tensor is not that tensor's bytes.
+    ProgramDesc p = view_program("Identity", size);
+    p.graphs[0].nodes[1].inputs = {0};
+    auto s = Session::create(std::move(p), view_registry(), {1});
+    ASSERT_FALSE(s.ok());
+    EXPECT_TRUE(contains(message_of(s.status()), "is not a view of 'a'")) << message_of(s.status());
+  }
+}
+
+TEST(UntrustedProgram, AViewsReadersKeepItsTensorLive) {
+  // y at offset 0 would overwrite a while Double reads it through its view v.
+  auto s = Session::create(view_program("Identity", sym::SymExpr(0)), view_registry(), {1});
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  auto out = run_chain(**s, 20);
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(contains(message_of(out.status()), "share bytes while both are live"))
+      << message_of(out.status());
 }
 
 TEST(UntrustedProgram, ScanStateThatIsNeverProducedIsAnError) {

@@ -68,6 +68,11 @@ TEST_P(TimelineCorpus, RectsEqualPlanJsonAtTwoBindings) {
       const double offset = static_cast<double>(r.offset) + static_cast<double>(r.size) / 2;
       EXPECT_EQ(tl.all_hits(step, offset), std::vector<int>{r.tensor}) << r.name;
     }
+    // The values viewing each tensor's bytes, as the document lists them.
+    for (const TimelineRect& r : tl.rects())
+      EXPECT_EQ(r.views, (*doc)["plan"]["tensors"][static_cast<size_t>(r.tensor)]["views"]
+                             .get<std::vector<std::string>>())
+          << r.name;
     if (tl.rects().empty()) continue;
     const std::string tip = tl.tooltip_text(0);
     EXPECT_NE(tip.find(tl.rects()[0].name), std::string::npos) << tip;

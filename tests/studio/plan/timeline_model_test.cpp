@@ -124,6 +124,20 @@ TEST(TimelineModel, TooltipNamesTheTensorSizeOffsetAndLifetime) {
   EXPECT_NE(tip.find("steps 3–7 (5 steps)"), std::string::npos) << tip;
   EXPECT_EQ(tl.tooltip_text(1), "");
   EXPECT_EQ(tl.peak_steps(), (std::vector<int64_t>{3, 4, 5, 6, 7}));
+  EXPECT_EQ(tip.find("views"), std::string::npos) << tip;
+}
+
+TEST(TimelineModel, TooltipNamesTheViewsOfTheTensorsBytes) {
+  TimelineRect r;
+  r.tensor = 0;
+  r.name = "qkv";
+  r.size = 64;
+  r.views = {"q_heads", "k_heads", "v_heads", "q_flat", "k_flat"};
+  const TimelineModel tl = TimelineModel::from_rects({r}, 1, 64, 64);
+  const std::string tip = tl.tooltip_text(0);
+  EXPECT_NE(tip.find("views     q_heads, k_heads, v_heads and 2 more (the same bytes, not copied)"),
+            std::string::npos)
+      << tip;
 }
 
 TEST(TimelineViewport, MapsBothWaysAndZoomKeepsTheAnchor) {
