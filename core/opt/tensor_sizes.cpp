@@ -1,5 +1,7 @@
 #include "core/opt/tensor_sizes.h"
 
+#include <algorithm>
+
 #include "core/ir/data_type.h"
 #include "core/ops/constant_nodes.h"
 #include "core/opt/plan_types.h"
@@ -33,12 +35,32 @@ Sizing size_of(const Value& value, const TensorFact& fact) {
   return {bytes, ""};
 }
 
+// What input `i` of `node` is, for byte_views.h: the bytes of an initializer or of a Constant's
+// tensor decide it (the package stores those bytes, and the runtime decides again from them).
+rt::InputKind input_kind(const Graph& graph, const Node& node, size_t i) {
+  if (i >= node.inputs.size() || node.inputs[i] == kNoValue) return rt::InputKind::kAbsent;
+  const ValueId v = node.inputs[i];
+  const Tensor* t = graph.initializer_of(v);
+  const Value& value = graph.value(v);
+  if (!t && value.producer != kNoNode) {
+    const Node& producer = graph.node(value.producer);
+    if (producer.op_type == "Constant" && producer.domain.empty() &&
+        producer.attributes.size() == 1 && producer.attributes[0].name == "value")
+      t = &producer.attributes[0].t;
+  }
+  if (!t || t->numel() != 1 || t->bytes().empty()) return rt::InputKind::kOther;
+  return std::all_of(t->bytes().begin(), t->bytes().end(), [](uint8_t b) { return b == 0; })
+             ? rt::InputKind::kZero
+             : rt::InputKind::kOther;
+}
+
 // The arena tensor whose bytes node `n`'s output `v` can be, unchanged (byte_views.h); -1 when it
 // needs bytes of its own. A fused node is out: its group's kernel, not the view op, writes `v`.
 int32_t viewed_tensor(const Graph& graph, const FusionPlan* fusion, NodeId n, ValueId v,
                       const TensorSet& set) {
   const Node& node = graph.node(n);
-  if (!rt::keeps_input_bytes(node.domain, node.op_type)) return -1;
+  auto input = [&](size_t i) { return input_kind(graph, node, i); };
+  if (!rt::keeps_input_bytes(node.domain, node.op_type, input)) return -1;
   if (node.outputs.empty() || node.outputs[0] != v || node.inputs.empty()) return -1;
   if (fusion) {
     const int32_t g = fusion->group_of[static_cast<size_t>(n)];

@@ -40,6 +40,23 @@ void mark_nested_reads(const ProgramDesc& p, const GraphDesc& inner, int32_t lev
         mark_nested_reads(p, p.graphs[static_cast<size_t>(g)], levels + 1, n, last_read, depth + 1);
 }
 
+// What input `i` of `node` is, for byte_views.h: a constant's bytes decide it.
+InputKind input_kind(const ProgramDesc& p, const GraphDesc& graph, const NodeDesc& node, size_t i) {
+  if (i >= node.inputs.size() || node.inputs[i] < 0) return InputKind::kAbsent;
+  const auto v = static_cast<size_t>(node.inputs[i]);
+  if (v >= graph.values.size()) return InputKind::kOther;
+  const ValueDesc& d = graph.values[v];
+  if (d.storage != ValueStorage::kConstant || d.constant < 0 ||
+      static_cast<size_t>(d.constant) >= p.constants.size())
+    return InputKind::kOther;
+  const Tensor t = p.constants[static_cast<size_t>(d.constant)].view();
+  if (!t.is_tensor() || t.numel() != 1 || dtype_size(t.dtype) == 0) return InputKind::kOther;
+  const auto* bytes = static_cast<const uint8_t*>(t.data);
+  return std::all_of(bytes, bytes + t.bytes(), [](uint8_t b) { return b == 0; })
+             ? InputKind::kZero
+             : InputKind::kOther;
+}
+
 }  // namespace
 
 Expected<ArenaLifetimes> check_program_dataflow(const ProgramDesc& p) {
@@ -131,15 +148,17 @@ Expected<ArenaLifetimes> check_program_dataflow(const ProgramDesc& p) {
         const int32_t viewed = node.inputs.empty() ? -1 : node.inputs[0];
         const bool view =
             o == 0 && node.fused_nodes.empty() &&
-            keeps_input_bytes(node.info.domain, node.info.op_type) && viewed >= 0 &&
+            keeps_input_bytes(node.info.domain, node.info.op_type,
+                              [&](size_t i) { return input_kind(p, graph, node, i); }) &&
+            viewed >= 0 &&
             graph.values[static_cast<size_t>(viewed)].storage == ValueStorage::kArena &&
             graph.values[static_cast<size_t>(viewed)].arena_tensor == d.arena_tensor;
         if (!view) {
           return invalid_model("values " + vname(out.value[k]) + " and " + vname(v) +
                                " share arena tensor " + std::to_string(k) + ", and node '" +
                                node.info.name + "' is not a view of " + vname(out.value[k]) +
-                               " (only Reshape, Flatten, Squeeze, Unsqueeze and Identity keep "
-                               "their input's bytes)");
+                               " (only Reshape, Flatten, Squeeze, Unsqueeze, Identity and "
+                               "Dropout that drops nothing keep their input's bytes)");
         }
         owner[static_cast<size_t>(v)] = owner[static_cast<size_t>(viewed)];
       }

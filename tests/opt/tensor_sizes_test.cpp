@@ -144,6 +144,37 @@ TEST(TensorSizes, AViewOfAnArenaTensorIsThatTensor) {
   EXPECT_TRUE(tensor(set, "fx").views.empty());
 }
 
+TEST(TensorSizes, DropoutIsAViewWhereItCannotDropElements) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {std::string("n"), int64_t{16}});
+  add_input(g, "training", {}, onnx::TensorProto::BOOL);
+  auto scalar = [&](const std::string& name, int32_t type, uint8_t byte) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    t->set_raw_data(std::string(type == onnx::TensorProto::BOOL ? 1 : 4, static_cast<char>(byte)));
+  };
+  scalar("on", onnx::TensorProto::BOOL, 1);
+  scalar("off", onnx::TensorProto::BOOL, 0);
+  scalar("zero", onnx::TensorProto::FLOAT, 0);
+  add_node(g, "Relu", {"x"}, {"a"}, "relu_a");
+  add_node(g, "Dropout", {"a"}, {"d1"}, "inference");
+  add_node(g, "Dropout", {"a", "", "off"}, {"d2"}, "training_off");
+  add_node(g, "Dropout", {"a", "zero", "on"}, {"d3"}, "ratio_zero");  // PyTorch's Swin
+  add_node(g, "Dropout", {"a", "", "on"}, {"t1"}, "training_on");
+  add_node(g, "Dropout", {"a", "zero", "training"}, {"d4"}, "ratio_zero_any_mode");
+  add_node(g, "Dropout", {"a", "", "training"}, {"t2"}, "training_given");
+  add_node(g, "Sum", {"d1", "d2", "d3", "d4", "t1", "t2"}, {"y"}, "sum");
+  add_output(g, "y");
+  Analysed an = analyse(m, range_of("n", 1, 8));
+  TensorSet set = arena_tensors(an.graph(), an.rdp);
+  EXPECT_EQ(names(set), (std::vector<std::string>{"a", "t1", "t2", "y"}));
+  const Graph& gr = an.graph();
+  EXPECT_EQ(tensor(set, "a").views,
+            (std::vector<ValueId>{gr.find("d1"), gr.find("d2"), gr.find("d3"), gr.find("d4")}));
+}
+
 TEST(Lifetimes, AViewsReadersKeepItsTensorAlive) {
   auto m = make_model();
   auto* g = m.mutable_graph();

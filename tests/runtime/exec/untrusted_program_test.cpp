@@ -152,6 +152,7 @@ KernelRegistry view_registry() {
   KernelRegistry r = test_registry();
   r.add("", "Identity", 1, &testing::make<ForwardKernel>);
   r.add("", "Forward", 1, &testing::make<ForwardKernel>);
+  r.add("", "Dropout", 1, &testing::make<ForwardKernel>);
   return r;
 }
 
@@ -187,6 +188,32 @@ TEST(UntrustedProgram, AViewSharesItsInputsTensorAndNoOtherNodeMay) {
     ASSERT_FALSE(s.ok());
     EXPECT_TRUE(contains(message_of(s.status()), "is not a view of 'a'")) << message_of(s.status());
   }
+}
+
+TEST(UntrustedProgram, ADropoutIsAViewOnlyWhereItsConstantsDropNothing) {
+  // Dropout(a, ratio, training) as the view v: the constants decide, not the package's claim.
+  auto dropout = [](float ratio, bool training) {
+    const sym::SymExpr size = 64 * sym::floordiv(4 * sym::SymExpr(sym::symbol("n")) + 63, 64);
+    ProgramDesc p = view_program("Dropout", size);
+    GraphDesc& g = p.graphs[0];
+    HostTensor r(DType::kFloat, Shape{}), t(DType::kBool, Shape{});
+    *r.data<float>() = ratio;
+    *t.data<uint8_t>() = training ? 1 : 0;
+    p.constants.push_back(std::move(r));
+    p.constants.push_back(std::move(t));
+    g.values.push_back(value("ratio", ValueStorage::kConstant));
+    g.values.back().constant = 0;
+    g.values.push_back(value("training", ValueStorage::kConstant));
+    g.values.back().constant = 1;
+    g.values.back().dtype = DType::kBool;
+    g.nodes[1].inputs = {1, 4, 5};
+    return Session::create(std::move(p), view_registry(), {1});
+  };
+  EXPECT_TRUE(dropout(0.f, true).ok());
+  EXPECT_TRUE(dropout(0.5f, false).ok());
+  auto s = dropout(0.5f, true);
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(contains(message_of(s.status()), "is not a view of 'a'")) << message_of(s.status());
 }
 
 TEST(UntrustedProgram, AViewsReadersKeepItsTensorLive) {
