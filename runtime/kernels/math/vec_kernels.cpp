@@ -379,6 +379,11 @@ void layer_norm_rows_f32(const float* x, float* y, int64_t rows, int64_t n, cons
       for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * k * scale[i] + bias[i];
     } else if (scale_step == 1 && !bias) {
       for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * k * scale[i];
+    } else if (scale_step == 0 && (!bias || bias_step == 0)) {
+      // One scale and bias for the row (InstanceNormalization's per-channel ones): hoisted, the
+      // loop vectorises; with a variable step of 0 it ran a scalar load per element.
+      const float s = scale[0], b = bias ? bias[0] : 0.0f;
+      for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * k * s + b;
     } else {
       for (int64_t i = 0; i < n; ++i) {
         const float b = bias ? bias[i * bias_step] : 0.0f;
