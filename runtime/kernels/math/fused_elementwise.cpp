@@ -201,6 +201,7 @@ class FusedElementwiseKernel final : public Kernel {
       : program_(std::move(program)), num_inputs_(num_inputs) {
     for (const EwStep& s : program_.steps) max_args_ = std::max(max_args_, s.args.size());
     chunk_ = chunk_floats(program_.steps.size());
+    find_gelus();
   }
 
   Status run(KernelContext& ctx) override {
@@ -226,6 +227,12 @@ class FusedElementwiseKernel final : public Kernel {
     if (numel == 0) return Status::ok_status();
     inputs_.assign(k, nullptr);
     for (size_t i = 0; i < k; ++i) inputs_[i] = ctx.input(i);
+    for (size_t g = 0; g < gelus_.size(); ++g) {
+      const GeluRun& r = gelus_[g];
+      gelu_live_[g] = inputs_[static_cast<size_t>(r.k)]->numel() == 1 &&
+                      inputs_[static_cast<size_t>(r.one)]->numel() == 1 &&
+                      inputs_[static_cast<size_t>(r.half)]->numel() == 1;
+    }
     plan_walk(out_shape, inputs_, st_, walk_);
     const Walk& w = walk_;
     void* y = out->data;
@@ -281,27 +288,39 @@ class FusedElementwiseKernel final : public Kernel {
       }
       for (int64_t c = 0; c < n; c += chunk_) {
         const int64_t len = std::min(chunk_, n - c);
+        auto arg = [&](const EwOperand& o) -> Arg {
+          if (o.temp) return {temps + static_cast<size_t>(o.index) * chunk_, len, 1};
+          const auto in = static_cast<size_t>(o.index);
+          const int64_t step = w.strides[in][static_cast<size_t>(last)] == 0 ? 0 : 1;
+          const int64_t row = last > 0 ? w.strides[in][static_cast<size_t>(last - 1)] : 0;
+          return {inputs_[in]->as<const float>() + offsets[in] + c * step, row, step};
+        };
+        // The last step writes the output, or, quantized, its own buffer first (rows x len fit
+        // a chunk: rows > 1 only where n_row does).
+        auto dst_of = [&](size_t j) {
+          return j + 1 == steps && !program_.quantize ? static_cast<float*>(y) + pos + c
+                                                      : temps + j * chunk_;
+        };
         for (size_t j = 0; j < steps; ++j) {
-          const EwStep& s = program_.steps[j];
-          for (size_t a = 0; a < s.args.size(); ++a) {
-            const EwOperand& o = s.args[a];
-            if (o.temp) {
-              args[a] = {temps + static_cast<size_t>(o.index) * chunk_, len, 1};
-            } else {
-              const auto in = static_cast<size_t>(o.index);
-              const int64_t step = w.strides[in][static_cast<size_t>(last)] == 0 ? 0 : 1;
-              const int64_t row = last > 0 ? w.strides[in][static_cast<size_t>(last - 1)] : 0;
-              args[a] = {inputs_[in]->as<const float>() + offsets[in] + c * step, row, step};
+          const int32_t g = gelu_at_[j];
+          if (g >= 0 && gelu_live_[static_cast<size_t>(g)]) {
+            const GeluRun& r = gelus_[static_cast<size_t>(g)];
+            const Arg x = arg(r.x);
+            if (x.step == 1 && (x.row == len || rows == 1)) {
+              j += 4;
+              float* dst = dst_of(j);
+              gelu_erf_f32(x.p, dst, rows * len, scalar(r.k), r.divide, scalar(r.one),
+                           scalar(r.half));
+              if (j + 1 == steps && program_.quantize) quantize_out(dst, rows * len, y, pos + c);
+              continue;
             }
           }
-          // The last step writes the output, or, quantized, its own buffer first (rows x len
-          // fit a chunk: rows > 1 only where n_row does).
-          const bool last_step = j + 1 == steps;
-          float* dst = last_step && !program_.quantize ? static_cast<float*>(y) + pos + c
-                                                       : temps + j * chunk_;
+          const EwStep& s = program_.steps[j];
+          for (size_t a = 0; a < s.args.size(); ++a) args[a] = arg(s.args[a]);
+          float* dst = dst_of(j);
           eval_step(s, std::span<const Arg>(args, s.args.size()), dst, rows, len,
                     temps + steps * chunk_);
-          if (last_step && program_.quantize) quantize_out(dst, rows * len, y, pos + c);
+          if (j + 1 == steps && program_.quantize) quantize_out(dst, rows * len, y, pos + c);
         }
       }
       pos += rows * n;
@@ -322,6 +341,63 @@ class FusedElementwiseKernel final : public Kernel {
       quantize_rows(v, n, q.scale, q.zero_point, static_cast<uint8_t*>(y) + at);
   }
 
+  float scalar(int32_t input) const {
+    return *inputs_[static_cast<size_t>(input)]->as<const float>();
+  }
+
+  // Steps first..first+4 are GELU as PyTorch exports it (gelu_erf_f32): Div(x, k) or Mul(x, k),
+  // Erf, Add(., one), Mul(., x), Mul(., half), each result read only by the next. k, one and
+  // half are inputs; a run evaluates the five steps as one where they are one float each.
+  struct GeluRun {
+    EwOperand x;
+    int32_t k = 0, one = 0, half = 0;
+    bool divide = true;
+  };
+  void find_gelus() {
+    const std::vector<EwStep>& st = program_.steps;
+    gelu_at_.assign(st.size(), -1);
+    std::vector<int> readers(st.size(), 0);  // per step: the steps reading its result
+    for (const EwStep& s : st)
+      for (const EwOperand& o : s.args)
+        if (o.temp && o.index >= 0 && static_cast<size_t>(o.index) < st.size())
+          ++readers[static_cast<size_t>(o.index)];
+    auto is_temp = [](const EwOperand& o, size_t j) {
+      return o.temp && o.index == static_cast<int32_t>(j);
+    };
+    // The input that binary step `s` combines with step j's result; null where it has no such
+    // pair of operands.
+    auto input_beside = [&](const EwStep& s, size_t j) -> const EwOperand* {
+      if (s.args.size() != 2 || is_temp(s.args[0], j) == is_temp(s.args[1], j)) return nullptr;
+      const EwOperand& o = is_temp(s.args[0], j) ? s.args[1] : s.args[0];
+      return &o;
+    };
+    for (size_t j = 0; j + 5 <= st.size(); ++j) {
+      const EwStep& s0 = st[j];
+      GeluRun r;
+      if ((s0.op != EwOp::kDiv && s0.op != EwOp::kMul) || s0.args.size() != 2 || s0.args[1].temp)
+        continue;
+      r.x = s0.args[0];
+      r.k = s0.args[1].index;
+      r.divide = s0.op == EwOp::kDiv;
+      const EwStep& s1 = st[j + 1];
+      if (s1.op != EwOp::kErf || s1.args.size() != 1 || !is_temp(s1.args[0], j)) continue;
+      const EwOperand* one = st[j + 2].op == EwOp::kAdd ? input_beside(st[j + 2], j + 1) : nullptr;
+      const EwOperand* x = st[j + 3].op == EwOp::kMul ? input_beside(st[j + 3], j + 2) : nullptr;
+      const EwOperand* half = st[j + 4].op == EwOp::kMul ? input_beside(st[j + 4], j + 3) : nullptr;
+      if (!one || one->temp || !half || half->temp || !x || x->temp != r.x.temp ||
+          x->index != r.x.index)
+        continue;
+      if (readers[j] != 1 || readers[j + 1] != 1 || readers[j + 2] != 1 || readers[j + 3] != 1)
+        continue;
+      r.one = one->index;
+      r.half = half->index;
+      gelu_at_[j] = static_cast<int32_t>(gelus_.size());
+      gelus_.push_back(r);
+      j += 4;
+    }
+    gelu_live_.assign(gelus_.size(), 0);
+  }
+
   ElementwiseProgram program_;
   size_t num_inputs_ = 0;
   size_t max_args_ = 0;
@@ -331,6 +407,9 @@ class FusedElementwiseKernel final : public Kernel {
   std::vector<const Tensor*> inputs_;
   std::vector<std::array<int64_t, kMaxRank>> st_;
   Walk walk_;
+  std::vector<GeluRun> gelus_;
+  std::vector<int32_t> gelu_at_;  // per step: the GeluRun starting there, or -1
+  std::vector<char> gelu_live_;   // per GeluRun: its three inputs are one float each, this run
 };
 
 Expected<std::unique_ptr<Kernel>> fused_elementwise_factory(const NodeInfo& node) {

@@ -258,6 +258,16 @@ SOD2_FORCE_INLINE void rows_op(float* out, const float* a, int64_t a_row, int64_
 }  // namespace
 
 SOD2_MATH_CLONES
+void gelu_erf_f32(const float* x, float* y, int64_t n, float k, bool divide, float one,
+                  float half) {
+  if (divide) {
+    for (int64_t i = 0; i < n; ++i) y[i] = ((vec_erff(x[i] / k) + one) * x[i]) * half;
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = ((vec_erff(x[i] * k) + one) * x[i]) * half;
+  }
+}
+
+SOD2_MATH_CLONES
 void unary_f32(UnaryF32 op, const float* x, float* y, int64_t n, float alpha, float beta) {
   switch (op) {
     case UnaryF32::kRelu: return map(x, y, n, [](float v) { return v > 0.0f ? v : 0.0f; });

@@ -32,6 +32,12 @@ enum class UnaryF32 : int {
 // y[i] = op(x[i]) for i in [0, n). y may be x.
 void unary_f32(UnaryF32 op, const float* x, float* y, int64_t n, float alpha, float beta);
 
+// GELU as PyTorch exports it, five ops in one pass over x:
+//   y[i] = ((erf(x[i] / k) + one) * x[i]) * half        (`divide`; x[i] * k otherwise)
+// the same float operations, in the same order, as Div (or Mul), Erf, Add, Mul, Mul one by one
+// (Add and Mul commute exactly), so the result is bit for bit theirs. y may be x.
+void gelu_erf_f32(const float* x, float* y, int64_t n, float k, bool divide, float one, float half);
+
 enum class BinaryF32 : int { kAdd, kSub, kMul, kDiv };
 
 // `rows` output rows of n contiguous elements each, out[r * n + i] =

@@ -3,6 +3,7 @@
 // that does not add up is refused when the kernel is made, naming what is wrong.
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "math_test_util.h"
@@ -128,6 +129,69 @@ TEST(FusedElementwise, AChainEqualsItsOpsOneByOne) {
     auto got = run_fused(p, {&x, &bias, &sqrt2, &one, &half}, threads);
     ASSERT_TRUE(got.ok()) << got.status().message();
     EXPECT_EQ(differs(*got, want), "") << threads << " threads";
+  }
+}
+
+// GELU's five ops evaluated as one step (gelu_erf_f32) where its three constants are single
+// floats: the same bits as the ops one by one, whatever the operand order, with x / k or x * k,
+// on special values, and unchanged where a constant is not one float or a step's result has
+// another reader (the steps then run one by one).
+TEST(FusedElementwise, GeluAsOneStepEqualsItsOpsOneByOne) {
+  HostTensor x = random_tensor(Shape{2, 5, 700}, 7, -6.f, 6.f);
+  const float specials[] = {0.f,
+                            -0.f,
+                            1e-30f,
+                            -1e-30f,
+                            3.9f,
+                            4.f,
+                            -4.1f,
+                            100.f,
+                            -100.f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN()};
+  for (size_t i = 0; i < std::size(specials); ++i) x.view().as<float>()[i * 37] = specials[i];
+  const HostTensor k = scalar(1.41421356f), rk = scalar(0.70710678f), one = scalar(1.f),
+                   half = scalar(0.5f), wide_k = random_tensor(Shape{700}, 8, 1.f, 2.f);
+  auto run = [&](const char* op, std::vector<const HostTensor*> in) {
+    auto r = testing::run_kernel(registry(), op, 17, in, 1);
+    EXPECT_TRUE(r.ok()) << op;
+    return std::move((*r)[0]);
+  };
+  auto step = [](const char* op, std::vector<EwOperand> args) {
+    return *elementwise_step(op, 17, std::move(args), no_attr);
+  };
+  // Inputs: x, k, one, half.
+  for (const HostTensor* kk : {&k, &rk, &wide_k}) {
+    for (bool divide : {true, false}) {
+      for (bool swapped : {false, true}) {
+        for (bool extra_reader : {false, true}) {
+          SCOPED_TRACE(std::string(divide ? "Div" : "Mul") + (swapped ? ", swapped" : "") +
+                       (extra_reader ? ", Erf read twice" : "") +
+                       (kk == &wide_k ? ", k of 700" : ""));
+          const HostTensor d = run(divide ? "Div" : "Mul", {&x, kk});
+          const HostTensor e = run("Erf", {&d});
+          const HostTensor a = run("Add", {swapped ? &one : &e, swapped ? &e : &one});
+          const HostTensor m = run("Mul", {swapped ? &a : &x, swapped ? &x : &a});
+          const HostTensor g = run("Mul", {swapped ? &half : &m, swapped ? &m : &half});
+          const HostTensor want = extra_reader ? run("Add", {&g, &e}) : g;
+          auto pair = [&](EwOperand t, EwOperand in) {
+            return swapped ? std::vector<EwOperand>{in, t} : std::vector<EwOperand>{t, in};
+          };
+          ElementwiseProgram p;
+          p.steps = {step(divide ? "Div" : "Mul", {{false, 0}, {false, 1}}),
+                     step("Erf", {{true, 0}}), step("Add", pair({true, 1}, {false, 2})),
+                     step("Mul", pair({true, 2}, {false, 0})),
+                     step("Mul", pair({true, 3}, {false, 3}))};
+          if (extra_reader) p.steps.push_back(step("Add", {{true, 4}, {true, 1}}));
+          for (int threads : {1, 2}) {
+            auto got = run_fused(p, {&x, kk, &one, &half}, threads);
+            ASSERT_TRUE(got.ok()) << got.status().message();
+            EXPECT_EQ(differs(*got, want), "") << threads << " threads";
+          }
+        }
+      }
+    }
   }
 }
 
