@@ -146,6 +146,20 @@ TimelineModel PackageDocument::timeline(const PackagePlanAt& at) const {
     r.offset_expr = "(compiled)";
     rects.push_back(std::move(r));
   }
+  // The values a tensor holds besides the one written into it: views (byte_views.h), in steps.
+  if (main) {
+    for (const rt::NodeDesc& n : main->nodes) {
+      for (int32_t v : n.outputs) {
+        if (v < 0 || static_cast<size_t>(v) >= main->values.size()) continue;
+        const rt::ValueDesc& d = main->values[static_cast<size_t>(v)];
+        if (d.storage != rt::ValueStorage::kArena || d.arena_tensor < 0 ||
+            static_cast<size_t>(d.arena_tensor) >= rects.size() ||
+            value_of_tensor_[static_cast<size_t>(d.arena_tensor)] == v)
+          continue;
+        rects[static_cast<size_t>(d.arena_tensor)].views.push_back(d.name);
+      }
+    }
+  }
   const int64_t steps = main ? static_cast<int64_t>(main->nodes.size()) : 0;
   // A package keeps no lower bound: the live-bytes peak is the honest one (-1 derives it).
   return TimelineModel::from_rects(std::move(rects), std::max<int64_t>(steps, 1), at.arena_bytes,

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "../../opt/corpus.h"
@@ -98,6 +99,14 @@ TEST_P(PackageDocumentCorpus, EvaluatesThePlanTheRuntimeUses) {
     }
   }
   EXPECT_NE(d.summary_report(*at).find("arena"), std::string::npos);
+  // Views (a Reshape's output...) are named on their tensor's rectangle, never one of their own.
+  std::set<std::string> tensor_names, view_names;
+  for (const TimelineRect& rect : r) {
+    tensor_names.insert(rect.name);
+    view_names.insert(rect.views.begin(), rect.views.end());
+  }
+  for (const std::string& v : view_names) EXPECT_EQ(tensor_names.count(v), 0u) << v;
+  if (GetParam() == std::string("bert_tiny")) EXPECT_FALSE(view_names.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, PackageDocumentCorpus,
