@@ -226,6 +226,46 @@ TEST(UntrustedProgram, AViewsReadersKeepItsTensorLive) {
       << message_of(out.status());
 }
 
+// Every way a package could store view_program's three values (arena tensor -1 to 2, or the
+// heap), name its middle op, and place y: the session refuses it, or its run refuses it, or the
+// run gives x * 4. Never a wrong answer or a crash.
+TEST(UntrustedProgram, EveryStorageOfAViewChainIsRefusedOrRight) {
+  const sym::SymExpr size = 64 * sym::floordiv(4 * sym::SymExpr(sym::symbol("n")) + 63, 64);
+  HostTensor x(DType::kFloat, Shape{20});
+  for (int i = 0; i < 20; ++i) x.view().as<float>()[i] = static_cast<float>(i);
+  const Tensor in[] = {x.view()};
+  int ran = 0, refused = 0;
+  for (const char* op : {"Identity", "Forward"}) {
+    for (const sym::SymExpr& y_offset : {sym::SymExpr(0), size}) {
+      for (int code = 0; code < 125; ++code) {  // per value: heap, or arena tensor -1, 0, 1, 2
+        ProgramDesc p = view_program(op, y_offset);
+        std::vector<ValueDesc>& values = p.graphs[0].values;
+        for (int v = 1, c = code; v <= 3; ++v, c /= 5) {
+          values[static_cast<size_t>(v)].storage =
+              c % 5 == 4 ? ValueStorage::kHeap : ValueStorage::kArena;
+          values[static_cast<size_t>(v)].arena_tensor = c % 5 == 4 ? -1 : c % 5 - 1;
+        }
+        auto s = Session::create(std::move(p), view_registry(), {1});
+        if (!s.ok()) {
+          ++refused;
+          continue;
+        }
+        auto out = (*s)->run(in);
+        if (!out.ok()) {
+          ++refused;
+          continue;
+        }
+        ++ran;
+        for (int i = 0; i < 20; ++i)
+          ASSERT_EQ((*out)[0].as<float>()[i], 4.f * static_cast<float>(i))
+              << op << ", storage code " << code;
+      }
+    }
+  }
+  EXPECT_GT(ran, 0);
+  EXPECT_GT(refused, 0);
+}
+
 TEST(UntrustedProgram, ScanStateThatIsNeverProducedIsAnError) {
   // s = Silent(x) declares an output it never writes; Scan(s, x) used to copy from null.
   ProgramDesc p;
