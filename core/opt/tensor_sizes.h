@@ -10,11 +10,12 @@
 //    runtime when the body runs; the If/Loop node's own outputs are in the arena like any other.
 //  - With fusion, a value that stays inside its fused group (fusion.h) is never materialised:
 //    only a group's outputs are in the arena.
-//  - A view shares its input's bytes: the output of Reshape, Flatten, Squeeze, Unsqueeze,
-//    Identity or an inference Dropout (runtime/program/byte_views.h), unfused, whose input is an arena tensor, is that
-//    tensor under another shape: it is listed in the tensor's `views` and lengthens its lifetime
-//    instead of getting bytes of its own, so the op copies nothing. Every other op's output gets
-//    its own bytes (in-place reuse by elementwise ops is a later optimisation).
+//  - A view shares its input's bytes: the output of an unfused Reshape, Flatten, Squeeze,
+//    Unsqueeze, Identity or Dropout that cannot drop (runtime/program/byte_views.h) whose input
+//    is an arena tensor is that tensor under another shape: it is listed in the tensor's `views`
+//    and lengthens its lifetime instead of getting bytes of its own, so the op copies nothing.
+//    Every other op's output gets its own bytes (in-place reuse by elementwise ops is a later
+//    optimisation).
 //  - A value whose size RDP could not express (an unknown dim, a sequence, a string tensor) is
 //    left out and listed with the reason, so a report shows it instead of failing.
 #pragma once
