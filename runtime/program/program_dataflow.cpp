@@ -65,6 +65,7 @@ Expected<ArenaLifetimes> check_program_dataflow(const ProgramDesc& p) {
   out.life.assign(na, {});
   out.used.assign(na, 0);
   out.value.assign(na, -1);
+  out.views.assign(na, {});
   for (size_t g = 0; g < p.graphs.size(); ++g) {
     const GraphDesc& graph = p.graphs[g];
     const size_t nv = graph.values.size();
@@ -161,6 +162,7 @@ Expected<ArenaLifetimes> check_program_dataflow(const ProgramDesc& p) {
                                "Dropout that drops nothing keep their input's bytes)");
         }
         owner[static_cast<size_t>(v)] = owner[static_cast<size_t>(viewed)];
+        out.views[k].push_back(v);
       }
     }
     // A value no node writes still names a tensor of its own (the plan may reserve it).

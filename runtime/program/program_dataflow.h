@@ -19,6 +19,8 @@ struct ArenaLifetimes {
   std::vector<plan::Lifetime> life;  // per arena tensor
   std::vector<char> used;            // per arena tensor: some node writes it
   std::vector<int32_t> value;        // per arena tensor: the main-graph value that writes it, or -1
+  // Per arena tensor: the main-graph values that are views of it (byte_views.h), in step order.
+  std::vector<std::vector<int32_t>> views;
 };
 
 // Proves, for every graph: each value is written by at most one node, and only values the

@@ -80,6 +80,7 @@ Expected<std::unique_ptr<PackageDocument>> PackageDocument::open(const std::stri
   SOD2_ASSIGN_OR_RETURN(rt::ArenaLifetimes lives, rt::check_program_dataflow(p));
   doc->lives_ = std::move(lives.life);
   doc->value_of_tensor_ = std::move(lives.value);
+  doc->views_of_tensor_ = std::move(lives.views);
   auto names = std::make_shared<CoreNodeNames>();
   if (!p.graphs.empty())
     for (const rt::NodeDesc& n : p.graphs[0].nodes) {
@@ -142,23 +143,12 @@ TimelineModel PackageDocument::timeline(const PackagePlanAt& at) const {
     r.last_step = lives_[t].last_step;
     r.offset = at.offsets[t];
     r.size = at.sizes[t];
+    if (main)
+      for (int32_t view : views_of_tensor_[t])
+        r.views.push_back(main->values[static_cast<size_t>(view)].name);
     r.size_expr = "(compiled)";
     r.offset_expr = "(compiled)";
     rects.push_back(std::move(r));
-  }
-  // The values a tensor holds besides the one written into it: views (byte_views.h), in steps.
-  if (main) {
-    for (const rt::NodeDesc& n : main->nodes) {
-      for (int32_t v : n.outputs) {
-        if (v < 0 || static_cast<size_t>(v) >= main->values.size()) continue;
-        const rt::ValueDesc& d = main->values[static_cast<size_t>(v)];
-        if (d.storage != rt::ValueStorage::kArena || d.arena_tensor < 0 ||
-            static_cast<size_t>(d.arena_tensor) >= rects.size() ||
-            value_of_tensor_[static_cast<size_t>(d.arena_tensor)] == v)
-          continue;
-        rects[static_cast<size_t>(d.arena_tensor)].views.push_back(d.name);
-      }
-    }
   }
   const int64_t steps = main ? static_cast<int64_t>(main->nodes.size()) : 0;
   // A package keeps no lower bound: the live-bytes peak is the honest one (-1 derives it).

@@ -74,9 +74,10 @@ class PackageDocument {
   rt::ProgramDesc program_;
   std::vector<SymbolControl> symbols_;
   // Per arena tensor: the first and last step it is live, and a value that lives there.
-  std::vector<plan::Lifetime> lives_;           // per arena tensor, as the session derives them
-  std::vector<int32_t> value_of_tensor_;        // per arena tensor: its main-graph value, or -1
-  std::shared_ptr<const CoreNodeNames> names_;  // the compiled nodes', for every drawing
+  std::vector<plan::Lifetime> lives_;     // per arena tensor, as the session derives them
+  std::vector<int32_t> value_of_tensor_;  // per arena tensor: its main-graph value, or -1
+  std::vector<std::vector<int32_t>> views_of_tensor_;  // per arena tensor: values viewing it
+  std::shared_ptr<const CoreNodeNames> names_;         // the compiled nodes', for every drawing
 };
 
 }  // namespace sod2::studio
