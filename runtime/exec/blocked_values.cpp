@@ -12,7 +12,8 @@ bool valid_value(const GraphDesc& g, int32_t v) {
 }  // namespace
 
 std::vector<char> choose_blocked_values(const GraphDesc& graph, std::span<const BlockedIo> io,
-                                        std::span<const char> read_by_bodies) {
+                                        std::span<const char> read_by_bodies, int block) {
+  if (block <= 0) return std::vector<char>(graph.values.size(), 0);
   const size_t nv = graph.values.size();
   std::vector<char> blocked(nv, 0);
   std::vector<int> producers(nv, 0);
@@ -34,13 +35,43 @@ std::vector<char> choose_blocked_values(const GraphDesc& graph, std::span<const 
     if (producers[v] != 1 || (v < read_by_bodies.size() && read_by_bodies[v])) blocked[v] = 0;
   for (int32_t v : graph.outputs)
     if (valid_value(graph, v)) blocked[static_cast<size_t>(v)] = 0;
-  // Every reader must take it blocked in the slot it reads it through.
+  // Values whose channels fill whole blocks: a producer's known count; a tied output's where all
+  // its tied inputs' do (a pool's, a concat's sum); a following output's where one followed
+  // input's does (broadcasting leaves that count). Nodes run in order: inputs come first.
+  std::vector<char> whole(nv, 0);
+  const auto is_whole = [&](int32_t v) {
+    return valid_value(graph, v) && whole[static_cast<size_t>(v)] != 0;
+  };
+  for (size_t n = 0; n < graph.nodes.size() && n < io.size(); ++n) {
+    const NodeDesc& node = graph.nodes[n];
+    if (node.outputs.empty() || !valid_value(graph, node.outputs[0])) continue;
+    bool fills = io[n].channels > 0 && io[n].channels % block == 0;
+    if (io[n].channels < 0 && io[n].tied != 0) {
+      fills = true;
+      for (size_t i = 0; i < node.inputs.size(); ++i)
+        if (slot_bit(io[n].tied, i)) fills = fills && is_whole(node.inputs[i]);
+    } else if (io[n].channels < 0) {
+      for (size_t i = 0; i < node.inputs.size(); ++i)
+        if (slot_bit(io[n].follows, i)) fills = fills || is_whole(node.inputs[i]);
+    }
+    whole[static_cast<size_t>(node.outputs[0])] = fills ? 1 : 0;
+  }
+  for (size_t n = 0; n < graph.nodes.size() && n < io.size(); ++n) {
+    const NodeDesc& node = graph.nodes[n];
+    if (!node.outputs.empty() && valid_value(graph, node.outputs[0]) && !io[n].narrow_output &&
+        !whole[static_cast<size_t>(node.outputs[0])])
+      blocked[static_cast<size_t>(node.outputs[0])] = 0;
+  }
+  // Every reader must take it blocked in the slot it reads it through (narrow, unless whole).
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const NodeDesc& node = graph.nodes[n];
     const uint64_t takes = n < io.size() ? io[n].inputs : 0;
+    const uint64_t narrow = n < io.size() ? io[n].narrow_inputs : 0;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const int32_t v = node.inputs[i];
-      if (valid_value(graph, v) && !slot_bit(takes, i)) blocked[static_cast<size_t>(v)] = 0;
+      if (!valid_value(graph, v)) continue;
+      if (!slot_bit(takes, i) || (!whole[static_cast<size_t>(v)] && !slot_bit(narrow, i)))
+        blocked[static_cast<size_t>(v)] = 0;
     }
   }
   // Tied slots agree with output 0: wherever one side is plain, both are. An output that follows

@@ -6,8 +6,10 @@
 // slots (a residual and the output it is added to, a pool's input and output) must agree; where
 // they do not, both become plain, until nothing changes (each step only turns values plain, so it
 // ends); an output that follows its inputs (an elementwise op's) is plain where all of them
-// are. Values that go blocked in a chain of convolutions then pass between them with no
-// conversion at all.
+// are. A value whose channels are not known to fill whole blocks (its producer's, or, through a
+// tied or followed output, its inputs') may end in a narrow block: it is held blocked only where
+// its producer and every reader take that too. Values that go blocked in a chain of convolutions
+// then pass between them with no conversion at all.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +22,11 @@
 
 namespace sod2::rt {
 
-// Per value of `graph` (the main graph): 1 where it is held blocked. `io[n]` is what node n's
-// kernel offered (empty for control-flow nodes); `read_by_bodies[v]` marks values a nested graph
-// reads through an outer-scope reference.
+// Per value of `graph` (the main graph): 1 where it is held blocked, `block` channels per block.
+// `io[n]` is what node n's kernel offered (empty for control-flow nodes); `read_by_bodies[v]`
+// marks values a nested graph reads through an outer-scope reference.
 std::vector<char> choose_blocked_values(const GraphDesc& graph, std::span<const BlockedIo> io,
-                                        std::span<const char> read_by_bodies);
+                                        std::span<const char> read_by_bodies, int block);
 
 // Node n's share of the choice: its input slots held blocked, and whether its output 0 is.
 struct NodeBlocked {

@@ -314,7 +314,7 @@ void Session::hold_blocked_values(int block) {
   std::vector<BlockedIo> io(main.nodes.size());
   for (size_t n = 0; n < main.nodes.size() && n < kernels_[0].size(); ++n)
     if (kernels_[0][n]) io[n] = kernels_[0][n]->blocked_io(block);
-  blocked_values_ = sod2::rt::choose_blocked_values(main, io, read_by_bodies);
+  blocked_values_ = sod2::rt::choose_blocked_values(main, io, read_by_bodies, block);
   bool any = false;
   for (size_t n = 0; n < main.nodes.size() && n < kernels_[0].size(); ++n) {
     const NodeBlocked nb = node_blocked(main.nodes[n], blocked_values_);

@@ -79,11 +79,14 @@ class KernelContext {
 };
 
 // Channel-blocked values. Between kernels that can all read and write it, a main-graph [N, C, H, W]
-// float tensor whose C is a multiple of `block` may be held as [N, C / block, H, W, block]
-// (oneDNN's nChw16c / nChw8c): the same bytes in the arena in another order, so the memory plan is
-// the plan either way, and blocked convolutions then pass their results on without converting them.
-// The session decides which values are held so (runtime/exec/blocked_values.h), from what each
-// kernel says it can do, and tells each kernel before the first run.
+// float tensor may be held as [N, C / block, H, W, block] (oneDNN's nChw16c / nChw8c): the same
+// bytes in the arena in another order, so the memory plan is the plan either way, and blocked
+// convolutions then pass their results on without converting them. Where C is not a multiple of
+// `block`, the last block of each image is narrower, C % block channels per position
+// (channel_blocks.h, held_block_width), so the bytes stay the same; only kernels that say so take
+// such a narrow block. The session decides which values are held so
+// (runtime/exec/blocked_values.h), from what each kernel says it can do, and tells each kernel
+// before the first run.
 struct BlockedIo {
   uint64_t inputs = 0;  // bit i: input slot i may arrive blocked
   bool output = false;  // output 0 may be written blocked
@@ -91,7 +94,20 @@ struct BlockedIo {
   // Output 0 may be held blocked only where one of these input slots is (an elementwise op's
   // operands: a blocked one fixes the output's channels), though they need not agree.
   uint64_t follows = 0;
+  // The blocked slots that also take a narrow last block: bit i for input slot i, and output 0.
+  uint64_t narrow_inputs = 0;
+  bool narrow_output = false;
+  // Output 0's channels where the kernel knows them from its constants (a conv's M), else -1: a
+  // value whose channels are not known to fill whole blocks needs narrow blocks at every end.
+  int64_t channels = -1;
 };
+
+// In a value held blocked, the block that starts at channel `first` holds this many channels per
+// position: `block`, but for the last block of a channel count that is not a multiple of it.
+inline int held_block_width(int block, int64_t channels, int64_t first) {
+  const int64_t left = channels - first;
+  return static_cast<int>(left < block ? left : block);
+}
 
 class Kernel {
  public:

@@ -56,7 +56,8 @@ onnx::NodeProto* conv(onnx::GraphProto* g, const std::string& x, const std::stri
 // -> Relu] -> depthwise 3x3 -> squeeze-excitation (GlobalAveragePool, 1x1 to 4, Relu, 1x1 to
 // 16, Sigmoid, Mul) -> 1x1 to 32 and, beside it, 3x3 to 16 -> Concat (48) -> 1x1 stride 2 ->
 // GlobalAveragePool -> y; the block's sum is a second output ("mid"); from the Concat, 1x1 to
-// 24 channels (a block and a half) -> 3x3 to 32 -> GlobalAveragePool -> y2.
+// 24 channels (a block and a half) -> 3x3 to 32 -> GlobalAveragePool -> y2; from "mid", a block
+// of 40 and 24 channels -> y3.
 Model small_net() {
   onnx::ModelProto m = testing::make_model(17);
   auto* g = m.mutable_graph();
@@ -88,9 +89,23 @@ Model small_net() {
   conv(g, "cat", "narrow", 48, 24, 1, 1, 1, 10);
   conv(g, "narrow", "widen", 24, 32, 3, 1, 1, 11);
   add_node(g, "GlobalAveragePool", {"widen"}, {"y2"}, "gap2");
+  // A MobileNetV3-like block of channels that fill no whole block (40, 24): expansion, depthwise,
+  // squeeze-excitation, projection and a residual pointwise conv -> GlobalAveragePool -> y3.
+  conv(g, "mid", "ex", 16, 40, 1, 1, 1, 12);
+  add_node(g, "Relu", {"ex"}, {"ex_r"});
+  conv(g, "ex_r", "dw40", 40, 40, 3, 1, 40, 13);
+  add_node(g, "GlobalAveragePool", {"dw40"}, {"sq40"}, "se40_gap");
+  conv(g, "sq40", "f40", 40, 40, 1, 1, 1, 14);
+  add_node(g, "Sigmoid", {"f40"}, {"s40"});
+  add_node(g, "Mul", {"dw40", "s40"}, {"dw40s"}, "se40_mul");
+  conv(g, "dw40s", "pj", 40, 24, 1, 1, 1, 15);
+  conv(g, "pj", "pj2", 24, 24, 1, 1, 1, 16);
+  add_node(g, "Add", {"pj2", "pj"}, {"res24"});
+  add_node(g, "GlobalAveragePool", {"res24"}, {"y3"}, "gap3");
   add_output(g, "y", {"n", 32, 1, 1});
   add_output(g, "mid", {"n", 16, "h4", "w4"});
   add_output(g, "y2", {"n", 32, 1, 1});
+  add_output(g, "y3", {"n", 24, 1, 1});
   const auto bytes = testing::serialize(m);
   auto model = import_onnx_bytes(bytes, "", "blocked layout net");
   EXPECT_TRUE(model.ok()) << model.status().to_string();
@@ -128,18 +143,30 @@ TEST(BlockedLayoutSession, HoldsTheInsideBlockedAndComputesWhatNchwComputes) {
   // The graph's outputs stay NCHW, and so does what is tied to one: "mid" is the residual
   // conv's output, so its residual "pool" is plain, and through the pool the stem's result.
   // The rest, read only by kernels that take it blocked, is held blocked: the excitation's
-  // scale "s" (from a conv of 4 input channels) is NCHW, and the Mul that applies it follows
-  // its blocked operand. A tensor of 24 channels ("narrow") is NCHW, though the convs on each
-  // side of it are blocked.
+  // convs on one position take narrow blocks of 4 channels (the same bytes as NCHW there), so
+  // its scale "s" is held as well, and the Mul that applies it follows its operands. A tensor of 24
+  // channels ("narrow") is NCHW, as the 3x3 conv that reads it takes whole blocks only, though the
+  // convs on each side of it are blocked. In the block of 40 and 24 channels every tensor between
+  // kernels that take a narrow last block is held blocked, from the expansion's result (its X is
+  // "mid") to the residual sum.
   auto held = [&](const char* name) {
     const int32_t v = value_id(b, name);
     EXPECT_GE(v, 0) << name;
     return v >= 0 && b.value_blocked(static_cast<size_t>(v));
   };
-  for (const char* name : {"x", "y", "mid", "pool", "stem_r", "s", "narrow", "y2"})
+  for (const char* name : {"x", "y", "mid", "pool", "stem_r", "y2"})
     EXPECT_FALSE(held(name)) << name;
-  for (const char* name : {"c1_r", "dw", "dws", "wide", "side", "cat", "down", "widen"})
+  for (const char* name : {"c1_r", "dw", "s", "dws", "wide", "side", "cat", "down", "widen", "dw40",
+                           "dw40s", "pj", "res24"})
     EXPECT_TRUE(held(name)) << name;
+  // At 16 channels per block (AVX-512). With 8 (AVX2), 24 and 40 channels fill whole blocks:
+  // "narrow" is held, and the expansion, whose oneDNN path then writes blocks, ties "ex_r" to
+  // its NCHW input "mid".
+  if (b.channel_block() == 16) {
+    EXPECT_FALSE(held("narrow"));
+    EXPECT_TRUE(held("ex_r"));
+  }
+  for (const char* name : {"sq40", "s40", "y3"}) EXPECT_FALSE(held(name)) << name;
 
   for (const auto& [n, h, w] :
        {std::tuple{1, 32, 32}, std::tuple{2, 23, 17}, std::tuple{3, 57, 41}}) {

@@ -3,6 +3,7 @@
 // transpose of the test's own, not from the runtime's.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -10,7 +11,8 @@
 
 namespace sod2::rt::testing {
 
-// [N, C, ...] (C a multiple of block) as [N, C / block, ..., block] when to_blocked, else back.
+// [N, C, ...] as [N, C / block, ..., block] when to_blocked, else back; where C is not a
+// multiple of block, the last block holds C % block channels per position (kernel.h).
 inline HostTensor convert_blocked(const HostTensor& t, int block, bool to_blocked) {
   const Shape& s = t.shape();
   HostTensor out(DType::kFloat, s);
@@ -21,7 +23,8 @@ inline HostTensor convert_blocked(const HostTensor& t, int block, bool to_blocke
     for (int64_t ch = 0; ch < c; ++ch)
       for (int64_t p = 0; p < plane; ++p) {
         const int64_t nchw = (i * c + ch) * plane + p;
-        const int64_t blocked = (i * c + ch / block * block) * plane + p * block + ch % block;
+        const int64_t first = ch / block * block, width = std::min<int64_t>(block, c - first);
+        const int64_t blocked = (i * c + first) * plane + p * width + ch % block;
         if (to_blocked)
           y[blocked] = x[nchw];
         else

@@ -39,6 +39,12 @@ class ConcatKernel final : public Kernel {
     if (blocked_ > 0 && (rank != 4 || axis != 1))
       return internal_error("Concat: inputs " + first.shape.to_string() + " along axis " +
                             std::to_string(axis) + " cannot be held in channel blocks");
+    // A narrow last block (kernel.h) would end up inside the output: only whole blocks join.
+    for (size_t k = 0; blocked_ > 0 && k < ctx.num_inputs(); ++k)
+      if (ctx.input(k)->shape[1] % blocked_ != 0)
+        return internal_error("Concat: input " + std::to_string(k) + " " +
+                              ctx.input(k)->shape.to_string() +
+                              " cannot be held in channel blocks of " + std::to_string(blocked_));
     const int64_t axis_total = out_shape[axis];
     SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, first.dtype, out_shape));
     if (out_shape.numel() == 0) return Status::ok_status();

@@ -216,17 +216,19 @@ void unblock_positions(int block, int channels, const float* in, int64_t count, 
 
 namespace {
 
-// Calls f(nchw offset, blocked offset, channels) for each block of the tensor, on `pool`.
+// Calls f(nchw offset, blocked offset, channels) for each block of the tensor, on `pool`: the
+// blocked images padded to whole blocks, or (held) as large as the NCHW ones.
 template <class F>
 void for_each_block(ThreadPool& pool, int block, int64_t images, int64_t channels, int64_t count,
-                    const F& f) {
+                    bool held, const F& f) {
   const int64_t blocks = (channels + block - 1) / block;
+  const int64_t blocked_image = held ? channels : blocks * block;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, block * count));
   pool.parallel_for(images * blocks, grain, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       const int64_t image = b / blocks, ch = b % blocks * block;
-      f((image * channels + ch) * count, (image * blocks * block + ch) * count,
-        static_cast<int>(std::min<int64_t>(block, channels - ch)));
+      f((image * channels + ch) * count, (image * blocked_image + ch) * count,
+        held_block_width(block, channels, ch));
     }
   });
 }
@@ -235,15 +237,31 @@ void for_each_block(ThreadPool& pool, int block, int64_t images, int64_t channel
 
 void block_tensor(ThreadPool& pool, int block, const float* x, int64_t images, int64_t channels,
                   int64_t count, float* out) {
-  for_each_block(pool, block, images, channels, count, [&](int64_t at, int64_t to, int nc) {
+  for_each_block(pool, block, images, channels, count, false, [&](int64_t at, int64_t to, int nc) {
     block_positions(block, nc, x + at, count, count, out + to);
   });
 }
 
 void unblock_tensor(ThreadPool& pool, int block, const float* in, int64_t images, int64_t channels,
                     int64_t count, float* y) {
-  for_each_block(pool, block, images, channels, count, [&](int64_t at, int64_t from, int nc) {
-    unblock_positions(block, nc, in + from, count, count, y + at);
+  for_each_block(pool, block, images, channels, count, false,
+                 [&](int64_t at, int64_t from, int nc) {
+                   unblock_positions(block, nc, in + from, count, count, y + at);
+                 });
+}
+
+// A narrow block is a block of its own width: positions nc floats apart.
+void hold_tensor(ThreadPool& pool, int block, const float* x, int64_t images, int64_t channels,
+                 int64_t count, float* out) {
+  for_each_block(pool, block, images, channels, count, true, [&](int64_t at, int64_t to, int nc) {
+    block_positions(nc, nc, x + at, count, count, out + to);
+  });
+}
+
+void release_tensor(ThreadPool& pool, int block, const float* in, int64_t images, int64_t channels,
+                    int64_t count, float* y) {
+  for_each_block(pool, block, images, channels, count, true, [&](int64_t at, int64_t from, int nc) {
+    unblock_positions(nc, nc, in + from, count, count, y + at);
   });
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "runtime/kernels/kernel.h"
 #include "runtime/threads/thread_pool.h"
 
 namespace sod2::rt {
@@ -39,6 +40,13 @@ void unblock_positions(int block, int channels, const float* in, int64_t count, 
 void block_tensor(ThreadPool& pool, int block, const float* x, int64_t images, int64_t channels,
                   int64_t count, float* out);
 void unblock_tensor(ThreadPool& pool, int block, const float* in, int64_t images, int64_t channels,
+                    int64_t count, float* y);
+
+// block_tensor and unblock_tensor in the held layout (kernel.h, held_block_width): [images,
+// channels, count] NCHW to and from blocks whose last one may be narrower (no padding lanes).
+void hold_tensor(ThreadPool& pool, int block, const float* x, int64_t images, int64_t channels,
+                 int64_t count, float* out);
+void release_tensor(ThreadPool& pool, int block, const float* in, int64_t images, int64_t channels,
                     int64_t count, float* y);
 
 }  // namespace sod2::rt

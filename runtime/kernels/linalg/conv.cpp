@@ -110,31 +110,43 @@ class ConvKernel : public Kernel {
     BlockedIo io;
     const std::span<const int64_t> w_dims = weights_.shape.dims();
     if (!weights_.data || w_dims.size() != 4 || block <= 0) return io;
+    io.channels = w_dims[0];
     if (is_depthwise_2d()) {
-      // The channel-lane depthwise path's own layout (conv_depthwise_lanes.cpp).
-      if (w_dims[0] % block != 0) return io;
+      // The channel-lane depthwise path's own layout (conv_depthwise_lanes.cpp), whose groups
+      // of lanes take a narrow last block as well.
       io.inputs = uint64_t{1};
+      io.narrow_inputs = uint64_t{1};
+      io.narrow_output = true;
     } else {
       const bool pointwise = w_dims[2] * w_dims[3] == 1;
       const bool writes = BlockedConv::can_write_blocked(w_dims, group_, block);
       const bool reads = BlockedConv::can_read_blocked(w_dims, group_, block);
-      if (reads) io.inputs = uint64_t{1};
+      // Between held tensors a pointwise conv of one group runs on its own path, narrow last
+      // blocks included (conv_pointwise_blocked.cpp): MobileNetV3's 24-, 40- and 72-channel ends.
+      const bool own = pointwise && pointwise_blocked_takes(attrs_, w_dims, group_, block);
+      if (reads || own) io.inputs = uint64_t{1};
       // Output channels that do not fill blocks (a classifier's) leave Y NCHW while X may still
       // arrive blocked: the conversion has to happen somewhere, and here it leaves the producers
       // blocked (SqueezeNet's last conv, whose X is every fire module's concat).
-      if (!writes) return io;
+      if (!writes && !own) return io;
       // Otherwise a pointwise conv holds both sides or neither: between NCHW tensors it is a
       // GEMM on them as they are, faster than blocking one side (as measured on MobileNet's
-      // expansions and DenseNet's bottlenecks, whose X comes from a BatchNormalization).
+      // expansions and DenseNet's bottlenecks, whose X comes from a BatchNormalization). Where
+      // oneDNN could read X blocked but not write Y so, the two sides stay apart as above.
       if (pointwise) {
-        if (!reads) return BlockedIo{};
-        io.tied = uint64_t{1};
+        if (!reads && !own) return BlockedIo{};
+        if (writes || !reads) io.tied = uint64_t{1};
+      }
+      if (own) {
+        io.narrow_inputs = uint64_t{1};
+        io.narrow_output = true;
       }
     }
     io.output = true;
     if (epi_.residual_input >= 0) {
       io.inputs |= uint64_t{1} << epi_.residual_input;
       io.tied |= uint64_t{1} << epi_.residual_input;
+      if (io.narrow_output) io.narrow_inputs |= uint64_t{1} << epi_.residual_input;
     }
     return io;
   }
@@ -156,7 +168,7 @@ class ConvKernel : public Kernel {
     // Between blocked tensors a pointwise conv of one group runs on its own path, on weights
     // repacked for it (conv_pointwise_blocked.cpp); oneDNN's takes the rest.
     if (held_.input && held_.output && pointwise_blocked_takes(attrs_, d, group_, block)) {
-      pointwise_weights_.resize(static_cast<size_t>(d[0] * d[1]));
+      pointwise_weights_.resize(static_cast<size_t>((d[0] + block - 1) / block * block * d[1]));
       pack_pointwise_blocked(weights_.as<float>(), d[0], d[1], block, pointwise_weights_.data());
       return;
     }
@@ -246,7 +258,7 @@ class ConvKernel : public Kernel {
     for (int64_t img = 0; img < s.n; ++img) {
       const float* x = X + img * x_image;
       if (held.input) {
-        unblock_tensor(ctx.pool(), held.block, x, 1, s.c, in_count, x_plain);
+        release_tensor(ctx.pool(), held.block, x, 1, s.c, in_count, x_plain);
         x = x_plain;
       }
       EpilogueRun plain_e = e;
@@ -254,14 +266,14 @@ class ConvKernel : public Kernel {
       float* y = Y + img * y_image;
       if (held.output) {
         if (e.residual) {
-          unblock_tensor(ctx.pool(), held.block, plain_e.residual, 1, s.m, out_count, res_plain);
+          release_tensor(ctx.pool(), held.block, plain_e.residual, 1, s.m, out_count, res_plain);
           plain_e.residual = res_plain;
         }
         y = y_plain;
       }
       SOD2_RETURN_IF_ERROR(conv_forward(ctx, one, x, W, y, plain_e));
       if (held.output)
-        block_tensor(ctx.pool(), held.block, y_plain, 1, s.m, out_count, Y + img * y_image);
+        hold_tensor(ctx.pool(), held.block, y_plain, 1, s.m, out_count, Y + img * y_image);
     }
     return Status::ok_status();
   }

@@ -140,10 +140,21 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
     // already, in one run (its block starts where the NCHW block of planes would), copied in.
     float* band_in = padded + (iy0 + j.pt - r0) * row_floats + j.pl * VL;
     if (j.x_blocked) {
-      const float* rows = j.x + (img * j.c + c0) * in_plane + iy0 * j.iw * VL;
-      for (int64_t iy = iy0; iy < iy1; ++iy)
-        std::memcpy(band_in + (iy - iy0) * row_floats, rows + (iy - iy0) * j.iw * VL,
-                    sizeof(float) * j.iw * VL);
+      // A narrow last block (kernel.h) holds nc lanes per position: its lanes past them are
+      // zeroed here, as the interleave zeroes them, so no earlier group's values linger there.
+      const float* rows = j.x + (img * j.c + c0) * in_plane + iy0 * j.iw * nc;
+      for (int64_t iy = iy0; iy < iy1; ++iy) {
+        float* dst = band_in + (iy - iy0) * row_floats;
+        const float* src = rows + (iy - iy0) * j.iw * nc;
+        if (nc == VL) {
+          std::memcpy(dst, src, sizeof(float) * j.iw * VL);
+          continue;
+        }
+        for (int64_t ix = 0; ix < j.iw; ++ix) {
+          std::memcpy(dst + ix * VL, src + ix * nc, sizeof(float) * static_cast<size_t>(nc));
+          std::fill(dst + ix * VL + nc, dst + (ix + 1) * VL, 0.f);
+        }
+      }
     } else if (j.x) {
       block_positions_rows(VL, nc, j.x + first, in_plane, count, j.iw, row_floats, band_in);
     } else {
@@ -168,8 +179,10 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
     }
     const Vec<VL> bv = simd::load<VL>(bias);
     const int64_t outputs_here = (oy1 - oy0) * j.ow;
-    // A blocked Y takes the band's outputs in place, interleaved as they are computed.
-    float* results = j.y_blocked ? j.y + (img * j.c + c0) * out_plane + oy0 * j.ow * VL : out;
+    // A blocked Y takes the band's outputs in place, interleaved as they are computed; a narrow
+    // last block gets them from `out`, nc lanes per position.
+    float* held_y = j.y_blocked ? j.y + (img * j.c + c0) * out_plane + oy0 * j.ow * nc : nullptr;
+    float* results = held_y && nc == VL ? held_y : out;
     switch (j.inline_epilogue ? j.act.act : Activation::kNone) {
 #define SOD2_DW_CASE(A) \
   case A: band_outputs<VL, A>(j, padded, outputs_here, wt, bv, results); break;
@@ -183,10 +196,13 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
 #undef SOD2_DW_CASE
       default: band_outputs<VL, Activation::kNone>(j, padded, outputs_here, wt, bv, results);
     }
-    if (j.y_blocked) {
+    if (held_y) {
+      if (results != held_y)
+        for (int64_t q = 0; q < outputs_here; ++q)
+          std::memcpy(held_y + q * nc, results + q * VL, sizeof(float) * static_cast<size_t>(nc));
       if (!j.inline_epilogue && !j.e->empty())
-        j.e->apply(results, j.e->residual ? j.e->residual + (results - j.y) : nullptr, outputs_here,
-                   VL, VL, c0, false);
+        j.e->apply(held_y, j.e->residual ? j.e->residual + (held_y - j.y) : nullptr, outputs_here,
+                   nc, nc, c0, false);
       continue;
     }
     if (VL == 16 && j.x8.finish_lanes) {
@@ -260,8 +276,7 @@ bool lanes_serve(const ConvShape& s, int vl) {
 }  // namespace
 
 bool depthwise_lanes_serves_blocked(const ConvShape& s, int block) {
-  return block == simd::lanes(simd::simd_level()) && s.c % block == 0 && s.win.spatial == 2 &&
-         lanes_serve(s, block);
+  return block == simd::lanes(simd::simd_level()) && s.win.spatial == 2 && lanes_serve(s, block);
 }
 
 bool depthwise_lanes_applies(const ConvShape& s) {

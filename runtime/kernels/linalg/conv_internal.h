@@ -75,7 +75,8 @@ Status depthwise_forward(KernelContext& ctx, const ConvShape& s, const float* X,
 // run (any shape it can serve; benches time it against the row path). With x8, X is nullptr and
 // each item's input rows are centred from x8 as they are interleaved.
 // With `held`, X and/or Y (and the residual) are channel-blocked, read and written as they are:
-// the path's own layout, with nothing to interleave (depthwise_lanes_serves_blocked).
+// the path's own layout, a narrow last block included, with nothing to interleave
+// (depthwise_lanes_serves_blocked).
 bool depthwise_lanes_applies(const ConvShape& s);
 bool depthwise_lanes_serves_blocked(const ConvShape& s, int block);
 Status depthwise_lanes_forward(KernelContext& ctx, const ConvShape& s, const float* X,
@@ -100,9 +101,10 @@ Status single_position_forward(KernelContext& ctx, const ConvShape& s, const flo
                                const float* W, float* Y, const EpilogueRun& e);
 
 // Pointwise convolution of one group between channel-blocked tensors of `block` channels per
-// block (conv_pointwise_blocked.cpp), on weights packed by pack_pointwise_blocked ([M / block]
-// [C][block], from W [M, C]): whether it takes a conv of these attributes, weights [M, C, 1, 1]
-// and groups (at this CPU's vector width), whether it serves the shape, and the run.
+// block (conv_pointwise_blocked.cpp), on weights packed by pack_pointwise_blocked ([ceil(M /
+// block)][C][block], from W [M, C]; a narrow last block's missing lanes zeros): whether it takes a
+// conv of these attributes, weights [M, C, 1, 1] and groups (at this CPU's vector width), whether
+// it serves the shape, and the run.
 bool pointwise_blocked_takes(const WindowAttrs& attrs, std::span<const int64_t> w_dims,
                              int64_t group, int block);
 bool pointwise_blocked_applies(const ConvShape& s, int block);

@@ -1,5 +1,6 @@
 // Pointwise convolutions (1x1, stride 1, no padding, one group) between channel-blocked tensors
-// (kernel.h, BlockedIo): X [N, C / VL, P, VL] and Y [N, M / VL, P, VL], VL channels per block.
+// (kernel.h, BlockedIo): X [N, C / VL, P, VL] and Y [N, M / VL, P, VL], VL channels per block,
+// the last block of either narrower where C or M is not a multiple of VL.
 //
 // oneDNN's JIT convolution runs these too, but at batch 1 on few output blocks (MobileNet's
 // 16 -> 48 on 112x112) it can only split an image over the threads in bands of rows, each
@@ -7,7 +8,8 @@
 // every block in place: a tile of NP positions x OB output blocks is summed in registers over
 // every input channel (each input value broadcast against a vector of its weights for VL output
 // channels), gets the whole epilogue (bias, activation, residual) there and is stored once.
-// Weights are repacked once as [output block][input channel][VL].
+// Weights are repacked once as [output block][input channel][VL], a narrow last output block's
+// missing lanes zeros.
 #include <algorithm>
 
 #include "runtime/kernels/linalg/common.h"
@@ -37,10 +39,18 @@ template <int VL>
 constexpr int kPositions = VL == 16 ? 12 : 6;  // NP: positions per tile
 constexpr int kBlocks = 2;                     // OB: output blocks per tile
 
-// Stores the tile with the epilogue applied to it, activation A a compile-time constant.
+// The first `width` floats at p, in a vector whose other lanes are zeros.
+template <int VL>
+SOD2_SIMD_INLINE Vec<VL> lanes_of(const float* p, int width) {
+  return width == VL ? simd::load<VL>(p) : simd::load_n<VL>(p, width);
+}
+
+// Stores the tile with the epilogue applied to it, activation A a compile-time constant. y and
+// res point at the image's first block, q0 is the tile's first position; a narrow last block
+// (kernel.h) keeps its lanes, and reads and writes only those.
 template <int VL, int OB, int NP, Activation A>
 SOD2_SIMD_INLINE void finish(const PbJob& j, Vec<VL> (&acc)[OB][NP], int64_t ob, float* y,
-                             const float* res) {
+                             const float* res, int64_t q0) {
   using V = Vec<VL>;
   const RegisterEpilogue& ep = j.ep;
   InlineEpilogue act = ep.act;
@@ -48,10 +58,11 @@ SOD2_SIMD_INLINE void finish(const PbJob& j, Vec<VL> (&acc)[OB][NP], int64_t ob,
 #pragma GCC unroll 2
   for (int o = 0; o < OB; ++o) {
     const int64_t ch = (ob + o) * VL;
-    const V b0 = ep.bias[0] ? simd::load<VL>(ep.bias[0] + ch) : V{};
-    const V b1 = ep.bias[1] ? simd::load<VL>(ep.bias[1] + ch) : V{};
-    float* yo = y + o * j.p * VL;
-    const float* ro = res ? res + o * j.p * VL : nullptr;
+    const int width = held_block_width(VL, j.m, ch);
+    const V b0 = ep.bias[0] ? lanes_of<VL>(ep.bias[0] + ch, width) : V{};
+    const V b1 = ep.bias[1] ? lanes_of<VL>(ep.bias[1] + ch, width) : V{};
+    float* yo = y + ch * j.p + q0 * width;
+    const float* ro = res ? res + ch * j.p + q0 * width : nullptr;
 #pragma GCC unroll 12
     for (int q = 0; q < NP; ++q) {
       // EpilogueRun::apply's order: each bias, a residual before the activation, the
@@ -59,18 +70,43 @@ SOD2_SIMD_INLINE void finish(const PbJob& j, Vec<VL> (&acc)[OB][NP], int64_t ob,
       V s = acc[o][q];
       if (ep.bias[0]) s = s + b0;
       if (ep.bias[1]) s = s + b1;
-      if (ep.residual_mode == 1) s += simd::load<VL>(ro + q * VL);
+      if (ep.residual_mode == 1) s += lanes_of<VL>(ro + q * width, width);
       s = inline_epilogue<VL>(s, act, 0);
-      if (ep.residual_mode == 2) s += simd::load<VL>(ro + q * VL);
-      simd::store<VL>(yo + q * VL, s);
+      if (ep.residual_mode == 2) s += lanes_of<VL>(ro + q * width, width);
+      if (width == VL)
+        simd::store<VL>(yo + q * VL, s);
+      else
+        simd::store_n<VL>(yo + q * width, s, width);
     }
   }
 }
 
-// Output blocks [ob, ob + OB) at positions [q0, q0 + NP) of one image: x and y point at the
-// image's first block at position q0.
+// Adds input block ib (`width` lanes per position) to the tile's sums: each input value
+// broadcast against its weights for VL output channels of each of the OB blocks.
 template <int VL, int OB, int NP>
-SOD2_SIMD_INLINE void tile(const PbJob& j, const float* x, int64_t ob, float* y, const float* res) {
+SOD2_SIMD_INLINE void sum_block(const PbJob& j, const float* x, const float* w, int64_t ib,
+                                int width, int64_t q0, Vec<VL> (&acc)[OB][NP]) {
+  using V = Vec<VL>;
+  const float* xb = x + ib * VL * j.p + q0 * width;
+  const float* wb = w + ib * VL * VL;
+  for (int l = 0; l < width; ++l) {
+    V wv[OB];
+#pragma GCC unroll 2
+    for (int o = 0; o < OB; ++o) wv[o] = simd::load<VL>(wb + o * j.c * VL + l * VL);
+#pragma GCC unroll 12
+    for (int q = 0; q < NP; ++q) {
+      const float xv = xb[q * width + l];
+#pragma GCC unroll 2
+      for (int o = 0; o < OB; ++o) acc[o][q] += wv[o] * xv;
+    }
+  }
+}
+
+// Output blocks [ob, ob + OB) at positions [q0, q0 + NP) of one image: x, y and res point at the
+// image's first block. A narrow last input block is summed lane by lane over its own width.
+template <int VL, int OB, int NP>
+SOD2_SIMD_INLINE void tile(const PbJob& j, const float* x, int64_t ob, float* y, const float* res,
+                           int64_t q0) {
   using V = Vec<VL>;
   V acc[OB][NP];
 #pragma GCC unroll 2
@@ -78,24 +114,12 @@ SOD2_SIMD_INLINE void tile(const PbJob& j, const float* x, int64_t ob, float* y,
 #pragma GCC unroll 12
     for (int q = 0; q < NP; ++q) acc[o][q] = V{};
   const float* w = j.w + ob * j.c * VL;
-  for (int64_t ib = 0; ib < j.c / VL; ++ib) {
-    const float* xb = x + ib * j.p * VL;
-    const float* wb = w + ib * VL * VL;
-    for (int l = 0; l < VL; ++l) {
-      V wv[OB];
-#pragma GCC unroll 2
-      for (int o = 0; o < OB; ++o) wv[o] = simd::load<VL>(wb + o * j.c * VL + l * VL);
-#pragma GCC unroll 12
-      for (int q = 0; q < NP; ++q) {
-        const float xv = xb[q * VL + l];
-#pragma GCC unroll 2
-        for (int o = 0; o < OB; ++o) acc[o][q] += wv[o] * xv;
-      }
-    }
-  }
+  const int64_t full = j.c / VL;
+  for (int64_t ib = 0; ib < full; ++ib) sum_block<VL, OB, NP>(j, x, w, ib, VL, q0, acc);
+  if (j.c % VL != 0) sum_block<VL, OB, NP>(j, x, w, full, static_cast<int>(j.c % VL), q0, acc);
   switch (j.ep.act.act) {
 #define SOD2_PB_CASE(A) \
-  case A: return finish<VL, OB, NP, A>(j, acc, ob, y, res);
+  case A: return finish<VL, OB, NP, A>(j, acc, ob, y, res, q0);
     SOD2_PB_CASE(Activation::kRelu)
     SOD2_PB_CASE(Activation::kLeakyRelu)
     SOD2_PB_CASE(Activation::kClip)
@@ -106,23 +130,25 @@ SOD2_SIMD_INLINE void tile(const PbJob& j, const float* x, int64_t ob, float* y,
 #undef SOD2_PB_CASE
     default: break;
   }
-  finish<VL, OB, NP, Activation::kNone>(j, acc, ob, y, res);
+  finish<VL, OB, NP, Activation::kNone>(j, acc, ob, y, res, q0);
   // Tanh: EpilogueRun::apply on the tile just stored (biases and residual with
   // it), while it is in L1. `act` was kNone, so finish() stored the bare sums.
   if (!is_plain_arithmetic(j.e->activation))
-    for (int o = 0; o < OB; ++o)
-      j.e->apply(y + o * j.p * VL, res ? res + o * j.p * VL : nullptr, NP, VL, VL, (ob + o) * VL,
-                 false);
+    for (int o = 0; o < OB; ++o) {
+      const int64_t ch = (ob + o) * VL;
+      const int width = held_block_width(VL, j.m, ch);
+      const int64_t at = ch * j.p + q0 * width;
+      j.e->apply(y + at, res ? res + at : nullptr, NP, width, width, ch, false);
+    }
 }
 
 template <int VL, int NP>
-SOD2_SIMD_INLINE void tiles_at(const PbJob& j, const float* x, float* y, const float* res) {
-  const int64_t blocks = j.m / VL;
+SOD2_SIMD_INLINE void tiles_at(const PbJob& j, const float* x, float* y, const float* res,
+                               int64_t q0) {
+  const int64_t blocks = (j.m + VL - 1) / VL;
   int64_t ob = 0;
-  for (; ob + kBlocks <= blocks; ob += kBlocks)
-    tile<VL, kBlocks, NP>(j, x, ob, y + ob * j.p * VL, res ? res + ob * j.p * VL : nullptr);
-  for (; ob < blocks; ++ob)
-    tile<VL, 1, NP>(j, x, ob, y + ob * j.p * VL, res ? res + ob * j.p * VL : nullptr);
+  for (; ob + kBlocks <= blocks; ob += kBlocks) tile<VL, kBlocks, NP>(j, x, ob, y, res, q0);
+  for (; ob < blocks; ++ob) tile<VL, 1, NP>(j, x, ob, y, res, q0);
 }
 
 struct PbItems {
@@ -137,9 +163,8 @@ struct PbItems {
       float* y = j.y + img * j.m * j.p;
       const float* res = j.ep.residual ? j.ep.residual + img * j.m * j.p : nullptr;
       int64_t q = q0;
-      for (; q + NP <= q1; q += NP)
-        tiles_at<VL, NP>(j, x + q * VL, y + q * VL, res ? res + q * VL : nullptr);
-      for (; q < q1; ++q) tiles_at<VL, 1>(j, x + q * VL, y + q * VL, res ? res + q * VL : nullptr);
+      for (; q + NP <= q1; q += NP) tiles_at<VL, NP>(j, x, y, res, q);
+      for (; q < q1; ++q) tiles_at<VL, 1>(j, x, y, res, q);
     }
   }
 };
@@ -161,8 +186,8 @@ bool pointwise_blocked_takes(const WindowAttrs& attrs, std::span<const int64_t> 
       !all(attrs.pads, 0))
     return false;
   const int64_t m = w_dims[0], c = w_dims[1];
-  return group == 1 && block > 1 && block == simd::lanes(simd::simd_level()) && c % block == 0 &&
-         m % block == 0 && m * c <= kMaxWeights;
+  return group == 1 && block > 1 && block == simd::lanes(simd::simd_level()) && m > 0 && c > 0 &&
+         m * c <= kMaxWeights;
 }
 
 bool pointwise_blocked_applies(const ConvShape& s, int block) {
@@ -171,9 +196,12 @@ bool pointwise_blocked_applies(const ConvShape& s, int block) {
 }
 
 void pack_pointwise_blocked(const float* w, int64_t m, int64_t c, int block, float* out) {
-  for (int64_t ob = 0; ob < m / block; ++ob)
+  for (int64_t ob = 0; ob < (m + block - 1) / block; ++ob)
     for (int64_t ic = 0; ic < c; ++ic)
-      for (int l = 0; l < block; ++l) out[(ob * c + ic) * block + l] = w[(ob * block + l) * c + ic];
+      for (int l = 0; l < block; ++l) {
+        const int64_t oc = ob * block + l;
+        out[(ob * c + ic) * block + l] = oc < m ? w[oc * c + ic] : 0.f;
+      }
 }
 
 Status pointwise_blocked_forward(KernelContext& ctx, const ConvShape& s, const float* X,

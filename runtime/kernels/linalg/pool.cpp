@@ -561,10 +561,11 @@ class GlobalPoolKernel : public Kernel {
     const float* X = x->as<float>();
     float* Y = y->as<float>();
     if (block_ > 0) {
-      if (x->shape.rank() != 4 || x->shape[1] % block_ != 0)
+      if (x->shape.rank() != 4)
         return internal_error(std::string(op) + ": X " + x->shape.to_string() +
                               " cannot be held in channel blocks of " + std::to_string(block_));
-      global_pool_blocked(ctx.pool(), K == PoolKind::kAverage, block_, planes / block_, P, X, Y);
+      global_pool_blocked(ctx.pool(), K == PoolKind::kAverage, block_, x->shape[0], x->shape[1], P,
+                          X, Y);
       return Status::ok_status();
     }
     ctx.pool().parallel_for(
@@ -573,10 +574,11 @@ class GlobalPoolKernel : public Kernel {
     return Status::ok_status();
   }
 
-  // Its output, [N, C, 1, ...], is the same bytes in either layout: only X may be blocked.
+  // Its output, [N, C, 1, ...], is the same bytes in either layout: only X may be blocked, a
+  // narrow last block too.
   BlockedIo blocked_io(int block) const override {
     BlockedIo io;
-    if (block == 16 || block == 8) io.inputs = uint64_t{1};
+    if (block == 16 || block == 8) io.inputs = io.narrow_inputs = uint64_t{1};
     return io;
   }
   void use_blocked(int block, uint64_t inputs, bool) override {

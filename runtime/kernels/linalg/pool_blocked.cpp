@@ -117,12 +117,34 @@ Status pool_blocked(KernelContext& ctx, bool average, bool include_pad, const Wi
   return Status::ok_status();
 }
 
-void global_pool_blocked(ThreadPool& pool, bool average, int block, int64_t blocks, int64_t count,
-                         const float* X, float* Y) {
+void global_pool_blocked(ThreadPool& pool, bool average, int block, int64_t images,
+                         int64_t channels, int64_t count, const float* X, float* Y) {
   auto fn = block == 16 ? &global_16 : &global_8;
   const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(count * block, 1));
-  pool.parallel_for(blocks, grain,
-                    [&](int64_t b0, int64_t b1) { fn(average, X, Y, count, b0, b1); });
+  if (channels % block == 0) {
+    pool.parallel_for(images * channels / block, grain,
+                      [&](int64_t b0, int64_t b1) { fn(average, X, Y, count, b0, b1); });
+    return;
+  }
+  // A narrow last block per image: the whole blocks as above, image by image, then its lanes,
+  // each in the order a vector lane takes them.
+  const int64_t whole = channels / block, width = channels % block;
+  for (int64_t img = 0; img < images; ++img) {
+    const float* x = X + img * channels * count;
+    float* y = Y + img * channels;
+    pool.parallel_for(whole, grain,
+                      [&](int64_t b0, int64_t b1) { fn(average, x, y, count, b0, b1); });
+    const float* xt = x + whole * block * count;
+    for (int64_t l = 0; l < width; ++l) {
+      float acc = count > 0 ? xt[l] : 0.f;
+      for (int64_t p = 1; p < count; ++p) {
+        const float v = xt[p * width + l];
+        acc = average ? acc + v : (v > acc ? v : acc);
+      }
+      if (average && count > 0) acc /= static_cast<float>(count);
+      y[whole * block + l] = acc;
+    }
+  }
 }
 
 }  // namespace sod2::rt

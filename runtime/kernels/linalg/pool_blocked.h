@@ -18,9 +18,10 @@ bool blocked_pool_applies(const Window3& g);
 Status pool_blocked(KernelContext& ctx, bool average, bool include_pad, const Window3& g, int block,
                     int64_t blocks, const float* X, float* Y);
 
-// GlobalAveragePool (average) or GlobalMaxPool of `blocks` blocks of `count` positions into
-// their channels' values (Y is [N, C]: the same in either layout).
-void global_pool_blocked(ThreadPool& pool, bool average, int block, int64_t blocks, int64_t count,
-                         const float* X, float* Y);
+// GlobalAveragePool (average) or GlobalMaxPool of X [images, channels, count] held blocked
+// (kernel.h: a narrow last block where channels is not a multiple of block) into Y [images,
+// channels], the same in either layout.
+void global_pool_blocked(ThreadPool& pool, bool average, int block, int64_t images,
+                         int64_t channels, int64_t count, const float* X, float* Y);
 
 }  // namespace sod2::rt

@@ -305,9 +305,9 @@ class BinaryKernel final : public Kernel {
     BlockedIo io;
     const uint32_t computed = ~constants_ & 3u;
     if (!blockable_ || block <= 0 || computed == 0) return io;
-    io.inputs = computed;
+    io.inputs = io.narrow_inputs = computed;
     io.follows = computed;
-    io.output = true;
+    io.output = io.narrow_output = true;
     return io;
   }
   void use_blocked(int block, uint64_t inputs, bool output) override {
@@ -388,7 +388,6 @@ class BinaryKernel final : public Kernel {
       for (int k = 0; k < 2; ++k)
         if ((blocked_inputs_ >> k) & 1)
           blocked_right = blocked_right && in[k]->shape.rank() == 4 &&
-                          in[k]->shape[1] % block_ == 0 &&
                           in[k]->shape[1] == out_shape[out_shape.rank() - 3];
       if (!blocked_right)
         return internal_error(std::string(Op::kName) + ": inputs " + a.shape.to_string() + " and " +
@@ -408,16 +407,29 @@ class BinaryKernel final : public Kernel {
         }
         return run_plain(ctx, &plain[0], &plain[1]);
       }
-      if (out_shape[1] % block_ != 0)
-        return internal_error(std::string(Op::kName) + ": output " + out_shape.to_string() +
-                              " cannot be held in channel blocks of " + std::to_string(block_));
       SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, DType::kFloat, out_shape));
       if (out_shape.numel() == 0) return Status::ok_status();
       const Shape* in_shapes[2] = {&a.shape, &b.shape};
-      const BroadcastPlan plan =
-          plan_broadcast_blocked(out_shape, in_shapes, 2, blocked_inputs_, output_blocked_, block_);
-      run_binary_f32(ctx.pool(), plan, static_cast<BinaryF32>(kFastF32<Op>), a.as<const float>(),
-                     b.as<const float>(), out->as<float>());
+      // Whole blocks walk all images at once; a narrow last block (kernel.h) makes each image's
+      // whole blocks and its narrow one parts of their own.
+      const int64_t images = out_shape[0], channels = out_shape[1];
+      const int64_t plane = out_shape[2] * out_shape[3], whole = channels / block_ * block_;
+      auto run_part = [&](const BlockedPart& part) {
+        int64_t off[2];
+        const BroadcastPlan plan = plan_broadcast_blocked(out_shape, in_shapes, 2, blocked_inputs_,
+                                                          output_blocked_, block_, part, off);
+        run_binary_f32(ctx.pool(), plan, static_cast<BinaryF32>(kFastF32<Op>),
+                       a.as<const float>() + off[0], b.as<const float>() + off[1],
+                       out->as<float>() + (part.image * channels + part.first) * plane);
+      };
+      if (whole == channels) {
+        run_part(BlockedPart{0, images, 0, channels});
+        return Status::ok_status();
+      }
+      for (int64_t img = 0; img < images; ++img) {
+        if (whole > 0) run_part(BlockedPart{img, 1, 0, whole});
+        run_part(BlockedPart{img, 1, whole, channels - whole});
+      }
       return Status::ok_status();
     } else {
       return internal_error(std::string(Op::kName) + " cannot hold channel-blocked values");
@@ -432,7 +444,8 @@ class BinaryKernel final : public Kernel {
       for (int64_t ch = 0; ch < c; ++ch)
         for (int64_t p = 0; p < plane; ++p)
           out[(i * c + ch) * plane + p] =
-              x[((i * c + ch / block_ * block_) * plane + p * block_) + ch % block_];
+              x[(i * c + ch / block_ * block_) * plane +
+                p * held_block_width(block_, c, ch / block_ * block_) + ch % block_];
   }
 
   Op op_;

@@ -85,13 +85,16 @@ BroadcastPlan plan_broadcast(const Shape& out, const Shape* const* inputs, int n
 }
 
 BroadcastPlan plan_broadcast_blocked(const Shape& out, const Shape* const* inputs, int n,
-                                     uint32_t blocked_inputs, bool out_blocked, int block) {
+                                     uint32_t blocked_inputs, bool out_blocked, int block,
+                                     const BlockedPart& part, int64_t* offsets) {
   const int64_t B = block;
+  // This part's blocks are `width` lanes wide: `block`, or the narrow last block's channels.
+  const int64_t width = part.channels < B ? part.channels : B;
   // Each tensor's strides along (image, channel block, lane, row, column); the walk takes them in
   // the output's own bytes' order: [N, C / B, H, W, B] held blocked, [N, C / B, B, H, W] NCHW.
   const int order_blocked[5] = {0, 1, 3, 4, 2}, order_plain[5] = {0, 1, 2, 3, 4};
   const int* order = out_blocked ? order_blocked : order_plain;
-  const int64_t logical[5] = {out[0], out[1] / B, B, out[2], out[3]};
+  const int64_t logical[5] = {part.images, part.channels / width, width, out[2], out[3]};
   int64_t dims[5];
   for (int i = 0; i < 5; ++i) dims[i] = logical[order[i]];
   int64_t full[kMaxBroadcastInputs][kMaxRank] = {};
@@ -102,12 +105,14 @@ BroadcastPlan plan_broadcast_blocked(const Shape& out, const Shape* const* input
     const auto step = [](int64_t dim, int64_t stride) { return dim == 1 ? 0 : stride; };
     const int64_t plane = d[2] * d[3];
     int64_t st[5];
-    if ((blocked_inputs >> k) & 1) {  // [n, c / B, h, w, B] in memory
+    // Every block before the part is whole, so either layout's part starts `first` planes in.
+    offsets[k] = step(d[0], part.image * d[1] * plane) + step(d[1], part.first * plane);
+    if ((blocked_inputs >> k) & 1) {  // [n, c / B, h, w, B] in memory, the last block narrower
       st[0] = step(d[0], d[1] * plane);
       st[1] = step(d[1], plane * B);
       st[2] = step(d[1], 1);
-      st[3] = step(d[2], d[3] * B);
-      st[4] = step(d[3], B);
+      st[3] = step(d[2], d[3] * width);
+      st[4] = step(d[3], width);
     } else {  // [n, c, h, w] in memory: channel cb * B + j is plane (cb * B + j)
       st[0] = step(d[0], d[1] * plane);
       st[1] = step(d[1], B * plane);

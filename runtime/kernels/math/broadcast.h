@@ -34,15 +34,25 @@ struct BroadcastPlan {
 // `out` must be the broadcast of `inputs` (each input's dims either match or are 1).
 BroadcastPlan plan_broadcast(const Shape& out, const Shape* const* inputs, int n);
 
-// The same walk where channel-blocked tensors take part (kernel.h, BlockedIo): `out` is
-// [N, C, H, W] with C a multiple of `block`, held blocked ([N, C / block, H, W, block]) where
-// out_blocked, and walked in its bytes' order either way. Inputs whose bit is set in
-// `blocked_inputs` are held blocked (rank 4, C channels); the others are NCHW (or of lower rank,
-// right-aligned) and are read through strides, so a per-channel scale [N, C, 1, 1] or a scalar
-// costs nothing extra, and a blocked input with an NCHW output converts on the way. The caller
-// checks the shapes.
+// Which part of a channel-blocked walk: images [image, image + images) and channels [first,
+// first + channels), either whole blocks or one narrow last block (channels < block).
+struct BlockedPart {
+  int64_t image = 0, images = 1;
+  int64_t first = 0, channels = 0;
+};
+
+// The same walk where channel-blocked tensors take part (kernel.h, BlockedIo), over one part of
+// `out` [N, C, H, W]: held blocked ([N, C / block, H, W, block], the last block narrower where C
+// is not a multiple of `block`) where out_blocked, and walked in its bytes' order either way, so
+// the part's output is contiguous when it is whole images or one image's channels. Inputs whose
+// bit is set in `blocked_inputs` are held blocked (rank 4, C channels); the others are NCHW (or
+// of lower rank, right-aligned) and are read through strides, so a per-channel scale [N, C, 1, 1]
+// or a scalar costs nothing extra, and a blocked input with an NCHW output converts on the way.
+// offsets[k] gets where input k's part starts (floats); the output's is the part's first
+// image and channel in either layout. The caller checks the shapes.
 BroadcastPlan plan_broadcast_blocked(const Shape& out, const Shape* const* inputs, int n,
-                                     uint32_t blocked_inputs, bool out_blocked, int block);
+                                     uint32_t blocked_inputs, bool out_blocked, int block,
+                                     const BlockedPart& part, int64_t* offsets);
 
 // Calls row(out_offset, const int64_t* input_offsets, count) for each maximal piece of an
 // innermost row inside the output range [begin, end). Pieces are visited in order.

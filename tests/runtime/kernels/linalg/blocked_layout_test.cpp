@@ -103,6 +103,28 @@ std::vector<ConvCase> conv_cases(int block) {
       {"1x1 + residual + HardSwish", {1, b2, 5, 11}, {b2, b2, 1, 1}, {}, true, "HardSwish"},
       {"1x1 + residual + Silu", {1, b2, 5, 5}, {b, b2, 1, 1}, {}, true, "Silu"},
       {"1x1, 1 MB of weights and more", {1, 32 * b, 3, 4}, {32 * b, 32 * b, 1, 1}, {}},
+      // Held tensors whose last block is narrow (kernel.h): the depthwise lanes and the pointwise
+      // path read and write it in place, the others convert around their paths.
+      {"depthwise 3x3 on 1.5 blocks",
+       {2, b + b / 2, 9, 9},
+       {b + b / 2, 1, 3, 3},
+       {b + b / 2, {}, {}, {1, 1}, {1, 1}}},
+      {"depthwise 5x5 stride 2 on 2.25 blocks, in bands",
+       {1, 2 * b + b / 4, 60, 50},
+       {2 * b + b / 4, 1, 5, 5},
+       {2 * b + b / 4, {2, 2}, {}, {2, 2}, {2, 2}}},
+      {"1x1 1.5 blocks to 2.5 blocks + residual + HardSwish",
+       {2, b + b / 2, 7, 9},
+       {2 * b + b / 2, b + b / 2, 1, 1},
+       {},
+       true,
+       "HardSwish"},
+      {"1x1 3 lanes to 1.5 blocks + residual + Tanh",
+       {1, 3, 5, 5},
+       {b + b / 2, 3, 1, 1},
+       {},
+       true,
+       "Tanh"},
   };
 }
 
@@ -182,21 +204,39 @@ TEST(BlockedLayout, WhatConvsOffer) {
   io = offered({1, 3, 9, 9}, {b, 3, 3, 3}, {});
   EXPECT_EQ(io.inputs, 0u);
   EXPECT_TRUE(io.output);
-  // Output channels that do not fill blocks (a classifier): X only, pointwise or not.
+  EXPECT_EQ(io.channels, b);
+  // Output channels that do not fill blocks (a classifier): a 3x3 conv X only. A pointwise conv
+  // also writes Y narrow on its own path, X and Y apart, as oneDNN reads X blocked either way.
   io = offered({1, b, 6, 6}, {b + 2, b, 3, 3}, {});
   EXPECT_EQ(io.inputs, 1u);
   EXPECT_FALSE(io.output);
   io = offered({1, 2 * b, 6, 6}, {b + 4, 2 * b, 1, 1}, {});
   EXPECT_EQ(io.inputs, 1u);
   EXPECT_EQ(io.tied, 0u);
-  EXPECT_FALSE(io.output);
-  // Input channels that do not fill blocks (GoogLeNet's 24-channel reductions): Y only; a
-  // pointwise conv nothing.
+  EXPECT_TRUE(io.output);
+  EXPECT_TRUE(io.narrow_output);
+  EXPECT_EQ(io.narrow_inputs, 1u);
+  EXPECT_EQ(io.channels, b + 4);
+  // Input channels that do not fill blocks (GoogLeNet's 24-channel reductions): a 3x3 conv Y
+  // only, not narrow; a pointwise conv both sides, tied, narrow ones too.
   io = offered({1, b + b / 2, 6, 6}, {b, b + b / 2, 3, 3}, {});
   EXPECT_EQ(io.inputs, 0u);
   EXPECT_TRUE(io.output);
+  EXPECT_FALSE(io.narrow_output);
   io = offered({1, b + b / 2, 6, 6}, {b, b + b / 2, 1, 1}, {});
+  EXPECT_TRUE(io.output);
+  EXPECT_EQ(io.tied, 1u);
+  EXPECT_EQ(io.narrow_inputs, 1u);
+  // A depthwise conv of any channel count: X and Y apart, narrow too.
+  io = offered({1, b + 3, 6, 6}, {b + 3, 1, 3, 3}, {b + 3, {}, {}, {1, 1}, {1, 1}});
+  EXPECT_EQ(io.inputs, 1u);
+  EXPECT_EQ(io.tied, 0u);
+  EXPECT_TRUE(io.narrow_output);
+  EXPECT_EQ(io.narrow_inputs, 1u);
+  // A pointwise conv whose weights are too large for its own path: oneDNN's whole blocks only.
+  io = offered({1, 512, 2, 2}, {516, 512, 1, 1}, {});
   EXPECT_FALSE(io.output);
+  EXPECT_FALSE(io.narrow_output);
   // Groups narrower than a block: nothing (held, they would leave the blocked path).
   io = offered({1, 2 * b, 8, 8}, {2 * b, b / 2, 3, 3}, {4, {}, {}, {1, 1}, {1, 1}});
   EXPECT_EQ(io.inputs, 0u);
@@ -261,19 +301,21 @@ TEST(BlockedLayout, PoolsOnHeldTensorsComputeWhatTheyComputeOnNchw) {
 TEST(BlockedLayout, GlobalPoolsReadHeldTensors) {
   const int b = block_here();
   if (b == 0) GTEST_SKIP() << "no blocked convolutions on this CPU or build";
-  for (const std::string op : {"GlobalAveragePool", "GlobalMaxPool"}) {
-    SCOPED_TRACE(op);
-    const HostTensor x = rand_tensor({2, 2 * b, 7, 5}, 6);
-    const NodeInfo info = info_for(op, 1, {&x}, Attrs{});
-    BlockedIo io;
-    auto plain = run_held(info, {&x}, 0, Held{}, 2, &io);
-    ASSERT_TRUE(plain.ok());
-    EXPECT_EQ(io.inputs, 1u);
-    EXPECT_FALSE(io.output);  // [N, C, 1, 1] is the same bytes either way
-    auto got = run_held(info, {&x}, 0, Held{1, false}, 2);
-    ASSERT_TRUE(got.ok()) << got.status().to_string();
-    expect_close(*got, plain->shape(), values(*plain), 1e-6);
-  }
+  for (const std::string op : {"GlobalAveragePool", "GlobalMaxPool"})
+    for (const int64_t channels : {2 * b, 2 * b + 5}) {  // whole blocks; a narrow last one
+      SCOPED_TRACE(op + ", " + std::to_string(channels) + " channels");
+      const HostTensor x = rand_tensor({2, channels, 7, 5}, 6);
+      const NodeInfo info = info_for(op, 1, {&x}, Attrs{});
+      BlockedIo io;
+      auto plain = run_held(info, {&x}, 0, Held{}, 2, &io);
+      ASSERT_TRUE(plain.ok());
+      EXPECT_EQ(io.inputs, 1u);
+      EXPECT_EQ(io.narrow_inputs, 1u);
+      EXPECT_FALSE(io.output);  // [N, C, 1, 1] is the same bytes either way
+      auto got = run_held(info, {&x}, 0, Held{1, false}, 2);
+      ASSERT_TRUE(got.ok()) << got.status().to_string();
+      expect_close(*got, plain->shape(), values(*plain), 1e-6);
+    }
 }
 
 TEST(BlockedLayout, ConcatAlongChannelsKeepsTheLayout) {

@@ -163,7 +163,9 @@ TEST(ConvPointwiseBlocked, TakesUnitWindowsOfOneGroupAndSmallWeights) {
   EXPECT_FALSE(pointwise_blocked_takes(padded, w, 1, b));
   EXPECT_FALSE(pointwise_blocked_takes(unit, w, 2, b));
   EXPECT_FALSE(pointwise_blocked_takes(unit, std::vector<int64_t>{3 * b, 2 * b, 3, 3}, 1, b));
-  EXPECT_FALSE(pointwise_blocked_takes(unit, std::vector<int64_t>{3 * b + 1, 2 * b, 1, 1}, 1, b));
+  // Channels that end in a narrow block, on either side (kernel.h).
+  EXPECT_TRUE(pointwise_blocked_takes(unit, std::vector<int64_t>{3 * b + 1, 2 * b, 1, 1}, 1, b));
+  EXPECT_TRUE(pointwise_blocked_takes(unit, std::vector<int64_t>{3 * b, 5, 1, 1}, 1, b));
   EXPECT_FALSE(pointwise_blocked_takes(unit, w, 1, b / 2));
   EXPECT_TRUE(pointwise_blocked_takes(unit, std::vector<int64_t>{512, 512, 1, 1}, 1, b));
   EXPECT_FALSE(pointwise_blocked_takes(unit, std::vector<int64_t>{1024, 512, 1, 1}, 1, b));

@@ -36,6 +36,8 @@ TEST(BlockedBinary, OffersItsComputedOperandsAndAnOutputThatFollowsThem) {
   EXPECT_EQ(io.follows, 3u);
   EXPECT_EQ(io.tied, 0u);
   EXPECT_TRUE(io.output);
+  EXPECT_EQ(io.narrow_inputs, 3u);  // any channel count
+  EXPECT_TRUE(io.narrow_output);
   // A constant operand (a per-channel scale) is read NCHW: neither offered nor followed.
   ASSERT_TRUE(run_held("Add", x, x, 16, {}, 2, 1, &io).ok());
   EXPECT_EQ(io.inputs, 1u);
@@ -56,13 +58,14 @@ TEST(BlockedBinary, OffersItsComputedOperandsAndAnOutputThatFollowsThem) {
   EXPECT_FALSE(io.output);
 }
 
-TEST(BlockedBinary, AnyMixOfBlockedAndNchwComputesWhatNchwComputes) {
-  const Shape full{2, 32, 5, 3};
+// 32 channels fill whole blocks of 8 and 16; 20 end in a narrow block of 4 (kernel.h).
+void expect_any_mix_computes_what_nchw_computes(int64_t channels) {
+  const Shape full{2, channels, 5, 3};
   const HostTensor x = random_f32(full, -2, 2, 3);
   const HostTensor y = random_f32(full, 0.5f, 2, 4);
-  const HostTensor per_channel = random_f32(Shape{2, 32, 1, 1}, 0.5f, 2, 5);
-  const HostTensor shared = random_f32(Shape{1, 32, 1, 1}, 0.5f, 2, 6);
-  const HostTensor rank3 = random_f32(Shape{32, 1, 1}, 0.5f, 2, 7);
+  const HostTensor per_channel = random_f32(Shape{2, channels, 1, 1}, 0.5f, 2, 5);
+  const HostTensor shared = random_f32(Shape{1, channels, 1, 1}, 0.5f, 2, 6);
+  const HostTensor rank3 = random_f32(Shape{channels, 1, 1}, 0.5f, 2, 7);
   const HostTensor rows = random_f32(Shape{5, 3}, 0.5f, 2, 8);
   const HostTensor scalar = f32(Shape{1}, {1.5f});
   struct Case {
@@ -99,6 +102,12 @@ TEST(BlockedBinary, AnyMixOfBlockedAndNchwComputesWhatNchwComputes) {
     }
   }
 }
+
+TEST(BlockedBinary, AnyMixOfBlockedAndNchwComputesWhatNchwComputes) {
+  expect_any_mix_computes_what_nchw_computes(32);
+}
+
+TEST(BlockedBinary, ANarrowLastBlockToo) { expect_any_mix_computes_what_nchw_computes(20); }
 
 TEST(BlockedBinary, AnOperandOfHigherRankGetsAnNchwCopyOfTheBlockedOne) {
   // [1, 16, 2, 3] blocked times [2, 1, 16, 2, 3]: a rank-5 NCHW result from NCHW copies.
