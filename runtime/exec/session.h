@@ -145,8 +145,12 @@ class Session {
   Expected<std::span<const Tensor>> run_checked(std::span<const Tensor> inputs);
   Status bind_inputs(std::span<const Tensor> inputs);
   // from_step: the first main-graph step whose tensors the layout must still keep apart (the
-  // steps before it have run).
-  Status instantiate_plan(int32_t from_step = 0);
+  // steps before it have run). changed_symbol: the execution symbol just bound, whose slice of
+  // the plan program is all that needs evaluating again (-1: all of it).
+  Status instantiate_plan(int32_t from_step = 0, int32_t changed_symbol = -1);
+  // The slice of plan_ that symbol s reaches (ShapeProgram::slice_for_input), made on first use;
+  // nullptr where evaluating all of it is as cheap.
+  const std::vector<uint32_t>* plan_slice(int32_t s);
   Status run_graph(Frame& frame);
   // Whether a CPU kernel about to run must wait for the device work recorded so far.
   bool cpu_kernel_conflicts(const Frame& frame, const NodeDesc& node,
@@ -231,6 +235,17 @@ class Session {
   int32_t plan_version_ = -1;
   std::vector<int64_t> plan_values_;  // sizes, offsets, arena size
   std::vector<int64_t> plan_scratch_;
+  // plan_'s own outputs at the symbols bound so far (plan_values_ before a layout made at the
+  // binding replaces offsets), which a slice updates in place.
+  std::vector<int64_t> plan_outputs_;
+  const rt::ShapeProgram* plan_outputs_of_ = nullptr;
+  // Slices per execution symbol of the plan programs used lately.
+  struct PlanSlices {
+    const rt::ShapeProgram* plan = nullptr;
+    std::vector<std::vector<uint32_t>> slices;
+    std::vector<char> made, useful;
+  };
+  std::vector<PlanSlices> plan_slices_;
   int64_t arena_bytes_ = 0;
   std::vector<uint8_t> scratch_;  // kernel scratch, reused
   size_t scratch_used_ = 0;

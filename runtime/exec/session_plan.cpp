@@ -8,9 +8,45 @@
 
 namespace sod2::rt {
 
-Status Session::instantiate_plan(int32_t from_step) {
+const std::vector<uint32_t>* Session::plan_slice(int32_t s) {
+  constexpr size_t kPlansKept = 4;
+  auto it = std::find_if(plan_slices_.begin(), plan_slices_.end(),
+                         [&](const PlanSlices& c) { return c.plan == plan_; });
+  if (it == plan_slices_.end()) {
+    if (plan_slices_.size() == kPlansKept) plan_slices_.pop_back();
+    const size_t n = program_.symbols.size();
+    plan_slices_.insert(plan_slices_.begin(),
+                        PlanSlices{plan_, std::vector<std::vector<uint32_t>>(n),
+                                   std::vector<char>(n, 0), std::vector<char>(n, 0)});
+    it = plan_slices_.begin();
+  }
+  PlanSlices& c = *it;
+  const size_t k = static_cast<size_t>(s);
+  if (k >= c.made.size()) return nullptr;
+  if (!c.made[k]) {
+    c.made[k] = 1;
+    c.slices[k] = plan_->slice_for_input(k);
+    // Most of the program: running it all costs about the same, and the slice is not kept.
+    c.useful[k] = c.slices[k].size() * 4 < plan_->instructions().size() * 3;
+    if (!c.useful[k]) std::vector<uint32_t>().swap(c.slices[k]);
+  }
+  return c.useful[k] ? &c.slices[k] : nullptr;
+}
+
+Status Session::instantiate_plan(int32_t from_step, int32_t changed_symbol) {
   const ProgramDesc& p = program_;
-  SOD2_RETURN_IF_ERROR(plan_->run(symbol_values_, plan_values_, plan_scratch_));
+  // After one symbol changes, only the outputs it reaches change: its slice, on the outputs of
+  // the last evaluation of the same program.
+  const std::vector<uint32_t>* slice =
+      changed_symbol >= 0 && plan_outputs_of_ == plan_ ? plan_slice(changed_symbol) : nullptr;
+  plan_outputs_.resize(plan_->num_outputs());
+  plan_outputs_of_ = nullptr;  // until the evaluation below succeeds
+  if (slice)
+    SOD2_RETURN_IF_ERROR(plan_->run_slice(*slice, symbol_values_, plan_outputs_, plan_scratch_));
+  else
+    SOD2_RETURN_IF_ERROR(plan_->run(symbol_values_, plan_outputs_, plan_scratch_));
+  plan_outputs_of_ = plan_;
+  plan_values_.assign(plan_outputs_.begin(), plan_outputs_.end());
   if (plan_version_ == plan::kBindingLayeringVersion)
     exec_layouts_.front().layout.apply(plan_values_);
   const int64_t old_bytes = arena_bytes_;
@@ -122,7 +158,7 @@ Status Session::bind_execution_symbol(int32_t symbol, int64_t value, const std::
   symbol_values_[s] = value;
   symbol_bound_[s] = 1;
   uint8_t* before = arena_->data();
-  SOD2_RETURN_IF_ERROR(instantiate_plan(step));
+  SOD2_RETURN_IF_ERROR(instantiate_plan(step, symbol));
   uint8_t* after = arena_->data();
   // Tensors already written must keep their place: the layout just proved sound says nothing
   // about bytes a tensor held at its old place.

@@ -105,8 +105,38 @@ Expected<ShapeProgram> ShapeProgram::from_instructions(std::vector<ShapeInstruct
   return p;
 }
 
-Status ShapeProgram::run(std::span<const int64_t> inputs, std::span<int64_t> outputs,
-                         std::span<int64_t> scratch) const {
+namespace {
+
+// One instruction; false where it overflows or divides by zero.
+[[gnu::always_inline]] inline bool execute(const ShapeInstruction& ins, int64_t* r,
+                                           const int64_t* in, int64_t* out) {
+  switch (ins.op) {
+    case ShapeOp::kLoadImm: r[ins.dst] = ins.imm; return true;
+    case ShapeOp::kLoadInput: r[ins.dst] = in[ins.a]; return true;
+    case ShapeOp::kAdd: return !__builtin_add_overflow(r[ins.a], r[ins.b], &r[ins.dst]);
+    case ShapeOp::kAddImm: return !__builtin_add_overflow(r[ins.a], ins.imm, &r[ins.dst]);
+    case ShapeOp::kMulImm: return !__builtin_mul_overflow(r[ins.a], ins.imm, &r[ins.dst]);
+    case ShapeOp::kMulAddImm: {
+      int64_t t = 0;
+      return !__builtin_mul_overflow(r[ins.b], ins.imm, &t) &&
+             !__builtin_add_overflow(r[ins.a], t, &r[ins.dst]);
+    }
+    case ShapeOp::kMul: return !__builtin_mul_overflow(r[ins.a], r[ins.b], &r[ins.dst]);
+    case ShapeOp::kPowImm: return int_math::pow_checked(r[ins.a], ins.imm, &r[ins.dst]);
+    case ShapeOp::kFloorDiv: return int_math::floordiv_checked(r[ins.a], r[ins.b], &r[ins.dst]);
+    case ShapeOp::kCeilDiv: return int_math::ceildiv_checked(r[ins.a], r[ins.b], &r[ins.dst]);
+    case ShapeOp::kMod: return int_math::mod_checked(r[ins.a], r[ins.b], &r[ins.dst]);
+    case ShapeOp::kMin: r[ins.dst] = std::min(r[ins.a], r[ins.b]); return true;
+    case ShapeOp::kMax: r[ins.dst] = std::max(r[ins.a], r[ins.b]); return true;
+    case ShapeOp::kStore: out[ins.dst] = r[ins.a]; return true;
+  }
+  return true;
+}
+
+}  // namespace
+
+Status ShapeProgram::check_spans(std::span<const int64_t> inputs, std::span<int64_t> outputs,
+                                 std::span<int64_t> scratch) const {
   if (inputs.size() != num_inputs_ || outputs.size() != num_outputs_ ||
       scratch.size() < num_registers_) {
     return invalid_argument("shape program: expected " + std::to_string(num_inputs_) + " inputs, " +
@@ -115,42 +145,67 @@ Status ShapeProgram::run(std::span<const int64_t> inputs, std::span<int64_t> out
                             std::to_string(inputs.size()) + ", " + std::to_string(outputs.size()) +
                             " and " + std::to_string(scratch.size()));
   }
-  int64_t* r = scratch.data();
-  const int64_t* in = inputs.data();
-  int64_t* out = outputs.data();
+  return {};
+}
+
+Status ShapeProgram::run(std::span<const int64_t> inputs, std::span<int64_t> outputs,
+                         std::span<int64_t> scratch) const {
+  SOD2_RETURN_IF_ERROR(check_spans(inputs, outputs, scratch));
   // Indices were validated by from_instructions(), so the loop does no range checks.
-  for (size_t i = 0; i < code_.size(); ++i) {
-    const ShapeInstruction& ins = code_[i];
-    bool ok = true;
-    switch (ins.op) {
-      case ShapeOp::kLoadImm: r[ins.dst] = ins.imm; break;
-      case ShapeOp::kLoadInput: r[ins.dst] = in[ins.a]; break;
-      case ShapeOp::kAdd: ok = !__builtin_add_overflow(r[ins.a], r[ins.b], &r[ins.dst]); break;
-      case ShapeOp::kAddImm: ok = !__builtin_add_overflow(r[ins.a], ins.imm, &r[ins.dst]); break;
-      case ShapeOp::kMulImm: ok = !__builtin_mul_overflow(r[ins.a], ins.imm, &r[ins.dst]); break;
-      case ShapeOp::kMulAddImm: {
-        int64_t t = 0;
-        ok = !__builtin_mul_overflow(r[ins.b], ins.imm, &t) &&
-             !__builtin_add_overflow(r[ins.a], t, &r[ins.dst]);
-        break;
-      }
-      case ShapeOp::kMul: ok = !__builtin_mul_overflow(r[ins.a], r[ins.b], &r[ins.dst]); break;
-      case ShapeOp::kPowImm: ok = int_math::pow_checked(r[ins.a], ins.imm, &r[ins.dst]); break;
-      case ShapeOp::kFloorDiv:
-        ok = int_math::floordiv_checked(r[ins.a], r[ins.b], &r[ins.dst]);
-        break;
-      case ShapeOp::kCeilDiv:
-        ok = int_math::ceildiv_checked(r[ins.a], r[ins.b], &r[ins.dst]);
-        break;
-      case ShapeOp::kMod: ok = int_math::mod_checked(r[ins.a], r[ins.b], &r[ins.dst]); break;
-      case ShapeOp::kMin: r[ins.dst] = std::min(r[ins.a], r[ins.b]); break;
-      case ShapeOp::kMax: r[ins.dst] = std::max(r[ins.a], r[ins.b]); break;
-      case ShapeOp::kStore: out[ins.dst] = r[ins.a]; break;
-    }
-    if (!ok) [[unlikely]]
-      return run_error(i, ins);
+  for (size_t i = 0; i < code_.size(); ++i)
+    if (!execute(code_[i], scratch.data(), inputs.data(), outputs.data())) [[unlikely]]
+      return run_error(i, code_[i]);
+  return {};
+}
+
+Status ShapeProgram::run_slice(std::span<const uint32_t> slice, std::span<const int64_t> inputs,
+                               std::span<int64_t> outputs, std::span<int64_t> scratch) const {
+  SOD2_RETURN_IF_ERROR(check_spans(inputs, outputs, scratch));
+  for (const uint32_t i : slice) {
+    if (i >= code_.size()) return invalid_argument("shape program: a slice past its instructions");
+    if (!execute(code_[i], scratch.data(), inputs.data(), outputs.data())) [[unlikely]]
+      return run_error(i, code_[i]);
   }
   return {};
+}
+
+std::vector<uint32_t> ShapeProgram::slice_for_input(size_t input) const {
+  // Forward: which registers hold a value reached by the input, and which outputs it reaches
+  // through their last store (a register is rewritten as it is reused).
+  std::vector<char> reached(num_registers_, 0), output_reached(num_outputs_, 0);
+  std::vector<int64_t> last_store(num_outputs_, -1);
+  for (size_t i = 0; i < code_.size(); ++i) {
+    const ShapeInstruction& ins = code_[i];
+    const bool from_input = ins.op == ShapeOp::kLoadInput && static_cast<size_t>(ins.a) == input;
+    const bool hit = from_input || (reads_a(ins.op) && reached[static_cast<size_t>(ins.a)]) ||
+                     (is_binary(ins.op) && reached[static_cast<size_t>(ins.b)]);
+    if (ins.op == ShapeOp::kStore) {
+      output_reached[static_cast<size_t>(ins.dst)] = hit ? 1 : 0;
+      last_store[static_cast<size_t>(ins.dst)] = static_cast<int64_t>(i);
+    } else {
+      reached[static_cast<size_t>(ins.dst)] = hit ? 1 : 0;
+    }
+  }
+  // Backward: those last stores and every instruction whose result they read, at the place it
+  // is read from.
+  std::vector<char> wanted(num_registers_, 0), keep(code_.size(), 0);
+  for (size_t i = code_.size(); i-- > 0;) {
+    const ShapeInstruction& ins = code_[i];
+    const size_t dst = static_cast<size_t>(ins.dst);
+    if (ins.op == ShapeOp::kStore) {
+      if (!output_reached[dst] || last_store[dst] != static_cast<int64_t>(i)) continue;
+    } else {
+      if (!wanted[dst]) continue;
+      wanted[dst] = 0;
+    }
+    keep[i] = 1;
+    if (reads_a(ins.op)) wanted[static_cast<size_t>(ins.a)] = 1;
+    if (is_binary(ins.op)) wanted[static_cast<size_t>(ins.b)] = 1;
+  }
+  std::vector<uint32_t> slice;
+  for (size_t i = 0; i < code_.size(); ++i)
+    if (keep[i]) slice.push_back(static_cast<uint32_t>(i));
+  return slice;
 }
 
 std::string ShapeProgram::to_string() const {

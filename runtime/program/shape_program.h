@@ -64,6 +64,15 @@ class ShapeProgram {
   Status run(std::span<const int64_t> inputs, std::span<int64_t> outputs,
              std::span<int64_t> scratch) const;
 
+  // The instructions (ascending indices) that store every output input `input` reaches, with
+  // every instruction whose result they read. After a run(), when that input alone changes,
+  // run_slice() over them leaves `outputs` as run() would: the outputs it does not store do not
+  // depend on the input. (An execution symbol bound mid-run moves a few tensors' sizes, not the
+  // whole plan.)
+  std::vector<uint32_t> slice_for_input(size_t input) const;
+  Status run_slice(std::span<const uint32_t> slice, std::span<const int64_t> inputs,
+                   std::span<int64_t> outputs, std::span<int64_t> scratch) const;
+
   size_t scratch_size() const { return num_registers_; }
   size_t num_inputs() const { return num_inputs_; }
   size_t num_outputs() const { return num_outputs_; }
@@ -73,6 +82,9 @@ class ShapeProgram {
   std::string to_string() const;
 
  private:
+  Status check_spans(std::span<const int64_t> inputs, std::span<int64_t> outputs,
+                     std::span<int64_t> scratch) const;
+
   std::vector<ShapeInstruction> code_;
   size_t num_inputs_ = 0;
   size_t num_outputs_ = 0;
