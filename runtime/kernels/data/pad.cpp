@@ -3,6 +3,7 @@
 // within the input is one memcpy and only the pads are written element by element.
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <string>
 
 #include "runtime/kernels/data/common.h"
@@ -38,9 +39,8 @@ struct PadSpec {
   int64_t pads[2 * kMaxRank] = {};
 };
 
-Status pad(KernelContext& ctx, const Tensor& data, const PadSpec& spec, const uint8_t* value) {
-  SOD2_RETURN_IF_ERROR(require_fixed_size(data.dtype, "Pad"));
-  const Shape& in = data.shape;
+// The padded dims of `in` (validated).
+Expected<Shape> padded_shape(const Shape& in, const PadSpec& spec, size_t elem) {
   const int rank = in.rank();
   if (spec.count != 2 * rank) {
     return invalid_argument("Pad: " + std::to_string(spec.count) + " pads for an input of rank " +
@@ -71,11 +71,15 @@ Status pad(KernelContext& ctx, const Tensor& data, const PadSpec& spec, const ui
                               "-pad the empty axis " + std::to_string(i));
     }
   }
-  const size_t elem = dtype_size(data.dtype);
-  SOD2_ASSIGN_OR_RETURN(Shape out_shape, checked_shape(dims, rank, elem, "Pad"));
-  SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, data.dtype, out_shape));
-  if (out_shape.numel() == 0) return Status::ok_status();
+  return checked_shape(dims, rank, elem, "Pad");
+}
 
+// Writes the padded `in` (at src) into out_shape (at dst), a row of the last dim at a time.
+void pad_rows(ThreadPool& pool, const uint8_t* src, const Shape& in, const PadSpec& spec,
+              const uint8_t* value, size_t elem, const Shape& out_shape, uint8_t* dst) {
+  const int rank = in.rank();
+  const int64_t* begin = spec.pads;
+  const std::span<const int64_t> dims = out_shape.dims();
   int64_t in_strides[kMaxRank];
   row_major_strides(in, in_strides);
   const int last = rank - 1;
@@ -84,13 +88,11 @@ Status pad(KernelContext& ctx, const Tensor& data, const PadSpec& spec, const ui
   const int64_t mid_lo = std::clamp<int64_t>(b_last, 0, row_len);
   const int64_t mid_hi = std::clamp<int64_t>(b_last + in_len, mid_lo, row_len);
   const int64_t rows = out_shape.numel() / row_len;
-  const auto* src = static_cast<const uint8_t*>(data.data);
-  auto* dst = static_cast<uint8_t*>(out->data);
   const PadMode mode = spec.mode;
   const size_t row_bytes = static_cast<size_t>(row_len) * elem;
   const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>((64u << 10) / row_bytes));
 
-  ctx.pool().parallel_for(rows, grain, [&](int64_t lo, int64_t hi) {
+  pool.parallel_for(rows, grain, [&](int64_t lo, int64_t hi) {
     for (int64_t row = lo; row < hi; ++row) {
       uint8_t* out_row = dst + static_cast<size_t>(row) * row_bytes;
       int64_t offset = 0;  // of the input row, in elements
@@ -128,6 +130,56 @@ Status pad(KernelContext& ctx, const Tensor& data, const PadSpec& spec, const ui
       }
     }
   });
+}
+
+Status pad(KernelContext& ctx, const Tensor& data, const PadSpec& spec, const uint8_t* value) {
+  SOD2_RETURN_IF_ERROR(require_fixed_size(data.dtype, "Pad"));
+  const size_t elem = dtype_size(data.dtype);
+  SOD2_ASSIGN_OR_RETURN(Shape out_shape, padded_shape(data.shape, spec, elem));
+  SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, data.dtype, out_shape));
+  if (out_shape.numel() == 0) return Status::ok_status();
+  pad_rows(ctx.pool(), static_cast<const uint8_t*>(data.data), data.shape, spec, value, elem,
+           out_shape, static_cast<uint8_t*>(out->data));
+  return Status::ok_status();
+}
+
+// Constant padding of H and W only, on [N, C, H, W] held blocked (kernel.h): each block of `width`
+// lanes is an [H, W * width] plane whose rows get width times the pads of W, a narrow last block
+// too.
+bool pads_blocked(const PadSpec& spec) {
+  if (spec.mode != PadMode::kConstant || spec.count != 8) return false;
+  for (const int i : {0, 1, 4, 5})
+    if (spec.pads[i] != 0) return false;
+  for (const int i : {2, 3, 6, 7})
+    if (spec.pads[i] < 0) return false;
+  return true;
+}
+
+Status pad_blocked(KernelContext& ctx, const Tensor& data, const PadSpec& spec,
+                   const uint8_t* value, int block) {
+  if (data.dtype != DType::kFloat || data.shape.rank() != 4 || !pads_blocked(spec))
+    return internal_error("Pad: " + data.shape.to_string() + " with these pads cannot be held in " +
+                          "channel blocks of " + std::to_string(block));
+  SOD2_ASSIGN_OR_RETURN(Shape out_shape, padded_shape(data.shape, spec, sizeof(float)));
+  SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, data.dtype, out_shape));
+  if (out_shape.numel() == 0) return Status::ok_status();
+  const Shape& in = data.shape;
+  const int64_t c = in[1], in_plane = in[2] * in[3], out_plane = out_shape[2] * out_shape[3];
+  const auto* src = static_cast<const uint8_t*>(data.data);
+  auto* dst = static_cast<uint8_t*>(out->data);
+  for (int64_t img = 0; img < in[0]; ++img)
+    for (int64_t c0 = 0; c0 < c; c0 += block) {
+      const int64_t w = held_block_width(block, c, c0);
+      PadSpec rows;
+      rows.mode = PadMode::kConstant;
+      rows.count = 4;
+      const int64_t pads[4] = {spec.pads[2], spec.pads[3] * w, spec.pads[6], spec.pads[7] * w};
+      std::copy(pads, pads + 4, rows.pads);
+      pad_rows(ctx.pool(), src + sizeof(float) * static_cast<size_t>((img * c + c0) * in_plane),
+               Shape{in[2], in[3] * w}, rows, value, sizeof(float),
+               Shape{out_shape[2], out_shape[3] * w},
+               dst + sizeof(float) * static_cast<size_t>((img * c + c0) * out_plane));
+    }
   return Status::ok_status();
 }
 
@@ -186,6 +238,28 @@ class PadAttrKernel final : public Kernel {
 class PadInputKernel final : public Kernel {
  public:
   explicit PadInputKernel(PadMode mode) : mode_(mode) {}
+
+  // Constant pads of H and W only, given as a constant without axes: X and Y held alike.
+  Status prepare(std::span<const Tensor* const> constants) override {
+    constant_pads_.count = 0;
+    if (constants.size() < 2 || !constants[1] || constants.size() > 3) return Status::ok_status();
+    constant_pads_.mode = mode_;
+    Expected<int> n =
+        read_int_list(*constants[1], constant_pads_.pads, 2 * kMaxRank, "Pad", "pads");
+    constant_pads_.count = n.ok() ? *n : 0;
+    return Status::ok_status();
+  }
+  BlockedIo blocked_io(int block) const override {
+    BlockedIo io;
+    if (block <= 0 || !pads_blocked(constant_pads_)) return io;
+    io.inputs = io.tied = io.narrow_inputs = uint64_t{1};
+    io.output = io.narrow_output = true;
+    return io;
+  }
+  void use_blocked(int block, uint64_t inputs, bool output) override {
+    block_ = (inputs & 1) != 0 && output ? block : 0;
+  }
+
   Status run(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);
     const Tensor* pads = ctx.input(1);
@@ -203,11 +277,14 @@ class PadInputKernel final : public Kernel {
       }
       if (dtype_size(data->dtype) <= 8) std::memcpy(value, constant->data, dtype_size(data->dtype));
     }
+    if (block_ > 0) return pad_blocked(ctx, *data, spec, value, block_);
     return pad(ctx, *data, spec, value);
   }
 
  private:
   PadMode mode_;
+  PadSpec constant_pads_;  // count 0 unless the pads are a constant
+  int block_ = 0;          // channels per block of X and Y where they are held blocked
 };
 
 Expected<std::unique_ptr<Kernel>> make_pad_attr(const NodeInfo& node, const char* pads_name) {

@@ -318,6 +318,59 @@ TEST(BlockedLayout, GlobalPoolsReadHeldTensors) {
     }
 }
 
+// Pad of H and W by constants, and DenseNet's BatchNormalization -> ReLU: X and Y held alike,
+// whole or narrow last blocks, the same values as on NCHW.
+TEST(BlockedLayout, PadAndBatchNormKeepTheLayout) {
+  const int b = block_here();
+  if (b == 0) GTEST_SKIP() << "no blocked convolutions on this CPU or build";
+  for (const int64_t channels : {2 * b, b + 3}) {
+    SCOPED_TRACE(std::to_string(channels) + " channels");
+    const HostTensor x = rand_tensor({2, channels, 5, 6}, 7);
+    const HostTensor pads =
+        testing::make_tensor<int64_t>(DType::kInt64, Shape{8}, {0, 0, 1, 2, 0, 0, 2, 1});
+    const HostTensor value = floats(Shape{}, {0.5f});
+    const NodeInfo pad = info_for("Pad", 13, {&x, &pads, &value}, Attrs{});
+    BlockedIo io;
+    auto plain = run_held(pad, {&x, &pads, &value}, 0b110, Held{}, 2, &io);
+    ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+    EXPECT_EQ(io.tied, 1u);
+    EXPECT_TRUE(io.narrow_output);
+    auto got = run_held(pad, {&x, &pads, &value}, 0b110, Held{1, true}, 2);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    expect_close(*got, plain->shape(), values(*plain), 0.0);
+
+    const HostTensor scale = rand_tensor({channels}, 8), bias = rand_tensor({channels}, 9);
+    const HostTensor mean = rand_tensor({channels}, 10),
+                     var = rand_tensor({channels}, 11, 0.5f, 2.f);
+    for (const char* act : {"Relu", "Sigmoid"}) {
+      SCOPED_TRACE(act);
+      NodeInfo bn = info_for("FusedBatchNormalization", 1, {&x, &scale, &bias, &mean, &var},
+                             A().s("activation", act), 1, "sod2");
+      const std::vector<const HostTensor*> in = {&x, &scale, &bias, &mean, &var};
+      plain = run_held(bn, in, 0b11110, Held{}, 2, &io);
+      ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+      EXPECT_EQ(io.tied, 1u);
+      got = run_held(bn, in, 0b11110, Held{1, true}, 2);
+      ASSERT_TRUE(got.ok()) << got.status().to_string();
+      expect_close(*got, plain->shape(), values(*plain), 0.0);
+    }
+  }
+  // Pads on the channels, or a mode other than constant: NCHW only.
+  const HostTensor x = rand_tensor({1, b, 4, 4}, 12);
+  const HostTensor on_c =
+      testing::make_tensor<int64_t>(DType::kInt64, Shape{8}, {0, 1, 0, 0, 0, 0, 0, 0});
+  BlockedIo io;
+  ASSERT_TRUE(
+      run_held(info_for("Pad", 13, {&x, &on_c}, Attrs{}), {&x, &on_c}, 0b10, Held{}, 1, &io).ok());
+  EXPECT_FALSE(io.output);
+  const HostTensor spatial =
+      testing::make_tensor<int64_t>(DType::kInt64, Shape{8}, {0, 0, 1, 1, 0, 0, 1, 1});
+  ASSERT_TRUE(run_held(info_for("Pad", 13, {&x, &spatial}, A().s("mode", "reflect")),
+                       {&x, &spatial}, 0b10, Held{}, 1, &io)
+                  .ok());
+  EXPECT_FALSE(io.output);
+}
+
 TEST(BlockedLayout, ConcatAlongChannelsKeepsTheLayout) {
   const int b = block_here();
   if (b == 0) GTEST_SKIP() << "no blocked convolutions on this CPU or build";
