@@ -93,10 +93,11 @@ class FusedBatchNormKernel final : public Kernel {
     }
     const float* in = x->as<float>();
     float* out = y->as<float>();
-    if (block_ > 0) return run_blocked(ctx, run, in, out, x->shape, a, b);
-    const int64_t planes = batch * channels;
+    // The common tail, ReLU alone, runs in the same pass; anything else after it.
     const bool relu_only =
         run.activation == Activation::kRelu && !run.residual && !run.bias[0] && !run.bias[1];
+    if (block_ > 0) return run_blocked(ctx, run, relu_only, in, out, x->shape, a, b);
+    const int64_t planes = batch * channels;
     const int64_t grain =
         std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(plane, 1));
     ctx.pool().parallel_for(planes, grain, [&](int64_t begin, int64_t end) {
@@ -133,15 +134,13 @@ class FusedBatchNormKernel final : public Kernel {
  private:
   // y = x * a + b (and the epilogue) on a held [N, C, H, W] X: per image and block, `width`
   // lanes per position, lane l being channel c0 + l.
-  Status run_blocked(KernelContext& ctx, const EpilogueRun& run, const float* in, float* out,
-                     const Shape& shape, const float* a, const float* b) const {
+  Status run_blocked(KernelContext& ctx, const EpilogueRun& run, bool relu_only, const float* in,
+                     float* out, const Shape& shape, const float* a, const float* b) const {
     if (shape.rank() != 4)
       return internal_error("FusedBatchNormalization: X " + shape.to_string() +
                             " cannot be held in channel blocks of " + std::to_string(block_));
     const int64_t channels = shape[1], count = shape[2] * shape[3];
     const int64_t blocks = (channels + block_ - 1) / block_;
-    const bool relu_only =
-        run.activation == Activation::kRelu && !run.residual && !run.bias[0] && !run.bias[1];
     const int64_t grain =
         std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(count * block_, 1));
     ctx.pool().parallel_for(shape[0] * blocks, grain, [&](int64_t begin, int64_t end) {
