@@ -102,10 +102,22 @@ Model small_net() {
   conv(g, "pj", "pj2", 24, 24, 1, 1, 1, 16);
   add_node(g, "Add", {"pj2", "pj"}, {"res24"});
   add_node(g, "GlobalAveragePool", {"res24"}, {"y3"}, "gap3");
+  // A feature pyramid's top-down step: "widen" down to "deep" (stride 2), upsampled back to the
+  // size of "widen" read by Shape, added to it -> GlobalAveragePool -> y4.
+  conv(g, "widen", "deep", 32, 32, 3, 2, 1, 17);
+  add_node(g, "Shape", {"widen"}, {"widen_size"}, "widen_shape");
+  auto* up = add_node(g, "Resize", {"deep", "", "", "widen_size"}, {"up"}, "up");
+  auto* mode = up->add_attribute();
+  mode->set_name("mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("nearest");
+  add_node(g, "Add", {"up", "widen"}, {"fpn"});
+  add_node(g, "GlobalAveragePool", {"fpn"}, {"y4"}, "gap4");
   add_output(g, "y", {"n", 32, 1, 1});
   add_output(g, "mid", {"n", 16, "h4", "w4"});
   add_output(g, "y2", {"n", 32, 1, 1});
   add_output(g, "y3", {"n", 24, 1, 1});
+  add_output(g, "y4", {"n", 32, 1, 1});
   const auto bytes = testing::serialize(m);
   auto model = import_onnx_bytes(bytes, "", "blocked layout net");
   EXPECT_TRUE(model.ok()) << model.status().to_string();
@@ -156,8 +168,10 @@ TEST(BlockedLayoutSession, HoldsTheInsideBlockedAndComputesWhatNchwComputes) {
   };
   for (const char* name : {"x", "y", "mid", "pool", "stem_r", "y2"})
     EXPECT_FALSE(held(name)) << name;
+  // The upsample (a Resize to the size Shape reads off a held value) and the sum keep the
+  // pyramid blocked.
   for (const char* name : {"c1_r", "dw", "s", "dws", "wide", "side", "cat", "down", "widen", "dw40",
-                           "dw40s", "pj", "res24"})
+                           "dw40s", "pj", "res24", "deep", "up", "fpn"})
     EXPECT_TRUE(held(name)) << name;
   // At 16 channels per block (AVX-512). With 8 (AVX2), 24 and 40 channels fill whole blocks:
   // "narrow" is held, and the expansion, whose oneDNN path then writes blocks, ties "ex_r" to

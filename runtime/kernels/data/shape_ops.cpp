@@ -10,10 +10,19 @@
 namespace sod2::rt {
 namespace {
 
-// Shape and Size read only the shape: any element type, strings included.
+// Shape and Size read only the shape: any element type, strings included, and a value held in
+// channel blocks (kernel.h), whose shape is its NCHW shape still, so that a feature map whose
+// size a graph reads (an upsample to its size, anchors per feature map) stays blocked.
+BlockedIo reads_only_shape(int block) {
+  BlockedIo io;
+  if (block > 0) io.inputs = io.narrow_inputs = uint64_t{1};
+  return io;
+}
+
 class ShapeKernel final : public Kernel {
  public:
   bool takes_strings() const override { return true; }
+  BlockedIo blocked_io(int block) const override { return reads_only_shape(block); }
   ShapeKernel(int64_t start, int64_t end) : start_(start), end_(end) {}
 
   Status run(KernelContext& ctx) override {
@@ -37,6 +46,7 @@ class ShapeKernel final : public Kernel {
 class SizeKernel final : public Kernel {
  public:
   bool takes_strings() const override { return true; }
+  BlockedIo blocked_io(int block) const override { return reads_only_shape(block); }
   Status run(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);
     if (!data) return invalid_argument("Size: missing input");

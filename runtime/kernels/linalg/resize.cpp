@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "runtime/kernels/linalg/channel_blocks.h"
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/linalg_kernels.h"
 #include "runtime/kernels/linalg/resize_antialias.h"
@@ -295,74 +296,165 @@ class ResizeKernel : public Kernel {
     if (x->numel() == 0)
       return invalid_argument(std::string(op) + ": cannot resize the empty X " +
                               x->shape.to_string() + " to " + out.to_string());
+    if (block_ > 0) return resize_blocked(ctx, *x, out, scales, roi0, roi1, y->as<float>());
+    SOD2_ASSIGN_OR_RETURN(AxisWork work, plan_axes(x->shape, out, scales, roi0, roi1));
+    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(work.bytes));
+    resize_axes(ctx.pool(), work, x->as<float>(), x->shape, out, scales, roi0, roi1, mem,
+                y->as<float>());
+    return Status::ok_status();
+  }
 
-    // The axes that change, last first; and the scratch they need.
-    int axes[kMaxRank], n_axes = 0;
+  // Held blocked (kernel.h), X and Y alike.
+  BlockedIo blocked_io(int block) const override {
+    BlockedIo io;
+    if (block <= 0) return io;
+    io.inputs = io.tied = io.narrow_inputs = uint64_t{1};
+    io.output = io.narrow_output = true;
+    return io;
+  }
+  void use_blocked(int block, uint64_t inputs, bool output) override {
+    block_ = (inputs & 1) != 0 && output ? block : 0;
+  }
+
+ private:
+  // The axes that change (last first) and the scratch their passes need: per axis a table of
+  // taps, two buffers between passes, and a flag per output index of every axis.
+  struct AxisWork {
+    int axes[kMaxRank] = {};
+    int count = 0;
+    int64_t table = 0, inter = 0, flags = 0;
+    size_t bytes = 0;
+  };
+
+  Expected<AxisWork> plan_axes(const Shape& in, const Shape& out, const float* scales,
+                               const float* roi0, const float* roi1) const {
+    AxisWork w;
+    const int r = in.rank();
     for (int i = r - 1; i >= 0; --i)
-      if (out[i] != x->shape[i] || scales[i] != 1.f || roi0[i] != 0.f || roi1[i] != 1.f)
-        axes[n_axes++] = i;
-    int64_t table = 0, inter = 0;
-    Shape cur = x->shape;
-    for (int k = 0; k < n_axes; ++k) {
-      const int64_t taps = taps_of(a_, scales[axes[k]]), in_len = x->shape[axes[k]];
+      if (out[i] != in[i] || scales[i] != 1.f || roi0[i] != 0.f || roi1[i] != 1.f)
+        w.axes[w.count++] = i;
+    Shape cur = in;
+    for (int k = 0; k < w.count; ++k) {
+      const int ax = w.axes[k];
+      const int64_t taps = taps_of(a_, scales[ax]), in_len = in[ax];
       // Antialias spans about 2 / scale inputs per output, within a few times the input unless a
       // crop box far larger than the input is shrunk (out * taps would then be unbounded).
       if (taps > 4 * in_len + 8)
-        return unsupported(std::string(op) + ": antialias at scale " +
-                           std::to_string(scales[axes[k]]) + " on dim " + std::to_string(axes[k]) +
-                           " of X " + x->shape.to_string() + " would span " + std::to_string(taps) +
+        return unsupported(std::string(a_.op) + ": antialias at scale " +
+                           std::to_string(scales[ax]) + " on dim " + std::to_string(ax) + " of X " +
+                           in.to_string() + " would span " + std::to_string(taps) +
                            " inputs per output, more than the whole dim");
-      table += out[axes[k]] * taps;
-      cur[axes[k]] = out[axes[k]];
-      if (k + 1 < n_axes) inter = std::max(inter, cur.numel());
+      w.table += out[ax] * taps;
+      cur[ax] = out[ax];
+      if (k + 1 < w.count) w.inter = std::max(w.inter, cur.numel());
     }
-    SOD2_ASSIGN_OR_RETURN(
-        void* mem, ctx.scratch(static_cast<size_t>(table) * (sizeof(int64_t) + sizeof(float)) +
-                               static_cast<size_t>(2 * inter) * sizeof(float) + 64));
+    for (int i = 0; i < r; ++i) w.flags += out[i];
+    w.bytes = static_cast<size_t>(w.table) * (sizeof(int64_t) + sizeof(float)) +
+              static_cast<size_t>(2 * w.inter) * sizeof(float) + static_cast<size_t>(w.flags) + 64;
+    return w;
+  }
+
+  // src (shape in) resized to dst (shape out), one pass per axis of `work` in `mem` (work.bytes).
+  void resize_axes(ThreadPool& pool, const AxisWork& work, const float* src, Shape cur,
+                   const Shape& out, const float* scales, const float* roi0, const float* roi1,
+                   void* mem, float* dst) const {
+    if (work.count == 0) {
+      std::memcpy(dst, src, static_cast<size_t>(out.numel()) * sizeof(float));
+      return;
+    }
     int64_t* idx = static_cast<int64_t*>(mem);
-    float* wts = reinterpret_cast<float*>(idx + table);
-    float* buf[2] = {wts + table, wts + table + inter};
+    float* wts = reinterpret_cast<float*>(idx + work.table);
+    float* buf[2] = {wts + work.table, wts + work.table + work.inter};
     // Per output index of each axis: outside the crop box (tf_crop_and_resize).
-    int64_t flag_count = 0;
-    for (int i = 0; i < r; ++i) flag_count += out[i];
-    SOD2_ASSIGN_OR_RETURN(void* fmem, ctx.scratch(static_cast<size_t>(flag_count) + 1));
-    uint8_t* flags = static_cast<uint8_t*>(fmem);
-    std::memset(flags, 0, static_cast<size_t>(flag_count) + 1);
+    uint8_t* flags = reinterpret_cast<uint8_t*>(buf[1] + work.inter);
+    std::memset(flags, 0, static_cast<size_t>(work.flags));
+    const int r = out.rank();
     uint8_t* axis_flags[kMaxRank];
-    int64_t off = 0;
-    for (int i = 0; i < r; ++i) {
-      axis_flags[i] = flags + off;
-      off += out[i];
-    }
-    const float* src = x->as<float>();
-    if (n_axes == 0) {
-      std::memcpy(y->data, src, x->bytes());
-      return Status::ok_status();
-    }
-    cur = x->shape;
-    for (int k = 0; k < n_axes; ++k) {
-      const int ax = axes[k];
+    for (int64_t i = 0, off = 0; i < r; off += out[i], ++i) axis_flags[i] = flags + off;
+    for (int k = 0; k < work.count; ++k) {
+      const int ax = work.axes[k];
       const int64_t in_len = cur[ax], out_len = out[ax], T = taps_of(a_, scales[ax]);
       axis_taps(a_, in_len, out_len, scales[ax], roi0[ax], roi1[ax], idx, wts, axis_flags[ax]);
       int64_t outer = 1, inner = 1;
       for (int i = 0; i < ax; ++i) outer *= cur[i];
       for (int i = ax + 1; i < r; ++i) inner *= cur[i];
-      float* dst = k + 1 == n_axes ? y->as<float>() : buf[k % 2];
-      axis_pass(ctx.pool(), src, dst, outer, in_len, out_len, inner, T, idx, wts);
+      float* to = k + 1 == work.count ? dst : buf[k % 2];
+      axis_pass(pool, src, to, outer, in_len, out_len, inner, T, idx, wts);
       idx += out_len * T;
       wts += out_len * T;
       cur[ax] = out_len;
-      src = dst;
+      src = to;
     }
-    if (crop && a_.extrapolation_value != 0.f) fill_outside(y, out, axis_flags);
+    if (a_.coord == Coord::kTfCropAndResize && a_.extrapolation_value != 0.f)
+      fill_outside(dst, out, axis_flags);
+  }
+
+  // X and Y held in channel blocks. Where only H and W change (what a feature pyramid's upsample
+  // does), each block of `width` lanes is resized as an [H, W, width] tensor by the same passes,
+  // the lanes riding along as the innermost dim: the whole blocks of every image at once, then
+  // each image's narrow block. Anything else (N or C resized, a crop box) goes through NCHW.
+  Status resize_blocked(KernelContext& ctx, const Tensor& x, const Shape& out, const float* scales,
+                        const float* roi0, const float* roi1, float* y) const {
+    const Shape& in = x.shape;
+    if (in.rank() != 4)
+      return internal_error(std::string(a_.op) + ": X " + in.to_string() +
+                            " cannot be held in channel blocks");
+    const int64_t n = in[0], c = in[1], in_plane = in[2] * in[3], out_plane = out[2] * out[3];
+    const bool planes_only = out[0] == n && out[1] == c && scales[0] == 1.f && scales[1] == 1.f &&
+                             a_.coord != Coord::kTfCropAndResize;
+    if (!planes_only) {
+      SOD2_ASSIGN_OR_RETURN(AxisWork work, plan_axes(in, out, scales, roi0, roi1));
+      // The passes' scratch first, 64-byte aligned as its index tables want.
+      const size_t work_bytes = (work.bytes + 63) / 64 * 64;
+      SOD2_ASSIGN_OR_RETURN(
+          void* mem,
+          ctx.scratch(work_bytes + static_cast<size_t>(in.numel() + out.numel()) * sizeof(float)));
+      float* x_plain = reinterpret_cast<float*>(static_cast<uint8_t*>(mem) + work_bytes);
+      float* y_plain = x_plain + in.numel();
+      release_tensor(ctx.pool(), block_, x.as<float>(), n, c, in_plane, x_plain);
+      resize_axes(ctx.pool(), work, x_plain, in, out, scales, roi0, roi1, mem, y_plain);
+      hold_tensor(ctx.pool(), block_, y_plain, out[0], out[1], out_plane, y);
+      return Status::ok_status();
+    }
+    const int64_t whole = c / block_, narrow = c % block_;
+    // Block planes [P, H, W, width] and their resized shape; N and C stay.
+    const float plane_scales[4] = {1.f, scales[2], scales[3], 1.f};
+    const float plane_roi0[4] = {0.f, roi0[2], roi0[3], 0.f};
+    const float plane_roi1[4] = {1.f, roi1[2], roi1[3], 1.f};
+    auto planes = [&](int64_t count, int64_t width, const Shape& s) {
+      return Shape{count, s[2], s[3], width};
+    };
+    // Whole blocks of all images are one run of planes when no image ends in a narrow block.
+    const int64_t whole_runs = narrow == 0 ? 1 : n, whole_count = narrow == 0 ? n * whole : whole;
+    AxisWork whole_work, narrow_work;
+    if (whole > 0) {
+      SOD2_ASSIGN_OR_RETURN(
+          whole_work, plan_axes(planes(whole_count, block_, in), planes(whole_count, block_, out),
+                                plane_scales, plane_roi0, plane_roi1));
+    }
+    if (narrow > 0) {
+      SOD2_ASSIGN_OR_RETURN(narrow_work, plan_axes(planes(1, narrow, in), planes(1, narrow, out),
+                                                   plane_scales, plane_roi0, plane_roi1));
+    }
+    SOD2_ASSIGN_OR_RETURN(void* mem, ctx.scratch(std::max(whole_work.bytes, narrow_work.bytes)));
+    const float* src = x.as<float>();
+    if (whole > 0)
+      for (int64_t i = 0; i < whole_runs; ++i)
+        resize_axes(ctx.pool(), whole_work, src + i * c * in_plane, planes(whole_count, block_, in),
+                    planes(whole_count, block_, out), plane_scales, plane_roi0, plane_roi1, mem,
+                    y + i * c * out_plane);
+    if (narrow > 0)
+      for (int64_t i = 0; i < n; ++i)
+        resize_axes(ctx.pool(), narrow_work, src + (i * c + whole * block_) * in_plane,
+                    planes(1, narrow, in), planes(1, narrow, out), plane_scales, plane_roi0,
+                    plane_roi1, mem, y + (i * c + whole * block_) * out_plane);
     return Status::ok_status();
   }
 
   // Writes extrapolation_value where any axis's index lies outside the crop box.
-  void fill_outside(Tensor* y, const Shape& out, uint8_t* const* axis_flags) const {
+  void fill_outside(float* v, const Shape& out, uint8_t* const* axis_flags) const {
     const int r = out.rank();
     int64_t pos[kMaxRank] = {};
-    float* v = y->as<float>();
     const int64_t n = out.numel();
     for (int64_t e = 0; e < n; ++e) {
       bool outside = false;
@@ -375,8 +467,8 @@ class ResizeKernel : public Kernel {
     }
   }
 
- private:
   ResizeAttrs a_;
+  int block_ = 0;  // channels per block of X and Y where they are held blocked
 };
 
 Status parse_mode(const std::string& m, const char* op, ResizeAttrs* a) {

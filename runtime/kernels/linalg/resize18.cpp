@@ -36,6 +36,13 @@ class Resize18Kernel final : public Kernel {
   Resize18Kernel(std::unique_ptr<Kernel> inner, std::vector<int64_t> axes, Policy policy)
       : inner_(std::move(inner)), axes_(std::move(axes)), policy_(policy) {}
 
+  // The inner kernel holds X and Y in channel blocks; the axes and policy only rewrite scales
+  // and sizes.
+  BlockedIo blocked_io(int block) const override { return inner_->blocked_io(block); }
+  void use_blocked(int block, uint64_t inputs, bool output) override {
+    inner_->use_blocked(block, inputs, output);
+  }
+
   Status run(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     if (!x) return invalid_argument("Resize: needs input X");

@@ -1,6 +1,7 @@
 // Kernels on channel-blocked values (kernel.h, BlockedIo): what each offers, and that with any
 // combination of its tensors held blocked it computes what it computes on NCHW tensors (convs,
-// depthwise convs, pools, global pools, Concat), also where the blocked convolution declines the
+// depthwise convs, pools, global pools, Pad, BatchNorm, Resize, Concat; Shape and Size read
+// them), also where the blocked convolution declines the
 // shape and the Conv kernel converts around its NCHW paths.
 #include <cstring>
 #include <string>
@@ -369,6 +370,99 @@ TEST(BlockedLayout, PadAndBatchNormKeepTheLayout) {
                        {&x, &spatial}, 0b10, Held{}, 1, &io)
                   .ok());
   EXPECT_FALSE(io.output);
+}
+
+// Resize of H and W (a feature pyramid's upsample): X and Y held alike, whole or narrow last
+// blocks, several images, every mode; where N or C change, or a crop box fills with a value,
+// through NCHW. The same values as on NCHW.
+TEST(BlockedLayout, ResizeKeepsTheLayout) {
+  const int b = block_here();
+  if (b == 0) GTEST_SKIP() << "no blocked convolutions on this CPU or build";
+  struct ResizeCase {
+    const char* what;
+    Attrs attrs;
+    std::vector<float> scales;   // empty: sizes
+    std::vector<int64_t> sizes;  // -1: X's dim
+    int opset = 13;
+  };
+  const std::vector<ResizeCase> cases = {
+      {"nearest x2",
+       A().s("mode", "nearest")
+           .s("coordinate_transformation_mode", "asymmetric")
+           .s("nearest_mode", "floor"),
+       {1.f, 1.f, 2.f, 2.f},
+       {}},
+      {"linear to a size", A().s("mode", "linear"), {}, {-1, -1, 9, 4}},
+      {"cubic, align_corners",
+       A().s("mode", "cubic").s("coordinate_transformation_mode", "align_corners"),
+       {1.f, 1.f, 1.5f, 0.75f},
+       {}},
+      {"Resize-18 on axes 2 and 3",
+       A().s("mode", "linear").is("axes", {2, 3}),
+       {2.f, 0.5f},
+       {},
+       18},
+      {"C resized", A().s("mode", "nearest"), {}, {-1, -2, 7, 5}},
+      {"N resized", A().s("mode", "linear"), {2.f, 1.f, 1.f, 2.f}, {}},
+      {"crop box",
+       A().s("mode", "linear")
+           .s("coordinate_transformation_mode", "tf_crop_and_resize")
+           .f("extrapolation_value", 0.25f),
+       {},
+       {-1, -1, 6, 7}},
+  };
+  for (const int64_t channels : {int64_t{2} * b, int64_t{b} + 3, int64_t{3}}) {
+    const HostTensor x = rand_tensor({2, channels, 5, 6}, 13);
+    for (const ResizeCase& c : cases) {
+      SCOPED_TRACE(std::string(c.what) + ", " + std::to_string(channels) + " channels");
+      const HostTensor roi = floats(Shape{8}, {0.f, 0.f, -0.2f, 0.1f, 1.f, 1.f, 0.9f, 1.3f});
+      const HostTensor none = floats(Shape{0}, {});
+      const HostTensor scales = floats(Shape{static_cast<int64_t>(c.scales.size())}, c.scales);
+      std::vector<int64_t> size_values;
+      for (size_t i = 0; i < c.sizes.size(); ++i)
+        size_values.push_back(c.sizes[i] == -1   ? x.shape()[static_cast<int>(i)]
+                              : c.sizes[i] == -2 ? channels + 1
+                                                 : c.sizes[i]);
+      const HostTensor sizes = testing::make_tensor<int64_t>(
+          DType::kInt64, Shape{static_cast<int64_t>(size_values.size())}, size_values);
+      const bool crop = std::string(c.what) == "crop box";
+      std::vector<const HostTensor*> in = {&x, crop ? &roi : &none, &scales};
+      if (!c.sizes.empty()) in = {&x, crop ? &roi : &none, &none, &sizes};
+      const NodeInfo info = info_for("Resize", c.opset, in, c.attrs);
+      BlockedIo io;
+      auto plain = run_held(info, in, 0, Held{}, 2, &io);
+      ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+      EXPECT_EQ(io.tied, 1u);
+      EXPECT_EQ(io.narrow_inputs, 1u);
+      EXPECT_TRUE(io.narrow_output);
+      auto got = run_held(info, in, 0, Held{1, true}, 2);
+      ASSERT_TRUE(got.ok()) << got.status().to_string();
+      expect_close(*got, plain->shape(), values(*plain), 1e-6);
+    }
+  }
+}
+
+// Shape and Size read a held value's shape, which is its NCHW shape.
+TEST(BlockedLayout, ShapeAndSizeReadHeldValues) {
+  const int b = block_here();
+  if (b == 0) GTEST_SKIP() << "no blocked convolutions on this CPU or build";
+  const HostTensor x = rand_tensor({2, b + 3, 5, 6}, 14);
+  for (const std::string op : {"Shape", "Size"}) {
+    SCOPED_TRACE(op);
+    const NodeInfo info = info_for(op, 15, {&x}, Attrs{});
+    BlockedIo io;
+    auto plain = run_held(info, {&x}, 0, Held{}, 1, &io);
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ(io.inputs, 1u);
+    EXPECT_EQ(io.narrow_inputs, 1u);
+    EXPECT_FALSE(io.output);
+    auto got = run_held(info, {&x}, 0, Held{1, false}, 1);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    ASSERT_EQ(got->shape(), plain->shape());
+    EXPECT_EQ(std::memcmp(got->data<int64_t>(), plain->data<int64_t>(),
+                          static_cast<size_t>(plain->shape().numel()) * sizeof(int64_t)),
+              0);
+  }
 }
 
 TEST(BlockedLayout, ConcatAlongChannelsKeepsTheLayout) {
