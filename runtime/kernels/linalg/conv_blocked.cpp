@@ -252,11 +252,14 @@ constexpr int64_t kPartOutputFloats = 64 * 1024;
 // output rows (each band's input rows, halo included, are blocked into a buffer of its own).
 // When the images do not divide evenly over the threads each image is split over them too: by
 // ranges of output-channel blocks when the weights outweigh the input (each thread then reads
-// only its share of them), otherwise by at least as many bands as threads.
+// only its share of them), or, with X and Y both held, when they outweigh what a band reads and
+// writes (every band reads all the weights: GoogLeNet's 64 -> 192 3x3 at 56x56 ran in bands of
+// 6 rows, each streaming its 442 KB of weights); otherwise by at least as many bands as threads.
 // Fills `parts` (emptied first; false when the image lies wholly in the padding).
-bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block, bool held,
-           std::vector<Part>* parts) {
+bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
+           BlockedTensors held_io, std::vector<Part>* parts) {
   parts->clear();
+  const bool held = held_io.output;
   const bool per_image = s.n % threads != 0;
   const int64_t blocks = (g.m + block - 1) / block;
   // (A grouped conv's weights are small: its images split by bands.) On tensors held blocked a
@@ -265,12 +268,18 @@ bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block, bo
   // An image of fewer output rows than threads (a 1-D conv is one row: wav2vec2's feature
   // extractor) has no bands to share, so it splits by channels whenever it has a block per thread.
   const bool few_rows = g.oh < threads;
-  const bool by_channels =
-      per_image && g.groups == 1 && blocks >= (few_rows ? threads : 2 * threads) &&
-      (g.m * g.kh * g.kw > g.ih * g.iw || (held && g.kh * g.kw == 1) || few_rows);
-  const int64_t channel_parts = by_channels ? threads : 1;
   const int64_t band_rows =
       std::max<int64_t>(1, kPartOutputFloats / std::max<int64_t>(1, g.m * g.ow));
+  // Held X and Y split by channels are read and written in place, each thread on its blocks.
+  const bool weights_outweigh_bands =
+      held_io.input && held_io.output && blocks % threads == 0 &&
+      g.m * g.c * g.kh * g.kw > band_rows * (g.c * g.iw + g.m * g.ow);
+  const bool by_channels =
+      per_image && g.groups == 1 &&
+      ((blocks >= (few_rows ? threads : 2 * threads) &&
+        (g.m * g.kh * g.kw > g.ih * g.iw || (held && g.kh * g.kw == 1) || few_rows)) ||
+       (blocks >= threads && weights_outweigh_bands));
+  const int64_t channel_parts = by_channels ? threads : 1;
   // Bands that keep a part's output cached for its conversion back or its copy into place: none
   // is needed where whole images are written in place.
   const bool whole_images = !per_image || by_channels;
@@ -553,7 +562,7 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
     if ((held.input && (plain_src || g.c % candidate != 0)) ||
         (held.output && g.m % candidate != 0))
       continue;
-    bool usable = split(s, g, pool.num_threads(), candidate, held.output, &parts);
+    bool usable = split(s, g, pool.num_threads(), candidate, held, &parts);
     for (size_t i = 0; usable && i < parts.size(); ++i) {
       parts[i].prim = &st.primitive(PrimitiveKey{parts[i].g, candidate, plain_src});
       usable = parts[i].prim->usable;

@@ -92,6 +92,13 @@ std::vector<ConvCase> conv_cases(int block) {
       {"1x1 on one position", {2, b2, 1, 1}, {b2, b2, 1, 1}, {}},
       {"3x3 to one position", {1, b, 3, 3}, {b2, b, 3, 3}, {}},
       {"3x3 + residual + Relu", {1, b, 9, 10}, {b, b, 3, 3}, {1, {}, {}, {1, 1}, {1, 1}}, true},
+      // Weights that outweigh what a band of rows reads and writes (GoogLeNet's 64 -> 192): with
+      // X and Y held, one image splits by output channels (at 16 channels a block).
+      {"3x3 64 -> 192 + residual + Relu, split by channels",
+       {1, 4 * b, 20, 12},
+       {12 * b, 4 * b, 3, 3},
+       {1, {}, {}, {1, 1}, {1, 1}},
+       true},
       {"3x3 + residual + Relu, batch 3",
        {3, b, 7, 6},
        {b, b, 3, 3},
