@@ -18,39 +18,79 @@ struct BlockedPoolJob {
   float* y;
 };
 
-// Output rows [r0, r1) of the flattened (block, output row) range.
-template <int VL>
+// The taps of one output in row-major order, `rows` rows `row_step` floats apart and `cols`
+// taps `col_step` apart in each: their sum, or their maximum as the NCHW paths compare (the first
+// tap, then any greater one), for N outputs `out_step` floats apart at once (independent chains
+// hide the compare's latency).
+template <int VL, int N, bool AVERAGE>
+SOD2_SIMD_INLINE void window_taps(const float* p, int64_t out_step, int64_t rows, int64_t row_step,
+                                  int64_t cols, int64_t col_step, Vec<VL>* acc) {
+#pragma GCC unroll 4
+  for (int i = 0; i < N; ++i) acc[i] = simd::load<VL>(p + i * out_step);
+  for (int64_t ty = 0; ty < rows; ++ty) {
+    const float* r = p + ty * row_step;
+    for (int64_t tx = ty == 0 ? 1 : 0; tx < cols; ++tx) {
+#pragma GCC unroll 4
+      for (int i = 0; i < N; ++i) {
+        const Vec<VL> v = simd::load<VL>(r + i * out_step + tx * col_step);
+        if constexpr (AVERAGE)
+          acc[i] += v;
+        else
+          acc[i] = v > acc[i] ? v : acc[i];
+      }
+    }
+  }
+}
+
+// Output rows [r0, r1) of the flattened (block, output row) range. Columns whose window lies
+// inside the row take every horizontal tap, four outputs at a time; the border columns clip
+// theirs.
+template <int VL, bool AVERAGE>
 SOD2_SIMD_INLINE void pool_rows(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
   const Window3& g = j.g;
   const int64_t ih = g.in[1], iw = g.in[2], oh = g.out[1], ow = g.out[2];
+  const int64_t kx = g.k[2], sx = g.stride[2], dx = g.dil[2], px = g.pad_begin[2];
+  // Interior columns: start >= 0 and start + (kx - 1) * dx <= iw - 1.
+  const int64_t reach = iw - 1 - (kx - 1) * dx + px;
+  const int64_t in0 = std::min<int64_t>(ow, (px + sx - 1) / sx);
+  const int64_t in1 = reach < 0 ? in0 : std::clamp<int64_t>(reach / sx + 1, in0, ow);
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t b = r / oh, oy = r % oh;
     const float* xb = j.x + b * ih * iw * VL;
     float* yr = j.y + (b * oh + oy) * ow * VL;
     const AxisWindow wy = axis_window(g, 1, oy);
-    for (int64_t ox = 0; ox < ow; ++ox) {
+    const int64_t rows = wy.t1 - wy.t0, row_step = g.dil[1] * iw * VL;
+    const float* row0 = xb + (wy.start + wy.t0 * g.dil[1]) * iw * VL;
+    // 0 for a window wholly in padding, as on the NCHW paths.
+    auto finish = [&](Vec<VL> acc, int64_t n) {
+      if constexpr (AVERAGE)
+        return n > 0 ? acc / static_cast<float>(n) : simd::splat<VL>(0.f);
+      else
+        return n > 0 ? acc : simd::splat<VL>(0.f);
+    };
+    auto border = [&](int64_t ox) {
       const AxisWindow wx = axis_window(g, 2, ox);
+      const int64_t cols = wx.t1 - wx.t0;
       Vec<VL> acc = simd::splat<VL>(0.f);
-      bool any = false;
-      for (int64_t ty = wy.t0; ty < wy.t1; ++ty) {
-        const float* xr = xb + ((wy.start + ty * g.dil[1]) * iw + wx.start) * VL;
-        for (int64_t tx = wx.t0; tx < wx.t1; ++tx) {
-          const Vec<VL> v = simd::load<VL>(xr + tx * g.dil[2] * VL);
-          if (j.average) {
-            acc += v;
-          } else {
-            // The NCHW paths' comparison: the first tap, then any greater one.
-            acc = any ? (v > acc ? v : acc) : v;
-            any = true;
-          }
-        }
+      if (rows > 0 && cols > 0)
+        window_taps<VL, 1, AVERAGE>(row0 + (wx.start + wx.t0 * dx) * VL, 0, rows, row_step, cols,
+                                    dx * VL, &acc);
+      const int64_t n = AVERAGE && j.include_pad ? wy.padded * wx.padded : rows * cols;
+      simd::store<VL>(yr + ox * VL, finish(acc, rows * cols > 0 ? n : 0));
+    };
+    for (int64_t ox = 0; ox < in0; ++ox) border(ox);
+    const int64_t n = AVERAGE && j.include_pad ? wy.padded * kx : rows * kx;
+    int64_t ox = in0;
+    if (rows > 0) {
+      for (; ox + 4 <= in1; ox += 4) {
+        Vec<VL> acc[4];
+        window_taps<VL, 4, AVERAGE>(row0 + (ox * sx - px) * VL, sx * VL, rows, row_step, kx,
+                                    dx * VL, acc);
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i) simd::store<VL>(yr + (ox + i) * VL, finish(acc[i], n));
       }
-      if (j.average) {
-        const int64_t n = j.include_pad ? wy.padded * wx.padded : (wy.t1 - wy.t0) * (wx.t1 - wx.t0);
-        acc = n > 0 ? acc / static_cast<float>(n) : simd::splat<VL>(0.f);
-      }
-      simd::store<VL>(yr + ox * VL, acc);  // 0 for a window wholly in padding, as there
     }
+    for (; ox < ow; ++ox) border(ox);
   }
 }
 
@@ -74,10 +114,16 @@ SOD2_SIMD_INLINE void global_blocks(bool average, const float* x, float* y, int6
 
 #if SOD2_SIMD_X86
 SOD2_TARGET_AVX512 void pool_rows_16(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
-  pool_rows<16>(j, r0, r1);
+  if (j.average)
+    pool_rows<16, true>(j, r0, r1);
+  else
+    pool_rows<16, false>(j, r0, r1);
 }
 SOD2_TARGET_AVX2 void pool_rows_8(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
-  pool_rows<8>(j, r0, r1);
+  if (j.average)
+    pool_rows<8, true>(j, r0, r1);
+  else
+    pool_rows<8, false>(j, r0, r1);
 }
 SOD2_TARGET_AVX512 void global_16(bool average, const float* x, float* y, int64_t count, int64_t b0,
                                   int64_t b1) {
@@ -88,8 +134,18 @@ SOD2_TARGET_AVX2 void global_8(bool average, const float* x, float* y, int64_t c
   global_blocks<8>(average, x, y, count, b0, b1);
 }
 #else
-void pool_rows_16(const BlockedPoolJob& j, int64_t r0, int64_t r1) { pool_rows<16>(j, r0, r1); }
-void pool_rows_8(const BlockedPoolJob& j, int64_t r0, int64_t r1) { pool_rows<8>(j, r0, r1); }
+void pool_rows_16(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
+  if (j.average)
+    pool_rows<16, true>(j, r0, r1);
+  else
+    pool_rows<16, false>(j, r0, r1);
+}
+void pool_rows_8(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
+  if (j.average)
+    pool_rows<8, true>(j, r0, r1);
+  else
+    pool_rows<8, false>(j, r0, r1);
+}
 void global_16(bool average, const float* x, float* y, int64_t count, int64_t b0, int64_t b1) {
   global_blocks<16>(average, x, y, count, b0, b1);
 }

@@ -273,9 +273,13 @@ TEST(BlockedLayout, PoolsOnHeldTensorsComputeWhatTheyComputeOnNchw) {
       {"AveragePool",
        A().is("kernel_shape", {3, 3}).is("pads", {1, 1, 1, 1}).i("count_include_pad", 1), 1e-6},
       {"AveragePool", A().is("kernel_shape", {5, 5}).is("strides", {3, 3}).i("ceil_mode", 1), 1e-6},
+      // An inception branch's; and taps two columns apart.
+      {"MaxPool", A().is("kernel_shape", {3, 3}).is("pads", {1, 1, 1, 1}), 0},
+      {"MaxPool", A().is("kernel_shape", {3, 3}).is("dilations", {1, 2}).is("pads", {1, 2, 1, 2}),
+       0},
   };
   for (const PoolCase& c : cases)
-    for (const Shape& xs : {Shape{1, b, 11, 9}, Shape{3, 2 * b, 7, 8}})
+    for (const Shape& xs : {Shape{1, b, 11, 9}, Shape{3, 2 * b, 7, 8}, Shape{1, b, 5, 23}})
       for (int threads : {1, 2}) {
         SCOPED_TRACE(c.op + " X " + xs.to_string());
         const HostTensor x = rand_tensor(xs, 5);
