@@ -74,6 +74,12 @@ std::vector<ConvCase> conv_cases(int block) {
       {"1x1", {2, b2, 7, 9}, {3 * b, b2, 1, 1}, {}},
       {"1x1 stride 2 (gathered)", {1, b2, 14, 13}, {b, b2, 1, 1}, {1, {2, 2}, {}, {}, {}}},
       {"7x7 stride 2 stem", {1, 3, 23, 20}, {b, 3, 7, 7}, {1, {2, 2}, {}, {3, 3}, {3, 3}}},
+      // Two blocks: with Y held, one image splits by output channels over two threads.
+      {"7x7 stride 2 stem to 2 blocks",
+       {1, 3, 23, 20},
+       {b2, 3, 7, 7},
+       {1, {2, 2}, {}, {3, 3}, {3, 3}},
+       true},
       {"depthwise 3x3", {2, b2, 9, 9}, {b2, 1, 3, 3}, {b2, {}, {}, {1, 1}, {1, 1}}},
       // Tall enough for the lanes path to work in bands of rows.
       {"depthwise 3x3 in bands", {1, b, 90, 70}, {b, 1, 3, 3}, {b, {}, {}, {1, 1}, {1, 1}}},
