@@ -252,10 +252,9 @@ constexpr int64_t kPartOutputFloats = 64 * 1024;
 // output rows (each band's input rows, halo included, are blocked into a buffer of its own).
 // When the images do not divide evenly over the threads each image is split over them too: by
 // ranges of output-channel blocks when the weights outweigh the input (each thread then reads
-// only its share of them), or, with X and Y both held, when they outweigh what a band reads and
-// writes (every band reads all the weights: GoogLeNet's 64 -> 192 3x3 at 56x56 ran in bands of
-// 6 rows, each streaming its 442 KB of weights), or for a stem writing a held Y; otherwise by at
-// least as many bands as threads.
+// only its share of them), or wherever X is read and Y written in place (X held or a stem's
+// NCHW X, Y held: bands would copy their input rows and their output, and each would stream all
+// the weights); otherwise by at least as many bands as threads.
 // Fills `parts` (emptied first; false when the image lies wholly in the padding).
 bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
            BlockedTensors held_io, bool plain_src, std::vector<Part>* parts) {
@@ -271,19 +270,16 @@ bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
   const bool few_rows = g.oh < threads;
   const int64_t band_rows =
       std::max<int64_t>(1, kPartOutputFloats / std::max<int64_t>(1, g.m * g.ow));
-  // Held X and Y split by channels are read and written in place, each thread on its blocks.
-  const bool weights_outweigh_bands =
-      held_io.input && held_io.output && blocks % threads == 0 &&
-      g.m * g.c * g.kh * g.kw > band_rows * (g.c * g.iw + g.m * g.ow);
-  // A stem (X read as NCHW) writing a held Y: by channels it reads X and writes Y in place, where
-  // its bands copied their input rows and output (GoogLeNet's 7x7/2 3 -> 64: 1.21-1.30 ->
-  // 1.08-1.20 ms, DBNet's 3 -> 32 1.29-1.31 -> 1.11-1.15, at the same multiply-add rate).
-  const bool stem_in_place = plain_src && held_io.output && blocks % threads == 0;
+  // In place, each thread's channel blocks cost no copy, at the multiply-add rate of bands
+  // (oneDNN alone, one thread: half the channels of a 64 -> 64 3x3 at 56x56 in 1.13 ms, half its
+  // rows in 1.11-1.13; a 7x7/2 stem 1.06 and 1.04-1.08). GoogLeNet's 64 -> 192 3x3 ran in ten
+  // bands of 6 rows (3.7-4.0 -> 3.4 ms), its stem 1.21-1.30 -> 1.08-1.20 ms.
+  const bool in_place = (held_io.input || plain_src) && held_io.output && blocks % threads == 0;
   const bool by_channels =
       per_image && g.groups == 1 &&
       ((blocks >= (few_rows ? threads : 2 * threads) &&
         (g.m * g.kh * g.kw > g.ih * g.iw || (held && g.kh * g.kw == 1) || few_rows)) ||
-       (blocks >= threads && (weights_outweigh_bands || stem_in_place)));
+       (blocks >= threads && in_place));
   const int64_t channel_parts = by_channels ? threads : 1;
   // Bands that keep a part's output cached for its conversion back or its copy into place: none
   // is needed where whole images are written in place.
