@@ -58,10 +58,37 @@ struct Geometry {
 // One primitive: one image of the geometry (whose `m` is the part's output channels). With
 // plain_src the input is read as NCHW: for a few input channels (an RGB stem), where oneDNN's
 // kernels take it as it is.
+// What a primitive applies to its output in oneDNN's post-ops, in the order EpilogueRun::apply
+// does and rounding as it does: one bias vector (acc + bias), a residual added before or after the
+// activation, and ReLU, which oneDNN's injector computes as max(x, 0) for a zero slope, NaN and
+// -0 giving 0 as the epilogue's v > 0 ? v : 0 does. Only for parts that write a held Y in place,
+// where the residual (tied to Y) lies at Y's offsets.
+struct FusedTail {
+  bool bias = false;
+  int residual = 0;  // 0: none; 1: before the activation; 2: after it
+  bool relu = false;
+  bool any() const { return bias || residual != 0 || relu; }
+  bool operator==(const FusedTail&) const = default;
+};
+
+// The part of `e` oneDNN can take whole, or nothing: every other epilogue runs as a pass after the
+// primitive.
+FusedTail fusable_tail(const EpilogueRun& e) {
+  FusedTail t;
+  if (e.empty() || (e.bias[0] && e.bias[1]) ||
+      (e.activation != Activation::kNone && e.activation != Activation::kRelu))
+    return t;
+  t.bias = e.bias[0] || e.bias[1];
+  t.residual = !e.residual ? 0 : e.residual_before_activation ? 1 : 2;
+  t.relu = e.activation == Activation::kRelu;
+  return t;
+}
+
 struct PrimitiveKey {
   Geometry g;
   int block = 0;
   bool plain_src = false;
+  FusedTail tail;
   bool operator==(const PrimitiveKey&) const = default;
 };
 
@@ -107,17 +134,37 @@ std::unique_ptr<Primitive> create_primitive(const PrimitiveKey& key) {
       dnnl_memory_desc_init_by_tag(&p->dst, 4, dst_dims, dnnl_f32, blocked_tag(key.block)) !=
           dnnl_success)
     return p;
+  const FusedTail& tail = key.tail;
+  dnnl_memory_desc_t bias_md;
+  const dnnl_dims_t bias_dims = {g.m};
+  if (tail.bias &&
+      dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_x) != dnnl_success)
+    return p;
   dnnl_convolution_desc_t conv;
   if (dnnl_dilated_convolution_forward_desc_init(
-          &conv, dnnl_forward_inference, dnnl_convolution_direct, &p->src, &w_any, nullptr, &p->dst,
-          strides, dilates, pad_l, pad_r) != dnnl_success)
+          &conv, dnnl_forward_inference, dnnl_convolution_direct, &p->src, &w_any,
+          tail.bias ? &bias_md : nullptr, &p->dst, strides, dilates, pad_l, pad_r) != dnnl_success)
     return p;
   dnnl_primitive_attr_t attr = nullptr;
   if (dnnl_primitive_attr_create(&attr) != dnnl_success) return p;
   // Each thread brings its own scratchpad, so one primitive can run on all threads at once.
   dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  bool attr_ok = true;
+  if (tail.residual != 0 || tail.relu) {
+    dnnl_post_ops_t ops = nullptr;
+    attr_ok = dnnl_post_ops_create(&ops) == dnnl_success;
+    if (attr_ok && tail.residual == 1)
+      attr_ok = dnnl_post_ops_append_binary(ops, dnnl_binary_add, &p->dst) == dnnl_success;
+    if (attr_ok && tail.relu)
+      attr_ok = dnnl_post_ops_append_eltwise(ops, 1.f, dnnl_eltwise_relu, 0.f, 0.f) == dnnl_success;
+    if (attr_ok && tail.residual == 2)
+      attr_ok = dnnl_post_ops_append_binary(ops, dnnl_binary_add, &p->dst) == dnnl_success;
+    attr_ok = attr_ok && dnnl_primitive_attr_set_post_ops(attr, ops) == dnnl_success;
+    if (ops) dnnl_post_ops_destroy(ops);
+  }
   const dnnl_status_t made =
-      dnnl_primitive_desc_create(&p->desc, &conv, attr, cpu_engine(), nullptr);
+      attr_ok ? dnnl_primitive_desc_create(&p->desc, &conv, attr, cpu_engine(), nullptr)
+              : dnnl_unimplemented;
   dnnl_primitive_attr_destroy(attr);
   if (made != dnnl_success) {
     p->desc = nullptr;
@@ -565,7 +612,11 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
       continue;
     bool usable = split(s, g, pool.num_threads(), candidate, held, plain_src, &parts);
     for (size_t i = 0; usable && i < parts.size(); ++i) {
-      parts[i].prim = &st.primitive(PrimitiveKey{parts[i].g, candidate, plain_src});
+      // A part that writes a held Y in place takes the epilogue into its primitive where it can.
+      const FusedTail tail = held.output && parts[i].g.oh == g.oh ? fusable_tail(e) : FusedTail{};
+      parts[i].prim = &st.primitive(PrimitiveKey{parts[i].g, candidate, plain_src, tail});
+      if (tail.any() && !parts[i].prim->usable)
+        parts[i].prim = &st.primitive(PrimitiveKey{parts[i].g, candidate, plain_src, {}});
       usable = parts[i].prim->usable;
     }
     if (usable) {
@@ -667,11 +718,23 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
       float* dst = direct_out ? Y + (part.image * g.m + part.first_channel) * out_plane : yb;
       dnnl_engine_t eng = cpu_engine();
       dnnl_memory_t src_m = nullptr, w_m = nullptr, dst_m = nullptr, pad_m = nullptr;
+      dnnl_memory_t bias_m = nullptr, res_m = nullptr;
       bool ok = stream != nullptr;
       ok = ok && dnnl_memory_create(&src_m, &p.src, eng, const_cast<float*>(src)) == dnnl_success;
       ok = ok && dnnl_memory_create(&w_m, &p.weights, eng, const_cast<float*>(part.weights)) ==
                      dnnl_success;
       ok = ok && dnnl_memory_create(&dst_m, &p.dst, eng, dst) == dnnl_success;
+      const FusedTail& tail = p.key.tail;
+      if (ok && tail.bias) {
+        const float* bias = (e.bias[0] ? e.bias[0] : e.bias[1]) + part.first_channel;
+        ok = dnnl_memory_create(&bias_m,
+                                dnnl_primitive_desc_query_md(p.desc, dnnl_query_weights_md, 1), eng,
+                                const_cast<float*>(bias)) == dnnl_success;
+      }
+      if (ok && tail.residual != 0) {
+        const float* res = e.residual + (part.image * g.m + part.first_channel) * out_plane;
+        ok = dnnl_memory_create(&res_m, &p.dst, eng, const_cast<float*>(res)) == dnnl_success;
+      }
       if (ok && p.scratchpad_bytes > 0) {
         dnnl_memory_desc_t pad_md;
         const dnnl_dims_t pad_dims = {static_cast<int64_t>(p.scratchpad_bytes)};
@@ -679,15 +742,21 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
              dnnl_memory_create(&pad_m, &pad_md, eng, pad) == dnnl_success;
       }
       if (ok) {
-        const dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, src_m},
-                                         {DNNL_ARG_WEIGHTS, w_m},
-                                         {DNNL_ARG_DST, dst_m},
-                                         {DNNL_ARG_SCRATCHPAD, pad_m}};
+        dnnl_exec_arg_t args[6] = {
+            {DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, w_m}, {DNNL_ARG_DST, dst_m}};
+        int count = 3;
+        if (pad_m) args[count++] = {DNNL_ARG_SCRATCHPAD, pad_m};
+        if (bias_m) args[count++] = {DNNL_ARG_BIAS, bias_m};
+        // The residual's post-op: first, or after the ReLU.
+        if (res_m)
+          args[count++] = {DNNL_ARG_ATTR_MULTIPLE_POST_OP(tail.residual == 2 && tail.relu ? 1 : 0) |
+                               DNNL_ARG_SRC_1,
+                           res_m};
         LibraryCall marked;
-        ok = dnnl_primitive_execute(p.prim, stream, pad_m ? 4 : 3, args) == dnnl_success &&
+        ok = dnnl_primitive_execute(p.prim, stream, count, args) == dnnl_success &&
              dnnl_stream_wait(stream) == dnnl_success;
       }
-      for (dnnl_memory_t m : {src_m, w_m, dst_m, pad_m})
+      for (dnnl_memory_t m : {src_m, w_m, dst_m, pad_m, bias_m, res_m})
         if (m) dnnl_memory_destroy(m);
       if (!ok) {
         failed.store(true, std::memory_order_relaxed);
@@ -703,7 +772,7 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
           if (!direct_out)
             std::memcpy(Y + off, yb + cb * block * count,
                         static_cast<size_t>(count * block) * sizeof(float));
-          if (!e.empty())
+          if (!e.empty() && !tail.any())
             e.apply(Y + off, e.residual ? e.residual + off : nullptr, count, block, block, ch,
                     false);
         }

@@ -3,7 +3,9 @@
 // depthwise convs, pools, global pools, Pad, BatchNorm, Resize, Concat; Shape and Size read
 // them), also where the blocked convolution declines the
 // shape and the Conv kernel converts around its NCHW paths.
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -179,6 +181,38 @@ TEST(BlockedLayout, ConvsOnHeldTensorsComputeWhatTheyComputeOnNchw) {
       SCOPED_TRACE(c.name + ", " + std::to_string(threads) + " threads");
       expect_same_as_plain(c, threads);
     }
+}
+
+// oneDNN applies the epilogue of a conv writing a held Y in place (bias, residual, ReLU): NaNs in
+// X or in the residual give what the epilogue pass gives on the NCHW paths, bit for bit.
+TEST(BlockedLayout, FusedEpilogueKeepsNanAndZeroSigns) {
+  const int b = block_here();
+  if (b == 0) GTEST_SKIP() << "no blocked convolutions on this CPU or build";
+  HostTensor x = rand_tensor({1, b, 6, 7}, 21);
+  const HostTensor w = rand_tensor({2 * b, b, 3, 3}, 22);
+  HostTensor bias = rand_tensor(Shape{2 * b}, 23);
+  HostTensor res = rand_tensor({1, 2 * b, 6, 7}, 24);
+  x.data<float>()[5] = std::nanf("");
+  res.data<float>()[100] = std::nanf("");
+  res.data<float>()[101] = -std::numeric_limits<float>::infinity();
+  bias.data<float>()[1] = -0.f;
+  for (const bool before : {true, false}) {
+    SCOPED_TRACE(before ? "residual before the ReLU" : "residual after it");
+    const std::vector<const HostTensor*> in = {&x, &w, &bias, &res};
+    const NodeInfo info = info_for("FusedConv", 1, in,
+                                   A{conv_attrs({1, {}, {}, {1, 1}, {1, 1}})}
+                                       .i("residual_input", 3)
+                                       .i("residual_before_activation", before ? 1 : 0)
+                                       .s("activation", "Relu"),
+                                   1, "sod2");
+    auto plain = run_held(info, in, 0b110, Held{}, 2);
+    ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+    auto got = run_held(info, in, 0b110, Held{0b1001, true}, 2);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    ASSERT_EQ(std::memcmp(got->data<float>(), plain->data<float>(),
+                          static_cast<size_t>(plain->shape().numel()) * sizeof(float)),
+              0);
+  }
 }
 
 // The blocked convolution declining every shape: the Conv kernel converts the held tensors
