@@ -176,6 +176,8 @@ class Session {
   void release_value(Frame& frame, size_t v);
   // Before a run: grows the value buffer to what earlier runs needed.
   Status prepare_value_buffer();
+  // Fills values_in_arena_tensor_ and arena_values_ from the main graph's values.
+  void index_arena_values();
   // Binds an execution symbol from a dim of the value `value_name`, written at main-graph step
   // `step` (0 where unknown); re-instantiates the plan if it changed.
   Status bind_execution_symbol(int32_t symbol, int64_t value, const std::string& value_name,
@@ -271,6 +273,11 @@ class Session {
   plan::LayoutVerifier layout_verifier_;
   std::vector<int64_t> verified_plan_values_;
   int32_t verified_from_step_ = 0;  // the step verified_plan_values_ was proved from
+  // The main graph's values in the arena by arena tensor (values_in_arena_tensor_[k] ..
+  // [k + 1] index arena_values_), and the plan values before an execution symbol's binding: the
+  // values already written that a binding must not move are only those of tensors it moves.
+  std::vector<int32_t> values_in_arena_tensor_, arena_values_;
+  std::vector<int64_t> plan_values_before_;
   // A binding's greedy layout (binding_layout.h), for programs without execution symbols; the
   // last plan values it was asked about and its answer, so a repeated binding costs a compare.
   bool binding_greedy_ = false;

@@ -137,6 +137,25 @@ Status Session::verify_instantiated_plan(int32_t from_step) {
   return Status::ok_status();
 }
 
+void Session::index_arena_values() {
+  const size_t na = program_.num_arena_tensors;
+  const std::vector<ValueDesc>& values = main_->graph->values;
+  values_in_arena_tensor_.assign(na + 1, 0);
+  auto in_arena = [&](const ValueDesc& d) {
+    return d.storage == ValueStorage::kArena && d.arena_tensor >= 0 &&
+           static_cast<size_t>(d.arena_tensor) < na;
+  };
+  for (const ValueDesc& d : values)
+    if (in_arena(d)) ++values_in_arena_tensor_[static_cast<size_t>(d.arena_tensor) + 1];
+  for (size_t k = 0; k < na; ++k) values_in_arena_tensor_[k + 1] += values_in_arena_tensor_[k];
+  arena_values_.assign(static_cast<size_t>(values_in_arena_tensor_[na]), 0);
+  std::vector<int32_t> next(values_in_arena_tensor_.begin(), values_in_arena_tensor_.end() - 1);
+  for (size_t v = 0; v < values.size(); ++v)
+    if (in_arena(values[v]))
+      arena_values_[static_cast<size_t>(next[static_cast<size_t>(values[v].arena_tensor)]++)] =
+          static_cast<int32_t>(v);
+}
+
 Status Session::bind_execution_symbol(int32_t symbol, int64_t value, const std::string& value_name,
                                       int32_t step) {
   const size_t s = static_cast<size_t>(symbol);
@@ -158,14 +177,17 @@ Status Session::bind_execution_symbol(int32_t symbol, int64_t value, const std::
   symbol_values_[s] = value;
   symbol_bound_[s] = 1;
   uint8_t* before = arena_->data();
+  plan_values_before_.assign(plan_values_.begin(), plan_values_.end());
   SOD2_RETURN_IF_ERROR(instantiate_plan(step, symbol));
   uint8_t* after = arena_->data();
   // Tensors already written must keep their place: the layout just proved sound says nothing
-  // about bytes a tensor held at its old place.
+  // about bytes a tensor held at its old place. Each written tensor sits where the plan put it
+  // then, and every binding since checked it stayed, so only the arena tensors whose size or
+  // offset this binding changed can have moved one (SSDlite: 3-208 of 826, against 1,928 values).
   const size_t na = program_.num_arena_tensors;
-  for (size_t v = 0; v < main_->tensors.size(); ++v) {
+  auto check = [&](size_t v) -> Status {
     const ValueDesc& d = main_->graph->values[v];
-    if (!main_->ready[v] || d.storage != ValueStorage::kArena) continue;
+    if (!main_->ready[v] || d.storage != ValueStorage::kArena) return Status::ok_status();
     const Tensor& t = main_->tensors[v];
     const size_t k = static_cast<size_t>(d.arena_tensor);
     const int64_t old_offset = static_cast<int64_t>(reinterpret_cast<uintptr_t>(t.data) -
@@ -173,6 +195,19 @@ Status Session::bind_execution_symbol(int32_t symbol, int64_t value, const std::
     if (plan_values_[na + k] != old_offset || plan_values_[k] < static_cast<int64_t>(t.bytes())) {
       return invalid_model("the memory plan moves '" + d.name + "', already written, when '" +
                            sym.name + "' becomes " + std::to_string(value));
+    }
+    return Status::ok_status();
+  };
+  if (values_in_arena_tensor_.size() != na + 1) index_arena_values();
+  if (plan_values_before_.size() != plan_values_.size()) {
+    for (size_t v = 0; v < main_->tensors.size(); ++v) SOD2_RETURN_IF_ERROR(check(v));
+  } else {
+    for (size_t k = 0; k < na; ++k) {
+      if (plan_values_[k] == plan_values_before_[k] &&
+          plan_values_[na + k] == plan_values_before_[na + k])
+        continue;
+      for (int32_t i = values_in_arena_tensor_[k]; i < values_in_arena_tensor_[k + 1]; ++i)
+        SOD2_RETURN_IF_ERROR(check(static_cast<size_t>(arena_values_[static_cast<size_t>(i)])));
     }
   }
   if (before != after && before != nullptr) {
