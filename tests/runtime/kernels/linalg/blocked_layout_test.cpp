@@ -86,6 +86,12 @@ std::vector<ConvCase> conv_cases(int block) {
       // Tall enough for the lanes path to work in bands of rows.
       {"depthwise 3x3 in bands", {1, b, 90, 70}, {b, 1, 3, 3}, {b, {}, {}, {1, 1}, {1, 1}}},
       {"depthwise 5x5 stride 2", {1, b, 15, 15}, {b, 1, 5, 5}, {b, {2, 2}, {}, {2, 2}, {2, 2}}},
+      // A held X is read in place: windows inside by rows of blocks, border ones tap by tap.
+      {"depthwise 3x3 dilation 2, 21 wide",
+       {2, b2, 11, 21},
+       {b2, 1, 3, 3},
+       {b2, {}, {2, 2}, {2, 2}, {2, 2}}},
+      {"depthwise 3x3 stride 2, no padding", {1, b, 9, 12}, {b, 1, 3, 3}, {b, {2, 2}, {}, {}, {}}},
       {"grouped 3x3", {1, b2, 8, 8}, {b2, b, 3, 3}, {2, {}, {}, {1, 1}, {1, 1}}},
       // Channels that fill their last block only partly, on one side: the blocked path pads its
       // own buffers (MobileNet's 24-channel projections and the convs that read them).
