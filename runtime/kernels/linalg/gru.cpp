@@ -42,7 +42,6 @@ class GruKernel : public Kernel {
       SOD2_ASSIGN_OR_RETURN(yh, ctx.output(1, DType::kFloat, state));
     }
     const int64_t H = s.hidden, B = s.batch, G = 3 * H;
-    if (y && y->bytes() > 0) std::memset(y->data, 0, y->bytes());  // data is null when empty
     if (B == 0 || H == 0) return Status::ok_status();
 
     // Scratch: projected inputs, recurrent gates, h, r.h (or the next h), input bias, recurrent
@@ -59,6 +58,7 @@ class GruKernel : public Kernel {
     float* rbh = bias + G;
     float* packed_scratch = rbh + H;
     SOD2_ASSIGN_OR_RETURN(const int64_t* lens, read_sequence_lens(ctx, s, "GRU"));
+    zero_steps_past_lengths(y, s, lens);
 
     const float* X = ctx.input(0)->as<float>();
     const float* W = ctx.input(1)->as<float>();

@@ -55,7 +55,6 @@ class LstmKernel : public Kernel {
       SOD2_ASSIGN_OR_RETURN(yc, ctx.output(2, DType::kFloat, state));
     }
     const int64_t H = s.hidden, B = s.batch, G = 4 * H;
-    if (y && y->bytes() > 0) std::memset(y->data, 0, y->bytes());  // data is null when empty
     if (B == 0 || H == 0) return Status::ok_status();
 
     // Both directions of a bidirectional LSTM with the default cell run at once, one per thread:
@@ -72,6 +71,7 @@ class LstmKernel : public Kernel {
     DirBuffers bufs[2];
     for (int k = 0; k < copies; ++k) bufs[k] = dir_buffers(mem + k * dir_floats, s, G);
     SOD2_ASSIGN_OR_RETURN(const int64_t* lens, read_sequence_lens(ctx, s, "LSTM"));
+    zero_steps_past_lengths(y, s, lens);
 
     const float* X = ctx.input(0)->as<float>();
     const float* W = ctx.input(1)->as<float>();

@@ -31,7 +31,6 @@ class RnnKernel : public Kernel {
       SOD2_ASSIGN_OR_RETURN(yh, ctx.output(1, DType::kFloat, state));
     }
     const int64_t H = s.hidden, B = s.batch;
-    if (y && y->bytes() > 0) std::memset(y->data, 0, y->bytes());  // data is null when empty
     if (B == 0 || H == 0) return Status::ok_status();
 
     // Scratch: projected inputs, recurrent part, h, summed bias; lengths apart (int64).
@@ -43,6 +42,7 @@ class RnnKernel : public Kernel {
     float* h = gh + B * H;
     float* bias = h + B * H;
     SOD2_ASSIGN_OR_RETURN(const int64_t* lens, read_sequence_lens(ctx, s, "RNN"));
+    zero_steps_past_lengths(y, s, lens);
 
     const float* X = ctx.input(0)->as<float>();
     const float* W = ctx.input(1)->as<float>();

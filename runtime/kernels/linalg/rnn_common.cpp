@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "runtime/kernels/linalg/common.h"
 #include "runtime/kernels/linalg/gemm.h"
@@ -297,6 +298,15 @@ void project_inputs(ThreadPool& pool, const RnnShape& s, int gates, const float*
   };
   const TileFn on_tile(add_bias);  // points at add_bias, which outlives the call
   sgemm(pool, g, &on_tile);
+}
+
+void zero_steps_past_lengths(Tensor* y, const RnnShape& s, const int64_t* lens) {
+  if (!y || y->bytes() == 0) return;  // data is null when empty
+  for (int64_t b = 0; b < s.batch; ++b)
+    if (lens[b] < s.seq) {
+      std::memset(y->data, 0, y->bytes());
+      return;
+    }
 }
 
 Status check_recurrence_scratch(const RnnShape& s, int64_t gate_width) {
