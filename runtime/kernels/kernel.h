@@ -102,6 +102,19 @@ struct BlockedIo {
   int64_t channels = -1;
 };
 
+// What a kernel offers whose X (input slot 0) and Y are held alike, lane by lane, a narrow last
+// block included (Pad, BatchNorm, Resize); and its block once the session chose (0: NCHW).
+inline BlockedIo tied_blocked_io(int block) {
+  BlockedIo io;
+  if (block <= 0) return io;
+  io.inputs = io.tied = io.narrow_inputs = uint64_t{1};
+  io.output = io.narrow_output = true;
+  return io;
+}
+inline int tied_block_used(int block, uint64_t inputs, bool output) {
+  return (inputs & 1) != 0 && output ? block : 0;
+}
+
 // In a value held blocked, the block that starts at channel `first` holds this many channels per
 // position: `block`, but for the last block of a channel count that is not a multiple of it.
 inline int held_block_width(int block, int64_t channels, int64_t first) {

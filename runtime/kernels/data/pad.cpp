@@ -250,14 +250,10 @@ class PadInputKernel final : public Kernel {
     return Status::ok_status();
   }
   BlockedIo blocked_io(int block) const override {
-    BlockedIo io;
-    if (block <= 0 || !pads_blocked(constant_pads_)) return io;
-    io.inputs = io.tied = io.narrow_inputs = uint64_t{1};
-    io.output = io.narrow_output = true;
-    return io;
+    return pads_blocked(constant_pads_) ? tied_blocked_io(block) : BlockedIo{};
   }
   void use_blocked(int block, uint64_t inputs, bool output) override {
-    block_ = (inputs & 1) != 0 && output ? block : 0;
+    block_ = tied_block_used(block, inputs, output);
   }
 
   Status run(KernelContext& ctx) override {

@@ -534,7 +534,7 @@ void BlockedConv::prepare(const Tensor& w, const WindowAttrs& attrs, int64_t gro
     bool plain_src = false;
     if (!block_fits(g, block, &plain_src)) continue;
     // The nominal primitive only tells the layout: it is not kept, runs make their own.
-    const std::unique_ptr<Primitive> p = create_primitive(PrimitiveKey{g, block, plain_src});
+    const std::unique_ptr<Primitive> p = create_primitive(PrimitiveKey{g, block, plain_src, {}});
     if (!p->usable) continue;
     // A failure here leaves the reorder to run(), which reports it.
     (void)st.weights(*p, w.as<float>(), 0, g.m);

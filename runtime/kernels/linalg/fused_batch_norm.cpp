@@ -121,14 +121,10 @@ class FusedBatchNormKernel final : public Kernel {
   // X and Y held alike (kernel.h): each lane of a block is one channel, a narrow last block
   // included. With a residual the tie would reach a third tensor; such a node stays NCHW.
   BlockedIo blocked_io(int block) const override {
-    BlockedIo io;
-    if (block <= 0 || e_.residual_input >= 0) return io;
-    io.inputs = io.tied = io.narrow_inputs = uint64_t{1};
-    io.output = io.narrow_output = true;
-    return io;
+    return e_.residual_input >= 0 ? BlockedIo{} : tied_blocked_io(block);
   }
   void use_blocked(int block, uint64_t inputs, bool output) override {
-    block_ = (inputs & 1) != 0 && output ? block : 0;
+    block_ = tied_block_used(block, inputs, output);
   }
 
  private:

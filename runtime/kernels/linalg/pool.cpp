@@ -524,7 +524,7 @@ class PoolKernel : public Kernel {
     return io;
   }
   void use_blocked(int block, uint64_t inputs, bool output) override {
-    block_ = (inputs & 1) != 0 && output ? block : 0;
+    block_ = tied_block_used(block, inputs, output);
   }
 
  private:

@@ -305,15 +305,9 @@ class ResizeKernel : public Kernel {
   }
 
   // Held blocked (kernel.h), X and Y alike.
-  BlockedIo blocked_io(int block) const override {
-    BlockedIo io;
-    if (block <= 0) return io;
-    io.inputs = io.tied = io.narrow_inputs = uint64_t{1};
-    io.output = io.narrow_output = true;
-    return io;
-  }
+  BlockedIo blocked_io(int block) const override { return tied_blocked_io(block); }
   void use_blocked(int block, uint64_t inputs, bool output) override {
-    block_ = (inputs & 1) != 0 && output ? block : 0;
+    block_ = tied_block_used(block, inputs, output);
   }
 
  private:
