@@ -55,9 +55,6 @@ struct Geometry {
   bool operator==(const Geometry&) const = default;
 };
 
-// One primitive: one image of the geometry (whose `m` is the part's output channels). With
-// plain_src the input is read as NCHW: for a few input channels (an RGB stem), where oneDNN's
-// kernels take it as it is.
 // What a primitive applies to its output in oneDNN's post-ops, in the order EpilogueRun::apply
 // does and rounding as it does: one bias vector (acc + bias), a residual added before or after the
 // activation, and ReLU, which oneDNN's injector computes as max(x, 0) for a zero slope, NaN and
@@ -84,6 +81,9 @@ FusedTail fusable_tail(const EpilogueRun& e) {
   return t;
 }
 
+// One primitive: one image of the geometry (whose `m` is the part's output channels). With
+// plain_src the input is read as NCHW: for a few input channels (an RGB stem), where oneDNN's
+// kernels take it as it is.
 struct PrimitiveKey {
   Geometry g;
   int block = 0;
