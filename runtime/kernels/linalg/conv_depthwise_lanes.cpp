@@ -6,12 +6,11 @@
 // are interleaved into a zero-padded position-major buffer (buf[(row * pw + col) * VL + lane],
 // sized to stay in L2 with the band's output), so every tap is one vector load and
 // one FMA for VL channels at once, with no bounds checks, whatever the stride, dilation or kernel
-// size. An X held in whole channel blocks is already position-major: it is read where it lies,
-// the windows at the image's border tap by tap. Blocks of B outputs, running across row ends, are
-// accumulated together (B independent FMA chains hide the latency; each tap's weight vector is
-// loaded once for all of them). The result is interleaved back into the output planes while it is
-// cached; bias and plain activations are applied to the accumulators (the bias as a per-lane
-// vector), residuals and Tanh per plane afterwards.
+// size. Blocks of B outputs, running across row ends, are accumulated together (B independent
+// FMA chains hide the latency; each tap's weight vector is loaded once for all of them). The result
+// is interleaved back into the output planes while it is cached; bias and plain activations are
+// applied to the accumulators (the bias as a per-lane vector), residuals and Tanh per plane
+// afterwards.
 #include <algorithm>
 #include <cstring>
 
@@ -55,14 +54,13 @@ struct LaneJob : Window2D {  // the window's spatial axes (geometry.h)
 // B outputs: in[b] is the padded buffer at output b's window, out the first one's result. A is
 // the activation applied to the sums (kNone also where the epilogue runs after the store): a
 // compile-time constant, so the sums stay in registers through it.
-// Input rows are row_floats apart (the padded buffer's, or a held X's).
 template <int VL, int B, Activation A>
 SOD2_SIMD_INLINE void outputs(const LaneJob& j, const float* const* in, const float* wt,
-                              Vec<VL> bias, float* out, int64_t row_floats) {
+                              Vec<VL> bias, float* out) {
   Vec<VL> acc[B];
 #pragma GCC unroll 8
   for (int b = 0; b < B; ++b) acc[b] = bias;
-  const int64_t row_step = j.dh * row_floats, tap_step = j.dw * VL;
+  const int64_t row_step = j.dh * j.pw * VL, tap_step = j.dw * VL;
   for (int64_t ky = 0; ky < j.kh; ++ky) {
     const int64_t r = ky * row_step;
     const float* wr = wt + ky * j.kw * VL;
@@ -79,22 +77,6 @@ SOD2_SIMD_INLINE void outputs(const LaneJob& j, const float* const* in, const fl
   for (int b = 0; b < B; ++b) {
     if constexpr (A != Activation::kNone) acc[b] = inline_epilogue<VL>(acc[b], act, 0);
     simd::store<VL>(out + b * VL, acc[b]);
-  }
-}
-
-// outputs() for n (1..kOutputsPerBlock) outputs.
-template <int VL, Activation A>
-SOD2_SIMD_INLINE void outputs_n(int n, const LaneJob& j, const float* const* in, const float* wt,
-                                Vec<VL> bias, float* out, int64_t row_floats) {
-  switch (n) {
-    case 8: return outputs<VL, 8, A>(j, in, wt, bias, out, row_floats);
-    case 7: return outputs<VL, 7, A>(j, in, wt, bias, out, row_floats);
-    case 6: return outputs<VL, 6, A>(j, in, wt, bias, out, row_floats);
-    case 5: return outputs<VL, 5, A>(j, in, wt, bias, out, row_floats);
-    case 4: return outputs<VL, 4, A>(j, in, wt, bias, out, row_floats);
-    case 3: return outputs<VL, 3, A>(j, in, wt, bias, out, row_floats);
-    case 2: return outputs<VL, 2, A>(j, in, wt, bias, out, row_floats);
-    default: return outputs<VL, 1, A>(j, in, wt, bias, out, row_floats);
   }
 }
 
@@ -115,72 +97,17 @@ SOD2_SIMD_INLINE void band_outputs(const LaneJob& j, const float* padded, int64_
         ++oy;
       }
     }
-    outputs_n<VL, A>(n, j, in, wt, bias, out + q0 * VL, j.pw * VL);
-  }
-}
-
-// Taps [t0, t1) of a window starting at `start` with `k` taps `d` apart that land in [0, n).
-struct TapRange {
-  int64_t t0, t1;
-};
-inline TapRange taps_inside(int64_t start, int64_t k, int64_t d, int64_t n) {
-  const int64_t t0 = start >= 0 ? 0 : (-start + d - 1) / d;
-  const int64_t last = n - 1 - start;
-  const int64_t t1 = last < 0 ? 0 : std::min(k, last / d + 1);
-  return {t0, std::max(t0, t1)};
-}
-
-// One output of a held X at the image's border: its taps inside the image only (the padded
-// buffer's others add w * 0), in the same order.
-template <int VL, Activation A>
-SOD2_SIMD_INLINE void border_output(const LaneJob& j, const float* xb, int64_t oy, int64_t ox,
-                                    const float* wt, Vec<VL> bias, float* out) {
-  const int64_t y0 = oy * j.sh - j.pt, x0 = ox * j.sw - j.pl;
-  const TapRange ty = taps_inside(y0, j.kh, j.dh, j.ih), tx = taps_inside(x0, j.kw, j.dw, j.iw);
-  Vec<VL> acc = bias;
-  for (int64_t ky = ty.t0; ky < ty.t1; ++ky) {
-    const float* xr = xb + ((y0 + ky * j.dh) * j.iw + x0) * VL;
-    const float* wr = wt + ky * j.kw * VL;
-    for (int64_t kx = tx.t0; kx < tx.t1; ++kx)
-      acc += simd::load<VL>(wr + kx * VL) * simd::load<VL>(xr + kx * j.dw * VL);
-  }
-  if constexpr (A != Activation::kNone) {
-    InlineEpilogue act = j.act;
-    act.act = A;
-    acc = inline_epilogue<VL>(acc, act, 0);
-  }
-  simd::store<VL>(out, acc);
-}
-
-// Output rows [oy0, oy1) of a held X of whole blocks (xb: the block's first position), read where
-// it lies: windows inside the image in blocks of kOutputsPerBlock along each row, the border
-// ones tap by tap, so the band's rows are not copied into a padded buffer first.
-template <int VL, Activation A>
-SOD2_SIMD_INLINE void held_band_outputs(const LaneJob& j, const float* xb, int64_t oy0, int64_t oy1,
-                                        const float* wt, Vec<VL> bias, float* out) {
-  const int64_t row_floats = j.iw * VL;
-  // Columns whose taps all lie inside: ox * sw - pl >= 0 and ox * sw - pl + (kw - 1) * dw < iw.
-  const int64_t right = j.iw - 1 - (j.kw - 1) * j.dw + j.pl;
-  const int64_t ox_lo = std::min<int64_t>(j.ow, (j.pl + j.sw - 1) / j.sw);
-  const int64_t ox_hi = right < 0 ? ox_lo : std::clamp<int64_t>(right / j.sw + 1, ox_lo, j.ow);
-  const float* in[kOutputsPerBlock];
-  for (int64_t oy = oy0; oy < oy1; ++oy) {
-    float* orow = out + (oy - oy0) * j.ow * VL;
-    const int64_t y0 = oy * j.sh - j.pt;
-    if (y0 < 0 || y0 + (j.kh - 1) * j.dh >= j.ih) {
-      for (int64_t ox = 0; ox < j.ow; ++ox)
-        border_output<VL, A>(j, xb, oy, ox, wt, bias, orow + ox * VL);
-      continue;
+    float* o = out + q0 * VL;
+    switch (n) {
+      case 8: outputs<VL, 8, A>(j, in, wt, bias, o); break;
+      case 7: outputs<VL, 7, A>(j, in, wt, bias, o); break;
+      case 6: outputs<VL, 6, A>(j, in, wt, bias, o); break;
+      case 5: outputs<VL, 5, A>(j, in, wt, bias, o); break;
+      case 4: outputs<VL, 4, A>(j, in, wt, bias, o); break;
+      case 3: outputs<VL, 3, A>(j, in, wt, bias, o); break;
+      case 2: outputs<VL, 2, A>(j, in, wt, bias, o); break;
+      default: outputs<VL, 1, A>(j, in, wt, bias, o); break;
     }
-    for (int64_t ox = 0; ox < ox_lo; ++ox)
-      border_output<VL, A>(j, xb, oy, ox, wt, bias, orow + ox * VL);
-    for (int64_t ox = ox_lo; ox < ox_hi; ox += kOutputsPerBlock) {
-      const int n = static_cast<int>(std::min<int64_t>(kOutputsPerBlock, ox_hi - ox));
-      for (int b = 0; b < n; ++b) in[b] = xb + (y0 * j.iw + (ox + b) * j.sw - j.pl) * VL;
-      outputs_n<VL, A>(n, j, in, wt, bias, orow + ox * VL, row_floats);
-    }
-    for (int64_t ox = ox_hi; ox < j.ow; ++ox)
-      border_output<VL, A>(j, xb, oy, ox, wt, bias, orow + ox * VL);
   }
 }
 
@@ -212,11 +139,7 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
     // each position stored straight into its padded row. A blocked X holds them interleaved
     // already, in one run (its block starts where the NCHW block of planes would), copied in.
     float* band_in = padded + (iy0 + j.pt - r0) * row_floats + j.pl * VL;
-    // A held X of whole blocks is read where it lies (held_band_outputs).
-    const bool in_place = j.x_blocked && nc == VL;
-    if (in_place) {
-      // Nothing to copy.
-    } else if (j.x_blocked) {
+    if (j.x_blocked) {
       // A narrow last block (kernel.h) holds nc lanes per position: its lanes past them are
       // zeroed here, as the interleave zeroes them, so no earlier group's values linger there.
       const float* rows = j.x + (img * j.c + c0) * in_plane + iy0 * j.iw * nc;
@@ -239,7 +162,7 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
                                 j.x8.type == DType::kInt8, j.x8.zero_point, in_plane, count, j.iw,
                                 row_floats, band_in);
     }
-    for (int64_t r = r0; r < r1 && !in_place; ++r) {
+    for (int64_t r = r0; r < r1; ++r) {
       const int64_t iy = r - j.pt;
       if (iy < iy0 || iy >= iy1) {
         float* row = padded + (r - r0) * row_floats;
@@ -261,13 +184,8 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
     float* held_y = j.y_blocked ? j.y + (img * j.c + c0) * out_plane + oy0 * j.ow * nc : nullptr;
     float* results = held_y && nc == VL ? held_y : out;
     switch (j.inline_epilogue ? j.act.act : Activation::kNone) {
-#define SOD2_DW_CASE(A)                                                                          \
-  case A:                                                                                        \
-    if (in_place)                                                                                \
-      held_band_outputs<VL, A>(j, j.x + (img * j.c + c0) * in_plane, oy0, oy1, wt, bv, results); \
-    else                                                                                         \
-      band_outputs<VL, A>(j, padded, outputs_here, wt, bv, results);                             \
-    break;
+#define SOD2_DW_CASE(A) \
+  case A: band_outputs<VL, A>(j, padded, outputs_here, wt, bv, results); break;
       SOD2_DW_CASE(Activation::kRelu)
       SOD2_DW_CASE(Activation::kLeakyRelu)
       SOD2_DW_CASE(Activation::kClip)
@@ -276,12 +194,7 @@ SOD2_SIMD_INLINE void run_items(const LaneJob& j, int64_t i0, int64_t i1, float*
       SOD2_DW_CASE(Activation::kSigmoid)
       SOD2_DW_CASE(Activation::kSilu)
 #undef SOD2_DW_CASE
-      default:
-        if (in_place)
-          held_band_outputs<VL, Activation::kNone>(j, j.x + (img * j.c + c0) * in_plane, oy0, oy1,
-                                                   wt, bv, results);
-        else
-          band_outputs<VL, Activation::kNone>(j, padded, outputs_here, wt, bv, results);
+      default: band_outputs<VL, Activation::kNone>(j, padded, outputs_here, wt, bv, results);
     }
     if (held_y) {
       if (results != held_y)
