@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "runtime/kernels/linalg/common.h"
+#include "runtime/kernels/linalg/epilogue.h"
 #include "runtime/kernels/linalg/gemm.h"
 
 namespace sod2::rt {
@@ -287,14 +288,13 @@ void project_inputs(ThreadPool& pool, const RnnShape& s, int gates, const float*
   g.c = gx;
   g.ldc = cols;
   if (!bias) return sgemm(pool, g);
-  // The bias added to each tile as it is finished, on its thread and while it is cached, rather
-  // than copied into every row first on the calling thread (lstm_lm: 512 KB per layer while the
-  // other thread waited).
+  // The bias added to each tile as it is finished, by the column-bias epilogue MatMul uses, on
+  // its thread and while it is cached, rather than copied into every row first on the calling
+  // thread (lstm_lm: 512 KB per layer while the other thread waited).
+  EpilogueRun e;
+  e.bias[0] = bias;
   const auto add_bias = [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-    for (int64_t r = m0; r < m1; ++r) {
-      float* row = gx + r * cols;
-      for (int64_t c = n0; c < n1; ++c) row[c] += bias[c];
-    }
+    e.apply(gx + m0 * cols + n0, nullptr, m1 - m0, n1 - n0, cols, n0, false);
   };
   const TileFn on_tile(add_bias);  // points at add_bias, which outlives the call
   sgemm(pool, g, &on_tile);
