@@ -112,18 +112,21 @@ SOD2_SIMD_INLINE void global_blocks(bool average, const float* x, float* y, int6
   }
 }
 
+// pool_rows for the job's kind of pool.
+template <int VL>
+SOD2_SIMD_INLINE void pool_rows_any(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
+  if (j.average)
+    pool_rows<VL, true>(j, r0, r1);
+  else
+    pool_rows<VL, false>(j, r0, r1);
+}
+
 #if SOD2_SIMD_X86
 SOD2_TARGET_AVX512 void pool_rows_16(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
-  if (j.average)
-    pool_rows<16, true>(j, r0, r1);
-  else
-    pool_rows<16, false>(j, r0, r1);
+  pool_rows_any<16>(j, r0, r1);
 }
 SOD2_TARGET_AVX2 void pool_rows_8(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
-  if (j.average)
-    pool_rows<8, true>(j, r0, r1);
-  else
-    pool_rows<8, false>(j, r0, r1);
+  pool_rows_any<8>(j, r0, r1);
 }
 SOD2_TARGET_AVX512 void global_16(bool average, const float* x, float* y, int64_t count, int64_t b0,
                                   int64_t b1) {
@@ -134,18 +137,8 @@ SOD2_TARGET_AVX2 void global_8(bool average, const float* x, float* y, int64_t c
   global_blocks<8>(average, x, y, count, b0, b1);
 }
 #else
-void pool_rows_16(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
-  if (j.average)
-    pool_rows<16, true>(j, r0, r1);
-  else
-    pool_rows<16, false>(j, r0, r1);
-}
-void pool_rows_8(const BlockedPoolJob& j, int64_t r0, int64_t r1) {
-  if (j.average)
-    pool_rows<8, true>(j, r0, r1);
-  else
-    pool_rows<8, false>(j, r0, r1);
-}
+void pool_rows_16(const BlockedPoolJob& j, int64_t r0, int64_t r1) { pool_rows_any<16>(j, r0, r1); }
+void pool_rows_8(const BlockedPoolJob& j, int64_t r0, int64_t r1) { pool_rows_any<8>(j, r0, r1); }
 void global_16(bool average, const float* x, float* y, int64_t count, int64_t b0, int64_t b1) {
   global_blocks<16>(average, x, y, count, b0, b1);
 }
