@@ -50,6 +50,11 @@ CommandLine make_parser() {
        "hold every value NCHW (by default, values passed between the kernels that take them "
        "- convolutions, pools, concats, elementwise arithmetic - stay channel-blocked)",
        ""},
+      {"--no-winograd", false,
+       "run every 3x3 convolution directly (by default, those where it is faster and its "
+       "transformed weights cost little memory run as Winograd F(2x2, 3x3), which rounds "
+       "differently)",
+       ""},
       {"--dump-plan", true,
        "after the runs, write the memory plan the runtime ran with (binding, version, tensors "
        "with size and offset, arena, steps) as JSON, to compare with sod2 plan --bind --json",
@@ -166,6 +171,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   session_options.limits = limits;
   session_options.profile = cl.has("--profile");
   session_options.channel_blocked = !cl.has("--plain-layout");
+  session_options.winograd = !cl.has("--no-winograd");
   auto backend = make_backend(backend_choice);
   if (!backend.ok()) return fail(backend.status());
   session_options.backend = *backend;

@@ -273,6 +273,7 @@ Expected<std::unique_ptr<Session>> Session::create(ProgramDesc program,
     }
   }
   // With a device backend the main graph's values cross to the device as they are: NCHW.
+  s->winograd_ = options.winograd;
   if (!s->backend_ && options.channel_blocked && registry.channel_block() > 0)
     s->hold_blocked_values(registry.channel_block());
   size_t all_values = 0;
@@ -585,6 +586,7 @@ Status Session::run_node(Frame& frame, const NodeDesc& node, size_t node_index) 
   }
   NodeOutputs outs(this, &frame, &node);
   KernelContext ctx(std::span<const Tensor* const>(ins, node.inputs.size()), &outs, pool_.get());
+  ctx.set_winograd(winograd_);
   Status st = kernel->run(ctx);
   outs.finish();
   if (st.ok()) outs.move_outputs_written_before_growth();

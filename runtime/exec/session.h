@@ -58,6 +58,10 @@ struct SessionOptions {
   // Hold values between the kernels that can take them channel-blocked (kernel.h, BlockedIo).
   // false keeps every value NCHW (for comparisons; results differ only in rounding).
   bool channel_blocked = true;
+  // Let 3x3 convolutions run as Winograd F(2x2, 3x3) where it is faster and its transformed
+  // weights cost little memory (conv_blocked.cpp). false runs every conv directly (for
+  // comparisons; results differ only in rounding).
+  bool winograd = true;
 };
 
 // Where a main-graph node runs, for `sod2 plan` and the studio.
@@ -205,6 +209,7 @@ class Session {
 
   ProgramDesc program_;
   std::shared_ptr<ThreadPool> pool_;  // never null
+  bool winograd_ = true;              // SessionOptions::winograd
   // kernels_[g][n]: nullptr for the control-flow ops the session runs itself.
   std::vector<std::vector<std::unique_ptr<Kernel>>> kernels_;
   std::unique_ptr<Frame> main_;

@@ -71,11 +71,16 @@ class KernelContext {
   // Scratch bytes valid until the kernel returns, 64-byte aligned.
   Expected<void*> scratch(size_t bytes) { return alloc_->scratch(bytes); }
   ThreadPool& pool() { return *pool_; }
+  // Whether a convolution may run as Winograd F(2x2, 3x3) where that is faster
+  // (SessionOptions::winograd): its results differ from the direct conv's in rounding only.
+  bool winograd() const { return winograd_; }
+  void set_winograd(bool on) { winograd_ = on; }
 
  private:
   std::span<const Tensor* const> inputs_;
   OutputAllocator* alloc_;
   ThreadPool* pool_;
+  bool winograd_ = true;
 };
 
 // Channel-blocked values. Between kernels that can all read and write it, a main-graph [N, C, H, W]

@@ -175,6 +175,21 @@ bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
   return true;
 }
 
+// Whether the conv may run as Winograd F(2x2, 3x3) (oneDNN's jit_fp32_wino_2x3, which takes
+// 3x3 stride-1 convs of whole channel blocks where their weights fit its cache): its weights,
+// transformed to 4x4 tiles, take 16/9 of the direct ones' memory, packed on the first run at a
+// size (their layout depends on the image's size), so the trade is made only where they take no
+// more than the conv's output over the batch. ResNet-18's 3x3 convs at 56x56 and
+// 28x28 ran 1.45-1.7x faster on one thread (0.49 -> 0.34 and 0.29 ms), its 256-channel ones at
+// 7x7 1.6x, but those would add 4 MB each to a run that works in 5.
+bool winograd_worth_memory(const Geometry& g, int64_t images, bool plain_src) {
+  if (plain_src) return false;
+  if (g.kh != 3 || g.kw != 3 || g.sh != 1 || g.sw != 1 || g.dh != 1 || g.dw != 1 || g.groups != 1)
+    return false;
+  const int64_t transformed = 16 * g.c * g.m, output = images * g.m * g.oh * g.ow;
+  return transformed <= output;
+}
+
 // A strided 1x1 conv without padding: on a blocked X it reads every stride-th row and column
 // only, so those positions, gathered, make it a stride-1 conv. oneDNN's 1x1 kernels run that at
 // full speed, where their own strided path took up to twice as long (ResNet-50's downsamples).
@@ -206,19 +221,45 @@ void gather_strided(ThreadPool& pool, const float* x, int64_t images, const Geom
 struct BlockedConv::State {
   bool constant_weights = false;
   int64_t reorders = 0;
+  int64_t winograd_parts = 0;
   std::mutex mu;
   std::vector<std::unique_ptr<Primitive>> primitives;
   std::vector<PackedWeights> packed;
-  std::vector<Part> parts;  // the current run's, kept so warm runs allocate nothing
+  std::vector<Part> parts;   // the current run's, kept so warm runs allocate nothing
+  std::vector<Part> pieces;  // split_for_winograd's, likewise
 
   // Dynamic dims can make many shapes: past these counts the caches start again. That happens
-  // only between runs (begin_run), so what a run's parts point to stays alive through it.
+  // only before a run takes pointers into them, so what its parts point to stays alive through
+  // it: primitives at the start of the run, packings once its parts are known (keep_packings).
   static constexpr size_t kMaxPrimitives = 32;
   static constexpr size_t kMaxPacked = 8;
 
   void begin_run() {
     if (primitives.size() >= kMaxPrimitives) primitives.clear();
-    if (packed.size() >= kMaxPacked) packed.clear();
+  }
+
+  // Starts the packings again where this run's parts need more than kMaxPacked has room for.
+  // A run that alone needs more (a Winograd conv split over many threads: its layout has no
+  // slices) keeps them all, so the next run finds them rather than packing them again.
+  void keep_packings(const std::vector<Part>& run_parts, const float* w, int64_t all_channels) {
+    size_t missing = 0;
+    for (const Part& part : run_parts)
+      missing += has_weights(*part.prim, w, part.first_channel, all_channels) ? 0 : 1;
+    if (missing > 0 && packed.size() + missing > kMaxPacked) packed.clear();
+  }
+
+  bool has_weights(const Primitive& p, const float* w, int64_t first_channel,
+                   int64_t all_channels) const {
+    for (const auto& pw : packed) {
+      if (pw.source != w) continue;
+      if (pw.first_channel == first_channel && pw.channels == p.key.g.m &&
+          dnnl_memory_desc_equal(&pw.layout, &p.weights))
+        return true;
+      if (constant_weights && p.key.g.m < all_channels && pw.first_channel == 0 &&
+          pw.channels == all_channels && slice_of(pw, p, first_channel))
+        return true;
+    }
+    return false;
   }
 
   const Primitive& primitive(const PrimitiveKey& key) {
@@ -226,6 +267,36 @@ struct BlockedConv::State {
       if (p->key == key) return *p;
     primitives.push_back(create_primitive(key));
     return *primitives.back();
+  }
+
+  // Splits into ranges of output channels the parts whose Winograd primitive oneDNN refuses only
+  // for the size of their weights, which must fit its cache (128 -> 128 channels do not,
+  // 128 -> 32 do): each range transforms the part's input again, a few percent of its work
+  // (128 -> 32 channels at 28x28 in 0.29 ms, directly 0.49).
+  void split_for_winograd(std::vector<Part>* all, int block, bool plain_src) {
+    pieces.clear();
+    for (const Part& part : *all) {
+      int64_t count = 1;
+      if (part.g.m % block == 0 &&
+          !primitive(PrimitiveKey{part.g, block, plain_src, {}, true}).usable) {
+        const int64_t blocks = part.g.m / block;
+        for (int64_t k = 2; blocks % k == 0 && blocks / k >= 2; k *= 2) {
+          Geometry piece = part.g;
+          piece.m = part.g.m / k;
+          if (primitive(PrimitiveKey{piece, block, plain_src, {}, true}).usable) {
+            count = k;
+            break;
+          }
+        }
+      }
+      for (int64_t k = 0; k < count; ++k) {
+        Part p = part;
+        p.g.m = part.g.m / count;
+        p.first_channel = part.first_channel + k * p.g.m;
+        pieces.push_back(p);
+      }
+    }
+    all->swap(pieces);
   }
 
   // The weights of output channels [first_channel, first_channel + p's) of `all_channels`, in
@@ -348,6 +419,11 @@ void BlockedConv::prepare(const Tensor& w, const WindowAttrs& attrs, int64_t gro
   }
 }
 
+int64_t BlockedConv::winograd_parts() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->winograd_parts;
+}
+
 namespace {
 std::atomic<bool> g_declines{false};
 }  // namespace
@@ -412,18 +488,25 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
   for (const int candidate : {16, 8}) {
     if (held.any() && candidate != held.block) continue;
     if (!block_fits(g, candidate, &plain_src)) continue;
+    const bool winograd = ctx.winograd() && winograd_worth_memory(g, s.n, plain_src);
     // Held tensors are whole blocks.
     if ((held.input && (plain_src || g.c % candidate != 0)) ||
         (held.output && g.m % candidate != 0))
       continue;
     bool usable = split(s, g, pool.num_threads(), candidate, held, plain_src, &parts);
+    if (usable && winograd) st.split_for_winograd(&parts, candidate, plain_src);
     for (size_t i = 0; usable && i < parts.size(); ++i) {
       // A part that writes a held Y in place takes the epilogue into its primitive where it can.
       const FusedTail tail = held.output && parts[i].g.oh == g.oh ? fusable_tail(e) : FusedTail{};
-      parts[i].prim = &st.primitive(PrimitiveKey{parts[i].g, candidate, plain_src, tail});
-      if (tail.any() && !parts[i].prim->usable)
-        parts[i].prim = &st.primitive(PrimitiveKey{parts[i].g, candidate, plain_src, {}});
-      usable = parts[i].prim->usable;
+      // Winograd first, where it may run; each with the epilogue in the primitive, then as a pass.
+      parts[i].prim = nullptr;
+      for (int k = winograd ? 0 : 2; k < 4 && !parts[i].prim; ++k) {
+        if (k % 2 == 1 && !tail.any()) continue;
+        const Primitive& p = st.primitive(
+            PrimitiveKey{parts[i].g, candidate, plain_src, k % 2 == 0 ? tail : FusedTail{}, k < 2});
+        if (p.usable) parts[i].prim = &p;
+      }
+      usable = parts[i].prim != nullptr;
     }
     if (usable) {
       block = candidate;
@@ -431,6 +514,7 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
     }
   }
   if (block == 0) return false;
+  for (const Part& part : parts) st.winograd_parts += part.prim->key.winograd ? 1 : 0;
   const int64_t in_plane = g.ih * g.iw, out_plane = g.oh * g.ow;
   // An NCHW X that several parts of an image read whole (channel groups) is blocked once, by all
   // threads, rather than by each part; then it is read like a held one (of whole blocks, the
@@ -446,6 +530,7 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
     x_blocked = true;
     x_channels = padded;
   }
+  st.keep_packings(parts, W, g.m);
   size_t scratchpad = 0;
   int64_t in_floats = 0, out_floats = 0;  // the largest part's blocked input and output
   const int64_t in_channels = plain_src ? g.c : whole_blocks(g.c, block);
@@ -610,6 +695,7 @@ BlockedConv::~BlockedConv() = default;
 bool BlockedConv::available() { return false; }
 void BlockedConv::prepare(const Tensor&, const WindowAttrs&, int64_t, bool) {}
 int64_t BlockedConv::weight_reorders() const { return 0; }
+int64_t BlockedConv::winograd_parts() const { return 0; }
 void BlockedConv::set_declines_for_testing(bool) {}
 int BlockedConv::block_width() { return 0; }
 bool BlockedConv::can_read_blocked(std::span<const int64_t>, int64_t, int) { return false; }

@@ -45,6 +45,8 @@ class BlockedConv {
 
   // How many times weights were reordered so far (for tests: constant weights once per layout).
   int64_t weight_reorders() const;
+  // How many parts of images ran as Winograd convolutions so far (for tests).
+  int64_t winograd_parts() const;
 
   // Whether this build has the path at all (oneDNN is the GEMM library).
   static bool available();

@@ -3,8 +3,10 @@
 #if defined(SOD2_GEMM_ONEDNN)
 
 #include <cstring>
+#include <vector>
 
 #include "runtime/kernels/library_call.h"
+#include "runtime/kernels/linalg/gemm.h"
 
 namespace sod2::rt::onednn_conv {
 namespace {
@@ -48,6 +50,9 @@ FusedTail fusable_tail(const EpilogueRun& e) {
 }
 
 std::unique_ptr<Primitive> create_primitive(const PrimitiveKey& key) {
+  // oneDNN sizes a primitive's scratchpad and its threading by the OpenMP threads at creation:
+  // it runs on one of our pool's threads, alone.
+  gemm_library_single_thread_here();
   auto p = std::make_unique<Primitive>();
   p->key = key;
   const Geometry& g = key.g;
@@ -77,7 +82,8 @@ std::unique_ptr<Primitive> create_primitive(const PrimitiveKey& key) {
     return p;
   dnnl_convolution_desc_t conv;
   if (dnnl_dilated_convolution_forward_desc_init(
-          &conv, dnnl_forward_inference, dnnl_convolution_direct, &p->src, &w_any,
+          &conv, dnnl_forward_inference,
+          key.winograd ? dnnl_convolution_winograd : dnnl_convolution_direct, &p->src, &w_any,
           tail.bias ? &bias_md : nullptr, &p->dst, strides, dilates, pad_l, pad_r) != dnnl_success)
     return p;
   dnnl_primitive_attr_t attr = nullptr;
@@ -111,6 +117,9 @@ std::unique_ptr<Primitive> create_primitive(const PrimitiveKey& key) {
   if (dnnl_primitive_desc_query(p->desc, dnnl_query_impl_info_str, 0, &impl) != dnnl_success ||
       !impl || std::strncmp(impl, "ref", 3) == 0 || std::strstr(impl, "gemm") != nullptr)
     return p;
+  // Of oneDNN's Winograd convs only F(2x2, 3x3): its F(4x4, 3x3) ran 1.3-1.5x faster still but
+  // wants a scratchpad of 7-45 MB per thread whatever the image's size, and weights at 4x.
+  if (key.winograd && std::strstr(impl, "wino_2x3") == nullptr) return p;
   p->weights = *dnnl_primitive_desc_query_md(p->desc, dnnl_query_weights_md, 0);
   p->scratchpad_bytes =
       dnnl_memory_desc_get_size(dnnl_primitive_desc_query_md(p->desc, dnnl_query_scratchpad_md, 0));
@@ -126,9 +135,17 @@ Status run_reorder(const dnnl_memory_desc_t& from_md, const float* from,
                    const dnnl_memory_desc_t& to_md, float* to, OwnedPrimitive* reorder) {
   dnnl_engine_t eng = cpu_engine();
   if (!*reorder) {
+    // The scratchpad is ours: oneDNN's own would stay allocated as long as any primitive lives
+    // (a Winograd layout's transform space is alpha^2 * C * M floats: 4 MB for a 256 -> 256 conv).
+    dnnl_primitive_attr_t attr = nullptr;
+    if (dnnl_primitive_attr_create(&attr) != dnnl_success)
+      return internal_error("Conv: oneDNN could not create a reorder");
+    dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
     dnnl_primitive_desc_t rd = nullptr;
-    if (dnnl_reorder_primitive_desc_create(&rd, &from_md, eng, &to_md, eng, nullptr) !=
-        dnnl_success)
+    const dnnl_status_t described =
+        dnnl_reorder_primitive_desc_create(&rd, &from_md, eng, &to_md, eng, attr);
+    dnnl_primitive_attr_destroy(attr);
+    if (described != dnnl_success)
       return internal_error("Conv: oneDNN has no reorder for the weights' layout");
     dnnl_primitive_t r = nullptr;
     const dnnl_status_t made = dnnl_primitive_create(&r, rd);
@@ -136,17 +153,25 @@ Status run_reorder(const dnnl_memory_desc_t& from_md, const float* from,
     if (made != dnnl_success) return internal_error("Conv: oneDNN could not create a reorder");
     reorder->reset(r);
   }
-  dnnl_memory_t a = nullptr, b = nullptr;
-  dnnl_status_t st = dnnl_memory_create(&a, &from_md, eng, const_cast<float*>(from));
+  const_dnnl_primitive_desc_t rd = nullptr;
+  dnnl_status_t st = dnnl_primitive_get_primitive_desc(reorder->get(), &rd);
+  const dnnl_memory_desc_t* pad_md =
+      st == dnnl_success ? dnnl_primitive_desc_query_md(rd, dnnl_query_scratchpad_md, 0) : nullptr;
+  const size_t pad_bytes = pad_md ? dnnl_memory_desc_get_size(pad_md) : 0;
+  std::vector<uint64_t> pad((pad_bytes + 7) / 8);
+  dnnl_memory_t a = nullptr, b = nullptr, c = nullptr;
+  if (st == dnnl_success) st = dnnl_memory_create(&a, &from_md, eng, const_cast<float*>(from));
   if (st == dnnl_success) st = dnnl_memory_create(&b, &to_md, eng, to);
+  if (st == dnnl_success && pad_bytes > 0) st = dnnl_memory_create(&c, pad_md, eng, pad.data());
   if (st == dnnl_success) {
-    const dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, a}, {DNNL_ARG_TO, b}};
+    const dnnl_exec_arg_t args[3] = {
+        {DNNL_ARG_FROM, a}, {DNNL_ARG_TO, b}, {DNNL_ARG_SCRATCHPAD, c}};
     LibraryCall marked;
-    st = dnnl_primitive_execute(reorder->get(), thread_stream(), 2, args);
+    st = dnnl_primitive_execute(reorder->get(), thread_stream(), c ? 3 : 2, args);
     if (st == dnnl_success) st = dnnl_stream_wait(thread_stream());
   }
-  if (a) dnnl_memory_destroy(a);
-  if (b) dnnl_memory_destroy(b);
+  for (dnnl_memory_t m : {a, b, c})
+    if (m) dnnl_memory_destroy(m);
   return st == dnnl_success ? Status::ok_status()
                             : internal_error("Conv: oneDNN failed to reorder the weights");
 }

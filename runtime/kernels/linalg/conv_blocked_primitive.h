@@ -54,6 +54,10 @@ struct PrimitiveKey {
   int block = 0;
   bool plain_src = false;
   FusedTail tail;
+  // oneDNN's Winograd F(2x2, 3x3) in place of the direct conv: usable only where oneDNN offers
+  // it (3x3, stride 1, whole channel blocks, weights that fit its cache, a ReLU as the only
+  // post-op besides the bias).
+  bool winograd = false;
   bool operator==(const PrimitiveKey&) const = default;
 };
 

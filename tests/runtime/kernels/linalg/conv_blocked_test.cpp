@@ -3,6 +3,8 @@
 // kernel through it.
 #include <algorithm>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "runtime/kernels/linalg/conv_blocked.h"
 #include "runtime/kernels/linalg/geometry.h"
@@ -17,7 +19,7 @@ namespace {
 // served it; *y gets the output when it did.
 Expected<bool> run_blocked(BlockedConv& conv, const HostTensor& x, const HostTensor& w,
                            const ConvP& p, int threads, HostTensor* y,
-                           const EpilogueRun& e = EpilogueRun{}) {
+                           const EpilogueRun& e = EpilogueRun{}, bool winograd = true) {
   SOD2_ASSIGN_OR_RETURN(WindowAttrs attrs, read_window_attrs(conv_attrs(p), "Conv"));
   const Tensor xv = x.view(), wv = w.view();
   SOD2_ASSIGN_OR_RETURN(ConvShape s, conv_shape(&xv, &wv, nullptr, attrs, p.group, "Conv"));
@@ -26,6 +28,7 @@ Expected<bool> run_blocked(BlockedConv& conv, const HostTensor& x, const HostTen
   testing::HeapAllocator alloc(0);
   ThreadPool pool(threads);
   KernelContext ctx(none, &alloc, &pool);
+  ctx.set_winograd(winograd);
   return conv.run(ctx, s, x.data<float>(), w.data<float>(), y->data<float>(), e);
 }
 
@@ -98,10 +101,55 @@ TEST(BlockedConv, ServesDenseConvsAndMatchesTheDefinitionOnAnyThreadCount) {
       ASSERT_TRUE(served.ok()) << served.status().to_string();
       ASSERT_TRUE(served.value());
       expect_close(y, out, want);
+      // Thread counts agree to rounding; a 3x3 conv may run as Winograd F(2x2, 3x3) in one split
+      // and directly in another (or on another grid of tiles), which rounds differently.
+      const bool winograd_shape = c.ws.rank() == 4 && c.ws[2] == 3 && c.ws[3] == 3 &&
+                                  c.p.group == 1 && c.p.strides.empty() && c.p.dil.empty();
       if (threads == 1)
         first = std::move(y);
       else
-        expect_close(y, out, values(first), 1e-6);
+        expect_close(y, out, values(first), winograd_shape ? 1e-5 : 1e-6);
+    }
+  }
+}
+
+// A 3x3 conv on an image large enough for its transformed weights (16 * C * M floats, against
+// M * 40 * 40 outputs) runs as Winograd F(2x2, 3x3) on every split, within rounding of the
+// definition, its weights packed once; the session's switch turns it off, and a small image
+// never takes it. 128 -> 128 channels are more than oneDNN's Winograd conv takes at once on
+// CPUs of 1 MB of L2 per core: there it runs on ranges of the output channels.
+TEST(BlockedConv, LargeThreeByThreeConvsRunAsWinogradWithinRounding) {
+  if (!BlockedConv::available()) GTEST_SKIP() << "this build's GEMM library is not oneDNN";
+  if (BlockedConv::block_width() != 16) GTEST_SKIP() << "oneDNN's Winograd convs need AVX-512";
+  const ConvP p{1, {}, {}, {1, 1}, {1, 1}};
+  for (const auto& [channels, size] :
+       std::vector<std::pair<int64_t, int64_t>>{{32, 40}, {32, 5}, {128, 48}}) {
+    const HostTensor w = rand_tensor({channels, channels, 3, 3}, 2);
+    const HostTensor x = rand_tensor({1, channels, size, size}, 1);
+    Shape out;
+    const std::vector<double> want = ref_conv(x, w, nullptr, p, &out);
+    for (int threads : {1, 2}) {
+      for (const bool winograd : {true, false}) {
+        SCOPED_TRACE(std::to_string(channels) + " channels, " + std::to_string(size) + "x" +
+                     std::to_string(size) + ", " + std::to_string(threads) + " threads, winograd " +
+                     (winograd ? "on" : "off"));
+        BlockedConv conv(true);
+        for (int run = 0; run < 2; ++run) {
+          HostTensor y;
+          auto served = run_blocked(conv, x, w, p, threads, &y, EpilogueRun{}, winograd);
+          ASSERT_TRUE(served.ok()) << served.status().to_string();
+          ASSERT_TRUE(served.value());
+          expect_close(y, out, want);
+        }
+        const int64_t reorders = conv.weight_reorders();
+        HostTensor y;
+        ASSERT_TRUE(run_blocked(conv, x, w, p, threads, &y, EpilogueRun{}, winograd).ok());
+        EXPECT_EQ(conv.weight_reorders(), reorders);
+        if (winograd && size > 5)
+          EXPECT_GT(conv.winograd_parts(), 0);
+        else
+          EXPECT_EQ(conv.winograd_parts(), 0);
+      }
     }
   }
 }
