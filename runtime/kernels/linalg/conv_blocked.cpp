@@ -178,16 +178,18 @@ bool split(const ConvShape& s, const Geometry& g, int64_t threads, int block,
 // Whether the conv may run as Winograd F(2x2, 3x3) (oneDNN's jit_fp32_wino_2x3, which takes
 // 3x3 stride-1 convs of whole channel blocks where their weights fit its cache): its weights,
 // transformed to 4x4 tiles, take 16/9 of the direct ones' memory, packed on the first run at a
-// size (their layout depends on the image's size), so the trade is made only where they take no
-// more than the conv's output over the batch. ResNet-18's 3x3 convs at 56x56 and
+// size (their layout depends on the image's size), and it wants a scratchpad per thread (its
+// tiles in the transformed domain, 0.2-2 MB), so the trade is made only where these together
+// take no more than the conv's output over the batch. ResNet-18's 3x3 convs at 56x56 and
 // 28x28 ran 1.45-1.7x faster on one thread (0.49 -> 0.34 and 0.29 ms), its 256-channel ones at
 // 7x7 1.6x, but those would add 4 MB each to a run that works in 5.
-bool winograd_worth_memory(const Geometry& g, int64_t images, bool plain_src) {
+bool winograd_worth_memory(const Geometry& g, int64_t images, bool plain_src,
+                           size_t scratchpads_bytes = 0) {
   if (plain_src) return false;
   if (g.kh != 3 || g.kw != 3 || g.sh != 1 || g.sw != 1 || g.dh != 1 || g.dw != 1 || g.groups != 1)
     return false;
-  const int64_t transformed = 16 * g.c * g.m, output = images * g.m * g.oh * g.ow;
-  return transformed <= output;
+  const int64_t transformed = 16 * g.c * g.m + static_cast<int64_t>(scratchpads_bytes / 4);
+  return transformed <= images * g.m * g.oh * g.ow;
 }
 
 // A strided 1x1 conv without padding: on a blocked X it reads every stride-th row and column
@@ -488,25 +490,41 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
   for (const int candidate : {16, 8}) {
     if (held.any() && candidate != held.block) continue;
     if (!block_fits(g, candidate, &plain_src)) continue;
-    const bool winograd = ctx.winograd() && winograd_worth_memory(g, s.n, plain_src);
     // Held tensors are whole blocks.
     if ((held.input && (plain_src || g.c % candidate != 0)) ||
         (held.output && g.m % candidate != 0))
       continue;
-    bool usable = split(s, g, pool.num_threads(), candidate, held, plain_src, &parts);
-    if (usable && winograd) st.split_for_winograd(&parts, candidate, plain_src);
-    for (size_t i = 0; usable && i < parts.size(); ++i) {
-      // A part that writes a held Y in place takes the epilogue into its primitive where it can.
-      const FusedTail tail = held.output && parts[i].g.oh == g.oh ? fusable_tail(e) : FusedTail{};
-      // Winograd first, where it may run; each with the epilogue in the primitive, then as a pass.
-      parts[i].prim = nullptr;
-      for (int k = winograd ? 0 : 2; k < 4 && !parts[i].prim; ++k) {
-        if (k % 2 == 1 && !tail.any()) continue;
-        const Primitive& p = st.primitive(
-            PrimitiveKey{parts[i].g, candidate, plain_src, k % 2 == 0 ? tail : FusedTail{}, k < 2});
-        if (p.usable) parts[i].prim = &p;
+    bool winograd = ctx.winograd() && winograd_worth_memory(g, s.n, plain_src);
+    bool usable = false;
+    for (;;) {
+      usable = split(s, g, pool.num_threads(), candidate, held, plain_src, &parts);
+      if (usable && winograd) st.split_for_winograd(&parts, candidate, plain_src);
+      size_t winograd_scratchpad = 0;
+      for (size_t i = 0; usable && i < parts.size(); ++i) {
+        // A part that writes a held Y in place takes the epilogue into its primitive where it
+        // can.
+        const FusedTail tail = held.output && parts[i].g.oh == g.oh ? fusable_tail(e) : FusedTail{};
+        // Winograd first, where it may run; each with the epilogue in the primitive, then as a
+        // pass.
+        parts[i].prim = nullptr;
+        for (int k = winograd ? 0 : 2; k < 4 && !parts[i].prim; ++k) {
+          if (k % 2 == 1 && !tail.any()) continue;
+          const Primitive& p = st.primitive(PrimitiveKey{parts[i].g, candidate, plain_src,
+                                                         k % 2 == 0 ? tail : FusedTail{}, k < 2});
+          if (p.usable) parts[i].prim = &p;
+        }
+        usable = parts[i].prim != nullptr;
+        if (usable && parts[i].prim->key.winograd)
+          winograd_scratchpad = std::max(winograd_scratchpad, parts[i].prim->scratchpad_bytes);
       }
-      usable = parts[i].prim != nullptr;
+      // With its scratchpads (one per thread) Winograd may cost more memory than it may take:
+      // then the conv runs directly.
+      if (!usable || winograd_scratchpad == 0 ||
+          winograd_worth_memory(
+              g, s.n, plain_src,
+              winograd_scratchpad * static_cast<size_t>(ScratchSlots::count(pool))))
+        break;
+      winograd = false;
     }
     if (usable) {
       block = candidate;
