@@ -51,9 +51,9 @@ CommandLine make_parser() {
        "- convolutions, pools, concats, elementwise arithmetic - stay channel-blocked)",
        ""},
       {"--no-winograd", false,
-       "run every 3x3 convolution directly (by default, those where it is faster and its "
-       "transformed weights cost little memory run as Winograd F(2x2, 3x3), which rounds "
-       "differently)",
+       "run every 3x3 convolution directly (by default, those whose transformed weights and "
+       "scratchpads take no more memory than their output run as Winograd F(2x2, 3x3) where "
+       "oneDNN offers it, which rounds differently)",
        ""},
       {"--dump-plan", true,
        "after the runs, write the memory plan the runtime ran with (binding, version, tensors "

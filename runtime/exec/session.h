@@ -58,9 +58,9 @@ struct SessionOptions {
   // Hold values between the kernels that can take them channel-blocked (kernel.h, BlockedIo).
   // false keeps every value NCHW (for comparisons; results differ only in rounding).
   bool channel_blocked = true;
-  // Let 3x3 convolutions run as Winograd F(2x2, 3x3) where it is faster and its transformed
-  // weights cost little memory (conv_blocked.cpp). false runs every conv directly (for
-  // comparisons; results differ only in rounding).
+  // Let 3x3 convolutions run as Winograd F(2x2, 3x3) where oneDNN offers it and its transformed
+  // weights and scratchpads take no more memory than the conv's output (conv_blocked.cpp).
+  // false runs every conv directly (for comparisons; results differ only in rounding).
   bool winograd = true;
 };
 

@@ -71,7 +71,7 @@ class KernelContext {
   // Scratch bytes valid until the kernel returns, 64-byte aligned.
   Expected<void*> scratch(size_t bytes) { return alloc_->scratch(bytes); }
   ThreadPool& pool() { return *pool_; }
-  // Whether a convolution may run as Winograd F(2x2, 3x3) where that is faster
+  // Whether a convolution may run as Winograd F(2x2, 3x3) where it qualifies
   // (SessionOptions::winograd): its results differ from the direct conv's in rounding only.
   bool winograd() const { return winograd_; }
   void set_winograd(bool on) { winograd_ = on; }
