@@ -251,17 +251,30 @@ struct BlockedConv::State {
   }
 
   bool has_weights(const Primitive& p, const float* w, int64_t first_channel,
-                   int64_t all_channels) const {
-    for (const auto& pw : packed) {
-      if (pw.source != w) continue;
-      if (pw.first_channel == first_channel && pw.channels == p.key.g.m &&
+                   int64_t all_channels) {
+    return own_packing(p, w, first_channel) || slice_of_all(p, w, first_channel, all_channels);
+  }
+
+  // The packing made of output channels [first_channel, first_channel + p's) in p's layout, or
+  // nullptr.
+  PackedWeights* own_packing(const Primitive& p, const float* w, int64_t first_channel) {
+    for (auto& pw : packed)
+      if (pw.source == w && pw.first_channel == first_channel && pw.channels == p.key.g.m &&
           dnnl_memory_desc_equal(&pw.layout, &p.weights))
-        return true;
-      if (constant_weights && p.key.g.m < all_channels && pw.first_channel == 0 &&
-          pw.channels == all_channels && slice_of(pw, p, first_channel))
-        return true;
+        return &pw;
+    return nullptr;
+  }
+
+  // Constant weights of some of `all_channels`: where they lie in the packing of all of them
+  // (slice_of), or nullptr.
+  const float* slice_of_all(const Primitive& p, const float* w, int64_t first_channel,
+                            int64_t all_channels) const {
+    if (!constant_weights || p.key.g.m >= all_channels) return nullptr;
+    for (const auto& pw : packed) {
+      if (pw.source != w || pw.first_channel != 0 || pw.channels != all_channels) continue;
+      if (const float* slice = slice_of(pw, p, first_channel)) return slice;
     }
-    return false;
+    return nullptr;
   }
 
   const Primitive& primitive(const PrimitiveKey& key) {
@@ -269,6 +282,22 @@ struct BlockedConv::State {
       if (p->key == key) return *p;
     primitives.push_back(create_primitive(key));
     return *primitives.back();
+  }
+
+  // A part's primitive: Winograd first where it may run, then the direct conv; each with the
+  // epilogue `tail` in the primitive, then without it (the epilogue then runs as a pass).
+  // nullptr where oneDNN has no usable one.
+  const Primitive* pick(const Geometry& pg, int block, bool plain_src, const FusedTail& tail,
+                        bool winograd) {
+    for (const bool wino : {true, false}) {
+      if (wino && !winograd) continue;
+      if (const Primitive& p = primitive(PrimitiveKey{pg, block, plain_src, tail, wino}); p.usable)
+        return &p;
+      if (!tail.any()) continue;
+      if (const Primitive& p = primitive(PrimitiveKey{pg, block, plain_src, {}, wino}); p.usable)
+        return &p;
+    }
+    return nullptr;
   }
 
   // Splits into ranges of output channels the parts whose Winograd primitive oneDNN refuses only
@@ -306,19 +335,11 @@ struct BlockedConv::State {
   Expected<const float*> weights(const Primitive& p, const float* w, int64_t first_channel,
                                  int64_t all_channels) {
     const Geometry& g = p.key.g;
-    for (auto& pw : packed) {
-      if (pw.source == w && pw.first_channel == first_channel && pw.channels == p.key.g.m &&
-          dnnl_memory_desc_equal(&pw.layout, &p.weights)) {
-        if (!constant_weights) SOD2_RETURN_IF_ERROR(pack(pw, g));
-        return pw.data.get();
-      }
+    if (PackedWeights* own = own_packing(p, w, first_channel)) {
+      if (!constant_weights) SOD2_RETURN_IF_ERROR(pack(*own, g));
+      return own->data.get();
     }
-    if (constant_weights && g.m < all_channels) {
-      for (const auto& pw : packed) {
-        if (pw.source != w || pw.first_channel != 0 || pw.channels != all_channels) continue;
-        if (const float* slice = slice_of(pw, p, first_channel)) return slice;
-      }
-    }
+    if (const float* slice = slice_of_all(p, w, first_channel, all_channels)) return slice;
     PackedWeights pw;
     pw.source = w;
     pw.first_channel = first_channel;
@@ -504,15 +525,7 @@ Expected<bool> BlockedConv::run(KernelContext& ctx, const ConvShape& s, const fl
         // A part that writes a held Y in place takes the epilogue into its primitive where it
         // can.
         const FusedTail tail = held.output && parts[i].g.oh == g.oh ? fusable_tail(e) : FusedTail{};
-        // Winograd first, where it may run; each with the epilogue in the primitive, then as a
-        // pass.
-        parts[i].prim = nullptr;
-        for (int k = winograd ? 0 : 2; k < 4 && !parts[i].prim; ++k) {
-          if (k % 2 == 1 && !tail.any()) continue;
-          const Primitive& p = st.primitive(PrimitiveKey{parts[i].g, candidate, plain_src,
-                                                         k % 2 == 0 ? tail : FusedTail{}, k < 2});
-          if (p.usable) parts[i].prim = &p;
-        }
+        parts[i].prim = st.pick(parts[i].g, candidate, plain_src, tail, winograd);
         usable = parts[i].prim != nullptr;
         if (usable && parts[i].prim->key.winograd)
           winograd_scratchpad = std::max(winograd_scratchpad, parts[i].prim->scratchpad_bytes);
