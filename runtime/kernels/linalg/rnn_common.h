@@ -64,8 +64,9 @@ Expected<const int64_t*> read_sequence_lens(KernelContext& ctx, const RnnShape& 
 void project_inputs(ThreadPool& pool, const RnnShape& s, int gates, const float* x,
                     const float* w_d, const float* bias, float* gx);
 
-// Y (may be null) zeroed where a batch entry's sequence ends before `seq` steps, which the steps
-// do not write; every step writes all of Y otherwise, and it is left alone.
+// Y (may be null) zeroed, all of it, when some batch entry's sequence ends before `seq` steps
+// (the steps past its length are not written); every step writes all of Y otherwise, and it is
+// left alone.
 void zero_steps_past_lengths(Tensor* y, const RnnShape& s, const int64_t* lens);
 
 // X may be empty (input size 0) with any seq and batch, so the scratch of a recurrence with
