@@ -60,7 +60,9 @@ const char* fusion_refusal_text(FusionRefusal r) {
         std::string t = "an op the fused epilogue does not run (it runs bias Add, ";
         for (const OpSupport& row : op_support_table())
           if (row.epilogue_activation) t += std::string(row.op_type) + ", ";
-        return t + "Clip only with constant bounds, SiLU as Sigmoid then Mul, residual Add)";
+        return t +
+               "Clip only with constant bounds, SiLU as Sigmoid then Mul, GELU as Div, Erf, "
+               "Add, Mul, Mul, residual Add)";
       }();
       return text.c_str();
     }

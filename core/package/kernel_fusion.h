@@ -1,6 +1,7 @@
 // Which fused groups the CPU runtime runs as one kernel. Today that is a contraction (Conv,
 // MatMul, Gemm) followed by a chain the linalg epilogue covers: a per-channel bias Add, one
-// activation (SiLU included, as Sigmoid then Mul), a residual Add before or after it
+// activation (SiLU included, as Sigmoid then Mul, and on the CPU GELU as torch exports it), a
+// residual Add before or after it
 // (runtime/kernels/linalg/fused_ops.h has the fused ops' contract), and for a MatMul on the CPU,
 // Transposes of its operands, read in place through FusedMatMul's a_perm / b_perm; and four QDQ
 // (int8) forms:

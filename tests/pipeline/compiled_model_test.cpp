@@ -606,5 +606,96 @@ TEST(CompiledModel, AMatMulReadsItsOperandTransposesInPlace) {
   EXPECT_EQ(candidate_of(*s, "tk"), candidate_of(*s, "mm"));
 }
 
+// x [s, 4] -> MatMul W -> Add b -> GELU as torch exports it (Div by sqrt 2, Erf, Add 1, Mul by
+// the MatMul's sum, Mul 0.5; `multiply`: Mul by 1 / sqrt 2 first, constants before the data) -> y.
+// `leak`: the Erf's result is also a graph output, which the fused kernel could not give.
+Model matmul_gelu(bool multiply, bool leak = false) {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {"s", 4});
+  std::vector<float> w(12);
+  for (int i = 0; i < 12; ++i) w[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i % 5) - 1.f;
+  add_float_initializer(g, "W", {4, 3}, w);
+  add_float_initializer(g, "b", {3}, {0.25f, -0.5f, 0});
+  add_float_initializer(g, "k", {}, {multiply ? 0.707106769f : 1.41421354f});
+  add_float_initializer(g, "one", {}, {1.f});
+  add_float_initializer(g, "half", {}, {0.5f});
+  add_node(g, "MatMul", {"x", "W"}, {"mm"}, "mm");
+  add_node(g, "Add", {"mm", "b"}, {"t"}, "bias");
+  if (multiply) {
+    add_node(g, "Mul", {"k", "t"}, {"u"}, "scale");
+  } else {
+    add_node(g, "Div", {"t", "k"}, {"u"}, "scale");
+  }
+  add_node(g, "Erf", {"u"}, {"e"}, "erf");
+  add_node(g, "Add", {"one", "e"}, {"p"}, "plus1");
+  add_node(g, "Mul", {"t", "p"}, {"q"}, "times_x");
+  add_node(g, "Mul", {"q", "half"}, {"y"}, "half");
+  add_output(g, "y", {"s", 3});
+  if (leak) add_output(g, "e", {"s", 3});
+  const auto bytes = testing::serialize(m);
+  auto model = import_onnx_bytes(bytes, "", "matmul gelu");
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  return std::move(*model);
+}
+
+TEST(CompiledModel, AGeluAfterAMatMulRunsInItsEpilogueAsTheFiveOpsWould) {
+  pipeline::CompileOptions o;
+  o.rdp.ranges["s"] = {1, 64, 1};
+  for (const bool multiply : {false, true}) {
+    SCOPED_TRACE(multiply ? "Mul form" : "Div form");
+    auto c = pipeline::compile(matmul_gelu(multiply), o);
+    ASSERT_TRUE(c.ok()) << c.status().to_string();
+    const rt::GraphDesc& main = c->program.graphs[0];
+    ASSERT_EQ(main.nodes.size(), 1u);
+    EXPECT_EQ(main.nodes[0].info.op_type, "FusedMatMul");
+    EXPECT_EQ(main.nodes[0].fused_nodes,
+              (std::vector<std::string>{"mm", "bias", "scale", "erf", "plus1", "times_x", "half"}));
+    const Expected<std::string> act = main.nodes[0].info.attrs.get_string("activation", "");
+    ASSERT_TRUE(act.ok());
+    EXPECT_EQ(*act, "GeluErf");
+    const auto& ts = c->plan.tensors.tensors;
+    EXPECT_FALSE(std::any_of(ts.begin(), ts.end(), [](const auto& t) { return t.name == "e"; }));
+
+    pipeline::CompileOptions unfused = o;
+    unfused.fuse = false;
+    auto u = pipeline::compile(matmul_gelu(multiply), unfused);
+    ASSERT_TRUE(u.ok()) << u.status().to_string();
+    // Sums from -6 to 6: erf's whole range, both signs.
+    rt::HostTensor x(rt::DType::kFloat, rt::Shape{37, 4});
+    for (int i = 0; i < 37 * 4; ++i) x.data<float>()[i] = 0.11f * static_cast<float>(i % 23) - 1.2f;
+    const rt::Tensor in[] = {x.view()};
+    auto a = rt::Session::create(c->program, rt::KernelRegistry::standard(), {2});
+    auto b = rt::Session::create(u->program, rt::KernelRegistry::standard(), {2});
+    ASSERT_TRUE(a.ok() && b.ok());
+    auto got = (*a)->run(in);
+    auto want = (*b)->run(in);
+    ASSERT_TRUE(got.ok() && want.ok()) << got.status().to_string();
+    ASSERT_EQ((*got)[0].shape, (rt::Shape{37, 3}));
+    // The same formula; the linalg library may contract a multiply-add the math one rounds
+    // twice.
+    for (int i = 0; i < 37 * 3; ++i)
+      EXPECT_NEAR((*got)[0].as<float>()[i], (*want)[0].as<float>()[i], 1e-6f) << i;
+  }
+
+  // The Erf's result read outside: the GELU is no epilogue, the MatMul keeps its bias alone.
+  auto l = pipeline::compile(matmul_gelu(false, true), o);
+  ASSERT_TRUE(l.ok()) << l.status().to_string();
+  for (const rt::NodeDesc& n : l->program.graphs[0].nodes) {
+    const Expected<std::string> act = n.info.attrs.get_string("activation", "");
+    EXPECT_TRUE(!act.ok() || act->empty()) << n.info.name;
+  }
+
+  // Vulkan has no shader for it: the MatMul does not take it there.
+  pipeline::CompileOptions vulkan = o;
+  vulkan.target = pipeline::Target::kVulkan;
+  auto v = pipeline::compile(matmul_gelu(false), vulkan);
+  ASSERT_TRUE(v.ok()) << v.status().to_string();
+  for (const rt::NodeDesc& n : v->program.graphs[0].nodes) {
+    const Expected<std::string> act = n.info.attrs.get_string("activation", "");
+    EXPECT_TRUE(!act.ok() || act->empty()) << n.info.name;
+  }
+}
+
 }  // namespace
 }  // namespace sod2

@@ -27,6 +27,10 @@ enum class Activation : uint8_t {
   kHardSwish,    // x * max(0, min(1, x / 6 + 0.5))
   kTanh,
   kSilu,  // x * sigmoid(x) (torch's SiLU / Swish: Conv -> Sigmoid -> Mul(conv, sigmoid))
+  // GELU as torch exports it, the five ops' own arithmetic in their order:
+  // ((erf(t) + 1) * x) * 0.5 with t = x / alpha where beta is 1 (Div), x * alpha where beta is 0
+  // (Mul); alpha is sqrt(2) or its reciprocal as the model writes it.
+  kGeluErf,
 };
 
 struct Epilogue {
@@ -67,8 +71,8 @@ Expected<EpilogueRun> resolve_epilogue(const Epilogue& e, KernelContext& ctx, co
                                        const Shape& out_shape, int64_t channels,
                                        const float* op_bias);
 
-// Activation from its ONNX op name ("Relu", "Clip", ...; "Silu" for x * sigmoid(x), which has no
-// ONNX op of its own); kNone with ok=false when unknown.
+// Activation from its ONNX op name ("Relu", "Clip", ...; "Silu" for x * sigmoid(x) and "GeluErf"
+// for kGeluErf, which have no ONNX op of their own); kNone with ok=false when unknown.
 bool activation_from_name(const std::string& name, Activation* out);
 
 }  // namespace sod2::rt

@@ -23,7 +23,8 @@ constexpr bool is_plain_arithmetic(Activation a) {
     case Activation::kHardSwish:
     case Activation::kSigmoid:
     case Activation::kSilu: return true;
-    case Activation::kTanh: return false;
+    case Activation::kTanh:
+    case Activation::kGeluErf: return false;
   }
   return false;
 }

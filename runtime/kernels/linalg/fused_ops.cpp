@@ -25,6 +25,10 @@ Expected<Epilogue> read_fused_epilogue(const NodeInfo& node, const char* op) {
       def_alpha = -3.402823466e38f;
       def_beta = 3.402823466e38f;
       break;
+    case Activation::kGeluErf:  // torch's Div(x, sqrt(2))
+      def_alpha = 1.41421354f;
+      def_beta = 1.f;
+      break;
     default: break;
   }
   SOD2_ATTR(e.alpha, node.attrs.get_float("alpha", def_alpha));

@@ -21,15 +21,19 @@
 //   activation's, and a producer that copies Gemm's attributes must rename those two). Then
 //   the epilogue's, all optional:
 //     activation   string  "" (none, the default) | "Relu" | "LeakyRelu" | "Clip" | "Sigmoid" |
-//                          "HardSigmoid" | "HardSwish" | "Tanh" | "Silu"; anything else is an
-//                          error. "Silu" is x * sigmoid(x), the chain Sigmoid(t) -> Mul(t, that)
-//                          (either operand order) on the op's output t.
+//                          "HardSigmoid" | "HardSwish" | "Tanh" | "Silu" | "GeluErf"; anything
+//                          else is an error. "Silu" is x * sigmoid(x), the chain Sigmoid(t) ->
+//                          Mul(t, that) (either operand order) on the op's output t. "GeluErf"
+//                          is GELU as torch exports it: Div(t, k) (or Mul(t, k)), Erf, Add 1,
+//                          Mul t, Mul 0.5.
 //     alpha, beta  float   the activation's parameters, ONNX defaults applied by the producer:
 //                            LeakyRelu: alpha = slope (ONNX default 0.01)
 //                            Clip:      alpha = min, beta = max (from the min/max inputs or,
 //                                       before opset 11, attributes; -/+3.402823466e38 when
 //                                       absent)
 //                            HardSigmoid: alpha, beta (ONNX defaults 0.2, 0.5)
+//                            GeluErf:   alpha = k, beta = 1 to divide by it, 0 to multiply
+//                                       (defaults sqrt(2) and 1)
 //                          When the attribute is absent the factory uses these ONNX defaults;
 //                          other activations ignore alpha and beta.
 //     bias_input   int     input slot of a per-output-channel bias, -1 (default) for none.

@@ -41,6 +41,7 @@ bool shader_activation(Activation a) {
     case Activation::kHardSwish:
     case Activation::kTanh:
     case Activation::kSilu: return true;
+    case Activation::kGeluErf: return false;
   }
   return false;
 }

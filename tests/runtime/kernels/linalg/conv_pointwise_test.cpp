@@ -27,6 +27,7 @@ double activate(Activation a, double v) {
     case Activation::kHardSwish: return v * std::min(1.0, std::max(0.0, v / 6 + 0.5));
     case Activation::kTanh: return std::tanh(v);
     case Activation::kSilu: return v / (1 + std::exp(-v));
+    case Activation::kGeluErf: return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
   }
   return v;
 }
@@ -57,8 +58,11 @@ void check(const Case& c, Activation act, int residual, int threads) {
   Epilogue e;
   e.bias_input = 3;
   e.activation = act;
-  e.alpha = act == Activation::kClip ? -0.5f : act == Activation::kHardSigmoid ? 0.2f : 0.1f;
-  e.beta = act == Activation::kClip ? 2.f : 0.5f;
+  e.alpha = act == Activation::kClip          ? -0.5f
+            : act == Activation::kHardSigmoid ? 0.2f
+            : act == Activation::kGeluErf     ? 1.41421354f
+                                              : 0.1f;
+  e.beta = act == Activation::kClip ? 2.f : act == Activation::kGeluErf ? 1.f : 0.5f;
   std::vector<const HostTensor*> in = {&x, &w, &b, &fb};
   if (residual > 0) {
     e.residual_input = 4;
@@ -101,7 +105,8 @@ TEST(ConvPointwise, EveryTileShapeAndEpilogueMatchesTheDefinition) {
   };
   const Activation acts[] = {Activation::kNone,      Activation::kRelu,    Activation::kLeakyRelu,
                              Activation::kClip,      Activation::kSigmoid, Activation::kHardSigmoid,
-                             Activation::kHardSwish, Activation::kTanh,    Activation::kSilu};
+                             Activation::kHardSwish, Activation::kTanh,    Activation::kSilu,
+                             Activation::kGeluErf};
   check_all(cases, acts);
 }
 

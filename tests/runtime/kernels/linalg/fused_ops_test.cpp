@@ -54,6 +54,16 @@ HostTensor run_separately(const std::string& op, const std::vector<const HostTen
       // torch's export of SiLU: Sigmoid, then Mul by the Sigmoid's own input.
       const HostTensor sig = run1("Sigmoid", 17, {&y}, {}, threads);
       y = run1("Mul", 14, {&y, &sig}, {}, threads);
+    } else if (act.name == "GeluErf") {
+      // torch's export of GELU: Div(y, sqrt 2) (beta 1) or Mul(y, 1 / sqrt 2), Erf, Add 1,
+      // Mul y, Mul 0.5.
+      const HostTensor k = floats({}, {act.alpha}), one = floats({}, {1.f}),
+                       half = floats({}, {0.5f});
+      const HostTensor t = run1(act.beta != 0.f ? "Div" : "Mul", 14, {&y, &k}, {}, threads);
+      const HostTensor e = run1("Erf", 13, {&t}, {}, threads);
+      const HostTensor p = run1("Add", 14, {&e, &one}, {}, threads);
+      const HostTensor q = run1("Mul", 14, {&p, &y}, {}, threads);
+      y = run1("Mul", 14, {&q, &half}, {}, threads);
     } else {
       y = run1(act.name, 17, in, a, threads);
     }
@@ -95,7 +105,10 @@ const std::vector<Act>& activations() {
                                         {"HardSigmoid", 0.2f, 0.5f, false},
                                         {"HardSwish"},
                                         {"Tanh"},
-                                        {"Silu"}};
+                                        {"Silu"},
+                                        {"GeluErf", 1.41421354f, 1.f},
+                                        {"GeluErf", 0.707106769f, 0.f},
+                                        {"GeluErf", 1.41421354f, 1.f, false}};
   return acts;
 }
 
