@@ -656,4 +656,53 @@ FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
   return replace_groups(graph, plan, peel_because, peel);
 }
 
+std::optional<FusionGroup> join_with_normalization(const Graph& graph, const FusionPlan& plan,
+                                                   size_t i) {
+  const FusionGroup& grp = plan.groups[i];
+  if (grp.outputs.size() != 1) return std::nullopt;
+  for (NodeId n : grp.nodes)
+    if (fusion_role(graph.node(n)) != FusionRole::kElementwise) return std::nullopt;
+  const ValueId v = grp.outputs[0];
+  const auto& outs = graph.outputs();
+  if (std::find(outs.begin(), outs.end(), v) != outs.end()) return std::nullopt;
+  NodeId reader = kNoNode;
+  for (NodeId c : graph.value(v).consumers) {
+    if (op_class_of(graph.node(c)) == OpClass::kISDO) continue;
+    if (reader != kNoNode && reader != c) return std::nullopt;
+    reader = c;
+  }
+  if (reader == kNoNode || fusion_role(graph.node(reader)) != FusionRole::kNormalization)
+    return std::nullopt;
+  const int32_t own = plan.group_of[static_cast<size_t>(reader)];
+  if (own < 0 || plan.groups[static_cast<size_t>(own)].nodes.size() != 1) return std::nullopt;
+  for (ValueId in : graph.node(reader).inputs)
+    if (in != kNoValue && in != v) return std::nullopt;
+  FusionGroup joined;
+  joined.nodes = grp.nodes;
+  joined.nodes.push_back(reader);
+  joined.kind = "normalization";
+  joined.not_fused = grp.not_fused;
+  joined.inputs = grp.inputs;
+  for (ValueId out : graph.node(reader).outputs)
+    if (out != kNoValue) joined.outputs.push_back(out);
+  return joined;
+}
+
+FusionPlan join_normalizations(const Graph& graph, const FusionPlan& plan,
+                               std::span<const std::optional<FusionGroup>> joined) {
+  std::vector<char> dropped(plan.groups.size(), 0);
+  for (size_t i = 0; i < joined.size() && i < plan.groups.size(); ++i)
+    if (joined[i])
+      dropped[static_cast<size_t>(plan.group_of[static_cast<size_t>(joined[i]->nodes.back())])] = 1;
+  FusionPlan out;
+  out.kernels_unfused = plan.kernels_unfused;
+  // At the elementwise group's place: the normalization read only its output, so nothing between
+  // the two in the order reads it.
+  for (size_t i = 0; i < plan.groups.size(); ++i) {
+    if (dropped[i]) continue;
+    out.groups.push_back(i < joined.size() && joined[i] ? *joined[i] : plan.groups[i]);
+  }
+  return finish(graph, std::move(out));
+}
+
 }  // namespace sod2::opt

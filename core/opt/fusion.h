@@ -101,4 +101,18 @@ FusionPlan split_quantized_joins(const Graph& graph, const FusionPlan& plan,
 FusionPlan peel_anchors(const Graph& graph, const FusionPlan& plan,
                         std::span<const std::string> peel_because);
 
+// Group `i` of `plan` joined with the normalization after it: when the group is all elementwise
+// ops with one output that is no graph output and that one node alone in its own group reads
+// (besides ISDO ops, which need only its shape), and that node is a normalization reading nothing
+// else (attention's scale and mask before its Softmax, once the MatMul they followed is peeled
+// off), one "normalization" group of the group's nodes then that node, keeping the group's notes
+// (the node's said why it had not joined them); nullopt otherwise.
+std::optional<FusionGroup> join_with_normalization(const Graph& graph, const FusionPlan& plan,
+                                                   size_t i);
+
+// `plan` with each group i for which `joined[i]` holds join_with_normalization's group replaced
+// by it, and the normalization's own group gone. Group inputs and outputs are recomputed.
+FusionPlan join_normalizations(const Graph& graph, const FusionPlan& plan,
+                               std::span<const std::optional<FusionGroup>> joined);
+
 }  // namespace sod2::opt

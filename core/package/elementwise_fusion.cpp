@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <span>
+#include <string>
 
 #include "core/package/program_builder.h"
 #include "runtime/kernels/elementwise_program.h"
@@ -37,27 +39,19 @@ std::optional<rt::EwQuantize> trailing_quantize(const Graph& g, const RdpResult&
 
 }  // namespace
 
-FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
-                                      const opt::FusionGroup& grp, Target target) {
-  if (grp.nodes.size() < 2) return refused(g, FusionRefusal::kSingleNode, grp.nodes.front());
+namespace {
+
+// The program nodes[0, steps) evaluate, their outside inputs appended to k->inputs; a refusal
+// when one is not float32 or not an op a program evaluates, or when a node's result is read by
+// no later node (every node must feed the last).
+std::optional<FusionVerdict> build_program(const Graph& g, const RdpResult& rdp,
+                                           std::span<const NodeId> nodes, FusedKernel* k,
+                                           rt::ElementwiseProgram* program) {
   auto is_float = [&](ValueId v) { return rdp.fact(g, v).dtype == DataType::kFloat; };
   std::map<ValueId, int32_t> step_of;  // values the group computes
-  std::vector<bool> read(grp.nodes.size(), false);
-  FusedKernel k;
-  rt::ElementwiseProgram program;
-  // A trailing QuantizeLinear (the kernel writes 8 bits; CPU only) is no step of the program.
-  size_t steps = grp.nodes.size();
-  const Node& tail = g.node(grp.nodes.back());
-  if (tail.op_type == "QuantizeLinear" && tail.domain.empty()) {
-    program.quantize = trailing_quantize(g, rdp, tail);
-    if (!program.quantize || target != Target::kCpu)
-      return refused(g, FusionRefusal::kUnsupportedQuantization, grp.nodes.back());
-    if (tail.inputs[0] != g.node(grp.nodes[steps - 2]).outputs[0])
-      return refused(g, FusionRefusal::kNotAChain, grp.nodes[steps - 2]);
-    --steps;
-  }
-  for (size_t j = 0; j < steps; ++j) {
-    const NodeId id = grp.nodes[j];
+  std::vector<bool> read(nodes.size(), false);
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    const NodeId id = nodes[j];
     const Node& n = g.node(id);
     if (!n.domain.empty() || n.outputs.size() != 1 || n.outputs[0] == kNoValue)
       return refused(g, FusionRefusal::kNotInFusedElementwise, id);
@@ -84,9 +78,9 @@ FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
         o.index = it->second;
         read[static_cast<size_t>(it->second)] = true;
       } else {
-        auto at = std::find(k.inputs.begin(), k.inputs.end(), v);
-        if (at == k.inputs.end()) at = k.inputs.insert(k.inputs.end(), v);
-        o.index = static_cast<int32_t>(at - k.inputs.begin());
+        auto at = std::find(k->inputs.begin(), k->inputs.end(), v);
+        if (at == k->inputs.end()) at = k->inputs.insert(k->inputs.end(), v);
+        o.index = static_cast<int32_t>(at - k->inputs.begin());
       }
       args.push_back(o);
     }
@@ -97,16 +91,53 @@ FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
     Expected<rt::EwStep> step =
         rt::elementwise_step(n.op_type, static_cast<int>(n.opset), std::move(args), attr, lo, hi);
     if (!step.ok()) return refused(g, FusionRefusal::kNotInFusedElementwise, id);
-    program.steps.push_back(std::move(*step));
+    program->steps.push_back(std::move(*step));
     step_of[n.outputs[0]] = static_cast<int32_t>(j);
   }
+  for (size_t j = 0; j + 1 < nodes.size(); ++j)
+    if (!read[j]) return refused(g, FusionRefusal::kNotAChain, nodes[j]);
+  return std::nullopt;
+}
+
+// The node's fields for a program over k's inputs, all float32.
+void describe(const rt::ElementwiseProgram& program, const char* op, const char* domain,
+              const std::string& name, FusedKernel* k) {
+  k->info.name = name;
+  k->info.op_type = op;
+  k->info.domain = domain;
+  k->info.opset = 1;
+  k->info.attrs = rt::to_attrs(program);
+  k->info.input_present.assign(k->inputs.size(), true);
+  k->info.input_dtypes.assign(k->inputs.size(), rt::DType::kFloat);
+  k->info.output_dtypes = {program.output_type()};
+  k->info.num_outputs = 1;
+}
+
+}  // namespace
+
+FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
+                                      const opt::FusionGroup& grp, Target target) {
+  if (grp.nodes.size() < 2) return refused(g, FusionRefusal::kSingleNode, grp.nodes.front());
+  FusedKernel k;
+  rt::ElementwiseProgram program;
+  // A trailing QuantizeLinear (the kernel writes 8 bits; CPU only) is no step of the program.
+  size_t steps = grp.nodes.size();
+  const Node& tail = g.node(grp.nodes.back());
+  if (tail.op_type == "QuantizeLinear" && tail.domain.empty()) {
+    program.quantize = trailing_quantize(g, rdp, tail);
+    if (!program.quantize || target != Target::kCpu)
+      return refused(g, FusionRefusal::kUnsupportedQuantization, grp.nodes.back());
+    if (tail.inputs[0] != g.node(grp.nodes[steps - 2]).outputs[0])
+      return refused(g, FusionRefusal::kNotAChain, grp.nodes[steps - 2]);
+    --steps;
+  }
+  if (auto refusal = build_program(g, rdp, std::span(grp.nodes).first(steps), &k, &program))
+    return std::move(*refusal);
   // One value leaves the group, and every node feeds it: the kernel computes only that value,
   // whose shape is the broadcast of the group's inputs.
   const ValueId out = g.node(grp.nodes.back()).outputs[0];
   if (grp.outputs.size() != 1 || grp.outputs[0] != out)
     return refused(g, FusionRefusal::kSeveralOutputs, grp.nodes.front());
-  for (size_t j = 0; j + 1 < steps; ++j)
-    if (!read[j]) return refused(g, FusionRefusal::kNotAChain, grp.nodes[j]);
   if (target == Target::kVulkan) {
     uint32_t tensors = 0;
     for (ValueId v : k.inputs) tensors += !constant_float_scalar(g, rdp, v).has_value();
@@ -115,16 +146,48 @@ FusionVerdict match_elementwise_group(const Graph& g, const RdpResult& rdp,
         rt::gpu_group_push_words(tensors, static_cast<uint32_t>(rank)) > 32)
       return refused(g, FusionRefusal::kShaderLimits, grp.nodes.front());
   }
-  const Node& first = g.node(grp.nodes.front());
-  k.info.name = first.name;
-  k.info.op_type = rt::kFusedElementwiseOp;
-  k.info.domain = rt::kFusedElementwiseDomain;
-  k.info.opset = 1;
-  k.info.attrs = rt::to_attrs(program);
-  k.info.input_present.assign(k.inputs.size(), true);
-  k.info.input_dtypes.assign(k.inputs.size(), rt::DType::kFloat);
-  k.info.output_dtypes = {program.output_type()};
-  k.info.num_outputs = 1;
+  describe(program, rt::kFusedElementwiseOp, rt::kFusedElementwiseDomain,
+           g.node(grp.nodes.front()).name, &k);
+  k.output = out;
+  FusionVerdict v;
+  v.kernel = std::move(k);
+  return v;
+}
+
+FusionVerdict match_softmax_group(const Graph& g, const RdpResult& rdp, const opt::FusionGroup& grp,
+                                  Target target) {
+  if (grp.nodes.size() < 2) return refused(g, FusionRefusal::kSingleNode, grp.nodes.front());
+  const NodeId at = grp.nodes.back();
+  const Node& s = g.node(at);
+  if (target != Target::kCpu || s.op_type != "Softmax" || !s.domain.empty() ||
+      s.inputs.size() != 1 || s.outputs.size() != 1)
+    return refused(g, FusionRefusal::kUnsupportedNormalization, at);
+  const ValueId in = s.inputs[0], out = s.outputs[0];
+  if (grp.outputs.size() != 1 || grp.outputs[0] != out)
+    return refused(g, FusionRefusal::kSeveralOutputs, grp.nodes.front());
+  const NodeId last = grp.nodes[grp.nodes.size() - 2];
+  if (g.node(last).outputs.size() != 1 || g.node(last).outputs[0] != in)
+    return refused(g, FusionRefusal::kNotAChain, last);
+  // Rows the kernel normalises: dims [axis, rank), contiguous. From opset 13 one axis, so only
+  // the last; before, the input coerced to 2-D at axis.
+  const TensorFact& f = rdp.fact(g, in);
+  const int64_t rank = f.rank();
+  const Attribute* a = s.attribute("axis");
+  int64_t axis = a ? a->i : (s.opset >= 13 ? -1 : 1);
+  if (axis < 0) axis += rank;
+  const bool rows = s.opset >= 13 ? axis == rank - 1 : axis >= 0 && axis <= rank;
+  if (rank < 1 || !rows || f.dtype != DataType::kFloat)
+    return refused(g, FusionRefusal::kUnsupportedNormalization, at);
+  FusedKernel k;
+  rt::ElementwiseProgram program;
+  if (auto refusal =
+          build_program(g, rdp, std::span(grp.nodes).first(grp.nodes.size() - 1), &k, &program))
+    return std::move(*refusal);
+  describe(program, rt::kFusedSoftmaxOp, rt::kFusedSoftmaxDomain, s.name, &k);
+  rt::AttrValue axis_attr;
+  axis_attr.kind = rt::AttrValue::Kind::kInt;
+  axis_attr.i = axis;
+  k.info.attrs.set("axis", std::move(axis_attr));
   k.output = out;
   FusionVerdict v;
   v.kernel = std::move(k);

@@ -19,4 +19,12 @@ namespace sod2::package {
 FusionVerdict match_elementwise_group(const Graph& graph, const RdpResult& rdp,
                                       const opt::FusionGroup& group, Target target);
 
+// Whether a target runs a group of such elementwise ops followed by the Softmax that reads their
+// result (attention's scale and mask before it) as one sod2:FusedSoftmax node, and that node: on
+// the CPU, float32, a Softmax of opset 13 or later over its last axis or, before 13, over the
+// trailing dims from its axis (rows that are contiguous). The elementwise ops follow the rules
+// above, without a QuantizeLinear.
+FusionVerdict match_softmax_group(const Graph& graph, const RdpResult& rdp,
+                                  const opt::FusionGroup& group, Target target);
+
 }  // namespace sod2::package

@@ -46,6 +46,10 @@ const char* fusion_refusal_text(FusionRefusal r) {
       }();
       return text.c_str();
     }
+    case FusionRefusal::kUnsupportedNormalization:
+      return "a normalization after elementwise ops that no fused kernel runs (the CPU runs "
+             "float32 elementwise ops then a Softmax over its last axis, or before opset 13 "
+             "over its trailing dims)";
     case FusionRefusal::kShaderLimits: {
       static const std::string text =
           "more tensor inputs (" + std::to_string(rt::kMaxGpuKernelInputs) +

@@ -855,7 +855,15 @@ std::vector<FusionVerdict> match_fused_kernels(const Graph& graph, const RdpResu
         grp.nodes.size() > 1 && std::all_of(grp.nodes.begin(), grp.nodes.end(), [&](NodeId n) {
           return opt::fusion_role(graph.node(n)) == FusionRole::kElementwise;
         });
-    out.push_back(elementwise ? match_elementwise_group(graph, rdp, grp, target) : m.match(grp));
+    // Elementwise ops then the Softmax that reads them (joined after a peel): a FusedSoftmax.
+    const bool softmax_prologue =
+        grp.nodes.size() > 1 && graph.node(grp.nodes.back()).op_type == "Softmax" &&
+        std::all_of(grp.nodes.begin(), grp.nodes.end() - 1, [&](NodeId n) {
+          return opt::fusion_role(graph.node(n)) == FusionRole::kElementwise;
+        });
+    out.push_back(elementwise        ? match_elementwise_group(graph, rdp, grp, target)
+                  : softmax_prologue ? match_softmax_group(graph, rdp, grp, target)
+                                     : m.match(grp));
   }
   return out;
 }

@@ -17,7 +17,9 @@
 //   - DequantizeLinear → MaxPool → QuantizeLinear of equal parameters, as MaxPool on the 8-bit
 //     values.
 // and a group of elementwise ops alone, as one sod2:FusedElementwise (elementwise_fusion.h), which
-// the CPU evaluates a chunk at a time and Vulkan as one generated shader.
+// the CPU evaluates a chunk at a time and Vulkan as one generated shader; on the CPU, such a group
+// with the Softmax that reads its result after it, as one sod2:FusedSoftmax (attention's scale
+// and mask, which pipeline::compile joins to the Softmax once the MatMul before them is peeled).
 // Any other group is split into its nodes (opt::restrict_fusion), so only groups that really run
 // fused keep their values out of the arena.
 #pragma once
@@ -72,6 +74,9 @@ enum class FusionRefusal : uint8_t {
   kNotInFusedElementwise,
   // Vulkan: more tensor inputs, or a higher rank, than a generated shader's push constants hold
   kShaderLimits,
+  // A normalization after elementwise ops that no fused kernel of the target runs (the CPU's
+  // runs a float32 Softmax over rows that are contiguous)
+  kUnsupportedNormalization,
 };
 const char* fusion_refusal_text(FusionRefusal r);
 

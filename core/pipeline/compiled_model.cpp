@@ -73,8 +73,25 @@ std::vector<package::FusionVerdict> decide_fusion(const Graph& graph, const RdpR
     peel[i] = refused_because(target, g, verdicts[i]);
     any = true;
   }
+  if (any) {
+    *candidates = opt::peel_anchors(graph, *candidates, peel);
+    verdicts = package::match_fused_kernels(graph, rdp, *candidates, target);
+  }
+  // Elementwise ops that only a normalization reads (attention's scale and mask, peeled off the
+  // MatMul before them, then its Softmax): joined where the target runs them as one kernel.
+  std::vector<std::optional<opt::FusionGroup>> joined(candidates->groups.size());
+  any = false;
+  for (size_t i = 0; i < candidates->groups.size(); ++i) {
+    std::optional<opt::FusionGroup> g = opt::join_with_normalization(graph, *candidates, i);
+    if (!g) continue;
+    opt::FusionPlan trial;
+    trial.groups = {*g};
+    if (!package::match_fused_kernels(graph, rdp, trial, target)[0].kernel) continue;
+    joined[i] = std::move(g);
+    any = true;
+  }
   if (!any) return verdicts;
-  *candidates = opt::peel_anchors(graph, *candidates, peel);
+  *candidates = opt::join_normalizations(graph, *candidates, joined);
   return package::match_fused_kernels(graph, rdp, *candidates, target);
 }
 

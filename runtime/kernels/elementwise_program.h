@@ -109,6 +109,11 @@ inline bool is_fused_elementwise(std::string_view domain, std::string_view op_ty
   return domain == kFusedElementwiseDomain && op_type == kFusedElementwiseOp;
 }
 
+// A Softmax with a program as its prologue: op FusedSoftmax of the sod2 domain, opset 1, the
+// program's attributes and "axis" (runtime/kernels/math/fused_softmax.cpp).
+inline constexpr const char* kFusedSoftmaxDomain = "sod2";
+inline constexpr const char* kFusedSoftmaxOp = "FusedSoftmax";
+
 // The largest program a node may hold (far more than any group fusion makes).
 inline constexpr size_t kMaxEwSteps = 4096;
 

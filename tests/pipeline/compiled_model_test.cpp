@@ -697,5 +697,84 @@ TEST(CompiledModel, AGeluAfterAMatMulRunsInItsEpilogueAsTheFiveOpsWould) {
   }
 }
 
+// a [2, s, 4] x b [2, 4, s] -> MatMul -> Div by sqrt 8 -> Add mask [2, 1, s] -> Softmax over
+// `axis` -> y: attention's scores, scaled and masked.
+Model masked_scores(int64_t axis) {
+  onnx::ModelProto m = testing::make_model(17);
+  auto* g = m.mutable_graph();
+  add_input(g, "a", {2, "s", 4});
+  add_input(g, "b", {2, 4, "s"});
+  add_input(g, "mask", {2, 1, "s"});
+  add_float_initializer(g, "k", {}, {2.828427f});
+  add_node(g, "MatMul", {"a", "b"}, {"scores"}, "mm");
+  add_node(g, "Div", {"scores", "k"}, {"scaled"}, "scale");
+  add_node(g, "Add", {"scaled", "mask"}, {"masked"}, "mask_add");
+  auto* sm = add_node(g, "Softmax", {"masked"}, {"y"}, "softmax");
+  testing::add_int_attr(sm, "axis", axis);
+  add_output(g, "y", {2, "s", "s"});
+  const auto bytes = testing::serialize(m);
+  auto model = import_onnx_bytes(bytes, "", "masked scores");
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  return std::move(*model);
+}
+
+TEST(CompiledModel, AttentionsScaleAndMaskRunInsideItsSoftmaxAsTheOpsWould) {
+  pipeline::CompileOptions o;
+  o.rdp.ranges["s"] = {1, 64, 1};
+  auto c = pipeline::compile(masked_scores(-1), o);
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const rt::GraphDesc& main = c->program.graphs[0];
+  ASSERT_EQ(main.nodes.size(), 2u);
+  EXPECT_EQ(main.nodes[0].info.op_type, "MatMul");
+  EXPECT_EQ(main.nodes[1].info.op_type, "FusedSoftmax");
+  EXPECT_EQ(main.nodes[1].fused_nodes, (std::vector<std::string>{"scale", "mask_add", "softmax"}));
+  const size_t grp = candidate_of(*c, "softmax");
+  EXPECT_EQ(grp, candidate_of(*c, "scale"));
+  EXPECT_EQ(c->candidates.groups[grp].kind, "normalization");
+  EXPECT_EQ(c->decisions[grp].refusal, package::FusionRefusal::kNone);
+  const auto& ts = c->plan.tensors.tensors;
+  for (const char* inside : {"scaled", "masked"})
+    EXPECT_FALSE(std::any_of(ts.begin(), ts.end(), [&](const auto& t) { return t.name == inside; }))
+        << inside;
+
+  pipeline::CompileOptions unfused = o;
+  unfused.fuse = false;
+  auto u = pipeline::compile(masked_scores(-1), unfused);
+  ASSERT_TRUE(u.ok()) << u.status().to_string();
+  const int64_t s = 37;
+  rt::HostTensor a(rt::DType::kFloat, rt::Shape{2, s, 4}), b(rt::DType::kFloat, rt::Shape{2, 4, s});
+  rt::HostTensor mask(rt::DType::kFloat, rt::Shape{2, 1, s});
+  for (int64_t i = 0; i < 2 * s * 4; ++i) {
+    a.data<float>()[i] = 0.3f * static_cast<float>(i % 11) - 1.5f;
+    b.data<float>()[i] = 0.2f * static_cast<float>(i % 7) - 0.6f;
+  }
+  for (int64_t i = 0; i < 2 * s; ++i) mask.data<float>()[i] = i % 5 == 0 ? -1e4f : 0.f;
+  const rt::Tensor in[] = {a.view(), b.view(), mask.view()};
+  auto fused_session = rt::Session::create(c->program, rt::KernelRegistry::standard(), {2});
+  auto unfused_session = rt::Session::create(u->program, rt::KernelRegistry::standard(), {2});
+  ASSERT_TRUE(fused_session.ok() && unfused_session.ok());
+  auto got = (*fused_session)->run(in);
+  auto want = (*unfused_session)->run(in);
+  ASSERT_TRUE(got.ok() && want.ok()) << got.status().to_string();
+  ASSERT_EQ((*got)[0].shape, (rt::Shape{2, s, s}));
+  // The same kernels' arithmetic (one library): the same bits.
+  for (int64_t i = 0; i < 2 * s * s; ++i)
+    EXPECT_EQ((*got)[0].as<float>()[i], (*want)[0].as<float>()[i]) << i;
+
+  // Over an axis whose rows are not contiguous, or on Vulkan (no kernel for it there), the
+  // Softmax runs alone after the elementwise group.
+  auto across = pipeline::compile(masked_scores(1), o);
+  ASSERT_TRUE(across.ok()) << across.status().to_string();
+  pipeline::CompileOptions vulkan = o;
+  vulkan.target = pipeline::Target::kVulkan;
+  auto v = pipeline::compile(masked_scores(-1), vulkan);
+  ASSERT_TRUE(v.ok()) << v.status().to_string();
+  for (const pipeline::CompiledModel* cm : {&*across, &*v}) {
+    EXPECT_NE(candidate_of(*cm, "softmax"), candidate_of(*cm, "mask_add"));
+    for (const rt::NodeDesc& n : cm->program.graphs[0].nodes)
+      EXPECT_NE(n.info.op_type, "FusedSoftmax");
+  }
+}
+
 }  // namespace
 }  // namespace sod2

@@ -102,5 +102,6 @@ void register_bitwise(KernelRegistry& r);
 void register_dft20(KernelRegistry& r);   // DFT-20 over the DFT-17 kernel
 void register_random(KernelRegistry& r);  // RandomUniform/Normal(Like), Bernoulli, Multinomial
 void register_fused_elementwise(KernelRegistry& r);  // sod2:FusedElementwise
+void register_fused_softmax(KernelRegistry& r);      // sod2:FusedSoftmax
 
 }  // namespace sod2::rt::math

@@ -26,6 +26,7 @@ void register_math_kernels(KernelRegistry& r) {
   math::register_dft20(r);
   math::register_random(r);
   math::register_fused_elementwise(r);
+  math::register_fused_softmax(r);
 }
 
 }  // namespace sod2::rt
