@@ -13,31 +13,7 @@
 namespace sod2::rt::math_test {
 namespace {
 
-HostTensor random_tensor(Shape shape, uint32_t seed, float lo = -3.f, float hi = 3.f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  HostTensor t(DType::kFloat, shape);
-  float* p = t.view().as<float>();
-  for (int64_t i = 0; i < t.view().numel(); ++i) p[i] = d(rng);
-  return t;
-}
-
 HostTensor scalar(float v) { return make_tensor<float>(DType::kFloat, Shape{}, {v}); }
-
-// Bitwise equal, any NaN equal to any NaN.
-std::string differs(const HostTensor& a, const HostTensor& b) {
-  if (!(a.view().shape == b.view().shape))
-    return "shapes " + a.view().shape.to_string() + " vs " + b.view().shape.to_string();
-  const float* x = a.view().as<const float>();
-  const float* y = b.view().as<const float>();
-  for (int64_t i = 0; i < a.view().numel(); ++i) {
-    if (std::isnan(x[i]) && std::isnan(y[i])) continue;
-    if (std::memcmp(&x[i], &y[i], sizeof(float)) != 0)
-      return "element " + std::to_string(i) + ": " + std::to_string(x[i]) + " vs " +
-             std::to_string(y[i]);
-  }
-  return "";
-}
 
 Expected<HostTensor> run_fused(const ElementwiseProgram& p,
                                const std::vector<const HostTensor*>& inputs, int threads) {
