@@ -38,9 +38,8 @@ SOD2_SIMD_INLINE float activate(float v, float alpha, float beta) {
     // rounds to 1 above 87.3.
     return v * math::vec_sigmoidf(v);
   } else if constexpr (A == Activation::kGeluErf) {
-    // math::gelu_erf_f32's steps in their order (row_pass has the same formula with the division
-    // or product chosen per row). This library contracts multiply-adds and the math one does not,
-    // so a result may differ from the five ops' in the last bit.
+    // math::gelu_erf_f32's steps in their order. This library contracts multiply-adds and the
+    // math one does not, so a result may differ from the five ops' in the last bit.
     const float t = beta != 0.f ? v / alpha : v * alpha;
     return ((math::vec_erff(t) + 1.f) * v) * 0.5f;
   } else {
@@ -72,27 +71,6 @@ SOD2_SIMD_INLINE void row_pass(float* __restrict y, const float* __restrict res,
       if constexpr (RM == 2) v += load<16>(res + j);
       simd::store<16>(y + j, v);
     }
-  }
-  if constexpr (A == Activation::kGeluErf) {
-    // Divide or multiply chosen once per row, not per element (the vectoriser keeps both
-    // otherwise, and a division per element costs as much as the rest of the formula).
-    const auto gelu = [&](auto scale) {
-      for (; j < n; ++j) {
-        float v = y[j] + rb0 + rb1;
-        if constexpr (NB >= 1) v += b0[j];
-        if constexpr (NB >= 2) v += b1[j];
-        if constexpr (RM == 1) v += res[j];
-        v = ((math::vec_erff(scale(v)) + 1.f) * v) * 0.5f;
-        if constexpr (RM == 2) v += res[j];
-        y[j] = v;
-      }
-    };
-    if (beta != 0.f) {
-      gelu([alpha](float v) { return v / alpha; });
-    } else {
-      gelu([alpha](float v) { return v * alpha; });
-    }
-    return;
   }
   for (; j < n; ++j) {
     float v = y[j] + rb0 + rb1;
