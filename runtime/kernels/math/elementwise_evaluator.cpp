@@ -147,8 +147,20 @@ void eval_step(const EwStep& s, std::span<const Arg> args, float* y, int64_t row
 
 }  // namespace
 
-ElementwiseEvaluator::ElementwiseEvaluator(ElementwiseProgram program)
-    : program_(std::move(program)) {
+Expected<ElementwiseProgram> node_program(const NodeInfo& node, const char* op) {
+  if (node.num_outputs != 1) return invalid_model(std::string(op) + ": needs exactly one output");
+  for (size_t i = 0; i < node.input_dtypes.size(); ++i) {
+    const bool present = i >= node.input_present.size() || node.input_present[i];
+    if (!present)
+      return invalid_model(std::string(op) + ": input " + std::to_string(i) + " is absent");
+    if (node.input_dtypes[i] != DType::kFloat && node.input_dtypes[i] != DType::kUndefined)
+      return unsupported_dtype(op, node.input_dtypes[i]);
+  }
+  return elementwise_program_from(node.attrs, node.input_dtypes.size());
+}
+
+ElementwiseEvaluator::ElementwiseEvaluator(ElementwiseProgram program, size_t num_inputs)
+    : program_(std::move(program)), num_inputs_(num_inputs) {
   for (const EwStep& s : program_.steps) max_args_ = std::max(max_args_, s.args.size());
   chunk_ = chunk_floats(program_.steps.size());
   find_gelus();
@@ -156,6 +168,9 @@ ElementwiseEvaluator::ElementwiseEvaluator(ElementwiseProgram program)
 
 Status ElementwiseEvaluator::bind(KernelContext& ctx, const char* op, Shape* out_shape) {
   const size_t k = ctx.num_inputs();
+  if (k != num_inputs_)
+    return invalid_argument(std::string(op) + ": " + std::to_string(k) + " inputs, made for " +
+                            std::to_string(num_inputs_));
   shapes_.clear();
   for (size_t i = 0; i < k; ++i) {
     const Tensor* t = ctx.input(i);

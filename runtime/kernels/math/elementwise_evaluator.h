@@ -16,15 +16,20 @@
 
 namespace sod2::rt::math {
 
+// The program of a node that holds one (FusedElementwise, FusedSoftmax; `op` names it in
+// errors): one output, every input present and float32, the program checked against them.
+Expected<ElementwiseProgram> node_program(const NodeInfo& node, const char* op);
+
 class ElementwiseEvaluator {
  public:
-  explicit ElementwiseEvaluator(ElementwiseProgram program);
+  // `num_inputs`: the node's, which the program's input indices were checked against.
+  ElementwiseEvaluator(ElementwiseProgram program, size_t num_inputs);
 
   const ElementwiseProgram& program() const { return program_; }
 
-  // Takes the run's inputs (every one present and float32; `op` names the kernel in errors) and
-  // their broadcast shape, the output's, into `out_shape`. Allocates nothing once the buffers
-  // kept between runs have grown.
+  // Takes the run's inputs (as many as the node's, every one present and float32; `op` names the
+  // kernel in errors) and their broadcast shape, the output's, into `out_shape`. Allocates
+  // nothing once the buffers kept between runs have grown.
   Status bind(KernelContext& ctx, const char* op, Shape* out_shape);
 
   // Scratch one caller of run() needs at a time (its own, where calls run in parallel).
@@ -57,6 +62,7 @@ class ElementwiseEvaluator {
   float scalar(int32_t input) const;
 
   ElementwiseProgram program_;
+  size_t num_inputs_ = 0;
   size_t max_args_ = 0;
   int64_t chunk_ = 256;
   // Kept between runs, so a run allocates nothing once they have grown.

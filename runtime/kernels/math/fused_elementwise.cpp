@@ -16,14 +16,9 @@ namespace {
 class FusedElementwiseKernel final : public Kernel {
  public:
   FusedElementwiseKernel(ElementwiseProgram program, size_t num_inputs)
-      : eval_(std::move(program)), num_inputs_(num_inputs) {}
+      : eval_(std::move(program), num_inputs) {}
 
   Status run(KernelContext& ctx) override {
-    const size_t k = ctx.num_inputs();
-    // The program's input indices were checked against the node's inputs when it was made.
-    if (k != num_inputs_)
-      return invalid_argument("FusedElementwise: " + std::to_string(k) + " inputs, made for " +
-                              std::to_string(num_inputs_));
     Shape out_shape;
     SOD2_RETURN_IF_ERROR(eval_.bind(ctx, "FusedElementwise", &out_shape));
     SOD2_ASSIGN_OR_RETURN(Tensor * out, ctx.output(0, eval_.program().output_type(), out_shape));
@@ -45,20 +40,10 @@ class FusedElementwiseKernel final : public Kernel {
 
  private:
   ElementwiseEvaluator eval_;
-  size_t num_inputs_ = 0;
 };
 
 Expected<std::unique_ptr<Kernel>> fused_elementwise_factory(const NodeInfo& node) {
-  if (node.num_outputs != 1) return invalid_model("FusedElementwise: needs exactly one output");
-  for (size_t i = 0; i < node.input_dtypes.size(); ++i) {
-    const bool present = i >= node.input_present.size() || node.input_present[i];
-    if (!present)
-      return invalid_model("FusedElementwise: input " + std::to_string(i) + " is absent");
-    if (node.input_dtypes[i] != DType::kFloat && node.input_dtypes[i] != DType::kUndefined)
-      return unsupported_dtype("FusedElementwise", node.input_dtypes[i]);
-  }
-  SOD2_ASSIGN_OR_RETURN(ElementwiseProgram p,
-                        elementwise_program_from(node.attrs, node.input_dtypes.size()));
+  SOD2_ASSIGN_OR_RETURN(ElementwiseProgram p, node_program(node, "FusedElementwise"));
   return std::unique_ptr<Kernel>(
       new FusedElementwiseKernel(std::move(p), node.input_dtypes.size()));
 }

@@ -28,13 +28,9 @@ constexpr int64_t kBlockFloats = 8192;
 class FusedSoftmaxKernel final : public Kernel {
  public:
   FusedSoftmaxKernel(ElementwiseProgram program, size_t num_inputs, int64_t axis)
-      : eval_(std::move(program)), num_inputs_(num_inputs), axis_(axis) {}
+      : eval_(std::move(program), num_inputs), axis_(axis) {}
 
   Status run(KernelContext& ctx) override {
-    const size_t k = ctx.num_inputs();
-    if (k != num_inputs_)
-      return invalid_argument("FusedSoftmax: " + std::to_string(k) + " inputs, made for " +
-                              std::to_string(num_inputs_));
     Shape out_shape;
     SOD2_RETURN_IF_ERROR(eval_.bind(ctx, "FusedSoftmax", &out_shape));
     const int rank = out_shape.rank();
@@ -70,20 +66,11 @@ class FusedSoftmaxKernel final : public Kernel {
 
  private:
   ElementwiseEvaluator eval_;
-  size_t num_inputs_ = 0;
   int64_t axis_ = 0;
 };
 
 Expected<std::unique_ptr<Kernel>> fused_softmax_factory(const NodeInfo& node) {
-  if (node.num_outputs != 1) return invalid_model("FusedSoftmax: needs exactly one output");
-  for (size_t i = 0; i < node.input_dtypes.size(); ++i) {
-    const bool present = i >= node.input_present.size() || node.input_present[i];
-    if (!present) return invalid_model("FusedSoftmax: input " + std::to_string(i) + " is absent");
-    if (node.input_dtypes[i] != DType::kFloat && node.input_dtypes[i] != DType::kUndefined)
-      return unsupported_dtype("FusedSoftmax", node.input_dtypes[i]);
-  }
-  SOD2_ASSIGN_OR_RETURN(ElementwiseProgram p,
-                        elementwise_program_from(node.attrs, node.input_dtypes.size()));
+  SOD2_ASSIGN_OR_RETURN(ElementwiseProgram p, node_program(node, "FusedSoftmax"));
   if (p.quantize) return invalid_model("FusedSoftmax: its prologue cannot quantize");
   SOD2_ASSIGN_OR_RETURN(const int64_t axis, node.attrs.get_int("axis", -1));
   if (axis < 0 || axis > kMaxRank)
