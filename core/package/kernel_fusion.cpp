@@ -8,6 +8,7 @@
 #include "core/ops/constant_nodes.h"
 #include "core/ops/op_support.h"
 #include "core/opt/fusion_rules.h"
+#include "core/package/activation_chains.h"
 #include "core/package/elementwise_fusion.h"
 #include "core/package/program_builder.h"
 #include "core/sym/prover.h"
@@ -130,43 +131,17 @@ class Matcher {
       const NodeId at = grp.nodes[i];
       if (!n.domain.empty() || n.outputs.size() != 1)
         return refuse(FusionRefusal::kUnsupportedEpilogueOp, at);
-      // SiLU as exporters write it: Sigmoid(t) then Mul(t, sigmoid) (either operand order), t read
-      // by those two alone. One activation of the epilogue.
-      if (n.op_type == "Sigmoid" && activation.empty() && i + 1 < grp.nodes.size() &&
-          n.inputs.size() == 1 && n.inputs[0] == cur) {
-        const Node& mul = g_.node(grp.nodes[i + 1]);
-        const ValueId sig = n.outputs[0];
-        const Value& t = g_.value(cur);
-        const bool reads_both = mul.op_type == "Mul" && mul.domain.empty() &&
-                                mul.inputs.size() == 2 && mul.outputs.size() == 1 &&
-                                ((mul.inputs[0] == cur && mul.inputs[1] == sig) ||
-                                 (mul.inputs[0] == sig && mul.inputs[1] == cur));
-        const auto only_readers = [&](const Value& v, std::vector<NodeId> want) {
-          std::vector<NodeId> got = v.consumers;
-          std::sort(got.begin(), got.end());
-          std::sort(want.begin(), want.end());
-          return got == want;
-        };
-        const auto& outs = g_.outputs();
-        if (reads_both && only_readers(t, {grp.nodes[i], grp.nodes[i + 1]}) &&
-            only_readers(g_.value(sig), {grp.nodes[i + 1]}) &&
-            std::find(outs.begin(), outs.end(), cur) == outs.end() &&
-            std::find(outs.begin(), outs.end(), sig) == outs.end()) {
-          activation = "Silu";
-          cur = mul.outputs[0];
-          ++i;
-          continue;
-        }
-      }
-      // GELU as torch exports it (five nodes, cur read by the first and the fourth): one
-      // activation of the epilogue, on the CPU (no shader computes it).
-      if (activation.empty() && target_ == Target::kCpu) {
-        if (const auto gelu = match_gelu(grp, i, cur)) {
-          activation = "GeluErf";
-          alpha = gelu->k;
-          beta = gelu->divide ? 1.f : 0.f;
-          cur = gelu->out;
-          i += 4;
+      // SiLU or GELU as exporters write them (activation_chains.h): one activation of the
+      // epilogue, GELU on the CPU only (no shader computes it).
+      if (activation.empty()) {
+        std::optional<ChainedActivation> chain = match_silu(g_, grp.nodes, i, cur);
+        if (!chain && target_ == Target::kCpu) chain = match_gelu(g_, rdp_, grp.nodes, i, cur);
+        if (chain) {
+          activation = chain->name;
+          alpha = chain->alpha;
+          beta = chain->beta;
+          cur = chain->out;
+          i += chain->nodes - 1;
           continue;
         }
       }
@@ -253,66 +228,6 @@ class Matcher {
 
  private:
   FusionRole fusion_role(NodeId x) const { return opt::fusion_role(g_.node(x)); }
-
-  // GELU from grp.nodes[i] on, over x: Div(x, k) or Mul(x, k), Erf, Add(., 1), Mul(., x),
-  // Mul(., 0.5) (a Mul's or an Add's operands in either order), each result read only by the
-  // next and x only by the first and the fourth, none a graph output; k a constant scalar. The
-  // steps of math::gelu_erf_f32 (the fused elementwise kernel's form), which the epilogue
-  // (rt::Activation::kGeluErf) computes in the same order.
-  struct GeluMatch {
-    float k = 0;
-    bool divide = true;
-    ValueId out = kNoValue;
-  };
-  std::optional<GeluMatch> match_gelu(const opt::FusionGroup& grp, size_t i, ValueId x) const {
-    if (i + 5 > grp.nodes.size()) return std::nullopt;
-    const Node* n[5];
-    for (size_t j = 0; j < 5; ++j) {
-      n[j] = &g_.node(grp.nodes[i + j]);
-      if (!n[j]->domain.empty() || n[j]->outputs.size() != 1 || n[j]->outputs[0] == kNoValue)
-        return std::nullopt;
-    }
-    // The operand of binary node `b` beside `v`, or kNoValue.
-    const auto other = [](const Node& b, ValueId v) {
-      if (b.inputs.size() != 2) return kNoValue;
-      if (b.inputs[0] == v && b.inputs[1] != v) return b.inputs[1];
-      if (b.inputs[1] == v && b.inputs[0] != v) return b.inputs[0];
-      return kNoValue;
-    };
-    const auto scalar_is = [&](ValueId v, float want) {
-      const auto c = v == kNoValue ? std::nullopt : constant_float_scalar(g_, rdp_, v);
-      return c && *c == want;
-    };
-    GeluMatch m;
-    m.divide = n[0]->op_type == "Div";
-    if ((!m.divide && n[0]->op_type != "Mul") || n[0]->inputs.size() != 2) return std::nullopt;
-    // Div reads x first; Mul either way.
-    const ValueId kv =
-        m.divide ? (n[0]->inputs[0] == x ? n[0]->inputs[1] : kNoValue) : other(*n[0], x);
-    const auto k = kv == kNoValue ? std::nullopt : constant_float_scalar(g_, rdp_, kv);
-    if (!k) return std::nullopt;
-    m.k = *k;
-    const ValueId t = n[0]->outputs[0], e = n[1]->outputs[0], p = n[2]->outputs[0],
-                  q = n[3]->outputs[0];
-    if (n[1]->op_type != "Erf" || n[1]->inputs.size() != 1 || n[1]->inputs[0] != t)
-      return std::nullopt;
-    if (n[2]->op_type != "Add" || !scalar_is(other(*n[2], e), 1.f)) return std::nullopt;
-    if (n[3]->op_type != "Mul" || other(*n[3], p) != x) return std::nullopt;
-    if (n[4]->op_type != "Mul" || !scalar_is(other(*n[4], q), 0.5f)) return std::nullopt;
-    const auto read_only_by = [&](ValueId v, std::vector<NodeId> want) {
-      std::vector<NodeId> got = g_.value(v).consumers;
-      std::sort(got.begin(), got.end());
-      std::sort(want.begin(), want.end());
-      const auto& outs = g_.outputs();
-      return got == want && std::find(outs.begin(), outs.end(), v) == outs.end();
-    };
-    if (!read_only_by(x, {grp.nodes[i], grp.nodes[i + 3]}) ||
-        !read_only_by(t, {grp.nodes[i + 1]}) || !read_only_by(e, {grp.nodes[i + 2]}) ||
-        !read_only_by(p, {grp.nodes[i + 3]}) || !read_only_by(q, {grp.nodes[i + 4]}))
-      return std::nullopt;
-    m.out = n[4]->outputs[0];
-    return m;
-  }
 
   // A float32 tensor held by a constant value (initializer or Constant node).
   const Tensor* constant_tensor(ValueId v) const { return package::constant_tensor(g_, v); }
